@@ -1,0 +1,144 @@
+// Package agents implements `sessions agents`.
+package agents
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/openclaw/sessions/internal/cmdutil"
+	"github.com/openclaw/sessions/internal/config"
+	"github.com/openclaw/sessions/internal/keys"
+	"github.com/openclaw/sessions/internal/output"
+	"github.com/openclaw/sessions/internal/policy"
+	"github.com/spf13/cobra"
+)
+
+// Options of `sessions agents`.
+type Options struct{ f *cmdutil.Factory }
+
+// NewCmd builds the command.
+func NewCmd(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
+	o := &Options{f: f}
+	return &cobra.Command{
+		Use:   "agents",
+		Short: "List agents, the default one, and which ones spawn may target",
+		Long: `List the agents of the state dir: configured in openclaw.json (agents.list)
+or present under <state>/agents/. For each: its id, name, whether it is the
+default agent, where its sessions are kept (era "json" = sessions.json,
+"sqlite" = OpenClaw 2026.8+, "none" = no sessions yet), how many sessions it
+has, whether the requester may see its sessions (agent-to-agent policy), and
+whether 'sessions spawn --agent ID' may target it (the requester agent's
+subagents.allowAgents).
+
+JSON (--json): {"requester":{"key","agentId"},"defaultAgent","agents":[...]}.
+Piped: id, name, default, era, sessions, visible, spawnTarget, tab-separated.`,
+		Args: cmdutil.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(o)
+			}
+			return run(o)
+		},
+	}
+}
+
+// Agent is one row.
+type Agent struct {
+	ID          string `json:"id"`
+	Name        string `json:"name,omitempty"`
+	Default     bool   `json:"default"`
+	Configured  bool   `json:"configured"`
+	Era         string `json:"era"`
+	Store       string `json:"store"`
+	Sessions    *int   `json:"sessions,omitempty"`
+	Visible     bool   `json:"visible"`
+	SpawnTarget bool   `json:"spawnTarget"`
+}
+
+// Requester names who asked.
+type Requester struct {
+	Key     string `json:"key,omitempty"`
+	AgentID string `json:"agentId"`
+}
+
+// Result is the JSON document.
+type Result struct {
+	Requester    Requester `json:"requester"`
+	DefaultAgent string    `json:"defaultAgent"`
+	SpawnAllowed string    `json:"spawnAllowed"`
+	Agents       []Agent   `json:"agents"`
+}
+
+func run(o *Options) error {
+	f := o.f
+	s, err := f.State()
+	if err != nil {
+		return err
+	}
+	var allow []string
+	if a := s.Cfg.Agent(s.Req.Agent); a != nil {
+		allow = a.Subagents.AllowAgents
+	}
+	res := Result{
+		Requester:    Requester{Key: s.Req.Key, AgentID: s.Req.Agent},
+		DefaultAgent: s.Default,
+		SpawnAllowed: policy.SpawnAllowedList(allow, config.NormalizeAgentID),
+		Agents:       []Agent{},
+	}
+	fromSubagent := keys.IsSubagent(s.Req.Key)
+	for _, id := range s.AgentIDs() {
+		a := Agent{ID: id, Default: id == s.Default, Era: s.Era(id)}
+		if c := s.Cfg.Agent(id); c != nil {
+			a.Configured = true
+			a.Name = c.Name
+		}
+		a.Store, _ = s.StorePath(id)
+		if a.Era == "sqlite" {
+			a.Store = s.SQLitePath(id)
+		}
+		a.Visible = s.CanSeeAgent(id, policy.OpHistory) == ""
+		if a.Era == "json" && a.Visible {
+			if _, entries, err := s.Entries(id); err == nil {
+				n := len(entries)
+				a.Sessions = &n
+			} else {
+				f.Warn(err.Error())
+			}
+		}
+		a.SpawnTarget = !fromSubagent && policy.SpawnTarget(allow, s.Req.Agent, id, config.NormalizeAgentID) == ""
+		res.Agents = append(res.Agents, a)
+	}
+	if f.JSONMode() {
+		return f.PrintJSON(res)
+	}
+	yes := func(b bool) string {
+		if b {
+			return "yes"
+		}
+		return "no"
+	}
+	tty := f.IO.IsStdoutTTY()
+	t := output.NewTable("Agent", "Name", "Default", "Era", "Sessions", "Visible", "Spawn target")
+	for _, a := range res.Agents {
+		n := ""
+		if a.Sessions != nil {
+			n = strconv.Itoa(*a.Sessions)
+		}
+		if tty {
+			t.Row(a.ID, a.Name, yes(a.Default), a.Era, n, yes(a.Visible), yes(a.SpawnTarget))
+		} else {
+			t.Row(a.ID, a.Name, strconv.FormatBool(a.Default), a.Era, n, strconv.FormatBool(a.Visible), strconv.FormatBool(a.SpawnTarget))
+		}
+	}
+	if err := t.Render(f.IO.Out, tty, f.IO.TerminalWidth()); err != nil {
+		return err
+	}
+	if tty {
+		who := "host operator"
+		if s.Req.Key != "" {
+			who = s.Req.Key
+		}
+		fmt.Fprintf(f.IO.ErrOut, "Requester: %s (agent %s); spawn may target: %s\n", who, s.Req.Agent, res.SpawnAllowed)
+	}
+	return nil
+}

@@ -1,0 +1,146 @@
+// Package cmdutil is what every command shares: the factory of lazily
+// built dependencies, the global flags, argument validators and the printer
+// of JSON results.
+package cmdutil
+
+import (
+	"io"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"charm.land/log/v2"
+	"github.com/itchyny/gojq"
+	"github.com/openclaw/sessions/internal/apperr"
+	"github.com/openclaw/sessions/internal/config"
+	"github.com/openclaw/sessions/internal/iostreams"
+	"github.com/openclaw/sessions/internal/output"
+	"github.com/openclaw/sessions/internal/state"
+	"github.com/spf13/cobra"
+)
+
+// GlobalFlags are the persistent flags of the root command (CONTRACT §2–§4).
+type GlobalFlags struct {
+	StateDir    string
+	Config      string
+	Profile     string
+	Agent       string
+	As          string
+	Sandboxed   bool
+	JSON        bool
+	JQ          string
+	LogLevel    string
+	LockTimeout time.Duration
+}
+
+// Factory builds what commands need, once, on first use.
+type Factory struct {
+	IO     *iostreams.IOStreams
+	Env    config.Env
+	Flags  *GlobalFlags
+	Log    *log.Logger
+	Now    func() time.Time
+	Getenv func(string) string
+
+	stateOnce sync.Once
+	st        *state.State
+	stErr     error
+	jq        *gojq.Code
+}
+
+// JSONMode reports whether output is JSON (--json, or --jq which implies it).
+func (f *Factory) JSONMode() bool { return f.Flags.JSON || f.Flags.JQ != "" }
+
+// Warn logs a warning on stderr.
+func (f *Factory) Warn(msg string) { f.Log.Warn(msg) }
+
+// State opens the state (state dir, config, requester) once.
+func (f *Factory) State() (*state.State, error) {
+	f.stateOnce.Do(func() {
+		as := f.Flags.As
+		if as == "" {
+			as = f.Getenv("OPENCLAW_SESSION_KEY")
+		}
+		sandboxed := f.Flags.Sandboxed
+		if v := strings.TrimSpace(f.Getenv("OPENCLAW_SANDBOXED")); v != "" {
+			if b, err := strconv.ParseBool(v); err == nil && b {
+				sandboxed = true
+			}
+		}
+		f.st, f.stErr = state.Open(state.Options{
+			StateDir:   f.Flags.StateDir,
+			ConfigPath: f.Flags.Config,
+			Profile:    f.Flags.Profile,
+			Agent:      f.Flags.Agent,
+			As:         as,
+			Sandboxed:  sandboxed,
+			Env:        f.Env,
+			Warn:       f.Warn,
+		})
+	})
+	return f.st, f.stErr
+}
+
+// PrepareJQ compiles --jq early, so a bad expression fails before any work.
+func (f *Factory) PrepareJQ() error {
+	if f.Flags.JQ == "" {
+		return nil
+	}
+	code, err := output.CompileJQ(f.Flags.JQ)
+	if err != nil {
+		return err
+	}
+	f.jq = code
+	return nil
+}
+
+// PrintJSON prints the one JSON document of a command, filtered by --jq.
+func (f *Factory) PrintJSON(v any) error {
+	return f.printJSONTo(f.IO.Out, v)
+}
+
+func (f *Factory) printJSONTo(w io.Writer, v any) error {
+	if f.Flags.JQ != "" {
+		if f.jq == nil {
+			if err := f.PrepareJQ(); err != nil {
+				return err
+			}
+		}
+		return output.JQ(w, f.jq, v)
+	}
+	return output.JSON(w, v)
+}
+
+// ExactArgs is cobra.ExactArgs returning a usage error (exit 2).
+func ExactArgs(n int, what string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) != n {
+			if len(args) < n {
+				return apperr.Usagef("%s: missing %s (usage: %s)", cmd.CommandPath(), what, cmd.UseLine())
+			}
+			return apperr.Usagef("%s: too many arguments %q (usage: %s)", cmd.CommandPath(), args[n:], cmd.UseLine())
+		}
+		return nil
+	}
+}
+
+// NoArgs refuses positional arguments with a usage error.
+func NoArgs(cmd *cobra.Command, args []string) error {
+	if len(args) > 0 {
+		return apperr.Usagef("%s: unexpected argument %q (usage: %s)", cmd.CommandPath(), args[0], cmd.UseLine())
+	}
+	return nil
+}
+
+// IntRange checks a numeric flag's range: a value out of range is a usage
+// error (exit 2, CONTRACT §4).
+func IntRange(name string, v, min, max int) error {
+	if v < min || (max > 0 && v > max) {
+		if max > 0 {
+			return apperr.Usagef("--%s must be between %d and %d (got %d)", name, min, max, v)
+		}
+		return apperr.Usagef("--%s must be at least %d (got %d)", name, min, v)
+	}
+	return nil
+}

@@ -1,0 +1,122 @@
+// Package output prints command results: one JSON document (optionally
+// filtered in-process by --jq), or a human table on a TTY and tab-separated
+// lines without a header when piped.
+package output
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/itchyny/gojq"
+	"github.com/openclaw/sessions/internal/apperr"
+	"github.com/openclaw/sessions/internal/jsonx"
+)
+
+// JSON writes v as one indented JSON document followed by a newline.
+func JSON(w io.Writer, v any) error {
+	b, err := jsonx.MarshalIndent(v)
+	if err != nil {
+		return err
+	}
+	b = append(b, '\n')
+	_, err = w.Write(b)
+	return err
+}
+
+// CompileJQ parses and compiles a jq expression; a bad expression is a usage
+// error (exit 2).
+func CompileJQ(expr string) (*gojq.Code, error) {
+	q, err := gojq.Parse(expr)
+	if err != nil {
+		return nil, apperr.Usagef("invalid --jq expression: %v", err)
+	}
+	code, err := gojq.Compile(q)
+	if err != nil {
+		return nil, apperr.Usagef("invalid --jq expression: %v", err)
+	}
+	return code, nil
+}
+
+// JQ evaluates a compiled jq program against v (marshalled to plain JSON
+// values first) and writes each result: strings raw, everything else as
+// indented JSON, one per line, like `jq -r`.
+func JQ(w io.Writer, code *gojq.Code, v any) error {
+	raw, err := jsonx.Marshal(v)
+	if err != nil {
+		return err
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var in any
+	if err := dec.Decode(&in); err != nil {
+		return err
+	}
+	in = normalizeNumbers(in)
+	iter := code.Run(in)
+	var b bytes.Buffer
+	for {
+		r, ok := iter.Next()
+		if !ok {
+			break
+		}
+		if err, isErr := r.(error); isErr {
+			if he, ok := err.(*gojq.HaltError); ok && he.Value() == nil {
+				break
+			}
+			return apperr.Errorf("--jq: %v", err)
+		}
+		if s, isStr := r.(string); isStr {
+			b.WriteString(s)
+		} else {
+			out, err := jsonx.MarshalIndent(r)
+			if err != nil {
+				return err
+			}
+			b.Write(out)
+		}
+		b.WriteByte('\n')
+	}
+	_, err = w.Write(b.Bytes())
+	return err
+}
+
+// normalizeNumbers turns json.Number into int (when integral) or float64,
+// the types gojq understands.
+func normalizeNumbers(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			x[k] = normalizeNumbers(e)
+		}
+		return x
+	case []any:
+		for i, e := range x {
+			x[i] = normalizeNumbers(e)
+		}
+		return x
+	case json.Number:
+		if i, err := x.Int64(); err == nil {
+			return int(i)
+		}
+		f, _ := x.Float64()
+		return f
+	}
+	return v
+}
+
+// TSVCell makes a value safe for one tab-separated cell: tabs and newlines
+// become spaces.
+func TSVCell(s string) string {
+	if !strings.ContainsAny(s, "\t\n\r") {
+		return s
+	}
+	return strings.NewReplacer("\t", " ", "\n", " ", "\r", " ").Replace(s)
+}
+
+// Printf is fmt.Fprintf that ignores the count.
+func Printf(w io.Writer, format string, args ...any) {
+	fmt.Fprintf(w, format, args...)
+}

@@ -1,0 +1,118 @@
+package state
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/openclaw/sessions/internal/apperr"
+	"github.com/openclaw/sessions/internal/config"
+	"github.com/openclaw/sessions/internal/keys"
+	"github.com/openclaw/sessions/internal/policy"
+	"github.com/openclaw/sessions/internal/store"
+)
+
+// Target is a resolved session.
+type Target struct {
+	Agent      string
+	Store      *store.Store
+	Entry      *store.Entry
+	Key        string // as stored
+	DisplayKey string
+	ViaID      bool // resolved from a sessionId
+}
+
+// Resolve finds the session a reference names — a key (`main`, `agent:…`,
+// `hook:…`) or a sessionId — and checks that the requester may reach it:
+// sandbox visibility first, then the agent-to-agent policy (format §6.2).
+// Unknown → exit 4; an ambiguous sessionId → exit 1 listing the keys.
+func (s *State) Resolve(ref string, op policy.Op) (*Target, error) {
+	raw := strings.TrimSpace(ref)
+	if raw == "" {
+		return nil, apperr.Usagef("a session key or sessionId is required")
+	}
+	var t *Target
+	var err error
+	if keys.LooksLikeSessionID(raw) || !keys.LooksLikeKey(raw) {
+		t, err = s.byKey(raw)
+		if err != nil {
+			return nil, err
+		}
+		if t == nil {
+			t, err = s.bySessionID(raw)
+			if err != nil {
+				return nil, err
+			}
+		}
+	} else {
+		t, err = s.byKey(raw)
+		if err != nil {
+			return nil, err
+		}
+	}
+	if t == nil {
+		if s.Req.Restrict {
+			return nil, apperr.Forbiddenf("%s%s", policy.MsgNotVisible, raw)
+		}
+		return nil, apperr.NotFoundf("No session found: %s", raw)
+	}
+	if !s.Visible(t.Entry) {
+		return nil, apperr.Forbiddenf("%s%s", policy.MsgNotVisible, raw).With("sessionKey", t.DisplayKey)
+	}
+	if msg := s.CanSeeAgent(t.Agent, op); msg != "" {
+		return nil, apperr.Forbiddenf("%s", msg).With("sessionKey", t.DisplayKey)
+	}
+	return t, nil
+}
+
+// byKey looks a key up in the store of the agent it names.
+func (s *State) byKey(raw string) (*Target, error) {
+	cands := keys.Candidates(raw, s.Req.Agent, s.Default, config.NormalizeAgentID)
+	if len(cands) == 0 {
+		return nil, nil
+	}
+	agent := keys.AgentOf(cands[0], s.Default, config.NormalizeAgentID)
+	if cands[0] == keys.Global || cands[0] == keys.Unknown {
+		agent = s.Req.Agent
+	}
+	st, err := s.Store(agent)
+	if err != nil {
+		return nil, err
+	}
+	for _, k := range cands {
+		if e, ok := st.Lookup(k); ok {
+			return &Target{Agent: agent, Store: st, Entry: e, Key: k, DisplayKey: s.DisplayKey(k)}, nil
+		}
+	}
+	return nil, nil
+}
+
+// bySessionID searches every agent's store for a sessionId.
+func (s *State) bySessionID(id string) (*Target, error) {
+	var found []*Target
+	for _, agent := range s.AgentIDs() {
+		st, entries, err := s.Entries(agent)
+		if err != nil {
+			if apperr.CodeOf(err) == apperr.CodeState && s.Era(agent) == "sqlite" {
+				continue // not readable yet; other agents may hold it
+			}
+			return nil, err
+		}
+		for _, e := range entries {
+			if strings.EqualFold(e.SessionID, id) {
+				found = append(found, &Target{Agent: agent, Store: st, Entry: e, Key: e.Key, DisplayKey: s.DisplayKey(e.Key), ViaID: true})
+			}
+		}
+	}
+	switch len(found) {
+	case 0:
+		return nil, nil
+	case 1:
+		return found[0], nil
+	}
+	ks := make([]string, len(found))
+	for i, f := range found {
+		ks[i] = f.Key
+	}
+	sort.Strings(ks)
+	return nil, apperr.Errorf("Multiple sessions found for sessionId: %s (%s)", id, strings.Join(ks, ", "))
+}

@@ -1,0 +1,248 @@
+// Package state ties the state dir, the config, the stores and the policies
+// together for one invocation: who is asking, which agents and sessions they
+// may see, and which session a reference names.
+package state
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/openclaw/sessions/internal/apperr"
+	"github.com/openclaw/sessions/internal/config"
+	"github.com/openclaw/sessions/internal/keys"
+	"github.com/openclaw/sessions/internal/policy"
+	"github.com/openclaw/sessions/internal/store"
+)
+
+// Options are the global flags and environment that locate the state and
+// name the requester.
+type Options struct {
+	StateDir   string // --state-dir
+	ConfigPath string // --config
+	Profile    string // --profile
+	Agent      string // --agent
+	As         string // --as or OPENCLAW_SESSION_KEY
+	Sandboxed  bool   // --sandboxed or OPENCLAW_SANDBOXED=1
+	Env        config.Env
+	Warn       func(string)
+}
+
+// Requester is who is asking (CONTRACT §3).
+type Requester struct {
+	Raw       string // as given; "" for the host operator
+	Key       string // canonical key
+	Agent     string // requester agent id
+	Sandboxed bool
+	Restrict  bool // sees only sessions it spawned
+	Subagent  bool
+}
+
+// Operator reports whether the caller is the host operator (no --as).
+func (r Requester) Operator() bool { return r.Key == "" }
+
+// State is the resolved state of one invocation.
+type State struct {
+	Dir      config.StateDir
+	Cfg      *config.Config
+	Env      config.Env
+	Default  string // default agent id
+	Req      Requester
+	A2A      policy.A2A
+	Sandbox  policy.Sandbox
+	Resolver *store.Resolver
+	// AgentFlag is --agent (normalised), "" when not given.
+	AgentFlag string
+
+	warn   func(string)
+	stores map[string]*store.Store
+}
+
+// Open resolves the state dir and config and identifies the requester.
+func Open(o Options) (*State, error) {
+	if o.Env.Getenv == nil {
+		o.Env = config.OSEnv()
+	}
+	sd := config.ResolveStateDir(o.StateDir, o.Profile, o.Env)
+	st, err := os.Stat(sd.Path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, apperr.Statef("state dir %s does not exist (from %s); set --state-dir or OPENCLAW_STATE_DIR", sd.Path, sd.Source)
+	case err != nil:
+		return nil, apperr.Statef("cannot read state dir %s: %v", sd.Path, err)
+	case !st.IsDir():
+		return nil, apperr.Statef("state dir %s is not a directory", sd.Path)
+	}
+	cfgPath, _ := config.ResolveConfigPath(o.ConfigPath, o.Profile, sd, o.Env)
+	cfg, err := config.Load(cfgPath, o.Env)
+	if err != nil {
+		return nil, err
+	}
+	s := &State{
+		Dir: sd, Cfg: cfg, Env: o.Env,
+		Default:  cfg.DefaultAgentID(),
+		Resolver: store.NewResolver(sd.Path),
+		warn:     o.Warn,
+		stores:   map[string]*store.Store{},
+	}
+	if s.warn == nil {
+		s.warn = func(string) {}
+	}
+	s.A2A = policy.A2A{Enabled: cfg.Tools.AgentToAgent.Enabled, Allow: cfg.Tools.AgentToAgent.Allow}
+	s.Sandbox = policy.Sandbox{
+		Flag:       o.Sandboxed,
+		Mode:       cfg.Defaults.Sandbox.Mode,
+		Visibility: cfg.Defaults.Sandbox.SessionToolsVisibility,
+	}
+	if strings.TrimSpace(o.Agent) != "" {
+		s.AgentFlag = config.NormalizeAgentID(o.Agent)
+	}
+	req := Requester{Agent: s.Default}
+	if s.AgentFlag != "" {
+		req.Agent = s.AgentFlag
+	}
+	if raw := strings.TrimSpace(o.As); raw != "" {
+		req.Raw = raw
+		req.Key = keys.Canonical(raw, s.Default, config.NormalizeAgentID)
+		req.Agent = keys.AgentOf(req.Key, s.Default, config.NormalizeAgentID)
+		req.Subagent = keys.IsSubagent(req.Key)
+		main := keys.MainOf(req.Agent)
+		req.Sandboxed = s.Sandbox.Sandboxed(req.Key, main)
+		req.Restrict = s.Sandbox.RestrictToSpawned(req.Key, main, req.Subagent)
+	} else if o.Sandboxed {
+		req.Sandboxed = true
+	}
+	s.Req = req
+	return s, nil
+}
+
+// Warnf reports a warning on stderr (through the logger).
+func (s *State) Warnf(msg string) { s.warn(msg) }
+
+// GlobalScope reports session.scope == "global".
+func (s *State) GlobalScope() bool { return strings.EqualFold(s.Cfg.Session.Scope, "global") }
+
+// AgentIDs lists every known agent: the configured ones (default first as
+// configured order has it) plus any directory under <state>/agents/.
+func (s *State) AgentIDs() []string {
+	seen := map[string]bool{}
+	var out []string
+	add := func(id string) {
+		if id != "" && !seen[id] {
+			seen[id] = true
+			out = append(out, id)
+		}
+	}
+	for _, id := range s.Cfg.AgentIDs() {
+		add(id)
+	}
+	if ents, err := os.ReadDir(filepath.Join(s.Dir.Path, "agents")); err == nil {
+		var extra []string
+		for _, e := range ents {
+			if e.IsDir() {
+				extra = append(extra, config.NormalizeAgentID(e.Name()))
+			}
+		}
+		sort.Strings(extra)
+		for _, id := range extra {
+			add(id)
+		}
+	}
+	return out
+}
+
+// SessionsDir is the per-agent default sessions dir.
+func (s *State) SessionsDir(agent string) string {
+	return filepath.Join(s.Dir.Path, "agents", agent, "sessions")
+}
+
+// SQLitePath is where OpenClaw 2026.8+ keeps an agent's sessions.
+func (s *State) SQLitePath(agent string) string {
+	return filepath.Join(s.Dir.Path, "agents", agent, "agent", "openclaw-agent.sqlite")
+}
+
+// StorePath is the sessions.json of an agent and whether it is shared by all
+// agents (a non-templated session.store).
+func (s *State) StorePath(agent string) (string, bool) {
+	return s.Cfg.StorePath(s.Dir.Path, agent, s.Env)
+}
+
+// Era tells which store an agent has: "json", "sqlite" or "none".
+func (s *State) Era(agent string) string {
+	p, _ := s.StorePath(agent)
+	if _, err := os.Stat(p); err == nil {
+		return "json"
+	}
+	if _, err := os.Stat(s.SQLitePath(agent)); err == nil {
+		return "sqlite"
+	}
+	return "none"
+}
+
+// Store loads (once) the store of an agent. A missing store is an empty
+// store; an agent whose sessions live only in the 2026.8+ SQLite store is
+// exit 10 naming it.
+func (s *State) Store(agent string) (*store.Store, error) {
+	p, _ := s.StorePath(agent)
+	if st, ok := s.stores[p]; ok {
+		return st, nil
+	}
+	st, err := store.Load(p)
+	if err != nil {
+		return nil, err
+	}
+	if st.Missing {
+		if _, err := os.Stat(s.SQLitePath(agent)); err == nil {
+			return nil, apperr.Statef("agent %s keeps its sessions in the OpenClaw 2026.8+ SQLite store %s (no %s); this version of sessions reads only the sessions.json era", agent, s.SQLitePath(agent), p)
+		}
+	}
+	if st.JSON5 {
+		s.warn("session store " + p + " is JSON5, not strict JSON (read as OpenClaw does)")
+	}
+	s.stores[p] = st
+	return st, nil
+}
+
+// Entries returns the entries of an agent's store that belong to that agent
+// (all of them unless the store is shared by every agent).
+func (s *State) Entries(agent string) (*store.Store, []*store.Entry, error) {
+	st, err := s.Store(agent)
+	if err != nil {
+		return nil, nil, err
+	}
+	_, shared := s.StorePath(agent)
+	out := make([]*store.Entry, 0, len(st.Entries))
+	for i := range st.Entries {
+		e := &st.Entries[i]
+		if shared && keys.AgentOf(e.Key, s.Default, config.NormalizeAgentID) != agent {
+			continue
+		}
+		out = append(out, e)
+	}
+	return st, out, nil
+}
+
+// CanSeeAgent reports whether the requester may read the sessions of agent
+// (always for the operator), and OpenClaw's refusal message when not.
+func (s *State) CanSeeAgent(agent string, op policy.Op) string {
+	if s.Req.Operator() {
+		return ""
+	}
+	return s.A2A.Check(op, s.Req.Agent, agent)
+}
+
+// Visible reports whether an entry passes the sandbox restriction.
+func (s *State) Visible(e *store.Entry) bool {
+	if !s.Req.Restrict {
+		return true
+	}
+	return e.SpawnedBy != "" && (e.SpawnedBy == s.Req.Key || e.SpawnedBy == s.Req.Raw)
+}
+
+// DisplayKey is the key as shown to the requester.
+func (s *State) DisplayKey(key string) string {
+	return keys.Display(key, s.Req.Agent, s.GlobalScope())
+}

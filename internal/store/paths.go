@@ -1,0 +1,180 @@
+package store
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/openclaw/sessions/internal/apperr"
+)
+
+// Resolver finds the transcript of an entry (CONTRACT §2, format §4.1) and
+// judges containment on real paths. It caches one directory listing and one
+// realpath per directory, so resolving thousands of rows costs a readdir per
+// sessions dir rather than a stat per row.
+type Resolver struct {
+	stateDir  string
+	stateReal string
+	dirs      map[string]*dirInfo
+}
+
+type dirInfo struct {
+	real  string
+	names map[string]fs.FileMode // entry type bits (symlink, dir, regular)
+	ok    bool
+}
+
+// NewResolver returns a resolver for the given (absolute) state dir.
+func NewResolver(stateDir string) *Resolver {
+	r := &Resolver{stateDir: stateDir, dirs: map[string]*dirInfo{}}
+	if real, err := filepath.EvalSymlinks(stateDir); err == nil {
+		r.stateReal = real
+	} else {
+		r.stateReal = filepath.Clean(stateDir)
+	}
+	return r
+}
+
+func (r *Resolver) dir(d string) *dirInfo {
+	d = filepath.Clean(d)
+	if di, ok := r.dirs[d]; ok {
+		return di
+	}
+	di := &dirInfo{names: map[string]fs.FileMode{}}
+	if real, err := filepath.EvalSymlinks(d); err == nil {
+		di.real = real
+		if ents, err := os.ReadDir(d); err == nil {
+			di.ok = true
+			for _, e := range ents {
+				di.names[e.Name()] = e.Type()
+			}
+		}
+	}
+	r.dirs[d] = di
+	return di
+}
+
+// realFile returns the real path of an existing file, or "" when it does not
+// exist (or is not a regular file once symlinks are followed).
+func (r *Resolver) realFile(p string) string {
+	di := r.dir(filepath.Dir(p))
+	if !di.ok {
+		return ""
+	}
+	mode, ok := di.names[filepath.Base(p)]
+	if !ok {
+		return ""
+	}
+	if mode&fs.ModeSymlink == 0 {
+		if mode.IsDir() {
+			return ""
+		}
+		return filepath.Join(di.real, filepath.Base(p))
+	}
+	real, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		return ""
+	}
+	if st, err := os.Stat(real); err != nil || st.IsDir() {
+		return ""
+	}
+	return real
+}
+
+func within(p, root string) bool {
+	if root == "" {
+		return false
+	}
+	return p == root || strings.HasPrefix(p, strings.TrimSuffix(root, string(filepath.Separator))+string(filepath.Separator))
+}
+
+// Inside reports whether a real path lies inside the state dir or inside the
+// store's own directory (which counts as inside even when session.store puts
+// it elsewhere).
+func (r *Resolver) Inside(real, storeDir string) bool {
+	if within(real, r.stateReal) {
+		return true
+	}
+	if sd := r.dir(storeDir); sd.real != "" && within(real, sd.real) {
+		return true
+	}
+	return false
+}
+
+// Transcript is where an entry's transcript is.
+type Transcript struct {
+	Path   string // absolute, real when it exists
+	Exists bool
+	// Fallback says why Path is not the entry's sessionFile, when it is not.
+	Fallback string
+}
+
+// ErrOutside marks a transcript whose real path lies outside the state dir.
+var ErrOutside = errors.New("transcript outside the state dir")
+
+// Transcript resolves the transcript of e in st (CONTRACT §2): sessionFile
+// if it exists (and is inside), else <store dir>/<sessionId>.jsonl, else the
+// per-agent default <agentSessionsDir>/<sessionId>.jsonl. A sessionFile that
+// is missing or whose real path is outside falls back to <store dir>/<its
+// base name> when that exists; a transcript found only outside is ErrOutside
+// (exit 1), never opened. When nothing exists, the path a new transcript
+// would get is returned with Exists=false.
+func (r *Resolver) Transcript(st *Store, e *Entry, agentSessionsDir string) (Transcript, error) {
+	id := e.SessionID
+	if err := ValidSessionID(id); err != nil {
+		return Transcript{}, apperr.Errorf("session %s: %v", e.Key, err)
+	}
+	storeDir := st.Dir
+	var outside, reason string
+	if sf := strings.TrimSpace(e.SessionFile); sf != "" {
+		if !filepath.IsAbs(sf) {
+			sf = filepath.Join(storeDir, sf)
+		}
+		real := r.realFile(sf)
+		if real != "" && r.Inside(real, storeDir) {
+			return Transcript{Path: real, Exists: true}, nil
+		}
+		if real != "" {
+			outside = real
+			reason = "sessionFile " + sf + " lies outside the state dir"
+		} else {
+			reason = "sessionFile " + sf + " does not exist"
+		}
+		// Hosts migrated from another home (~/.clawdbot, another user) keep
+		// absolute paths: the same file name in the store dir is the one.
+		if base := filepath.Base(sf); ValidSessionID(base) == nil && base != id+".jsonl" {
+			if alt := r.realFile(filepath.Join(storeDir, base)); alt != "" && r.Inside(alt, storeDir) {
+				return Transcript{Path: alt, Exists: true, Fallback: reason}, nil
+			}
+		}
+	}
+	cands := []string{filepath.Join(storeDir, id+".jsonl")}
+	if agentSessionsDir != "" && filepath.Clean(agentSessionsDir) != filepath.Clean(storeDir) {
+		cands = append(cands, filepath.Join(agentSessionsDir, id+".jsonl"))
+	}
+	for _, c := range cands {
+		if real := r.realFile(c); real != "" {
+			if !r.Inside(real, storeDir) {
+				if outside == "" {
+					outside = real
+				}
+				continue
+			}
+			return Transcript{Path: real, Exists: true, Fallback: reason}, nil
+		}
+	}
+	if outside != "" {
+		return Transcript{}, apperr.Errorf("session %s: transcript %s lies outside the state dir %s; not opened", e.Key, outside, r.stateReal).Wrap(ErrOutside)
+	}
+	di := r.dir(storeDir)
+	dir := storeDir
+	if di.real != "" {
+		dir = di.real
+	}
+	if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs
+	}
+	return Transcript{Path: filepath.Join(dir, id+".jsonl"), Fallback: reason}, nil
+}

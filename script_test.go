@@ -1,0 +1,128 @@
+package main_test
+
+import (
+	"encoding/hex"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+
+	"github.com/openclaw/sessions/internal/cli"
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"sessions": func() { os.Exit(cli.Main(os.Args[1:])) },
+	})
+}
+
+// TestScript runs the end-to-end scripts in testdata/script: one behaviour
+// per file, each over its own copy of real OpenClaw state.
+func TestScript(t *testing.T) {
+	root, err := filepath.Abs("testdata")
+	if err != nil {
+		t.Fatal(err)
+	}
+	testscript.Run(t, testscript.Params{
+		Dir:                 "testdata/script",
+		RequireExplicitExec: true,
+		RequireUniqueNames:  true,
+		UpdateScripts:       os.Getenv("UPDATE_SCRIPTS") == "1",
+		Setup: func(e *testscript.Env) error {
+			e.Setenv("TESTDATA", root)
+			e.Setenv("NO_COLOR", "1")
+			e.Setenv("TZ", "UTC")
+			e.Setenv("OPENCLAW_STATE_DIR", "")
+			e.Setenv("OPENCLAW_SESSION_KEY", "")
+			return nil
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"copystate": copyState,
+			"exitcode":  exitCode,
+			"snapshot":  snapshot,
+			"appendhex": appendHex,
+		},
+	})
+}
+
+// copystate NAME DST: copy testdata/NAME (a state dir) to DST.
+func copyState(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 {
+		ts.Fatalf("usage: copystate NAME DST")
+	}
+	src := filepath.Join(ts.Getenv("TESTDATA"), args[0])
+	dst := ts.MkAbs(args[1])
+	err := filepath.Walk(src, func(p string, info os.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		target := filepath.Join(dst, rel)
+		if info.IsDir() {
+			return os.MkdirAll(target, 0o755)
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(target, data, info.Mode().Perm()|0o200)
+	})
+	ts.Check(err)
+}
+
+// exitcode N CMD ARGS...: run an exec'd command and require exit status N.
+func exitCode(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) < 2 {
+		ts.Fatalf("usage: exitcode N cmd args...")
+	}
+	want, err := strconv.Atoi(args[0])
+	ts.Check(err)
+	err = ts.Exec(args[1], args[2:]...)
+	got := 0
+	if err != nil {
+		if ee, ok := err.(interface{ ExitCode() int }); ok {
+			got = ee.ExitCode()
+		} else {
+			ts.Fatalf("exec %s: %v", args[1], err)
+		}
+	}
+	if got != want {
+		ts.Fatalf("%s exited %d, want %d", args[1], got, want)
+	}
+}
+
+// snapshot save|check DIR NAME: hash every file under DIR (save), then
+// require them byte-identical (check) — bad input must leave files as they were.
+func snapshot(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 3 {
+		ts.Fatalf("usage: snapshot save|check DIR NAME")
+	}
+	dir := ts.MkAbs(args[1])
+	sum := hashTree(ts, dir)
+	key := "SNAPSHOT_" + args[2]
+	switch args[0] {
+	case "save":
+		ts.Setenv(key, sum)
+	case "check":
+		if prev := ts.Getenv(key); prev != sum {
+			ts.Fatalf("files under %s changed:\n%s", args[1], diffSnap(prev, sum))
+		}
+	default:
+		ts.Fatalf("snapshot: unknown mode %q", args[0])
+	}
+}
+
+// appendhex FILE HEX: append raw bytes (for invalid UTF-8, NULs, torn lines).
+func appendHex(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 {
+		ts.Fatalf("usage: appendhex FILE HEX")
+	}
+	b, err := hex.DecodeString(args[1])
+	ts.Check(err)
+	f, err := os.OpenFile(ts.MkAbs(args[0]), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	ts.Check(err)
+	_, err = f.Write(b)
+	ts.Check(err)
+	ts.Check(f.Close())
+}
