@@ -46,6 +46,15 @@ func (e Env) get(name string) string {
 // JavaScript's String.prototype.trim does.
 func (e Env) trimmed(name string) string { return jsTrim(e.get(name)) }
 
+// home returns the home directory, or the working directory when unknown
+// (so a missing $HOME never produces paths relative to "/").
+func (e Env) home() string {
+	if e.Home != "" {
+		return e.Home
+	}
+	return e.cwd()
+}
+
 // cwd returns the directory relative paths are resolved against.
 func (e Env) cwd() string {
 	if e.Cwd != "" {

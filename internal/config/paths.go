@@ -167,15 +167,6 @@ func ConfigCandidates(sd StateDir, env Env) []string {
 	return out
 }
 
-// home returns the home directory, or the working directory when unknown
-// (so a missing $HOME never produces paths relative to "/").
-func (e Env) home() string {
-	if e.Home != "" {
-		return e.Home
-	}
-	return e.cwd()
-}
-
 // pathExists is fs.existsSync: true for any existing file or directory (a
 // directory named openclaw.json "exists" for OpenClaw too, then fails to load).
 func pathExists(p string) bool {
