@@ -246,9 +246,13 @@ func printTable(f *cmdutil.Factory, rows []state.Row, multiAgent, withMsgs bool)
 		if withMsgs {
 			hdr = append(hdr, "Last message")
 		}
-		t := output.NewTable(hdr...).Flexible(0)
-		if withMsgs {
-			t.Flexible(len(hdr) - 1)
+		// The key (widest) gives way first, then label, model and the preview.
+		t := output.NewTable(hdr...)
+		for i, h := range hdr {
+			switch h {
+			case "Key", "Label", "Model", "Last message":
+				t.Flexible(i)
+			}
 		}
 		now := f.Now()
 		for _, r := range rows {
