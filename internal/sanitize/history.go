@@ -1,0 +1,284 @@
+// Package sanitize prepares transcript messages for display the way OpenClaw
+// does: inbound-envelope stripping of chat.history (format Appendix C) and
+// the sessions_history sanitising of CONTRACT §4 (format Appendix B). Pure
+// functions on raw JSON; no I/O. Object key order is always kept.
+package sanitize
+
+import (
+	"bytes"
+	"encoding/json"
+	"strconv"
+
+	"github.com/openclaw/sessions/internal/jsonx"
+)
+
+const (
+	// DefaultCapBytes is the sessions_history cap on the JSON of the
+	// returned messages (SESSIONS_HISTORY_MAX_BYTES).
+	DefaultCapBytes = 80 * 1024
+	// TextMaxChars is the longest text, in UTF-16 code units, kept whole
+	// (SESSIONS_HISTORY_TEXT_MAX_CHARS).
+	TextMaxChars = 4000
+)
+
+// truncationSuffix is appended to a text cut at TextMaxChars.
+var truncationSuffix = units("\n…(truncated)…")
+
+// History prepares messages as CONTRACT §4 `sessions history` (default
+// output) says, following OpenClaw's sessions_history:
+//
+//   - each message object is shallow-copied without its top-level
+//     "details", "usage" and "cost";
+//   - a string "content", a string top-level "text", and in an array
+//     "content" every block's string "text", a "thinking" block's
+//     "thinking" and any block's string "partialJson", when longer than
+//     TextMaxChars UTF-16 code units, are cut to TextMaxChars (one unit
+//     fewer when the cut would split a surrogate pair) plus
+//     "\n…(truncated)…";
+//   - "thinking" blocks lose "thinkingSignature";
+//   - "image" blocks lose "data" and get "omitted":true and "bytes" (the
+//     decoded size of the base64 data, or an estimate from its length when
+//     it is not base64; an existing numeric "bytes" is kept when there is no
+//     string data). Other keys keep their order; new keys are appended.
+//   - then the oldest messages are dropped while the compact JSON array of
+//     the messages is longer than capBytes; at least one is always kept.
+//
+// Messages that are not JSON objects are passed through; messages that are
+// not valid JSON at all are left out (they cannot be part of a JSON array).
+// capBytes 0 means DefaultCapBytes; a negative capBytes means no cap.
+//
+// out holds compact JSON; truncated reports whether the cap dropped any
+// message; bytes is the byte length of the JSON array of out.
+func History(msgs []json.RawMessage, capBytes int) (out []json.RawMessage, truncated bool, bytes int) {
+	if capBytes == 0 {
+		capBytes = DefaultCapBytes
+	}
+	prepared := make([]json.RawMessage, 0, len(msgs))
+	for _, m := range msgs {
+		p := compact(sanitizeMessage(m))
+		if p == nil {
+			continue
+		}
+		prepared = append(prepared, p)
+	}
+	if len(prepared) == 0 {
+		return prepared, false, 2
+	}
+	total := 2 + len(prepared) - 1
+	for _, p := range prepared {
+		total += len(p)
+	}
+	start := 0
+	if capBytes > 0 {
+		for total > capBytes && start < len(prepared)-1 {
+			total -= len(prepared[start]) + 1
+			start++
+		}
+	}
+	return prepared[start:], start > 0, total
+}
+
+// compact returns raw without insignificant whitespace (string contents are
+// untouched), or nil when raw is not valid JSON.
+func compact(raw json.RawMessage) json.RawMessage {
+	var b bytes.Buffer
+	if err := json.Compact(&b, raw); err != nil {
+		return nil
+	}
+	return b.Bytes()
+}
+
+func sanitizeMessage(raw json.RawMessage) json.RawMessage {
+	if !isObject(raw) {
+		return raw
+	}
+	var o jsonx.Object
+	if err := o.UnmarshalJSON(raw); err != nil {
+		return raw
+	}
+	changed := false
+	for _, k := range []string{"details", "usage", "cost"} {
+		if o.Has(k) {
+			o.Delete(k)
+			changed = true
+		}
+	}
+	content := o.Raw("content")
+	switch {
+	case isString(content):
+		if s, ok := truncateRaw(content); ok {
+			o.SetRaw("content", s)
+			changed = true
+		}
+	case isArray(content):
+		if c, ok := sanitizeBlocks(content); ok {
+			o.SetRaw("content", c)
+			changed = true
+		}
+	}
+	if t := o.Raw("text"); isString(t) {
+		if s, ok := truncateRaw(t); ok {
+			o.SetRaw("text", s)
+			changed = true
+		}
+	}
+	if !changed {
+		return raw
+	}
+	out, err := o.MarshalJSON()
+	if err != nil {
+		return raw
+	}
+	return out
+}
+
+func sanitizeBlocks(raw json.RawMessage) (json.RawMessage, bool) {
+	var blocks []json.RawMessage
+	if err := json.Unmarshal(raw, &blocks); err != nil {
+		return raw, false
+	}
+	changed := false
+	for i, b := range blocks {
+		if nb, ok := sanitizeBlock(b); ok {
+			blocks[i] = nb
+			changed = true
+		}
+	}
+	if !changed {
+		return raw, false
+	}
+	return joinArray(blocks), true
+}
+
+func sanitizeBlock(raw json.RawMessage) (json.RawMessage, bool) {
+	if !isObject(raw) {
+		return raw, false
+	}
+	var o jsonx.Object
+	if err := o.UnmarshalJSON(raw); err != nil {
+		return raw, false
+	}
+	typ, _ := o.String("type")
+	changed := false
+	truncateKey := func(k string) {
+		if v := o.Raw(k); isString(v) {
+			if s, ok := truncateRaw(v); ok {
+				o.SetRaw(k, s)
+				changed = true
+			}
+		}
+	}
+	truncateKey("text")
+	if typ == "thinking" {
+		truncateKey("thinking")
+		if o.Has("thinkingSignature") {
+			o.Delete("thinkingSignature")
+			changed = true
+		}
+	}
+	truncateKey("partialJson")
+	if typ == "image" {
+		var size json.RawMessage
+		if d := o.Raw("data"); isString(d) {
+			size = json.RawMessage(strconv.Itoa(base64Size(d)))
+		} else if b := o.Raw("bytes"); isNumber(b) {
+			size = b
+		}
+		o.Delete("data")
+		o.SetRaw("omitted", json.RawMessage("true"))
+		if size != nil {
+			o.SetRaw("bytes", size)
+		}
+		changed = true
+	}
+	if !changed {
+		return raw, false
+	}
+	out, err := o.MarshalJSON()
+	if err != nil {
+		return raw, false
+	}
+	return out, true
+}
+
+// truncateRaw cuts a raw JSON string literal longer than TextMaxChars UTF-16
+// code units (JS String.slice, never splitting a surrogate pair) and appends
+// the truncation marker. ok is false when the text is short enough.
+func truncateRaw(raw json.RawMessage) (json.RawMessage, bool) {
+	if maxUnits(raw) <= TextMaxChars {
+		return raw, false
+	}
+	u, ok := decodeString(raw)
+	if !ok || len(u) <= TextMaxChars {
+		return raw, false
+	}
+	cut := TextMaxChars
+	if isHighSurrogate(u[cut-1]) && isLowSurrogate(u[cut]) {
+		cut--
+	}
+	out := make([]uint16, 0, cut+len(truncationSuffix))
+	out = append(out, u[:cut]...)
+	out = append(out, truncationSuffix...)
+	return encodeString(out), true
+}
+
+func isNumber(raw []byte) bool {
+	c := firstByte(raw)
+	return c == '-' || (c >= '0' && c <= '9')
+}
+
+// base64Size returns the decoded size of base64 text (standard or URL
+// alphabet, padded or not, ASCII whitespace ignored as Node's Buffer does).
+// When the text is not base64 it falls back to OpenClaw's estimate:
+// floor(length*3/4) minus the "=" padding, at least 0, with the length in
+// UTF-16 code units.
+func base64Size(raw json.RawMessage) int {
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return 0
+	}
+	clean := make([]byte, 0, len(s))
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; c {
+		case ' ', '\t', '\n', '\r', '\f', '\v':
+		default:
+			clean = append(clean, c)
+		}
+	}
+	pad := 0
+	for pad < len(clean) && pad < 3 && clean[len(clean)-1-pad] == '=' {
+		pad++
+	}
+	body := clean[:len(clean)-pad]
+	valid := pad <= 2 && len(body)%4 != 1 && (pad == 0 || len(clean)%4 == 0)
+	for _, c := range body {
+		if !isBase64Char(c) {
+			valid = false
+			break
+		}
+	}
+	if valid {
+		return len(body) * 3 / 4
+	}
+	// Estimate, as estimateBase64DecodedBytes does on the raw string.
+	n := 0
+	for _, r := range s {
+		if r >= 0x10000 {
+			n += 2
+		} else {
+			n++
+		}
+	}
+	p := 0
+	if len(s) >= 2 && s[len(s)-2:] == "==" {
+		p = 2
+	} else if len(s) >= 1 && s[len(s)-1] == '=' {
+		p = 1
+	}
+	return max(0, n*3/4-p)
+}
+
+func isBase64Char(c byte) bool {
+	return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+		c == '+' || c == '/' || c == '-' || c == '_'
+}
