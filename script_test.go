@@ -2,10 +2,12 @@ package main_test
 
 import (
 	"encoding/hex"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/openclaw/sessions/internal/cli"
 	"github.com/rogpeppe/go-internal/testscript"
@@ -42,6 +44,7 @@ func TestScript(t *testing.T) {
 			"exitcode":  exitCode,
 			"snapshot":  snapshot,
 			"appendhex": appendHex,
+			"storelock": storeLock,
 		},
 	})
 }
@@ -125,4 +128,23 @@ func appendHex(ts *testscript.TestScript, neg bool, args []string) {
 	_, err = f.Write(b)
 	ts.Check(err)
 	ts.Check(f.Close())
+}
+
+// storelock FILE [PID]: create an OpenClaw store lock file FILE
+// ({"pid":PID,"startedAt":<now ms>}, fresh mtime) held by PID, by default
+// the test process itself (alive for the whole script, so never evicted as
+// dead).
+func storeLock(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) < 1 || len(args) > 2 {
+		ts.Fatalf("usage: storelock FILE [PID]")
+	}
+	pid := os.Getpid()
+	if len(args) == 2 {
+		var err error
+		pid, err = strconv.Atoi(args[1])
+		ts.Check(err)
+	}
+	payload := fmt.Sprintf(`{"pid":%d,"startedAt":%d}`, pid, time.Now().UnixMilli())
+	ts.Check(os.WriteFile(ts.MkAbs(args[0]), []byte(payload), 0o644))
+	ts.Setenv("LOCKPID", strconv.Itoa(pid))
 }

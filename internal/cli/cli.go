@@ -15,6 +15,9 @@ import (
 	"github.com/openclaw/sessions/internal/cmd/completion"
 	"github.com/openclaw/sessions/internal/cmd/history"
 	"github.com/openclaw/sessions/internal/cmd/list"
+	"github.com/openclaw/sessions/internal/cmd/patch"
+	"github.com/openclaw/sessions/internal/cmd/runscmd"
+	"github.com/openclaw/sessions/internal/cmd/send"
 	"github.com/openclaw/sessions/internal/cmd/version"
 	"github.com/openclaw/sessions/internal/cmdutil"
 	"github.com/openclaw/sessions/internal/config"
@@ -148,7 +151,12 @@ on a terminal and scripts get tab-separated lines when piped.`,
 	root.AddCommand(
 		list.NewCmd(f, nil),
 		history.NewCmd(f, nil),
+		patch.NewCmd(f, nil),
 		agents.NewCmd(f, nil),
+		send.NewCmd(f, nil),
+		runscmd.NewCmdRuns(f),
+		runscmd.NewCmdWait(f),
+		runscmd.NewCmdRunner(f),
 		version.NewCmd(f),
 		completion.NewCmd(f),
 	)

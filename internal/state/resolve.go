@@ -64,6 +64,10 @@ func (s *State) Resolve(ref string, op policy.Op) (*Target, error) {
 	return t, nil
 }
 
+// Lookup finds the entry of a key without any visibility check (nil, nil
+// when there is none).
+func (s *State) Lookup(raw string) (*Target, error) { return s.byKey(raw) }
+
 // byKey looks a key up in the store of the agent it names.
 func (s *State) byKey(raw string) (*Target, error) {
 	cands := keys.Candidates(raw, s.Req.Agent, s.Default, config.NormalizeAgentID)
@@ -115,4 +119,88 @@ func (s *State) bySessionID(id string) (*Target, error) {
 	}
 	sort.Strings(ks)
 	return nil, apperr.Errorf("Multiple sessions found for sessionId: %s (%s)", id, strings.Join(ks, ", "))
+}
+
+// ResolveLabel finds the session with a label (format §6.3 step 3): in
+// agent's store when agent is given, else in every agent's store; then the
+// same visibility and agent-to-agent checks as Resolve (with op's messages).
+func (s *State) ResolveLabel(label, agent string, op policy.Op) (*Target, error) {
+	l := strings.TrimSpace(label)
+	switch {
+	case l == "":
+		return nil, apperr.Usagef("invalid label: empty")
+	case len([]rune(l)) > 64:
+		return nil, apperr.Usagef("invalid label: too long (max 64)")
+	}
+	agents := s.AgentIDs()
+	if strings.TrimSpace(agent) != "" {
+		req := config.NormalizeAgentID(agent)
+		if s.Req.Restrict && req != s.Req.Agent {
+			return nil, apperr.Forbiddenf("%s", policy.MsgSandboxLabelLookup)
+		}
+		if msg := s.CanSeeAgent(req, op); msg != "" {
+			return nil, apperr.Forbiddenf("%s", msg)
+		}
+		agents = []string{req}
+	}
+	var found []*Target
+	for _, a := range agents {
+		st, entries, err := s.Entries(a)
+		if err != nil {
+			if len(agents) > 1 && s.Era(a) == "sqlite" {
+				continue
+			}
+			return nil, err
+		}
+		for _, e := range entries {
+			if e.Label == l && s.Visible(e) {
+				found = append(found, &Target{Agent: a, Store: st, Entry: e, Key: e.Key, DisplayKey: s.DisplayKey(e.Key)})
+			}
+		}
+	}
+	switch len(found) {
+	case 0:
+		if s.Req.Restrict {
+			return nil, apperr.Forbiddenf("Session not visible from this sandboxed agent session.")
+		}
+		return nil, apperr.NotFoundf("No session found with label: %s", l)
+	case 1:
+	default:
+		ks := make([]string, len(found))
+		for i, f := range found {
+			ks[i] = f.Key
+		}
+		return nil, apperr.Errorf("Multiple sessions found with label: %s (%s)", l, strings.Join(ks, ", "))
+	}
+	t := found[0]
+	if msg := s.CanSeeAgent(t.Agent, op); msg != "" {
+		return nil, apperr.Forbiddenf("%s", msg).With("sessionKey", t.DisplayKey)
+	}
+	return t, nil
+}
+
+// SendPolicy evaluates the send policy for a target (format §7.1).
+func (s *State) SendPolicy(t *Target) string {
+	var cfg *policy.SendConfig
+	if sp := s.Cfg.Session.SendPolicy; sp != nil {
+		cfg = &policy.SendConfig{Default: sp.Default}
+		for _, r := range sp.Rules {
+			cfg.Rules = append(cfg.Rules, policy.SendRule{Action: r.Action, Channel: r.Match.Channel, ChatType: r.Match.ChatType, KeyPrefix: r.Match.KeyPrefix})
+		}
+	}
+	m := t.Entry.Meta
+	return policy.Send(cfg, policy.SendInput{Key: t.Key, EntryPolicy: m.SendPolicy, EntryChannel: m.Channel, LastChannel: m.LastChannel, ChatType: m.ChatType})
+}
+
+// ChannelOf is the channel of a session as rows show it ("" when unknown).
+func (s *State) ChannelOf(e *store.Entry) string {
+	dc := ""
+	if e.DC != nil {
+		dc = e.DC.Channel
+	}
+	c := keys.Channel(keys.Kind(e.Key, e.ChatType), e.Key, e.Channel, e.LastChannel, dc)
+	if c == "unknown" {
+		return ""
+	}
+	return c
 }

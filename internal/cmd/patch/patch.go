@@ -1,0 +1,254 @@
+// Package patch implements `sessions patch`: OpenClaw's sessions.patch for
+// the fields a script or an operator sets on a session (send policy,
+// label), written safely beside a live OpenClaw (store.Update).
+package patch
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+	"unicode/utf16"
+	"unicode/utf8"
+
+	"github.com/openclaw/sessions/internal/apperr"
+	"github.com/openclaw/sessions/internal/cmdutil"
+	"github.com/openclaw/sessions/internal/jsonx"
+	"github.com/openclaw/sessions/internal/policy"
+	"github.com/openclaw/sessions/internal/store"
+	"github.com/spf13/cobra"
+	"github.com/tidwall/gjson"
+)
+
+// MaxLabelLen is sessions.patch's label limit (JS string length, UTF-16
+// code units, after trimming).
+const MaxLabelLen = 64
+
+// Options are the parsed flags of `sessions patch`.
+type Options struct {
+	f          *cmdutil.Factory
+	Ref        string
+	SendPolicy string // "", allow, deny, inherit
+	Label      string
+	SetLabel   bool
+	ClearLabel bool
+}
+
+// NewCmd builds the command.
+func NewCmd(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
+	o := &Options{f: f}
+	cmd := &cobra.Command{
+		Use:   "patch {KEY | SESSION_ID} [flags]",
+		Short: "Change a session's send policy or label",
+		Long: `Change fields of a session entry in sessions.json, as OpenClaw's sessions.patch
+does, safely beside a live OpenClaw: under OpenClaw's own store lock, re-reading
+the store inside it, changing only this entry (every other entry and every
+unknown field kept), and replacing the file atomically (mode 0600).
+
+--send-policy allow|deny sets the session's send policy override; inherit
+removes it (the configured session.sendPolicy applies again). --label sets the
+label (trimmed, 1-64 characters, unique within the store); --clear-label
+removes it. updatedAt becomes max(updatedAt, now).
+
+A corrupt store or an OpenClaw 2026.8+ (SQLite) agent is refused with exit 10,
+a lock held past --lock-timeout with exit 11.
+
+JSON (--json): {"ok":true,"key","path","entry"} with the entry as written.`,
+		Example: `  sessions patch main --send-policy deny
+  sessions patch agent:main:signal:group:abc --label standup --json
+  sessions patch 26a610b5-ea74-4c48-bd74-9be14f7f2944 --send-policy inherit --clear-label`,
+		Args: cmdutil.ExactArgs(1, "session KEY or SESSION_ID"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.Ref = args[0]
+			o.SetLabel = cmd.Flags().Changed("label")
+			if err := o.validate(); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(o)
+			}
+			return run(o)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&o.SendPolicy, "send-policy", "", "send policy override: `allow`, deny or inherit (remove the override)")
+	fl.StringVar(&o.Label, "label", "", "set the session's `LABEL` (1-64 characters, unique in the store)")
+	fl.BoolVar(&o.ClearLabel, "clear-label", false, "remove the session's label")
+	_ = cmd.RegisterFlagCompletionFunc("send-policy", cobra.FixedCompletions([]string{"allow", "deny", "inherit"}, cobra.ShellCompDirectiveNoFileComp))
+	return cmd
+}
+
+func (o *Options) validate() error {
+	switch o.SendPolicy {
+	case "", "allow", "deny", "inherit":
+	default:
+		return apperr.Usagef("invalid --send-policy %q (allow, deny or inherit)", o.SendPolicy)
+	}
+	if o.SetLabel && o.ClearLabel {
+		return apperr.Usagef("--label and --clear-label cannot be used together")
+	}
+	if o.SetLabel {
+		l, err := ParseLabel(o.Label)
+		if err != nil {
+			return apperr.Usagef("invalid --label: %v", err)
+		}
+		o.Label = l
+	}
+	if o.SendPolicy == "" && !o.SetLabel && !o.ClearLabel {
+		return apperr.Usagef("nothing to change: give --send-policy, --label or --clear-label")
+	}
+	return nil
+}
+
+// ParseLabel is sessions.patch's label check: trimmed, not empty, at most
+// 64 characters (JS length).
+func ParseLabel(raw string) (string, error) {
+	l := strings.TrimSpace(raw)
+	if l == "" {
+		return "", fmt.Errorf("empty")
+	}
+	if n := len(utf16.Encode([]rune(l))); n > MaxLabelLen {
+		return "", fmt.Errorf("too long (max %d)", MaxLabelLen)
+	}
+	return l, nil
+}
+
+// Result is the JSON document of `sessions patch`.
+type Result struct {
+	OK    bool            `json:"ok"`
+	Key   string          `json:"key"`
+	Path  string          `json:"path"`
+	Entry json.RawMessage `json:"entry"`
+}
+
+func run(o *Options) error {
+	f := o.f
+	s, err := f.State()
+	if err != nil {
+		return err
+	}
+	// A patch is a write: the checks of a send (visibility, agent-to-agent).
+	t, err := s.Resolve(o.Ref, policy.OpSend)
+	if err != nil {
+		return err
+	}
+	now := time.Now
+	if f.Now != nil {
+		now = f.Now
+	}
+	key := t.Key
+	var entry json.RawMessage
+	res, err := store.Update(context.Background(), t.Store.Path, store.UpdateOptions{
+		LockTimeout: f.Flags.LockTimeout,
+		SQLitePath:  s.SQLitePath(t.Agent),
+		Now:         now,
+	}, func(tx *store.Tx) error {
+		e, ok := tx.Entry(key)
+		if !ok {
+			return apperr.NotFoundf("No session found: %s", strings.TrimSpace(o.Ref))
+		}
+		if t.ViaID {
+			// The key may have moved on to a new session (/new) since we
+			// resolved the id outside the lock.
+			if id, _ := e.String("sessionId"); !strings.EqualFold(id, t.Entry.SessionID) {
+				return apperr.NotFoundf("No session found: %s", strings.TrimSpace(o.Ref))
+			}
+		}
+		if err := Apply(tx, key, e, o); err != nil {
+			return err
+		}
+		tx.Put(key, e)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	entry = res.Entries[key] // as written, normalised by the writer
+	tm := res.Timings
+	f.Log.Debug("store updated", "path", res.Path, "key", key, "bytes", res.Bytes,
+		"lockWait", tm.LockWait, "held", tm.Held, "read", tm.Read, "render", tm.Render, "write", tm.Write, "total", tm.Total)
+	if f.JSONMode() {
+		return f.PrintJSON(Result{OK: true, Key: key, Path: res.Path, Entry: entry})
+	}
+	var parts []string
+	if o.SendPolicy != "" {
+		parts = append(parts, "sendPolicy="+o.SendPolicy)
+	}
+	if o.SetLabel {
+		parts = append(parts, fmt.Sprintf("label=%q", o.Label))
+	}
+	if o.ClearLabel {
+		parts = append(parts, "label cleared")
+	}
+	fmt.Fprintf(f.IO.Out, "patched %s: %s\n", t.DisplayKey, strings.Join(parts, ", "))
+	return nil
+}
+
+// Apply applies the patch of o to entry e (stored under key in tx), as
+// sessions.patch does (format §6.7): label uniqueness within the store,
+// sendPolicy (inherit deletes), updatedAt = max(old, now).
+func Apply(tx *store.Tx, key string, e *jsonx.Object, o *Options) error {
+	if o.SetLabel {
+		if other := LabelOwner(tx, o.Label, key); other != "" {
+			return apperr.Errorf("label already in use: %s", o.Label)
+		}
+		_ = e.Set("label", o.Label)
+	}
+	if o.ClearLabel {
+		e.Delete("label")
+	}
+	switch o.SendPolicy {
+	case "allow", "deny":
+		_ = e.Set("sendPolicy", o.SendPolicy)
+	case "inherit":
+		e.Delete("sendPolicy")
+	}
+	// updatedAt = max(old, now): a later timestamp is kept as it is.
+	nowMs := tx.Now().UnixMilli()
+	if old, ok := e.Number("updatedAt"); !ok || old < float64(nowMs) {
+		_ = e.Set("updatedAt", nowMs)
+	}
+	return nil
+}
+
+// LabelOwner returns the key (other than self) whose entry has exactly
+// label, or "". Entries whose bytes cannot contain the label are skipped
+// without parsing.
+func LabelOwner(tx *store.Tx, label, self string) string {
+	var needle []byte
+	if plainJSONString(label) {
+		needle, _ = jsonx.Marshal(label)
+	}
+	owner := ""
+	tx.ForEach(func(k string, raw json.RawMessage) bool {
+		if k == self || len(raw) == 0 || raw[0] != '{' {
+			return true
+		}
+		if needle != nil && !bytes.Contains(raw, needle) {
+			return true
+		}
+		if v := tx.Field(k, "label"); v.Type == gjson.String && v.Str == label {
+			owner = k
+			return false
+		}
+		return true
+	})
+	return owner
+}
+
+// plainJSONString reports whether s encodes the same way in Go and in
+// JSON.stringify with no escapes at all, so that its quoted form can be
+// searched for in the raw bytes of an entry.
+func plainJSONString(s string) bool {
+	if !utf8.ValidString(s) {
+		return false
+	}
+	for _, r := range s {
+		if r < 0x20 || r == '"' || r == '\\' || r == 0x2028 || r == 0x2029 || r == 0x7f {
+			return false
+		}
+	}
+	return true
+}

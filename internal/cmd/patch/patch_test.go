@@ -1,0 +1,31 @@
+package patch
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestParseLabel(t *testing.T) {
+	for in, want := range map[string]string{
+		"  standup ":            "standup",
+		strings.Repeat("a", 64): strings.Repeat("a", 64),
+		strings.Repeat("é", 64): strings.Repeat("é", 64), // 64 UTF-16 units
+	} {
+		if got, err := ParseLabel(in); err != nil || got != want {
+			t.Errorf("ParseLabel(%q) = %q, %v", in, got, err)
+		}
+	}
+	for _, in := range []string{"", "   ", strings.Repeat("a", 65), strings.Repeat("😀", 33) /* 66 UTF-16 units */} {
+		if _, err := ParseLabel(in); err == nil {
+			t.Errorf("ParseLabel(%q) accepted", in)
+		}
+	}
+}
+
+func TestPlainJSONString(t *testing.T) {
+	for s, want := range map[string]bool{"abc <&> ü": true, `a"b`: false, `a\b`: false, "a\u2028": false, "a\n": false} {
+		if plainJSONString(s) != want {
+			t.Errorf("plainJSONString(%q) != %v", s, want)
+		}
+	}
+}
