@@ -1,0 +1,170 @@
+// Package runscmd implements `sessions runs`, `sessions wait` and the hidden
+// runner command.
+package runscmd
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/openclaw/sessions/internal/apperr"
+	"github.com/openclaw/sessions/internal/cmd/send"
+	"github.com/openclaw/sessions/internal/cmdutil"
+	"github.com/openclaw/sessions/internal/output"
+	"github.com/openclaw/sessions/internal/runner"
+	"github.com/openclaw/sessions/internal/runs"
+	"github.com/spf13/cobra"
+)
+
+// NewCmdRuns builds `sessions runs`.
+func NewCmdRuns(f *cmdutil.Factory) *cobra.Command {
+	var status, session string
+	var limit int
+	cmd := &cobra.Command{
+		Use:   "runs [flags]",
+		Short: "List send and spawn runs, newest first",
+		Long: `List the runs recorded under <state>/sessions-cli/runs: their id, kind, status
+(accepted, running, ok, error, timeout), target session, age, and the reply or
+error. A run whose runner died is ended as "error: runner exited" when seen.
+
+JSON (--json): {"count":N,"runs":[record...]}, each record as stored.
+Piped: runId, kind, status, target key, createdAt (RFC 3339), summary.`,
+		Args: cmdutil.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := cmdutil.IntRange("limit", limit, 1, 0); err != nil {
+				return err
+			}
+			s, err := f.State()
+			if err != nil {
+				return err
+			}
+			rs := runs.Open(s.Dir.Path)
+			all, err := rs.List()
+			if err != nil {
+				return err
+			}
+			out := []*runs.Record{}
+			now := f.Now()
+			for _, r := range all {
+				if r, err = rs.Reap(r, now); err != nil {
+					return err
+				}
+				if status != "" && r.Status != status {
+					continue
+				}
+				if session != "" && !matchSession(r, session) {
+					continue
+				}
+				out = append(out, r)
+				if len(out) == limit {
+					break
+				}
+			}
+			if f.JSONMode() {
+				return f.PrintJSON(map[string]any{"count": len(out), "runs": out})
+			}
+			tty := f.IO.IsStdoutTTY()
+			t := output.NewTable("Run", "Kind", "Status", "Session", "Created", "Summary").Flexible(3, 5)
+			for _, r := range out {
+				created := time.UnixMilli(r.CreatedAt).UTC().Format(time.RFC3339)
+				if tty {
+					created = age(now.Sub(time.UnixMilli(r.CreatedAt)))
+				}
+				t.Row(r.RunID, r.Kind, r.Status, targetOf(r), created, runs.Summary(r))
+			}
+			return t.Render(f.IO.Out, tty, f.IO.TerminalWidth())
+		},
+	}
+	cmd.Flags().StringVar(&status, "status", "", "only runs with this `STATUS` (accepted, running, ok, error, timeout)")
+	cmd.Flags().StringVar(&session, "session", "", "only runs involving this session `KEY` or sessionId")
+	cmd.Flags().IntVar(&limit, "limit", 50, "at most `N` runs")
+	_ = cmd.RegisterFlagCompletionFunc("status", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return []string{runs.StatusAccepted, runs.StatusRunning, runs.StatusOK, runs.StatusError, runs.StatusTimeout}, cobra.ShellCompDirectiveNoFileComp
+	})
+	return cmd
+}
+
+func targetOf(r *runs.Record) string {
+	if r.Target.DisplayKey != "" {
+		return r.Target.DisplayKey
+	}
+	return r.Target.Key
+}
+
+func matchSession(r *runs.Record, s string) bool {
+	for _, x := range []*runs.Session{&r.Target, r.Requester} {
+		if x != nil && (x.Key == s || x.DisplayKey == s || (x.SessionID != "" && strings.EqualFold(x.SessionID, s))) {
+			return true
+		}
+	}
+	return false
+}
+
+func age(d time.Duration) string {
+	switch {
+	case d < time.Minute:
+		return "just now"
+	case d < time.Hour:
+		return strconv.Itoa(int(d.Minutes())) + "m ago"
+	case d < 48*time.Hour:
+		return strconv.Itoa(int(d.Hours())) + "h ago"
+	}
+	return strconv.Itoa(int(d.Hours()/24)) + "d ago"
+}
+
+// NewCmdWait builds `sessions wait RUN_ID`.
+func NewCmdWait(f *cmdutil.Factory) *cobra.Command {
+	var timeout int
+	cmd := &cobra.Command{
+		Use:   "wait RUN_ID [--timeout S]",
+		Short: "Wait for a run's reply, with the same result as send",
+		Long: `Wait until the run's first step has ended (the target's reply for a send) and
+print the same result as 'sessions send' would have. A run whose runner died
+ends as "error: runner exited" at once. --timeout S (default 30) bounds the
+wait (exit 5); the run itself goes on.`,
+		Args: cmdutil.ExactArgs(1, "RUN_ID"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if timeout < 1 {
+				return apperr.Usagef("--timeout must be at least 1 second (got %d)", timeout)
+			}
+			s, err := f.State()
+			if err != nil {
+				return err
+			}
+			rs := runs.Open(s.Dir.Path)
+			rec, err := rs.Load(strings.TrimSpace(args[0]))
+			if err != nil {
+				return err
+			}
+			return send.WaitAndPrint(f, rs, rec, time.Duration(timeout)*time.Second)
+		},
+	}
+	cmd.Flags().IntVar(&timeout, "timeout", 30, "wait up to `S` seconds")
+	return cmd
+}
+
+// NewCmdRunner builds the hidden command a detached runner executes.
+func NewCmdRunner(f *cmdutil.Factory) *cobra.Command {
+	return &cobra.Command{
+		Use:    runner.CommandName + " RUN_ID",
+		Hidden: true,
+		Args:   cmdutil.ExactArgs(1, "RUN_ID"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			s, err := f.State()
+			if err != nil {
+				return err
+			}
+			// The runner outlives its caller: SIGHUP (a closed terminal) must not
+			// end it; SIGTERM/SIGINT cancel the current turn cleanly.
+			signal.Ignore(syscall.SIGHUP)
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			r := &runner.Runner{State: s, Runs: runs.Open(s.Dir.Path), Log: f.Log, Now: f.Now, LockTimeout: f.Flags.LockTimeout}
+			return r.Execute(ctx, args[0])
+		},
+	}
+}

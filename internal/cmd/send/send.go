@@ -1,0 +1,323 @@
+// Package send implements `sessions send` and the shared wait logic of
+// `sessions wait`.
+package send
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/briandowns/spinner"
+	"github.com/openclaw/sessions/internal/apperr"
+	"github.com/openclaw/sessions/internal/cmdutil"
+	"github.com/openclaw/sessions/internal/policy"
+	"github.com/openclaw/sessions/internal/runner"
+	"github.com/openclaw/sessions/internal/runs"
+	"github.com/openclaw/sessions/internal/state"
+	"github.com/openclaw/sessions/internal/transcript"
+	"github.com/spf13/cobra"
+)
+
+// Options are the parsed flags of `sessions send`.
+type Options struct {
+	f       *cmdutil.Factory
+	Ref     string
+	Label   string
+	Message string
+	Timeout int
+	Engine  string
+	Deliver string
+}
+
+// NewCmd builds the command.
+func NewCmd(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
+	o := &Options{f: f}
+	cmd := &cobra.Command{
+		Use:   "send {KEY | SESSION_ID | --label L [--agent A]} MESSAGE [flags]",
+		Short: "Send a message into a session and (optionally) wait for its reply",
+		Long: `Send a message into another session, as OpenClaw's sessions_send does, without a
+gateway: the message is recorded as a run and a short-lived detached runner
+performs the target's turn, then (when a requester is set with --as and differs
+from the target) the reply ping-pong, then the announce step, whose reply is
+delivered to the target's channel unless it is exactly ANNOUNCE_SKIP.
+
+Everything that can be refused is refused before anything is written: the
+target must exist and be visible to the requester, the agent-to-agent policy
+must allow it, and the send policy must not deny it (forbidden, exit 3).
+
+--timeout S waits up to S seconds for the target's reply (default 30);
+--timeout 0 returns at once with the run id. A caller that times out (exit 5)
+or is killed does not stop the run: follow it with 'sessions wait RUN_ID'.
+
+The agent turn is produced by an engine (--engine or $SESSIONS_ENGINE):
+"provider" (default) calls the model provider openclaw.json configures for the
+agent; "exec:COMMAND" runs COMMAND with a JSON request on stdin. Announces are
+recorded in <state>/sessions-cli/outbox.jsonl and sent for real through
+--deliver exec:COMMAND (or $SESSIONS_DELIVER).
+
+JSON: {"runId","status":"accepted","sessionKey"} with --timeout 0;
+{"runId","status":"ok","reply","sessionKey","delivery":{"status":"pending","mode":"announce"}};
+{"runId","status":"timeout","error"} (exit 5); {"runId","status":"error","error"} (exit 1).`,
+		Example: `  sessions send agent:main:signal:group:abc "Deploy finished" --timeout 60
+  sessions send --label build-stats "status?" --json
+  sessions --as agent:ops:main send main "need a hand" --timeout 0
+  sessions send main "hi" --engine 'exec:openclaw agent --local --message "$(jq -r .message)"'`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			want := 2
+			what := "KEY and MESSAGE"
+			if o.Label != "" {
+				want, what = 1, "MESSAGE"
+			}
+			return cmdutil.ExactArgs(want, what)(cmd, args)
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if o.Label != "" {
+				o.Message = args[0]
+			} else {
+				o.Ref, o.Message = args[0], args[1]
+			}
+			if strings.TrimSpace(o.Message) == "" {
+				return apperr.Usagef("message required")
+			}
+			if o.Timeout < 0 {
+				return apperr.Usagef("--timeout must be 0 or more seconds (got %d)", o.Timeout)
+			}
+			if o.Engine == "" {
+				o.Engine = f.Getenv("SESSIONS_ENGINE")
+			}
+			if o.Deliver == "" {
+				o.Deliver = f.Getenv("SESSIONS_DELIVER")
+			}
+			if err := ValidateEngine(o.Engine); err != nil {
+				return err
+			}
+			if o.Deliver != "" && !strings.HasPrefix(o.Deliver, "exec:") {
+				return apperr.Usagef("invalid --deliver %q (want exec:COMMAND)", o.Deliver)
+			}
+			if runF != nil {
+				return runF(o)
+			}
+			return run(o)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&o.Label, "label", "", "target the session with this `LABEL` (with --agent to pick the agent)")
+	fl.IntVar(&o.Timeout, "timeout", 30, "wait up to `S` seconds for the reply (0 = return at once)")
+	fl.StringVar(&o.Engine, "engine", "", "what produces the agent turn: provider | exec:COMMAND (default $SESSIONS_ENGINE, else provider)")
+	fl.StringVar(&o.Deliver, "deliver", "", "deliver announces through exec:COMMAND (default $SESSIONS_DELIVER)")
+	return cmd
+}
+
+// ValidateEngine checks an engine spec's syntax.
+func ValidateEngine(spec string) error {
+	switch {
+	case spec == "", spec == "provider":
+		return nil
+	case strings.HasPrefix(spec, "exec:") && strings.TrimSpace(strings.TrimPrefix(spec, "exec:")) != "":
+		return nil
+	}
+	return apperr.Usagef("invalid --engine %q (want provider or exec:COMMAND)", spec)
+}
+
+// Result is the JSON document of `send` and `wait`.
+type Result struct {
+	RunID      string         `json:"runId"`
+	Status     string         `json:"status"`
+	Reply      *string        `json:"reply,omitempty"`
+	SessionKey string         `json:"sessionKey,omitempty"`
+	Delivery   *DeliveryState `json:"delivery,omitempty"`
+	Error      string         `json:"error,omitempty"`
+}
+
+// DeliveryState is the delivery part of a result.
+type DeliveryState struct {
+	Status string `json:"status"`
+	Mode   string `json:"mode"`
+}
+
+func run(o *Options) error {
+	f := o.f
+	s, err := f.State()
+	if err != nil {
+		return err
+	}
+	var t *state.Target
+	if o.Label != "" {
+		if o.Ref != "" {
+			return apperr.Usagef("Provide either sessionKey or label (not both).")
+		}
+		t, err = s.ResolveLabel(o.Label, f.Flags.Agent, policy.OpSend)
+	} else {
+		t, err = s.Resolve(o.Ref, policy.OpSend)
+	}
+	if err != nil {
+		return err
+	}
+	if err := Preflight(s, t); err != nil {
+		return err
+	}
+	if s.SendPolicy(t) == "deny" {
+		return apperr.Forbiddenf("%s", policy.MsgSendBlocked).With("sessionKey", t.DisplayKey)
+	}
+	rec := &runs.Record{
+		RunID:          runs.NewID(),
+		Kind:           runs.KindSend,
+		Status:         runs.StatusAccepted,
+		CreatedAt:      f.Now().UnixMilli(),
+		Target:         runs.Session{Key: t.Key, DisplayKey: t.DisplayKey, AgentID: t.Agent, SessionID: t.Entry.SessionID, Channel: s.ChannelOf(t.Entry)},
+		Message:        o.Message,
+		TimeoutSeconds: o.Timeout,
+		Engine:         o.Engine,
+		Deliver:        o.Deliver,
+		Steps:          []runs.Step{},
+	}
+	if rec.Engine == "" {
+		rec.Engine = "provider"
+	}
+	rec.Requester = Requester(s)
+	return Launch(f, s, rec, time.Duration(o.Timeout)*time.Second)
+}
+
+// Requester describes the --as session for a run: its stored key (for the
+// ping-pong turns), the raw key as given (what OpenClaw's prompts show) and
+// its channel; nil for the host operator.
+func Requester(s *state.State) *runs.Session {
+	if s.Req.Operator() {
+		return nil
+	}
+	r := &runs.Session{Key: s.Req.Key, DisplayKey: s.Req.Raw, AgentID: s.Req.Agent}
+	if t, err := s.Lookup(s.Req.Raw); err == nil && t != nil {
+		r.Key = t.Key
+		r.SessionID = t.Entry.SessionID
+		r.Channel = s.ChannelOf(t.Entry)
+	}
+	return r
+}
+
+// Preflight refuses what the runner could not do, before a run exists: an
+// agent on the 2026.8+ SQLite store, or a transcript whose first line is
+// not a session header (OpenClaw would overwrite it; we never repair it).
+func Preflight(s *state.State, t *state.Target) error {
+	if _, err := os.Stat(s.SQLitePath(t.Agent)); err == nil {
+		return apperr.Statef("agent %s keeps its sessions in the OpenClaw 2026.8+ SQLite store %s; sessions cannot write there (use OpenClaw's own tools)", t.Agent, s.SQLitePath(t.Agent))
+	}
+	tp, err := s.Transcript(t.Agent, t.Store, t.Entry)
+	if err != nil {
+		return err
+	}
+	if tp.Exists {
+		h, err := transcript.ReadHeader(tp.Path)
+		if err != nil {
+			return apperr.Statef("cannot read transcript %s: %v", tp.Path, err)
+		}
+		if h == nil {
+			return apperr.Statef("transcript %s does not start with a session header; refusing to append to it", tp.Path)
+		}
+	}
+	return nil
+}
+
+// Launch records the run, starts its runner and waits as asked.
+func Launch(f *cmdutil.Factory, s *state.State, rec *runs.Record, timeout time.Duration) error {
+	rs := runs.Open(s.Dir.Path)
+	if err := rs.Save(rec); err != nil {
+		return err
+	}
+	cfgPath := ""
+	if s.Cfg.Exists {
+		cfgPath = s.Cfg.Path
+	}
+	var extra []string
+	if f.Flags.LockTimeout > 0 {
+		extra = append(extra, "--lock-timeout", f.Flags.LockTimeout.String())
+	}
+	if _, err := runner.Start(rs, rec.RunID, runner.StartOptions{StateDir: s.Dir.Path, ConfigPath: cfgPath, Extra: extra}); err != nil {
+		rec.Status = runs.StatusError
+		rec.Error = err.Error()
+		rec.ReplyDone = true
+		_ = rs.Save(rec)
+		return err
+	}
+	if timeout <= 0 {
+		return PrintAccepted(f, rec)
+	}
+	return WaitAndPrint(f, rs, rec, timeout)
+}
+
+// PrintAccepted prints the fire-and-forget result.
+func PrintAccepted(f *cmdutil.Factory, rec *runs.Record) error {
+	if f.JSONMode() {
+		return f.PrintJSON(Result{RunID: rec.RunID, Status: runs.StatusAccepted, SessionKey: displayOf(rec.Target)})
+	}
+	fmt.Fprintln(f.IO.Out, rec.RunID)
+	if f.IO.IsStderrTTY() {
+		fmt.Fprintf(f.IO.ErrOut, "Accepted; follow with: sessions wait %s\n", rec.RunID)
+	}
+	return nil
+}
+
+func displayOf(s runs.Session) string {
+	if s.DisplayKey != "" {
+		return s.DisplayKey
+	}
+	return s.Key
+}
+
+// WaitAndPrint waits for the first step of a run (the target's reply, or a
+// sub-agent's task) and prints the result like `send`.
+func WaitAndPrint(f *cmdutil.Factory, rs *runs.Store, rec *runs.Record, timeout time.Duration) error {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	var sp *spinner.Spinner
+	if f.IO.IsStderrTTY() && !f.JSONMode() {
+		sp = spinner.New(spinner.CharSets[14], 100*time.Millisecond, spinner.WithWriter(f.IO.ErrOut))
+		sp.Suffix = " waiting for " + displayOf(rec.Target)
+		sp.Start()
+	}
+	last, err := rs.Wait(ctx, rec.RunID, func(r *runs.Record) bool { return r.ReplyDone })
+	if sp != nil {
+		sp.Stop()
+	}
+	if err != nil && !errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	if last == nil {
+		last = rec
+	}
+	if err != nil || !last.ReplyDone {
+		msg := fmt.Sprintf("timed out after %s waiting for the reply; the run goes on (sessions wait %s)", timeout, last.RunID)
+		return apperr.Timeoutf("%s", msg).With("runId", last.RunID)
+	}
+	return PrintDone(f, last)
+}
+
+// PrintDone prints a run whose first step has ended.
+func PrintDone(f *cmdutil.Factory, r *runs.Record) error {
+	if r.Error != "" && (r.Reply == "" || r.Status == runs.StatusError) && !hasOKTurn(r) {
+		status := runs.StatusError
+		if r.Status == runs.StatusTimeout {
+			status = runs.StatusTimeout
+		}
+		e := &apperr.Error{Code: apperr.CodeError, Status: status, Msg: r.Error}
+		if status == runs.StatusTimeout {
+			e.Code = apperr.CodeTimeout
+		}
+		return e.With("runId", r.RunID)
+	}
+	reply := r.Reply
+	res := Result{RunID: r.RunID, Status: runs.StatusOK, Reply: &reply, SessionKey: displayOf(r.Target), Delivery: &DeliveryState{Status: "pending", Mode: "announce"}}
+	if f.JSONMode() {
+		return f.PrintJSON(res)
+	}
+	fmt.Fprintln(f.IO.Out, reply)
+	return nil
+}
+
+// hasOKTurn reports whether the first step succeeded (later steps may fail
+// without failing what send waited for).
+func hasOKTurn(r *runs.Record) bool {
+	return len(r.Steps) > 0 && r.Steps[0].Status == runs.StatusOK
+}

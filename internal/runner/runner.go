@@ -1,0 +1,445 @@
+// Package runner performs a run: the detached process `sessions send` and
+// `sessions spawn` start, which does the agent turns of format §6.3 (the
+// target's turn, the reply ping-pong, the announce step) or a sub-agent's
+// task, writes them into the transcripts and the store, and delivers the
+// announce. It records every step in the run record (package runs).
+package runner
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"charm.land/log/v2"
+	"github.com/openclaw/sessions/internal/apperr"
+	"github.com/openclaw/sessions/internal/config"
+	"github.com/openclaw/sessions/internal/delivery"
+	"github.com/openclaw/sessions/internal/engine"
+	"github.com/openclaw/sessions/internal/lock"
+	"github.com/openclaw/sessions/internal/runs"
+	"github.com/openclaw/sessions/internal/state"
+	"github.com/openclaw/sessions/internal/store"
+	"github.com/openclaw/sessions/internal/transcript"
+)
+
+// DefaultTurnTimeout bounds one agent turn when agents.defaults.timeoutSeconds
+// is not set (OpenClaw's default is 600 s).
+const DefaultTurnTimeout = 600 * time.Second
+
+// appendLockTimeout is how long a runner waits for OpenClaw's transcript
+// lock: a live OpenClaw run holds it for a whole turn, and the runner is in
+// the background, so it waits longer than the interactive 10 s.
+const appendLockTimeout = 3 * time.Minute
+
+// Runner executes runs against one state dir.
+type Runner struct {
+	State       *state.State
+	Runs        *runs.Store
+	Log         *log.Logger
+	Now         func() time.Time
+	LockTimeout time.Duration // store lock (--lock-timeout)
+	// NewEngine builds the engine of a run (engine.New by default; tests
+	// inject fakes).
+	NewEngine func(spec string, cfg *config.Config) (engine.Engine, error)
+}
+
+func (r *Runner) now() time.Time {
+	if r.Now != nil {
+		return r.Now()
+	}
+	return time.Now()
+}
+
+// Execute runs runID to its end. It holds the run's flock for its whole
+// life; a second runner for the same run exits at once.
+func (r *Runner) Execute(ctx context.Context, runID string) error {
+	fl := lock.NewFlock(r.Runs.LockPath(runID))
+	ok, err := fl.TryLock()
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return apperr.Errorf("run %s already has a runner (pid %d)", runID, lock.FlockHolder(r.Runs.LockPath(runID)))
+	}
+	defer fl.Unlock()
+	rec, err := r.Runs.Load(runID)
+	if err != nil {
+		return err
+	}
+	if runs.Terminal(rec.Status) {
+		return nil
+	}
+	rec.Status = runs.StatusRunning
+	rec.RunnerPID = os.Getpid()
+	rec.StartedAt = r.now().UnixMilli()
+	if err := r.Runs.Save(rec); err != nil {
+		return err
+	}
+	newEngine := r.NewEngine
+	if newEngine == nil {
+		newEngine = engine.New
+	}
+	eng, err := newEngine(rec.Engine, r.State.Cfg)
+	if err != nil {
+		return r.finish(rec, err)
+	}
+	x := &job{r: r, rec: rec, eng: eng}
+	switch rec.Kind {
+	case runs.KindSend:
+		err = x.send(ctx)
+	default:
+		err = fmt.Errorf("unknown run kind %q", rec.Kind)
+	}
+	return r.finish(rec, err)
+}
+
+// finish records the run's end.
+func (r *Runner) finish(rec *runs.Record, err error) error {
+	rec.EndedAt = r.now().UnixMilli()
+	rec.ReplyDone = true
+	if err != nil {
+		rec.Status = runs.StatusError
+		if rec.Error == "" {
+			rec.Error = err.Error()
+		}
+	} else if !runs.Terminal(rec.Status) {
+		rec.Status = runs.StatusOK
+	}
+	if rec.Delivery != nil && rec.Delivery.Status == "pending" {
+		rec.Delivery.Status = "skipped"
+	}
+	if serr := r.Runs.Save(rec); serr != nil {
+		return serr
+	}
+	return err
+}
+
+type job struct {
+	r   *Runner
+	rec *runs.Record
+	eng engine.Engine
+}
+
+func (x *job) save() {
+	if err := x.r.Runs.Save(x.rec); err != nil {
+		x.r.Log.Error("cannot save run", "run", x.rec.RunID, "err", err)
+	}
+}
+
+// send performs the steps of format §6.3.
+func (x *job) send(ctx context.Context) error {
+	rec := x.rec
+	tgt := rec.Target
+	c := Context{TargetKey: displayOf(tgt)}
+	if rec.Requester != nil {
+		c.RequesterKey = displayOf(*rec.Requester)
+		c.RequesterChannel = rec.Requester.Channel
+	}
+	reply, err := x.step(ctx, "turn", 0, tgt, rec.Message, MessageContext(c))
+	rec.ReplyDone = true
+	if err != nil {
+		rec.Status = runs.StatusError
+		rec.Error = err.Error()
+		x.save()
+		return nil
+	}
+	rec.Reply = reply
+	rec.Delivery = &runs.Delivery{Status: "pending", Mode: "announce"}
+	x.save()
+	if strings.TrimSpace(reply) == "" {
+		rec.Delivery.Status = "skipped"
+		rec.Delivery.Error = "no reply"
+		return nil
+	}
+	target := x.announceTarget(tgt)
+	c.TargetChannel = "unknown"
+	if target != nil {
+		c.TargetChannel = target.Channel
+	}
+	latest := reply
+	max := x.r.State.Cfg.PingPongTurns()
+	if rec.Requester != nil && rec.Requester.Key != "" && rec.Requester.Key != tgt.Key && max > 0 {
+		current, next := *rec.Requester, tgt
+		requesterTurn := true
+		incoming := reply
+		for turn := 1; turn <= max; turn++ {
+			out, err := x.step(ctx, "reply", turn, current, incoming, ReplyContext(c, requesterTurn, turn, max))
+			if err != nil || strings.TrimSpace(out) == "" || IsSkip(out, ReplySkip) {
+				break
+			}
+			latest, incoming = out, out
+			current, next = next, current
+			requesterTurn = !requesterTurn
+		}
+	}
+	ann, err := x.step(ctx, "announce", 0, tgt, AnnounceMessage, AnnounceContext(c, rec.Message, reply, latest))
+	switch {
+	case err != nil:
+		rec.Delivery.Status = "failed"
+		rec.Delivery.Error = "announce step: " + err.Error()
+	case strings.TrimSpace(ann) == "" || IsSkip(ann, AnnounceSkip):
+		rec.Delivery.Status = "skipped"
+		if strings.TrimSpace(ann) != "" {
+			rec.Delivery.Error = AnnounceSkip
+		}
+	case target == nil:
+		rec.Delivery.Status = "skipped"
+		rec.Delivery.Error = "no delivery route for " + displayOf(tgt)
+	default:
+		x.deliver(ctx, tgt, *target, strings.TrimSpace(ann))
+	}
+	x.save()
+	return nil
+}
+
+func displayOf(s runs.Session) string {
+	if s.DisplayKey != "" {
+		return s.DisplayKey
+	}
+	return s.Key
+}
+
+// announceTarget resolves the target's channel route from its key or its
+// entry (format §6.3 resolveAnnounceTarget).
+func (x *job) announceTarget(s runs.Session) *delivery.Target {
+	st, err := store.Load(x.storePath(s.AgentID))
+	if err != nil {
+		return delivery.FromKey(s.Key)
+	}
+	var route delivery.Route
+	if e, ok := st.Lookup(s.Key); ok {
+		if e.DC != nil {
+			route.DCChannel, route.DCTo, route.DCAccountID = e.DC.Channel, e.DC.To, e.DC.AccountID
+		}
+		route.LastChannel, route.LastTo, route.LastAccountID = e.LastChannel, e.LastTo, e.LastAccountID
+	}
+	return delivery.Resolve(s.Key, route)
+}
+
+// deliver records the announce in the outbox, mirrors it into the target's
+// transcript like OpenClaw mirrors deliveries, and sends it through the
+// hook when one is configured.
+func (x *job) deliver(ctx context.Context, s runs.Session, t delivery.Target, text string) {
+	rec := x.rec
+	d := rec.Delivery
+	d.Channel, d.To, d.AccountID, d.ThreadID, d.Message = t.Channel, t.To, t.AccountID, t.ThreadID, text
+	d.At = x.r.now().UnixMilli()
+	item := delivery.Item{ID: runs.NewID(), RunID: rec.RunID, Kind: "announce", SessionKey: s.Key, Target: t, Message: text, At: d.At, Status: "recorded"}
+	if rec.Deliver != "" {
+		if err := delivery.Hook(ctx, rec.Deliver, item, 0); err != nil {
+			item.Status, item.Error = "failed", err.Error()
+		} else {
+			item.Status = "delivered"
+		}
+	}
+	if err := delivery.Record(x.r.State.Dir.Path, item); err != nil {
+		x.r.Log.Warn("cannot record delivery in the outbox", "err", err)
+	}
+	d.Status, d.Error = item.Status, item.Error
+	if item.Status != "failed" {
+		if err := x.mirror(ctx, s, transcript.MirrorText(text, nil)); err != nil {
+			x.r.Log.Warn("cannot mirror the delivery into the transcript", "session", s.Key, "err", err)
+		}
+	}
+}
+
+func (x *job) mirror(ctx context.Context, s runs.Session, text string) error {
+	if text == "" {
+		return nil
+	}
+	path, entry, err := x.locate(s)
+	if err != nil {
+		return err
+	}
+	_, err = transcript.Append(ctx, path, transcript.AppendOptions{SessionID: entry.SessionID, Cwd: x.workspace(s.AgentID), LockTimeout: appendLockTimeout},
+		transcript.DeliveryMirrorMessage(text, x.r.now()))
+	return err
+}
+
+func (x *job) storePath(agent string) string {
+	p, _ := x.r.State.StorePath(agent)
+	return p
+}
+
+// locate reads the session's current entry and transcript path afresh (the
+// store may have changed since the run was accepted).
+func (x *job) locate(s runs.Session) (string, *store.Entry, error) {
+	st, err := store.Load(x.storePath(s.AgentID))
+	if err != nil {
+		return "", nil, err
+	}
+	e, ok := st.Lookup(s.Key)
+	if !ok {
+		return "", nil, apperr.NotFoundf("session %s no longer exists", s.Key)
+	}
+	tp, err := store.NewResolver(x.r.State.Dir.Path).Transcript(st, e, x.r.State.SessionsDir(s.AgentID))
+	if err != nil {
+		return "", nil, err
+	}
+	return tp.Path, e, nil
+}
+
+// workspace is the header cwd for a transcript we create: the agent's
+// configured workspace, else OpenClaw's default beside the state dir.
+func (x *job) workspace(agent string) string {
+	cfg := x.r.State.Cfg
+	if a := cfg.Agent(agent); a != nil && a.Workspace != "" {
+		return a.Workspace
+	}
+	if cfg.Defaults.Workspace != "" && agent == x.r.State.Default {
+		return cfg.Defaults.Workspace
+	}
+	if agent == x.r.State.Default {
+		return filepath.Join(x.r.State.Dir.Path, "workspace")
+	}
+	return filepath.Join(x.r.State.Dir.Path, "workspace-"+agent)
+}
+
+// sessionLock serialises our own turns on one session.
+func (x *job) sessionLock(s runs.Session) *lock.Flock {
+	h := sha256.Sum256([]byte(x.storePath(s.AgentID) + "\x00" + s.Key))
+	dir := filepath.Join(x.r.State.Dir.Path, "sessions-cli", "locks")
+	_ = os.MkdirAll(dir, 0o700)
+	return lock.NewFlock(filepath.Join(dir, hex.EncodeToString(h[:12])+".lock"))
+}
+
+func (x *job) turnTimeout() time.Duration {
+	if t := x.r.State.Cfg.Defaults.TimeoutSeconds; t != nil && *t > 0 {
+		return time.Duration(*t * float64(time.Second))
+	}
+	return DefaultTurnTimeout
+}
+
+// step runs one agent turn and records it as a step of the run.
+func (x *job) step(ctx context.Context, name string, turn int, s runs.Session, message, extra string) (string, error) {
+	rec := x.rec
+	rec.Steps = append(rec.Steps, runs.Step{Name: name, Session: displayOf(s), Turn: turn, Status: runs.StatusRunning, StartedAt: x.r.now().UnixMilli()})
+	i := len(rec.Steps) - 1
+	x.save()
+	res, err := x.agentTurn(ctx, s, message, extra)
+	st := &rec.Steps[i]
+	st.EndedAt = x.r.now().UnixMilli()
+	if err != nil {
+		st.Status = runs.StatusError
+		if errors.Is(err, context.DeadlineExceeded) {
+			st.Status = runs.StatusTimeout
+		}
+		st.Error = err.Error()
+		x.save()
+		return "", err
+	}
+	st.Status = runs.StatusOK
+	st.Reply = res.Reply
+	st.Model = res.Model
+	st.Usage = &runs.Usage{Input: res.Usage.Input, Output: res.Usage.Output, Total: res.Usage.Input + res.Usage.Output, Cost: res.Usage.Cost.Total}
+	x.save()
+	return res.Reply, nil
+}
+
+// agentTurn: one turn on a session — context from its transcript, the
+// engine, then the user and assistant messages appended in one batch and
+// the store entry updated.
+func (x *job) agentTurn(ctx context.Context, s runs.Session, message, extra string) (*engine.Result, error) {
+	timeout := x.turnTimeout()
+	sl := x.sessionLock(s)
+	if err := sl.Lock(ctx, timeout); err != nil {
+		return nil, fmt.Errorf("waiting for another turn on %s: %w", s.Key, err)
+	}
+	defer sl.Unlock()
+	path, entry, err := x.locate(s)
+	if err != nil {
+		return nil, err
+	}
+	var history []json.RawMessage
+	if _, err := os.Stat(path); err == nil {
+		if history, err = transcript.LeafPath(path, func(m string) { x.r.Log.Warn(m) }); err != nil {
+			return nil, err
+		}
+	}
+	provider, model := entry.ProviderOverride, entry.ModelOverride
+	if model == "" {
+		provider, model = x.r.State.Cfg.ModelFor(s.AgentID)
+	} else if provider == "" {
+		provider, model = x.r.State.Cfg.ResolveModel(model)
+	}
+	tctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	started := x.r.now()
+	req := engine.Request{
+		AgentID: s.AgentID, SessionKey: s.Key, SessionID: entry.SessionID,
+		TranscriptPath: path, History: history, Message: message, ExtraSystemPrompt: extra,
+		Provider: provider, Model: model, Timeout: timeout,
+	}
+	res, turnErr := x.eng.Turn(tctx, req)
+	if turnErr == nil && res.WroteTranscript {
+		return res, x.updateEntry(ctx, s, res)
+	}
+	user := engine.UserMessage(message, started)
+	var assistant json.RawMessage
+	if turnErr != nil {
+		if tctx.Err() != nil && ctx.Err() == nil {
+			turnErr = fmt.Errorf("turn timed out after %s: %w", timeout, context.DeadlineExceeded)
+		}
+		assistant = transcript.AssistantMessage{API: "sessions-cli", Provider: provider, Model: model, StopReason: "error", ErrorMessage: turnErr.Error(), Timestamp: x.r.now()}.JSON()
+	} else {
+		assistant = res.Assistant
+	}
+	if _, err := transcript.Append(ctx, path, transcript.AppendOptions{SessionID: entry.SessionID, Cwd: x.workspace(s.AgentID), LockTimeout: appendLockTimeout}, user, assistant); err != nil {
+		if turnErr != nil {
+			return nil, turnErr
+		}
+		return nil, fmt.Errorf("cannot append the turn to %s: %w", path, err)
+	}
+	if turnErr != nil {
+		return nil, turnErr
+	}
+	return res, x.updateEntry(ctx, s, res)
+}
+
+// updateEntry records the turn in the store entry like OpenClaw does after
+// a run (updatedAt, model, token counts — totalTokens is the prompt size).
+func (x *job) updateEntry(ctx context.Context, s runs.Session, res *engine.Result) error {
+	path := x.storePath(s.AgentID)
+	var ctxTokens float64
+	if p, ok := x.r.State.Cfg.Models.Providers[res.Provider]; ok {
+		if m := p.Model(res.Model); m != nil && m.ContextWindow > 0 {
+			ctxTokens = m.ContextWindow
+		}
+	}
+	if ctxTokens == 0 && x.r.State.Cfg.Defaults.ContextTokens != nil {
+		ctxTokens = *x.r.State.Cfg.Defaults.ContextTokens
+	}
+	_, err := store.Update(ctx, path, store.UpdateOptions{LockTimeout: x.r.LockTimeout, SQLitePath: x.r.State.SQLitePath(s.AgentID)}, func(tx *store.Tx) error {
+		e, ok := tx.Entry(s.Key)
+		if !ok {
+			return nil // deleted meanwhile: nothing to record
+		}
+		now := tx.Now().UnixMilli()
+		if old, ok := e.Number("updatedAt"); !ok || int64(old) < now {
+			_ = e.Set("updatedAt", now)
+		}
+		if res.Provider != "" {
+			_ = e.Set("modelProvider", res.Provider)
+		}
+		if res.Model != "" {
+			_ = e.Set("model", res.Model)
+		}
+		if ctxTokens > 0 {
+			_ = e.Set("contextTokens", ctxTokens)
+		}
+		_ = e.Set("inputTokens", res.Usage.Input)
+		_ = e.Set("outputTokens", res.Usage.Output)
+		_ = e.Set("totalTokens", res.PromptTokens)
+		_ = e.Set("abortedLastRun", false)
+		tx.Put(s.Key, e)
+		return nil
+	})
+	return err
+}

@@ -1,0 +1,92 @@
+package runner
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/openclaw/sessions/internal/apperr"
+	"github.com/openclaw/sessions/internal/runs"
+)
+
+// CommandName is the hidden command that runs a run.
+const CommandName = "__runner"
+
+// StartOptions locate the state for the runner process.
+type StartOptions struct {
+	StateDir   string // absolute
+	ConfigPath string // absolute; "" when there is no config file
+	Executable string // default os.Executable(), or $SESSIONS_RUNNER_EXE
+	Env        []string
+	Extra      []string // extra global flags (e.g. --lock-timeout)
+}
+
+// Start launches the runner of runID as a detached process: its own session
+// (setsid), stdin from /dev/null, stdout and stderr to the run's log file, so
+// it survives the caller's death and a closed terminal. It returns the pid.
+func Start(rs *runs.Store, runID string, o StartOptions) (int, error) {
+	exe := o.Executable
+	if exe == "" {
+		exe = os.Getenv("SESSIONS_RUNNER_EXE")
+	}
+	if exe == "" {
+		var err error
+		if exe, err = os.Executable(); err != nil {
+			return 0, apperr.Errorf("cannot find the sessions executable to start the runner: %v", err)
+		}
+	}
+	if err := os.MkdirAll(rs.Dir(), 0o700); err != nil {
+		return 0, apperr.Errorf("cannot create %s: %v", rs.Dir(), err)
+	}
+	logf, err := os.OpenFile(rs.LogPath(runID), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		return 0, apperr.Errorf("cannot open the runner log: %v", err)
+	}
+	defer logf.Close()
+	devnull, err := os.Open(os.DevNull)
+	if err != nil {
+		return 0, err
+	}
+	defer devnull.Close()
+	args := []string{"sessions", "--state-dir", o.StateDir}
+	if o.ConfigPath != "" {
+		args = append(args, "--config", o.ConfigPath)
+	}
+	args = append(args, o.Extra...)
+	args = append(args, CommandName, runID)
+	env := o.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	cmd := &exec.Cmd{
+		Path:        exe,
+		Args:        args, // argv[0] "sessions" (also what testscript dispatches on)
+		Dir:         filepath.Dir(rs.Dir()),
+		Env:         runnerEnv(env),
+		Stdin:       devnull,
+		Stdout:      logf,
+		Stderr:      logf,
+		SysProcAttr: &syscall.SysProcAttr{Setsid: true},
+	}
+	if err := cmd.Start(); err != nil {
+		return 0, apperr.Errorf("cannot start the runner: %v", err)
+	}
+	pid := cmd.Process.Pid
+	_ = cmd.Process.Release()
+	return pid, nil
+}
+
+// runnerEnv drops what names the caller as requester: the runner acts for
+// the run record, not for whoever started it.
+func runnerEnv(env []string) []string {
+	out := make([]string, 0, len(env))
+	for _, kv := range env {
+		if strings.HasPrefix(kv, "OPENCLAW_SESSION_KEY=") || strings.HasPrefix(kv, "OPENCLAW_SANDBOXED=") {
+			continue
+		}
+		out = append(out, kv)
+	}
+	return out
+}

@@ -1,0 +1,367 @@
+// Package runs keeps the records of send and spawn runs under
+// <state>/sessions-cli/runs/: one JSON file per run, written atomically,
+// plus an flock the runner holds for its whole life, so anyone can tell a
+// live runner from a dead one at once (CONTRACT §5).
+package runs
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+	"github.com/google/uuid"
+	"github.com/openclaw/sessions/internal/apperr"
+	"github.com/openclaw/sessions/internal/jsonx"
+	"github.com/openclaw/sessions/internal/lock"
+)
+
+// Statuses of a run (CONTRACT §4).
+const (
+	StatusAccepted = "accepted" // recorded, runner starting
+	StatusRunning  = "running"
+	StatusOK       = "ok"
+	StatusError    = "error"
+	StatusTimeout  = "timeout"
+)
+
+// Kinds of run.
+const (
+	KindSend  = "send"
+	KindSpawn = "spawn"
+)
+
+// MsgRunnerExited is the error of a run whose runner died without ending it.
+const MsgRunnerExited = "runner exited"
+
+// Session names a session taking part in a run.
+type Session struct {
+	Key        string `json:"key"`                  // as stored
+	DisplayKey string `json:"displayKey,omitempty"` // as shown to the requester
+	AgentID    string `json:"agentId"`
+	SessionID  string `json:"sessionId,omitempty"`
+	Channel    string `json:"channel,omitempty"`
+}
+
+// Usage is the token usage of a step.
+type Usage struct {
+	Input  int     `json:"input"`
+	Output int     `json:"output"`
+	Total  int     `json:"total"`
+	Cost   float64 `json:"cost,omitempty"`
+}
+
+// Step is one agent turn of a run.
+type Step struct {
+	Name      string `json:"name"` // turn | reply | announce | task
+	Session   string `json:"session"`
+	Turn      int    `json:"turn,omitempty"` // ping-pong turn number
+	Status    string `json:"status"`         // running | ok | error | timeout | skipped
+	Reply     string `json:"reply,omitempty"`
+	Error     string `json:"error,omitempty"`
+	StartedAt int64  `json:"startedAt,omitempty"`
+	EndedAt   int64  `json:"endedAt,omitempty"`
+	Usage     *Usage `json:"usage,omitempty"`
+	Model     string `json:"model,omitempty"`
+}
+
+// Delivery is the outcome of delivering an announce.
+type Delivery struct {
+	Status    string `json:"status"` // pending | skipped | recorded | delivered | failed
+	Mode      string `json:"mode"`   // announce
+	Channel   string `json:"channel,omitempty"`
+	To        string `json:"to,omitempty"`
+	AccountID string `json:"accountId,omitempty"`
+	ThreadID  string `json:"threadId,omitempty"`
+	Message   string `json:"message,omitempty"`
+	Error     string `json:"error,omitempty"`
+	At        int64  `json:"at,omitempty"`
+}
+
+// Record is one run.
+type Record struct {
+	RunID     string   `json:"runId"`
+	Kind      string   `json:"kind"`
+	Status    string   `json:"status"`
+	CreatedAt int64    `json:"createdAt"`
+	StartedAt int64    `json:"startedAt,omitempty"`
+	EndedAt   int64    `json:"endedAt,omitempty"`
+	Target    Session  `json:"target"`
+	Requester *Session `json:"requester,omitempty"`
+	Message   string   `json:"message"`
+	// TimeoutSeconds is what the caller waited for step 1 (0 = fire and forget).
+	TimeoutSeconds int    `json:"timeoutSeconds"`
+	Engine         string `json:"engine"`
+	Deliver        string `json:"deliver,omitempty"`
+	// ReplyDone is set once the first step (the target's turn) has ended:
+	// what `send` and `wait` wait for.
+	ReplyDone bool      `json:"replyDone"`
+	Reply     string    `json:"reply,omitempty"`
+	Error     string    `json:"error,omitempty"`
+	Steps     []Step    `json:"steps"`
+	Delivery  *Delivery `json:"delivery,omitempty"`
+	RunnerPID int       `json:"runnerPid,omitempty"`
+
+	// Spawn runs.
+	Spawn *Spawn `json:"spawn,omitempty"`
+}
+
+// Spawn holds what only a spawn run has.
+type Spawn struct {
+	Task              string `json:"task"`
+	Label             string `json:"label,omitempty"`
+	Model             string `json:"model,omitempty"`
+	Thinking          string `json:"thinking,omitempty"`
+	RunTimeoutSeconds int    `json:"runTimeoutSeconds,omitempty"`
+	Cleanup           string `json:"cleanup"`
+	Outcome           string `json:"outcome,omitempty"` // ok | error | timeout
+	ArchiveAtMs       int64  `json:"archiveAtMs,omitempty"`
+	ArchivedAt        int64  `json:"archivedAt,omitempty"`
+}
+
+// Terminal reports whether a status is final.
+func Terminal(status string) bool {
+	return status == StatusOK || status == StatusError || status == StatusTimeout
+}
+
+// Dir is the runs directory of a state dir.
+func Dir(stateDir string) string { return filepath.Join(stateDir, "sessions-cli", "runs") }
+
+// Store is a runs directory.
+type Store struct{ dir string }
+
+// Open returns the runs store of a state dir (created on first write).
+func Open(stateDir string) *Store { return &Store{dir: Dir(stateDir)} }
+
+// Path is the record file of a run.
+func (s *Store) Path(runID string) string { return filepath.Join(s.dir, runID+".json") }
+
+// LockPath is the flock the runner of a run holds.
+func (s *Store) LockPath(runID string) string { return filepath.Join(s.dir, runID+".lock") }
+
+// LogPath is where the runner's stderr goes.
+func (s *Store) LogPath(runID string) string { return filepath.Join(s.dir, runID+".log") }
+
+// Dir is the directory.
+func (s *Store) Dir() string { return s.dir }
+
+// NewID returns a fresh run id (a v4 UUID, like OpenClaw's idempotency keys).
+func NewID() string { return uuid.NewString() }
+
+func validID(id string) error {
+	if _, err := uuid.Parse(id); err != nil || strings.ContainsAny(id, `/\`) {
+		return apperr.Usagef("invalid run id %q", id)
+	}
+	return nil
+}
+
+// Save writes a record atomically (temp file in the same dir, fsync,
+// rename), mode 0600.
+func (s *Store) Save(r *Record) error {
+	if err := os.MkdirAll(s.dir, 0o700); err != nil {
+		return apperr.Errorf("cannot create %s: %v", s.dir, err)
+	}
+	data, err := jsonx.MarshalIndent(r)
+	if err != nil {
+		return err
+	}
+	data = append(data, '\n')
+	tmp, err := os.CreateTemp(s.dir, "."+r.RunID+".*.tmp")
+	if err != nil {
+		return apperr.Errorf("cannot write run %s: %v", r.RunID, err)
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return apperr.Errorf("cannot write run %s: %v", r.RunID, err)
+	}
+	if err := tmp.Chmod(0o600); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp.Name(), s.Path(r.RunID)); err != nil {
+		return apperr.Errorf("cannot write run %s: %v", r.RunID, err)
+	}
+	return nil
+}
+
+// Load reads a record; an unknown run is exit 4.
+func (s *Store) Load(runID string) (*Record, error) {
+	if err := validID(runID); err != nil {
+		return nil, err
+	}
+	data, err := os.ReadFile(s.Path(runID))
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, apperr.NotFoundf("No run found: %s", runID)
+		}
+		return nil, apperr.Statef("cannot read run %s: %v", runID, err)
+	}
+	var r Record
+	if err := json.Unmarshal(data, &r); err != nil {
+		return nil, apperr.Statef("run record %s is corrupt: %v", s.Path(runID), err)
+	}
+	return &r, nil
+}
+
+// List returns every run, newest first. Unreadable records are skipped.
+func (s *Store) List() ([]*Record, error) {
+	ents, err := os.ReadDir(s.dir)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, nil
+		}
+		return nil, apperr.Statef("cannot read %s: %v", s.dir, err)
+	}
+	var out []*Record
+	for _, e := range ents {
+		name := e.Name()
+		if !strings.HasSuffix(name, ".json") || strings.HasPrefix(name, ".") {
+			continue
+		}
+		r, err := s.Load(strings.TrimSuffix(name, ".json"))
+		if err != nil {
+			continue
+		}
+		out = append(out, r)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].CreatedAt > out[j].CreatedAt })
+	return out, nil
+}
+
+// RunnerAlive reports whether some process holds the run's flock.
+func (s *Store) RunnerAlive(runID string) bool {
+	locked, err := lock.IsLocked(s.LockPath(runID))
+	return err == nil && locked
+}
+
+// startGrace is how long an accepted run may wait for its runner to take
+// its lock before a waiter calls it dead.
+const startGrace = 10 * time.Second
+
+// Reap ends a run whose runner is gone: running (or accepted for longer
+// than the start grace) with a free runner lock → error "runner exited".
+// It returns the (possibly updated) record.
+func (s *Store) Reap(r *Record, now time.Time) (*Record, error) {
+	if Terminal(r.Status) {
+		return r, nil
+	}
+	if r.Status == StatusAccepted && now.Sub(time.UnixMilli(r.CreatedAt)) < startGrace {
+		return r, nil
+	}
+	if s.RunnerAlive(r.RunID) {
+		return r, nil
+	}
+	// The runner writes its final state before releasing its lock; re-read
+	// to close the window between our read and its exit.
+	fresh, err := s.Load(r.RunID)
+	if err != nil {
+		return nil, err
+	}
+	if Terminal(fresh.Status) {
+		return fresh, nil
+	}
+	fresh.Status = StatusError
+	fresh.Error = MsgRunnerExited
+	if !fresh.ReplyDone {
+		fresh.ReplyDone = true
+	}
+	fresh.EndedAt = now.UnixMilli()
+	for i := range fresh.Steps {
+		if fresh.Steps[i].Status == "running" {
+			fresh.Steps[i].Status = StatusError
+			fresh.Steps[i].Error = MsgRunnerExited
+			fresh.Steps[i].EndedAt = fresh.EndedAt
+		}
+	}
+	if fresh.Delivery != nil && fresh.Delivery.Status == "pending" {
+		fresh.Delivery.Status = "failed"
+		fresh.Delivery.Error = MsgRunnerExited
+	}
+	if err := s.Save(fresh); err != nil {
+		return nil, err
+	}
+	return fresh, nil
+}
+
+// Wait blocks until done(record) is true, the run is reaped, or ctx ends
+// (returning the last record seen and ctx.Err()). It watches the runs
+// directory with fsnotify and polls as a fallback.
+func (s *Store) Wait(ctx context.Context, runID string, done func(*Record) bool) (*Record, error) {
+	if err := os.MkdirAll(s.dir, 0o700); err != nil {
+		return nil, apperr.Errorf("cannot create %s: %v", s.dir, err)
+	}
+	var events <-chan fsnotify.Event
+	if w, err := fsnotify.NewWatcher(); err == nil {
+		defer w.Close()
+		if w.Add(s.dir) == nil {
+			events = w.Events
+		}
+	}
+	poll := time.NewTicker(200 * time.Millisecond)
+	defer poll.Stop()
+	target := s.Path(runID)
+	var last *Record
+	check := func() (bool, error) {
+		r, err := s.Load(runID)
+		if err != nil {
+			return false, err
+		}
+		if r, err = s.Reap(r, time.Now()); err != nil {
+			return false, err
+		}
+		last = r
+		return done(r) || Terminal(r.Status), nil
+	}
+	for {
+		ok, err := check()
+		if err != nil {
+			return last, err
+		}
+		if ok {
+			return last, nil
+		}
+		select {
+		case <-ctx.Done():
+			return last, ctx.Err()
+		case ev := <-events:
+			if ev.Name != target && !strings.HasSuffix(ev.Name, ".lock") {
+				continue
+			}
+		case <-poll.C:
+		}
+	}
+}
+
+// Summary is a one-line description of a record for people.
+func Summary(r *Record) string {
+	switch {
+	case r.Error != "":
+		return r.Error
+	case r.Spawn != nil && r.Spawn.Outcome != "":
+		return r.Spawn.Outcome
+	case r.Reply != "":
+		return firstLine(r.Reply)
+	}
+	return ""
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i] + " …"
+	}
+	return s
+}
