@@ -2,7 +2,7 @@ package engine
 
 import (
 	"bytes"
-		"encoding/json"
+	"encoding/json"
 	"fmt"
 	"regexp"
 	"strconv"

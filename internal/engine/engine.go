@@ -48,11 +48,15 @@ const DefaultMaxTokens = 4096
 
 // Request is one agent turn: the engine gets the context and the new user
 // message, and returns the assistant reply.
+//
+// History must not contain the new message: append the user message (and
+// Result.Assistant) after the turn, and only when !Result.WroteTranscript —
+// an exec engine such as `openclaw agent --local` appends both itself.
 type Request struct {
 	AgentID, SessionKey, SessionID string
 	TranscriptPath                 string            // absolute
 	History                        []json.RawMessage // pi-format messages on the leaf path, root→leaf
-	Message                        string            // the new user message text
+	Message                        string            // the new user message text (not in History)
 	ExtraSystemPrompt              string            // the step's context, may be ""
 	Provider, Model                string            // resolved model ("mock", "mock-1")
 	Thinking                       string            // "", off, minimal, low, medium, high, xhigh

@@ -38,7 +38,9 @@ const DefaultKillGrace = 2 * time.Second
 // SESSIONS_SESSION_KEY, SESSIONS_SESSION_ID, SESSIONS_TRANSCRIPT,
 // SESSIONS_MESSAGE, SESSIONS_EXTRA_SYSTEM_PROMPT, SESSIONS_PROVIDER,
 // SESSIONS_MODEL, SESSIONS_THINKING and SESSIONS_TIMEOUT_SECONDS (then
-// Request.Env), so a fixed command line can pass them on, e.g.
+// Request.Env; a value over MaxEnvValue is only on stdin, and its variable
+// is named in SESSIONS_OMITTED), so a fixed command line can pass them on,
+// e.g.
 //
 //	exec:openclaw agent --local --agent "$SESSIONS_AGENT_ID" --session-id "$SESSIONS_SESSION_ID" --message "$SESSIONS_MESSAGE"
 //
@@ -94,18 +96,7 @@ func (e *Exec) Turn(ctx context.Context, req Request) (*Result, error) {
 	stdin = append(stdin, '\n')
 
 	cmd := exec.Command("sh", "-c", e.Command)
-	cmd.Env = append(os.Environ(),
-		"SESSIONS_AGENT_ID="+req.AgentID,
-		"SESSIONS_SESSION_KEY="+req.SessionKey,
-		"SESSIONS_SESSION_ID="+req.SessionID,
-		"SESSIONS_TRANSCRIPT="+req.TranscriptPath,
-		"SESSIONS_MESSAGE="+req.Message,
-		"SESSIONS_EXTRA_SYSTEM_PROMPT="+req.ExtraSystemPrompt,
-		"SESSIONS_PROVIDER="+req.Provider,
-		"SESSIONS_MODEL="+req.Model,
-		"SESSIONS_THINKING="+req.Thinking,
-		"SESSIONS_TIMEOUT_SECONDS="+strconv.Itoa(secs),
-	)
+	cmd.Env = append(os.Environ(), execEnv(in)...)
 	cmd.Env = append(cmd.Env, req.Env...)
 	cmd.Stdin = bytes.NewReader(stdin)
 	stdout := &capBuffer{max: MaxExecOutput}
@@ -206,6 +197,39 @@ func (e *Exec) Turn(ctx context.Context, req Request) (*Result, error) {
 		StopReason:      "stop",
 		WroteTranscript: wrote,
 	}, nil
+}
+
+// MaxEnvValue is the longest value put in a SESSIONS_* variable; Linux
+// refuses to exec with a single environment string over 128 KiB.
+const MaxEnvValue = 64 << 10
+
+// execEnv is the request as SESSIONS_* variables. A value longer than
+// MaxEnvValue is left out (it is still on stdin) and its name listed in
+// SESSIONS_OMITTED.
+func execEnv(in execRequest) []string {
+	vars := []struct{ name, val string }{
+		{"SESSIONS_AGENT_ID", in.AgentID},
+		{"SESSIONS_SESSION_KEY", in.SessionKey},
+		{"SESSIONS_SESSION_ID", in.SessionID},
+		{"SESSIONS_TRANSCRIPT", in.TranscriptPath},
+		{"SESSIONS_MESSAGE", in.Message},
+		{"SESSIONS_EXTRA_SYSTEM_PROMPT", in.ExtraSystemPrompt},
+		{"SESSIONS_PROVIDER", in.Provider},
+		{"SESSIONS_MODEL", in.Model},
+		{"SESSIONS_THINKING", in.Thinking},
+		{"SESSIONS_TIMEOUT_SECONDS", strconv.Itoa(in.TimeoutSeconds)},
+	}
+	env := make([]string, 0, len(vars)+1)
+	var omitted []string
+	for _, v := range vars {
+		if len(v.val) > MaxEnvValue || strings.IndexByte(v.val, 0) >= 0 {
+			omitted = append(omitted, v.name)
+			continue
+		}
+		env = append(env, v.name+"="+v.val)
+	}
+	env = append(env, "SESSIONS_OMITTED="+strings.Join(omitted, ","))
+	return env
 }
 
 func stderrSuffix(t *tailBuffer) string {

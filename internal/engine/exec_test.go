@@ -270,3 +270,19 @@ func TestExecOutputCap(t *testing.T) {
 		t.Fatalf("err %v", err)
 	}
 }
+
+func TestExecHugeMessageStaysOnStdin(t *testing.T) {
+	dir := t.TempDir()
+	req := execRequestFor(dir)
+	req.Message = strings.Repeat("x", 200<<10)
+	res, err := execEngine(t, `printf '%s:%s:' "$SESSIONS_OMITTED" "${SESSIONS_MESSAGE:-unset}"; wc -c | tr -d ' '`).Turn(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(res.Reply, "SESSIONS_MESSAGE:unset:") {
+		t.Errorf("reply %q", res.Reply)
+	}
+	if n, _ := strconv.Atoi(strings.TrimPrefix(res.Reply, "SESSIONS_MESSAGE:unset:")); n < 200<<10 {
+		t.Errorf("stdin had %d bytes", n)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"math"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"reflect"
 	"strings"
 	"testing"
@@ -210,9 +211,9 @@ func TestOpenAIImagesAndReasoning(t *testing.T) {
 
 func TestOpenAIResponseVariants(t *testing.T) {
 	cases := []struct {
-		name, body             string
-		reply, stop, thinking  string
-		ignored                []string
+		name, body              string
+		reply, stop, thinking   string
+		ignored                 []string
 		input, cacheRead, total int
 	}{
 		{"null content with tool calls", `{"choices":[{"message":{"role":"assistant","content":null,"tool_calls":[{"id":"x","type":"function","function":{"name":"exec","arguments":"{}"}}]},"finish_reason":"tool_calls"}],"usage":{"prompt_tokens":10,"completion_tokens":3}}`,
@@ -601,3 +602,43 @@ func TestUserMessageAndNew(t *testing.T) {
 }
 
 func reflectType(v any) string { return reflect.TypeOf(v).String() }
+
+// headers and part of the body, then nothing: the deadline still holds
+func TestProviderStallMidBody(t *testing.T) {
+	release := make(chan struct{})
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Content-Length", "1000")
+		w.WriteHeader(200)
+		w.Write([]byte(`{"choices":[`))
+		w.(http.Flusher).Flush()
+		select {
+		case <-r.Context().Done():
+		case <-release:
+		}
+	}))
+	defer hs.Close()
+	defer close(release)
+	cfg := providerConfig(t, "fake", "openai-completions", hs.URL+"/v1", "k", "")
+	req := baseRequest()
+	req.Timeout = 300 * time.Millisecond
+	t0 := time.Now()
+	_, err := (&Provider{Config: cfg}).Turn(context.Background(), req)
+	if !errors.Is(err, ErrTimeout) || time.Since(t0) > 2*time.Second {
+		t.Fatalf("err %v after %s", err, time.Since(t0))
+	}
+}
+
+func TestProviderErrorIn200(t *testing.T) {
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(`{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`))
+	}))
+	defer hs.Close()
+	cfg := providerConfig(t, "fake", "anthropic-messages", hs.URL, "k", "")
+	_, err := (&Provider{Config: cfg}).Turn(context.Background(), baseRequest())
+	var pe *ProviderError
+	if !errors.As(err, &pe) || pe.Type != "overloaded_error" || pe.Message != "Overloaded" {
+		t.Fatalf("err %v", err)
+	}
+}
