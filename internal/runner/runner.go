@@ -146,6 +146,9 @@ func (x *job) send(ctx context.Context) error {
 	rec.ReplyDone = true
 	if err != nil {
 		rec.Status = runs.StatusError
+		if rec.Steps[len(rec.Steps)-1].Status == runs.StatusTimeout {
+			rec.Status = runs.StatusTimeout
+		}
 		rec.Error = err.Error()
 		x.save()
 		return nil
@@ -328,7 +331,7 @@ func (x *job) step(ctx context.Context, name string, turn int, s runs.Session, m
 	st.EndedAt = x.r.now().UnixMilli()
 	if err != nil {
 		st.Status = runs.StatusError
-		if errors.Is(err, context.DeadlineExceeded) {
+		if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, engine.ErrTimeout) {
 			st.Status = runs.StatusTimeout
 		}
 		st.Error = err.Error()

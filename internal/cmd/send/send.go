@@ -294,16 +294,24 @@ func WaitAndPrint(f *cmdutil.Factory, rs *runs.Store, rec *runs.Record, timeout 
 	return PrintDone(f, last)
 }
 
-// PrintDone prints a run whose first step has ended.
+// PrintDone prints a run whose first step has ended: ok with the reply, or
+// the step's failure — "timeout" (exit 5) when the turn itself timed out,
+// as OpenClaw's agent.wait reports it, else "error" (exit 1).
 func PrintDone(f *cmdutil.Factory, r *runs.Record) error {
-	if r.Error != "" && (r.Reply == "" || r.Status == runs.StatusError) && !hasOKTurn(r) {
-		status := runs.StatusError
-		if r.Status == runs.StatusTimeout {
-			status = runs.StatusTimeout
+	if !hasOKTurn(r) {
+		msg, timedOut := r.Error, r.Status == runs.StatusTimeout
+		if len(r.Steps) > 0 {
+			if msg == "" {
+				msg = r.Steps[0].Error
+			}
+			timedOut = timedOut || r.Steps[0].Status == runs.StatusTimeout
 		}
-		e := &apperr.Error{Code: apperr.CodeError, Status: status, Msg: r.Error}
-		if status == runs.StatusTimeout {
-			e.Code = apperr.CodeTimeout
+		if msg == "" {
+			msg = "agent error"
+		}
+		e := apperr.Errorf("%s", msg)
+		if timedOut {
+			e = apperr.Timeoutf("%s", msg)
 		}
 		return e.With("runId", r.RunID)
 	}
