@@ -9,13 +9,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/openclaw/sessions/internal/cli"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"sessions": func() { os.Exit(cli.Main(os.Args[1:])) },
+		"sessions": func() { os.Exit(runSessions(os.Args[1:])) },
 	})
 }
 
@@ -40,11 +39,15 @@ func TestScript(t *testing.T) {
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"copystate": copyState,
-			"exitcode":  exitCode,
-			"snapshot":  snapshot,
-			"appendhex": appendHex,
-			"storelock": storeLock,
+			"copystate":  copyState,
+			"exitcode":   exitCode,
+			"snapshot":   snapshot,
+			"appendhex":  appendHex,
+			"storelock":  storeLock,
+			"waitfile":   waitFile,
+			"appendfile": appendFile,
+			"flockhold":  flockHold,
+			"fakellm":    fakeLLMCmd,
 		},
 	})
 }

@@ -5,6 +5,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"time"
@@ -18,6 +19,7 @@ import (
 	"github.com/openclaw/sessions/internal/cmd/patch"
 	"github.com/openclaw/sessions/internal/cmd/runscmd"
 	"github.com/openclaw/sessions/internal/cmd/send"
+	"github.com/openclaw/sessions/internal/cmd/spawn"
 	"github.com/openclaw/sessions/internal/cmd/version"
 	"github.com/openclaw/sessions/internal/cmdutil"
 	"github.com/openclaw/sessions/internal/config"
@@ -40,7 +42,10 @@ func Main(args []string) int {
 
 // Run executes args against a prepared factory (tests inject streams).
 func Run(f *cmdutil.Factory, args []string) int {
-	if f.Log == nil {
+	if cmdutil.IsCompletionRequest(args) {
+		// Tab completion prints candidates and nothing else: no warnings.
+		f.Log = log.New(io.Discard)
+	} else if f.Log == nil {
 		f.Log = newLogger(f)
 	}
 	root := NewRoot(f)
@@ -113,6 +118,11 @@ on a terminal and scripts get tab-separated lines when piped.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
+			if cmdutil.IsCompletionCommand(cmd) {
+				// Tab completion: no setup, no sweeps, no locks, no log lines.
+				f.Log.SetOutput(io.Discard)
+				return nil
+			}
 			if f.Flags.LogLevel != "" {
 				lvl, err := log.ParseLevel(f.Flags.LogLevel)
 				if err != nil {
@@ -128,7 +138,11 @@ on a terminal and scripts get tab-separated lines when piped.`,
 			if f.Flags.LockTimeout < 0 {
 				return apperr.Usagef("--lock-timeout must not be negative")
 			}
-			return f.PrepareJQ()
+			if err := f.PrepareJQ(); err != nil {
+				return err
+			}
+			runscmd.AutoSweep(f, cmd) // archives due sub-agents; never fails the command
+			return nil
 		},
 	}
 	root.SetOut(f.IO.Out)
@@ -154,6 +168,7 @@ on a terminal and scripts get tab-separated lines when piped.`,
 		patch.NewCmd(f, nil),
 		agents.NewCmd(f, nil),
 		send.NewCmd(f, nil),
+		spawn.NewCmd(f, nil),
 		runscmd.NewCmdRuns(f),
 		runscmd.NewCmdWait(f),
 		runscmd.NewCmdRunner(f),
@@ -161,5 +176,6 @@ on a terminal and scripts get tab-separated lines when piped.`,
 		completion.NewCmd(f),
 	)
 	root.CompletionOptions.DisableDefaultCmd = true
+	addExtras(root, f)
 	return root
 }

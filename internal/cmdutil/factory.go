@@ -100,6 +100,20 @@ func (f *Factory) PrintJSON(v any) error {
 	return f.printJSONTo(f.IO.Out, v)
 }
 
+// PrintJSONLine prints v as one line of JSON Lines output (compact), each
+// --jq result on its own line: the streaming form of `history --follow`.
+func (f *Factory) PrintJSONLine(v any) error {
+	if f.Flags.JQ != "" {
+		if f.jq == nil {
+			if err := f.PrepareJQ(); err != nil {
+				return err
+			}
+		}
+		return output.JQLine(f.IO.Out, f.jq, v)
+	}
+	return output.JSONLine(f.IO.Out, v)
+}
+
 func (f *Factory) printJSONTo(w io.Writer, v any) error {
 	if f.Flags.JQ != "" {
 		if f.jq == nil {

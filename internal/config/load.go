@@ -47,6 +47,10 @@ func Load(path string, env Env) (*Config, error) {
 		abs = env.abs(path)
 	}
 	cfg := &Config{Path: abs, Raw: map[string]any{}}
+	if st, err := os.Stat(abs); err == nil && !st.Mode().IsRegular() {
+		// A FIFO would block the read forever; a directory is no config.
+		return nil, apperr.Statef("cannot read config %s: not a regular file (%s)", abs, st.Mode().Type())
+	}
 	data, err := os.ReadFile(abs)
 	if err != nil {
 		if isNotExist(err) {

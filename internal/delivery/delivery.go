@@ -167,6 +167,27 @@ func Record(stateDir string, it Item) error {
 // DefaultHookTimeout bounds a delivery hook.
 const DefaultHookTimeout = 30 * time.Second
 
+// HookTimeoutEnv overrides DefaultHookTimeout (a Go duration, e.g. "500ms").
+// It exists for tests of hooks that hang; it is not a user setting.
+const HookTimeoutEnv = "SESSIONS_DELIVER_TIMEOUT"
+
+// hookWaitDelay bounds the wait for the hook's output after it has exited
+// or been killed: a process it started in another process group may hold
+// the pipe open.
+const hookWaitDelay = time.Second
+
+// hookTimeout is timeout, or when it is not positive the default (or its
+// test override).
+func hookTimeout(timeout time.Duration) time.Duration {
+	if timeout > 0 {
+		return timeout
+	}
+	if d, err := time.ParseDuration(os.Getenv(HookTimeoutEnv)); err == nil && d > 0 {
+		return d
+	}
+	return DefaultHookTimeout
+}
+
 // Hook sends an item through `exec:<command>`: the command runs under
 // `sh -c` with the item as JSON on stdin (and SESSIONS_DELIVERY_* variables);
 // exit 0 means delivered. A hook that hangs is killed (with its process
@@ -176,18 +197,17 @@ func Hook(ctx context.Context, spec string, it Item, timeout time.Duration) erro
 	if !ok || strings.TrimSpace(cmdline) == "" {
 		return fmt.Errorf("invalid delivery hook %q (want exec:<command>)", spec)
 	}
-	if timeout <= 0 {
-		timeout = DefaultHookTimeout
-	}
+	timeout = hookTimeout(timeout)
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	in, _ := jsonx.Marshal(it)
 	cmd := exec.Command("sh", "-c", cmdline)
 	cmd.Stdin = bytes.NewReader(in)
-	var stderr bytes.Buffer
-	cmd.Stdout = &stderr
-	cmd.Stderr = &stderr
+	stderr := &tailWriter{max: 4096} // the end of its output, for the error
+	cmd.Stdout = stderr
+	cmd.Stderr = stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.WaitDelay = hookWaitDelay
 	cmd.Env = append(os.Environ(),
 		"SESSIONS_DELIVERY_CHANNEL="+it.Channel,
 		"SESSIONS_DELIVERY_TO="+it.To,
@@ -203,7 +223,7 @@ func Hook(ctx context.Context, spec string, it Item, timeout time.Duration) erro
 	go func() { done <- cmd.Wait() }()
 	select {
 	case err := <-done:
-		if err != nil {
+		if err != nil && !errors.Is(err, exec.ErrWaitDelay) { // ErrWaitDelay: exit 0, output held by a child
 			return fmt.Errorf("delivery hook failed (%v): %s", err, tail(stderr.String()))
 		}
 		return nil
@@ -216,6 +236,22 @@ func Hook(ctx context.Context, spec string, it Item, timeout time.Duration) erro
 		return ctx.Err()
 	}
 }
+
+// tailWriter keeps the last max bytes written to it (at most 2*max in memory).
+type tailWriter struct {
+	max int
+	buf []byte
+}
+
+func (w *tailWriter) Write(p []byte) (int, error) {
+	w.buf = append(w.buf, p...)
+	if len(w.buf) > 2*w.max {
+		w.buf = append(w.buf[:0], w.buf[len(w.buf)-w.max:]...)
+	}
+	return len(p), nil
+}
+
+func (w *tailWriter) String() string { return string(w.buf) }
 
 func tail(s string) string {
 	s = strings.TrimSpace(s)

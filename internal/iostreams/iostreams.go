@@ -95,3 +95,75 @@ func (s *IOStreams) TerminalWidth() int {
 
 // SetTerminalWidth overrides the width (tests).
 func (s *IOStreams) SetTerminalWidth(w int) { s.width = w }
+
+// ColorScheme colours text for stdout when colour is enabled (a colour TTY,
+// NO_COLOR unset) and returns it unchanged otherwise.
+func (s *IOStreams) ColorScheme() ColorScheme { return ColorScheme{enabled: s.color} }
+
+// ColorScheme wraps text in ANSI SGR sequences, or does nothing when
+// colour is off.
+type ColorScheme struct{ enabled bool }
+
+// Enabled reports whether the scheme colours anything.
+func (c ColorScheme) Enabled() bool { return c.enabled }
+
+func (c ColorScheme) sgr(code, s string) string {
+	if !c.enabled || s == "" {
+		return s
+	}
+	return "\x1b[" + code + "m" + s + "\x1b[0m"
+}
+
+// Bold is bold text.
+func (c ColorScheme) Bold(s string) string { return c.sgr("1", s) }
+
+// Green is green text.
+func (c ColorScheme) Green(s string) string { return c.sgr("32", s) }
+
+// Red is red text.
+func (c ColorScheme) Red(s string) string { return c.sgr("31", s) }
+
+// Yellow is yellow text.
+func (c ColorScheme) Yellow(s string) string { return c.sgr("33", s) }
+
+// Cyan is cyan text.
+func (c ColorScheme) Cyan(s string) string { return c.sgr("36", s) }
+
+// Magenta is magenta text.
+func (c ColorScheme) Magenta(s string) string { return c.sgr("35", s) }
+
+// Gray is dimmed text.
+func (c ColorScheme) Gray(s string) string { return c.sgr("90", s) }
+
+// Status colours a run status word: ok green, error red, timeout yellow,
+// running cyan, anything else (accepted) gray.
+func (c ColorScheme) Status(s string) string {
+	switch s {
+	case "ok", "delivered":
+		return c.Green(s)
+	case "error", "failed":
+		return c.Red(s)
+	case "timeout":
+		return c.Yellow(s)
+	case "running":
+		return c.Cyan(s)
+	}
+	return c.Gray(s)
+}
+
+// Role colours a transcript role: user green, assistant cyan, tool results
+// magenta, anything else gray; always bold.
+func (c ColorScheme) Role(s string) string {
+	if !c.enabled {
+		return s
+	}
+	switch s {
+	case "user":
+		return c.sgr("1;32", s)
+	case "assistant":
+		return c.sgr("1;36", s)
+	case "toolResult":
+		return c.sgr("1;35", s)
+	}
+	return c.sgr("1;90", s)
+}

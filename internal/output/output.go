@@ -43,7 +43,28 @@ func CompileJQ(expr string) (*gojq.Code, error) {
 // JQ evaluates a compiled jq program against v (marshalled to plain JSON
 // values first) and writes each result: strings raw, everything else as
 // indented JSON, one per line, like `jq -r`.
-func JQ(w io.Writer, code *gojq.Code, v any) error {
+func JQ(w io.Writer, code *gojq.Code, v any) error { return runJQ(w, code, v, true) }
+
+// JQLine is JQ with every non-string result on one line (compact JSON), for
+// JSON Lines output such as `history --follow --json`.
+func JQLine(w io.Writer, code *gojq.Code, v any) error { return runJQ(w, code, v, false) }
+
+// JSONLine writes v as compact JSON on one line.
+func JSONLine(w io.Writer, v any) error {
+	b, err := jsonx.Marshal(v)
+	if err != nil {
+		return err
+	}
+	var c bytes.Buffer
+	if err := json.Compact(&c, b); err != nil {
+		return err
+	}
+	c.WriteByte('\n')
+	_, err = w.Write(c.Bytes())
+	return err
+}
+
+func runJQ(w io.Writer, code *gojq.Code, v any, indent bool) error {
 	raw, err := jsonx.Marshal(v)
 	if err != nil {
 		return err
@@ -71,7 +92,11 @@ func JQ(w io.Writer, code *gojq.Code, v any) error {
 		if s, isStr := r.(string); isStr {
 			b.WriteString(s)
 		} else {
-			out, err := jsonx.MarshalIndent(r)
+			marshal := jsonx.MarshalIndent
+			if !indent {
+				marshal = jsonx.Marshal
+			}
+			out, err := marshal(r)
 			if err != nil {
 				return err
 			}

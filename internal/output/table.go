@@ -17,6 +17,7 @@ type Table struct {
 	headers []string
 	rows    [][]string
 	flex    map[int]bool // columns that may be truncated to fit
+	color   map[int]func(string) string
 }
 
 // NewTable starts a table with the given headers.
@@ -28,6 +29,18 @@ func (t *Table) Flexible(cols ...int) *Table {
 	for _, c := range cols {
 		t.flex[c] = true
 	}
+	return t
+}
+
+// Color sets how the cells of a column are coloured on a TTY (applied
+// after fitting, so escape sequences never count as width). Piped output is
+// never coloured; fn should itself do nothing when colour is off
+// (iostreams.ColorScheme).
+func (t *Table) Color(col int, fn func(string) string) *Table {
+	if t.color == nil {
+		t.color = map[int]func(string) string{}
+	}
+	t.color[col] = fn
 	return t
 }
 
@@ -77,6 +90,9 @@ func (t *Table) Render(w io.Writer, tty bool, width int) error {
 	for _, r := range rows {
 		cells := make([]any, len(r))
 		for i, c := range r {
+			if fn := t.color[i]; fn != nil && c != "" {
+				c = fn(c)
+			}
 			cells[i] = c
 		}
 		if err := tbl.Append(cells...); err != nil {

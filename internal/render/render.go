@@ -42,30 +42,59 @@ type message struct {
 	Error      string          `json:"errorMessage"`
 }
 
+// Style colours parts of the text output; nil functions leave text as is.
+type Style struct {
+	Role func(string) string // the role word of a header
+	Dim  func(string) string // model, tool name and time
+}
+
+func (st Style) role(s string) string {
+	if st.Role == nil {
+		return s
+	}
+	return st.Role(s)
+}
+
+func (st Style) dim(s string) string {
+	if st.Dim == nil || s == "" {
+		return s
+	}
+	return st.Dim(s)
+}
+
 // Messages writes messages as readable text: a header line per message
-// (role, model or tool, time) and its content indented.
+// (role, model or tool, time) and its content indented, a blank line
+// between messages.
 func Messages(w io.Writer, msgs []json.RawMessage) error {
+	return MessagesStyled(w, msgs, Style{}, false)
+}
+
+// MessagesStyled is Messages with colours; after tells that messages were
+// already printed before these (a blank line goes first).
+func MessagesStyled(w io.Writer, msgs []json.RawMessage, st Style, after bool) error {
 	var b strings.Builder
-	for i, raw := range msgs {
+	for _, raw := range msgs {
 		var m message
 		if err := json.Unmarshal(raw, &m); err != nil {
 			continue
 		}
-		if i > 0 {
+		if after {
 			b.WriteByte('\n')
 		}
-		hdr := m.Role
+		after = true
+		var extra string
 		switch {
 		case m.Role == "toolResult" && m.ToolName != "":
-			hdr += " (" + m.ToolName + ")"
+			extra = " (" + m.ToolName + ")"
 			if m.IsError {
-				hdr += " error"
+				extra += " error"
 			}
 		case m.Model != "":
-			hdr += " (" + m.Model + ")"
+			extra = " (" + m.Model + ")"
 		}
+		hdr := st.role(m.Role) + st.dim(extra)
 		if ts, err := m.Timestamp.Int64(); err == nil && ts > 0 {
-			hdr += "  " + time.UnixMilli(ts).UTC().Format("2006-01-02 15:04:05Z")
+			hdr += "  " + st.dim(time.UnixMilli(ts).UTC().Format("2006-01-02 15:04:05Z"))
 		}
 		b.WriteString(hdr + "\n")
 		for _, line := range blocks(m.Content) {

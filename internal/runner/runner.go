@@ -94,6 +94,8 @@ func (r *Runner) Execute(ctx context.Context, runID string) error {
 	switch rec.Kind {
 	case runs.KindSend:
 		err = x.send(ctx)
+	case runs.KindSpawn:
+		err = x.spawn(ctx)
 	default:
 		err = fmt.Errorf("unknown run kind %q", rec.Kind)
 	}
@@ -125,6 +127,9 @@ type job struct {
 	r   *Runner
 	rec *runs.Record
 	eng engine.Engine
+	// located is the entry each session's latest turn of this run read
+	// (by stored key).
+	located map[string]*store.Entry
 }
 
 func (x *job) save() {
@@ -161,7 +166,10 @@ func (x *job) send(ctx context.Context) error {
 		rec.Delivery.Error = "no reply"
 		return nil
 	}
-	target := x.announceTarget(tgt)
+	// the route from the entry the target's turn has just read (OpenClaw
+	// lists the sessions at this point; a third parse of a large store
+	// would find the same route)
+	target := x.announceTargetFrom(tgt, x.located[tgt.Key])
 	c.TargetChannel = "unknown"
 	if target != nil {
 		c.TargetChannel = target.Channel
@@ -210,14 +218,23 @@ func displayOf(s runs.Session) string {
 }
 
 // announceTarget resolves the target's channel route from its key or its
-// entry (format §6.3 resolveAnnounceTarget).
+// entry (format §6.3 resolveAnnounceTarget), reading the store.
 func (x *job) announceTarget(s runs.Session) *delivery.Target {
-	st, err := store.Load(x.storePath(s.AgentID))
-	if err != nil {
-		return delivery.FromKey(s.Key)
+	return x.announceTargetFrom(s, nil)
+}
+
+// announceTargetFrom is announceTarget with the session's entry as read a
+// moment ago (nil: read the store now).
+func (x *job) announceTargetFrom(s runs.Session, e *store.Entry) *delivery.Target {
+	if e == nil {
+		st, err := store.Load(x.storePath(s.AgentID))
+		if err != nil {
+			return delivery.FromKey(s.Key)
+		}
+		e, _ = st.Lookup(s.Key)
 	}
 	var route delivery.Route
-	if e, ok := st.Lookup(s.Key); ok {
+	if e != nil {
 		if e.DC != nil {
 			route.DCChannel, route.DCTo, route.DCAccountID = e.DC.Channel, e.DC.To, e.DC.AccountID
 		}
@@ -230,6 +247,16 @@ func (x *job) announceTarget(s runs.Session) *delivery.Target {
 // transcript like OpenClaw mirrors deliveries, and sends it through the
 // hook when one is configured.
 func (x *job) deliver(ctx context.Context, s runs.Session, t delivery.Target, text string) {
+	if x.dispatch(ctx, s, t, text) {
+		if err := x.mirror(ctx, s, transcript.MirrorText(text, nil)); err != nil {
+			x.r.Log.Warn("cannot mirror the delivery into the transcript", "session", s.Key, "err", err)
+		}
+	}
+}
+
+// dispatch records the announce in the outbox and sends it through the
+// hook when one is configured; false when the hook failed.
+func (x *job) dispatch(ctx context.Context, s runs.Session, t delivery.Target, text string) bool {
 	rec := x.rec
 	d := rec.Delivery
 	d.Channel, d.To, d.AccountID, d.ThreadID, d.Message = t.Channel, t.To, t.AccountID, t.ThreadID, text
@@ -246,11 +273,7 @@ func (x *job) deliver(ctx context.Context, s runs.Session, t delivery.Target, te
 		x.r.Log.Warn("cannot record delivery in the outbox", "err", err)
 	}
 	d.Status, d.Error = item.Status, item.Error
-	if item.Status != "failed" {
-		if err := x.mirror(ctx, s, transcript.MirrorText(text, nil)); err != nil {
-			x.r.Log.Warn("cannot mirror the delivery into the transcript", "session", s.Key, "err", err)
-		}
-	}
+	return item.Status != "failed"
 }
 
 func (x *job) mirror(ctx context.Context, s runs.Session, text string) error {
@@ -320,13 +343,25 @@ func (x *job) turnTimeout() time.Duration {
 	return DefaultTurnTimeout
 }
 
+// turnOptions adjust one agent turn (zero value: the defaults).
+type turnOptions struct {
+	Timeout  time.Duration // the turn's bound (default turnTimeout)
+	Thinking string        // engine.Request.Thinking
+	Env      []string      // engine.Request.Env (exec engines)
+}
+
 // step runs one agent turn and records it as a step of the run.
 func (x *job) step(ctx context.Context, name string, turn int, s runs.Session, message, extra string) (string, error) {
+	return x.stepWith(ctx, name, turn, s, message, extra, turnOptions{})
+}
+
+// stepWith is step with turn options.
+func (x *job) stepWith(ctx context.Context, name string, turn int, s runs.Session, message, extra string, o turnOptions) (string, error) {
 	rec := x.rec
 	rec.Steps = append(rec.Steps, runs.Step{Name: name, Session: displayOf(s), Turn: turn, Status: runs.StatusRunning, StartedAt: x.r.now().UnixMilli()})
 	i := len(rec.Steps) - 1
 	x.save()
-	res, err := x.agentTurn(ctx, s, message, extra)
+	res, err := x.agentTurn(ctx, s, message, extra, o)
 	st := &rec.Steps[i]
 	st.EndedAt = x.r.now().UnixMilli()
 	if err != nil {
@@ -349,23 +384,35 @@ func (x *job) step(ctx context.Context, name string, turn int, s runs.Session, m
 // agentTurn: one turn on a session — context from its transcript, the
 // engine, then the user and assistant messages appended in one batch and
 // the store entry updated.
-func (x *job) agentTurn(ctx context.Context, s runs.Session, message, extra string) (*engine.Result, error) {
+func (x *job) agentTurn(ctx context.Context, s runs.Session, message, extra string, o turnOptions) (*engine.Result, error) {
 	timeout := x.turnTimeout()
+	if o.Timeout > 0 {
+		timeout = o.Timeout
+	}
+	tt := newTurnTimer()
+	defer func() { x.r.Log.Debug("turn timing", append([]any{"session", s.Key}, tt.parts...)...) }()
 	sl := x.sessionLock(s)
 	if err := sl.Lock(ctx, timeout); err != nil {
 		return nil, fmt.Errorf("waiting for another turn on %s: %w", s.Key, err)
 	}
 	defer sl.Unlock()
+	tt.mark("wait")
 	path, entry, err := x.locate(s)
 	if err != nil {
 		return nil, err
 	}
+	if x.located == nil {
+		x.located = map[string]*store.Entry{}
+	}
+	x.located[s.Key] = entry
+	tt.mark("locate")
 	var history []json.RawMessage
-	if _, err := os.Stat(path); err == nil {
+	if _, err := os.Stat(path); err == nil && needsHistory(x.eng) {
 		if history, err = transcript.LeafPath(path, func(m string) { x.r.Log.Warn(m) }); err != nil {
 			return nil, err
 		}
 	}
+	tt.mark("history")
 	provider, model := entry.ProviderOverride, entry.ModelOverride
 	if model == "" {
 		provider, model = x.r.State.Cfg.ModelFor(s.AgentID)
@@ -379,16 +426,22 @@ func (x *job) agentTurn(ctx context.Context, s runs.Session, message, extra stri
 		AgentID: s.AgentID, SessionKey: s.Key, SessionID: entry.SessionID,
 		TranscriptPath: path, History: history, Message: message, ExtraSystemPrompt: extra,
 		Provider: provider, Model: model, Timeout: timeout,
+		Thinking: o.Thinking, Env: o.Env,
 	}
 	res, turnErr := x.eng.Turn(tctx, req)
+	tt.mark("engine")
 	if turnErr == nil && res.WroteTranscript {
-		return res, x.updateEntry(ctx, s, res)
+		err := x.updateEntry(ctx, s, res)
+		tt.mark("store")
+		return res, err
 	}
 	user := engine.UserMessage(message, started)
 	var assistant json.RawMessage
 	if turnErr != nil {
-		if tctx.Err() != nil && ctx.Err() == nil {
-			turnErr = fmt.Errorf("turn timed out after %s: %w", timeout, context.DeadlineExceeded)
+		// keep the engine's own timeout message (it names the provider or
+		// the command); give one only when the engine did not
+		if tctx.Err() != nil && ctx.Err() == nil && !errors.Is(turnErr, engine.ErrTimeout) {
+			turnErr = fmt.Errorf("%w after %s", engine.ErrTimeout, timeout)
 		}
 		assistant = transcript.AssistantMessage{API: "sessions-cli", Provider: provider, Model: model, StopReason: "error", ErrorMessage: turnErr.Error(), Timestamp: x.r.now()}.JSON()
 	} else {
@@ -400,25 +453,49 @@ func (x *job) agentTurn(ctx context.Context, s runs.Session, message, extra stri
 		}
 		return nil, fmt.Errorf("cannot append the turn to %s: %w", path, err)
 	}
+	tt.mark("append")
 	if turnErr != nil {
 		return nil, turnErr
 	}
-	return res, x.updateEntry(ctx, s, res)
+	err = x.updateEntry(ctx, s, res)
+	tt.mark("store")
+	return res, err
+}
+
+// needsHistory: an exec engine gets the transcript's path, not its messages
+// (its command reads what it wants), so the leaf path — seconds on a
+// transcript of hundreds of MB — is read only for the other engines.
+func needsHistory(e engine.Engine) bool {
+	_, isExec := e.(*engine.Exec)
+	return !isExec
+}
+
+// turnTimer records where a turn's time goes, for the debug log line
+// "turn timing" (SESSIONS_LOG_LEVEL=debug; the runner logs to its run's
+// .log file).
+type turnTimer struct {
+	last  time.Time
+	parts []any
+}
+
+func newTurnTimer() *turnTimer { return &turnTimer{last: time.Now()} }
+
+// mark records the time since the previous mark under name.
+func (t *turnTimer) mark(name string) {
+	now := time.Now()
+	t.parts = append(t.parts, name, now.Sub(t.last).Round(10*time.Microsecond))
+	t.last = now
 }
 
 // updateEntry records the turn in the store entry like OpenClaw does after
-// a run (updatedAt, model, token counts — totalTokens is the prompt size).
+// a run (updateSessionStoreAfterAgentRun: updatedAt, model, modelProvider,
+// contextTokens, abortedLastRun, and — only when the turn reported usage —
+// the token counts; totalTokens is the prompt size).
 func (x *job) updateEntry(ctx context.Context, s runs.Session, res *engine.Result) error {
 	path := x.storePath(s.AgentID)
-	var ctxTokens float64
-	if p, ok := x.r.State.Cfg.Models.Providers[res.Provider]; ok {
-		if m := p.Model(res.Model); m != nil && m.ContextWindow > 0 {
-			ctxTokens = m.ContextWindow
-		}
-	}
-	if ctxTokens == 0 && x.r.State.Cfg.Defaults.ContextTokens != nil {
-		ctxTokens = *x.r.State.Cfg.Defaults.ContextTokens
-	}
+	ctxTokens := contextTokens(x.r.State.Cfg, res.Provider, res.Model)
+	u := res.Usage
+	hasUsage := u.Input > 0 || u.Output > 0 || u.CacheRead > 0 || u.CacheWrite > 0 || u.TotalTokens > 0
 	_, err := store.Update(ctx, path, store.UpdateOptions{LockTimeout: x.r.LockTimeout, SQLitePath: x.r.State.SQLitePath(s.AgentID)}, func(tx *store.Tx) error {
 		e, ok := tx.Entry(s.Key)
 		if !ok {
@@ -434,15 +511,41 @@ func (x *job) updateEntry(ctx context.Context, s runs.Session, res *engine.Resul
 		if res.Model != "" {
 			_ = e.Set("model", res.Model)
 		}
-		if ctxTokens > 0 {
-			_ = e.Set("contextTokens", ctxTokens)
-		}
-		_ = e.Set("inputTokens", res.Usage.Input)
-		_ = e.Set("outputTokens", res.Usage.Output)
-		_ = e.Set("totalTokens", res.PromptTokens)
+		_ = e.Set("contextTokens", ctxTokens)
 		_ = e.Set("abortedLastRun", false)
+		if hasUsage { // like OpenClaw: a turn without usage keeps the old counts
+			_ = e.Set("inputTokens", u.Input)
+			_ = e.Set("outputTokens", u.Output)
+			_ = e.Set("totalTokens", res.PromptTokens)
+		}
 		tx.Put(s.Key, e)
 		return nil
 	})
 	return err
+}
+
+// defaultContextTokens is OpenClaw's DEFAULT_CONTEXT_TOKENS.
+const defaultContextTokens = 200_000
+
+// contextTokens is what OpenClaw records as an entry's contextTokens after a
+// run: agents.defaults.contextTokens when set, else the model's
+// contextWindow (looked up by model id), else 200000.
+func contextTokens(cfg *config.Config, provider, model string) float64 {
+	if cfg == nil {
+		return defaultContextTokens
+	}
+	if t := cfg.Defaults.ContextTokens; t != nil && *t > 0 {
+		return *t
+	}
+	if p, ok := cfg.Models.Providers[provider]; ok {
+		if m := p.Model(model); m != nil && m.ContextWindow > 0 {
+			return m.ContextWindow
+		}
+	}
+	for _, p := range cfg.Models.Providers {
+		if m := p.Model(model); m != nil && m.ContextWindow > 0 {
+			return m.ContextWindow
+		}
+	}
+	return defaultContextTokens
 }

@@ -112,17 +112,36 @@ type Record struct {
 	Spawn *Spawn `json:"spawn,omitempty"`
 }
 
-// Spawn holds what only a spawn run has.
+// Spawn holds what only a spawn run has. The run's Target is the child
+// session, its Requester the session that spawned it (for the host
+// operator: the requester agent's main session, with an empty DisplayKey).
 type Spawn struct {
 	Task              string `json:"task"`
 	Label             string `json:"label,omitempty"`
-	Model             string `json:"model,omitempty"`
+	Model             string `json:"model,omitempty"` // "provider/model" when one was resolved
 	Thinking          string `json:"thinking,omitempty"`
 	RunTimeoutSeconds int    `json:"runTimeoutSeconds,omitempty"`
-	Cleanup           string `json:"cleanup"`
+	Cleanup           string `json:"cleanup"`           // keep | delete
 	Outcome           string `json:"outcome,omitempty"` // ok | error | timeout
-	ArchiveAtMs       int64  `json:"archiveAtMs,omitempty"`
-	ArchivedAt        int64  `json:"archivedAt,omitempty"`
+	OutcomeError      string `json:"outcomeError,omitempty"`
+	// Notes is what the announce step added (not ANNOUNCE_SKIP, not a
+	// repetition of the child's reply).
+	Notes string `json:"notes,omitempty"`
+	// Announce is the normalised announce (Status/Result/Notes/Stats) as
+	// delivered and written into the requester's transcript; "" when the
+	// announce step answered ANNOUNCE_SKIP.
+	Announce string `json:"announce,omitempty"`
+	// RequesterTranscript is the transcript the announce was written into;
+	// RequesterError why it was not.
+	RequesterTranscript string `json:"requesterTranscript,omitempty"`
+	RequesterError      string `json:"requesterError,omitempty"`
+	ArchiveAtMs         int64  `json:"archiveAtMs,omitempty"`
+	// ArchivedAt is when the child entry was removed and its transcript
+	// renamed (cleanup delete or the archive sweep); Archived lists the
+	// renamed files.
+	ArchivedAt int64    `json:"archivedAt,omitempty"`
+	ArchivedBy string   `json:"archivedBy,omitempty"` // cleanup | sweep
+	Archived   []string `json:"archived,omitempty"`
 }
 
 // Terminal reports whether a status is final.

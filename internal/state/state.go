@@ -4,6 +4,7 @@
 package state
 
 import (
+	"encoding/json"
 	"errors"
 	"io/fs"
 	"os"
@@ -15,7 +16,9 @@ import (
 	"github.com/openclaw/sessions/internal/config"
 	"github.com/openclaw/sessions/internal/keys"
 	"github.com/openclaw/sessions/internal/policy"
+	"github.com/openclaw/sessions/internal/sqlitestore"
 	"github.com/openclaw/sessions/internal/store"
+	"github.com/openclaw/sessions/internal/transcript"
 )
 
 // Options are the global flags and environment that locate the state and
@@ -59,6 +62,8 @@ type State struct {
 
 	warn   func(string)
 	stores map[string]*store.Store
+	dbs    map[string]*sqlitestore.DB // by agent, SQLite-era agents
+	eras   map[string]string
 }
 
 // Open resolves the state dir and config and identifies the requester.
@@ -87,6 +92,8 @@ func Open(o Options) (*State, error) {
 		Resolver: store.NewResolver(sd.Path),
 		warn:     o.Warn,
 		stores:   map[string]*store.Store{},
+		dbs:      map[string]*sqlitestore.DB{},
+		eras:     map[string]string{},
 	}
 	if s.warn == nil {
 		s.warn = func(string) {}
@@ -170,22 +177,62 @@ func (s *State) StorePath(agent string) (string, bool) {
 	return s.Cfg.StorePath(s.Dir.Path, agent, s.Env)
 }
 
-// Era tells which store an agent has: "json", "sqlite" or "none".
+// Era tells which store an agent's sessions are read from: "json"
+// (sessions.json, OpenClaw 2026.7 and earlier), "sqlite" (the per-agent
+// SQLite store of 2026.8+) or "none". On a half-migrated host (both present)
+// the choice and its reason are logged once (sqlitestore.Detect).
 func (s *State) Era(agent string) string {
+	if e, ok := s.eras[agent]; ok {
+		return e
+	}
 	p, _ := s.StorePath(agent)
+	era, why := sqlitestore.Detect(s.Dir.Path, agent, p)
 	if _, err := os.Stat(p); err == nil {
-		return "json"
+		if _, err := os.Stat(s.SQLitePath(agent)); err == nil {
+			s.warn("agent " + agent + " has both stores; reading the " + era + " one: " + why)
+		}
 	}
-	if _, err := os.Stat(s.SQLitePath(agent)); err == nil {
-		return "sqlite"
-	}
-	return "none"
+	s.eras[agent] = era
+	return era
 }
 
-// Store loads (once) the store of an agent. A missing store is an empty
-// store; an agent whose sessions live only in the 2026.8+ SQLite store is
-// exit 10 naming it.
+// CheckWritable refuses (exit 10) any write for an agent whose sessions
+// live in OpenClaw 2026.8+'s SQLite store: OpenClaw no longer reads
+// sessions.json there, and a legacy file would stop its gateway from
+// starting.
+func (s *State) CheckWritable(agent string) error {
+	if _, err := os.Stat(s.SQLitePath(agent)); err == nil {
+		return apperr.Statef("agent %s keeps its sessions in the OpenClaw 2026.8+ SQLite store %s; sessions cannot write there (use OpenClaw's own tools)", agent, s.SQLitePath(agent))
+	}
+	return nil
+}
+
+// IsSQLite reports whether a loaded store is a SQLite-era store.
+func IsSQLite(st *store.Store) bool {
+	return st != nil && filepath.Base(st.Path) == sqlitestore.FileName
+}
+
+// Store loads (once) the store of an agent, of either era. A missing store
+// is an empty store.
 func (s *State) Store(agent string) (*store.Store, error) {
+	if s.Era(agent) == "sqlite" {
+		p := s.SQLitePath(agent)
+		if st, ok := s.stores[p]; ok {
+			return st, nil
+		}
+		db, err := sqlitestore.Open(p, sqlitestore.Options{Warn: s.warn})
+		if err != nil {
+			return nil, err
+		}
+		st, err := db.Store()
+		if err != nil {
+			db.Close()
+			return nil, err
+		}
+		s.dbs[agent] = db
+		s.stores[p] = st
+		return st, nil
+	}
 	p, _ := s.StorePath(agent)
 	if st, ok := s.stores[p]; ok {
 		return st, nil
@@ -194,16 +241,60 @@ func (s *State) Store(agent string) (*store.Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	if st.Missing {
-		if _, err := os.Stat(s.SQLitePath(agent)); err == nil {
-			return nil, apperr.Statef("agent %s keeps its sessions in the OpenClaw 2026.8+ SQLite store %s (no %s); this version of sessions reads only the sessions.json era", agent, s.SQLitePath(agent), p)
-		}
-	}
 	if st.JSON5 {
 		s.warn("session store " + p + " is JSON5, not strict JSON (read as OpenClaw does)")
 	}
 	s.stores[p] = st
 	return st, nil
+}
+
+// SQLiteDB is the open SQLite store of a SQLite-era agent (after Store).
+func (s *State) SQLiteDB(agent string) *sqlitestore.DB { return s.dbs[agent] }
+
+// Close releases the SQLite handles.
+func (s *State) Close() {
+	for a, db := range s.dbs {
+		db.Close()
+		delete(s.dbs, a)
+	}
+}
+
+// ReadMessages reads the messages of a session of either era (JSONL
+// transcript, or the SQLite store's transcript events). path is the
+// transcript file ("" for the SQLite era); a session without a transcript
+// yet gives no messages and a warning.
+func (s *State) ReadMessages(agent string, st *store.Store, e *store.Entry, opts transcript.Options) (res *transcript.Result, path string, err error) {
+	if IsSQLite(st) {
+		db := s.dbs[agent]
+		if db == nil {
+			return nil, "", apperr.Statef("no SQLite store open for agent %s", agent)
+		}
+		res, err = db.Messages(e.SessionID, opts)
+		if errors.Is(err, fs.ErrNotExist) {
+			return &transcript.Result{Messages: []json.RawMessage{}}, "", nil
+		}
+		return res, "", err
+	}
+	tp, err := s.Transcript(agent, st, e)
+	if err != nil {
+		return nil, "", err
+	}
+	if !tp.Exists {
+		s.warn("session " + e.Key + " has no transcript yet (" + tp.Path + ")")
+		return &transcript.Result{Messages: []json.RawMessage{}}, tp.Path, nil
+	}
+	res, err = transcript.ReadMessages(tp.Path, opts)
+	if err != nil {
+		var ae *apperr.Error
+		if errors.As(err, &ae) {
+			return nil, tp.Path, err
+		}
+		if errors.Is(err, fs.ErrPermission) {
+			return nil, tp.Path, apperr.Statef("cannot read transcript %s: permission denied", tp.Path)
+		}
+		return nil, tp.Path, apperr.Statef("cannot read transcript %s: %v", tp.Path, err)
+	}
+	return res, tp.Path, nil
 }
 
 // Entries returns the entries of an agent's store that belong to that agent

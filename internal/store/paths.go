@@ -11,19 +11,27 @@ import (
 )
 
 // Resolver finds the transcript of an entry (CONTRACT §2, format §4.1) and
-// judges containment on real paths. It caches one directory listing and one
-// realpath per directory, so resolving thousands of rows costs a readdir per
-// sessions dir rather than a stat per row.
+// judges containment on real paths. It caches one realpath per directory.
+// The first lookups in a directory are one lstat each; after listLookups of
+// them it reads the directory once and answers from the listing, so
+// resolving a few hundred rows costs a few hundred lstats and resolving
+// thousands costs one readdir of the sessions dir, not a stat per row.
 type Resolver struct {
 	stateDir  string
 	stateReal string
 	dirs      map[string]*dirInfo
 }
 
+// listLookups is how many lstats a directory gets before it is listed: a
+// listing of a 10,000-file sessions dir costs about as much as 4,000 lstats.
+var listLookups = 1024
+
 type dirInfo struct {
-	real  string
-	names map[string]fs.FileMode // entry type bits (symlink, dir, regular)
-	ok    bool
+	path    string
+	real    string
+	ok      bool                   // the directory can be read
+	lookups int                    // lstats so far
+	names   map[string]fs.FileMode // entry type bits (symlink, dir, regular), once listed
 }
 
 // NewResolver returns a resolver for the given (absolute) state dir.
@@ -38,22 +46,53 @@ func NewResolver(stateDir string) *Resolver {
 }
 
 func (r *Resolver) dir(d string) *dirInfo {
-	d = filepath.Clean(d)
-	if di, ok := r.dirs[d]; ok {
+	if di, ok := r.dirs[d]; ok { // as given: no Clean per lookup
 		return di
 	}
-	di := &dirInfo{names: map[string]fs.FileMode{}}
+	given := d
+	d = filepath.Clean(d)
+	if di, ok := r.dirs[d]; ok {
+		r.dirs[given] = di
+		return di
+	}
+	di := &dirInfo{path: d}
 	if real, err := filepath.EvalSymlinks(d); err == nil {
 		di.real = real
-		if ents, err := os.ReadDir(d); err == nil {
-			di.ok = true
-			for _, e := range ents {
-				di.names[e.Name()] = e.Type()
-			}
+		// Readable like a listing would need it (a directory that can be
+		// searched but not read lists nothing).
+		if f, err := os.Open(d); err == nil {
+			di.ok = f.Close() == nil
 		}
 	}
 	r.dirs[d] = di
+	r.dirs[given] = di
 	return di
+}
+
+// mode returns the type bits of the entry name in di, and whether it exists.
+func (di *dirInfo) mode(name string) (fs.FileMode, bool) {
+	if di.names == nil && di.lookups >= listLookups {
+		if f, err := os.Open(di.path); err == nil {
+			ents, err := f.ReadDir(-1) // unsorted: only looked up
+			f.Close()
+			if err == nil {
+				di.names = make(map[string]fs.FileMode, len(ents))
+				for _, e := range ents {
+					di.names[e.Name()] = e.Type()
+				}
+			}
+		}
+	}
+	if di.names != nil {
+		m, ok := di.names[name]
+		return m, ok
+	}
+	di.lookups++
+	fi, err := os.Lstat(filepath.Join(di.path, name))
+	if err != nil {
+		return 0, false
+	}
+	return fi.Mode().Type(), true
 }
 
 // realFile returns the real path of an existing file, or "" when it does not
@@ -63,7 +102,7 @@ func (r *Resolver) realFile(p string) string {
 	if !di.ok {
 		return ""
 	}
-	mode, ok := di.names[filepath.Base(p)]
+	mode, ok := di.mode(filepath.Base(p))
 	if !ok {
 		return ""
 	}
@@ -87,7 +126,13 @@ func within(p, root string) bool {
 	if root == "" {
 		return false
 	}
-	return p == root || strings.HasPrefix(p, strings.TrimSuffix(root, string(filepath.Separator))+string(filepath.Separator))
+	if p == root {
+		return true
+	}
+	// p has the prefix root+separator (root's own trailing one aside),
+	// without building that string for every row.
+	r := strings.TrimSuffix(root, string(filepath.Separator))
+	return len(p) > len(r) && p[len(r)] == filepath.Separator && p[:len(r)] == r
 }
 
 // Inside reports whether a real path lies inside the state dir or inside the

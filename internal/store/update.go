@@ -121,7 +121,10 @@ func Update(ctx context.Context, path string, opts UpdateOptions, fn func(tx *Tx
 			return nil, apperr.Statef("refusing to write %s: this agent keeps its sessions in the OpenClaw 2026.8+ SQLite store %s; sessions writes only sessions.json-era (2026.1.30) state", path, opts.SQLitePath)
 		}
 	}
-	if _, err := os.Stat(path); err != nil {
+	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
+		// A directory, a FIFO (reading it would block forever), a device.
+		return nil, apperr.Statef("cannot read session store %s: not a regular file (%s)", path, st.Mode().Type())
+	} else if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
 			return nil, apperr.Statef("cannot read session store %s: %w", path, unwrapPath(err))
 		}
@@ -224,6 +227,7 @@ type Tx struct {
 	json5   bool
 	keys    []string                   // current key order (deleted keys removed)
 	vals    map[string]json.RawMessage // raw values as read (verbatim bytes)
+	rawKeys map[string][]byte          // quoted keys as read (verbatim bytes), by identity
 	edits   map[string]*jsonx.Object   // entries replaced by Put
 	touched []string
 	written map[string]json.RawMessage // compact JSON of edited entries as rendered
@@ -378,15 +382,71 @@ func (tx *Tx) parse(data []byte) error {
 	if !root.IsObject() {
 		return s.corrupt("top level is %s, not an object", kindName(root))
 	}
+	tx.rawKeys = map[string][]byte{}
 	root.ForEach(func(k, v gjson.Result) bool {
-		key := k.String()
+		key := keyIdentity([]byte(k.Raw), k.String())
 		if _, dup := tx.vals[key]; !dup {
 			tx.keys = append(tx.keys, key)
+			if !tx.json5 {
+				tx.rawKeys[key] = []byte(k.Raw)
+			}
 		}
 		tx.vals[key] = rawOf(data, v) // JSON.parse: first position, last value
 		return true
 	})
 	return nil
+}
+
+// keyIdentity is how the writer identifies a top-level key: its decoded
+// value, unless decoding loses information. A lone surrogate escape such as
+// "\ud83e" (OpenClaw writes one when a JS slice cuts an emoji in two) decodes
+// to U+FFFD in Go, which would merge two different keys and rewrite the key
+// of an entry nobody touched; such a key is identified by its quoted form as
+// written, behind a NUL. Keys are written back from their raw bytes anyway
+// (Tx.rawKeys), so an untouched key never changes.
+func keyIdentity(raw []byte, decoded string) string {
+	if hasLoneSurrogate(raw) {
+		return "\x00" + string(raw)
+	}
+	return decoded
+}
+
+// hasLoneSurrogate reports whether the JSON string literal raw holds a \u
+// escape of a surrogate that is not part of a high+low pair.
+func hasLoneSurrogate(raw []byte) bool {
+	hex4 := func(i int) (rune, bool) {
+		if i+6 > len(raw) || raw[i] != '\\' || raw[i+1] != 'u' {
+			return 0, false
+		}
+		n, err := strconv.ParseUint(string(raw[i+2:i+6]), 16, 32)
+		return rune(n), err == nil
+	}
+	for i := 0; i < len(raw); i++ {
+		if raw[i] != '\\' || i+1 >= len(raw) {
+			continue
+		}
+		if raw[i+1] != 'u' {
+			i++ // a two-byte escape (\\, \", …)
+			continue
+		}
+		r, ok := hex4(i)
+		if !ok {
+			return false // not valid JSON; the parser has decided already
+		}
+		switch {
+		case r >= 0xD800 && r < 0xDC00:
+			lo, ok := hex4(i + 6)
+			if !ok || lo < 0xDC00 || lo >= 0xE000 {
+				return true
+			}
+			i += 11
+		case r >= 0xDC00 && r < 0xE000:
+			return true
+		default:
+			i += 5
+		}
+	}
+	return false
 }
 
 // render builds the file: JSON.stringify(store, null, 2).
@@ -403,9 +463,12 @@ func (tx *Tx) render() ([]byte, error) {
 	out = append(out, "{\n"...)
 	var ind bytes.Buffer
 	for i, k := range keys {
-		kb, err := jsonx.Marshal(k)
-		if err != nil {
-			return nil, err
+		kb := tx.rawKeys[k] // verbatim: an untouched key never changes
+		if kb == nil {
+			var err error
+			if kb, err = jsonx.Marshal(k); err != nil {
+				return nil, err
+			}
 		}
 		out = append(out, "  "...)
 		out = append(out, kb...)

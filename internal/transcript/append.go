@@ -217,6 +217,11 @@ func appendOnce(ctx context.Context, file string, opts AppendOptions, msgs []jso
 	f, err := os.OpenFile(file, flags, 0o600)
 	if err != nil {
 		if create && errors.Is(err, fs.ErrExist) {
+			if fi, lerr := os.Lstat(file); lerr == nil && fi.Mode()&fs.ModeSymlink != 0 {
+				// A dangling symbolic link: O_EXCL refused to follow it, and
+				// so do we (it may lead outside the state dir).
+				return nil, false, apperr.Errorf("refusing to create transcript %s: it is a symbolic link to a file that does not exist", file)
+			}
 			// Created meanwhile by a lock-less OpenClaw writer (delivery
 			// mirror): start over and append after its lines.
 			return nil, true, nil

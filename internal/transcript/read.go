@@ -130,6 +130,11 @@ func ReadHeader(path string) (*Header, error) {
 }
 
 func open(path string) (*os.File, int64, error) {
+	// Only regular files are opened: opening a FIFO (or a device) for
+	// reading would block until a writer appears, i.e. forever.
+	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
+		return nil, 0, notRegular(path, st.Mode())
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, 0, err
@@ -139,11 +144,18 @@ func open(path string) (*os.File, int64, error) {
 		f.Close()
 		return nil, 0, err
 	}
-	if st.IsDir() {
+	if !st.Mode().IsRegular() {
 		f.Close()
-		return nil, 0, fmt.Errorf("read transcript %s: is a directory", path)
+		return nil, 0, notRegular(path, st.Mode())
 	}
 	return f, st.Size(), nil
+}
+
+func notRegular(path string, m os.FileMode) error {
+	if m.IsDir() {
+		return fmt.Errorf("read transcript %s: is a directory", path)
+	}
+	return fmt.Errorf("not a regular file (%s)", m.Type()) // callers name the file
 }
 
 // line is one line of the file: bytes [start,end), without its "\n".
@@ -504,7 +516,7 @@ func readForward(ra io.ReaderAt, size int64, opts Options) (*Result, error) {
 }
 
 func fileName(ra io.ReaderAt) string {
-	if f, ok := ra.(*os.File); ok {
+	if f, ok := ra.(interface{ Name() string }); ok {
 		return f.Name()
 	}
 	return "(transcript)"

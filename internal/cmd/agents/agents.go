@@ -97,7 +97,7 @@ func run(o *Options) error {
 			a.Store = s.SQLitePath(id)
 		}
 		a.Visible = s.CanSeeAgent(id, policy.OpHistory) == ""
-		if a.Era == "json" && a.Visible {
+		if a.Era != "none" && a.Visible {
 			if _, entries, err := s.Entries(id); err == nil {
 				n := len(entries)
 				a.Sessions = &n

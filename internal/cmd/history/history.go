@@ -2,9 +2,14 @@
 package history
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
+	"strconv"
+	"strings"
+	"time"
 
 	"github.com/openclaw/sessions/internal/apperr"
 	"github.com/openclaw/sessions/internal/cmdutil"
@@ -12,12 +17,29 @@ import (
 	"github.com/openclaw/sessions/internal/policy"
 	"github.com/openclaw/sessions/internal/render"
 	"github.com/openclaw/sessions/internal/sanitize"
+	"github.com/openclaw/sessions/internal/state"
+	"github.com/openclaw/sessions/internal/store"
 	"github.com/openclaw/sessions/internal/transcript"
 	"github.com/spf13/cobra"
 )
 
 // MaxLimit is the gateway's hard maximum for chat.history.
 const MaxLimit = 1000
+
+// Output formats of --format.
+const (
+	FormatText     = "text"
+	FormatMarkdown = "markdown"
+	FormatJSON     = "json"
+)
+
+// Formats are the values of --format.
+var Formats = []string{FormatText, FormatMarkdown, FormatJSON}
+
+// DefaultPoll is how often --follow re-checks the transcript and the store
+// when no file event arrives (the fallback for file systems without
+// inotify, and for missed events).
+const DefaultPoll = time.Second
 
 // Options are the parsed flags of `sessions history`.
 type Options struct {
@@ -26,6 +48,14 @@ type Options struct {
 	Limit        int
 	IncludeTools bool
 	Raw          bool
+	Format       string // text, markdown or json ("" = text, or json in JSON mode)
+	Follow       bool
+	IdleTimeout  time.Duration // --follow stops after this long without a new message (0 = never)
+
+	// Poll replaces DefaultPoll (tests).
+	Poll time.Duration
+	// Context ends --follow when done (tests); nil = until SIGINT/SIGTERM.
+	Context context.Context
 }
 
 // NewCmd builds the command.
@@ -33,7 +63,7 @@ func NewCmd(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
 	o := &Options{f: f}
 	cmd := &cobra.Command{
 		Use:   "history {KEY | SESSION_ID} [flags]",
-		Short: "Print the messages of a session's transcript",
+		Short: "Print (or follow) the messages of a session's transcript",
 		Long: `Print the messages of a session's transcript in transcript order (every
 message line, as OpenClaw's sessions_history returns them), the last --limit of
 them (default 200, at most 1000).
@@ -45,15 +75,46 @@ by its size, signatures/usage/cost/details removed, and the oldest messages
 dropped until the whole is at most 80 KiB. --raw prints the messages exactly
 as stored, uncapped.
 
+--format picks the output: text (the default: a header line per message and
+its content indented), markdown (a readable export: a heading, one section per
+message with role, model and time, tool calls and tool results as fenced
+blocks, images noted, thinking folded in <details>) or json (the same as
+--json).
+
+--follow keeps printing messages as OpenClaw or a sessions runner appends them,
+like tail -f: it watches the transcript's directory (with a 1 s polling
+fallback), reads only what was appended (a line still being written is read
+once it is complete), and follows the session key across a reset (/new gives
+the key a new sessionId and transcript; a line on stderr says so). It ends on
+Ctrl-C or SIGTERM with exit 0, or after --idle-timeout without a new message.
+With --json each message is printed as one JSON object per line (JSON Lines;
+--jq applies to each message).
+
 JSON (--json): {"sessionKey","sessionId","messages","truncated","bytes"}.`,
 		Example: `  sessions history main
   sessions history agent:main:signal:group:abc --limit 20 --json
+  sessions history main --format markdown > main.md
+  sessions history main --follow
+  sessions history main --follow --json | jq -r 'select(.role=="assistant") | .content[0].text'
   sessions history 26a610b5-ea74-4c48-bd74-9be14f7f2944 --raw --include-tools --json`,
-		Args: cmdutil.ExactArgs(1, "session KEY or SESSION_ID"),
+		Args:              cmdutil.ExactArgs(1, "session KEY or SESSION_ID"),
+		ValidArgsFunction: cmdutil.CompleteSessionArg(f),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Ref = args[0]
 			if err := cmdutil.IntRange("limit", o.Limit, 1, MaxLimit); err != nil {
 				return err
+			}
+			if err := o.checkFormat(f.JSONMode()); err != nil {
+				return err
+			}
+			if o.Format == FormatJSON {
+				f.Flags.JSON = true // errors become JSON documents too
+			}
+			if o.IdleTimeout < 0 {
+				return apperr.Usagef("--idle-timeout must not be negative")
+			}
+			if o.IdleTimeout > 0 && !o.Follow {
+				return apperr.Usagef("--idle-timeout needs --follow")
 			}
 			if runF != nil {
 				return runF(o)
@@ -65,7 +126,30 @@ JSON (--json): {"sessionKey","sessionId","messages","truncated","bytes"}.`,
 	fl.IntVar(&o.Limit, "limit", 200, "the last `N` messages (1-1000)")
 	fl.BoolVar(&o.IncludeTools, "include-tools", false, "keep tool result messages")
 	fl.BoolVar(&o.Raw, "raw", false, "messages exactly as stored: no sanitising, no size cap")
+	fl.StringVar(&o.Format, "format", "", "output `FORMAT`: text, markdown or json (default text, json with --json)")
+	fl.BoolVarP(&o.Follow, "follow", "f", false, "keep printing new messages as they are appended (Ctrl-C to stop)")
+	fl.DurationVar(&o.IdleTimeout, "idle-timeout", 0, "with --follow, stop after this `DURATION` without a new message (0 = never)")
+	_ = cmd.RegisterFlagCompletionFunc("format", cmdutil.FixedCompletions(
+		FormatText+"\thuman-readable text",
+		FormatMarkdown+"\ta Markdown export",
+		FormatJSON+"\tthe same as --json"))
 	return cmd
+}
+
+// checkFormat validates --format against --json/--jq.
+func (o *Options) checkFormat(jsonMode bool) error {
+	o.Format = strings.ToLower(strings.TrimSpace(o.Format))
+	switch o.Format {
+	case "", FormatText, FormatMarkdown, FormatJSON:
+	case "md":
+		o.Format = FormatMarkdown
+	default:
+		return apperr.Usagef("invalid --format %q (text, markdown or json)", o.Format)
+	}
+	if jsonMode && o.Format != "" && o.Format != FormatJSON {
+		return apperr.Usagef("--format %s cannot be used with --json or --jq", o.Format)
+	}
+	return nil
 }
 
 // Result is the JSON document of `sessions history`.
@@ -87,25 +171,34 @@ func run(o *Options) error {
 	if err != nil {
 		return err
 	}
-	tp, err := s.Transcript(t.Agent, t.Store, t.Entry)
-	if err != nil {
-		return err
-	}
-	if tp.Fallback != "" {
-		f.Log.Debug("transcript fallback", "reason", tp.Fallback, "path", tp.Path)
-	}
 	res := Result{SessionKey: t.DisplayKey, SessionID: t.Entry.SessionID, Messages: []json.RawMessage{}}
-	if tp.Exists {
-		r, err := transcript.ReadMessages(tp.Path, transcript.Options{Limit: o.Limit, IncludeTools: o.IncludeTools, Warn: f.Warn})
+	opts := transcript.Options{Limit: o.Limit, IncludeTools: o.IncludeTools, Warn: f.Warn}
+	var tp store.Transcript
+	var offset int64
+	if state.IsSQLite(t.Store) {
+		// OpenClaw 2026.8+: the transcript is the SQLite store's events.
+		r, _, err := s.ReadMessages(t.Agent, t.Store, t.Entry, opts)
 		if err != nil {
-			if errors.Is(err, fs.ErrPermission) {
-				return apperr.Statef("cannot read transcript %s: permission denied", tp.Path)
-			}
-			return apperr.Statef("cannot read transcript %s: %v", tp.Path, err)
+			return err
 		}
-		res.Messages = r.Messages
+		res.Messages, offset = r.Messages, r.Size
 	} else {
-		f.Warn("session " + t.DisplayKey + " has no transcript yet (" + tp.Path + ")")
+		if tp, err = s.Transcript(t.Agent, t.Store, t.Entry); err != nil {
+			return err
+		}
+		if tp.Fallback != "" {
+			f.Log.Debug("transcript fallback", "reason", tp.Fallback, "path", tp.Path)
+		}
+		if tp.Exists {
+			r, err := transcript.ReadMessages(tp.Path, opts)
+			if err != nil {
+				return readErr(tp.Path, err)
+			}
+			res.Messages = r.Messages
+			offset = r.Size
+		} else if !o.Follow {
+			f.Warn("session " + t.DisplayKey + " has no transcript yet (" + tp.Path + ")")
+		}
 	}
 	if o.Raw {
 		b, _ := jsonx.Marshal(res.Messages)
@@ -119,8 +212,131 @@ func run(o *Options) error {
 			res.Messages = []json.RawMessage{}
 		}
 	}
-	if f.JSONMode() {
+	p := newPrinter(o, s, t, res)
+	if !o.Follow && p.format == FormatJSON {
 		return f.PrintJSON(res)
 	}
-	return render.Messages(f.IO.Out, res.Messages)
+	if err := p.start(); err != nil {
+		return err
+	}
+	if err := p.print(res.Messages); err != nil {
+		return err
+	}
+	if !o.Follow {
+		if len(res.Messages) == 0 && p.format == FormatText && f.IO.IsStdoutTTY() {
+			fmt.Fprintln(f.IO.ErrOut, "No messages.")
+		}
+		return nil
+	}
+	fw := &follower{o: o, s: s, t: t, p: p, path: tp.Path, off: offset, sessionID: t.Entry.SessionID, db: s.SQLiteDB(t.Agent)}
+	if fw.db == nil && !tp.Exists {
+		fw.off = 0
+	}
+	return fw.run()
+}
+
+func readErr(path string, err error) error {
+	if errors.Is(err, fs.ErrPermission) {
+		return apperr.Statef("cannot read transcript %s: permission denied", path)
+	}
+	return apperr.Statef("cannot read transcript %s: %v", path, err)
+}
+
+// printer writes messages in the chosen format, incrementally (--follow
+// prints in batches).
+type printer struct {
+	o       *Options
+	f       *cmdutil.Factory
+	format  string
+	title   string
+	facts   [][2]string
+	printed int // messages printed so far
+}
+
+func newPrinter(o *Options, s *state.State, t *state.Target, res Result) *printer {
+	p := &printer{o: o, f: o.f, format: o.Format}
+	if p.format == "" {
+		p.format = FormatText
+		if o.f.JSONMode() {
+			p.format = FormatJSON
+		}
+	}
+	if p.format == FormatMarkdown {
+		p.title = "Session `" + t.DisplayKey + "`"
+		p.facts = append(p.facts, [2]string{"Session key", "`" + t.DisplayKey + "`"})
+		if t.Entry.SessionID != "" {
+			p.facts = append(p.facts, [2]string{"Session id", "`" + t.Entry.SessionID + "`"})
+		}
+		p.facts = append(p.facts, [2]string{"Agent", "`" + t.Agent + "`"})
+		if l := t.Entry.Label; l != "" {
+			p.facts = append(p.facts, [2]string{"Label", l})
+		}
+		what := strconv.Itoa(len(res.Messages))
+		var notes []string
+		if len(res.Messages) == o.Limit {
+			notes = append(notes, "the last "+strconv.Itoa(o.Limit))
+		}
+		if !o.IncludeTools {
+			notes = append(notes, "tool results left out")
+		}
+		if o.Raw {
+			notes = append(notes, "as stored")
+		} else {
+			notes = append(notes, "sanitised")
+		}
+		if res.Truncated {
+			notes = append(notes, "oldest dropped to fit 80 KiB")
+		}
+		p.facts = append(p.facts, [2]string{"Messages", what + " (" + strings.Join(notes, ", ") + ")"})
+	}
+	return p
+}
+
+// start prints what comes before the first message (the Markdown heading).
+func (p *printer) start() error {
+	if p.format == FormatMarkdown {
+		return render.MarkdownHeader(p.f.IO.Out, p.title, p.facts)
+	}
+	return nil
+}
+
+// print prints a batch of (already sanitised) messages.
+func (p *printer) print(msgs []json.RawMessage) error {
+	if len(msgs) == 0 {
+		return nil
+	}
+	var err error
+	switch p.format {
+	case FormatJSON:
+		for _, m := range msgs {
+			if err = p.f.PrintJSONLine(m); err != nil {
+				break
+			}
+		}
+	case FormatMarkdown:
+		err = render.MarkdownMessages(p.f.IO.Out, msgs, p.printed+1)
+	default:
+		cs := p.f.IO.ColorScheme()
+		st := render.Style{}
+		if cs.Enabled() {
+			st = render.Style{Role: cs.Role, Dim: cs.Gray}
+		}
+		err = render.MessagesStyled(p.f.IO.Out, msgs, st, p.printed > 0)
+	}
+	p.printed += len(msgs)
+	return err
+}
+
+// prepare sanitises appended messages one by one (they were not part of the
+// first batch's size cap), unless --raw.
+func (o *Options) prepare(msgs []json.RawMessage) []json.RawMessage {
+	if o.Raw {
+		return msgs
+	}
+	out := make([]json.RawMessage, 0, len(msgs))
+	for _, m := range msgs {
+		s, _, _ := sanitize.History([]json.RawMessage{sanitize.StripEnvelope(m)}, sanitize.DefaultCapBytes)
+		out = append(out, s...)
+	}
+	return out
 }

@@ -2,12 +2,22 @@
 package list
 
 import (
+	"bytes"
+	"cmp"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"sort"
+	"io/fs"
+	"math"
+	"reflect"
+	"runtime"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/openclaw/sessions/internal/apperr"
 	"github.com/openclaw/sessions/internal/cmdutil"
@@ -16,7 +26,9 @@ import (
 	"github.com/openclaw/sessions/internal/policy"
 	"github.com/openclaw/sessions/internal/render"
 	"github.com/openclaw/sessions/internal/sanitize"
+	"github.com/openclaw/sessions/internal/sqlitestore"
 	"github.com/openclaw/sessions/internal/state"
+	"github.com/openclaw/sessions/internal/store"
 	"github.com/openclaw/sessions/internal/transcript"
 	"github.com/spf13/cobra"
 )
@@ -142,7 +154,15 @@ func run(o *Options) error {
 	if err != nil {
 		return err
 	}
-	var rows []state.Row
+	// Candidates in file order; rows are built (and filtered) only for the
+	// newest ones, up to --limit: a 10,000-entry store listed with the
+	// default limit builds 200 rows, not 10,000.
+	type cand struct {
+		agent string
+		st    *store.Store
+		e     *store.Entry
+	}
+	var cands []cand
 	var lastErr error
 	read := 0
 	for _, agent := range agents {
@@ -160,70 +180,138 @@ func run(o *Options) error {
 			if !s.Listable(e.Key) || !s.Visible(e) {
 				continue
 			}
-			rows = append(rows, s.Row(agent, st, e))
+			cands = append(cands, cand{agent, st, e})
 		}
 	}
 	if read == 0 && lastErr != nil {
 		return lastErr
 	}
-	rows = filter(rows, o, f.Now())
-	sort.SliceStable(rows, func(i, j int) bool { return rows[i].Entry.Updated() > rows[j].Entry.Updated() })
-	if len(rows) > o.Limit {
-		rows = rows[:o.Limit]
+	order := make([]int, len(cands))
+	for i := range order {
+		order[i] = i
 	}
+	slices.SortStableFunc(order, func(a, b int) int { // newest first; ties keep file order
+		return cmp.Compare(cands[b].e.Updated(), cands[a].e.Updated())
+	})
+	cutoff := f.Now().Add(-time.Duration(o.Active) * time.Minute).UnixMilli()
+	rows := []state.Row{}
+	for _, i := range order {
+		if len(rows) == o.Limit {
+			break
+		}
+		c := cands[i]
+		if r := s.Row(c.agent, c.st, c.e); keep(r, o, cutoff) {
+			rows = append(rows, r)
+		}
+	}
+	// Transcript paths, then the last messages on all CPUs (each transcript
+	// read is independent). Warnings are printed afterwards in row order,
+	// exactly as a sequential loop would print them.
+	warns := make([][]string, len(rows))
+	var withMsgs []int
 	for i := range rows {
 		r := &rows[i]
+		if state.IsSQLite(r.Store) {
+			// OpenClaw 2026.8+: no transcript file; messages come from the store.
+			if o.Messages > 0 {
+				withMsgs = append(withMsgs, i)
+			}
+			continue
+		}
 		tp, err := s.Transcript(r.AgentID, r.Store, r.Entry)
 		if err != nil {
-			f.Warn(err.Error())
+			warns[i] = append(warns[i], err.Error())
 			continue
 		}
 		r.TranscriptPath = tp.Path
 		if o.Messages > 0 && tp.Exists {
-			r.Messages = lastMessages(f, tp.Path, o.Messages)
+			withMsgs = append(withMsgs, i)
 		}
 	}
-	if rows == nil {
-		rows = []state.Row{}
+	parallel(len(withMsgs), func(j int) {
+		i := withMsgs[j]
+		r := &rows[i]
+		warn := func(msg string) { warns[i] = append(warns[i], msg) }
+		if state.IsSQLite(r.Store) {
+			r.Messages = lastMessagesSQLite(s.SQLiteDB(r.AgentID), r.Entry.SessionID, o.Messages, warn)
+		} else {
+			r.Messages = lastMessages(r.TranscriptPath, o.Messages, warn)
+		}
+	})
+	for _, w := range warns {
+		for _, msg := range w {
+			f.Warn(msg)
+		}
 	}
 	if f.JSONMode() {
-		return f.PrintJSON(Result{Count: len(rows), Sessions: rows})
+		return printJSON(f, Result{Count: len(rows), Sessions: rows})
 	}
 	return printTable(f, rows, len(agents) > 1, o.Messages > 0)
 }
 
-func filter(rows []state.Row, o *Options, now time.Time) []state.Row {
-	if len(o.Kinds) == 0 && o.Active == 0 {
-		return rows
-	}
-	kinds := map[string]bool{}
-	for _, k := range o.Kinds {
-		kinds[k] = true
-	}
-	cutoff := now.Add(-time.Duration(o.Active) * time.Minute).UnixMilli()
-	out := rows[:0]
-	for _, r := range rows {
-		if len(kinds) > 0 && !kinds[r.Kind] {
-			continue
+// parallel calls fn(0), …, fn(n-1) on up to GOMAXPROCS goroutines.
+func parallel(n int, fn func(int)) {
+	workers := min(runtime.GOMAXPROCS(0), n)
+	if workers <= 1 {
+		for i := range n {
+			fn(i)
 		}
-		if o.Active > 0 && (r.UpdatedAt == nil || r.Entry.Updated() < cutoff) {
-			continue
-		}
-		out = append(out, r)
+		return
 	}
-	return out
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
+				fn(i)
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// keep applies --kinds and --active (cutoff: the oldest updatedAt kept, in
+// ms) to a row.
+func keep(r state.Row, o *Options, cutoff int64) bool {
+	if len(o.Kinds) > 0 && !slices.Contains(o.Kinds, r.Kind) {
+		return false
+	}
+	return o.Active == 0 || (r.UpdatedAt != nil && r.Entry.Updated() >= cutoff)
 }
 
 // lastMessages returns the last n messages, tool results removed, prepared
-// like `history`'s default output.
-func lastMessages(f *cmdutil.Factory, path string, n int) []json.RawMessage {
-	res, err := transcript.ReadMessages(path, transcript.Options{Limit: n, Warn: f.Warn})
+// like `history`'s default output. It may run on any goroutine, so warn
+// must not print: the caller prints the warnings in row order.
+func lastMessages(path string, n int, warn func(string)) []json.RawMessage {
+	res, err := transcript.ReadMessages(path, transcript.Options{Limit: n, Warn: warn})
 	if err != nil {
-		f.Warn(fmt.Sprintf("transcript %s: %v", path, err))
+		warn(fmt.Sprintf("transcript %s: %v", path, err))
 		return nil
 	}
-	msgs := make([]json.RawMessage, len(res.Messages))
-	for i, m := range res.Messages {
+	return prepare(res.Messages)
+}
+
+// lastMessagesSQLite is lastMessages for a session of the SQLite era.
+func lastMessagesSQLite(db *sqlitestore.DB, sessionID string, n int, warn func(string)) []json.RawMessage {
+	if db == nil {
+		return nil
+	}
+	res, err := db.Messages(sessionID, transcript.Options{Limit: n, Warn: warn})
+	if err != nil {
+		if !errors.Is(err, fs.ErrNotExist) {
+			warn(fmt.Sprintf("session %s: %v", sessionID, err))
+		}
+		return nil
+	}
+	return prepare(res.Messages)
+}
+
+// prepare strips envelopes and sanitises like history's default output.
+func prepare(in []json.RawMessage) []json.RawMessage {
+	msgs := make([]json.RawMessage, len(in))
+	for i, m := range in {
 		msgs[i] = sanitize.StripEnvelope(m)
 	}
 	out, _, _ := sanitize.History(msgs, sanitize.DefaultCapBytes)
@@ -344,4 +432,242 @@ func preview(msgs []json.RawMessage) string {
 		text = text[:i]
 	}
 	return m.Role + ": " + text
+}
+
+// printJSON prints the result exactly as f.PrintJSON does (encoding/json,
+// two-space indent, no HTML escaping), but writes the rows directly: with
+// 10,000 rows the reflection and the indentation pass of encoding/json over
+// the whole document cost as much as reading the store. --jq, a row with
+// messages and anything encoding/json would refuse (NaN, ±Inf) go through
+// encoding/json; rowFieldsOK guards against Row gaining fields this writer
+// does not know.
+func printJSON(f *cmdutil.Factory, res Result) error {
+	if f.Flags.JQ != "" || !rowFieldsOK {
+		return f.PrintJSON(res)
+	}
+	for i := range res.Sessions {
+		r := &res.Sessions[i]
+		if !finite(r.UpdatedAt) || !finite(r.ContextTokens) || !finite(r.TotalTokens) {
+			return f.PrintJSON(res)
+		}
+	}
+	b, err := appendResult(make([]byte, 0, 64+700*len(res.Sessions)), res)
+	if err != nil {
+		return err
+	}
+	_, err = f.IO.Out.Write(b)
+	return err
+}
+
+func finite(v *float64) bool { return v == nil || !math.IsInf(*v, 0) && !math.IsNaN(*v) }
+
+// appendResult appends the document and its final newline.
+func appendResult(b []byte, res Result) ([]byte, error) {
+	b = append(b, "{\n  \"count\": "...)
+	b = strconv.AppendInt(b, int64(res.Count), 10)
+	b = append(b, ",\n  \"sessions\": ["...)
+	for i := range res.Sessions {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, "\n    "...)
+		var err error
+		if b, err = appendRow(b, &res.Sessions[i]); err != nil {
+			return nil, err
+		}
+	}
+	if len(res.Sessions) > 0 {
+		b = append(b, "\n  "...)
+	}
+	return append(b, "]\n}\n"...), nil
+}
+
+// appendRow appends one row at the indentation of a session in the result.
+func appendRow(b []byte, r *state.Row) ([]byte, error) {
+	if len(r.Messages) > 0 {
+		// Messages are raw JSON: let encoding/json compact and indent them.
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(r); err != nil {
+			return nil, err
+		}
+		out := bytes.NewBuffer(b)
+		if err := json.Indent(out, bytes.TrimRight(buf.Bytes(), "\n"), "    ", "  "); err != nil {
+			return nil, err
+		}
+		return out.Bytes(), nil
+	}
+	const field = "\n      \""
+	str := func(name, v string, always bool) {
+		if v != "" || always {
+			b = append(b, field...)
+			b = append(b, name...)
+			b = append(b, "\": "...)
+			b = appendString(b, v)
+			b = append(b, ',')
+		}
+	}
+	num := func(name string, v *float64) {
+		if v != nil {
+			b = append(b, field...)
+			b = append(b, name...)
+			b = append(b, "\": "...)
+			b = appendFloat(b, *v)
+			b = append(b, ',')
+		}
+	}
+	boolean := func(name string, v *bool) {
+		if v != nil {
+			b = append(b, field...)
+			b = append(b, name...)
+			b = append(b, "\": "...)
+			b = strconv.AppendBool(b, *v)
+			b = append(b, ',')
+		}
+	}
+	b = append(b, '{')
+	str("key", r.Key, true)
+	str("kind", r.Kind, true)
+	str("channel", r.Channel, true)
+	str("agentId", r.AgentID, true)
+	str("label", r.Label, false)
+	str("displayName", r.DisplayName, false)
+	num("updatedAt", r.UpdatedAt)
+	str("sessionId", r.SessionID, false)
+	str("model", r.Model, false)
+	num("contextTokens", r.ContextTokens)
+	num("totalTokens", r.TotalTokens)
+	str("thinkingLevel", r.ThinkingLevel, false)
+	str("verboseLevel", r.VerboseLevel, false)
+	boolean("systemSent", r.SystemSent)
+	boolean("abortedLastRun", r.AbortedLastRun)
+	str("sendPolicy", r.SendPolicy, false)
+	str("spawnedBy", r.SpawnedBy, false)
+	str("lastChannel", r.LastChannel, false)
+	str("lastTo", r.LastTo, false)
+	if dc := r.DeliveryContext; dc != nil {
+		b = append(b, field...)
+		b = append(b, "deliveryContext\": {"...)
+		n := len(b)
+		for _, kv := range [...][2]string{{"channel", dc.Channel}, {"to", dc.To}, {"accountId", dc.AccountID}} {
+			if kv[1] != "" {
+				b = append(b, "\n        \""...)
+				b = append(b, kv[0]...)
+				b = append(b, "\": "...)
+				b = appendString(b, kv[1])
+				b = append(b, ',')
+			}
+		}
+		if len(b) > n {
+			b = append(b[:len(b)-1], "\n      "...)
+		}
+		b = append(b, "},"...)
+	}
+	str("transcriptPath", r.TranscriptPath, false)
+	// Key, kind, channel and agentId are always there: drop the last comma.
+	b = append(b[:len(b)-1], "\n    }"...)
+	return b, nil
+}
+
+// appendFloat is encoding/json's float64 encoding (ES6 number formatting).
+func appendFloat(b []byte, f float64) []byte {
+	abs := math.Abs(f)
+	format := byte('f')
+	if abs != 0 && (abs < 1e-6 || abs >= 1e21) {
+		format = 'e'
+	}
+	b = strconv.AppendFloat(b, f, format, -1, 64)
+	if format == 'e' {
+		// clean up e-09 to e-9
+		n := len(b)
+		if n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
+			b[n-2] = b[n-1]
+			b = b[:n-1]
+		}
+	}
+	return b
+}
+
+// appendString is encoding/json's string encoding without HTML escaping:
+// '"', '\\' and control characters escaped (\b \f \n \r \t or \u00XX),
+// invalid UTF-8 as \ufffd, U+2028 and U+2029 as \u2028 and \u2029.
+func appendString(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '\\', '"':
+				b = append(b, '\\', c)
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		c, size := utf8.DecodeRuneInString(s[i:])
+		if c == utf8.RuneError && size == 1 {
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if c == '\u2028' || c == '\u2029' {
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hex[c&0xF])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}
+
+// rowJSONFields are the JSON names of state.Row and store.DeliveryContext
+// that appendRow writes, in order.
+var rowJSONFields = []string{
+	"key", "kind", "channel", "agentId", "label", "displayName", "updatedAt", "sessionId", "model",
+	"contextTokens", "totalTokens", "thinkingLevel", "verboseLevel", "systemSent", "abortedLastRun",
+	"sendPolicy", "spawnedBy", "lastChannel", "lastTo", "deliveryContext", "transcriptPath", "messages",
+	"deliveryContext.channel", "deliveryContext.to", "deliveryContext.accountId",
+}
+
+// rowFieldsOK: state.Row (and DeliveryContext) have exactly the fields
+// appendRow writes; otherwise printJSON leaves the rows to encoding/json.
+var rowFieldsOK = slices.Equal(jsonFields(reflect.TypeFor[state.Row](), ""), rowJSONFields)
+
+func jsonFields(t reflect.Type, prefix string) []string {
+	var out, nested []string
+	for i := range t.NumField() {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+		if name == "-" || !t.Field(i).IsExported() {
+			continue
+		}
+		out = append(out, prefix+name)
+		if ft := t.Field(i).Type; ft.Kind() == reflect.Pointer && ft.Elem().Kind() == reflect.Struct {
+			nested = append(nested, jsonFields(ft.Elem(), prefix+name+".")...)
+		}
+	}
+	return append(out, nested...)
 }

@@ -59,7 +59,8 @@ JSON (--json): {"ok":true,"key","path","entry"} with the entry as written.`,
 		Example: `  sessions patch main --send-policy deny
   sessions patch agent:main:signal:group:abc --label standup --json
   sessions patch 26a610b5-ea74-4c48-bd74-9be14f7f2944 --send-policy inherit --clear-label`,
-		Args: cmdutil.ExactArgs(1, "session KEY or SESSION_ID"),
+		Args:              cmdutil.ExactArgs(1, "session KEY or SESSION_ID"),
+		ValidArgsFunction: cmdutil.CompleteSessionArg(f),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Ref = args[0]
 			o.SetLabel = cmd.Flags().Changed("label")
@@ -138,9 +139,13 @@ func run(o *Options) error {
 	if f.Now != nil {
 		now = f.Now
 	}
+	if err := s.CheckWritable(t.Agent); err != nil {
+		return err
+	}
+	storePath, _ := s.StorePath(t.Agent)
 	key := t.Key
 	var entry json.RawMessage
-	res, err := store.Update(context.Background(), t.Store.Path, store.UpdateOptions{
+	res, err := store.Update(context.Background(), storePath, store.UpdateOptions{
 		LockTimeout: f.Flags.LockTimeout,
 		SQLitePath:  s.SQLitePath(t.Agent),
 		Now:         now,

@@ -4,6 +4,7 @@ package runscmd
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/signal"
 	"strconv"
@@ -24,19 +25,39 @@ import (
 func NewCmdRuns(f *cmdutil.Factory) *cobra.Command {
 	var status, session string
 	var limit int
+	var tree, sweep bool
 	cmd := &cobra.Command{
 		Use:   "runs [flags]",
 		Short: "List send and spawn runs, newest first",
 		Long: `List the runs recorded under <state>/sessions-cli/runs: their id, kind, status
-(accepted, running, ok, error, timeout), target session, age, and the reply or
-error. A run whose runner died is ended as "error: runner exited" when seen.
+(accepted, running, ok, error, timeout), session (the target of a send, the
+child of a spawn), label, requester, age, and the reply, outcome or error. A
+run whose runner died is ended as "error: runner exited" when seen.
 
-JSON (--json): {"count":N,"runs":[record...]}, each record as stored.
-Piped: runId, kind, status, target key, createdAt (RFC 3339), summary.`,
+--tree shows the spawn lineage instead: each requester session with the
+sub-agent children it spawned (label, status, outcome, run id) indented below.
+
+--sweep archives now the sub-agent children whose archive time has come
+(agents.defaults.subagents.archiveAfterMinutes after their creation; every
+sessions command does this in passing) and reports what it did.
+
+JSON (--json): {"count":N,"runs":[record...]}, each record as stored; with
+--tree {"count":N,"tree":[{"sessionKey","children":[{"sessionKey","runId",
+"label","status","outcome","createdAt","children":[…]}]}]}; with --sweep
+{"archived":[{"runId","childSessionKey","existed","renamed"}],"deferred":[…],
+"pending":N,"nextAtMs"}.
+Piped: runId, kind, status, session, label, requester, createdAt (RFC 3339),
+summary.`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := cmdutil.IntRange("limit", limit, 1, 0); err != nil {
 				return err
+			}
+			if sweep {
+				if tree || status != "" || session != "" {
+					return apperr.Usagef("--sweep takes no other runs flag")
+				}
+				return sweepNow(f)
 			}
 			s, err := f.State()
 			if err != nil {
@@ -64,17 +85,32 @@ Piped: runId, kind, status, target key, createdAt (RFC 3339), summary.`,
 					break
 				}
 			}
+			if tree {
+				roots := buildTree(out)
+				if f.JSONMode() {
+					return f.PrintJSON(map[string]any{"count": len(out), "tree": roots})
+				}
+				printTree(f, f.IO.Out, roots, now)
+				return nil
+			}
 			if f.JSONMode() {
 				return f.PrintJSON(map[string]any{"count": len(out), "runs": out})
 			}
 			tty := f.IO.IsStdoutTTY()
-			t := output.NewTable("Run", "Kind", "Status", "Session", "Created", "Summary").Flexible(3, 5)
+			if len(out) == 0 {
+				if tty {
+					fmt.Fprintln(f.IO.ErrOut, "No runs found.")
+				}
+				return nil
+			}
+			t := output.NewTable("Run", "Kind", "Status", "Session", "Label", "From", "Created", "Summary").Flexible(3, 5, 7)
+			t.Color(2, f.IO.ColorScheme().Status)
 			for _, r := range out {
 				created := time.UnixMilli(r.CreatedAt).UTC().Format(time.RFC3339)
 				if tty {
 					created = age(now.Sub(time.UnixMilli(r.CreatedAt)))
 				}
-				t.Row(r.RunID, r.Kind, r.Status, targetOf(r), created, runs.Summary(r))
+				t.Row(r.RunID, r.Kind, r.Status, targetOf(r), labelOf(r), requesterOf(r), created, runs.Summary(r))
 			}
 			return t.Render(f.IO.Out, tty, f.IO.TerminalWidth())
 		},
@@ -82,8 +118,11 @@ Piped: runId, kind, status, target key, createdAt (RFC 3339), summary.`,
 	cmd.Flags().StringVar(&status, "status", "", "only runs with this `STATUS` (accepted, running, ok, error, timeout)")
 	cmd.Flags().StringVar(&session, "session", "", "only runs involving this session `KEY` or sessionId")
 	cmd.Flags().IntVar(&limit, "limit", 50, "at most `N` runs")
-	_ = cmd.RegisterFlagCompletionFunc("status", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-		return []string{runs.StatusAccepted, runs.StatusRunning, runs.StatusOK, runs.StatusError, runs.StatusTimeout}, cobra.ShellCompDirectiveNoFileComp
+	cmd.Flags().BoolVar(&tree, "tree", false, "show the spawn lineage: requesters and the sub-agents they spawned")
+	cmd.Flags().BoolVar(&sweep, "sweep", false, "archive the sub-agent sessions that are due now, and report it")
+	_ = cmd.RegisterFlagCompletionFunc("status", cmdutil.FixedCompletions(runs.StatusAccepted, runs.StatusRunning, runs.StatusOK, runs.StatusError, runs.StatusTimeout))
+	_ = cmd.RegisterFlagCompletionFunc("session", func(_ *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+		return f.SessionKeys(toComplete)
 	})
 	return cmd
 }
@@ -93,6 +132,26 @@ func targetOf(r *runs.Record) string {
 		return r.Target.DisplayKey
 	}
 	return r.Target.Key
+}
+
+func labelOf(r *runs.Record) string {
+	if r.Spawn != nil {
+		return r.Spawn.Label
+	}
+	return ""
+}
+
+// requesterOf is who started the run: the --as session as given, the
+// requester agent's main session of a host operator's spawn, "" for a
+// host operator's send.
+func requesterOf(r *runs.Record) string {
+	if r.Requester == nil {
+		return ""
+	}
+	if r.Requester.DisplayKey != "" {
+		return r.Requester.DisplayKey
+	}
+	return r.Requester.Key
 }
 
 func matchSession(r *runs.Record, s string) bool {
@@ -127,6 +186,12 @@ print the same result as 'sessions send' would have. A run whose runner died
 ends as "error: runner exited" at once. --timeout S (default 30) bounds the
 wait (exit 5); the run itself goes on.`,
 		Args: cmdutil.ExactArgs(1, "RUN_ID"),
+		ValidArgsFunction: func(_ *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+			if len(args) > 0 {
+				return nil, cobra.ShellCompDirectiveNoFileComp
+			}
+			return f.RunIDs(toComplete)
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if timeout < 1 {
 				return apperr.Usagef("--timeout must be at least 1 second (got %d)", timeout)

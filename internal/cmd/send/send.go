@@ -6,7 +6,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"time"
 
@@ -73,6 +72,12 @@ JSON: {"runId","status":"accepted","sessionKey"} with --timeout 0;
 			}
 			return cmdutil.ExactArgs(want, what)(cmd, args)
 		},
+		ValidArgsFunction: func(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+			if len(args) > 0 || o.Label != "" {
+				return nil, cobra.ShellCompDirectiveNoFileComp // the message
+			}
+			return f.SessionKeys(toComplete)
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if o.Label != "" {
 				o.Message = args[0]
@@ -108,7 +113,28 @@ JSON: {"runId","status":"accepted","sessionKey"} with --timeout 0;
 	fl.IntVar(&o.Timeout, "timeout", 30, "wait up to `S` seconds for the reply (0 = return at once)")
 	fl.StringVar(&o.Engine, "engine", "", "what produces the agent turn: provider | exec:COMMAND (default $SESSIONS_ENGINE, else provider)")
 	fl.StringVar(&o.Deliver, "deliver", "", "deliver announces through exec:COMMAND (default $SESSIONS_DELIVER)")
+	_ = cmd.RegisterFlagCompletionFunc("label", func(_ *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+		return f.Labels(toComplete)
+	})
+	_ = cmd.RegisterFlagCompletionFunc("engine", CompleteEngine)
+	_ = cmd.RegisterFlagCompletionFunc("deliver", cobra.FixedCompletions([]string{"exec:"}, cobra.ShellCompDirectiveNoFileComp|cobra.ShellCompDirectiveNoSpace))
 	return cmd
+}
+
+// CompleteEngine completes --engine: provider, or exec: followed by a
+// command (no space after it).
+func CompleteEngine(_ *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+	var out []string
+	for _, c := range []string{"provider\tthe model provider openclaw.json configures", "exec:\trun COMMAND with the request on stdin"} {
+		if strings.HasPrefix(c, toComplete) && !strings.Contains(toComplete, "\t") {
+			out = append(out, c)
+		}
+	}
+	dir := cobra.ShellCompDirectiveNoFileComp
+	if len(out) > 0 && strings.HasPrefix(out[len(out)-1], "exec:") {
+		dir |= cobra.ShellCompDirectiveNoSpace // a command comes next
+	}
+	return out, dir
 }
 
 // ValidateEngine checks an engine spec's syntax.
@@ -162,6 +188,9 @@ func run(o *Options) error {
 	if s.SendPolicy(t) == "deny" {
 		return apperr.Forbiddenf("%s", policy.MsgSendBlocked).With("sessionKey", t.DisplayKey)
 	}
+	if err := CheckEngine(s, t, o.Engine, f.Getenv); err != nil {
+		return err
+	}
 	rec := &runs.Record{
 		RunID:          runs.NewID(),
 		Kind:           runs.KindSend,
@@ -201,12 +230,17 @@ func Requester(s *state.State) *runs.Session {
 // agent on the 2026.8+ SQLite store, or a transcript whose first line is
 // not a session header (OpenClaw would overwrite it; we never repair it).
 func Preflight(s *state.State, t *state.Target) error {
-	if _, err := os.Stat(s.SQLitePath(t.Agent)); err == nil {
-		return apperr.Statef("agent %s keeps its sessions in the OpenClaw 2026.8+ SQLite store %s; sessions cannot write there (use OpenClaw's own tools)", t.Agent, s.SQLitePath(t.Agent))
+	if err := PreflightAgent(s, t.Agent); err != nil {
+		return err
 	}
 	tp, err := s.Transcript(t.Agent, t.Store, t.Entry)
 	if err != nil {
 		return err
+	}
+	if !tp.Exists {
+		if err := checkCreatable(tp.Path); err != nil {
+			return err
+		}
 	}
 	if tp.Exists {
 		h, err := transcript.ReadHeader(tp.Path)
@@ -220,12 +254,28 @@ func Preflight(s *state.State, t *state.Target) error {
 	return nil
 }
 
+// PreflightAgent refuses an agent on the 2026.8+ SQLite store (exit 10):
+// sessions cannot write there.
+func PreflightAgent(s *state.State, agent string) error { return s.CheckWritable(agent) }
+
 // Launch records the run, starts its runner and waits as asked.
 func Launch(f *cmdutil.Factory, s *state.State, rec *runs.Record, timeout time.Duration) error {
 	rs := runs.Open(s.Dir.Path)
 	if err := rs.Save(rec); err != nil {
 		return err
 	}
+	if err := StartRunner(f, s, rs, rec); err != nil {
+		return err
+	}
+	if timeout <= 0 {
+		return PrintAccepted(f, rec)
+	}
+	return WaitAndPrint(f, rs, rec, timeout)
+}
+
+// StartRunner starts the detached runner of a saved run; when it cannot be
+// started the run is ended as an error.
+func StartRunner(f *cmdutil.Factory, s *state.State, rs *runs.Store, rec *runs.Record) error {
 	cfgPath := ""
 	if s.Cfg.Exists {
 		cfgPath = s.Cfg.Path
@@ -241,10 +291,7 @@ func Launch(f *cmdutil.Factory, s *state.State, rec *runs.Record, timeout time.D
 		_ = rs.Save(rec)
 		return err
 	}
-	if timeout <= 0 {
-		return PrintAccepted(f, rec)
-	}
-	return WaitAndPrint(f, rs, rec, timeout)
+	return nil
 }
 
 // PrintAccepted prints the fire-and-forget result.

@@ -1,0 +1,361 @@
+// Package archive removes sub-agent sessions the way OpenClaw's
+// sessions.delete does (format §6.6, §6.7): the store entry is deleted
+// under OpenClaw's lock and the transcript renamed to
+// <file>.deleted.<ISO timestamp with ':' → '-'>. It serves `spawn --cleanup
+// delete` and the archive sweep: OpenClaw's gateway archives sub-agent
+// children agents.defaults.subagents.archiveAfterMinutes after their
+// creation with a 60 s timer; with no daemon, every `sessions` invocation
+// looks at a small index of archive due times instead (Sweep).
+package archive
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/openclaw/sessions/internal/apperr"
+	"github.com/openclaw/sessions/internal/jsonx"
+	"github.com/openclaw/sessions/internal/lock"
+	"github.com/openclaw/sessions/internal/runs"
+	"github.com/openclaw/sessions/internal/state"
+	"github.com/openclaw/sessions/internal/store"
+	"github.com/tidwall/gjson"
+)
+
+// Timestamp is OpenClaw's archive suffix time: toISOString() with every ':'
+// replaced by '-' (dist/gateway/session-utils.fs.js archiveFileOnDisk).
+func Timestamp(t time.Time) string {
+	return strings.ReplaceAll(t.UTC().Format("2006-01-02T15:04:05.000Z"), ":", "-")
+}
+
+// Result is what archiving one session did.
+type Result struct {
+	Key     string   `json:"key"`
+	Existed bool     `json:"existed"`           // the entry was in the store
+	Renamed []string `json:"renamed,omitempty"` // the transcripts' new names
+	Skipped []string `json:"skipped,omitempty"` // candidates left alone (outside the state dir)
+	Warning string   `json:"warning,omitempty"` // a rename that failed
+	Store   string   `json:"store"`             // the store file
+	At      int64    `json:"at"`                // ms
+}
+
+// Session deletes the entry key from agent's store and renames its
+// transcript candidates (entry.sessionFile, <store dir>/<sessionId>.jsonl,
+// the agent's sessions dir) that exist to <file>.deleted.<ts>, as
+// sessions.delete {deleteTranscript: true} does. A missing store or entry
+// is not an error (Existed is false, nothing is renamed). Transcripts whose
+// real path lies outside the state dir and the store dir are never touched.
+func Session(ctx context.Context, s *state.State, agent, key string, now time.Time, lockTimeout time.Duration) (*Result, error) {
+	path, _ := s.StorePath(agent)
+	res := &Result{Key: key, Store: path, At: now.UnixMilli()}
+	var meta store.Meta
+	_, err := store.Update(ctx, path, store.UpdateOptions{LockTimeout: lockTimeout, SQLitePath: s.SQLitePath(agent)}, func(tx *store.Tx) error {
+		m, ok := tx.Meta(key)
+		if !ok {
+			res.Existed = false
+			return nil
+		}
+		res.Existed, meta = true, m
+		tx.Delete(key)
+		return nil
+	})
+	if err != nil {
+		if errors.Is(err, store.ErrStoreMissing) {
+			return res, nil
+		}
+		return nil, err
+	}
+	if !res.Existed || store.ValidSessionID(meta.SessionID) != nil {
+		return res, nil
+	}
+	storeDir := filepath.Dir(path)
+	var cands []string
+	if sf := strings.TrimSpace(meta.SessionFile); sf != "" {
+		if !filepath.IsAbs(sf) {
+			sf = filepath.Join(storeDir, sf)
+		}
+		cands = append(cands, sf)
+	}
+	cands = append(cands, filepath.Join(storeDir, meta.SessionID+".jsonl"), filepath.Join(s.SessionsDir(agent), meta.SessionID+".jsonl"))
+	seen := map[string]bool{}
+	suffix := ".deleted." + Timestamp(now)
+	for _, c := range cands {
+		if _, err := os.Lstat(c); err != nil {
+			continue
+		}
+		real, err := filepath.EvalSymlinks(c)
+		if err != nil {
+			continue
+		}
+		if seen[real] {
+			continue
+		}
+		seen[real] = true
+		if !s.Resolver.Inside(real, storeDir) {
+			res.Skipped = append(res.Skipped, c)
+			continue
+		}
+		if err := os.Rename(c, c+suffix); err != nil {
+			res.Warning = err.Error()
+			continue
+		}
+		res.Renamed = append(res.Renamed, c+suffix)
+	}
+	return res, nil
+}
+
+// ---- the index -------------------------------------------------------
+
+// Entry is one child due for archiving.
+type Entry struct {
+	RunID       string `json:"runId"`
+	ChildKey    string `json:"childKey"`
+	Agent       string `json:"agent"`
+	ArchiveAtMs int64  `json:"archiveAtMs"`
+}
+
+// Index is <state>/sessions-cli/archive-index.json: the pending archives,
+// earliest due first, and that earliest time up front (nextAtMs), so that
+// "nothing is due" is one read of a small file and one field looked up.
+type Index struct {
+	Version  int     `json:"version"`
+	NextAtMs int64   `json:"nextAtMs"` // 0 when empty
+	Entries  []Entry `json:"entries"`
+}
+
+// IndexPath is the index file of a state dir.
+func IndexPath(stateDir string) string {
+	return filepath.Join(stateDir, "sessions-cli", "archive-index.json")
+}
+
+func indexLock(stateDir string) *lock.Flock {
+	return lock.NewFlock(IndexPath(stateDir) + ".flock")
+}
+
+// readIndex reads the index; a missing file is an empty index.
+func readIndex(stateDir string) (*Index, error) {
+	data, err := os.ReadFile(IndexPath(stateDir))
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return &Index{Version: 1}, nil
+		}
+		return nil, err
+	}
+	var ix Index
+	if err := json.Unmarshal(data, &ix); err != nil {
+		return nil, apperr.Statef("archive index %s is corrupt: %v", IndexPath(stateDir), err)
+	}
+	return &ix, nil
+}
+
+// writeIndex replaces the index atomically (temp file, fsync, rename).
+func writeIndex(stateDir string, ix *Index) error {
+	p := IndexPath(stateDir)
+	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+		return err
+	}
+	sort.SliceStable(ix.Entries, func(i, j int) bool { return ix.Entries[i].ArchiveAtMs < ix.Entries[j].ArchiveAtMs })
+	ix.Version = 1
+	if ix.Entries == nil {
+		ix.Entries = []Entry{}
+	}
+	ix.NextAtMs = 0
+	if len(ix.Entries) > 0 {
+		ix.NextAtMs = ix.Entries[0].ArchiveAtMs
+	}
+	data, err := jsonx.MarshalIndent(ix)
+	if err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(p), ".archive-index.*.tmp")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(append(data, '\n')); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), p)
+}
+
+// indexTimeout bounds the wait for the index flock when adding to or
+// removing from it (it is held for a tiny read-modify-write).
+const indexTimeout = 5 * time.Second
+
+// Add records a child to archive at archiveAtMs.
+func Add(stateDir string, e Entry) error {
+	return modify(stateDir, indexTimeout, func(ix *Index) bool {
+		ix.Entries = slices.DeleteFunc(ix.Entries, func(x Entry) bool { return x.RunID == e.RunID })
+		ix.Entries = append(ix.Entries, e)
+		return true
+	})
+}
+
+// Remove forgets a run's pending archive (its child is already gone).
+func Remove(stateDir, runID string) error {
+	if _, err := os.Stat(IndexPath(stateDir)); err != nil {
+		return nil
+	}
+	return modify(stateDir, indexTimeout, func(ix *Index) bool {
+		n := len(ix.Entries)
+		ix.Entries = slices.DeleteFunc(ix.Entries, func(x Entry) bool { return x.RunID == runID })
+		return len(ix.Entries) != n
+	})
+}
+
+func modify(stateDir string, timeout time.Duration, fn func(ix *Index) bool) error {
+	if err := os.MkdirAll(filepath.Dir(IndexPath(stateDir)), 0o700); err != nil {
+		return err
+	}
+	fl := indexLock(stateDir)
+	if err := fl.Lock(context.Background(), timeout); err != nil {
+		return err
+	}
+	defer fl.Unlock()
+	ix, err := readIndex(stateDir)
+	if err != nil {
+		return err
+	}
+	if !fn(ix) {
+		return nil
+	}
+	return writeIndex(stateDir, ix)
+}
+
+// ---- the sweep -------------------------------------------------------
+
+// SweepOptions tune Sweep.
+type SweepOptions struct {
+	// LockTimeout bounds the waits for the index flock and for OpenClaw's
+	// store lock. The automatic sweep uses a short one and retries on the
+	// next invocation.
+	LockTimeout time.Duration
+}
+
+// Swept is one archived child.
+type Swept struct {
+	RunID    string   `json:"runId"`
+	ChildKey string   `json:"childSessionKey"`
+	Existed  bool     `json:"existed"`
+	Renamed  []string `json:"renamed,omitempty"`
+	DueAtMs  int64    `json:"archiveAtMs"`
+}
+
+// Deferred is a due child left for a later sweep.
+type Deferred struct {
+	RunID    string `json:"runId"`
+	ChildKey string `json:"childSessionKey"`
+	Reason   string `json:"reason"`
+}
+
+// Report is what a sweep did.
+type Report struct {
+	Archived []Swept    `json:"archived"`
+	Deferred []Deferred `json:"deferred,omitempty"`
+	Pending  int        `json:"pending"`            // children not yet due
+	NextAtMs int64      `json:"nextAtMs,omitempty"` // when the next one is due
+}
+
+// Due reports whether the index has an entry due at now, reading only the
+// index (the cheap check every invocation makes).
+func Due(stateDir string, now time.Time) (bool, error) {
+	data, err := os.ReadFile(IndexPath(stateDir))
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return false, nil
+		}
+		return false, err
+	}
+	if next := gjson.GetBytes(data, "nextAtMs"); next.Type == gjson.Number {
+		return next.Int() > 0 && next.Int() <= now.UnixMilli(), nil
+	}
+	var ix Index // written by an older version: decode it all
+	if err := json.Unmarshal(data, &ix); err != nil {
+		return false, apperr.Statef("archive index %s is corrupt: %v", IndexPath(stateDir), err)
+	}
+	return len(ix.Entries) > 0 && slices.MinFunc(ix.Entries, func(a, b Entry) int { return cmp.Compare(a.ArchiveAtMs, b.ArchiveAtMs) }).ArchiveAtMs <= now.UnixMilli(), nil
+}
+
+// Sweep archives every child whose archive time has come: the entry is
+// removed from its store and its transcript renamed (Session), the run
+// record notes it, and the child leaves the index. A child whose runner is
+// still alive, or whose store lock is busy, stays due for the next sweep
+// (OpenClaw would abort the run; we let it finish). When nothing is due it
+// reads the index and nothing else.
+func Sweep(ctx context.Context, s *state.State, now time.Time, o SweepOptions) (*Report, error) {
+	dir := s.Dir.Path
+	rep := &Report{Archived: []Swept{}}
+	ix, err := readIndex(dir)
+	if err != nil {
+		return nil, err
+	}
+	nowMs := now.UnixMilli()
+	if len(ix.Entries) == 0 || ix.Entries[0].ArchiveAtMs > nowMs {
+		rep.Pending = len(ix.Entries)
+		if len(ix.Entries) > 0 {
+			rep.NextAtMs = ix.Entries[0].ArchiveAtMs
+		}
+		return rep, nil
+	}
+	fl := indexLock(dir)
+	if err := fl.Lock(ctx, o.LockTimeout); err != nil {
+		return nil, err
+	}
+	defer fl.Unlock()
+	if ix, err = readIndex(dir); err != nil { // again, inside the lock
+		return nil, err
+	}
+	rs := runs.Open(dir)
+	var keep []Entry
+	for _, e := range ix.Entries {
+		if e.ArchiveAtMs > nowMs || ctx.Err() != nil {
+			keep = append(keep, e)
+			continue
+		}
+		if rs.RunnerAlive(e.RunID) {
+			rep.Deferred = append(rep.Deferred, Deferred{RunID: e.RunID, ChildKey: e.ChildKey, Reason: "the run is still going"})
+			keep = append(keep, e)
+			continue
+		}
+		res, err := Session(ctx, s, e.Agent, e.ChildKey, now, o.LockTimeout)
+		if err != nil {
+			rep.Deferred = append(rep.Deferred, Deferred{RunID: e.RunID, ChildKey: e.ChildKey, Reason: err.Error()})
+			keep = append(keep, e)
+			continue
+		}
+		rep.Archived = append(rep.Archived, Swept{RunID: e.RunID, ChildKey: e.ChildKey, Existed: res.Existed, Renamed: res.Renamed, DueAtMs: e.ArchiveAtMs})
+		if rec, err := rs.Load(e.RunID); err == nil && rec.Spawn != nil && rec.Spawn.ArchivedAt == 0 {
+			rec.Spawn.ArchivedAt, rec.Spawn.ArchivedBy, rec.Spawn.Archived = res.At, "sweep", res.Renamed
+			_ = rs.Save(rec)
+		}
+	}
+	for _, e := range keep {
+		if e.ArchiveAtMs > nowMs {
+			rep.Pending++
+			if rep.NextAtMs == 0 || e.ArchiveAtMs < rep.NextAtMs {
+				rep.NextAtMs = e.ArchiveAtMs
+			}
+		}
+	}
+	ix.Entries = keep
+	if err := writeIndex(dir, ix); err != nil {
+		return rep, err
+	}
+	return rep, nil
+}

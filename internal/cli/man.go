@@ -1,0 +1,83 @@
+package cli
+
+import (
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/openclaw/sessions/internal/cmd/topics"
+	"github.com/openclaw/sessions/internal/cmdutil"
+	"github.com/openclaw/sessions/internal/config"
+	"github.com/openclaw/sessions/internal/iostreams"
+	"github.com/spf13/cobra"
+	"github.com/spf13/cobra/doc"
+	"github.com/spf13/pflag"
+)
+
+// ManDate is the date on every man page: fixed, so that `make man` gives
+// the same bytes every time (the pages document the command tree, which
+// the VCS already dates).
+var ManDate = time.Date(2026, time.January, 30, 0, 0, 0, 0, time.UTC)
+
+// GenMan writes a man page per command into dir (sessions.1,
+// sessions-history.1, …). sessions(1) carries the help topics as its EXIT
+// STATUS and ENVIRONMENT sections.
+func GenMan(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	ios, _, _, _ := iostreams.Test()
+	ios.Out, ios.ErrOut = io.Discard, io.Discard
+	f := &cmdutil.Factory{
+		IO:     ios,
+		Env:    config.Env{Getenv: func(string) string { return "" }},
+		Flags:  &cmdutil.GlobalFlags{},
+		Now:    time.Now,
+		Getenv: func(string) string { return "" },
+	}
+	f.Log = newLogger(f)
+	root := NewRoot(f)
+	root.DisableAutoGenTag = true
+	escapeMarkdown(root)
+	root.Long += "\n\n# EXIT STATUS\n\n" + preformatted(topics.ExitCodes) +
+		"\n\n# ENVIRONMENT\n\n" + preformatted(topics.Environment())
+	header := &doc.GenManHeader{
+		Title:   "SESSIONS",
+		Section: "1",
+		Date:    &ManDate,
+		Source:  "sessions",
+		Manual:  "sessions manual",
+	}
+	return doc.GenManTree(root, header, dir)
+}
+
+// escapeMarkdown protects "<word>" placeholders in help texts and flag
+// usages from being taken for HTML tags by the Markdown renderer (which
+// would drop them); code blocks (indented 4+ spaces) are left alone.
+func escapeMarkdown(cmd *cobra.Command) {
+	esc := strings.NewReplacer("<", `\<`, ">", `\>`)
+	lines := strings.Split(cmd.Long, "\n")
+	for i, l := range lines {
+		if !strings.HasPrefix(l, "    ") && !strings.HasPrefix(l, "\t") {
+			lines[i] = esc.Replace(l)
+		}
+	}
+	cmd.Long = strings.Join(lines, "\n")
+	cmd.Short = esc.Replace(cmd.Short)
+	cmd.LocalFlags().VisitAll(func(fl *pflag.Flag) { fl.Usage = esc.Replace(fl.Usage) })
+	for _, c := range cmd.Commands() {
+		escapeMarkdown(c)
+	}
+}
+
+// preformatted makes text a Markdown code block (kept as is in roff).
+func preformatted(text string) string {
+	lines := strings.Split(strings.TrimRight(text, "\n"), "\n")
+	for i, l := range lines {
+		if l != "" {
+			lines[i] = "    " + l
+		}
+	}
+	return strings.Join(lines, "\n")
+}

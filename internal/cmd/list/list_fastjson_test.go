@@ -1,0 +1,88 @@
+package list
+
+import (
+	"encoding/json"
+	"math"
+	"reflect"
+	"testing"
+
+	"github.com/openclaw/sessions/internal/jsonx"
+	"github.com/openclaw/sessions/internal/state"
+	"github.com/openclaw/sessions/internal/store"
+)
+
+// reference is what f.PrintJSON prints for res.
+func reference(t testing.TB, res Result) string {
+	b, err := jsonx.MarshalIndent(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b) + "\n"
+}
+
+func checkJSON(t testing.TB, res Result) {
+	got, err := appendResult(nil, res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := reference(t, res); string(got) != want {
+		t.Fatalf("printJSON differs from encoding/json:\n got %s\nwant %s", got, want)
+	}
+}
+
+func fp(v float64) *float64 { return &v }
+func bp(v bool) *bool       { return &v }
+
+// TestRowFieldsKnown: printJSON writes rows itself only while state.Row has
+// exactly the fields appendRow knows; when Row changes, update appendRow and
+// rowJSONFields (until then rows go through encoding/json, only slower).
+func TestRowFieldsKnown(t *testing.T) {
+	if !rowFieldsOK {
+		t.Fatalf("state.Row fields %v, appendRow writes %v", jsonFields(reflectRow(), ""), rowJSONFields)
+	}
+}
+
+func TestPrintJSONMatchesEncoder(t *testing.T) {
+	checkJSON(t, Result{Count: 0, Sessions: []state.Row{}})
+	full := state.Row{
+		Key: "agent:main:signal:group:abc", Kind: "group", Channel: "signal", AgentID: "main",
+		Label: "l\"a\\b\nel", DisplayName: "<d&n> \u2028 \u2029 \x7f \x01 \t \b \f \r é 😀 \xff\xfe",
+		UpdatedAt: fp(1795236254224), SessionID: "ae601eb7-ceae-4d11-b896-102fd9dddff6", Model: "mock-1",
+		ContextTokens: fp(128000), TotalTokens: fp(0), ThinkingLevel: "low", VerboseLevel: "on",
+		SystemSent: bp(true), AbortedLastRun: bp(false), SendPolicy: "deny", SpawnedBy: "agent:main:main",
+		LastChannel: "signal", LastTo: "group:x", TranscriptPath: "/s/a.jsonl",
+		DeliveryContext: &store.DeliveryContext{Channel: "signal", To: "group:x", AccountID: "default"},
+	}
+	rows := []state.Row{
+		full,
+		{Key: "main", Kind: "main", Channel: "unknown", AgentID: "main"},
+		{Key: "k", Kind: "other", Channel: "", AgentID: "", DeliveryContext: &store.DeliveryContext{}},
+		{Key: "k2", Kind: "other", Channel: "c", AgentID: "a", DeliveryContext: &store.DeliveryContext{To: "+1"},
+			UpdatedAt: fp(-0.0), TotalTokens: fp(1e21), ContextTokens: fp(1e-7)},
+		{Key: "k3", Kind: "cron", Channel: "internal", AgentID: "ops", UpdatedAt: fp(0.1), TotalTokens: fp(123456789012345678),
+			ContextTokens: fp(-1.5e-300), Messages: []json.RawMessage{
+				json.RawMessage(`{"role":"user", "content":[{"type":"text","text":"<hi> & \u2028"}]}`),
+				json.RawMessage(`{ "role" : "assistant" , "content" : [ ] , "x" : { } }`),
+			}},
+	}
+	checkJSON(t, Result{Count: len(rows), Sessions: rows})
+	for _, f := range []float64{1, -1, 5e-324, math.MaxFloat64, 1e20, 999999999999999999999, 1e-6, 9.99e-7, 0.000001234, 1795236254224.5} {
+		checkJSON(t, Result{Count: 1, Sessions: []state.Row{{Key: "f", UpdatedAt: fp(f), TotalTokens: fp(-f)}}})
+	}
+}
+
+func FuzzPrintJSON(f *testing.F) {
+	f.Add("agent:main:x", "label", "\u2028\xff\"\\", 1795236254224.0, 0.5, true)
+	f.Add("", "", "", 0.0, -1e-7, false)
+	f.Fuzz(func(t *testing.T, key, label, to string, updated, tokens float64, sent bool) {
+		r := state.Row{Key: key, Kind: "other", Channel: to, AgentID: label, Label: label, LastTo: to,
+			UpdatedAt: &updated, TotalTokens: &tokens, SystemSent: &sent,
+			DeliveryContext: &store.DeliveryContext{To: to, AccountID: key}}
+		if !finite(r.UpdatedAt) || !finite(r.TotalTokens) {
+			return // printJSON leaves these to encoding/json (which refuses them)
+		}
+		checkJSON(t, Result{Count: 1, Sessions: []state.Row{r, r}})
+	})
+}
+
+func reflectRow() reflect.Type { return reflect.TypeFor[state.Row]() }

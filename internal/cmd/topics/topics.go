@@ -1,0 +1,154 @@
+// Package topics holds the help topics (`sessions help exit-codes`,
+// `sessions help environment`): commands that only carry text, listed
+// under "Additional help topics" in the root help, as gh does.
+package topics
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+)
+
+// ExitCodes is the text of `sessions help exit-codes`.
+const ExitCodes = `sessions exits with one of these codes. Treat any other code as a failure.
+
+  0   ok
+  1   error: anything not listed below (an engine or runner failure, an
+      ambiguous sessionId or label, a transcript outside the state dir, a
+      --jq expression that fails on the data)
+  2   usage: an unknown command or flag, a bad argument or --jq expression, a
+      number out of its range (e.g. --limit 5000)
+  3   forbidden by policy: the send policy denies it, the agent-to-agent
+      policy or the sandbox visibility does not allow it, a spawn rule refuses
+      it (OpenClaw's own messages)
+  4   not found: no such session, label or run
+  5   timed out waiting: send --timeout or wait --timeout expired (the run
+      goes on; follow it with 'sessions wait RUN_ID')
+  10  state: the state dir or a file in it is missing, unreadable, corrupt or
+      unsupported (e.g. an OpenClaw 2026.8+ SQLite store)
+  11  lock: an OpenClaw lock was not acquired within --lock-timeout (default
+      10s); the message names the holder's pid ('sessions locks' lists them)
+
+With --json (or --jq) a failure is still exactly one JSON document on stdout,
+never filtered by --jq:
+
+  {"status": "error" | "forbidden" | "timeout", "error": "message", ...}
+
+with "sessionKey" or "runId" when they are known. The message is also printed
+on stderr. 'history --follow' ends with 0 on Ctrl-C, SIGTERM or
+--idle-timeout.`
+
+// EnvVar is one environment variable the tool reads or sets.
+type EnvVar struct {
+	Name, Help string
+}
+
+// Read are the environment variables sessions reads.
+var Read = []EnvVar{
+	{"OPENCLAW_STATE_DIR", "the OpenClaw state dir (after --state-dir; default ~/.openclaw)"},
+	{"CLAWDBOT_STATE_DIR", "legacy name of OPENCLAW_STATE_DIR, used when that is unset"},
+	{"OPENCLAW_CONFIG_PATH", "the openclaw.json to read (after --config; default: the state dir's, then the legacy candidates)"},
+	{"CLAWDBOT_CONFIG_PATH", "legacy name of OPENCLAW_CONFIG_PATH"},
+	{"OPENCLAW_SESSION_KEY", "act as this session (like --as): an agent that shells out passes its own key; unset = the host operator"},
+	{"OPENCLAW_SANDBOXED", "1 or true: the requester is sandboxed (like --sandboxed)"},
+	{"SESSIONS_ENGINE", "what produces agent turns for send (like --engine): provider or exec:COMMAND"},
+	{"SESSIONS_DELIVER", "how announces are delivered (like --deliver): exec:COMMAND"},
+	{"SESSIONS_LOG_LEVEL", "stderr log level: debug, info, warn (default) or error; --log-level wins"},
+	{"SESSIONS_RUNNER_EXE", "the executable started as the detached runner (default: this executable)"},
+	{"SESSIONS_DELIVER_TIMEOUT", "how long a --deliver hook may run, as a Go duration (default 30s); meant for tests"},
+	{"OPENAI_API_KEY", "API key of the built-in openai provider when openclaw.json gives none"},
+	{"ANTHROPIC_API_KEY", "API key of the built-in anthropic provider when openclaw.json gives none"},
+	{"HOME", "where ~/.openclaw (and the legacy ~/.clawdbot, ~/.moltbot, ~/.moldbot) are looked for"},
+	{"NO_COLOR", "set to anything: never colour the output"},
+	{"CLICOLOR_FORCE", "set to anything but 0: colour even when stdout is not a terminal"},
+	{"TERM", "dumb: no colour"},
+	{"COLUMNS", "the table width when the terminal's cannot be read"},
+}
+
+// Set are the variables sessions sets for the commands it runs.
+var Set = []struct {
+	For  string
+	Vars []EnvVar
+}{
+	{"exec:COMMAND engines (send --engine; the request is also on stdin as JSON)", []EnvVar{
+		{"SESSIONS_AGENT_ID", "the target agent"},
+		{"SESSIONS_SESSION_KEY", "the target session key"},
+		{"SESSIONS_SESSION_ID", "its sessionId"},
+		{"SESSIONS_TRANSCRIPT", "its transcript file"},
+		{"SESSIONS_MESSAGE", "the message of this turn"},
+		{"SESSIONS_EXTRA_SYSTEM_PROMPT", "the extra system prompt (agent-to-agent context, announce step)"},
+		{"SESSIONS_PROVIDER", "the configured provider"},
+		{"SESSIONS_MODEL", "the configured model"},
+		{"SESSIONS_THINKING", "the thinking level"},
+		{"SESSIONS_TIMEOUT_SECONDS", "the turn's time limit"},
+		{"OPENCLAW_SESSION_KEY", "spawn runs only: the child's session key, so that a sessions call made by the engine acts as the child"},
+		{"SESSIONS_OMITTED", "comma-separated names of the variables above left out because their value was over 64 KiB (read stdin instead)"},
+	}},
+	{"exec:COMMAND delivery hooks (--deliver)", []EnvVar{
+		{"SESSIONS_DELIVERY_CHANNEL", "the channel to deliver to"},
+		{"SESSIONS_DELIVERY_TO", "the recipient"},
+		{"SESSIONS_DELIVERY_ACCOUNT_ID", "the channel account"},
+		{"SESSIONS_DELIVERY_THREAD_ID", "the thread, when there is one"},
+		{"SESSIONS_DELIVERY_SESSION_KEY", "the session the announce comes from"},
+		{"SESSIONS_DELIVERY_MESSAGE", "the text to deliver"},
+	}},
+}
+
+// Environment is the text of `sessions help environment`.
+func Environment() string {
+	var b strings.Builder
+	b.WriteString("sessions reads these environment variables (flags win over them):\n\n")
+	writeVars(&b, Read)
+	b.WriteString(`
+The config file's ${VAR} references are substituted from the environment (and
+its own env section), as OpenClaw does. Runners started by send and spawn drop
+OPENCLAW_SESSION_KEY and OPENCLAW_SANDBOXED: they act for the run record, not
+for whoever started them.
+`)
+	for _, s := range Set {
+		fmt.Fprintf(&b, "\nsessions sets these for %s:\n\n", s.For)
+		writeVars(&b, s.Vars)
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+func writeVars(b *strings.Builder, vars []EnvVar) {
+	w := 0
+	for _, v := range vars {
+		w = max(w, len(v.Name))
+	}
+	for _, v := range vars {
+		fmt.Fprintf(b, "  %-*s  %s\n", w, v.Name, v.Help)
+	}
+}
+
+// NewCmds builds the help topic commands.
+func NewCmds() []*cobra.Command {
+	return []*cobra.Command{
+		topic("exit-codes", "Exit codes and the JSON error document", ExitCodes),
+		topic("environment", "Environment variables sessions reads and sets", Environment()),
+	}
+}
+
+// topic is a command that only has help: `sessions help NAME` (or
+// `sessions NAME`) prints its text. Not runnable, so cobra lists it under
+// "Additional help topics" and man pages give it a page of its own.
+func topic(name, short, long string) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   name,
+		Short: short,
+		Long:  long,
+		Annotations: map[string]string{
+			"helpTopic": "true",
+		},
+	}
+	cmd.SetHelpFunc(func(c *cobra.Command, _ []string) {
+		fmt.Fprintln(c.OutOrStdout(), c.Long)
+	})
+	cmd.SetUsageFunc(func(c *cobra.Command) error {
+		fmt.Fprintf(c.OutOrStderr(), "Usage: %s help %s\n", c.Root().Name(), c.Name())
+		return nil
+	})
+	return cmd
+}

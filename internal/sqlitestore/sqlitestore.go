@@ -1,0 +1,414 @@
+package sqlitestore
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/klauspost/compress/zstd"
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+
+	"github.com/openclaw/sessions/internal/apperr"
+)
+
+// FileName is the per-agent database's file name, in <state>/agents/<id>/agent/.
+const FileName = "openclaw-agent.sqlite"
+
+// DefaultBusyTimeout bounds a read that waits for a writer's lock when
+// Options.BusyTimeout is 0 (the CLI's default --lock-timeout).
+const DefaultBusyTimeout = 10 * time.Second
+
+// SchemaVersion is the agent-database schema (PRAGMA user_version) this
+// package was written against: OpenClaw 2026.9.6 writes 23. Other versions
+// are read as long as the tables and columns read here exist.
+const SchemaVersion = 23
+
+// Path returns where OpenClaw 2026.8+ keeps the sessions of agentID.
+func Path(stateDir, agentID string) string {
+	return filepath.Join(stateDir, "agents", agentID, "agent", FileName)
+}
+
+// Options controls Open.
+type Options struct {
+	// BusyTimeout bounds how long one read waits for a lock a writer holds
+	// (SQLite busy_timeout). Still busy after it: an apperr.Lockf error
+	// (exit 11). 0 means DefaultBusyTimeout.
+	BusyTimeout time.Duration
+	// Warn, when set, receives non-fatal findings: rows left out of Store,
+	// unreadable transcript events (once per read), a schema newer than
+	// SchemaVersion.
+	Warn func(msg string)
+}
+
+// DB is one open agent database. It is safe for use by one goroutine at a
+// time (reads are sequential; the CLI never needs more).
+type DB struct {
+	path string
+	opts Options
+
+	mu   sync.Mutex
+	conn *sql.DB
+	mode openMode
+	// stamp is the main file's identity when an immutable connection was
+	// opened; a read is only trusted if it is unchanged afterwards.
+	stamp fileStamp
+
+	hasCold bool // the database has session_transcript_cold_archives
+	zdec    *zstd.Decoder
+}
+
+// openMode is how the file is opened.
+type openMode int
+
+const (
+	// modeImmutable: a WAL database whose -wal is absent or empty has every
+	// committed page in its main file (a -wal is only emptied after a
+	// checkpoint has copied it all back). It is opened with immutable=1: no
+	// lock, no -wal/-shm created or touched. A writer that arrives meanwhile
+	// appends to the -wal and leaves the main file alone until it
+	// checkpoints; a checkpoint during the read changes the main file's
+	// stamp and the read is redone.
+	modeImmutable openMode = iota
+	// modeReadOnly: mode=ro with query_only and a busy_timeout. Used for a
+	// WAL database whose -wal holds frames (readers share it through the
+	// -shm as any OpenClaw reader does, and create neither) and for
+	// rollback-journal databases (a reader takes only a shared lock).
+	modeReadOnly
+)
+
+func (m openMode) String() string {
+	if m == modeImmutable {
+		return "immutable"
+	}
+	return "read-only"
+}
+
+// fileStamp identifies a version of the main database file.
+type fileStamp struct {
+	size  int64
+	mtime time.Time
+	ino   uint64
+	ctime int64
+}
+
+func stampOf(fi os.FileInfo) fileStamp {
+	s := fileStamp{size: fi.Size(), mtime: fi.ModTime()}
+	s.ino, s.ctime = sysStamp(fi)
+	return s
+}
+
+func (a fileStamp) equal(b fileStamp) bool {
+	return a.size == b.size && a.mtime.Equal(b.mtime) && a.ino == b.ino && a.ctime == b.ctime
+}
+
+// immutableRetries is how often a read of a quiescent database is redone
+// when a checkpoint changed the file under it, before falling back to a
+// locking read-only connection.
+const immutableRetries = 3
+
+// Open opens <agentDir>/openclaw-agent.sqlite strictly read-only: never a
+// write, never a write transaction (query_only), no file created or left
+// behind when the database is quiescent (see modeImmutable), reads bounded by
+// Options.BusyTimeout. It checks that the file is a SQLite database with the
+// tables this package reads. Errors: missing, unreadable, not SQLite,
+// corrupt or without the session tables → apperr.Statef (exit 10); still
+// locked after the bound → apperr.Lockf (exit 11).
+//
+// Only session tables are ever read (session_nodes, transcript_events,
+// session_transcript_cold_archives, sqlite_master); never credential tables
+// (auth_profile_*).
+func Open(path string, opts Options) (*DB, error) {
+	if opts.BusyTimeout <= 0 {
+		opts.BusyTimeout = DefaultBusyTimeout
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, apperr.Statef("cannot read OpenClaw SQLite store %s: %w", path, err)
+	}
+	db := &DB{path: abs, opts: opts}
+	if err := db.open(); err != nil {
+		return nil, err
+	}
+	if err := db.checkSchema(); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
+// Path is the database file.
+func (db *DB) Path() string { return db.path }
+
+// Close closes the database. It never removes or changes a file.
+func (db *DB) Close() error {
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	if db.zdec != nil {
+		db.zdec.Close()
+		db.zdec = nil
+	}
+	if db.conn == nil {
+		return nil
+	}
+	err := db.conn.Close()
+	db.conn = nil
+	return err
+}
+
+// sqliteMagic starts every SQLite 3 database file.
+const sqliteMagic = "SQLite format 3\x00"
+
+// open (re)opens the connection, choosing the mode from the files on disk.
+func (db *DB) open() error {
+	if db.conn != nil {
+		db.conn.Close()
+		db.conn = nil
+	}
+	f, err := os.Open(db.path)
+	if err != nil {
+		return db.fileErr(err)
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return db.fileErr(err)
+	}
+	if !fi.Mode().IsRegular() {
+		f.Close()
+		return apperr.Statef("OpenClaw SQLite store %s is not a regular file", db.path)
+	}
+	hdr := make([]byte, 100)
+	n, err := io.ReadFull(f, hdr)
+	f.Close()
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+		return db.fileErr(err)
+	}
+	if n < len(hdr) || !bytes.Equal(hdr[:16], []byte(sqliteMagic)) {
+		if n == 0 {
+			return apperr.Statef("OpenClaw SQLite store %s is corrupt: the file is empty", db.path)
+		}
+		return apperr.Statef("OpenClaw SQLite store %s is corrupt: not a SQLite 3 database", db.path)
+	}
+	wal := hdr[18] == 2 && hdr[19] == 2
+	// The main file was stamped above, before the -wal is looked at: a
+	// checkpoint that completes in between changes the stamp.
+	wfi, walErr := os.Lstat(db.path + "-wal")
+	walEmpty := errors.Is(walErr, fs.ErrNotExist) || walErr == nil && wfi.Mode().IsRegular() && wfi.Size() == 0
+	db.mode = modeReadOnly
+	if wal && walEmpty {
+		db.mode = modeImmutable
+		db.stamp = stampOf(fi)
+	}
+	conn, err := sql.Open("sqlite", db.dsn())
+	if err != nil {
+		return db.mapErr(err, "open")
+	}
+	conn.SetMaxOpenConns(1)
+	conn.SetMaxIdleConns(1)
+	conn.SetConnMaxLifetime(0)
+	db.conn = conn
+	return nil
+}
+
+func (db *DB) dsn() string {
+	u := url.URL{Scheme: "file", Path: filepath.ToSlash(db.path)}
+	q := url.Values{}
+	if db.mode == modeImmutable {
+		q.Set("immutable", "1")
+	} else {
+		q.Set("mode", "ro")
+	}
+	q.Set("_busy_timeout", fmt.Sprint(db.opts.BusyTimeout.Milliseconds()))
+	q.Set("_query_only", "1")
+	// trusted_schema=OFF: no function in the database's schema (views,
+	// triggers, defaults) runs with side effects while we read.
+	q.Add("_pragma", "trusted_schema(0)")
+	u.RawQuery = q.Encode()
+	// url.URL renders "file:///abs"; SQLite accepts an empty authority.
+	return u.String()
+}
+
+func (db *DB) fileErr(err error) error {
+	if errors.Is(err, fs.ErrNotExist) {
+		return apperr.Statef("OpenClaw SQLite store %s does not exist", db.path).Wrap(fs.ErrNotExist)
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	return apperr.Statef("cannot read OpenClaw SQLite store %s: %v", db.path, err).Wrap(err)
+}
+
+// mapErr turns a driver error into the CLI's typed errors.
+func (db *DB) mapErr(err error, what string) error {
+	if err == nil {
+		return nil
+	}
+	var ae *apperr.Error
+	if errors.As(err, &ae) {
+		return err
+	}
+	var se *sqlite.Error
+	if errors.As(err, &se) {
+		switch se.Code() & 0xff {
+		case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED:
+			return apperr.Lockf("OpenClaw SQLite store %s is locked by a writer: still busy after %s (%s)",
+				db.path, db.opts.BusyTimeout, what).Wrap(err)
+		case sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB, sqlite3.SQLITE_FORMAT:
+			return apperr.Statef("OpenClaw SQLite store %s is corrupt: %s", db.path, cleanMsg(se)).Wrap(err)
+		case sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_IOERR, sqlite3.SQLITE_PERM, sqlite3.SQLITE_AUTH,
+			sqlite3.SQLITE_READONLY, sqlite3.SQLITE_NOMEM, sqlite3.SQLITE_FULL, sqlite3.SQLITE_PROTOCOL:
+			return apperr.Statef("cannot read OpenClaw SQLite store %s: %s", db.path, cleanMsg(se)).Wrap(err)
+		case sqlite3.SQLITE_ERROR, sqlite3.SQLITE_SCHEMA, sqlite3.SQLITE_MISMATCH, sqlite3.SQLITE_RANGE:
+			return apperr.Statef("OpenClaw SQLite store %s is unsupported or damaged: %s", db.path, cleanMsg(se)).Wrap(err)
+		}
+		return apperr.Statef("cannot read OpenClaw SQLite store %s: %s", db.path, cleanMsg(se)).Wrap(err)
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return apperr.Lockf("OpenClaw SQLite store %s: gave up after %s (%s)", db.path, db.opts.BusyTimeout, what).Wrap(err)
+	}
+	return apperr.Statef("cannot read OpenClaw SQLite store %s: %v", db.path, err).Wrap(err)
+}
+
+// cleanMsg drops the driver's "(code)" decoration when it adds nothing.
+func cleanMsg(se *sqlite.Error) string {
+	return strings.TrimSpace(se.Error())
+}
+
+// read runs fn in one read transaction (one consistent snapshot for all of
+// its statements). For an immutable connection it then checks that no
+// checkpoint changed the main file during the read; if one did, the read is
+// redone (reopening in whichever mode the files now call for).
+func (db *DB) read(what string, fn func(tx *sql.Tx) error) error {
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	if db.conn == nil {
+		return apperr.Errorf("OpenClaw SQLite store %s is closed", db.path)
+	}
+	for attempt := 1; ; attempt++ {
+		err := db.readOnce(what, fn)
+		if db.mode != modeImmutable {
+			return err
+		}
+		if fi, serr := os.Stat(db.path); serr == nil && stampOf(fi).equal(db.stamp) {
+			return err // the file as it was when opened: trusted, error or not
+		}
+		// A checkpoint changed the file under the immutable read: the result
+		// may mix two versions. Redo it on a fresh connection, as the files
+		// now call for; after immutableRetries, with a locking connection.
+		if attempt >= immutableRetries {
+			if oerr := db.reopenAs(modeReadOnly); oerr != nil {
+				return oerr
+			}
+			return db.readOnce(what, fn)
+		}
+		if oerr := db.open(); oerr != nil {
+			return oerr
+		}
+	}
+}
+
+// reopenAs reopens the connection in a given mode.
+func (db *DB) reopenAs(m openMode) error {
+	if db.conn != nil {
+		db.conn.Close()
+	}
+	db.mode = m
+	conn, err := sql.Open("sqlite", db.dsn())
+	if err != nil {
+		return db.mapErr(err, "open")
+	}
+	conn.SetMaxOpenConns(1)
+	db.conn = conn
+	return nil
+}
+
+func (db *DB) readOnce(what string, fn func(tx *sql.Tx) error) error {
+	ctx := context.Background()
+	tx, err := db.conn.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return db.mapErr(err, what)
+	}
+	defer tx.Rollback() // a read transaction: nothing to commit
+	if err := fn(tx); err != nil {
+		return db.mapErr(err, what)
+	}
+	return nil
+}
+
+// required lists the tables and columns read here; a database without them
+// is not one this version can read.
+var required = map[string][]string{
+	"session_nodes":     {"session_key", "current_session_id", "entry_json", "updated_at"},
+	"transcript_events": {"session_id", "seq", "event_json", "event_zstd", "event_utf8_bytes"},
+}
+
+// checkSchema verifies the file is an OpenClaw agent database this package
+// can read (and is readable at all: a corrupt or locked file fails here).
+func (db *DB) checkSchema() error {
+	var version int64
+	var cold bool
+	err := db.read("schema check", func(tx *sql.Tx) error {
+		if err := tx.QueryRow("PRAGMA user_version").Scan(&version); err != nil {
+			return err
+		}
+		for table, cols := range required {
+			have := map[string]bool{}
+			rows, err := tx.Query("SELECT name FROM pragma_table_info(?)", table)
+			if err != nil {
+				return err
+			}
+			for rows.Next() {
+				var name string
+				if err := rows.Scan(&name); err != nil {
+					rows.Close()
+					return err
+				}
+				have[name] = true
+			}
+			if err := rows.Close(); err != nil {
+				return err
+			}
+			if len(have) == 0 {
+				return apperr.Statef("%s is not an OpenClaw agent database this version of sessions can read: no table %s (schema version %d)", db.path, table, version)
+			}
+			for _, c := range cols {
+				if !have[c] {
+					return apperr.Statef("%s is not an OpenClaw agent database this version of sessions can read: table %s has no column %s (schema version %d)", db.path, table, c, version)
+				}
+			}
+		}
+		return tx.QueryRow("SELECT count(*) > 0 FROM sqlite_master WHERE type = 'table' AND name = 'session_transcript_cold_archives'").Scan(&cold)
+	})
+	if err != nil {
+		return err
+	}
+	db.hasCold = cold
+	if version > SchemaVersion && db.opts.Warn != nil {
+		db.opts.Warn(fmt.Sprintf("OpenClaw SQLite store %s has schema version %d, newer than %d (OpenClaw 2026.9.6); reading what this version knows", db.path, version, SchemaVersion))
+	}
+	return nil
+}
+
+// decoder returns the zstd decoder (one per DB, created on first use).
+func (db *DB) decoder() (*zstd.Decoder, error) {
+	if db.zdec == nil {
+		d, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(maxColdArchiveBytes))
+		if err != nil {
+			return nil, err
+		}
+		db.zdec = d
+	}
+	return db.zdec, nil
+}

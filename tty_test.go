@@ -1,0 +1,201 @@
+package main_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestTTYUnderScript runs the built binary in a pseudo-terminal (util-linux
+// `script`) with nothing behind it to answer terminal queries — the setup
+// where a logger or colour library that asks the terminal for its
+// background colour (OSC 11) hangs for seconds (DEPS §1.2). Every command
+// must finish within 2 s and print its human form: a table with a header,
+// coloured text, or its empty-result message.
+func TestTTYUnderScript(t *testing.T) {
+	scriptBin, err := exec.LookPath("script")
+	if err != nil {
+		t.Skip("skipping the pseudo-terminal test: `script` (util-linux) is not installed")
+	}
+	bin := buildBinary(t)
+	fixture, err := filepath.Abs("testdata/state-2026.1.30")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A JSON5 store makes the logger print a warning on the terminal.
+	json5State := t.TempDir()
+	copyTree(t, fixture, json5State)
+	if err := os.WriteFile(filepath.Join(json5State, "agents/main/sessions/sessions.json"),
+		[]byte("// operator edit\n{\"agent:main:main\": {sessionId: 'c040fd20-0a1c-4ce0-924c-6e695a32eecb', updatedAt: 1795236253191,},}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	cases := []struct {
+		name string
+		args []string
+		want []string // substrings of the terminal output (escapes kept)
+	}{
+		{"list table", []string{"--state-dir", fixture, "list", "--all-agents"}, []string{"KEY", "KIND", "AGENT", "UPDATED", "agent:ops:main", " ago"}},
+		{"agents table", []string{"--state-dir", fixture, "agents"}, []string{"AGENT", "SPAWN TARGET", "ops"}},
+		{"history coloured", []string{"--state-dir", fixture, "history", "main", "--limit", "2"}, []string{"\x1b[1;36massistant\x1b[0m"}},
+		{"runs empty", []string{"--state-dir", fixture, "runs"}, []string{"No runs found."}},
+		{"locks empty", []string{"--state-dir", fixture, "locks"}, []string{"No locks held."}},
+		{"warning logged", []string{"--state-dir", json5State, "list"}, []string{"is JSON5", "KEY"}},
+		{"debug logging", []string{"--state-dir", fixture, "--log-level", "debug", "history", "main", "--limit", "1"}, []string{"assistant"}},
+		{"follow stops", []string{"--state-dir", fixture, "history", "main", "--limit", "1", "--follow", "--idle-timeout", "300ms"}, []string{"Following main", "assistant"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			cmdline := shellQuote(append([]string{bin}, c.args...))
+			// A stall is deterministic (seconds per query); a single slow
+			// run on a loaded machine is not, so one retry is allowed.
+			var out []byte
+			var took time.Duration
+			for attempt := 1; ; attempt++ {
+				ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+				cmd := exec.CommandContext(ctx, scriptBin, "-qec", cmdline, "/dev/null")
+				// A colour terminal, nothing disabling colour.
+				cmd.Env = withoutEnv(os.Environ(), "NO_COLOR", "CLICOLOR_FORCE", "TERM", "COLUMNS", "OPENCLAW_STATE_DIR", "OPENCLAW_SESSION_KEY", "SESSIONS_LOG_LEVEL")
+				cmd.Env = append(cmd.Env, "TERM=xterm-256color", "COLUMNS=120")
+				start := time.Now()
+				var err error
+				out, err = cmd.Output()
+				took = time.Since(start)
+				stalled := errors.Is(ctx.Err(), context.DeadlineExceeded)
+				cancel()
+				if stalled && attempt < 2 {
+					t.Logf("attempt %d took over 2s; retrying once", attempt)
+					continue
+				}
+				if stalled {
+					t.Fatalf("stalled: still running after %s under a pty (output so far: %q)", took, out)
+				}
+				if err != nil {
+					t.Fatalf("%s: %v\n%s", cmdline, err, out)
+				}
+				break
+			}
+			got := strings.ReplaceAll(string(out), "\r\n", "\n")
+			for _, w := range c.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("no %q in the terminal output (%s):\n%s", w, took, got)
+				}
+			}
+			if strings.Contains(got, "\x1b]11;?") || strings.Contains(got, "\x1b[6n") {
+				t.Errorf("the binary queried the terminal:\n%q", got)
+			}
+			t.Logf("%s: %s", c.name, took)
+		})
+	}
+}
+
+// buildBinary builds cmd/sessions into the test's temp dir (skipping
+// without a go command; the build cache makes the second build quick).
+func buildBinary(t *testing.T) string {
+	t.Helper()
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("skipping: no `go` command to build the binary")
+	}
+	bin := filepath.Join(t.TempDir(), "sessions")
+	if out, err := exec.Command(goBin, "build", "-o", bin, "./cmd/sessions").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// TestFollowEndsOnSignals: `history --follow` ends with exit 0 on SIGTERM
+// and on SIGINT, promptly.
+func TestFollowEndsOnSignals(t *testing.T) {
+	bin := buildBinary(t)
+	fixture, err := filepath.Abs("testdata/state-2026.1.30")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sig := range []os.Signal{syscall.SIGTERM, os.Interrupt} {
+		t.Run(sig.String(), func(t *testing.T) {
+			cmd := exec.Command(bin, "--state-dir", fixture, "history", "main", "--limit", "1", "--follow", "--json")
+			stdout, err := cmd.StdoutPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			// The first message line means the follow loop is set up (or about to be).
+			line := make([]byte, 1)
+			if _, err := stdout.Read(line); err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(200 * time.Millisecond)
+			start := time.Now()
+			if err := cmd.Process.Signal(sig); err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan error, 1)
+			go func() { _, _ = io.Copy(io.Discard, stdout); done <- cmd.Wait() }()
+			select {
+			case err := <-done:
+				if err != nil {
+					t.Fatalf("exit after %s: %v (want status 0)", sig, err)
+				}
+			case <-time.After(2 * time.Second):
+				_ = cmd.Process.Kill()
+				t.Fatalf("still running 2s after %s", sig)
+			}
+			t.Logf("ended %s after %s", sig, time.Since(start))
+		})
+	}
+}
+
+func shellQuote(args []string) string {
+	q := make([]string, len(args))
+	for i, a := range args {
+		q[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+	}
+	return strings.Join(q, " ")
+}
+
+func withoutEnv(env []string, names ...string) []string {
+	out := env[:0:0]
+	for _, kv := range env {
+		keep := true
+		for _, n := range names {
+			if strings.HasPrefix(kv, n+"=") {
+				keep = false
+			}
+		}
+		if keep {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
+func copyTree(t *testing.T, src, dst string) {
+	t.Helper()
+	err := filepath.Walk(src, func(p string, info os.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		if info.IsDir() {
+			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dst, rel), data, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
