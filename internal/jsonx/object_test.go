@@ -58,3 +58,28 @@ func TestMarshalIndentLikeJS(t *testing.T) {
 		t.Errorf("got %q", b)
 	}
 }
+
+func TestObjectInvalidUTF8AndErrors(t *testing.T) {
+	var o Object
+	// Raw invalid UTF-8 inside a string: encoding/json accepts it; so must we.
+	if err := o.UnmarshalJSON([]byte("{\"a\":\"x\xffy\",\"b\":1}")); err != nil {
+		t.Fatalf("invalid UTF-8 refused: %v", err)
+	}
+	if got := o.Keys(); len(got) != 2 || got[0] != "a" {
+		t.Errorf("keys = %q", got)
+	}
+	for _, bad := range []string{``, `{`, `{"a":}`, `{"a":1,}`, `[]`, `"x"`, `{"a":1} x`} {
+		if err := o.UnmarshalJSON([]byte(bad)); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+	// The values do not alias the caller's buffer.
+	in := []byte(`{"k":"v"}`)
+	if err := o.UnmarshalJSON(in); err != nil {
+		t.Fatal(err)
+	}
+	in[6] = 'X'
+	if s, _ := o.String("k"); s != "v" {
+		t.Errorf("value aliases the input: %q", s)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/openclaw/sessions/internal/jsonx"
+	"github.com/tidwall/gjson"
 )
 
 // envelopeChannels are the channel labels an inbound envelope header may
@@ -36,6 +37,12 @@ var (
 // need no change are returned unchanged (the same bytes). Key order is kept.
 func StripEnvelope(msg json.RawMessage) json.RawMessage {
 	if !isObject(msg) {
+		return msg
+	}
+	// Fast path: most messages are not the user's. When "role" occurs once,
+	// gjson's answer is JSON.parse's; otherwise decode (last key wins).
+	if r := gjson.GetBytes(msg, "role"); r.Type == gjson.String && !strings.EqualFold(r.Str, "user") &&
+		bytes.Count(msg, []byte(`"role"`)) == 1 {
 		return msg
 	}
 	var o jsonx.Object

@@ -13,6 +13,7 @@ package transcript
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -32,11 +33,21 @@ const DefaultMaxLineBytes = 64 << 20
 
 // Tunables (variables so tests can shrink them to exercise every path).
 var (
-	// blockSize is the size of the blocks read backwards from EOF.
-	blockSize = 256 << 10
+	// blockSize is the largest block read backwards from EOF; the first
+	// block is firstBlock and each next one doubles, so the common case —
+	// a few short messages at the end — reads a few KiB, not 256.
+	blockSize  = 256 << 10
+	firstBlock = 8 << 10
+	// probeMin: an excluded tool result longer than this is recognised by
+	// a role probe and dropped without being validated (tool results are
+	// the big lines of a transcript, and most readers exclude them).
+	probeMin = 16 << 10
+	// headerPeek is the first read for the header; a longer first line
+	// falls back to the line reader.
+	headerPeek = 4 << 10
 	// bigLine: a line longer than this is not kept in memory while
 	// scanning; it is re-read from the file only if it may be returned.
-	bigLine = 1 << 20
+	bigLine = 64 << 10
 	// headProbe: how much of a big line is probed for its role before it is
 	// loaded (only when tool results are excluded).
 	headProbe = 64 << 10
@@ -241,10 +252,11 @@ func newReader(ra io.ReaderAt, opts Options) *reader {
 //
 //  1. longer than maxLine → oversize (torn when it is the unterminated
 //     last line);
-//  2. not the unterminated last line, longer than bigLine, tool results
+//  2. not the unterminated last line, longer than probeMin, tool results
 //     excluded, and gjson finds message.role == "toolResult" in its first
 //     headProbe bytes → dropped without being loaded or validated (so a huge
-//     tool result never sits in memory);
+//     tool result never sits in memory, and a big one costs no validation;
+//     such a line is not counted as corrupt even if it is);
 //  3. blank (JS trim() leaves nothing) → silent;
 //  4. not valid UTF-8 or not valid JSON → corrupt (torn when it is the
 //     unterminated last line);
@@ -262,29 +274,27 @@ func (r *reader) classify(ln line) ([]byte, status, error) {
 	}
 	data := ln.data
 	owned := false
-	if n > int64(bigLine) {
-		if !r.includeTools && !ln.final {
-			head := data
-			if head == nil {
-				h := make([]byte, min(n, int64(headProbe)))
-				if err := readFull(r.ra, h, ln.start); err != nil {
-					return nil, stSilent, err
-				}
-				head = h
-			} else if int64(len(head)) > int64(headProbe) {
-				head = head[:headProbe]
-			}
-			if gjson.GetBytes(head, "message.role").Str == "toolResult" {
-				return nil, stSilent, nil
-			}
-		}
-		if data == nil {
-			data = make([]byte, n)
-			if err := readFull(r.ra, data, ln.start); err != nil {
+	if !r.includeTools && !ln.final && n > int64(probeMin) {
+		head := data
+		if head == nil {
+			h := make([]byte, min(n, int64(headProbe)))
+			if err := readFull(r.ra, h, ln.start); err != nil {
 				return nil, stSilent, err
 			}
-			owned = true
+			head = h
+		} else if int64(len(head)) > int64(headProbe) {
+			head = head[:headProbe]
 		}
+		if gjson.GetBytes(head, "message.role").Str == "toolResult" {
+			return nil, stSilent, nil
+		}
+	}
+	if n > int64(bigLine) && data == nil {
+		data = make([]byte, n)
+		if err := readFull(r.ra, data, ln.start); err != nil {
+			return nil, stSilent, err
+		}
+		owned = true
 	}
 	if isBlank(data) {
 		return nil, stSilent, nil
@@ -524,6 +534,14 @@ func fileName(ra io.ReaderAt) string {
 
 // readHeaderAt parses the first non-blank line as a session header.
 func readHeaderAt(ra io.ReaderAt, size int64) (*Header, error) {
+	// Fast path: a header is a few hundred bytes at the very start.
+	peek := make([]byte, min(size, int64(headerPeek)))
+	if err := readFull(ra, peek, 0); err != nil {
+		return nil, err
+	}
+	if i := bytes.IndexByte(peek, '\n'); i >= 0 && !isBlank(peek[:i]) {
+		return parseHeader(peek[:i]), nil
+	}
 	lines := newFwdLines(ra, size)
 	for {
 		ln, ok, err := lines.next()

@@ -26,8 +26,16 @@ const fixtureGlob = "../../testdata/state-2026.1.30/agents/*/sessions/*.jsonl"
 func setTunables(t testing.TB, block, big, probe, fwd int) {
 	t.Helper()
 	ob, og, op, of, oh := blockSize, bigLine, headProbe, fwdBuf, headerMax
+	ofb, opm, ohp := firstBlock, probeMin, headerPeek
 	blockSize, bigLine, headProbe, fwdBuf = block, big, probe, fwd
-	t.Cleanup(func() { blockSize, bigLine, headProbe, fwdBuf, headerMax = ob, og, op, of, oh })
+	// The first backward block grows from a quarter of block; tool results
+	// are probed from the big-line size; the header peek is tiny, so the
+	// slow path runs too.
+	firstBlock, probeMin, headerPeek = max(1, block/4), big, max(1, block/8)
+	t.Cleanup(func() {
+		blockSize, bigLine, headProbe, fwdBuf, headerMax = ob, og, op, of, oh
+		firstBlock, probeMin, headerPeek = ofb, opm, ohp
+	})
 }
 
 func writeTranscript(t testing.TB, content []byte) string {
@@ -64,7 +72,7 @@ func reference(content []byte, opts Options) (msgs []json.RawMessage, skipped in
 			}
 			continue
 		}
-		if len(l) > bigLine && !opts.IncludeTools && !final {
+		if len(l) > probeMin && !opts.IncludeTools && !final {
 			head := l[:min(len(l), headProbe)]
 			if gjson.GetBytes(head, "message.role").Str == "toolResult" {
 				continue

@@ -28,6 +28,7 @@ type revLines struct {
 	big     bool  // the current line is longer than bigLine: tail dropped
 	scratch []byte
 	done    bool
+	blk     int // size of the next block (firstBlock, doubling to blockSize)
 }
 
 func newRevLines(ra io.ReaderAt, size int64) *revLines {
@@ -65,7 +66,11 @@ func (r *revLines) next() (ln line, ok bool, err error) {
 			}
 			return ln, true, nil
 		}
-		k := int(min(int64(blockSize), r.off))
+		if r.blk == 0 {
+			r.blk = min(firstBlock, blockSize)
+		}
+		k := int(min(int64(r.blk), r.off))
+		r.blk = min(2*r.blk, blockSize)
 		r.off -= int64(k)
 		var b []byte
 		if r.big {

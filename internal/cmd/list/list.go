@@ -484,19 +484,10 @@ func appendResult(b []byte, res Result) ([]byte, error) {
 
 // appendRow appends one row at the indentation of a session in the result.
 func appendRow(b []byte, r *state.Row) ([]byte, error) {
-	if len(r.Messages) > 0 {
-		// Messages are raw JSON: let encoding/json compact and indent them.
-		var buf bytes.Buffer
-		enc := json.NewEncoder(&buf)
-		enc.SetEscapeHTML(false)
-		if err := enc.Encode(r); err != nil {
-			return nil, err
+	for _, m := range r.Messages {
+		if !json.Valid(m) {
+			return appendRowEncoded(b, r)
 		}
-		out := bytes.NewBuffer(b)
-		if err := json.Indent(out, bytes.TrimRight(buf.Bytes(), "\n"), "    ", "  "); err != nil {
-			return nil, err
-		}
-		return out.Bytes(), nil
 	}
 	const field = "\n      \""
 	str := func(name, v string, always bool) {
@@ -565,9 +556,39 @@ func appendRow(b []byte, r *state.Row) ([]byte, error) {
 		b = append(b, "},"...)
 	}
 	str("transcriptPath", r.TranscriptPath, false)
+	if len(r.Messages) > 0 {
+		// Prepared messages are valid JSON already (checked above): one per
+		// line, as they are, instead of re-compacting and re-indenting them.
+		b = append(b, field...)
+		b = append(b, "messages\": ["...)
+		for i, m := range r.Messages {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, "\n        "...)
+			b = append(b, m...)
+		}
+		b = append(b, "\n      ],"...)
+	}
 	// Key, kind, channel and agentId are always there: drop the last comma.
 	b = append(b[:len(b)-1], "\n    }"...)
 	return b, nil
+}
+
+// appendRowEncoded is appendRow through encoding/json, for a row whose
+// messages are not all valid JSON (encoding/json then reports the error).
+func appendRowEncoded(b []byte, r *state.Row) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(r); err != nil {
+		return nil, err
+	}
+	out := bytes.NewBuffer(b)
+	if err := json.Indent(out, bytes.TrimRight(buf.Bytes(), "\n"), "    ", "  "); err != nil {
+		return nil, err
+	}
+	return out.Bytes(), nil
 }
 
 // appendFloat is encoding/json's float64 encoding (ES6 number formatting).

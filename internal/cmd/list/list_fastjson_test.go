@@ -25,7 +25,25 @@ func checkJSON(t testing.TB, res Result) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := reference(t, res); string(got) != want {
+	want := reference(t, res)
+	for _, r := range res.Sessions {
+		if len(r.Messages) > 0 {
+			// Messages are written as they are (one compact line each), not
+			// re-indented: the documents must be equal, not the bytes.
+			var g, w any
+			if err := json.Unmarshal(got, &g); err != nil {
+				t.Fatalf("printJSON wrote invalid JSON: %v\n%s", err, got)
+			}
+			if err := json.Unmarshal([]byte(want), &w); err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(g, w) {
+				t.Fatalf("printJSON differs from encoding/json:\n got %s\nwant %s", got, want)
+			}
+			return
+		}
+	}
+	if string(got) != want {
 		t.Fatalf("printJSON differs from encoding/json:\n got %s\nwant %s", got, want)
 	}
 }
@@ -66,6 +84,13 @@ func TestPrintJSONMatchesEncoder(t *testing.T) {
 			}},
 	}
 	checkJSON(t, Result{Count: len(rows), Sessions: rows})
+	checkJSON(t, Result{Count: 1, Sessions: rows[:1]})
+	// An invalid message makes the row go through encoding/json, which refuses it.
+	bad := rows[4]
+	bad.Messages = []json.RawMessage{json.RawMessage(`{"role":`)}
+	if _, err := appendResult(nil, Result{Count: 1, Sessions: []state.Row{bad}}); err == nil {
+		t.Error("an invalid message was written")
+	}
 	for _, f := range []float64{1, -1, 5e-324, math.MaxFloat64, 1e20, 999999999999999999999, 1e-6, 9.99e-7, 0.000001234, 1795236254224.5} {
 		checkJSON(t, Result{Count: 1, Sessions: []state.Row{{Key: "f", UpdatedAt: fp(f), TotalTokens: fp(-f)}}})
 	}
