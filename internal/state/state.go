@@ -237,7 +237,7 @@ func (s *State) Store(agent string) (*store.Store, error) {
 	if st, ok := s.stores[p]; ok {
 		return st, nil
 	}
-	st, err := store.Load(p)
+	st, err := store.LoadMeta(p) // keys and fields only: nothing here reads Raw
 	if err != nil {
 		return nil, err
 	}

@@ -19,6 +19,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
@@ -42,6 +43,7 @@ type Store struct {
 	Entries []Entry // in file order
 	Skipped int     // values that are not objects (ignored)
 	index   map[string]int
+	lean    bool // loaded by LoadMeta: Raw may be nil
 }
 
 // Entry is one key of the store with the fields the tool reads. Raw keeps
@@ -112,8 +114,16 @@ func (s *Store) Lookup(key string) (*Entry, bool) {
 // Load reads a store. A missing file gives an empty store (Missing=true).
 // An empty, truncated or non-object file is corrupt: apperr code 10 naming
 // the file. JSON5 is accepted (OpenClaw parses the store with JSON5).
-func Load(path string) (*Store, error) {
-	s := &Store{Path: path, Dir: filepath.Dir(path), index: map[string]int{}}
+func Load(path string) (*Store, error) { return load(path, false) }
+
+// LoadMeta is Load for readers that need only keys and Meta (listing,
+// lookups, completion): entries may have no Raw. A large store is then
+// scanned from a read-only mapping of the file rather than a copy — about a
+// third less time on a 50 MB store.
+func LoadMeta(path string) (*Store, error) { return load(path, true) }
+
+func load(path string, lean bool) (*Store, error) {
+	s := &Store{Path: path, Dir: filepath.Dir(path), index: map[string]int{}, lean: lean}
 	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() && !st.IsDir() {
 		// Opening a FIFO (or a device) would block until a writer appears.
 		return nil, apperr.Statef("cannot read session store %s: not a regular file (%s)", path, st.Mode().Type())
@@ -195,12 +205,13 @@ func (s *Store) parseSlow(data []byte) error {
 	}
 	root.ForEach(func(k, v gjson.Result) bool {
 		key := k.String()
-		if !v.IsObject() {
+		e := Entry{Key: key} // a value that is not an object: a tombstone (nil Raw)
+		if v.IsObject() {
+			e.Raw = rawOf(data, v)
+			e.Meta = parseMeta(v)
+		} else {
 			s.Skipped++
-			return true
 		}
-		e := Entry{Key: key, Raw: rawOf(data, v)}
-		e.Meta = parseMeta(v)
 		if i, dup := s.index[key]; dup {
 			s.Entries[i] = e // JSON.parse: last value, first position
 			return true
@@ -209,7 +220,35 @@ func (s *Store) parseSlow(data []byte) error {
 		s.Entries = append(s.Entries, e)
 		return true
 	})
+	s.dropTombstones()
 	return nil
+}
+
+// dropTombstones removes the members whose (last) value is not an object:
+// with a duplicated key, JSON.parse keeps the last value, so
+// {"k":{…},"k":null} has no session "k" — for the reader as for the writer.
+func (s *Store) dropTombstones() {
+	n := 0
+	for _, e := range s.Entries {
+		if e.Raw != nil {
+			n++
+		}
+	}
+	if n == len(s.Entries) {
+		return
+	}
+	kept := s.Entries[:0]
+	for _, e := range s.Entries {
+		if e.Raw != nil {
+			kept = append(kept, e)
+		}
+	}
+	clear(s.Entries[len(kept):])
+	s.Entries = kept
+	s.index = make(map[string]int, len(kept))
+	for i, e := range kept {
+		s.index[e.Key] = i
+	}
 }
 
 func rawOf(data []byte, v gjson.Result) json.RawMessage {
@@ -922,6 +961,8 @@ func (c *chunk) parse(data []byte, lo, hi int, first, last bool, abort *atomic.B
 			if !sc.value() {
 				return false
 			}
+			// a tombstone (nil Raw): a duplicate's last value may be this
+			c.entries = append(c.entries, Entry{Key: sc.text(ks, ke, kesc)})
 		} else {
 			start := sc.i
 			meta, ok := sc.entry()
@@ -977,6 +1018,7 @@ func (s *Store) adopt(chunks []*chunk) {
 			s.Entries = append(s.Entries, e)
 		}
 	}
+	s.dropTombstones()
 }
 
 // parseFast is parse's one-pass path; false leaves s to be reset.
@@ -1013,24 +1055,50 @@ func (s *Store) loadParallel(f *os.File, size int) bool {
 	if n < 2 {
 		return false
 	}
-	data := make([]byte, size)
-	cuts := []int{0}
-	for k := 1; k < n; k++ {
-		at := k * size / n
-		if at <= cuts[len(cuts)-1] {
-			continue
+	// Lean loads scan a read-only mapping of the file instead of a copy:
+	// no 50 MB of fresh memory to fault in, and nothing points into the
+	// mapping afterwards (keys and fields are copied; Raw is dropped), so it
+	// is unmapped before returning. A file truncated in place under us would
+	// fault: scanning goroutines turn that into a panic and the load falls
+	// back to the ordinary read.
+	var data []byte
+	mapped := false
+	if s.lean {
+		if m, err := mapFile(f, size); err == nil {
+			data, mapped = m, true
+			defer unmapFile(m)
 		}
-		w := data[at:min(at+parallelWindow, size)]
-		if readAt(f, w, at) != nil {
-			return false
-		}
-		i := bytes.Index(w, memberStart)
-		if i < 0 {
-			continue
-		}
-		cuts = append(cuts, at+i+len(memberStart)-1)
 	}
-	if len(cuts) < 2 {
+	if data == nil {
+		data = make([]byte, size)
+	}
+	fill := func(p []byte, off int) error {
+		if mapped {
+			return nil
+		}
+		return readAt(f, p, off)
+	}
+	cuts := []int{0}
+	ok := true
+	guard(func() {
+		for k := 1; k < n; k++ {
+			at := k * size / n
+			if at <= cuts[len(cuts)-1] {
+				continue
+			}
+			w := data[at:min(at+parallelWindow, size)]
+			if fill(w, at) != nil {
+				ok = false
+				return
+			}
+			i := bytes.Index(w, memberStart)
+			if i < 0 {
+				continue
+			}
+			cuts = append(cuts, at+i+len(memberStart)-1)
+		}
+	}, &ok)
+	if !ok || len(cuts) < 2 {
 		return false
 	}
 	cuts = append(cuts, size)
@@ -1040,12 +1108,16 @@ func (s *Store) loadParallel(f *os.File, size int) bool {
 	for j := range chunks {
 		chunks[j] = &chunk{}
 		work := func() {
-			lo, hi := cuts[j], cuts[j+1]
-			if readAt(f, data[lo:hi], lo) != nil {
-				abort.Store(true)
-				return
-			}
-			if !chunks[j].parse(data, lo, hi, j == 0, j == len(chunks)-1, &abort) {
+			fine := true
+			guard(func() {
+				lo, hi := cuts[j], cuts[j+1]
+				if fill(data[lo:hi], lo) != nil {
+					fine = false
+					return
+				}
+				fine = chunks[j].parse(data, lo, hi, j == 0, j == len(chunks)-1, &abort)
+			}, &fine)
+			if !fine {
 				abort.Store(true)
 			}
 		}
@@ -1065,7 +1137,25 @@ func (s *Store) loadParallel(f *os.File, size int) bool {
 		return false // the file grew while we read it
 	}
 	s.adopt(chunks)
+	if mapped {
+		for i := range s.Entries {
+			s.Entries[i].Raw = nil // it pointed into the mapping
+		}
+	}
 	return true
+}
+
+// guard runs fn with memory faults turned into panics (a mapped file
+// truncated under us) and reports such a panic as *ok = false.
+func guard(fn func(), ok *bool) {
+	old := debug.SetPanicOnFault(true)
+	defer debug.SetPanicOnFault(old)
+	defer func() {
+		if recover() != nil {
+			*ok = false
+		}
+	}()
+	fn()
 }
 
 // readAt fills p from f at off; a short read (the file shrank) is an error.
