@@ -6,7 +6,7 @@ PKGS     := ./...
 VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS  := -s -w -X github.com/openclaw/sessions/internal/cmd/version.Version=$(VERSION)
 
-.PHONY: all build test test-short interop bench lint vet fmt completions check-completions man clean
+.PHONY: all build test test-short interop bench lint vet fmt completions check-completions man clean stress fuzz
 
 all: build
 
@@ -18,6 +18,31 @@ test:
 	$(GO) vet $(PKGS)
 	$(GO) test -count=1 $(PKGS)
 
+# The long reliability runs (docs/RELIABILITY.md): crash injection with
+# STRESS_ITERS (default 300) SIGKILLs of patch/send/spawn and their runners,
+# as many of the store writer, then the bad-input corpus, the policy table
+# and the fault tests again. `make test` runs the short versions.
+STRESS_ITERS ?= 300
+stress:
+	@log=$$(mktemp); \
+	SESSIONS_CRASH_ITERS=$(STRESS_ITERS) SESSIONS_KILL_ITERS=$(STRESS_ITERS) \
+	$(GO) test -count=1 -timeout 60m -v \
+		-run '^(TestCrashInjection|TestUpdateSIGKILL|TestBadInput|TestPolicyTable|TestDeliveryHookFaults|TestFileModes|TestNoSymlinkWrites|TestHookFaults|TestZombieHolderIsDead)$$' \
+		. ./internal/store/ ./internal/delivery/ ./internal/lock/ > $$log 2>&1; rc=$$?; \
+	grep -E '^(--- |ok|FAIL)|kills|cases|rows|seed' $$log | grep -v -- '--- PASS: Test[A-Za-z]*/'; \
+	if [ $$rc -ne 0 ]; then grep -B2 -A20 -- '--- FAIL' $$log | head -200; fi; rm -f $$log; exit $$rc
+
+# Every fuzz target for FUZZTIME each (go test -fuzz takes one target at a time).
+FUZZTIME ?= 60s
+FUZZ_TARGETS := internal/keys:FuzzKeys internal/store:FuzzParse internal/store:FuzzUpdateRoundTrip \
+	internal/store:FuzzParseFast internal/transcript:FuzzReadMessages internal/config:FuzzLoad \
+	internal/sanitize:FuzzHistory internal/sanitize:FuzzStripEnvelopeText internal/cmd/list:FuzzPrintJSON
+fuzz:
+	@for t in $(FUZZ_TARGETS); do \
+		pkg=./$${t%%:*}; fn=$${t##*:}; echo "== $$fn ($$pkg, $(FUZZTIME))"; \
+		$(GO) test -run '^$$' -fuzz "^$$fn\$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
+	done
+
 # Interoperability with the real OpenClaw 2026.1.30 (../shared/peer); skips
 # with one line when the peer cannot be installed here.
 interop:
@@ -27,9 +52,21 @@ interop:
 	if [ $$rc -ne 0 ]; then echo "interop: $(PEER) install failed (exit $$rc)"; exit $$rc; fi; \
 	OPENCLAW_PEER="$(PEER)" $(GO) test -tags interop -count=1 -timeout 30m $(PKGS)
 
-# Benchmarks side by side with the real OpenClaw; writes docs/PERFORMANCE.md figures to stdout.
+# Benchmarks side by side with the real OpenClaw (scripts/bench.sh), then send's
+# and spawn's; writes docs/PERFORMANCE.md figures to stdout. Each skips with one
+# line (exit 0) when the peer is unavailable (scripts/bench_lib.sh).
+BENCH_ENV = PEER="$(PEER)" BIN="$(abspath $(BIN))"
+.PHONY: bench-send bench-spawn
 bench: build
-	PEER="$(PEER)" BIN="$(abspath $(BIN))" bash scripts/bench.sh
+	$(BENCH_ENV) bash scripts/bench.sh
+	$(BENCH_ENV) bash scripts/bench_send.sh
+	$(BENCH_ENV) bash scripts/bench_spawn.sh
+
+bench-send: build
+	$(BENCH_ENV) bash scripts/bench_send.sh
+
+bench-spawn: build
+	$(BENCH_ENV) bash scripts/bench_spawn.sh
 
 lint: vet
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
@@ -46,5 +83,11 @@ completions:
 check-completions: completions
 	git diff --exit-code -- completions/
 
+# Man pages (one per command; sessions(1) carries exit codes and environment)
+# into docs/man/. Not committed: packagers run this; a test checks that the
+# pages are complete and reproducible (fixed date).
+man:
+	$(GO) run ./cmd/gen-man -o docs/man
+
 clean:
-	rm -rf bin
+	rm -rf bin docs/man

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/openclaw/sessions/internal/testutil"
 )
 
 func TestMain(m *testing.M) {
@@ -59,22 +61,7 @@ func copyState(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	src := filepath.Join(ts.Getenv("TESTDATA"), args[0])
 	dst := ts.MkAbs(args[1])
-	err := filepath.Walk(src, func(p string, info os.FileInfo, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		target := filepath.Join(dst, rel)
-		if info.IsDir() {
-			return os.MkdirAll(target, 0o755)
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(target, data, info.Mode().Perm()|0o200)
-	})
-	ts.Check(err)
+	ts.Check(testutil.CopyTree(src, dst))
 }
 
 // exitcode N CMD ARGS...: run an exec'd command and require exit status N.

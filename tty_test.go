@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/openclaw/sessions/internal/testutil"
 )
 
 // TestTTYUnderScript runs the built binary in a pseudo-terminal (util-linux
@@ -181,21 +183,7 @@ func withoutEnv(env []string, names ...string) []string {
 
 func copyTree(t *testing.T, src, dst string) {
 	t.Helper()
-	err := filepath.Walk(src, func(p string, info os.FileInfo, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		if info.IsDir() {
-			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(dst, rel), data, 0o644)
-	})
-	if err != nil {
+	if err := testutil.CopyTree(src, dst); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -17,54 +17,12 @@
 
 Prints a markdown report on stdout; progress on stderr.
 """
-import argparse, fcntl, json, os, re, statistics, subprocess, sys, time
+import argparse, json, os, re, sys
 
+import benchlib
+from benchlib import log, med, timed, wait_run
 
-def log(*a):
-    print("bench_send:", *a, file=sys.stderr, flush=True)
-
-
-def timed(cmd, env):
-    t0 = time.perf_counter()
-    p = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    dt = time.perf_counter() - t0
-    if p.returncode != 0:
-        sys.exit(f"bench_send: {' '.join(cmd)} exited {p.returncode}: {p.stderr.decode()[-2000:]}")
-    return dt, p.stdout
-
-
-def wait_run(state, run_id, limit=600):
-    runs = os.path.join(state, "sessions-cli", "runs")
-    rec_path, lock_path = os.path.join(runs, run_id + ".json"), os.path.join(runs, run_id + ".lock")
-    deadline = time.time() + limit
-    while time.time() < deadline:
-        try:
-            rec = json.load(open(rec_path))
-        except (OSError, ValueError):
-            rec = None
-        if rec and rec.get("status") in ("ok", "error", "timeout") and os.path.exists(lock_path):
-            fd = os.open(lock_path, os.O_RDONLY)
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                fcntl.flock(fd, fcntl.LOCK_UN)
-                return rec
-            except BlockingIOError:
-                pass
-            finally:
-                os.close(fd)
-        time.sleep(0.02)
-    sys.exit(f"bench_send: run {run_id} did not end within {limit}s")
-
-
-UNIT = {"ns": 1e-6, "µs": 1e-3, "us": 1e-3, "ms": 1.0, "s": 1e3, "m": 60e3, "h": 3600e3}
-
-
-def ms(d):
-    """A Go duration (1.5s, 169.46ms, 320µs, 1m2.5s) in milliseconds."""
-    parts = re.findall(r"([0-9.]+)(ns|µs|us|ms|s|m|h)", d)
-    if not parts:
-        raise ValueError(d)
-    return sum(float(n) * UNIT[u] for n, u in parts)
+benchlib.NAME = "bench_send"
 
 
 def turn_timings(state, run_id):
@@ -76,13 +34,9 @@ def turn_timings(state, run_id):
         phases = {}
         for k, v in re.findall(r"(\w+)=(\S+)", line):
             if k in ("wait", "locate", "history", "engine", "append", "store"):
-                phases[k] = ms(v)
+                phases[k] = benchlib.go_ms(v)
         out.append(phases)
     return out
-
-
-def med(xs):
-    return statistics.median(xs) if xs else float("nan")
 
 
 def fmt(x):
@@ -109,8 +63,8 @@ def main():
     log(f"send --timeout 0 vs list, {a.runs} runs (+{a.warmup} warm-up)")
     t_list, t_send = [], []
     for i in range(a.warmup + a.runs):
-        dl, _ = timed(base + ["list", "--json"], env)
-        ds, out = timed(base + ["send", a.small, f"bench {i}", "--timeout", "0", "--engine", instant, "--json"], env)
+        dl, _, _ = timed(base + ["list", "--json"], env)
+        ds, out, _ = timed(base + ["send", a.small, f"bench {i}", "--timeout", "0", "--engine", instant, "--json"], env)
         res = json.loads(out)
         if res.get("status") != "accepted":
             sys.exit(f"bench_send: send answered {res}")
@@ -132,7 +86,7 @@ def main():
         log(f"runner: {name} on {key}, {a.runs} runs")
         turns, runs_over, starts, runs_total, errors = [], [], [], [], 0
         for i in range(a.warmup + a.runs):
-            _, out = timed(base + ["send", key, f"bench turn {i}", "--timeout", "0", "--engine", eng, "--json"], denv)
+            _, out, _ = timed(base + ["send", key, f"bench turn {i}", "--timeout", "0", "--engine", eng, "--json"], denv)
             rid = json.loads(out)["runId"]
             rec = wait_run(a.state, rid)
             if i < a.warmup:

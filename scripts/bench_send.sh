@@ -11,24 +11,12 @@
 #      BENCH_WORK   work dir (default .bench/send, gitignored; data generated once and reused)
 #      BENCH_RUNS   timed runs per case (default 11), BENCH_WARMUP (default 2)
 #      BENCH_STRICT=1  exit 3 when send --timeout 0 is slower than 2x list (default: report only)
-# Skips with one line (exit 0) when the peer or python3 is missing. Needs about 600 MB of disk.
+# Skips with one line (exit 0) when the peer is unavailable (missing, or `openclaw-peer install` exits
+# 75) or python3 is missing (scripts/bench_lib.sh). Needs about 600 MB of disk.
 set -euo pipefail
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
-PEER=${PEER:-$ROOT/../shared/peer/openclaw-peer}
-BIN=${BIN:-$ROOT/bin/sessions}
-WORK=${BENCH_WORK:-$ROOT/.bench/send}
-FIXTURE=$ROOT/testdata/state-2026.1.30
-log() { echo "bench_send: $*" >&2; }
-
-if [ ! -x "$PEER" ]; then echo "bench_send: skipped ($PEER not found)"; exit 0; fi
-command -v python3 >/dev/null 2>&1 || { echo "bench_send: skipped (python3 not found)"; exit 0; }
-mkdir -p "$WORK"
-WORK=$(cd "$WORK" && pwd)
-if [ ! -x "$BIN" ]; then
-  log "$BIN not found; building it"
-  (cd "$ROOT" && go build -trimpath -o "$WORK/sessions" ./cmd/sessions)
-  BIN=$WORK/sessions
-fi
+BENCH_NAME=bench_send BENCH_WORK_DEFAULT=.bench/send
+source "$(dirname "$0")/bench_lib.sh"
+bench_init
 (cd "$ROOT" && go build -o "$WORK/fakellm" ./internal/engine/enginetest/cmd/fakellm)
 
 # Data (once): the fixture's config, a 10,000-entry main store cloned from the fixture's real entries;

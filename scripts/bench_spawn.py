@@ -17,53 +17,12 @@ Usage: scripts/bench_spawn.py --bin BIN --peer PEER --work DIR [--runs N] [--war
 
 Prints a markdown report on stdout; progress on stderr.
 """
-import argparse, fcntl, json, os, re, shutil, statistics, subprocess, sys, time
+import argparse, json, os, re, shutil, statistics, subprocess
 
+import benchlib
+from benchlib import log, timed, wait_run
 
-def log(*a):
-    print("bench_spawn:", *a, file=sys.stderr, flush=True)
-
-
-def timed(cmd, env):
-    t0 = time.perf_counter()
-    p = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    dt = time.perf_counter() - t0
-    if p.returncode != 0:
-        sys.exit(f"bench_spawn: {' '.join(cmd)} exited {p.returncode}: {p.stderr.decode()[-2000:]}")
-    return dt, p.stdout, p.stderr
-
-
-def wait_run(state, run_id, limit=600):
-    runs = os.path.join(state, "sessions-cli", "runs")
-    rec_path, lock_path = os.path.join(runs, run_id + ".json"), os.path.join(runs, run_id + ".lock")
-    deadline = time.time() + limit
-    while time.time() < deadline:
-        try:
-            rec = json.load(open(rec_path))
-        except (OSError, ValueError):
-            rec = None
-        if rec and rec.get("status") in ("ok", "error", "timeout") and os.path.exists(lock_path):
-            fd = os.open(lock_path, os.O_RDONLY)
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                fcntl.flock(fd, fcntl.LOCK_UN)
-                return rec
-            except BlockingIOError:
-                pass
-            finally:
-                os.close(fd)
-        time.sleep(0.02)
-    sys.exit(f"bench_spawn: run {run_id} did not end within {limit}s")
-
-
-UNIT = {"ns": 1e-6, "µs": 1e-3, "us": 1e-3, "ms": 1.0, "s": 1e3, "m": 60e3, "h": 3600e3}
-
-
-def ms(d):
-    parts = re.findall(r"([0-9.]+)(ns|µs|us|ms|s|m|h)", d)
-    if not parts:
-        raise ValueError(d)
-    return sum(float(n) * UNIT[u] for n, u in parts)
+benchlib.NAME = "bench_spawn"
 
 
 def stats(xs):
@@ -111,7 +70,7 @@ def main():
         run_id = json.loads(out)["runId"]
         m = re.search(r"child session created .*", err.decode())
         if m:
-            phases.append({k: ms(v) for k, v in re.findall(r"(lockWait|held|read|write)=(\S+)", m.group(0))})
+            phases.append({k: benchlib.go_ms(v) for k, v in re.findall(r"(lockWait|held|read|write)=(\S+)", m.group(0))})
         wait_run(big, run_id)
         if i >= a.warmup:
             L.append(dl)

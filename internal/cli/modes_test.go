@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/openclaw/sessions/internal/testutil"
 )
 
 // copyFixture copies the 2026.1.30 fixture into a temp dir (for tests that
@@ -16,21 +18,7 @@ func copyFixture(t *testing.T) string {
 	t.Helper()
 	src := fixture(t)
 	dst := t.TempDir()
-	err := filepath.Walk(src, func(p string, info os.FileInfo, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		if info.IsDir() {
-			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(dst, rel), data, 0o644)
-	})
-	if err != nil {
+	if err := testutil.CopyTree(src, dst); err != nil {
 		t.Fatal(err)
 	}
 	return dst

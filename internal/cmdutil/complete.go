@@ -2,8 +2,8 @@ package cmdutil
 
 import (
 	"cmp"
-	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -89,21 +89,26 @@ func visibleAgents(s *state.State) []string {
 	return out
 }
 
-// age is a short relative age for descriptions.
+// age is a short relative age for descriptions ("" for no time).
 func age(ms int64, now time.Time) string {
 	if ms <= 0 {
 		return ""
 	}
-	d := now.Sub(time.UnixMilli(ms))
+	return Ago(now.Sub(time.UnixMilli(ms)))
+}
+
+// Ago is how the tables and completions show an age: "just now", "5m ago",
+// "3h ago" (up to 48 hours), "2d ago".
+func Ago(d time.Duration) string {
 	switch {
 	case d < time.Minute:
 		return "just now"
 	case d < time.Hour:
-		return fmt.Sprintf("%dm ago", int(d.Minutes()))
+		return strconv.Itoa(int(d.Minutes())) + "m ago"
 	case d < 48*time.Hour:
-		return fmt.Sprintf("%dh ago", int(d.Hours()))
+		return strconv.Itoa(int(d.Hours())) + "h ago"
 	}
-	return fmt.Sprintf("%dd ago", int(d.Hours()/24))
+	return strconv.Itoa(int(d.Hours()/24)) + "d ago"
 }
 
 func joinDesc(parts ...string) string {

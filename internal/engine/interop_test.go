@@ -6,25 +6,19 @@
 package engine
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
-	"errors"
-	"fmt"
-	"io"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strconv"
 	"strings"
-	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/openclaw/sessions/internal/config"
+	"github.com/openclaw/sessions/internal/testutil/peertest"
 )
 
 const (
@@ -33,98 +27,6 @@ const (
 	// toolCall, toolResult, assistant, user, assistant
 	fixtureSessionID = "31eb6da1-5350-4f6d-a238-558aa0d5e101"
 )
-
-var (
-	peerOnce sync.Once
-	peerSkip string
-	peerErr  error
-)
-
-// peer returns the openclaw-peer script, installing the peer on first use, or
-// skips the test with one line.
-func peer(t *testing.T) string {
-	t.Helper()
-	p := os.Getenv("OPENCLAW_PEER")
-	if p == "" {
-		t.Skip("OPENCLAW_PEER not set (run: make interop)")
-	}
-	peerOnce.Do(func() {
-		out, err := exec.Command(p, "install").CombinedOutput()
-		var ee *exec.ExitError
-		if errors.As(err, &ee) && ee.ExitCode() == 75 {
-			peerSkip = "OpenClaw peer unavailable (openclaw-peer install exited 75): " + lastLine(string(out))
-		} else if err != nil {
-			peerErr = fmt.Errorf("openclaw-peer install: %v\n%s", err, out)
-		}
-	})
-	if peerSkip != "" {
-		t.Skip(peerSkip)
-	}
-	if peerErr != nil {
-		t.Fatal(peerErr)
-	}
-	return p
-}
-
-func lastLine(s string) string {
-	lines := strings.Split(strings.TrimSpace(s), "\n")
-	return lines[len(lines)-1]
-}
-
-func freePort(t *testing.T) int {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
-}
-
-// startMockLLM starts the peer's mock LLM on a free port (stopped by PID at
-// the end of the test) and returns its base URL and request log.
-func startMockLLM(t *testing.T, p string) (baseURL, logPath string) {
-	t.Helper()
-	port := freePort(t)
-	logPath = filepath.Join(t.TempDir(), "mock-llm.jsonl")
-	cmd := exec.Command(p, "mock-llm", "--port", strconv.Itoa(port), "--max-seconds", "120", "--log", logPath, "--log-full")
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	pid := cmd.Process.Pid // mock-llm execs the server: this PID is the server
-	t.Cleanup(func() {
-		_ = syscall.Kill(pid, syscall.SIGTERM)
-		done := make(chan struct{})
-		go func() { cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(5 * time.Second):
-			_ = syscall.Kill(pid, syscall.SIGKILL)
-			<-done
-		}
-	})
-	ready := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(out)
-		for sc.Scan() {
-			if strings.Contains(sc.Text(), "listening on") {
-				ready <- sc.Text()
-			}
-		}
-		io.Copy(io.Discard, out)
-	}()
-	select {
-	case <-ready:
-	case <-time.After(20 * time.Second):
-		t.Fatal("mock-llm did not start")
-	}
-	return fmt.Sprintf("http://127.0.0.1:%d/v1", port), logPath
-}
 
 // leafPath reads a transcript's messages on the leaf path, root → leaf.
 func leafPath(t *testing.T, path string) []json.RawMessage {
@@ -162,35 +64,11 @@ func leafPath(t *testing.T, path string) []json.RawMessage {
 	return msgs
 }
 
-type mockLog struct {
-	Roles    []string       `json:"roles"`
-	Stream   bool           `json:"stream"`
-	Decision map[string]any `json:"decision"`
-	Request  map[string]any `json:"request"`
-}
-
-func readMockLog(t *testing.T, path string) []mockLog {
+// pythonPromptTokens computes the mock's prompt_tokens for a logged request's
+// messages exactly as mock_llm.py does: max(1, len(json.dumps(messages)) // 4).
+func pythonPromptTokens(t *testing.T, messages []map[string]any) int {
 	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []mockLog
-	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
-		var l mockLog
-		if err := json.Unmarshal([]byte(line), &l); err != nil {
-			t.Fatalf("mock log line: %v", err)
-		}
-		out = append(out, l)
-	}
-	return out
-}
-
-// pythonPromptTokens computes the mock's prompt_tokens for a logged request
-// exactly as mock_llm.py does: max(1, len(json.dumps(messages)) // 4).
-func pythonPromptTokens(t *testing.T, req map[string]any) int {
-	t.Helper()
-	b, _ := json.Marshal(req)
+	b, _ := json.Marshal(map[string]any{"messages": messages})
 	cmd := exec.Command("python3", "-c", "import json,sys; r=json.load(sys.stdin); print(max(1, len(json.dumps(r.get('messages') or [])) // 4))")
 	cmd.Stdin = strings.NewReader(string(b))
 	out, err := cmd.Output()
@@ -222,8 +100,8 @@ func fixtureConfig(t *testing.T, path, baseURL string) *config.Config {
 // A provider turn against the real mock LLM with the fixture's provider and
 // a real transcript (with a tool call) as context.
 func TestInteropProviderTurnWithPeerMockLLM(t *testing.T) {
-	p := peer(t)
-	url, logPath := startMockLLM(t, p)
+	p := peertest.Peer(t)
+	url, logPath := peertest.StartMockLLM(t, p)
 	cfg := fixtureConfig(t, filepath.Join(fixtureState, "openclaw.json"), url)
 	provider, model := cfg.ModelFor("main")
 	if provider != "mock" || model != "mock-1" {
@@ -249,7 +127,7 @@ func TestInteropProviderTurnWithPeerMockLLM(t *testing.T) {
 	if res.Reply != "MOCK reply #4: hello from the go engine" {
 		t.Errorf("reply %q", res.Reply)
 	}
-	logs := readMockLog(t, logPath)
+	logs := peertest.ReadMockLog(t, logPath)
 	if len(logs) != 1 {
 		t.Fatalf("%d requests logged", len(logs))
 	}
@@ -259,7 +137,7 @@ func TestInteropProviderTurnWithPeerMockLLM(t *testing.T) {
 	if !reflect.DeepEqual(l.Roles, wantRoles) || l.Stream {
 		t.Errorf("roles %v (stream %v), want %v", l.Roles, l.Stream, wantRoles)
 	}
-	prompt := pythonPromptTokens(t, l.Request)
+	prompt := pythonPromptTokens(t, l.Request.Messages)
 	completion := max(1, len(res.Reply)/4)
 	want := Usage{Input: prompt, Output: completion, TotalTokens: prompt + completion}
 	if res.Usage != want || res.PromptTokens != prompt {
@@ -275,25 +153,11 @@ func TestInteropProviderTurnWithPeerMockLLM(t *testing.T) {
 // The real `openclaw agent --local` as an exec engine on a copy of the
 // fixture state: plain-text reply, and the turn it wrote itself is detected.
 func TestInteropExecOpenClawAgentLocal(t *testing.T) {
-	p := peer(t)
-	url, logPath := startMockLLM(t, p)
-	tmp := t.TempDir()
-	state := filepath.Join(tmp, "state")
-	if out, err := exec.Command("cp", "-a", fixtureState, state).CombinedOutput(); err != nil {
-		t.Fatalf("cp: %v %s", err, out)
-	}
+	p := peertest.Peer(t)
+	url, logPath := peertest.StartMockLLM(t, p)
+	state, home := peertest.State(t)
+	peertest.SetProviderURL(t, state, "mock", url)
 	cfgPath := filepath.Join(state, "openclaw.json")
-	var doc map[string]any
-	data, _ := os.ReadFile(cfgPath)
-	if err := json.Unmarshal(data, &doc); err != nil {
-		t.Fatal(err)
-	}
-	doc["models"].(map[string]any)["providers"].(map[string]any)["mock"].(map[string]any)["baseUrl"] = url
-	doc["logging"].(map[string]any)["file"] = filepath.Join(tmp, "openclaw.log")
-	data, _ = json.MarshalIndent(doc, "", "  ")
-	if err := os.WriteFile(cfgPath, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
 	cfg := fixtureConfig(t, cfgPath, url)
 	transcript := filepath.Join(state, "agents/main/sessions", fixtureSessionID+".jsonl")
 	history := leafPath(t, transcript)
@@ -306,7 +170,7 @@ func TestInteropExecOpenClawAgentLocal(t *testing.T) {
 		AgentID: "main", SessionKey: "agent:main:telegram:group:-100123", SessionID: fixtureSessionID,
 		TranscriptPath: transcript, History: history, Message: "hello through openclaw agent",
 		Provider: "mock", Model: "mock-1", Timeout: 120 * time.Second,
-		Env: []string{"PEER=" + p, "PEER_HOME_DIR=" + filepath.Join(tmp, "home"), "PEER_STATE=" + state},
+		Env: []string{"PEER=" + p, "PEER_HOME_DIR=" + home, "PEER_STATE=" + state},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -322,7 +186,7 @@ func TestInteropExecOpenClawAgentLocal(t *testing.T) {
 		t.Errorf("transcript has %d messages on its leaf path, want %d", len(after), len(history)+2)
 	}
 	// OpenClaw sent the same roles for this transcript as our provider engine does
-	logs := readMockLog(t, logPath)
+	logs := peertest.ReadMockLog(t, logPath)
 	wantRoles := []string{"system", "user", "assistant", "user", "assistant", "tool", "assistant", "user", "assistant", "user"}
 	if len(logs) != 1 || !reflect.DeepEqual(logs[0].Roles, wantRoles) {
 		t.Errorf("OpenClaw's request roles: %+v", logs)

@@ -20,106 +20,9 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/openclaw/sessions/internal/testutil/peertest"
 )
-
-var (
-	peerOnce sync.Once
-	peerSkip string
-	peerErr  error
-)
-
-// peer returns the openclaw-peer script, installing the peer on first use, or
-// skips the test.
-func peer(t *testing.T) string {
-	t.Helper()
-	p := os.Getenv("OPENCLAW_PEER")
-	if p == "" {
-		t.Skip("OPENCLAW_PEER not set (run: make interop)")
-	}
-	peerOnce.Do(func() {
-		out, err := exec.Command(p, "install").CombinedOutput()
-		var ee *exec.ExitError
-		if errors.As(err, &ee) && ee.ExitCode() == 75 {
-			peerSkip = "OpenClaw peer unavailable: " + strings.TrimSpace(string(out))
-		} else if err != nil {
-			peerErr = fmt.Errorf("openclaw-peer install: %v\n%s", err, out)
-		}
-	})
-	if peerSkip != "" {
-		t.Skip(peerSkip)
-	}
-	if peerErr != nil {
-		t.Fatal(peerErr)
-	}
-	return p
-}
-
-// peerResult is the JSON line printed by store-write / transcript-append.
-type peerResult struct {
-	Op         string  `json:"op"`
-	PID        int     `json:"pid"`
-	OK         int     `json:"ok"`
-	Failed     int     `json:"failed"`
-	P50Ms      float64 `json:"p50Ms"`
-	MaxMs      float64 `json:"maxMs"`
-	FirstError string  `json:"firstError"`
-}
-
-type peerRun struct {
-	cmd     *exec.Cmd
-	out     bytes.Buffer
-	errb    bytes.Buffer
-	started time.Time
-	ended   time.Time
-	done    chan struct{}
-	err     error
-}
-
-func startPeer(t *testing.T, p string, args ...string) *peerRun {
-	t.Helper()
-	r := &peerRun{cmd: exec.Command(p, args...), done: make(chan struct{})}
-	r.cmd.Stdout, r.cmd.Stderr = &r.out, &r.errb
-	r.started = time.Now()
-	if err := r.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() { r.err = r.cmd.Wait(); r.ended = time.Now(); close(r.done) }()
-	t.Cleanup(func() {
-		select {
-		case <-r.done:
-		default:
-			_ = r.cmd.Process.Kill()
-			<-r.done
-		}
-	})
-	return r
-}
-
-func (r *peerRun) result(t *testing.T) peerResult {
-	t.Helper()
-	<-r.done
-	var res peerResult
-	line := strings.TrimSpace(r.out.String())
-	if i := strings.LastIndexByte(line, '\n'); i >= 0 {
-		line = line[i+1:]
-	}
-	if err := json.Unmarshal([]byte(line), &res); err != nil {
-		t.Fatalf("peer %v: %v; stdout %q stderr %q", r.cmd.Args[1:], r.err, r.out.String(), r.errb.String())
-	}
-	if r.err != nil || res.Failed != 0 {
-		t.Fatalf("peer %v failed: %v: %s %s", r.cmd.Args[1:], r.err, line, r.errb.String())
-	}
-	return res
-}
-
-func (r *peerRun) running() bool {
-	select {
-	case <-r.done:
-		return false
-	default:
-		return true
-	}
-}
 
 // ---- store ----
 
@@ -209,17 +112,17 @@ func readCounters(t *testing.T, store string) (peerCounter, goCounter int64) {
 // (1) Two OpenClaw store-write processes (200 increments each) beside Go
 // goroutines incrementing another field of the same entry: no lost update.
 func TestInteropStoreNoLostUpdates(t *testing.T) {
-	p := peer(t)
+	p := peertest.Peer(t)
 	store := filepath.Join(t.TempDir(), "sessions.json")
 	writeInitialStore(t, store)
 
-	peers := []*peerRun{
-		startPeer(t, p, "store-write", "--store", store, "--key", peerKey, "--count", "200"),
-		startPeer(t, p, "store-write", "--store", store, "--key", peerKey, "--count", "200"),
+	peers := []*peertest.Proc{
+		peertest.Start(t, p, "store-write", "--store", store, "--key", peerKey, "--count", "200"),
+		peertest.Start(t, p, "store-write", "--store", store, "--key", peerKey, "--count", "200"),
 	}
 	anyRunning := func() bool {
 		for _, r := range peers {
-			if r.running() {
+			if r.Running() {
 				return true
 			}
 		}
@@ -252,8 +155,8 @@ func TestInteropStoreNoLostUpdates(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, r := range peers {
-		res := r.result(t)
-		t.Logf("peer pid %d: ok=%d failed=%d p50=%vms max=%vms (ran %v)", res.PID, res.OK, res.Failed, res.P50Ms, res.MaxMs, r.ended.Sub(r.started).Round(time.Millisecond))
+		res := r.Result(t)
+		t.Logf("peer pid %d: ok=%d failed=%d p50=%vms max=%vms (ran %v)", res.PID, res.OK, res.Failed, res.P50Ms, res.MaxMs, r.Duration().Round(time.Millisecond))
 	}
 	pc, gc := readCounters(t, store)
 	t.Logf("final: peerCounter=%d goCounter=%d (Go did %d increments, %d of them between two peer updates, 0<peerCounter<400) in %v",
@@ -276,15 +179,15 @@ func TestInteropStoreNoLostUpdates(t *testing.T) {
 // time: Node start-up plus one operation, which varies a lot with host load.
 func startupTime(t *testing.T, p string, args ...string) time.Duration {
 	t.Helper()
-	r := startPeer(t, p, args...)
-	r.result(t)
-	return r.ended.Sub(r.started)
+	r := peertest.Start(t, p, args...)
+	r.Result(t)
+	return r.Duration()
 }
 
 // (2) While we hold the store lock for 2 s, OpenClaw's store-write waits for
 // it and then succeeds.
 func TestInteropStorePeerWaitsForUs(t *testing.T) {
-	p := peer(t)
+	p := peertest.Peer(t)
 	dir := t.TempDir()
 	scratch := filepath.Join(dir, "scratch.json")
 	writeInitialStore(t, scratch)
@@ -296,7 +199,7 @@ func TestInteropStorePeerWaitsForUs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := startPeer(t, p, "store-write", "--store", store, "--key", peerKey, "--count", "1")
+	r := peertest.Start(t, p, "store-write", "--store", store, "--key", peerKey, "--count", "1")
 	// Hold for the peer's start-up, then 2 s more while it waits.
 	time.Sleep(startup + 2*time.Second)
 	if pc, _ := readCounters(t, store); pc != 0 {
@@ -305,9 +208,9 @@ func TestInteropStorePeerWaitsForUs(t *testing.T) {
 	if err := h.Release(); err != nil {
 		t.Fatalf("our lock was taken from us: %v", err)
 	}
-	res := r.result(t)
+	res := r.Result(t)
 	t.Logf("peer pid %d: ok=%d p50=%vms max=%vms (process ran %v; we held the lock for its start-up %v + 2s)",
-		res.PID, res.OK, res.P50Ms, res.MaxMs, r.ended.Sub(r.started).Round(time.Millisecond), startup.Round(time.Millisecond))
+		res.PID, res.OK, res.P50Ms, res.MaxMs, r.Duration().Round(time.Millisecond), startup.Round(time.Millisecond))
 	if res.OK != 1 || res.MaxMs < 1000 {
 		t.Errorf("peer did not wait for our lock: %+v", res)
 	}
@@ -439,12 +342,12 @@ func writeHeader(t *testing.T, file string) {
 // (3) One OpenClaw transcript-append (300) beside two Go appenders (300 each:
 // one goroutine here, one child process): one linear chain of 900 messages.
 func TestInteropTranscriptLinearChain(t *testing.T) {
-	p := peer(t)
+	p := peertest.Peer(t)
 	file := filepath.Join(t.TempDir(), "0b7e6a52-3c1d-4f7a-9e0b-2d4c6e8f1a3b.jsonl")
 	writeHeader(t, file)
 
 	start := time.Now()
-	r := startPeer(t, p, "transcript-append", "--file", file, "--count", "300")
+	r := peertest.Start(t, p, "transcript-append", "--file", file, "--count", "300")
 	child := childCmd("pi-append", "LOCKTEST_PATH="+file, "LOCKTEST_N=300")
 	if err := child.Start(); err != nil {
 		t.Fatal(err)
@@ -460,9 +363,9 @@ func TestInteropTranscriptLinearChain(t *testing.T) {
 		t.Fatalf("Go child appender: %v", err)
 	}
 	childDur := time.Since(start)
-	res := r.result(t)
+	res := r.Result(t)
 	t.Logf("peer pid %d: ok=%d p50=%vms max=%vms (ran %v); Go in-process appender done after %v, Go child done after %v",
-		res.PID, res.OK, res.P50Ms, res.MaxMs, r.ended.Sub(r.started).Round(time.Millisecond), inProc.Round(time.Millisecond), childDur.Round(time.Millisecond))
+		res.PID, res.OK, res.P50Ms, res.MaxMs, r.Duration().Round(time.Millisecond), inProc.Round(time.Millisecond), childDur.Round(time.Millisecond))
 
 	switches, prev := 0, ""
 	for _, l := range strings.Split(readString(t, file), "\n") {
@@ -488,17 +391,17 @@ func TestInteropTranscriptLinearChain(t *testing.T) {
 		t.Log("WARNING: OpenClaw and Go appends did not interleave in this run; only the final chain was checked")
 	}
 
-	out, err := exec.Command(p, "transcript-check", "--file", file, "--expect-messages", "900").CombinedOutput()
-	t.Logf("transcript-check: %s", strings.TrimSpace(string(out)))
+	out, err := peertest.TranscriptCheck(p, file, 900)
+	t.Logf("transcript-check: %s", out)
 	if err != nil {
-		t.Fatalf("transcript-check failed: %v", err)
+		t.Fatal(err)
 	}
 }
 
 // (4) While we hold the transcript lock for 2 s, OpenClaw's transcript-append
 // waits (backing off) and then succeeds; it does not evict our lock.
 func TestInteropTranscriptPeerWaitsForUs(t *testing.T) {
-	p := peer(t)
+	p := peertest.Peer(t)
 	dir := t.TempDir()
 	scratch := filepath.Join(dir, "scratch.jsonl")
 	writeHeader(t, scratch)
@@ -510,12 +413,12 @@ func TestInteropTranscriptPeerWaitsForUs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := startPeer(t, p, "transcript-append", "--file", file, "--count", "1")
+	r := peertest.Start(t, p, "transcript-append", "--file", file, "--count", "1")
 	time.Sleep(startup + 2*time.Second)
 	if err := h.Release(); err != nil {
 		t.Fatalf("our transcript lock was taken from us: %v", err)
 	}
-	res := r.result(t)
+	res := r.Result(t)
 	t.Logf("peer pid %d: ok=%d p50=%vms max=%vms (we held the lock for its start-up %v + 2s)", res.PID, res.OK, res.P50Ms, res.MaxMs, startup.Round(time.Millisecond))
 	if res.OK != 1 || res.MaxMs < 1000 {
 		t.Errorf("peer did not wait for our lock: %+v", res)
@@ -524,20 +427,8 @@ func TestInteropTranscriptPeerWaitsForUs(t *testing.T) {
 
 // (5) Our payloads are byte-identical to what Node's JSON.stringify produces.
 func TestInteropPayloadBytesMatchNode(t *testing.T) {
-	p := peer(t)
-	out, err := exec.Command(p, "status").Output()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var node string
-	for _, l := range strings.Split(string(out), "\n") {
-		if v, ok := strings.CutPrefix(l, "node "); ok {
-			node = strings.TrimSpace(v)
-		}
-	}
-	if node == "" {
-		t.Fatalf("no node path in %q", out)
-	}
+	p := peertest.Peer(t)
+	node, _ := peertest.Paths(t, p)
 	const pid, ms = 4242, int64(1795236048358)
 	js := `const [pid, ms] = process.argv.slice(1).map(Number);
 process.stdout.write(JSON.stringify({ pid, startedAt: ms }) + "\n" + JSON.stringify({ pid, createdAt: new Date(ms).toISOString() }, null, 2));`

@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"database/sql"
 	"encoding/hex"
-	"io"
 	"io/fs"
 	"maps"
 	"net/url"
@@ -14,6 +13,8 @@ import (
 	"testing"
 
 	"github.com/klauspost/compress/zstd"
+
+	"github.com/openclaw/sessions/internal/testutil"
 )
 
 // fixture is the real OpenClaw 2026.9.6 state dir (never modified: tests
@@ -24,31 +25,7 @@ const fixture = "../../testdata/state-2026.9.6"
 func copyFixture(t testing.TB) string {
 	t.Helper()
 	dst := filepath.Join(t.TempDir(), "state")
-	err := filepath.WalkDir(fixture, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(fixture, p)
-		target := filepath.Join(dst, rel)
-		if d.IsDir() {
-			return os.MkdirAll(target, 0o755)
-		}
-		in, err := os.Open(p)
-		if err != nil {
-			return err
-		}
-		defer in.Close()
-		out, err := os.Create(target)
-		if err != nil {
-			return err
-		}
-		if _, err := io.Copy(out, in); err != nil {
-			out.Close()
-			return err
-		}
-		return out.Close()
-	})
-	if err != nil {
+	if err := testutil.CopyTree(fixture, dst); err != nil {
 		t.Fatal(err)
 	}
 	return dst

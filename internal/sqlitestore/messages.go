@@ -7,10 +7,6 @@ import (
 	"fmt"
 	"io/fs"
 	"slices"
-	"unicode/utf8"
-	"unsafe"
-
-	"github.com/tidwall/gjson"
 
 	"github.com/openclaw/sessions/internal/store"
 	"github.com/openclaw/sessions/internal/transcript"
@@ -58,15 +54,12 @@ func (db *DB) MessagesSince(sessionID string, from int64, opts transcript.Option
 	if err := store.ValidSessionID(sessionID); err != nil {
 		return nil, err
 	}
-	maxLine := int64(opts.MaxLineBytes)
-	if maxLine <= 0 {
-		maxLine = transcript.DefaultMaxLineBytes
-	}
+	maxLine := opts.MaxLine()
 	var res *transcript.Result
-	var sk skips
+	var sk transcript.Skips
 	var notFound bool
 	err := db.read("read transcript "+sessionID, func(tx *sql.Tx) error {
-		res, sk, notFound = &transcript.Result{Messages: []json.RawMessage{}}, skips{}, false
+		res, sk, notFound = &transcript.Result{Messages: []json.RawMessage{}}, transcript.Skips{MaxLine: maxLine}, false
 		cold, err := db.coldEvents(tx, sessionID)
 		if err != nil {
 			return err
@@ -82,8 +75,8 @@ func (db *DB) MessagesSince(sessionID string, from int64, opts transcript.Option
 				break
 			}
 			msg, st := classify(db, ev, opts.IncludeTools, maxLine)
-			sk.add(st)
-			if st != stMessage {
+			sk.Add(st)
+			if st != transcript.StatusMessage {
 				continue
 			}
 			res.Messages = append(res.Messages, msg)
@@ -117,8 +110,10 @@ func (db *DB) MessagesSince(sessionID string, from int64, opts transcript.Option
 	if notFound {
 		return nil, fmt.Errorf("no transcript for session %s in %s: %w", sessionID, db.path, fs.ErrNotExist)
 	}
-	res.Skipped = sk.total()
-	sk.warn(db.path, sessionID, maxLine, opts.Warn)
+	res.Skipped = sk.Total()
+	if msg := sk.Summary("event", "corrupt JSON, invalid UTF-8 or an undecodable zstd payload", "corrupt, undecodable"); opts.Warn != nil && msg != "" {
+		opts.Warn(fmt.Sprintf("transcript of session %s in %s: %s", sessionID, db.path, msg))
+	}
 	return res, nil
 }
 
@@ -261,95 +256,31 @@ func (s *events) advanceCold() {
 	}
 }
 
-// status is what an event turned out to be (transcript.classify's rules).
-type status int
-
-const (
-	stSilent   status = iota // blank, not a message, or filtered out
-	stMessage                // a message to return
-	stCorrupt                // bad JSON, invalid UTF-8, or an undecodable payload
-	stOversize               // longer than MaxLineBytes
-)
-
-// classify applies transcript.ReadMessages' rules to one event:
-//
-//  1. longer than maxLine → oversize;
-//  2. a compressed payload that does not decode to event_utf8_bytes bytes → corrupt;
-//  3. blank (JS trim() leaves nothing) → silent;
-//  4. not valid UTF-8 or not valid JSON → corrupt;
-//  5. no `message` object at the top level (the last of duplicated keys
-//     wins) → silent;
-//  6. message.role == "toolResult" and tool results excluded → silent;
-//  7. else the message (a slice of the event's own bytes).
-func classify(db *DB, ev event, includeTools bool, maxLine int64) (json.RawMessage, status) {
+// classify applies transcript.ReadMessages' rules to one event: longer
+// than maxLine → oversize; a compressed payload that does not decode to
+// event_utf8_bytes bytes → corrupt; else transcript.Classify (blank,
+// corrupt, message object, toolResult filter), whose message is a slice of
+// the event's own bytes.
+func classify(db *DB, ev event, includeTools bool, maxLine int64) (json.RawMessage, transcript.Status) {
 	if ev.n > maxLine {
-		return nil, stOversize
+		return nil, transcript.StatusOversize
 	}
 	if ev.bad {
-		return nil, stCorrupt
+		return nil, transcript.StatusCorrupt
 	}
 	data := ev.body
 	if ev.zstd != nil {
 		d, err := db.decoder()
 		if err != nil {
-			return nil, stCorrupt
+			return nil, transcript.StatusCorrupt
 		}
 		out, err := d.DecodeAll(ev.zstd, make([]byte, 0, ev.n))
 		if err != nil || int64(len(out)) != ev.n {
-			return nil, stCorrupt
+			return nil, transcript.StatusCorrupt
 		}
 		data = out
 	}
-	if isBlank(data) {
-		return nil, stSilent
-	}
-	if !utf8.Valid(data) || !json.Valid(data) {
-		return nil, stCorrupt
-	}
-	ms, me, ok := lastKey(data, "message")
-	if !ok || data[ms] != '{' {
-		return nil, stSilent
-	}
-	msg := data[ms:me]
-	if !includeTools && lastString(msg, "role") == "toolResult" {
-		return nil, stSilent
-	}
-	return json.RawMessage(msg[:len(msg):len(msg)]), stMessage // data is this event's own copy
-}
-
-// skips counts the unreadable events of one read.
-type skips struct{ corrupt, oversize int }
-
-func (s *skips) add(st status) {
-	switch st {
-	case stCorrupt:
-		s.corrupt++
-	case stOversize:
-		s.oversize++
-	}
-}
-
-func (s *skips) total() int { return s.corrupt + s.oversize }
-
-func (s *skips) warn(path, sessionID string, maxLine int64, fn func(string)) {
-	n := s.total()
-	if fn == nil || n == 0 {
-		return
-	}
-	plural := "s"
-	if n == 1 {
-		plural = ""
-	}
-	var why string
-	switch {
-	case s.oversize == 0:
-		why = "corrupt JSON, invalid UTF-8 or an undecodable zstd payload"
-	case s.corrupt == 0:
-		why = fmt.Sprintf("longer than %d bytes", maxLine)
-	default:
-		why = fmt.Sprintf("corrupt, undecodable or longer than %d bytes", maxLine)
-	}
-	fn(fmt.Sprintf("transcript of session %s in %s: skipped %d unreadable event%s (%s)", sessionID, path, n, plural, why))
+	return transcript.Classify(data, includeTools)
 }
 
 // header returns the transcript's first event when it is a session header.
@@ -390,122 +321,5 @@ func (db *DB) header(tx *sql.Tx, sessionID string, cold []event) (*transcript.He
 			return nil, nil
 		}
 	}
-	return parseHeader(data), nil
-}
-
-// parseHeader mirrors transcript's header rule: type "session" and a string id.
-func parseHeader(data []byte) *transcript.Header {
-	if len(data) == 0 || !utf8.Valid(data) || !json.Valid(data) {
-		return nil
-	}
-	f := fields(data, "type", "version", "id", "timestamp", "cwd", "parentSession")
-	typ, id := f["type"], f["id"]
-	if typ.Type != gjson.String || typ.Str != "session" || id.Type != gjson.String {
-		return nil
-	}
-	h := &transcript.Header{Type: clone(typ.Str), ID: clone(id.Str)}
-	if v := f["version"]; v.Type == gjson.Number {
-		h.Version = int(v.Int())
-	}
-	if v := f["timestamp"]; v.Type == gjson.String {
-		h.Timestamp = clone(v.Str)
-	}
-	if v := f["cwd"]; v.Type == gjson.String {
-		h.Cwd = clone(v.Str)
-	}
-	if v := f["parentSession"]; v.Type == gjson.String {
-		h.ParentSession = clone(v.Str)
-	}
-	return h
-}
-
-func clone(s string) string { return string([]byte(s)) }
-
-// str views b as a string without copying (b must not change meanwhile).
-func str(b []byte) string {
-	if len(b) == 0 {
-		return ""
-	}
-	return unsafe.String(&b[0], len(b))
-}
-
-// isBlank reports whether data holds only JavaScript whitespace.
-func isBlank(data []byte) bool {
-	for i := 0; i < len(data); {
-		c := data[i]
-		if c < utf8.RuneSelf {
-			switch c {
-			case ' ', '\t', '\n', '\v', '\f', '\r':
-				i++
-				continue
-			}
-			return false
-		}
-		r, size := utf8.DecodeRune(data[i:])
-		if !isJSSpace(r) || (r == utf8.RuneError && size == 1) {
-			return false
-		}
-		i += size
-	}
-	return true
-}
-
-func isJSSpace(r rune) bool {
-	switch r {
-	case 0x00a0, 0x1680, 0x2028, 0x2029, 0x202f, 0x205f, 0x3000, 0xfeff:
-		return true
-	}
-	return r >= 0x2000 && r <= 0x200a
-}
-
-// lastKey finds the value of key in the JSON object data (valid JSON), the
-// last occurrence winning as in JSON.parse, and returns its byte range.
-func lastKey(data []byte, key string) (start, end int, ok bool) {
-	s := str(data)
-	obj := gjson.Parse(s)
-	if !obj.IsObject() {
-		return 0, 0, false
-	}
-	obj.ForEach(func(k, v gjson.Result) bool {
-		if k.Str == key {
-			start, end = v.Index, v.Index+len(v.Raw)
-			ok = v.Raw != "" && start >= 0 && end <= len(s) && s[start:end] == v.Raw
-		}
-		return true
-	})
-	return start, end, ok
-}
-
-// lastString returns the string value of key in the JSON object data (last
-// occurrence wins), "" when absent or not a string.
-func lastString(data []byte, key string) string {
-	var out string
-	gjson.Parse(str(data)).ForEach(func(k, v gjson.Result) bool {
-		if k.Str == key {
-			out = ""
-			if v.Type == gjson.String {
-				out = v.Str
-			}
-		}
-		return true
-	})
-	return clone(out)
-}
-
-// fields returns the top-level values of keys (last occurrence wins).
-func fields(data []byte, keys ...string) map[string]gjson.Result {
-	out := make(map[string]gjson.Result, len(keys))
-	obj := gjson.Parse(str(data))
-	if !obj.IsObject() {
-		return out
-	}
-	obj.ForEach(func(k, v gjson.Result) bool {
-		for _, want := range keys {
-			if k.Str == want {
-				out[want] = v
-			}
-		}
-		return true
-	})
-	return out
+	return transcript.ParseHeader(data), nil
 }

@@ -42,18 +42,9 @@ var ErrEntryExists = errors.New("session entry already exists")
 // handed to Update, which decides (a corrupt store is exit 10 there).
 func Insert(ctx context.Context, path string, opts UpdateOptions, key string, build func(st *Store) (*jsonx.Object, error)) (*UpdateResult, error) {
 	start := time.Now()
-	if opts.Now == nil {
-		opts.Now = time.Now
-	}
-	abs, err := filepath.Abs(path)
+	path, err := prepareWrite(path, &opts)
 	if err != nil {
-		return nil, apperr.Statef("session store path %s: %w", path, err)
-	}
-	path = abs
-	if opts.SQLitePath != "" {
-		if _, err := os.Stat(opts.SQLitePath); err == nil {
-			return nil, apperr.Statef("refusing to write %s: this agent keeps its sessions in the OpenClaw 2026.8+ SQLite store %s; sessions writes only sessions.json-era (2026.1.30) state", path, opts.SQLitePath)
-		}
+		return nil, err
 	}
 	if _, err := os.Stat(path); err != nil || isArrayIndex(key) {
 		return insertViaUpdate(ctx, path, opts, key, build)

@@ -2,7 +2,6 @@ package store
 
 import (
 	"bytes"
-	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -12,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/openclaw/sessions/internal/testutil/storegen"
 )
 
 // checkFastPath requires parseFast to agree with parseSlow (the reference)
@@ -106,30 +107,18 @@ func FuzzParseFast(f *testing.F) {
 	})
 }
 
-// bigStore builds an OpenClaw-formatted store of about size bytes from the
-// fixture's entries (unique keys), with extra members spliced in at the
-// given fractions of the entry count.
+// bigStore builds an OpenClaw-formatted store of about size bytes: one
+// clone of a fixture entry (storegen.Members) per 5,000 bytes, with extra
+// members spliced in at the given fractions of the entry count.
 func bigStore(t *testing.T, size int, extra map[float64]string) []byte {
 	t.Helper()
-	data, err := os.ReadFile("../../testdata/state-2026.1.30/agents/main/sessions/sessions.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var raws []string
-	gjson.ParseBytes(data).ForEach(func(_, v gjson.Result) bool {
-		raws = append(raws, v.Raw)
-		return true
-	})
-	var members []string
-	for n := 0; n*5000 < size; n++ {
-		members = append(members, fmt.Sprintf("%q: %s", fmt.Sprintf("agent:main:k%d", n), raws[n%len(raws)]))
-	}
+	members := storegen.Members(t, (size+4999)/5000, t.TempDir(), false)
 	count := len(members)
 	for at, m := range extra {
 		i := int(at * float64(count))
 		members = append(members[:i], append([]string{m}, members[i:]...)...)
 	}
-	return []byte("{\n  " + strings.Join(members, ",\n  ") + "\n}")
+	return storegen.Marshal(members)
 }
 
 func TestLoadParallelMatchesReference(t *testing.T) {

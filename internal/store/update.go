@@ -108,18 +108,9 @@ const maxLockLost = 3
 // reported in UpdateResult.Timings.Held.
 func Update(ctx context.Context, path string, opts UpdateOptions, fn func(tx *Tx) error) (*UpdateResult, error) {
 	start := time.Now()
-	if opts.Now == nil {
-		opts.Now = time.Now
-	}
-	abs, err := filepath.Abs(path)
+	path, err := prepareWrite(path, &opts)
 	if err != nil {
-		return nil, apperr.Statef("session store path %s: %w", path, err)
-	}
-	path = abs
-	if opts.SQLitePath != "" {
-		if _, err := os.Stat(opts.SQLitePath); err == nil {
-			return nil, apperr.Statef("refusing to write %s: this agent keeps its sessions in the OpenClaw 2026.8+ SQLite store %s; sessions writes only sessions.json-era (2026.1.30) state", path, opts.SQLitePath)
-		}
+		return nil, err
 	}
 	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
 		// A directory, a FIFO (reading it would block forever), a device.
@@ -150,6 +141,25 @@ func Update(ctx context.Context, path string, opts UpdateOptions, fn func(tx *Tx
 	}
 	res.Timings.Total = time.Since(start)
 	return res, nil
+}
+
+// prepareWrite is how Update and Insert start: opts.Now defaults to
+// time.Now, path is made absolute, and a store whose agent has moved to the
+// OpenClaw 2026.8+ SQLite store (opts.SQLitePath exists) is refused.
+func prepareWrite(path string, opts *UpdateOptions) (string, error) {
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", apperr.Statef("session store path %s: %w", path, err)
+	}
+	if opts.SQLitePath != "" {
+		if _, err := os.Stat(opts.SQLitePath); err == nil {
+			return "", apperr.Statef("refusing to write %s: this agent keeps its sessions in the OpenClaw 2026.8+ SQLite store %s; sessions writes only sessions.json-era (2026.1.30) state", abs, opts.SQLitePath)
+		}
+	}
+	return abs, nil
 }
 
 // updateOnce is one locked attempt. lost reports that the lock was taken

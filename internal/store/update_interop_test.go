@@ -6,91 +6,28 @@
 package store
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/openclaw/sessions/internal/testutil/peertest"
 )
-
-var (
-	peerOnce sync.Once
-	peerSkip string
-	peerErr  error
-)
-
-// peer returns the openclaw-peer script, installing the peer on first use,
-// or skips the test with one line.
-func peer(t testing.TB) string {
-	t.Helper()
-	p := os.Getenv("OPENCLAW_PEER")
-	if p == "" {
-		t.Skip("OPENCLAW_PEER not set (run: make interop)")
-	}
-	peerOnce.Do(func() {
-		out, err := exec.Command(p, "install").CombinedOutput()
-		var ee *exec.ExitError
-		if errors.As(err, &ee) && ee.ExitCode() == 75 {
-			peerSkip = "OpenClaw peer unavailable (install exited 75)"
-		} else if err != nil {
-			peerErr = fmt.Errorf("openclaw-peer install: %v\n%s", err, out)
-		}
-	})
-	if peerSkip != "" {
-		t.Skip(peerSkip)
-	}
-	if peerErr != nil {
-		t.Fatal(peerErr)
-	}
-	return p
-}
-
-type peerResult struct {
-	OK         int     `json:"ok"`
-	Failed     int     `json:"failed"`
-	P50Ms      float64 `json:"p50Ms"`
-	MaxMs      float64 `json:"maxMs"`
-	FirstError string  `json:"firstError"`
-}
-
-func runPeer(p string, args ...string) (peerResult, string, error) {
-	var out, errb bytes.Buffer
-	cmd := exec.Command(p, args...)
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	var res peerResult
-	line := strings.TrimSpace(out.String())
-	if i := strings.LastIndexByte(line, '\n'); i >= 0 {
-		line = line[i+1:]
-	}
-	if jerr := json.Unmarshal([]byte(line), &res); jerr != nil && err == nil {
-		err = jerr
-	}
-	if err == nil && res.Failed != 0 {
-		err = fmt.Errorf("%d failed: %s", res.Failed, res.FirstError)
-	}
-	if err != nil {
-		return res, line, fmt.Errorf("peer %v: %v\n%s\n%s", args, err, out.String(), errb.String())
-	}
-	return res, line, nil
-}
 
 // TestInteropUpdateNoLostUpdates: real OpenClaw writers (store-write, its
 // updateSessionStore) and ours (Update in goroutines and in child
 // processes) increment counters of one entry of a realistic store at the
 // same time: ≥ 2,000 updates, none lost, the store valid at every read.
 func TestInteropUpdateNoLostUpdates(t *testing.T) {
-	p := peer(t)
+	p := peertest.Peer(t)
 	path, _ := copyFixture(t)
 	const key = "agent:main:main"
 	const peers, peerN = 3, 300 // 900 OpenClaw updates
@@ -130,7 +67,7 @@ func TestInteropUpdateNoLostUpdates(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			res, _, err := runPeer(p, "store-write", "--store", path, "--key", key, "--count", strconv.Itoa(peerN))
+			res, _, err := peertest.Tool(p, "store-write", "--store", path, "--key", key, "--count", strconv.Itoa(peerN))
 			if err != nil {
 				errs <- err
 				return
@@ -185,17 +122,9 @@ func TestInteropUpdateNoLostUpdates(t *testing.T) {
 	if invalid.Load() != 0 {
 		t.Errorf("%d of %d reads saw an invalid store", invalid.Load(), reads.Load())
 	}
-	slicesSort(held)
+	slices.Sort(held)
 	t.Logf("%d updates (%d OpenClaw, %d Go goroutines, %d Go processes) in %v: none lost; %d reads of the store during the run, %d invalid; our lock held p50 %v max %v; OpenClaw store-write p50Ms %v maxMs %v",
 		pc+gc+hc, pc, gc, hc, elapsed.Round(time.Millisecond), reads.Load(), invalid.Load(), held[len(held)/2], held[len(held)-1], peerP50, peerMax)
-}
-
-func slicesSort(d []time.Duration) {
-	for i := 1; i < len(d); i++ {
-		for j := i; j > 0 && d[j] < d[j-1]; j-- {
-			d[j], d[j-1] = d[j-1], d[j]
-		}
-	}
 }
 
 // TestInteropIncrHelper is the child process of the test above.
@@ -217,7 +146,7 @@ func TestInteropIncrHelper(t *testing.T) {
 // its normalisation of the entries we touched changes nothing (we already
 // normalised them the same way).
 func TestInteropOpenClawKeepsOurFields(t *testing.T) {
-	p := peer(t)
+	p := peertest.Peer(t)
 	path, _ := copyFixture(t)
 	const key = "agent:main:telegram:group:-100123"
 	_, err := Update(context.Background(), path, UpdateOptions{}, func(tx *Tx) error {
@@ -234,7 +163,7 @@ func TestInteropOpenClawKeepsOurFields(t *testing.T) {
 	}
 	ours, _ := os.ReadFile(path)
 	ourEntry := gjson.GetBytes(ours, gjson.Escape(key)).Raw
-	if _, _, err := runPeer(p, "store-write", "--store", path, "--key", "agent:main:main", "--count", "1"); err != nil {
+	if _, _, err := peertest.Tool(p, "store-write", "--store", path, "--key", "agent:main:main", "--count", "1"); err != nil {
 		t.Fatal(err)
 	}
 	theirs, _ := os.ReadFile(path)

@@ -5,60 +5,18 @@
 package transcript
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/openclaw/sessions/internal/testutil/peertest"
 )
-
-var (
-	peerOnce sync.Once
-	peerSkip string
-	peerErr  error
-)
-
-func peer(t *testing.T) string {
-	t.Helper()
-	p := os.Getenv("OPENCLAW_PEER")
-	if p == "" {
-		t.Skip("OPENCLAW_PEER not set (run: make interop)")
-	}
-	peerOnce.Do(func() {
-		out, err := exec.Command(p, "install").CombinedOutput()
-		var ee *exec.ExitError
-		if errors.As(err, &ee) && ee.ExitCode() == 75 {
-			peerSkip = "OpenClaw peer unavailable (install exited 75)"
-		} else if err != nil {
-			peerErr = fmt.Errorf("openclaw-peer install: %v\n%s", err, out)
-		}
-	})
-	if peerSkip != "" {
-		t.Skip(peerSkip)
-	}
-	if peerErr != nil {
-		t.Fatal(peerErr)
-	}
-	return p
-}
-
-func peerCmd(t *testing.T, p string, args ...string) string {
-	t.Helper()
-	var out bytes.Buffer
-	cmd := exec.Command(p, args...)
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("peer %v: %v\n%s", args, err, out.String())
-	}
-	return strings.TrimSpace(out.String())
-}
 
 // lastLine returns the last line of the file, parsed.
 func lastLine(t *testing.T, file string) map[string]any {
@@ -78,7 +36,7 @@ func lastLine(t *testing.T, file string) map[string]any {
 // (transcript-check). Then pi opens our transcript with our last line as its
 // leaf: its next append's parentId is our last id.
 func TestInteropAppendBesideOpenClaw(t *testing.T) {
-	p := peer(t)
+	p := peertest.Peer(t)
 	dir := t.TempDir()
 	const sid = "3f6c1d2e-8a4b-4c5d-9e0f-1a2b3c4d5e6f"
 	file := filepath.Join(dir, sid+".jsonl")
@@ -95,10 +53,9 @@ func TestInteropAppendBesideOpenClaw(t *testing.T) {
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		out, err := exec.Command(p, "transcript-append", "--file", file, "--count", fmt.Sprint(peerN)).CombinedOutput()
-		peerOut = strings.TrimSpace(string(out))
-		if err != nil {
-			t.Errorf("transcript-append: %v\n%s", err, out)
+		var err error
+		if _, peerOut, err = peertest.Tool(p, "transcript-append", "--file", file, "--count", fmt.Sprint(peerN)); err != nil {
+			t.Error(err)
 		}
 	}()
 	var held []time.Duration
@@ -125,7 +82,10 @@ func TestInteropAppendBesideOpenClaw(t *testing.T) {
 	}
 	wg.Wait()
 	want := 2 + peerN + gor*gorN
-	check := peerCmd(t, p, "transcript-check", "--file", file, "--expect-messages", fmt.Sprint(want))
+	check, err := peertest.TranscriptCheck(p, file, want)
+	if err != nil {
+		t.Fatal(err)
+	}
 	t.Logf("transcript-check (%d messages: 2 + %d OpenClaw + %d ours): %s; OpenClaw: %s", want, peerN, gor*gorN, check, peerOut)
 	if first.ParentID != "" {
 		t.Errorf("first parent %q", first.ParentID)
@@ -136,18 +96,20 @@ func TestInteropAppendBesideOpenClaw(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	peerCmd(t, p, "transcript-append", "--file", file, "--count", "1")
+	peertest.Cmd(t, p, "transcript-append", "--file", file, "--count", "1")
 	if got := lastLine(t, file); got["parentId"] != ours.LastID() {
 		t.Errorf("pi's next entry has parentId %v, want our last id %s", got["parentId"], ours.LastID())
 	}
-	peerCmd(t, p, "transcript-check", "--file", file, "--expect-messages", fmt.Sprint(want+2))
+	if _, err := peertest.TranscriptCheck(p, file, want+2); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // TestInteropPiReadsTranscriptWeCreated: a transcript we created (header +
 // [user, assistant]) is opened by pi as valid: its append chains onto our
 // last id and the header is kept (not rewritten with a random id).
 func TestInteropPiReadsTranscriptWeCreated(t *testing.T) {
-	p := peer(t)
+	p := peertest.Peer(t)
 	dir := t.TempDir()
 	const sid = "0b0c0d0e-1f2a-4b3c-8d4e-5f6a7b8c9d0e"
 	file := filepath.Join(dir, sid+".jsonl")
@@ -156,7 +118,7 @@ func TestInteropPiReadsTranscriptWeCreated(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	peerCmd(t, p, "transcript-append", "--file", file, "--count", "1", "--session-id", sid)
+	peertest.Cmd(t, p, "transcript-append", "--file", file, "--count", "1", "--session-id", sid)
 	if got := lastLine(t, file); got["parentId"] != res.LastID() {
 		t.Errorf("parentId %v, want %s", got["parentId"], res.LastID())
 	}
@@ -164,5 +126,7 @@ func TestInteropPiReadsTranscriptWeCreated(t *testing.T) {
 	if h == nil || h.ID != sid {
 		t.Errorf("header rewritten: %+v", h)
 	}
-	peerCmd(t, p, "transcript-check", "--file", file, "--expect-messages", "3")
+	if _, err := peertest.TranscriptCheck(p, file, 3); err != nil {
+		t.Fatal(err)
+	}
 }

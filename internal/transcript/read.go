@@ -182,55 +182,6 @@ type line struct {
 
 func (l line) len() int64 { return l.end - l.start }
 
-// status is what a line turned out to be.
-type status int
-
-const (
-	stSilent   status = iota // blank, not a message, or filtered out
-	stTorn                   // the last line, unterminated and unreadable: a writer mid-append
-	stMessage                // a message to return
-	stCorrupt                // bad JSON or invalid UTF-8
-	stOversize               // longer than MaxLineBytes
-)
-
-// skips counts the unreadable lines of one read and builds the warning.
-type skips struct {
-	corrupt, oversize int
-	maxLine           int64
-}
-
-func (s *skips) add(st status) {
-	switch st {
-	case stCorrupt:
-		s.corrupt++
-	case stOversize:
-		s.oversize++
-	}
-}
-
-func (s *skips) total() int { return s.corrupt + s.oversize }
-
-func (s *skips) warn(path string, fn func(string)) {
-	n := s.total()
-	if fn == nil || n == 0 {
-		return
-	}
-	plural := "s"
-	if n == 1 {
-		plural = ""
-	}
-	var why string
-	switch {
-	case s.oversize == 0:
-		why = "corrupt JSON or invalid UTF-8"
-	case s.corrupt == 0:
-		why = fmt.Sprintf("longer than %d bytes", s.maxLine)
-	default:
-		why = fmt.Sprintf("corrupt JSON, invalid UTF-8 or longer than %d bytes", s.maxLine)
-	}
-	fn(fmt.Sprintf("transcript %s: skipped %d unreadable line%s (%s)", path, n, plural, why))
-}
-
 // reader classifies lines for ReadMessages. The same classification is used
 // in both directions, so a forward and a backward read of a file agree.
 type reader struct {
@@ -240,15 +191,11 @@ type reader struct {
 }
 
 func newReader(ra io.ReaderAt, opts Options) *reader {
-	maxLine := int64(opts.MaxLineBytes)
-	if maxLine <= 0 {
-		maxLine = DefaultMaxLineBytes
-	}
-	return &reader{ra: ra, includeTools: opts.IncludeTools, maxLine: maxLine}
+	return &reader{ra: ra, includeTools: opts.IncludeTools, maxLine: opts.MaxLine()}
 }
 
-// classify decides what a line is; for stMessage it returns the message's
-// bytes (owned by the caller). The rules, in order:
+// classify decides what a line is; for StatusMessage it returns the
+// message's bytes (owned by the caller). The rules, in order:
 //
 //  1. longer than maxLine → oversize (torn when it is the unterminated
 //     last line);
@@ -257,20 +204,15 @@ func newReader(ra io.ReaderAt, opts Options) *reader {
 //     headProbe bytes → dropped without being loaded or validated (so a huge
 //     tool result never sits in memory, and a big one costs no validation;
 //     such a line is not counted as corrupt even if it is);
-//  3. blank (JS trim() leaves nothing) → silent;
-//  4. not valid UTF-8 or not valid JSON → corrupt (torn when it is the
-//     unterminated last line);
-//  5. no `message` object at the top level (JSON.parse semantics: the last
-//     of duplicated keys wins) → silent;
-//  6. message.role == "toolResult" and tool results excluded → silent;
-//  7. else the message.
-func (r *reader) classify(ln line) ([]byte, status, error) {
+//  3. Classify's rules (blank, corrupt — torn when it is the unterminated
+//     last line —, no message object, an excluded tool result, a message).
+func (r *reader) classify(ln line) ([]byte, Status, error) {
 	n := ln.len()
 	if n > r.maxLine {
 		if ln.final {
-			return nil, stTorn, nil
+			return nil, StatusTorn, nil
 		}
-		return nil, stOversize, nil
+		return nil, StatusOversize, nil
 	}
 	data := ln.data
 	owned := false
@@ -279,44 +221,31 @@ func (r *reader) classify(ln line) ([]byte, status, error) {
 		if head == nil {
 			h := make([]byte, min(n, int64(headProbe)))
 			if err := readFull(r.ra, h, ln.start); err != nil {
-				return nil, stSilent, err
+				return nil, StatusSilent, err
 			}
 			head = h
 		} else if int64(len(head)) > int64(headProbe) {
 			head = head[:headProbe]
 		}
 		if gjson.GetBytes(head, "message.role").Str == "toolResult" {
-			return nil, stSilent, nil
+			return nil, StatusSilent, nil
 		}
 	}
 	if n > int64(bigLine) && data == nil {
 		data = make([]byte, n)
 		if err := readFull(r.ra, data, ln.start); err != nil {
-			return nil, stSilent, err
+			return nil, StatusSilent, err
 		}
 		owned = true
 	}
-	if isBlank(data) {
-		return nil, stSilent, nil
-	}
-	if !utf8.Valid(data) || !json.Valid(data) {
-		if ln.final {
-			return nil, stTorn, nil
-		}
-		return nil, stCorrupt, nil
-	}
-	ms, me, ok := lastKey(data, "message")
-	if !ok || data[ms] != '{' {
-		return nil, stSilent, nil
-	}
-	msg := data[ms:me]
-	if !r.includeTools && lastString(msg, "role") == "toolResult" {
-		return nil, stSilent, nil
-	}
-	if !owned {
+	msg, st := Classify(data, r.includeTools)
+	switch {
+	case st == StatusCorrupt && ln.final:
+		return nil, StatusTorn, nil
+	case st == StatusMessage && !owned:
 		msg = append([]byte(nil), msg...)
 	}
-	return msg, stMessage, nil
+	return msg, st, nil
 }
 
 // readFull reads exactly len(p) bytes at off; a short read means the file
@@ -490,7 +419,7 @@ func (r *fwdLines) next() (ln line, ok bool, err error) {
 
 func readForward(ra io.ReaderAt, size int64, opts Options) (*Result, error) {
 	rd := newReader(ra, opts)
-	sk := skips{maxLine: rd.maxLine}
+	sk := Skips{MaxLine: rd.maxLine}
 	res := &Result{Messages: []json.RawMessage{}, Size: size}
 	lines := newFwdLines(ra, size)
 	for {
@@ -505,11 +434,11 @@ func readForward(ra io.ReaderAt, size int64, opts Options) (*Result, error) {
 		if err != nil {
 			return nil, err
 		}
-		if st == stTorn {
+		if st == StatusTorn {
 			res.Size = ln.start
 		}
-		sk.add(st)
-		if st == stMessage {
+		sk.Add(st)
+		if st == StatusMessage {
 			res.Messages = append(res.Messages, msg)
 			if opts.Limit > 0 && len(res.Messages) >= 2*opts.Limit {
 				keep := res.Messages[len(res.Messages)-opts.Limit:]
@@ -520,7 +449,7 @@ func readForward(ra io.ReaderAt, size int64, opts Options) (*Result, error) {
 	if opts.Limit > 0 && len(res.Messages) > opts.Limit {
 		res.Messages = res.Messages[len(res.Messages)-opts.Limit:]
 	}
-	res.Skipped = sk.total()
+	res.Skipped = sk.Total()
 	sk.warn(fileName(ra), opts.Warn)
 	return res, nil
 }
@@ -540,7 +469,7 @@ func readHeaderAt(ra io.ReaderAt, size int64) (*Header, error) {
 		return nil, err
 	}
 	if i := bytes.IndexByte(peek, '\n'); i >= 0 && !isBlank(peek[:i]) {
-		return parseHeader(peek[:i]), nil
+		return ParseHeader(peek[:i]), nil
 	}
 	lines := newFwdLines(ra, size)
 	for {
@@ -554,11 +483,13 @@ func readHeaderAt(ra io.ReaderAt, size int64) (*Header, error) {
 		if ln.data == nil || ln.len() > int64(headerMax) {
 			return nil, nil
 		}
-		return parseHeader(ln.data), nil
+		return ParseHeader(ln.data), nil
 	}
 }
 
-func parseHeader(data []byte) *Header {
+// ParseHeader returns the session header in one line (or SQLite event):
+// valid JSON with type "session" and a string id; nil when it is not one.
+func ParseHeader(data []byte) *Header {
 	if !utf8.Valid(data) || !json.Valid(data) {
 		return nil
 	}
@@ -730,7 +661,7 @@ func compactionMessage(c treeEntry) json.RawMessage {
 // the leaf (-1 when no entry has an id).
 func indexEntries(ra io.ReaderAt, size int64, warn func(string)) ([]treeEntry, int, error) {
 	rd := newReader(ra, Options{IncludeTools: true})
-	sk := skips{maxLine: rd.maxLine}
+	sk := Skips{MaxLine: rd.maxLine}
 	lines := newFwdLines(ra, size)
 	var entries []treeEntry
 	leaf := -1
@@ -746,7 +677,7 @@ func indexEntries(ra io.ReaderAt, size int64, warn func(string)) ([]treeEntry, i
 		if err != nil {
 			return nil, -1, err
 		}
-		sk.add(st)
+		sk.Add(st)
 		if data == nil {
 			continue
 		}
@@ -784,30 +715,31 @@ func indexEntries(ra io.ReaderAt, size int64, warn func(string)) ([]treeEntry, i
 }
 
 // load returns a line's bytes when it is a readable, non-blank JSON line
-// (rules 1, 3 and 4 of classify), loading a big line from the file.
-func (r *reader) load(ln line) ([]byte, status, error) {
+// (classify's size rule, Classify's blank and corrupt rules), loading a big
+// line from the file.
+func (r *reader) load(ln line) ([]byte, Status, error) {
 	n := ln.len()
 	if n > r.maxLine {
 		if ln.final {
-			return nil, stTorn, nil
+			return nil, StatusTorn, nil
 		}
-		return nil, stOversize, nil
+		return nil, StatusOversize, nil
 	}
 	data := ln.data
 	if data == nil {
 		data = make([]byte, n)
 		if err := readFull(r.ra, data, ln.start); err != nil {
-			return nil, stSilent, err
+			return nil, StatusSilent, err
 		}
 	}
 	if isBlank(data) {
-		return nil, stSilent, nil
+		return nil, StatusSilent, nil
 	}
 	if !utf8.Valid(data) || !json.Valid(data) {
 		if ln.final {
-			return nil, stTorn, nil
+			return nil, StatusTorn, nil
 		}
-		return nil, stCorrupt, nil
+		return nil, StatusCorrupt, nil
 	}
-	return data, stSilent, nil
+	return data, StatusSilent, nil
 }

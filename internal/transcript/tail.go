@@ -116,7 +116,7 @@ func (r *revLines) take(start int64, head []byte) line {
 
 func readBackward(ra io.ReaderAt, size int64, opts Options) (*Result, error) {
 	rd := newReader(ra, opts)
-	sk := skips{maxLine: rd.maxLine}
+	sk := Skips{MaxLine: rd.maxLine}
 	res := &Result{Size: size}
 	var newest []json.RawMessage // newest first
 	lines := newRevLines(ra, size)
@@ -132,11 +132,11 @@ func readBackward(ra io.ReaderAt, size int64, opts Options) (*Result, error) {
 		if err != nil {
 			return nil, err
 		}
-		if st == stTorn {
+		if st == StatusTorn {
 			res.Size = ln.start
 		}
-		sk.add(st)
-		if st == stMessage {
+		sk.Add(st)
+		if st == StatusMessage {
 			newest = append(newest, msg)
 		}
 	}
@@ -144,7 +144,7 @@ func readBackward(ra io.ReaderAt, size int64, opts Options) (*Result, error) {
 	for i, m := range newest {
 		res.Messages[len(newest)-1-i] = m
 	}
-	res.Skipped = sk.total()
+	res.Skipped = sk.Total()
 	sk.warn(fileName(ra), opts.Warn)
 	return res, nil
 }

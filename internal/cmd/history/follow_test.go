@@ -16,6 +16,7 @@ import (
 	"github.com/openclaw/sessions/internal/cmdutil"
 	"github.com/openclaw/sessions/internal/config"
 	"github.com/openclaw/sessions/internal/iostreams"
+	"github.com/openclaw/sessions/internal/testutil"
 )
 
 // syncBuf is a bytes.Buffer safe for one writer and one reader.
@@ -39,27 +40,8 @@ func (s *syncBuf) String() string {
 // copyState copies the real 2026.1.30 fixture state into a temp dir.
 func copyState(t *testing.T) string {
 	t.Helper()
-	src, err := filepath.Abs("../../../testdata/state-2026.1.30")
-	if err != nil {
-		t.Fatal(err)
-	}
 	dst := t.TempDir()
-	err = filepath.Walk(src, func(p string, info os.FileInfo, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		target := filepath.Join(dst, rel)
-		if info.IsDir() {
-			return os.MkdirAll(target, 0o755)
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(target, data, 0o644)
-	})
-	if err != nil {
+	if err := testutil.CopyTree(testutil.Fixture(t), dst); err != nil {
 		t.Fatal(err)
 	}
 	return dst

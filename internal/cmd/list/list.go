@@ -377,21 +377,12 @@ func num(v *float64) string {
 	return strconv.FormatFloat(*v, 'f', -1, 64)
 }
 
-// relAge: "just now", "5m ago", "3h ago", "2d ago".
+// relAge: cmdutil.Ago of the entry's updatedAt, "-" without one.
 func relAge(ms *float64, now time.Time) string {
 	if ms == nil {
 		return "-"
 	}
-	d := now.Sub(time.UnixMilli(int64(*ms)))
-	switch {
-	case d < time.Minute:
-		return "just now"
-	case d < time.Hour:
-		return fmt.Sprintf("%dm ago", int(d.Minutes()))
-	case d < 48*time.Hour:
-		return fmt.Sprintf("%dh ago", int(d.Hours()))
-	}
-	return fmt.Sprintf("%dd ago", int(d.Hours()/24))
+	return cmdutil.Ago(now.Sub(time.UnixMilli(int64(*ms))))
 }
 
 // tokens: "5.8k/128k (5%)" like `openclaw sessions`, "-" when unknown.

@@ -5,58 +5,18 @@
 package patch_test
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/openclaw/sessions/internal/testutil/peertest"
 )
-
-func peer(t *testing.T) string {
-	t.Helper()
-	p := os.Getenv("OPENCLAW_PEER")
-	if p == "" {
-		t.Skip("OPENCLAW_PEER not set (run: make interop)")
-	}
-	out, err := exec.Command(p, "install").CombinedOutput()
-	var ee *exec.ExitError
-	if errors.As(err, &ee) && ee.ExitCode() == 75 {
-		t.Skip("OpenClaw peer unavailable (install exited 75)")
-	} else if err != nil {
-		t.Fatalf("openclaw-peer install: %v\n%s", err, out)
-	}
-	return p
-}
-
-func copyTree(t *testing.T, src, dst string) {
-	t.Helper()
-	err := filepath.Walk(src, func(p string, info os.FileInfo, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		target := filepath.Join(dst, rel)
-		if info.IsDir() {
-			return os.MkdirAll(target, 0o755)
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(target, data, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-}
 
 // TestInteropPatchBesideOpenClaw: `sessions patch` processes and a real
 // OpenClaw writer (store-write) on the same store at once: no update lost
@@ -64,24 +24,19 @@ func copyTree(t *testing.T, src, dst string) {
 // our patched entries, and OpenClaw's own read-modify-write keeps our
 // label and sendPolicy.
 func TestInteropPatchBesideOpenClaw(t *testing.T) {
-	p := peer(t)
-	tmp := t.TempDir()
-	bin := filepath.Join(tmp, "sessions")
-	if out, err := exec.Command("go", "build", "-o", bin, "github.com/openclaw/sessions/cmd/sessions").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	state := filepath.Join(tmp, "state")
-	copyTree(t, "../../../testdata/state-2026.1.30", state)
+	p := peertest.Peer(t)
+	bin := peertest.BuildSessions(t)
+	state, home := peertest.State(t)
 	store := filepath.Join(state, "agents", "main", "sessions", "sessions.json")
 
 	const peerN, patches = 300, 60
 	var wg sync.WaitGroup
 	wg.Add(1)
-	var peerOut []byte
+	var peerOut string
 	var peerErr error
 	go func() {
 		defer wg.Done()
-		peerOut, peerErr = exec.Command(p, "store-write", "--store", store, "--key", "agent:main:main", "--count", fmt.Sprint(peerN)).CombinedOutput()
+		_, peerOut, peerErr = peertest.Tool(p, "store-write", "--store", store, "--key", "agent:main:main", "--count", fmt.Sprint(peerN))
 	}()
 	keys := []string{"agent:main:telegram:group:-100123", "agent:main:hook:github:push-42", "main"}
 	var durs []time.Duration
@@ -89,15 +44,12 @@ func TestInteropPatchBesideOpenClaw(t *testing.T) {
 		k := keys[i%len(keys)]
 		pol := []string{"allow", "deny"}[i%2]
 		start := time.Now()
-		out, err := exec.Command(bin, "--state-dir", state, "patch", k, "--send-policy", pol, "--label", fmt.Sprintf("lbl-%d", i), "--json").CombinedOutput()
-		if err != nil {
-			t.Fatalf("patch %d: %v\n%s", i, err, out)
-		}
+		peertest.Sessions(t, bin, state, nil, "patch", k, "--send-policy", pol, "--label", fmt.Sprintf("lbl-%d", i), "--json")
 		durs = append(durs, time.Since(start))
 	}
 	wg.Wait()
 	if peerErr != nil {
-		t.Fatalf("store-write: %v\n%s", peerErr, peerOut)
+		t.Fatal(peerErr)
 	}
 	data, _ := os.ReadFile(store)
 	if !gjson.ValidBytes(data) {
@@ -120,24 +72,19 @@ func TestInteropPatchBesideOpenClaw(t *testing.T) {
 			t.Errorf("%s: label %q sendPolicy %q, want %v", k, e.Get("label").String(), e.Get("sendPolicy").String(), w)
 		}
 	}
-	t.Logf("%d patches beside %d OpenClaw updates: %s; patch command wall time first %v last %v", patches, peerN, strings.TrimSpace(string(peerOut)), durs[0].Round(time.Millisecond), durs[len(durs)-1].Round(time.Millisecond))
+	t.Logf("%d patches beside %d OpenClaw updates: %s; patch command wall time first %v last %v", patches, peerN, peerOut, durs[0].Round(time.Millisecond), durs[len(durs)-1].Round(time.Millisecond))
 
 	// The real `openclaw sessions --json --store` reads our file and lists
 	// the patched entries (its rows carry no label/sendPolicy in 1.30).
-	var out bytes.Buffer
-	cmd := exec.Command(p, "run", "--home", filepath.Join(tmp, "home"), "--state", state, "--", "sessions", "--json", "--store", store)
-	cmd.Stdout = &out
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("openclaw sessions: %v", err)
-	}
+	out := peertest.OpenClaw(t, p, home, state, "sessions", "--json", "--store", store)
 	var listed struct {
 		Sessions []struct {
 			Key       string `json:"key"`
 			UpdatedAt int64  `json:"updatedAt"`
 		} `json:"sessions"`
 	}
-	if err := json.Unmarshal(out.Bytes(), &listed); err != nil {
-		t.Fatalf("openclaw sessions output: %v\n%s", err, out.String())
+	if err := json.Unmarshal(out, &listed); err != nil {
+		t.Fatalf("openclaw sessions output: %v\n%s", err, out)
 	}
 	seen := map[string]int64{}
 	for _, s := range listed.Sessions {
@@ -149,8 +96,8 @@ func TestInteropPatchBesideOpenClaw(t *testing.T) {
 		}
 	}
 	// OpenClaw's own read-modify-write keeps our fields.
-	if out, err := exec.Command(p, "store-write", "--store", store, "--key", "agent:main:hook:github:push-42", "--count", "1").CombinedOutput(); err != nil {
-		t.Fatalf("store-write: %v\n%s", err, out)
+	if _, _, err := peertest.Tool(p, "store-write", "--store", store, "--key", "agent:main:hook:github:push-42", "--count", "1"); err != nil {
+		t.Fatal(err)
 	}
 	data2, _ := os.ReadFile(store)
 	for k, w := range want {

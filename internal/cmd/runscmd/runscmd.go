@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -108,7 +107,7 @@ summary.`,
 			for _, r := range out {
 				created := time.UnixMilli(r.CreatedAt).UTC().Format(time.RFC3339)
 				if tty {
-					created = age(now.Sub(time.UnixMilli(r.CreatedAt)))
+					created = cmdutil.Ago(now.Sub(time.UnixMilli(r.CreatedAt)))
 				}
 				t.Row(r.RunID, r.Kind, r.Status, targetOf(r), labelOf(r), requesterOf(r), created, runs.Summary(r))
 			}
@@ -161,18 +160,6 @@ func matchSession(r *runs.Record, s string) bool {
 		}
 	}
 	return false
-}
-
-func age(d time.Duration) string {
-	switch {
-	case d < time.Minute:
-		return "just now"
-	case d < time.Hour:
-		return strconv.Itoa(int(d.Minutes())) + "m ago"
-	case d < 48*time.Hour:
-		return strconv.Itoa(int(d.Hours())) + "h ago"
-	}
-	return strconv.Itoa(int(d.Hours()/24)) + "d ago"
 }
 
 // NewCmdWait builds `sessions wait RUN_ID`.

@@ -90,7 +90,7 @@ func printTree(f *cmdutil.Factory, w io.Writer, roots []*Node, now time.Time) {
 			}
 			when := time.UnixMilli(n.CreatedAt).UTC().Format(time.RFC3339)
 			if tty {
-				when = age(now.Sub(time.UnixMilli(n.CreatedAt)))
+				when = cmdutil.Ago(now.Sub(time.UnixMilli(n.CreatedAt)))
 			}
 			outcome := n.Outcome
 			if n.ArchivedAt > 0 {

@@ -90,17 +90,8 @@ JSON: {"runId","status":"accepted","sessionKey"} with --timeout 0;
 			if o.Timeout < 0 {
 				return apperr.Usagef("--timeout must be 0 or more seconds (got %d)", o.Timeout)
 			}
-			if o.Engine == "" {
-				o.Engine = f.Getenv("SESSIONS_ENGINE")
-			}
-			if o.Deliver == "" {
-				o.Deliver = f.Getenv("SESSIONS_DELIVER")
-			}
-			if err := ValidateEngine(o.Engine); err != nil {
+			if err := ResolveEngineDeliver(f.Getenv, &o.Engine, &o.Deliver); err != nil {
 				return err
-			}
-			if o.Deliver != "" && !strings.HasPrefix(o.Deliver, "exec:") {
-				return apperr.Usagef("invalid --deliver %q (want exec:COMMAND)", o.Deliver)
 			}
 			if runF != nil {
 				return runF(o)
@@ -135,6 +126,25 @@ func CompleteEngine(_ *cobra.Command, _ []string, toComplete string) ([]string, 
 		dir |= cobra.ShellCompDirectiveNoSpace // a command comes next
 	}
 	return out, dir
+}
+
+// ResolveEngineDeliver completes the --engine and --deliver flags of send
+// and spawn: an empty one takes $SESSIONS_ENGINE / $SESSIONS_DELIVER; then
+// both specs' syntax is checked (usage errors).
+func ResolveEngineDeliver(getenv func(string) string, engine, deliver *string) error {
+	if *engine == "" {
+		*engine = getenv("SESSIONS_ENGINE")
+	}
+	if *deliver == "" {
+		*deliver = getenv("SESSIONS_DELIVER")
+	}
+	if err := ValidateEngine(*engine); err != nil {
+		return err
+	}
+	if *deliver != "" && !strings.HasPrefix(*deliver, "exec:") {
+		return apperr.Usagef("invalid --deliver %q (want exec:COMMAND)", *deliver)
+	}
+	return nil
 }
 
 // ValidateEngine checks an engine spec's syntax.

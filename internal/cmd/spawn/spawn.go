@@ -99,17 +99,8 @@ Follow the run with 'sessions wait RUN_ID' (the child's reply) or 'sessions runs
 			default:
 				return apperr.Usagef("invalid --cleanup %q (want keep or delete)", o.Cleanup)
 			}
-			if o.Engine == "" {
-				o.Engine = f.Getenv("SESSIONS_ENGINE")
-			}
-			if o.Deliver == "" {
-				o.Deliver = f.Getenv("SESSIONS_DELIVER")
-			}
-			if err := send.ValidateEngine(o.Engine); err != nil {
+			if err := send.ResolveEngineDeliver(f.Getenv, &o.Engine, &o.Deliver); err != nil {
 				return err
-			}
-			if o.Deliver != "" && !strings.HasPrefix(o.Deliver, "exec:") {
-				return apperr.Usagef("invalid --deliver %q (want exec:COMMAND)", o.Deliver)
 			}
 			if runF != nil {
 				return runF(o)

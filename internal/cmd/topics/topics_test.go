@@ -14,8 +14,8 @@ import (
 
 // Every environment variable the code reads or sets is documented in
 // `sessions help environment`: the names are taken from the non-test
-// sources (string literals with our prefixes, and every os.Getenv /
-// f.Getenv / getenv argument).
+// sources outside the test helpers (enginetest, testutil): string literals
+// with our prefixes, and every os.Getenv / f.Getenv / getenv argument.
 func TestEnvironmentListsEveryVariable(t *testing.T) {
 	prefixed := regexp.MustCompile(`"((?:OPENCLAW|CLAWDBOT|SESSIONS)_[A-Z0-9_]+)`)
 	getenv := regexp.MustCompile(`(?i)getenv\("([A-Z0-9_]+)"\)`)
@@ -27,7 +27,7 @@ func TestEnvironmentListsEveryVariable(t *testing.T) {
 		}
 		if d.IsDir() {
 			switch d.Name() {
-			case "testdata", "enginetest", ".git", "scripts":
+			case "testdata", "enginetest", "testutil", ".git", "scripts":
 				return filepath.SkipDir
 			}
 			return nil
