@@ -24,6 +24,7 @@ import (
 	"github.com/openclaw/sessions/internal/cmdutil"
 	"github.com/openclaw/sessions/internal/config"
 	"github.com/openclaw/sessions/internal/iostreams"
+	"github.com/openclaw/sessions/internal/output"
 	"github.com/spf13/cobra"
 )
 
@@ -84,22 +85,14 @@ func report(f *cmdutil.Factory, err error) int {
 				doc[k] = v
 			}
 		}
-		_ = cmdutilPrintErr(f, doc)
+		// Unfiltered: --jq must not hide a failure from a script.
+		_ = output.JSON(f.IO.Out, doc)
 	}
 	fmt.Fprintf(f.IO.ErrOut, "sessions: %s\n", msg)
 	if code == apperr.CodeUsage && !f.JSONMode() && !strings.Contains(msg, "usage:") {
 		fmt.Fprintln(f.IO.ErrOut, "Run 'sessions --help' for usage.")
 	}
 	return code
-}
-
-// cmdutilPrintErr prints the error document unfiltered: --jq must not hide
-// a failure from a script.
-func cmdutilPrintErr(f *cmdutil.Factory, doc map[string]any) error {
-	saved := f.Flags.JQ
-	f.Flags.JQ = ""
-	defer func() { f.Flags.JQ = saved }()
-	return f.PrintJSON(doc)
 }
 
 // NewRoot builds the command tree.

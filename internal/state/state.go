@@ -259,42 +259,19 @@ func (s *State) Close() {
 	}
 }
 
-// ReadMessages reads the messages of a session of either era (JSONL
-// transcript, or the SQLite store's transcript events). path is the
-// transcript file ("" for the SQLite era); a session without a transcript
-// yet gives no messages and a warning.
-func (s *State) ReadMessages(agent string, st *store.Store, e *store.Entry, opts transcript.Options) (res *transcript.Result, path string, err error) {
-	if IsSQLite(st) {
-		db := s.dbs[agent]
-		if db == nil {
-			return nil, "", apperr.Statef("no SQLite store open for agent %s", agent)
-		}
-		res, err = db.Messages(e.SessionID, opts)
-		if errors.Is(err, fs.ErrNotExist) {
-			return &transcript.Result{Messages: []json.RawMessage{}}, "", nil
-		}
-		return res, "", err
+// SQLiteMessages reads the messages of a session of a SQLite-era agent
+// (OpenClaw 2026.8+: the transcript is the store's events, there is no
+// file); a session without events gives no messages.
+func (s *State) SQLiteMessages(agent string, e *store.Entry, opts transcript.Options) (*transcript.Result, error) {
+	db := s.dbs[agent]
+	if db == nil {
+		return nil, apperr.Statef("no SQLite store open for agent %s", agent)
 	}
-	tp, err := s.Transcript(agent, st, e)
-	if err != nil {
-		return nil, "", err
+	res, err := db.Messages(e.SessionID, opts)
+	if errors.Is(err, fs.ErrNotExist) {
+		return &transcript.Result{Messages: []json.RawMessage{}}, nil
 	}
-	if !tp.Exists {
-		s.warn("session " + e.Key + " has no transcript yet (" + tp.Path + ")")
-		return &transcript.Result{Messages: []json.RawMessage{}}, tp.Path, nil
-	}
-	res, err = transcript.ReadMessages(tp.Path, opts)
-	if err != nil {
-		var ae *apperr.Error
-		if errors.As(err, &ae) {
-			return nil, tp.Path, err
-		}
-		if errors.Is(err, fs.ErrPermission) {
-			return nil, tp.Path, apperr.Statef("cannot read transcript %s: permission denied", tp.Path)
-		}
-		return nil, tp.Path, apperr.Statef("cannot read transcript %s: %v", tp.Path, err)
-	}
-	return res, tp.Path, nil
+	return res, err
 }
 
 // Entries returns the entries of an agent's store that belong to that agent

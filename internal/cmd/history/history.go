@@ -177,7 +177,7 @@ func run(o *Options) error {
 	var offset int64
 	if state.IsSQLite(t.Store) {
 		// OpenClaw 2026.8+: the transcript is the SQLite store's events.
-		r, _, err := s.ReadMessages(t.Agent, t.Store, t.Entry, opts)
+		r, err := s.SQLiteMessages(t.Agent, t.Entry, opts)
 		if err != nil {
 			return err
 		}
