@@ -26,13 +26,27 @@ const benchSessions = 10000
 
 var (
 	benchOnce sync.Once
-	benchDir  string
+	benchDir  string // removed by TestMain
+	benchKept string // SESSIONS_SQLITE_BENCH_DIR: kept
 	benchErr  error
 )
 
 func benchState(b *testing.B) string {
 	b.Helper()
 	benchOnce.Do(func() {
+		// SESSIONS_SQLITE_BENCH_DIR keeps the database there (built once,
+		// reused), for scripts/bench_sqlite.sh's side-by-side with OpenClaw.
+		if keep := os.Getenv("SESSIONS_SQLITE_BENCH_DIR"); keep != "" {
+			if _, err := os.Stat(Path(filepath.Join(keep, "state"), "main")); err == nil {
+				benchKept = keep
+				return
+			}
+			if benchErr = os.MkdirAll(keep, 0o755); benchErr == nil {
+				benchErr = buildBench(b, keep)
+			}
+			benchKept = keep
+			return
+		}
 		benchDir, benchErr = os.MkdirTemp("", "sqlitestore-bench-")
 		if benchErr != nil {
 			return
@@ -41,6 +55,9 @@ func benchState(b *testing.B) string {
 	})
 	if benchErr != nil {
 		b.Fatal(benchErr)
+	}
+	if benchKept != "" {
+		return benchKept
 	}
 	return benchDir
 }

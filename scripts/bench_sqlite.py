@@ -1,0 +1,46 @@
+"""sessions list vs the real openclaw@2026.9.6 `sessions --json` on one 10,000-session SQLite store
+(scripts/bench_sqlite.sh). Round-robin, wall time per process, medians."""
+import argparse, json, os, sys
+
+import benchlib
+from benchlib import log, med, timed
+
+benchlib.NAME = "bench_sqlite"
+
+ap = argparse.ArgumentParser()
+for a in ("--bin", "--state", "--oc-state", "--node", "--openclaw", "--home"):
+    ap.add_argument(a, required=True)
+ap.add_argument("--runs", type=int, default=11)
+ap.add_argument("--oc-runs", type=int, default=5)
+o = ap.parse_args()
+
+ours_env = {"PATH": os.environ["PATH"], "HOME": o.home, "NO_COLOR": "1"}
+oc_env = dict(ours_env, TMPDIR=o.home, OPENCLAW_STATE_DIR=o.oc_state, OPENCLAW_NO_RESPAWN="1",
+              OPENCLAW_DISABLE_BONJOUR="1")
+cases = [
+    ("`sessions list --all-agents --json`", [o.bin, "--state-dir", o.state, "list", "--all-agents", "--json"], ours_env, o.runs, 200),
+    ("`sessions list --all-agents --limit 10001 --json`", [o.bin, "--state-dir", o.state, "list", "--all-agents", "--limit", "10001", "--json"], ours_env, o.runs, 10001),
+    ("`openclaw sessions --json --all-agents --limit all` (2026.9.6)", [o.node, o.openclaw, "sessions", "--json", "--all-agents", "--limit", "all"], oc_env, o.oc_runs, 10001),
+]
+# Check the outputs first: a broken command must not look fast.
+for name, cmd, env, _, want in cases:
+    _, out, _ = timed(cmd, env)
+    got = json.loads(out)["count"]
+    if got != want:
+        sys.exit(f"bench_sqlite: {name}: count {got}, want {want}")
+times = {name: [] for name, *_ in cases}
+for r in range(max(c[3] for c in cases) + 1):
+    for name, cmd, env, runs, _ in cases:
+        if r <= runs:
+            dt, _, _ = timed(cmd, env)
+            if r > 0:  # round 0 warms up
+                times[name].append(dt * 1000)
+    log(f"round {r}")
+oc = med(times[cases[2][0]])
+print("| command | median wall | min wall | runs |")
+print("|---|---:|---:|---:|")
+for name, *_ in cases:
+    print(f"| {name} | {med(times[name]):.1f} ms | {min(times[name]):.1f} ms | {len(times[name])} |")
+print()
+for name, *_ in cases[:2]:
+    print(f"- {name}: **{oc / med(times[name]):.1f}×** faster than OpenClaw 2026.9.6")
