@@ -18,6 +18,7 @@ import (
 	"github.com/fsnotify/fsnotify"
 	"github.com/google/uuid"
 	"github.com/openclaw/sessions/internal/apperr"
+	"github.com/openclaw/sessions/internal/fsutil"
 	"github.com/openclaw/sessions/internal/jsonx"
 	"github.com/openclaw/sessions/internal/lock"
 )
@@ -190,28 +191,7 @@ func (s *Store) Save(r *Record) error {
 	if err != nil {
 		return err
 	}
-	data = append(data, '\n')
-	tmp, err := os.CreateTemp(s.dir, "."+r.RunID+".*.tmp")
-	if err != nil {
-		return apperr.Errorf("cannot write run %s: %v", r.RunID, err)
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return apperr.Errorf("cannot write run %s: %v", r.RunID, err)
-	}
-	if err := tmp.Chmod(0o600); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp.Name(), s.Path(r.RunID)); err != nil {
+	if err := fsutil.WriteFileAtomic(s.Path(r.RunID), append(data, '\n'), 0o600); err != nil {
 		return apperr.Errorf("cannot write run %s: %v", r.RunID, err)
 	}
 	return nil
