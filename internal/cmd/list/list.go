@@ -2,7 +2,6 @@
 package list
 
 import (
-	"bytes"
 	"cmp"
 	"encoding/json"
 	"errors"
@@ -477,7 +476,7 @@ func appendResult(b []byte, res Result) ([]byte, error) {
 func appendRow(b []byte, r *state.Row) ([]byte, error) {
 	for _, m := range r.Messages {
 		if !json.Valid(m) {
-			return appendRowEncoded(b, r)
+			return nil, fmt.Errorf("session %s: a prepared message is not valid JSON", r.Key)
 		}
 	}
 	const field = "\n      \""
@@ -564,22 +563,6 @@ func appendRow(b []byte, r *state.Row) ([]byte, error) {
 	// Key, kind, channel and agentId are always there: drop the last comma.
 	b = append(b[:len(b)-1], "\n    }"...)
 	return b, nil
-}
-
-// appendRowEncoded is appendRow through encoding/json, for a row whose
-// messages are not all valid JSON (encoding/json then reports the error).
-func appendRowEncoded(b []byte, r *state.Row) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(r); err != nil {
-		return nil, err
-	}
-	out := bytes.NewBuffer(b)
-	if err := json.Indent(out, bytes.TrimRight(buf.Bytes(), "\n"), "    ", "  "); err != nil {
-		return nil, err
-	}
-	return out.Bytes(), nil
 }
 
 // appendFloat is encoding/json's float64 encoding (ES6 number formatting).
