@@ -15,8 +15,9 @@ const ExitCodes = `sessions exits with one of these codes. Treat any other code 
 
   0   ok
   1   error: anything not listed below (an engine or runner failure, an
-      ambiguous sessionId or label, a transcript outside the state dir, a
-      --jq expression that fails on the data)
+      ambiguous sessionId, sessionId prefix or label — the candidates are
+      named —, a transcript outside the state dir, a --jq expression that
+      fails on the data)
   2   usage: an unknown command or flag, a bad argument or --jq expression, a
       number out of its range (e.g. --limit 5000)
   3   forbidden by policy: the send policy denies it, the agent-to-agent
@@ -24,7 +25,8 @@ const ExitCodes = `sessions exits with one of these codes. Treat any other code 
       it (OpenClaw's own messages)
   4   not found: no such session, label or run
   5   timed out waiting: send --timeout or wait --timeout expired (the run
-      goes on; follow it with 'sessions wait RUN_ID')
+      goes on; follow it with 'sessions wait RUN_ID'); patch --wait-idle
+      found OpenClaw still running a turn on the session (nothing written)
   10  state: the state dir or a file in it is missing, unreadable, corrupt or
       unsupported (e.g. an OpenClaw 2026.8+ SQLite store)
   11  lock: an OpenClaw lock was not acquired within --lock-timeout (default
