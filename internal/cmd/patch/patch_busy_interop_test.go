@@ -41,8 +41,9 @@ func TestInteropPatchBusySession(t *testing.T) {
 	if err := turn.Start(); err != nil {
 		t.Fatal(err)
 	}
-	done := make(chan error, 1)
-	go func() { done <- turn.Wait() }()
+	var turnWaitErr error
+	done := make(chan struct{}) // closed when the turn has exited
+	go func() { turnWaitErr = turn.Wait(); close(done) }()
 	t.Cleanup(func() {
 		select {
 		case <-done:
@@ -60,8 +61,8 @@ func TestInteropPatchBusySession(t *testing.T) {
 			break
 		}
 		select {
-		case err := <-done:
-			t.Fatalf("openclaw agent ended before taking the transcript lock: %v\n%s", err, turnErr.Bytes())
+		case <-done:
+			t.Fatalf("openclaw agent ended before taking the transcript lock: %v\n%s", turnWaitErr, turnErr.Bytes())
 		default:
 		}
 		if time.Now().After(deadline) {
@@ -89,8 +90,9 @@ func TestInteropPatchBusySession(t *testing.T) {
 	if w := gjson.GetBytes(out, "warnings"); w.Exists() {
 		t.Errorf("patch --wait-idle still warned: %s", w.Raw)
 	}
-	if err := <-done; err != nil {
-		t.Fatalf("openclaw agent: %v\n%s", err, turnErr.Bytes())
+	<-done
+	if turnWaitErr != nil {
+		t.Fatalf("openclaw agent: %v\n%s", turnWaitErr, turnErr.Bytes())
 	}
 	data, err := os.ReadFile(filepath.Join(sessions, "sessions.json"))
 	if err != nil {
