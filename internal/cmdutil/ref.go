@@ -10,7 +10,7 @@ func RefArgs(label *string, flag string) cobra.PositionalArgs {
 		if *label != "" {
 			return NoArgs(cmd, args)
 		}
-		return ExactArgs(1, "session KEY, SESSION_ID or sessionId prefix (or --"+flag+")")(cmd, args)
+		return ExactArgs(1, "session KEY or SESSION_ID (or a sessionId prefix, or --"+flag+" L)")(cmd, args)
 	}
 }
 
