@@ -65,12 +65,10 @@ JSON: {"runId","status":"accepted","sessionKey"} with --timeout 0;
   sessions --as agent:ops:main send main "need a hand" --timeout 0
   sessions send main "hi" --engine 'exec:openclaw agent --local --message "$(jq -r .message)"'`,
 		Args: func(cmd *cobra.Command, args []string) error {
-			want := 2
-			what := "KEY and MESSAGE"
 			if o.Label != "" {
-				want, what = 1, "MESSAGE"
+				return cmdutil.Positional("MESSAGE")(cmd, args)
 			}
-			return cmdutil.ExactArgs(want, what)(cmd, args)
+			return cmdutil.Positional("KEY", "MESSAGE")(cmd, args)
 		},
 		ValidArgsFunction: func(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
 			if len(args) > 0 || o.Label != "" {
