@@ -210,7 +210,7 @@ on a terminal and scripts get tab-separated lines when piped.`,
 	pf.BoolVar(&f.Flags.Sandboxed, "sandboxed", false, "treat the requester as sandboxed (also $OPENCLAW_SANDBOXED=1)")
 	pf.BoolVar(&f.Flags.JSON, "json", false, "print one JSON document on stdout")
 	pf.StringVarP(&f.Flags.JQ, "jq", "q", "", "filter the JSON output with a jq `EXPR` (implies --json)")
-	pf.StringVar(&f.Flags.LogLevel, "log-level", "", "stderr log level: debug, info, warn, error (default warn; also $SESSIONS_LOG_LEVEL)")
+	cmdutil.PersistentEnumVar(root, &f.Flags.LogLevel, "log-level", "", "stderr log level (default warn; also $SESSIONS_LOG_LEVEL)", "debug", "info", "warn", "error")
 	pf.DurationVar(&f.Flags.LockTimeout, "lock-timeout", 10*time.Second, "give up waiting for a lock after this long (exit 11)")
 
 	root.AddCommand(

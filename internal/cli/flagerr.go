@@ -10,35 +10,16 @@ import (
 	"github.com/spf13/pflag"
 )
 
-// FlagErrorMessage words a flag parsing error of pflag for people: the
-// flag as typed and what was wrong with its value, never a Go internal
+// FlagErrorMessage words a flag parsing error of pflag for people: a bad
+// value names the flag and what is wrong with the value, never a Go internal
 // (`invalid argument "abc" for --limit: not a number`, not
-// `strconv.ParseInt: parsing "abc": invalid syntax`).
+// `strconv.ParseInt: parsing "abc": invalid syntax`). pflag's other errors
+// (unknown flag, missing value, bad syntax) are already plain words.
 func FlagErrorMessage(err error) string {
 	var iv *pflag.InvalidValueError
 	if errors.As(err, &iv) {
 		fl := iv.GetFlag()
 		return fmt.Sprintf("invalid argument %q for --%s: %s", iv.GetValue(), fl.Name, valueProblem(fl, iv.Unwrap()))
-	}
-	var vr *pflag.ValueRequiredError
-	if errors.As(err, &vr) {
-		fl := vr.GetFlag()
-		return fmt.Sprintf("flag --%s needs a value (%s)", fl.Name, placeholder(fl))
-	}
-	var ne *pflag.NotExistError
-	if errors.As(err, &ne) {
-		if sh := ne.GetSpecifiedShortnames(); sh != "" {
-			c := ne.GetSpecifiedName()[:1]
-			if len(sh) > 1 {
-				return fmt.Sprintf("unknown flag -%s in -%s", c, sh)
-			}
-			return fmt.Sprintf("unknown flag -%s", c)
-		}
-		return fmt.Sprintf("unknown flag --%s", ne.GetSpecifiedName())
-	}
-	var se *pflag.InvalidSyntaxError
-	if errors.As(err, &se) {
-		return fmt.Sprintf("bad flag syntax %q", se.GetSpecifiedFlag())
 	}
 	return err.Error()
 }
@@ -73,18 +54,4 @@ func valueProblem(fl *pflag.Flag, cause error) string {
 		msg = msg[i+2:]
 	}
 	return msg
-}
-
-// placeholder is what a flag's value looks like, for "needs a value".
-func placeholder(fl *pflag.Flag) string {
-	name, _ := pflag.UnquoteUsage(fl)
-	switch name {
-	case "":
-		return "a value"
-	case "int", "uint":
-		return "a number"
-	case "duration":
-		return "a duration, e.g. 30s"
-	}
-	return name
 }
