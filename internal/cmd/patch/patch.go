@@ -57,7 +57,7 @@ a lock held past --lock-timeout with exit 11.
 
 JSON (--json): {"ok":true,"key","path","entry"} with the entry as written.`,
 		Example: `  sessions patch main --send-policy deny
-  sessions patch agent:main:signal:group:abc --label standup --json
+  sessions patch agent:main:telegram:group:-100123 --label standup --json
   sessions patch 26a610b5-ea74-4c48-bd74-9be14f7f2944 --send-policy inherit --clear-label`,
 		Args:              cmdutil.ExactArgs(1, "session KEY or SESSION_ID"),
 		ValidArgsFunction: cmdutil.CompleteSessionArg(f),

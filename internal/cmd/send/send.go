@@ -60,7 +60,7 @@ recorded in <state>/sessions-cli/outbox.jsonl and sent for real through
 JSON: {"runId","status":"accepted","sessionKey"} with --timeout 0;
 {"runId","status":"ok","reply","sessionKey","delivery":{"status":"pending","mode":"announce"}};
 {"runId","status":"timeout","error"} (exit 5); {"runId","status":"error","error"} (exit 1).`,
-		Example: `  sessions send agent:main:signal:group:abc "Deploy finished" --timeout 60
+		Example: `  sessions send agent:main:telegram:group:-100123 "Deploy finished" --timeout 60
   sessions send --label build-stats "status?" --json
   sessions --as agent:ops:main send main "need a hand" --timeout 0
   sessions send main "hi" --engine 'exec:openclaw agent --local --message "$(jq -r .message)"'`,

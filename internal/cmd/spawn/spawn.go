@@ -81,7 +81,7 @@ with OPENCLAW_SESSION_KEY set to the child's key.
 
 JSON: {"status":"accepted","childSessionKey","runId"[,"modelApplied":true]}.
 Follow the run with 'sessions wait RUN_ID' (the child's reply) or 'sessions runs'.`,
-		Example: `  sessions spawn "Collect build stats for the last 3 CI runs" --label build-stats
+		Example: `  sessions spawn "Collect build stats for the last 3 CI runs" --label ci-stats
   sessions --as agent:main:main spawn "check disk usage on web-1" --agent ops --run-timeout 300 --json
   sessions spawn "summarise today's alerts" --model mock/mock-2 --thinking low --cleanup delete`,
 		Args: cmdutil.ExactArgs(1, "TASK"),
