@@ -130,15 +130,17 @@ func wordCobraError(cmd *cobra.Command, err error) error {
 }
 
 // rawJSONMode reports whether the raw arguments ask for JSON output
-// (--json, --json=true, --jq EXPR, -q EXPR): flag parsing may have failed
-// before reaching them, and a script that asked for JSON must still get
-// its one JSON document.
+// (--json, --json=true, --jq EXPR, -q EXPR, history's --format json): flag
+// parsing may have failed before reaching them, and a script that asked for
+// JSON must still get its one JSON document.
 func rawJSONMode(args []string) bool {
-	for _, a := range args {
+	for i, a := range args {
 		switch {
 		case a == "--":
 			return false
-		case a == "--json", a == "--jq", a == "-q":
+		case a == "--json", a == "--jq", a == "-q", a == "--format=json":
+			return true
+		case a == "--format" && i+1 < len(args) && args[i+1] == "json":
 			return true
 		case strings.HasPrefix(a, "--json="):
 			if b, err := strconv.ParseBool(strings.TrimPrefix(a, "--json=")); err == nil && b {

@@ -54,8 +54,14 @@ func PersistentEnumVar(cmd *cobra.Command, p *string, name, def, usage string, a
 	enumVarOn(cmd, cmd.PersistentFlags(), p, name, def, usage, allowed)
 }
 
+// NewEnumValue is the pflag.Value of an enum flag stored in p, for flag
+// sets outside a command (EnumVar is the usual way).
+func NewEnumValue(p *string, allowed ...string) pflag.Value {
+	return &enumValue{p: p, allowed: allowed}
+}
+
 func enumVarOn(cmd *cobra.Command, fs *pflag.FlagSet, p *string, name, def, usage string, allowed []string) {
 	*p = def
-	fs.Var(&enumValue{p: p, allowed: allowed}, name, usage)
+	fs.Var(NewEnumValue(p, allowed...), name, usage)
 	_ = cmd.RegisterFlagCompletionFunc(name, FixedCompletions(allowed...))
 }
