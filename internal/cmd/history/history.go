@@ -92,7 +92,7 @@ With --json each message is printed as one JSON object per line (JSON Lines;
 
 JSON (--json): {"sessionKey","sessionId","messages","truncated","bytes"}.`,
 		Example: `  sessions history main
-  sessions history agent:main:signal:group:abc --limit 20 --json
+  sessions history agent:main:telegram:group:-100123 --limit 20 --json
   sessions history main --format markdown > main.md
   sessions history main --follow
   sessions history main --follow --json | jq -r 'select(.role=="assistant") | .content[0].text'

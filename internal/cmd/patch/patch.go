@@ -57,7 +57,7 @@ a lock held past --lock-timeout with exit 11.
 
 JSON (--json): {"ok":true,"key","path","entry"} with the entry as written.`,
 		Example: `  sessions patch main --send-policy deny
-  sessions patch agent:main:signal:group:abc --label standup --json
+  sessions patch agent:main:telegram:group:-100123 --label standup --json
   sessions patch 26a610b5-ea74-4c48-bd74-9be14f7f2944 --send-policy inherit --clear-label`,
 		Args:              cmdutil.ExactArgs(1, "session KEY or SESSION_ID"),
 		ValidArgsFunction: cmdutil.CompleteSessionArg(f),
@@ -74,10 +74,9 @@ JSON (--json): {"ok":true,"key","path","entry"} with the entry as written.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&o.SendPolicy, "send-policy", "", "send policy override: `allow`, deny or inherit (remove the override)")
+	cmdutil.EnumVar(cmd, &o.SendPolicy, "send-policy", "", "send policy override (inherit removes the override)", "allow", "deny", "inherit")
 	fl.StringVar(&o.Label, "label", "", "set the session's `LABEL` (1-64 characters, unique in the store)")
 	fl.BoolVar(&o.ClearLabel, "clear-label", false, "remove the session's label")
-	_ = cmd.RegisterFlagCompletionFunc("send-policy", cobra.FixedCompletions([]string{"allow", "deny", "inherit"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
 
@@ -197,7 +196,7 @@ func run(o *Options) error {
 func Apply(tx *store.Tx, key string, e *jsonx.Object, o *Options) error {
 	if o.SetLabel {
 		if other := LabelOwner(tx, o.Label, key); other != "" {
-			return apperr.Errorf("label already in use: %s", o.Label)
+			return apperr.Errorf("label already in use: %s (%s)", o.Label, other)
 		}
 		_ = e.Set("label", o.Label)
 	}
