@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rogpeppe/go-internal/testscript"
 	_ "modernc.org/sqlite"
 )
 
@@ -120,4 +121,13 @@ func insertEvents(dbPath, sessionID string, lines []string) error {
 		}
 	}
 	return tx.Commit()
+}
+
+// envfile VAR FILE: set VAR to FILE's content without its final newline (a
+// value a command printed, such as a history cursor).
+func envFile(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 || neg {
+		ts.Fatalf("usage: envfile VAR FILE")
+	}
+	ts.Setenv(args[0], strings.TrimSuffix(ts.ReadFile(args[1]), "\n"))
 }

@@ -51,6 +51,7 @@ func TestScript(t *testing.T) {
 			"appendfile": appendFile,
 			"flockhold":  flockHold,
 			"fakellm":    fakeLLMCmd,
+			"envfile":    envFile,
 		},
 	})
 }

@@ -129,24 +129,33 @@ func ReadMessages(path string, opts Options) (*Result, error) {
 		return nil, err
 	}
 	defer f.Close()
+	res, err := readMessagesAt(f, size, opts)
+	if err != nil && !errors.Is(err, ErrCursorMismatch) {
+		return nil, fmt.Errorf("read transcript %s: %w", path, err)
+	}
+	return res, err
+}
+
+func readMessagesAt(ra io.ReaderAt, size int64, opts Options) (*Result, error) {
 	end := size
 	if opts.Before > 0 {
-		if err := checkCursorLine(f, size, opts.Before, opts.BeforeCheck); err != nil {
+		if err := checkCursorLine(ra, size, opts.Before, opts.BeforeCheck); err != nil {
 			return nil, err
 		}
 		end = opts.Before
 	}
 	var res *Result
+	var err error
 	if opts.Limit > 0 {
-		res, err = readBackward(f, end, opts)
+		res, err = readBackward(ra, end, opts)
 	} else {
-		res, err = readForward(f, end, opts)
+		res, err = readForward(ra, end, opts)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("read transcript %s: %w", path, err)
+		return nil, err
 	}
-	if res.Header, err = readHeaderAt(f, size); err != nil {
-		return nil, fmt.Errorf("read transcript %s: %w", path, err)
+	if res.Header, err = readHeaderAt(ra, size); err != nil {
+		return nil, err
 	}
 	return res, nil
 }
@@ -159,7 +168,7 @@ func checkCursorLine(ra io.ReaderAt, size, pos int64, check uint32) error {
 	}
 	b := make([]byte, min(int64(fingerprintBytes)+1, size-pos+1))
 	if err := readFull(ra, b, pos-1); err != nil {
-		return fmt.Errorf("read transcript: %w", err)
+		return err
 	}
 	if b[0] != '\n' || Fingerprint(b[1:]) != check {
 		return ErrCursorMismatch

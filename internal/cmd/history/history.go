@@ -192,12 +192,12 @@ func parseCursor(s string) (transcript.Cursor, error) {
 
 // checkCursor refuses a cursor made for another transcript.
 func checkCursor(c transcript.Cursor, era transcript.Era, t *state.Target) error {
+	if c.Era != era {
+		return apperr.Usagef("--before: the cursor was made for %s, but %s is %s", c.Era, t.DisplayKey, era)
+	}
 	if c.SessionID != t.Entry.SessionID {
 		return apperr.Usagef("--before: the cursor belongs to the transcript of session %q, not to %s (session %s); a cursor only pages the transcript it came from",
 			c.SessionID, t.DisplayKey, t.Entry.SessionID)
-	}
-	if c.Era != era {
-		return apperr.Usagef("--before: the cursor was made for %s, but %s is %s", c.Era, t.DisplayKey, era)
 	}
 	return nil
 }
