@@ -79,6 +79,16 @@ by its size, signatures/usage/cost/details removed, and the oldest messages
 dropped until the whole is at most 80 KiB. --raw prints the messages exactly
 as stored, uncapped.
 
+Older messages come in pages: when there are messages older than the first
+one printed (beyond --limit, or dropped by the 80 KiB cap, which stderr then
+says), the JSON result carries "hasMore": true and "nextCursor", and
+--before CURSOR prints the page before it (same flags otherwise). On a
+terminal, text and markdown output print that command on stderr. A cursor
+names a place in one transcript, so it stays valid — and its page the same —
+while OpenClaw appends; a malformed cursor, or one for another session or a
+rewritten transcript, is exit 2. To read a whole transcript oldest first,
+loop on --before and prepend each page (see the README's Scripting section).
+
 --format picks the output: text (the default: a header line per message and
 its content indented), markdown (a readable export: a heading, one section per
 message with role, model and time, tool calls and tool results as fenced
@@ -94,10 +104,12 @@ Ctrl-C or SIGTERM with exit 0, or after --idle-timeout without a new message.
 With --json each message is printed as one JSON object per line (JSON Lines;
 --jq applies to each message).
 
-JSON (--json): {"sessionKey","sessionId","messages","truncated","bytes"}.`,
+JSON (--json): {"sessionKey","sessionId","messages","truncated","dropped",
+"bytes","hasMore","nextCursor"}.`,
 		Example: `  sessions history main
   sessions history agent:main:signal:group:abc --limit 20 --json
   sessions history main --format markdown > main.md
+  sessions history main --limit 5 --jq .nextCursor    # then: sessions history main --limit 5 --before CURSOR
   sessions history main --follow
   sessions history main --follow --json | jq -r 'select(.role=="assistant") | .content[0].text'
   sessions history 26a610b5-ea74-4c48-bd74-9be14f7f2944 --raw --include-tools --json`,
@@ -142,6 +154,7 @@ JSON (--json): {"sessionKey","sessionId","messages","truncated","bytes"}.`,
 	fl.StringVar(&o.Before, "before", "", "the page of messages before `CURSOR` (a nextCursor of an earlier page)")
 	fl.BoolVarP(&o.Follow, "follow", "f", false, "keep printing new messages as they are appended (Ctrl-C to stop)")
 	fl.DurationVar(&o.IdleTimeout, "idle-timeout", 0, "with --follow, stop after this `DURATION` without a new message (0 = never)")
+	_ = cmd.RegisterFlagCompletionFunc("before", cobra.NoFileCompletions)
 	_ = cmd.RegisterFlagCompletionFunc("format", cmdutil.FixedCompletions(
 		FormatText+"\thuman-readable text",
 		FormatMarkdown+"\ta Markdown export",
@@ -382,7 +395,10 @@ func newPrinter(o *Options, s *state.State, t *state.Target, res Result) *printe
 		}
 		what := strconv.Itoa(len(res.Messages))
 		var notes []string
-		if len(res.Messages) == o.Limit {
+		switch {
+		case o.Before != "":
+			notes = append(notes, "a page of older messages")
+		case len(res.Messages) == o.Limit:
 			notes = append(notes, "the last "+strconv.Itoa(o.Limit))
 		}
 		if !o.IncludeTools {

@@ -18,7 +18,8 @@ const ExitCodes = `sessions exits with one of these codes. Treat any other code 
       ambiguous sessionId or label, a transcript outside the state dir, a
       --jq expression that fails on the data)
   2   usage: an unknown command or flag, a bad argument or --jq expression, a
-      number out of its range (e.g. --limit 5000)
+      number out of its range (e.g. --limit 5000), a history --before cursor
+      that is malformed or made for another transcript
   3   forbidden by policy: the send policy denies it, the agent-to-agent
       policy or the sandbox visibility does not allow it, a spawn rule refuses
       it (OpenClaw's own messages)
