@@ -319,7 +319,7 @@ func run(o *Options) error {
 			fmt.Fprintln(f.IO.ErrOut, "No messages.")
 		}
 		if res.NextCursor != "" && (f.IO.IsStdoutTTY() || f.IO.IsStderrTTY()) {
-			fmt.Fprintln(f.IO.ErrOut, "older messages: "+o.nextCommand(t.DisplayKey, res.NextCursor))
+			fmt.Fprintln(f.IO.ErrOut, "older messages: "+o.nextCommand(o.Ref, res.NextCursor))
 		}
 		return nil
 	}
@@ -330,8 +330,9 @@ func run(o *Options) error {
 	return fw.run()
 }
 
-// nextCommand is the command line that prints the page before cursor, with
-// the flags that shape a page.
+// nextCommand is the command line that prints the page before cursor: the
+// session as the caller named it (global flags such as --agent are the
+// caller's own), and the flags that shape a page.
 func (o *Options) nextCommand(key, cursor string) string {
 	args := []string{"sessions", "history", shellQuote(key)}
 	if o.Limit != defaultLimit {
