@@ -19,7 +19,8 @@ const ExitCodes = `sessions exits with one of these codes. Treat any other code 
       --jq expression that fails on the data)
   2   usage: an unknown command or flag, a bad argument or --jq expression, a
       number out of its range (e.g. --limit 5000), a value that is not one of
-      an enum flag's choices (e.g. runs --status bogus; the choices are named)
+      an enum flag's choices (e.g. runs --status bogus; the choices are named),
+      a history --before cursor that is malformed or made for another transcript
   3   forbidden by policy: the send policy denies it, the agent-to-agent
       policy or the sandbox visibility does not allow it, a spawn rule refuses
       it (OpenClaw's own messages)
