@@ -17,6 +17,7 @@ import (
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
 		"sessions": func() { os.Exit(runSessions(os.Args[1:])) },
+		"genmsgs":  func() { os.Exit(genMsgs(os.Args[1:])) },
 	})
 }
 
@@ -50,6 +51,7 @@ func TestScript(t *testing.T) {
 			"appendfile": appendFile,
 			"flockhold":  flockHold,
 			"fakellm":    fakeLLMCmd,
+			"envfile":    envFile,
 			"txlock":     transcriptLock,
 		},
 	})

@@ -45,7 +45,7 @@ func TestTTYUnderScript(t *testing.T) {
 		want []string // substrings of the terminal output (escapes kept)
 	}{
 		{"list table", []string{"--state-dir", fixture, "list", "--all-agents"}, []string{"KEY", "KIND", "AGENT", "UPDATED", "agent:ops:main", " ago"}},
-		{"agents table", []string{"--state-dir", fixture, "agents"}, []string{"AGENT", "SPAWN TARGET", "ops"}},
+		{"agents table", []string{"--state-dir", fixture, "agents"}, []string{"AGENT", "WRITABLE", "SPAWN", "ops"}},
 		{"history coloured", []string{"--state-dir", fixture, "history", "main", "--limit", "2"}, []string{"\x1b[1;36massistant\x1b[0m"}},
 		{"runs empty", []string{"--state-dir", fixture, "runs"}, []string{"No runs found."}},
 		{"locks empty", []string{"--state-dir", fixture, "locks"}, []string{"No locks held."}},

@@ -1,3 +1,35 @@
+# Without the bash-completion package: minimal stand-ins for the two of its
+# functions this script uses (defined only when the package is not loaded).
+if ! declare -F _get_comp_words_by_ref >/dev/null 2>&1; then
+_get_comp_words_by_ref()
+{
+    local line="${COMP_LINE:0:COMP_POINT}"
+    local -a w
+    read -r -a w <<< "$line"
+    if [[ -z $line || $line == *[[:space:]] ]]; then
+        w+=("")
+    fi
+    words=("${w[@]}")
+    cword=$(( ${#w[@]} - 1 ))
+    cur=${w[cword]}
+    prev=""
+    if (( cword > 0 )); then
+        prev=${w[cword-1]}
+    fi
+}
+fi
+if ! declare -F _filedir >/dev/null 2>&1; then
+_filedir()
+{
+    local IFS=$'\n'
+    if [[ ${1-} == -d ]]; then
+        COMPREPLY=( $(compgen -d -- "$cur") )
+    else
+        COMPREPLY=( $(compgen -f -- "$cur") )
+    fi
+}
+fi
+
 # bash completion V2 for sessions                             -*- shell-script -*-
 
 __sessions_debug()

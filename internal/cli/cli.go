@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -52,11 +53,11 @@ func Run(f *cmdutil.Factory, args []string) int {
 	}
 	root := NewRoot(f)
 	root.SetArgs(args)
-	err := root.Execute()
+	cmd, err := root.ExecuteC()
 	if err == nil {
 		return apperr.CodeOK
 	}
-	return report(f, err)
+	return report(f, cmd, args, err)
 }
 
 func newLogger(f *cmdutil.Factory) *log.Logger {
@@ -70,15 +71,15 @@ func newLogger(f *cmdutil.Factory) *log.Logger {
 }
 
 // report prints err (stderr always; stdout too, as the one JSON document, in
-// JSON mode) and returns its exit code.
-func report(f *cmdutil.Factory, err error) int {
+// JSON mode) and returns its exit code. cmd is the command that failed (the
+// root for an unknown command); args are the raw arguments, read for --json
+// and --jq when flag parsing failed before it reached them.
+func report(f *cmdutil.Factory, cmd *cobra.Command, args []string, err error) int {
+	err = wordCobraError(cmd, err)
 	msg := err.Error()
-	var typed *apperr.Error
-	if !errors.As(err, &typed) && strings.HasPrefix(msg, "unknown command") {
-		err = apperr.Usagef("%s", msg) // cobra's own parse error
-	}
 	code := apperr.CodeOf(err)
-	if f.JSONMode() {
+	jsonMode := f.JSONMode() || rawJSONMode(args)
+	if jsonMode {
 		doc := map[string]any{"status": apperr.StatusOf(err), "error": msg}
 		var ae *apperr.Error
 		if errors.As(err, &ae) {
@@ -89,11 +90,70 @@ func report(f *cmdutil.Factory, err error) int {
 		// Unfiltered: --jq must not hide a failure from a script.
 		_ = output.JSON(f.IO.Out, doc)
 	}
-	fmt.Fprintf(f.IO.ErrOut, "sessions: %s\n", msg)
-	if code == apperr.CodeUsage && !f.JSONMode() && !strings.Contains(msg, "usage:") {
-		fmt.Fprintln(f.IO.ErrOut, "Run 'sessions --help' for usage.")
+	prefix := "sessions"
+	if cmd != nil && cmd.HasParent() {
+		prefix = cmd.CommandPath()
+	}
+	fmt.Fprintf(f.IO.ErrOut, "%s: %s\n", prefix, msg)
+	if code == apperr.CodeUsage && !jsonMode {
+		fmt.Fprintf(f.IO.ErrOut, "Run '%s --help' for usage.\n", prefix)
 	}
 	return code
+}
+
+// wordCobraError turns cobra's own errors into typed usage errors worded
+// for people: "unknown command" without its multi-line suggestion block.
+func wordCobraError(cmd *cobra.Command, err error) error {
+	var typed *apperr.Error
+	if errors.As(err, &typed) {
+		return err
+	}
+	msg := err.Error()
+	if strings.HasPrefix(msg, "unknown command") {
+		// cobra: unknown command "lsit" for "sessions"\n\nDid you mean this?\n\tlist\n
+		first, _, _ := strings.Cut(msg, "\n")
+		name := first
+		if i := strings.Index(first, " for "); i > 0 {
+			name = first[:i]
+		}
+		word := strings.TrimSpace(strings.TrimPrefix(name, "unknown command"))
+		out := name
+		if cmd != nil {
+			if uq, e := strconv.Unquote(word); e == nil {
+				if sugg := cmd.SuggestionsFor(uq); len(sugg) > 0 {
+					out += " (did you mean " + strings.Join(sugg, " or ") + "?)"
+				}
+			}
+		}
+		return apperr.Usagef("%s", out)
+	}
+	return err
+}
+
+// rawJSONMode reports whether the raw arguments ask for JSON output
+// (--json, --json=true, --jq EXPR, -q EXPR, history's --format json): flag
+// parsing may have failed before reaching them, and a script that asked for
+// JSON must still get its one JSON document.
+func rawJSONMode(args []string) bool {
+	for i, a := range args {
+		switch {
+		case a == "--":
+			return false
+		case a == "--json", a == "--jq", a == "-q", a == "--format=json":
+			return true
+		case a == "--format" && i+1 < len(args) && args[i+1] == "json":
+			return true
+		case strings.HasPrefix(a, "--json="):
+			if b, err := strconv.ParseBool(strings.TrimPrefix(a, "--json=")); err == nil && b {
+				return true
+			}
+		case strings.HasPrefix(a, "--jq="):
+			return true
+		case strings.HasPrefix(a, "-q") && len(a) > 2:
+			return true // -qEXPR
+		}
+	}
+	return false
 }
 
 // NewRoot builds the command tree.
@@ -142,7 +202,7 @@ on a terminal and scripts get tab-separated lines when piped.`,
 	root.SetOut(f.IO.Out)
 	root.SetErr(f.IO.ErrOut)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return apperr.Usagef("%v (usage: %s)", err, c.UseLine())
+		return apperr.Usagef("%s", FlagErrorMessage(err)).Wrap(err)
 	})
 	pf := root.PersistentFlags()
 	pf.StringVar(&f.Flags.StateDir, "state-dir", "", "OpenClaw state dir (default: $OPENCLAW_STATE_DIR, else ~/.openclaw)")
@@ -153,7 +213,7 @@ on a terminal and scripts get tab-separated lines when piped.`,
 	pf.BoolVar(&f.Flags.Sandboxed, "sandboxed", false, "treat the requester as sandboxed (also $OPENCLAW_SANDBOXED=1)")
 	pf.BoolVar(&f.Flags.JSON, "json", false, "print one JSON document on stdout")
 	pf.StringVarP(&f.Flags.JQ, "jq", "q", "", "filter the JSON output with a jq `EXPR` (implies --json)")
-	pf.StringVar(&f.Flags.LogLevel, "log-level", "", "stderr log level: debug, info, warn, error (default warn; also $SESSIONS_LOG_LEVEL)")
+	cmdutil.PersistentEnumVar(root, &f.Flags.LogLevel, "log-level", "", "stderr log level (default warn; also $SESSIONS_LOG_LEVEL)", "debug", "info", "warn", "error")
 	pf.DurationVar(&f.Flags.LockTimeout, "lock-timeout", 10*time.Second, "give up waiting for a lock after this long (exit 11)")
 
 	root.AddCommand(

@@ -25,7 +25,6 @@ func addExtras(root *cobra.Command, f *cmdutil.Factory) {
 	}
 	_ = root.RegisterFlagCompletionFunc("agent", comp(f.AgentIDs))
 	_ = root.RegisterFlagCompletionFunc("as", comp(f.SessionKeys))
-	_ = root.RegisterFlagCompletionFunc("log-level", cmdutil.FixedCompletions("debug", "info", "warn", "error"))
 	_ = root.RegisterFlagCompletionFunc("state-dir", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return nil, cobra.ShellCompDirectiveFilterDirs
 	})

@@ -126,23 +126,45 @@ func (f *Factory) printJSONTo(w io.Writer, v any) error {
 	return output.JSON(w, v)
 }
 
-// ExactArgs is cobra.ExactArgs returning a usage error (exit 2).
+// ExactArgs is cobra.ExactArgs returning a usage error (exit 2); what names
+// the missing arguments. The CLI prefixes the message with the command's path.
 func ExactArgs(n int, what string) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {
-		if len(args) != n {
-			if len(args) < n {
-				return apperr.Usagef("%s: missing %s (usage: %s)", cmd.CommandPath(), what, cmd.UseLine())
-			}
-			return apperr.Usagef("%s: too many arguments %q (usage: %s)", cmd.CommandPath(), args[n:], cmd.UseLine())
+		if len(args) < n {
+			return apperr.Usagef("missing %s (usage: %s)", what, cmd.UseLine())
 		}
-		return nil
+		return tooMany(cmd, args, n)
 	}
+}
+
+// Positional requires exactly one argument per name and names only the
+// ones missing: `send main` is "missing MESSAGE", not "missing KEY and
+// MESSAGE".
+func Positional(names ...string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) < len(names) {
+			missing := names[len(args):]
+			what := strings.Join(missing, " and ")
+			if len(missing) > 2 {
+				what = strings.Join(missing[:len(missing)-1], ", ") + " and " + missing[len(missing)-1]
+			}
+			return apperr.Usagef("missing %s (usage: %s)", what, cmd.UseLine())
+		}
+		return tooMany(cmd, args, len(names))
+	}
+}
+
+func tooMany(cmd *cobra.Command, args []string, n int) error {
+	if len(args) > n {
+		return apperr.Usagef("too many arguments %q (usage: %s)", args[n:], cmd.UseLine())
+	}
+	return nil
 }
 
 // NoArgs refuses positional arguments with a usage error.
 func NoArgs(cmd *cobra.Command, args []string) error {
 	if len(args) > 0 {
-		return apperr.Usagef("%s: unexpected argument %q (usage: %s)", cmd.CommandPath(), args[0], cmd.UseLine())
+		return apperr.Usagef("unexpected argument %q (usage: %s)", args[0], cmd.UseLine())
 	}
 	return nil
 }

@@ -82,6 +82,9 @@ func Open(o Options) (*State, error) {
 		return nil, apperr.Statef("state dir %s is not a directory", sd.Path)
 	}
 	cfgPath, _ := config.ResolveConfigPath(o.ConfigPath, o.Profile, sd, o.Env)
+	if err := checkStateDir(sd.Path, o); err != nil {
+		return nil, err
+	}
 	cfg, err := config.Load(cfgPath, o.Env)
 	if err != nil {
 		return nil, err
@@ -106,6 +109,9 @@ func Open(o Options) (*State, error) {
 	}
 	if strings.TrimSpace(o.Agent) != "" {
 		s.AgentFlag = config.NormalizeAgentID(o.Agent)
+		if err := s.CheckAgent(s.AgentFlag); err != nil {
+			return nil, err
+		}
 	}
 	req := Requester{Agent: s.Default}
 	if s.AgentFlag != "" {
@@ -123,7 +129,86 @@ func Open(o Options) (*State, error) {
 		req.Sandboxed = true
 	}
 	s.Req = req
+	if req.Raw != "" {
+		if err := s.checkRequester(); err != nil {
+			s.Close()
+			return nil, err
+		}
+	}
 	return s, nil
+}
+
+// checkStateDir refuses (exit 10) a directory that is not an OpenClaw state
+// dir: one with neither an agents/ directory nor a config file. A fresh
+// install (a config, no agent yet) is one; so is any dir when the config was
+// named explicitly (--config, $OPENCLAW_CONFIG_PATH) and exists.
+func checkStateDir(dir string, o Options) error {
+	if fi, err := os.Stat(filepath.Join(dir, "agents")); err == nil && fi.IsDir() {
+		return nil
+	}
+	for _, name := range config.ConfigFileNames {
+		if fi, err := os.Stat(filepath.Join(dir, name)); err == nil && !fi.IsDir() {
+			return nil
+		}
+	}
+	explicit := strings.TrimSpace(o.ConfigPath)
+	if explicit == "" {
+		explicit = strings.TrimSpace(o.Env.Getenv("OPENCLAW_CONFIG_PATH"))
+	}
+	if explicit != "" {
+		if fi, err := os.Stat(config.ResolveUserPath(explicit, o.Env)); err == nil && !fi.IsDir() {
+			return nil
+		}
+	}
+	return apperr.Statef("%s is not an OpenClaw state dir: it has neither an agents/ directory nor a config file (%s); set --state-dir or OPENCLAW_STATE_DIR",
+		dir, strings.Join(config.ConfigFileNames, ", "))
+}
+
+// KnownAgent reports whether id is an agent of this state: configured,
+// the default one, or present under <state>/agents/.
+func (s *State) KnownAgent(id string) bool {
+	if id == s.Default || s.Cfg.Agent(id) != nil {
+		return true
+	}
+	for _, a := range s.AgentIDs() {
+		if a == id {
+			return true
+		}
+	}
+	return false
+}
+
+// CheckAgent refuses an unknown agent id (exit 4), naming the known ones:
+// a typo must not read as an agent without sessions.
+func (s *State) CheckAgent(id string) error {
+	if s.KnownAgent(id) {
+		return nil
+	}
+	return apperr.NotFoundf("unknown agent %q (agents: %s)", id, strings.Join(s.AgentIDs(), ", "))
+}
+
+// checkRequester refuses (exit 4) a requester key that names no session:
+// an unknown agent, or a key absent from its agent's store. An agent's main
+// session (agent:<id>:main, or the literal main) is accepted before it
+// exists, as OpenClaw creates it on first use.
+func (s *State) checkRequester() error {
+	r := s.Req
+	if err := s.CheckAgent(r.Agent); err != nil {
+		return apperr.NotFoundf("--as %s: %v", r.Raw, err)
+	}
+	if r.Key == keys.MainOf(r.Agent) || strings.EqualFold(r.Raw, "main") {
+		return nil
+	}
+	st, err := s.Store(r.Agent)
+	if err != nil {
+		return err
+	}
+	for _, k := range keys.Candidates(r.Raw, r.Agent, s.Default, config.NormalizeAgentID) {
+		if _, ok := st.Lookup(k); ok {
+			return nil
+		}
+	}
+	return apperr.NotFoundf("--as %s: no such session in agent %s (a requester is an existing session key, or agent:<id>:main)", r.Raw, r.Agent)
 }
 
 // Warnf reports a warning on stderr (through the logger).

@@ -26,12 +26,21 @@ func NewCmd(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
 or present under <state>/agents/. For each: its id, name, whether it is the
 default agent, where its sessions are kept (era "json" = sessions.json,
 "sqlite" = OpenClaw 2026.8+, "none" = no sessions yet), how many sessions it
-has, whether the requester may see its sessions (agent-to-agent policy), and
-whether 'sessions spawn --agent ID' may target it (the requester agent's
-subagents.allowAgents).
+has, whether the requester may see its sessions (agent-to-agent policy),
+whether the requester agent's subagents.allowAgents lets 'sessions spawn
+--agent ID' target it (spawnTarget), whether sessions can write its store
+(writable: send, spawn and patch; an OpenClaw 2026.8+ SQLite store is
+read-only here), and so whether a spawn into it can succeed (canSpawn), with
+the reason when it cannot.
 
-JSON (--json): {"requester":{"key","agentId"},"defaultAgent","agents":[...]}.
-Piped: id, name, default, era, sessions, visible, spawnTarget, tab-separated.`,
+JSON (--json): {"requester":{"key","agentId"},"defaultAgent","spawnAllowed",
+"agents":[{"id","name","default","configured","era","store","sessions",
+"visible","spawnTarget","writable","canSpawn","reason"}]}.
+Piped: id, name, default, era, sessions, visible, spawnTarget, writable,
+canSpawn, reason, tab-separated.`,
+		Example: `  sessions agents
+  sessions agents --jq '.agents[] | select(.canSpawn) | .id'
+  sessions --as agent:ops:main agents --json`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if runF != nil {
@@ -53,6 +62,13 @@ type Agent struct {
 	Sessions    *int   `json:"sessions,omitempty"`
 	Visible     bool   `json:"visible"`
 	SpawnTarget bool   `json:"spawnTarget"`
+	// Writable: send, spawn and patch can write this agent's store (not an
+	// OpenClaw 2026.8+ SQLite store).
+	Writable bool `json:"writable"`
+	// CanSpawn: spawnTarget and writable — 'spawn --agent ID' would be
+	// accepted by the requester; Reason says why not otherwise.
+	CanSpawn bool   `json:"canSpawn"`
+	Reason   string `json:"reason,omitempty"`
 }
 
 // Requester names who asked.
@@ -105,7 +121,18 @@ func run(o *Options) error {
 				f.Warn(err.Error())
 			}
 		}
-		a.SpawnTarget = !fromSubagent && policy.SpawnTarget(allow, s.Req.Agent, id, config.NormalizeAgentID) == ""
+		refusal := policy.SpawnTarget(allow, s.Req.Agent, id, config.NormalizeAgentID)
+		a.SpawnTarget = !fromSubagent && refusal == ""
+		a.Writable = s.CheckWritable(id) == nil
+		a.CanSpawn = a.SpawnTarget && a.Writable
+		switch {
+		case !a.Writable:
+			a.Reason = "read-only: OpenClaw 2026.8+ SQLite store"
+		case fromSubagent:
+			a.Reason = "a sub-agent may not spawn"
+		case !a.SpawnTarget:
+			a.Reason = "not allowed by " + s.Req.Agent + " (subagents.allowAgents: " + res.SpawnAllowed + ")"
+		}
 		res.Agents = append(res.Agents, a)
 	}
 	if f.JSONMode() {
@@ -118,16 +145,26 @@ func run(o *Options) error {
 		return "no"
 	}
 	tty := f.IO.IsStdoutTTY()
-	t := output.NewTable("Agent", "Name", "Default", "Era", "Sessions", "Visible", "Spawn target")
+	var t *output.Table
+	if tty {
+		t = output.NewTable("Agent", "Name", "Default", "Era", "Sessions", "Visible", "Writable", "Spawn").Flexible(7)
+	} else {
+		t = output.NewTable("Agent", "Name", "Default", "Era", "Sessions", "Visible", "Spawn target", "Writable", "Can spawn", "Reason")
+	}
 	for _, a := range res.Agents {
 		n := ""
 		if a.Sessions != nil {
 			n = strconv.Itoa(*a.Sessions)
 		}
 		if tty {
-			t.Row(a.ID, a.Name, yes(a.Default), a.Era, n, yes(a.Visible), yes(a.SpawnTarget))
+			spawn := yes(a.CanSpawn)
+			if !a.CanSpawn {
+				spawn = "no: " + a.Reason
+			}
+			t.Row(a.ID, a.Name, yes(a.Default), a.Era, n, yes(a.Visible), yes(a.Writable), spawn)
 		} else {
-			t.Row(a.ID, a.Name, strconv.FormatBool(a.Default), a.Era, n, strconv.FormatBool(a.Visible), strconv.FormatBool(a.SpawnTarget))
+			b := strconv.FormatBool
+			t.Row(a.ID, a.Name, b(a.Default), a.Era, n, b(a.Visible), b(a.SpawnTarget), b(a.Writable), b(a.CanSpawn), a.Reason)
 		}
 	}
 	if err := t.Render(f.IO.Out, tty, f.IO.TerminalWidth()); err != nil {

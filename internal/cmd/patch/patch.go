@@ -86,7 +86,7 @@ a lock held past --lock-timeout with exit 11.
 JSON (--json): {"ok":true,"key","path","entry","warnings"} with the entry as
 written; warnings only when there is one.`,
 		Example: `  sessions patch main --send-policy deny
-  sessions patch agent:main:signal:group:abc --label standup --json
+  sessions patch agent:main:telegram:group:-100123 --label standup --json
   sessions patch 26a610b5-ea74-4c48-bd74-9be14f7f2944 --send-policy inherit --clear-label
   sessions patch 26a610b5 --label alice
   sessions patch --target-label build-stats --label ci-stats --wait-idle=30s`,
@@ -110,13 +110,12 @@ written; warnings only when there is one.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&o.SendPolicy, "send-policy", "", "send policy override: `allow`, deny or inherit (remove the override)")
+	cmdutil.EnumVar(cmd, &o.SendPolicy, "send-policy", "", "send policy override (inherit removes the override)", "allow", "deny", "inherit")
 	fl.StringVar(&o.Label, "label", "", "set the session's `LABEL` (1-64 characters, unique in the store)")
 	fl.BoolVar(&o.ClearLabel, "clear-label", false, "remove the session's label")
 	cmdutil.AddRefLabelFlag(cmd, f, &o.TargetLabel, "target-label")
 	fl.DurationVar(&o.WaitIdle, "wait-idle", 0, "first wait up to `DURATION` (--wait-idle=D; default 60s) for an OpenClaw turn running on the session to end")
 	fl.Lookup("wait-idle").NoOptDefVal = DefaultWaitIdle.String()
-	_ = cmd.RegisterFlagCompletionFunc("send-policy", cobra.FixedCompletions([]string{"allow", "deny", "inherit"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
 
@@ -241,7 +240,7 @@ func run(o *Options) error {
 func Apply(tx *store.Tx, key string, e *jsonx.Object, o *Options) error {
 	if o.SetLabel {
 		if other := LabelOwner(tx, o.Label, key); other != "" {
-			return apperr.Errorf("label already in use: %s", o.Label)
+			return apperr.Errorf("label already in use: %s (%s)", o.Label, other)
 		}
 		_ = e.Set("label", o.Label)
 	}

@@ -114,12 +114,11 @@ summary.`,
 			return t.Render(f.IO.Out, tty, f.IO.TerminalWidth())
 		},
 	}
-	cmd.Flags().StringVar(&status, "status", "", "only runs with this `STATUS` (accepted, running, ok, error, timeout)")
+	cmdutil.EnumVar(cmd, &status, "status", "", "only runs with this status", runs.StatusAccepted, runs.StatusRunning, runs.StatusOK, runs.StatusError, runs.StatusTimeout)
 	cmd.Flags().StringVar(&session, "session", "", "only runs involving this session `KEY` or sessionId")
 	cmd.Flags().IntVar(&limit, "limit", 50, "at most `N` runs")
 	cmd.Flags().BoolVar(&tree, "tree", false, "show the spawn lineage: requesters and the sub-agents they spawned")
 	cmd.Flags().BoolVar(&sweep, "sweep", false, "archive the sub-agent sessions that are due now, and report it")
-	_ = cmd.RegisterFlagCompletionFunc("status", cmdutil.FixedCompletions(runs.StatusAccepted, runs.StatusRunning, runs.StatusOK, runs.StatusError, runs.StatusTimeout))
 	_ = cmd.RegisterFlagCompletionFunc("session", func(_ *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
 		return f.SessionKeys(toComplete)
 	})

@@ -60,17 +60,15 @@ recorded in <state>/sessions-cli/outbox.jsonl and sent for real through
 JSON: {"runId","status":"accepted","sessionKey"} with --timeout 0;
 {"runId","status":"ok","reply","sessionKey","delivery":{"status":"pending","mode":"announce"}};
 {"runId","status":"timeout","error"} (exit 5); {"runId","status":"error","error"} (exit 1).`,
-		Example: `  sessions send agent:main:signal:group:abc "Deploy finished" --timeout 60
+		Example: `  sessions send agent:main:telegram:group:-100123 "Deploy finished" --timeout 60
   sessions send --label build-stats "status?" --json
   sessions --as agent:ops:main send main "need a hand" --timeout 0
   sessions send main "hi" --engine 'exec:openclaw agent --local --message "$(jq -r .message)"'`,
 		Args: func(cmd *cobra.Command, args []string) error {
-			want := 2
-			what := "KEY and MESSAGE"
 			if o.Label != "" {
-				want, what = 1, "MESSAGE"
+				return cmdutil.Positional("MESSAGE")(cmd, args)
 			}
-			return cmdutil.ExactArgs(want, what)(cmd, args)
+			return cmdutil.Positional("KEY", "MESSAGE")(cmd, args)
 		},
 		ValidArgsFunction: func(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
 			if len(args) > 0 || o.Label != "" {

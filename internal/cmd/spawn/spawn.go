@@ -8,7 +8,6 @@ package spawn
 import (
 	"context"
 	"fmt"
-	"os"
 	"strings"
 	"time"
 
@@ -82,7 +81,7 @@ with OPENCLAW_SESSION_KEY set to the child's key.
 
 JSON: {"status":"accepted","childSessionKey","runId"[,"modelApplied":true]}.
 Follow the run with 'sessions wait RUN_ID' (the child's reply) or 'sessions runs'.`,
-		Example: `  sessions spawn "Collect build stats for the last 3 CI runs" --label build-stats
+		Example: `  sessions spawn "Collect build stats for the last 3 CI runs" --label ci-stats
   sessions --as agent:main:main spawn "check disk usage on web-1" --agent ops --run-timeout 300 --json
   sessions spawn "summarise today's alerts" --model mock/mock-2 --thinking low --cleanup delete`,
 		Args: cmdutil.ExactArgs(1, "TASK"),
@@ -113,12 +112,9 @@ Follow the run with 'sessions wait RUN_ID' (the child's reply) or 'sessions runs
 	fl.StringVar(&o.Model, "model", "", "run the sub-agent with this `PROVIDER/MODEL` (or alias); default: the agent's subagents.model")
 	fl.StringVar(&o.Thinking, "thinking", "", "thinking `LEVEL`: off, minimal, low, medium, high (xhigh for some models)")
 	fl.IntVar(&o.RunTimeout, "run-timeout", 0, "abort the sub-agent's task after `S` seconds (0 = the turn timeout)")
-	fl.StringVar(&o.Cleanup, "cleanup", "keep", "after the announce: keep the child session, or delete it (archive its transcript)")
+	cmdutil.EnumVar(cmd, &o.Cleanup, "cleanup", "keep", "after the announce: keep the child session, or delete it (archive its transcript)", "keep", "delete")
 	fl.StringVar(&o.Engine, "engine", "", "what produces the agent turns: provider | exec:COMMAND (default $SESSIONS_ENGINE, else provider)")
 	fl.StringVar(&o.Deliver, "deliver", "", "deliver the announce through exec:COMMAND (default $SESSIONS_DELIVER)")
-	_ = cmd.RegisterFlagCompletionFunc("cleanup", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-		return []string{"keep", "delete"}, cobra.ShellCompDirectiveNoFileComp
-	})
 	_ = cmd.RegisterFlagCompletionFunc("thinking", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return []string{"off", "minimal", "low", "medium", "high", "xhigh"}, cobra.ShellCompDirectiveNoFileComp
 	})
@@ -172,8 +168,8 @@ func run(o *Options) error {
 			return apperr.Forbiddenf("%s", msg)
 		}
 	}
-	if !knownAgent(s, target) {
-		return apperr.NotFoundf("unknown agent %q (agents: %s)", target, strings.Join(s.AgentIDs(), ", "))
+	if err := s.CheckAgent(target); err != nil {
+		return err
 	}
 	// 3. model and thinking (steps 7, 8, 9)
 	modelRef := strings.TrimSpace(o.Model)
@@ -300,23 +296,6 @@ func run(o *Options) error {
 		fmt.Fprintf(f.IO.ErrOut, "Spawned %s; follow with: sessions wait %s\n", childKey, rec.RunID)
 	}
 	return nil
-}
-
-// knownAgent: configured, or with a directory under <state>/agents/ — a
-// typo must not create a new agent's store (OpenClaw 1.30 does not check).
-func knownAgent(s *state.State, id string) bool {
-	if s.Cfg.Agent(id) != nil || id == s.Default {
-		return true
-	}
-	if _, err := os.Stat(s.SessionsDir(id)); err == nil {
-		return true
-	}
-	for _, a := range s.AgentIDs() {
-		if a == id {
-			return true
-		}
-	}
-	return false
 }
 
 // lookup finds the requester's entry in a store by its key candidates.

@@ -19,26 +19,34 @@ const ExitCodes = `sessions exits with one of these codes. Treat any other code 
       named —, a transcript outside the state dir, a --jq expression that
       fails on the data)
   2   usage: an unknown command or flag, a bad argument or --jq expression, a
-      number out of its range (e.g. --limit 5000)
+      number out of its range (e.g. --limit 5000), a value that is not one of
+      an enum flag's choices (e.g. runs --status bogus; the choices are named),
+      a history --before cursor that is malformed or made for another transcript
   3   forbidden by policy: the send policy denies it, the agent-to-agent
       policy or the sandbox visibility does not allow it, a spawn rule refuses
       it (OpenClaw's own messages)
-  4   not found: no such session, label or run
+  4   not found: no such session, label, run or agent (an unknown --agent,
+      for every command, names the known agents), or an --as key that names
+      no session (an agent's main session, agent:<id>:main or main, is
+      accepted before it exists)
   5   timed out waiting: send --timeout or wait --timeout expired (the run
       goes on; follow it with 'sessions wait RUN_ID'); patch --wait-idle
       found OpenClaw still running a turn on the session (nothing written)
   10  state: the state dir or a file in it is missing, unreadable, corrupt or
-      unsupported (e.g. an OpenClaw 2026.8+ SQLite store)
+      unsupported (e.g. an OpenClaw 2026.8+ SQLite store); a directory with
+      neither an agents/ directory nor a config file is not a state dir
   11  lock: an OpenClaw lock was not acquired within --lock-timeout (default
       10s); the message names the holder's pid ('sessions locks' lists them)
 
-With --json (or --jq) a failure is still exactly one JSON document on stdout,
-never filtered by --jq:
+With --json (or --jq) anywhere on the command line a failure is still exactly
+one JSON document on stdout — also when flag parsing or the command name
+failed before reaching it — never filtered by --jq:
 
   {"status": "error" | "forbidden" | "timeout", "error": "message", ...}
 
 with "sessionKey" or "runId" when they are known. The message is also printed
-on stderr. 'history --follow' ends with 0 on Ctrl-C, SIGTERM or
+on stderr, prefixed with the command ('sessions history: ...'); without --json
+a usage error adds "Run 'sessions history --help' for usage.". 'history --follow' ends with 0 on Ctrl-C, SIGTERM or
 --idle-timeout.`
 
 // EnvVar is one environment variable the tool reads or sets.
