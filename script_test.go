@@ -52,6 +52,7 @@ func TestScript(t *testing.T) {
 			"flockhold":  flockHold,
 			"fakellm":    fakeLLMCmd,
 			"envfile":    envFile,
+			"txlock":     transcriptLock,
 		},
 	})
 }

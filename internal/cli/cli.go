@@ -20,6 +20,7 @@ import (
 	"github.com/openclaw/sessions/internal/cmd/patch"
 	"github.com/openclaw/sessions/internal/cmd/runscmd"
 	"github.com/openclaw/sessions/internal/cmd/send"
+	"github.com/openclaw/sessions/internal/cmd/show"
 	"github.com/openclaw/sessions/internal/cmd/spawn"
 	"github.com/openclaw/sessions/internal/cmd/version"
 	"github.com/openclaw/sessions/internal/cmdutil"
@@ -218,6 +219,7 @@ on a terminal and scripts get tab-separated lines when piped.`,
 	root.AddCommand(
 		list.NewCmd(f, nil),
 		history.NewCmd(f, nil),
+		show.NewCmd(f, nil),
 		patch.NewCmd(f, nil),
 		agents.NewCmd(f, nil),
 		send.NewCmd(f, nil),

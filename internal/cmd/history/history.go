@@ -48,6 +48,7 @@ const DefaultPoll = time.Second
 type Options struct {
 	f            *cmdutil.Factory
 	Ref          string
+	Label        string // --label: the session with this label instead of Ref
 	Limit        int
 	IncludeTools bool
 	Raw          bool
@@ -66,11 +67,12 @@ type Options struct {
 func NewCmd(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
 	o := &Options{f: f}
 	cmd := &cobra.Command{
-		Use:   "history {KEY | SESSION_ID} [flags]",
+		Use:   "history {KEY | SESSION_ID | PREFIX | --label L [--agent A]} [flags]",
 		Short: "Print (or follow) the messages of a session's transcript",
 		Long: `Print the messages of a session's transcript in transcript order (every
 message line, as OpenClaw's sessions_history returns them), the last --limit of
-them (default 200, at most 1000).
+them (default 200, at most 1000). The session is named by its key, its
+sessionId, a unique sessionId prefix (8+ hex digits) or --label L [--agent A].
 
 By default tool results are left out (--include-tools keeps them) and the
 messages are prepared for an agent's context: inbound envelopes stripped from
@@ -113,10 +115,12 @@ JSON (--json): {"sessionKey","sessionId","messages","truncated","dropped",
   sessions history main --follow
   sessions history main --follow --json | jq -r 'select(.role=="assistant") | .content[0].text'
   sessions history 26a610b5-ea74-4c48-bd74-9be14f7f2944 --raw --include-tools --json`,
-		Args:              cmdutil.ExactArgs(1, "session KEY or SESSION_ID"),
+		Args:              cmdutil.RefArgs(&o.Label, "label"),
 		ValidArgsFunction: cmdutil.CompleteSessionArg(f),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			o.Ref = args[0]
+			if len(args) > 0 {
+				o.Ref = args[0]
+			}
 			if err := cmdutil.IntRange("limit", o.Limit, 1, MaxLimit); err != nil {
 				return err
 			}
@@ -153,6 +157,7 @@ JSON (--json): {"sessionKey","sessionId","messages","truncated","dropped",
 	fl.StringVar(&o.Format, "format", "", "output `FORMAT`: text, markdown or json (default text, json with --json)")
 	fl.StringVar(&o.Before, "before", "", "the page of messages before `CURSOR` (a nextCursor of an earlier page)")
 	fl.BoolVarP(&o.Follow, "follow", "f", false, "keep printing new messages as they are appended (Ctrl-C to stop)")
+	cmdutil.AddRefLabelFlag(cmd, f, &o.Label, "label")
 	fl.DurationVar(&o.IdleTimeout, "idle-timeout", 0, "with --follow, stop after this `DURATION` without a new message (0 = never)")
 	_ = cmd.RegisterFlagCompletionFunc("before", cobra.NoFileCompletions)
 	_ = cmd.RegisterFlagCompletionFunc("format", cmdutil.FixedCompletions(
@@ -229,7 +234,7 @@ func run(o *Options) error {
 	if err != nil {
 		return err
 	}
-	t, err := s.Resolve(o.Ref, policy.OpHistory)
+	t, err := s.ResolveRef(state.Ref{Arg: o.Ref, Label: o.Label, Agent: f.Flags.Agent}, policy.OpHistory)
 	if err != nil {
 		return err
 	}

@@ -35,7 +35,7 @@ type Options struct {
 func NewCmd(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
 	o := &Options{f: f}
 	cmd := &cobra.Command{
-		Use:   "send {KEY | SESSION_ID | --label L [--agent A]} MESSAGE [flags]",
+		Use:   "send {KEY | SESSION_ID | PREFIX | --label L [--agent A]} MESSAGE [flags]",
 		Short: "Send a message into a session and (optionally) wait for its reply",
 		Long: `Send a message into another session, as OpenClaw's sessions_send does, without a
 gateway: the message is recorded as a run and a short-lived detached runner
@@ -178,15 +178,7 @@ func run(o *Options) error {
 	if err != nil {
 		return err
 	}
-	var t *state.Target
-	if o.Label != "" {
-		if o.Ref != "" {
-			return apperr.Usagef("Provide either sessionKey or label (not both).")
-		}
-		t, err = s.ResolveLabel(o.Label, f.Flags.Agent, policy.OpSend)
-	} else {
-		t, err = s.Resolve(o.Ref, policy.OpSend)
-	}
+	t, err := s.ResolveRef(state.Ref{Arg: o.Ref, Label: o.Label, Agent: f.Flags.Agent}, policy.OpSend)
 	if err != nil {
 		return err
 	}

@@ -15,8 +15,9 @@ const ExitCodes = `sessions exits with one of these codes. Treat any other code 
 
   0   ok
   1   error: anything not listed below (an engine or runner failure, an
-      ambiguous sessionId or label, a transcript outside the state dir, a
-      --jq expression that fails on the data)
+      ambiguous sessionId, sessionId prefix or label — the candidates are
+      named —, a transcript outside the state dir, a --jq expression that
+      fails on the data)
   2   usage: an unknown command or flag, a bad argument or --jq expression, a
       number out of its range (e.g. --limit 5000), a value that is not one of
       an enum flag's choices (e.g. runs --status bogus; the choices are named),
@@ -29,7 +30,8 @@ const ExitCodes = `sessions exits with one of these codes. Treat any other code 
       no session (an agent's main session, agent:<id>:main or main, is
       accepted before it exists)
   5   timed out waiting: send --timeout or wait --timeout expired (the run
-      goes on; follow it with 'sessions wait RUN_ID')
+      goes on; follow it with 'sessions wait RUN_ID'); patch --wait-idle
+      found OpenClaw still running a turn on the session (nothing written)
   10  state: the state dir or a file in it is missing, unreadable, corrupt or
       unsupported (e.g. an OpenClaw 2026.8+ SQLite store); a directory with
       neither an agents/ directory nor a config file is not a state dir
