@@ -36,7 +36,7 @@ import (
 type Options struct {
 	f         *cmdutil.Factory
 	Kinds     []string
-	Limit     int
+	Limit     cmdutil.Limit
 	Active    int
 	Messages  int
 	AllAgents bool
@@ -85,7 +85,7 @@ totalTokens, label.`,
 					o.Kinds = append(o.Kinds, k)
 				}
 			}
-			if err := cmdutil.IntRange("limit", o.Limit, 1, 0); err != nil {
+			if err := o.Limit.Check("limit"); err != nil {
 				return err
 			}
 			if cmd.Flags().Changed("active") {
@@ -107,7 +107,8 @@ totalTokens, label.`,
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&kinds, "kinds", "", "only these kinds, comma-separated: main,group,cron,hook,node,other")
-	fl.IntVar(&o.Limit, "limit", 200, "at most `N` sessions")
+	o.Limit = cmdutil.Limit{N: DefaultLimit}
+	fl.Var(cmdutil.LimitFlag{L: &o.Limit}, "limit", "at most `N` sessions (default 200), or all")
 	fl.IntVar(&o.Active, "active", 0, "only sessions updated in the last `MIN` minutes")
 	fl.IntVar(&o.Messages, "messages", 0, "include the last `N` messages (0-20) of each session, tool results removed")
 	fl.BoolVar(&o.AllAgents, "all-agents", false, "list the sessions of every agent")
@@ -117,10 +118,19 @@ totalTokens, label.`,
 	return cmd
 }
 
-// Result is the JSON document of `sessions list`.
+// DefaultLimit is how many sessions list shows without --limit.
+const DefaultLimit = 200
+
+// Result is the JSON document of `sessions list`. TotalCount, LimitApplied
+// and HasMore are what OpenClaw 2026.9's `openclaw sessions --json` reports:
+// the matching sessions before the limit, the limit in force (null for
+// --limit all) and whether rows were left out.
 type Result struct {
-	Count    int         `json:"count"`
-	Sessions []state.Row `json:"sessions"`
+	Count        int         `json:"count"`
+	TotalCount   int         `json:"totalCount"`
+	LimitApplied *int        `json:"limitApplied"`
+	HasMore      bool        `json:"hasMore"`
+	Sessions     []state.Row `json:"sessions"`
 }
 
 // agentsToList picks the agents whose sessions are listed (CONTRACT §3).
@@ -193,14 +203,25 @@ func run(o *Options) error {
 		return cmp.Compare(cands[b].e.Updated(), cands[a].e.Updated())
 	})
 	cutoff := f.Now().Add(-time.Duration(o.Active) * time.Minute).UnixMilli()
+	// Rows are built for the newest matching sessions up to the limit; the
+	// others are only counted (totalCount), from the entry alone unless
+	// --kinds needs the row's kind.
 	rows := []state.Row{}
+	total := 0
 	for _, i := range order {
-		if len(rows) == o.Limit {
-			break
-		}
 		c := cands[i]
-		if r := s.Row(c.agent, c.st, c.e); keep(r, o, cutoff) {
-			rows = append(rows, r)
+		if o.Active > 0 && !(c.e.Meta.UpdatedAt != nil && c.e.Updated() >= cutoff) {
+			continue
+		}
+		if !o.Limit.Reached(len(rows)) {
+			if r := s.Row(c.agent, c.st, c.e); keep(r, o, cutoff) {
+				rows = append(rows, r)
+				total++
+			}
+			continue
+		}
+		if len(o.Kinds) == 0 || keep(s.Row(c.agent, c.st, c.e), o, cutoff) {
+			total++
 		}
 	}
 	// Transcript paths, then the last messages on all CPUs (each transcript
@@ -242,8 +263,12 @@ func run(o *Options) error {
 			f.Warn(msg)
 		}
 	}
+	res := Result{Count: len(rows), TotalCount: total, LimitApplied: o.Limit.Applied(), HasMore: len(rows) < total, Sessions: rows}
+	if res.HasMore && f.IO.IsStderrTTY() {
+		fmt.Fprintf(f.IO.ErrOut, "Showing %d of %d sessions (--limit all for every one)\n", len(rows), total)
+	}
 	if f.JSONMode() {
-		return printJSON(f, Result{Count: len(rows), Sessions: rows})
+		return printJSON(f, res)
 	}
 	return printTable(f, rows, len(agents) > 1, o.Messages > 0)
 }
@@ -333,12 +358,21 @@ func printTable(f *cmdutil.Factory, rows []state.Row, multiAgent, withMsgs bool)
 		if withMsgs {
 			hdr = append(hdr, "Last message")
 		}
-		// The key (widest) gives way first, then label, model and the preview.
+		// The key is never cut: it is what people copy into history and
+		// send. Label, model and the preview shrink; then columns drop, the
+		// least useful first (the agent is in the key).
 		t := output.NewTable(hdr...)
+		col := map[string]int{}
 		for i, h := range hdr {
+			col[h] = i
 			switch h {
-			case "Key", "Label", "Model", "Last message":
+			case "Label", "Model", "Last message":
 				t.Flexible(i)
+			}
+		}
+		for _, h := range []string{"Tokens", "Agent", "Model", "Channel", "Last message", "Label", "Kind", "Updated"} {
+			if i, ok := col[h]; ok {
+				t.Droppable(i)
 			}
 		}
 		now := f.Now()
@@ -455,6 +489,16 @@ func finite(v *float64) bool { return v == nil || !math.IsInf(*v, 0) && !math.Is
 func appendResult(b []byte, res Result) ([]byte, error) {
 	b = append(b, "{\n  \"count\": "...)
 	b = strconv.AppendInt(b, int64(res.Count), 10)
+	b = append(b, ",\n  \"totalCount\": "...)
+	b = strconv.AppendInt(b, int64(res.TotalCount), 10)
+	b = append(b, ",\n  \"limitApplied\": "...)
+	if res.LimitApplied != nil {
+		b = strconv.AppendInt(b, int64(*res.LimitApplied), 10)
+	} else {
+		b = append(b, "null"...)
+	}
+	b = append(b, ",\n  \"hasMore\": "...)
+	b = strconv.AppendBool(b, res.HasMore)
 	b = append(b, ",\n  \"sessions\": ["...)
 	for i := range res.Sessions {
 		if i > 0 {

@@ -17,39 +17,57 @@ import (
 	"github.com/openclaw/sessions/internal/output"
 	"github.com/openclaw/sessions/internal/runner"
 	"github.com/openclaw/sessions/internal/runs"
+	"github.com/openclaw/sessions/internal/sqlitestore"
 	"github.com/spf13/cobra"
 )
+
+// DefaultLimit is how many runs `runs` shows without --limit.
+const DefaultLimit = 50
 
 // NewCmdRuns builds `sessions runs`.
 func NewCmdRuns(f *cmdutil.Factory) *cobra.Command {
 	var status, session string
-	var limit int
+	limit := cmdutil.Limit{N: DefaultLimit}
 	var tree, sweep bool
 	cmd := &cobra.Command{
 		Use:   "runs [flags]",
 		Short: "List send and spawn runs, newest first",
-		Long: `List the runs recorded under <state>/sessions-cli/runs: their id, kind, status
-(accepted, running, ok, error, timeout), session (the target of a send, the
-child of a spawn), label, requester, age, and the reply, outcome or error. A
-run whose runner died is ended as "error: runner exited" when seen.
+		Long: `List the runs recorded under <state>/sessions-cli/runs (source "sessions": the
+send and spawn runs of this tool) together with the sub-agent runs of
+OpenClaw's own registry (source "openclaw": <state>/subagents/runs.json, and
+the subagent_runs table of <state>/state/openclaw.sqlite for OpenClaw 2026.8+),
+newest first: their id, kind, status (accepted, running, ok, error, timeout),
+session (the target of a send, the child of a spawn), label, requester, age,
+the reply, outcome or error, and source. A run of ours whose runner died is
+ended as "error: runner exited" when seen. OpenClaw's registry is only read.
+
+--limit N (default 50) or --limit all. When runs are left out, the JSON says
+so (totalCount, hasMore) and a terminal gets "Showing N of M runs" on stderr.
 
 --tree shows the spawn lineage instead: each requester session with the
-sub-agent children it spawned (label, status, outcome, run id) indented below.
+sub-agent children it spawned (label, status, outcome, age, run id, source)
+indented below.
 
 --sweep archives now the sub-agent children whose archive time has come
 (agents.defaults.subagents.archiveAfterMinutes after their creation; every
 sessions command does this in passing) and reports what it did.
 
-JSON (--json): {"count":N,"runs":[record...]}, each record as stored; with
---tree {"count":N,"tree":[{"sessionKey","children":[{"sessionKey","runId",
-"label","status","outcome","createdAt","children":[…]}]}]}; with --sweep
+JSON (--json): {"count":N,"totalCount":M,"limitApplied":L,"hasMore":B,
+"runs":[record...]}, each record as stored plus "source"; limitApplied is null
+with --limit all. With --tree {"count","totalCount","limitApplied","hasMore",
+"tree":[{"sessionKey","children":[{"sessionKey","runId","label","status",
+"outcome","createdAt","source","children":[…]}]}]}; with --sweep
 {"archived":[{"runId","childSessionKey","existed","renamed"}],"deferred":[…],
 "pending":N,"nextAtMs"}.
 Piped: runId, kind, status, session, label, requester, createdAt (RFC 3339),
-summary.`,
+summary, source.`,
+		Example: `  sessions runs
+  sessions runs --tree
+  sessions runs --status running --limit all
+  sessions runs --jq '.runs[] | select(.source=="openclaw") | .runId'`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := cmdutil.IntRange("limit", limit, 1, 0); err != nil {
+			if err := limit.Check("limit"); err != nil {
 				return err
 			}
 			if sweep {
@@ -63,37 +81,59 @@ summary.`,
 				return err
 			}
 			rs := runs.Open(s.Dir.Path)
-			all, err := rs.List()
+			ours, err := rs.List()
 			if err != nil {
 				return err
 			}
-			out := []*runs.Record{}
 			now := f.Now()
-			for _, r := range all {
-				if r, err = rs.Reap(r, now); err != nil {
+			for i, r := range ours {
+				if ours[i], err = rs.Reap(r, now); err != nil {
 					return err
 				}
+				ours[i].Source = runs.SourceSessions
+			}
+			theirs := runs.OpenClawRuns(s.Dir.Path, sqlitestore.Options{BusyTimeout: f.Flags.LockTimeout}, f.Warn)
+			out := []*runs.Record{}
+			total := 0
+			for _, r := range runs.Merge(ours, theirs) {
 				if status != "" && r.Status != status {
 					continue
 				}
 				if session != "" && !matchSession(r, session) {
 					continue
 				}
-				out = append(out, r)
-				if len(out) == limit {
-					break
+				if tree && r.Kind != runs.KindSpawn {
+					continue
 				}
+				total++
+				if !limit.Reached(len(out)) {
+					out = append(out, r)
+				}
+			}
+			page := Page{Count: len(out), TotalCount: total, LimitApplied: limit.Applied(), HasMore: len(out) < total}
+			what := "runs"
+			if tree {
+				what = "sub-agent runs"
+			}
+			if page.HasMore && f.IO.IsStderrTTY() {
+				fmt.Fprintf(f.IO.ErrOut, "Showing %d of %d %s (--limit all for every one)\n", len(out), total, what)
 			}
 			if tree {
 				roots := buildTree(out)
 				if f.JSONMode() {
-					return f.PrintJSON(map[string]any{"count": len(out), "tree": roots})
+					return f.PrintJSON(TreeResult{Page: page, Tree: roots})
+				}
+				if len(roots) == 0 {
+					if f.IO.IsStdoutTTY() {
+						fmt.Fprintln(f.IO.ErrOut, "No sub-agent runs found.")
+					}
+					return nil
 				}
 				printTree(f, f.IO.Out, roots, now)
 				return nil
 			}
 			if f.JSONMode() {
-				return f.PrintJSON(map[string]any{"count": len(out), "runs": out})
+				return f.PrintJSON(ListResult{Page: page, Runs: out})
 			}
 			tty := f.IO.IsStdoutTTY()
 			if len(out) == 0 {
@@ -102,28 +142,55 @@ summary.`,
 				}
 				return nil
 			}
-			t := output.NewTable("Run", "Kind", "Status", "Session", "Label", "From", "Created", "Summary").Flexible(3, 5, 7)
+			// The run id is never cut (it is what wait takes); the session,
+			// requester, label and summary shrink, then columns drop.
+			t := output.NewTable("Run", "Kind", "Status", "Session", "Label", "From", "Created", "Summary", "Source").
+				Flexible(3, 4, 5, 7).MinWidth(3, 24).Droppable(5, 8, 4, 1, 7, 6)
 			t.Color(2, f.IO.ColorScheme().Status)
 			for _, r := range out {
 				created := time.UnixMilli(r.CreatedAt).UTC().Format(time.RFC3339)
 				if tty {
 					created = cmdutil.Ago(now.Sub(time.UnixMilli(r.CreatedAt)))
 				}
-				t.Row(r.RunID, r.Kind, r.Status, targetOf(r), labelOf(r), requesterOf(r), created, runs.Summary(r))
+				t.Row(r.RunID, r.Kind, r.Status, targetOf(r), labelOf(r), requesterOf(r), created, runs.Summary(r), r.Source)
 			}
 			return t.Render(f.IO.Out, tty, f.IO.TerminalWidth())
 		},
 	}
 	cmd.Flags().StringVar(&status, "status", "", "only runs with this `STATUS` (accepted, running, ok, error, timeout)")
 	cmd.Flags().StringVar(&session, "session", "", "only runs involving this session `KEY` or sessionId")
-	cmd.Flags().IntVar(&limit, "limit", 50, "at most `N` runs")
-	cmd.Flags().BoolVar(&tree, "tree", false, "show the spawn lineage: requesters and the sub-agents they spawned")
+	cmd.Flags().Var(cmdutil.LimitFlag{L: &limit}, "limit", "at most `N` runs (default 50), or all")
+	cmd.Flags().BoolVar(&tree, "tree", false, "show the spawn lineage: requesters and the sub-agents they spawned (ours and OpenClaw's)")
 	cmd.Flags().BoolVar(&sweep, "sweep", false, "archive the sub-agent sessions that are due now, and report it")
 	_ = cmd.RegisterFlagCompletionFunc("status", cmdutil.FixedCompletions(runs.StatusAccepted, runs.StatusRunning, runs.StatusOK, runs.StatusError, runs.StatusTimeout))
 	_ = cmd.RegisterFlagCompletionFunc("session", func(_ *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
 		return f.SessionKeys(toComplete)
 	})
+	_ = cmd.RegisterFlagCompletionFunc("limit", cmdutil.FixedCompletions("all"))
 	return cmd
+}
+
+// Page is what a listing says about its completeness, as OpenClaw 2026.9's
+// `openclaw sessions --json` does: the rows shown, the matching rows before
+// the limit, the limit in force (null for --limit all) and whether rows
+// were left out.
+type Page struct {
+	Count        int  `json:"count"`
+	TotalCount   int  `json:"totalCount"`
+	LimitApplied *int `json:"limitApplied"`
+	HasMore      bool `json:"hasMore"`
+}
+
+// ListResult is the JSON document of `sessions runs`.
+type ListResult struct {
+	Page
+	Runs []*runs.Record `json:"runs"`
+}
+
+// TreeResult is the JSON document of `sessions runs --tree`.
+type TreeResult struct {
+	Page
+	Tree []*Node `json:"tree"`
 }
 
 func targetOf(r *runs.Record) string {
