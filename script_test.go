@@ -50,6 +50,8 @@ func TestScript(t *testing.T) {
 			"appendfile": appendFile,
 			"flockhold":  flockHold,
 			"fakellm":    fakeLLMCmd,
+			"growstore":  growStore,
+			"sqlexec":    sqlExec,
 		},
 	})
 }

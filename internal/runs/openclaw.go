@@ -38,17 +38,17 @@ type registryRun struct {
 	RequesterOrigin     *struct {
 		Channel string `json:"channel"`
 	} `json:"requesterOrigin"`
-	Task               string   `json:"task"`
-	Label              string   `json:"label"`
-	Model              string   `json:"model"`
-	Cleanup            string   `json:"cleanup"`
-	RunTimeoutSeconds  *float64 `json:"runTimeoutSeconds"`
-	CreatedAt          float64  `json:"createdAt"`
-	StartedAt          float64  `json:"startedAt"`
-	EndedAt            float64  `json:"endedAt"`
-	ArchiveAtMs        float64  `json:"archiveAtMs"`
-	EndedReason        string   `json:"endedReason"`
-	Outcome            *outcome `json:"outcome"`
+	Task              string   `json:"task"`
+	Label             string   `json:"label"`
+	Model             string   `json:"model"`
+	Cleanup           string   `json:"cleanup"`
+	RunTimeoutSeconds *float64 `json:"runTimeoutSeconds"`
+	CreatedAt         float64  `json:"createdAt"`
+	StartedAt         float64  `json:"startedAt"`
+	EndedAt           float64  `json:"endedAt"`
+	ArchiveAtMs       float64  `json:"archiveAtMs"`
+	EndedReason       string   `json:"endedReason"`
+	Outcome           *outcome `json:"outcome"`
 	// 2026.9.6 (subagent_runs.payload_json).
 	Execution *struct {
 		Status    string   `json:"status"` // queued | running | interrupted | terminal
