@@ -58,7 +58,15 @@ a session: then the list spans its own agent plus every agent the
 agent-to-agent policy allows, and a sandboxed requester sees only the sessions
 it spawned.
 
-JSON (--json): {"count":N,"sessions":[row...]}; each row has key, kind, channel,
+--limit N (default 200) or --limit all. A listing never hides that it is
+partial: the JSON says how many sessions matched (totalCount), the limit in
+force (limitApplied, null with --limit all) and whether some were left out
+(hasMore), as OpenClaw 2026.9's own 'openclaw sessions --json' does; a
+terminal gets "Showing N of M sessions" on stderr. On a terminal the key
+column is never cut: other columns shrink, then drop.
+
+JSON (--json): {"count":N,"totalCount":M,"limitApplied":L,"hasMore":B,
+"sessions":[row...]}; each row has key, kind, channel,
 agentId and, when known, label, displayName, updatedAt, sessionId, model,
 contextTokens, totalTokens, thinkingLevel, verboseLevel, systemSent,
 abortedLastRun, sendPolicy, spawnedBy, lastChannel, lastTo, deliveryContext,
@@ -70,6 +78,7 @@ totalTokens, label.`,
 		Example: `  sessions list
   sessions list --json --kinds group,main --active 60
   sessions list --all-agents --messages 3 --json
+  sessions list --limit all --jq '.sessions[].key'
   sessions list --jq '.sessions[] | select(.kind=="group") | .key'`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -108,10 +117,11 @@ totalTokens, label.`,
 	fl := cmd.Flags()
 	fl.StringVar(&kinds, "kinds", "", "only these kinds, comma-separated: main,group,cron,hook,node,other")
 	o.Limit = cmdutil.Limit{N: DefaultLimit}
-	fl.Var(cmdutil.LimitFlag{L: &o.Limit}, "limit", "at most `N` sessions (default 200), or all")
+	fl.Var(cmdutil.LimitFlag{L: &o.Limit}, "limit", "at most `N` sessions, or all")
 	fl.IntVar(&o.Active, "active", 0, "only sessions updated in the last `MIN` minutes")
 	fl.IntVar(&o.Messages, "messages", 0, "include the last `N` messages (0-20) of each session, tool results removed")
 	fl.BoolVar(&o.AllAgents, "all-agents", false, "list the sessions of every agent")
+	_ = cmd.RegisterFlagCompletionFunc("limit", cmdutil.FixedCompletions("all"))
 	_ = cmd.RegisterFlagCompletionFunc("kinds", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return keys.Kinds, cobra.ShellCompDirectiveNoFileComp
 	})

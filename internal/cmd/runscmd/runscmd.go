@@ -159,7 +159,7 @@ summary, source.`,
 	}
 	cmd.Flags().StringVar(&status, "status", "", "only runs with this `STATUS` (accepted, running, ok, error, timeout)")
 	cmd.Flags().StringVar(&session, "session", "", "only runs involving this session `KEY` or sessionId")
-	cmd.Flags().Var(cmdutil.LimitFlag{L: &limit}, "limit", "at most `N` runs (default 50), or all")
+	cmd.Flags().Var(cmdutil.LimitFlag{L: &limit}, "limit", "at most `N` runs, or all")
 	cmd.Flags().BoolVar(&tree, "tree", false, "show the spawn lineage: requesters and the sub-agents they spawned (ours and OpenClaw's)")
 	cmd.Flags().BoolVar(&sweep, "sweep", false, "archive the sub-agent sessions that are due now, and report it")
 	_ = cmd.RegisterFlagCompletionFunc("status", cmdutil.FixedCompletions(runs.StatusAccepted, runs.StatusRunning, runs.StatusOK, runs.StatusError, runs.StatusTimeout))
@@ -236,9 +236,11 @@ func NewCmdWait(f *cmdutil.Factory) *cobra.Command {
 		Use:   "wait RUN_ID [--timeout S]",
 		Short: "Wait for a run's reply, with the same result as send",
 		Long: `Wait until the run's first step has ended (the target's reply for a send) and
-print the same result as 'sessions send' would have. A run whose runner died
-ends as "error: runner exited" at once. --timeout S (default 30) bounds the
-wait (exit 5); the run itself goes on.`,
+print the same result as 'sessions send' would have; its "delivery" is the
+announce's delivery as the run record has it now: "pending" until the runner
+has settled it, then skipped, recorded, delivered or failed (with "error").
+A run whose runner died ends as "error: runner exited" at once. --timeout S
+(default 30) bounds the wait (exit 5); the run itself goes on.`,
 		Args: cmdutil.ExactArgs(1, "RUN_ID"),
 		ValidArgsFunction: func(_ *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
 			if len(args) > 0 {
