@@ -380,7 +380,7 @@ func printTable(f *cmdutil.Factory, rows []state.Row, multiAgent, withMsgs bool)
 				t.Flexible(i)
 			}
 		}
-		for _, h := range []string{"Tokens", "Agent", "Model", "Channel", "Last message", "Label", "Kind", "Updated"} {
+		for _, h := range []string{"Agent", "Tokens", "Model", "Channel", "Last message", "Label", "Kind", "Updated"} {
 			if i, ok := col[h]; ok {
 				t.Droppable(i)
 			}

@@ -26,27 +26,30 @@ const DefaultLimit = 50
 
 // NewCmdRuns builds `sessions runs`.
 func NewCmdRuns(f *cmdutil.Factory) *cobra.Command {
-	var status, session string
+	var status, session, source string
 	limit := cmdutil.Limit{N: DefaultLimit}
 	var tree, sweep bool
 	cmd := &cobra.Command{
 		Use:   "runs [flags]",
 		Short: "List send and spawn runs, newest first",
-		Long: `List the runs recorded under <state>/sessions-cli/runs (source "sessions": the
-send and spawn runs of this tool) together with the sub-agent runs of
-OpenClaw's own registry (source "openclaw": <state>/subagents/runs.json, and
-the subagent_runs table of <state>/state/openclaw.sqlite for OpenClaw 2026.8+),
-newest first: their id, kind, status (accepted, running, ok, error, timeout),
+		Long: `List the runs recorded under <state>/sessions-cli/runs — the send and spawn
+runs of this tool, source "sessions", the ones 'sessions wait' takes — newest
+first: their id, kind, status (accepted, running, ok, error, timeout),
 session (the target of a send, the child of a spawn), label, requester, age,
-the reply, outcome or error, and source. A run of ours whose runner died is
-ended as "error: runner exited" when seen. OpenClaw's registry is only read.
+and the reply, outcome or error. A run whose runner died is ended as
+"error: runner exited" when seen.
+
+--source openclaw lists instead the sub-agent runs of OpenClaw's own registry
+(source "openclaw": <state>/subagents/runs.json, and for OpenClaw 2026.8+ the
+subagent_runs table of <state>/state/openclaw.sqlite; only ever read), and
+--source all both, merged newest first.
+
+--tree shows the spawn lineage: each requester session with the sub-agent
+children it spawned (label, status, outcome, age, run id, source) indented
+below — ours and OpenClaw's alike unless --source says otherwise.
 
 --limit N (default 50) or --limit all. When runs are left out, the JSON says
 so (totalCount, hasMore) and a terminal gets "Showing N of M runs" on stderr.
-
---tree shows the spawn lineage instead: each requester session with the
-sub-agent children it spawned (label, status, outcome, age, run id, source)
-indented below.
 
 --sweep archives now the sub-agent children whose archive time has come
 (agents.defaults.subagents.archiveAfterMinutes after their creation; every
@@ -64,35 +67,49 @@ summary, source.`,
 		Example: `  sessions runs
   sessions runs --tree
   sessions runs --status running --limit all
-  sessions runs --jq '.runs[] | select(.source=="openclaw") | .runId'`,
+  sessions runs --source openclaw --jq '.runs[] | [.runId, .status, .spawn.label] | @tsv'`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := limit.Check("limit"); err != nil {
 				return err
 			}
 			if sweep {
-				if tree || status != "" || session != "" {
+				if tree || status != "" || session != "" || source != "" {
 					return apperr.Usagef("--sweep takes no other runs flag")
 				}
 				return sweepNow(f)
+			}
+			switch source {
+			case "":
+				source = sourceSessions
+				if tree {
+					source = sourceAll
+				}
+			case sourceSessions, sourceOpenClaw, sourceAll:
+			default:
+				return apperr.Usagef("invalid --source %q (want %s)", source, strings.Join(sources, ", "))
 			}
 			s, err := f.State()
 			if err != nil {
 				return err
 			}
-			rs := runs.Open(s.Dir.Path)
-			ours, err := rs.List()
-			if err != nil {
-				return err
-			}
 			now := f.Now()
-			for i, r := range ours {
-				if ours[i], err = rs.Reap(r, now); err != nil {
+			var ours, theirs []*runs.Record
+			if source != sourceOpenClaw {
+				rs := runs.Open(s.Dir.Path)
+				if ours, err = rs.List(); err != nil {
 					return err
 				}
-				ours[i].Source = runs.SourceSessions
+				for i, r := range ours {
+					if ours[i], err = rs.Reap(r, now); err != nil {
+						return err
+					}
+					ours[i].Source = runs.SourceSessions
+				}
 			}
-			theirs := runs.OpenClawRuns(s.Dir.Path, sqlitestore.Options{BusyTimeout: f.Flags.LockTimeout}, f.Warn)
+			if source != sourceSessions {
+				theirs = runs.OpenClawRuns(s.Dir.Path, sqlitestore.Options{BusyTimeout: f.Flags.LockTimeout}, f.Warn)
+			}
 			out := []*runs.Record{}
 			total := 0
 			for _, r := range runs.Merge(ours, theirs) {
@@ -144,8 +161,11 @@ summary, source.`,
 			}
 			// The run id is never cut (it is what wait takes); the session,
 			// requester, label and summary shrink, then columns drop.
-			t := output.NewTable("Run", "Kind", "Status", "Session", "Label", "From", "Created", "Summary", "Source").
-				Flexible(3, 4, 5, 7).MinWidth(3, 24).Droppable(5, 8, 4, 1, 7, 6)
+			hdr := []string{"Run", "Kind", "Status", "Session", "Label", "From", "Created", "Summary"}
+			if source != sourceSessions {
+				hdr = append(hdr, "Source")
+			}
+			t := output.NewTable(hdr...).Flexible(3, 4, 5, 7).MinWidth(3, 24).Droppable(5, 8, 4, 1, 7, 6)
 			t.Color(2, f.IO.ColorScheme().Status)
 			for _, r := range out {
 				created := time.UnixMilli(r.CreatedAt).UTC().Format(time.RFC3339)
@@ -159,6 +179,7 @@ summary, source.`,
 	}
 	cmd.Flags().StringVar(&status, "status", "", "only runs with this `STATUS` (accepted, running, ok, error, timeout)")
 	cmd.Flags().StringVar(&session, "session", "", "only runs involving this session `KEY` or sessionId")
+	cmd.Flags().StringVar(&source, "source", "", "whose runs: sessions (ours, the default), openclaw (OpenClaw's sub-agent registry) or all (default of --tree)")
 	cmd.Flags().Var(cmdutil.LimitFlag{L: &limit}, "limit", "at most `N` runs, or all")
 	cmd.Flags().BoolVar(&tree, "tree", false, "show the spawn lineage: requesters and the sub-agents they spawned (ours and OpenClaw's)")
 	cmd.Flags().BoolVar(&sweep, "sweep", false, "archive the sub-agent sessions that are due now, and report it")
@@ -167,8 +188,18 @@ summary, source.`,
 		return f.SessionKeys(toComplete)
 	})
 	_ = cmd.RegisterFlagCompletionFunc("limit", cmdutil.FixedCompletions("all"))
+	_ = cmd.RegisterFlagCompletionFunc("source", cmdutil.FixedCompletions(sources...))
 	return cmd
 }
+
+// Values of --source.
+const (
+	sourceSessions = runs.SourceSessions
+	sourceOpenClaw = runs.SourceOpenClaw
+	sourceAll      = "all"
+)
+
+var sources = []string{sourceSessions, sourceOpenClaw, sourceAll}
 
 // Page is what a listing says about its completeness, as OpenClaw 2026.9's
 // `openclaw sessions --json` does: the rows shown, the matching rows before
