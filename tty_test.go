@@ -67,7 +67,7 @@ func TestTTYUnderScript(t *testing.T) {
 		want []string // substrings of the terminal output (escapes kept)
 		cols string   // COLUMNS (default 120)
 	}{
-		{"list table", []string{"--state-dir", fixture, "list", "--all-agents"}, []string{"KEY", "KIND", "AGENT", "UPDATED", "agent:ops:main", " ago"}, ""},
+		{"list table", []string{"--state-dir", fixture, "list", "--all-agents"}, []string{"KEY", "KIND", "TOKENS", "UPDATED", "agent:ops:main", " ago"}, ""},
 		{"agents table", []string{"--state-dir", fixture, "agents"}, []string{"AGENT", "SPAWN TARGET", "ops"}, ""},
 		{"history coloured", []string{"--state-dir", fixture, "history", "main", "--limit", "2"}, []string{"\x1b[1;36massistant\x1b[0m"}, ""},
 		{"runs empty", []string{"--state-dir", noRuns, "runs"}, []string{"No runs found."}, ""},
