@@ -80,6 +80,8 @@ func TestTTYUnderScript(t *testing.T) {
 		{"list keys whole at 80", []string{"--state-dir", fixture, "list", "--all-agents"}, []string{
 			"agent:main:subagent:fc55dd0b-f66c-4a88-916b-ae2a3648f8d2", "agent:ops:cron:035bfbe3-107c-469b-8a17-ded8e4966021",
 			"agent:main:signal:group:c2lnbmfslwdyb3vwlwlkltawmq==", "KIND", "UPDATED"}, "80"},
+		{"runs partial", []string{"--state-dir", withRun, "runs", "--source", "all", "--limit", "1"}, []string{runID, "Showing 1 of 3 runs (--limit all for every one)"}, ""},
+		{"runs tree partial", []string{"--state-dir", withRun, "runs", "--tree", "--limit", "1"}, []string{"Showing 1 of 2 sub-agent runs"}, ""},
 		{"runs ids whole at 80", []string{"--state-dir", withRun, "runs", "--source", "all"}, []string{runID, "c2449ce1-bb94-4ecb-836d-a18eb20d7eb9", "0f8fd880-ca19-4a4a-9cf1-aa73ee1bf18c", "STATUS"}, "80"},
 		{"locks empty", []string{"--state-dir", fixture, "locks"}, []string{"No locks held."}, ""},
 		{"warning logged", []string{"--state-dir", json5State, "list"}, []string{"is JSON5", "KEY"}, ""},

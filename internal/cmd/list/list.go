@@ -274,13 +274,16 @@ func run(o *Options) error {
 		}
 	}
 	res := Result{Count: len(rows), TotalCount: total, LimitApplied: o.Limit.Applied(), HasMore: len(rows) < total, Sessions: rows}
-	if res.HasMore && f.IO.IsStderrTTY() {
+	if f.JSONMode() {
+		err = printJSON(f, res)
+	} else {
+		err = printTable(f, rows, len(agents) > 1, o.Messages > 0)
+	}
+	if err == nil && res.HasMore && f.IO.IsStderrTTY() {
+		// After the rows, where a person reading a terminal looks last.
 		fmt.Fprintf(f.IO.ErrOut, "Showing %d of %d sessions (--limit all for every one)\n", len(rows), total)
 	}
-	if f.JSONMode() {
-		return printJSON(f, res)
-	}
-	return printTable(f, rows, len(agents) > 1, o.Messages > 0)
+	return err
 }
 
 // parallel calls fn(0), …, fn(n-1) on up to GOMAXPROCS goroutines.

@@ -132,9 +132,12 @@ summary, source.`,
 			if tree {
 				what = "sub-agent runs"
 			}
-			if page.HasMore && f.IO.IsStderrTTY() {
-				fmt.Fprintf(f.IO.ErrOut, "Showing %d of %d %s (--limit all for every one)\n", len(out), total, what)
-			}
+			// After the rows, where a person reading a terminal looks last.
+			defer func() {
+				if page.HasMore && f.IO.IsStderrTTY() {
+					fmt.Fprintf(f.IO.ErrOut, "Showing %d of %d %s (--limit all for every one)\n", len(out), total, what)
+				}
+			}()
 			if tree {
 				roots := buildTree(out)
 				if f.JSONMode() {
