@@ -53,6 +53,8 @@ func TestScript(t *testing.T) {
 			"fakellm":    fakeLLMCmd,
 			"envfile":    envFile,
 			"txlock":     transcriptLock,
+			"growstore":  growStore,
+			"sqlexec":    sqlExec,
 		},
 	})
 }

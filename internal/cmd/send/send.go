@@ -166,10 +166,30 @@ type Result struct {
 	Error      string         `json:"error,omitempty"`
 }
 
-// DeliveryState is the delivery part of a result.
+// DeliveryState is the delivery part of a result: the announce's delivery
+// as the run record has it when the result is printed — "pending" until the
+// runner has settled it, then skipped, recorded, delivered or failed (with
+// the reason).
 type DeliveryState struct {
 	Status string `json:"status"`
 	Mode   string `json:"mode"`
+	Error  string `json:"error,omitempty"`
+}
+
+// deliveryOf is a run record's delivery state; "pending" while the record
+// has none yet or has not settled it.
+func deliveryOf(r *runs.Record) *DeliveryState {
+	d := &DeliveryState{Status: "pending", Mode: "announce"}
+	if rd := r.Delivery; rd != nil && rd.Status != "" {
+		d.Status = rd.Status
+		if rd.Mode != "" {
+			d.Mode = rd.Mode
+		}
+		if rd.Status != "pending" {
+			d.Error = rd.Error
+		}
+	}
+	return d
 }
 
 func run(o *Options) error {
@@ -363,7 +383,7 @@ func PrintDone(f *cmdutil.Factory, r *runs.Record) error {
 		return e.With("runId", r.RunID)
 	}
 	reply := r.Reply
-	res := Result{RunID: r.RunID, Status: runs.StatusOK, Reply: &reply, SessionKey: displayOf(r.Target), Delivery: &DeliveryState{Status: "pending", Mode: "announce"}}
+	res := Result{RunID: r.RunID, Status: runs.StatusOK, Reply: &reply, SessionKey: displayOf(r.Target), Delivery: deliveryOf(r)}
 	if f.JSONMode() {
 		return f.PrintJSON(res)
 	}
