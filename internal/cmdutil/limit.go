@@ -65,6 +65,9 @@ func (f LimitFlag) Set(s string) error {
 		return nil
 	}
 	n, err := strconv.Atoi(s)
+	if errors.Is(err, strconv.ErrRange) {
+		return errors.New("number out of range")
+	}
 	if err != nil {
 		return errors.New(`not a number or "all"`)
 	}
