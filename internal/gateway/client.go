@@ -243,22 +243,20 @@ func dialOnce(ctx context.Context, u *url.URL, display string, o Options, hc *ht
 
 	// 2. connect.
 	loopback := IsLoopbackHost(u.Hostname())
-	useDevice := false
-	switch o.Device {
-	case DeviceAlways:
-		useDevice = true
-	case DeviceAuto:
-		// 2026.9 challenges carry "capabilities"; 2026.1.30's do not.
-		useDevice = !loopback && chal.Capabilities != nil
-	}
+	useDevice := wantDevice(o.Device, loopback, chal.Capabilities != nil)
 	if useDevice && o.Identity == nil {
 		return fail(apperr.Usagef("gateway %s needs a device identity for a non-loopback 2026.9 connection, and none is available", display))
 	}
-	now := time.Now
+	// The signature time is the gateway's (the challenge's ts) when given:
+	// both versions bound the skew against their own clock.
+	signedAt := time.Now()
 	if o.Now != nil {
-		now = o.Now
+		signedAt = o.Now()
 	}
-	params, err := connectParams(o, u, chal.Nonce, useDevice, now())
+	if chal.TS > 0 {
+		signedAt = time.UnixMilli(chal.TS)
+	}
+	params, err := connectParams(o, u, chal.Nonce, useDevice, signedAt)
 	if err != nil {
 		return fail(err)
 	}
@@ -317,6 +315,18 @@ func dialOnce(ctx context.Context, u *url.URL, display string, o Options, hc *ht
 	}
 	go c.readLoop(rctx)
 	return c, 0, nil
+}
+
+// wantDevice decides whether the handshake carries our device identity.
+// A 2026.9 challenge carries "capabilities"; a 2026.1.30 one does not.
+func wantDevice(mode DeviceMode, loopback, challengeHasCaps bool) bool {
+	switch mode {
+	case DeviceAlways:
+		return true
+	case DeviceAuto:
+		return !loopback && challengeHasCaps
+	}
+	return false
 }
 
 func handshakeErr(display, what string, err error) error {
