@@ -532,5 +532,3 @@ func sortedKeys(m map[string]any) []string {
 	slices.Sort(out)
 	return out
 }
-
-
