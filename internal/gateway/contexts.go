@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"io/fs"
@@ -9,7 +10,9 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 
+	"github.com/gofrs/flock"
 	"github.com/openclaw/sessions/internal/apperr"
 	"github.com/openclaw/sessions/internal/fsutil"
 )
@@ -194,4 +197,41 @@ func (c *Contexts) Select(names []string) ([]Context, error) {
 		return nil, apperr.Usagef("--context: no context named")
 	}
 	return out, nil
+}
+
+// ContextsPath is the contexts file: <user config dir>/sessions/contexts.json.
+func ContextsPath() (string, error) {
+	d, err := UserDir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(d, ContextsFile), nil
+}
+
+// UpdateContexts loads the contexts file, applies fn and saves the result,
+// holding an exclusive lock (path + ".lock") throughout so concurrent
+// updates do not lose each other's changes. Nothing is written when fn fails.
+func UpdateContexts(path string, fn func(*Contexts) error) (*Contexts, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, apperr.Statef("cannot create %s: %v", filepath.Dir(path), err)
+	}
+	lk := flock.New(path + ".lock")
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	ok, err := lk.TryLockContext(ctx, 20*time.Millisecond)
+	if err != nil || !ok {
+		return nil, apperr.Lockf("cannot lock %s.lock: %v", path, err)
+	}
+	defer lk.Unlock()
+	c, err := LoadContexts(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := fn(c); err != nil {
+		return nil, err
+	}
+	if err := c.Save(path); err != nil {
+		return nil, err
+	}
+	return c, nil
 }

@@ -1,0 +1,297 @@
+//go:build interop
+
+package gateway_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/openclaw/sessions/internal/apperr"
+	"github.com/openclaw/sessions/internal/gateway"
+	"github.com/openclaw/sessions/internal/testutil/peertest"
+)
+
+// Against REAL gateways from the peer, both versions: connect, the calls
+// the commands need, and what OpenClaw's own CLI sees afterwards.
+func TestInteropGateway(t *testing.T) {
+	p := peertest.Peer(t)
+	for _, tc := range []struct {
+		version  string
+		protocol int
+	}{{"2026.1.30", 3}, {"2026.9.6", 4}} {
+		t.Run(tc.version, func(t *testing.T) {
+			t.Parallel()
+			g := peertest.StartGateway(t, p, tc.version)
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+			defer cancel()
+
+			c, err := gateway.Dial(ctx, gateway.Options{URL: g.URL, Token: g.Token, Log: func(s string) { t.Log(s) }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			if c.Protocol() != tc.protocol || c.UsedDevice() {
+				t.Fatalf("protocol %d device %v", c.Protocol(), c.UsedDevice())
+			}
+
+			// A wrong token is refused: exit 3, and the token is not echoed.
+			_, err = gateway.Dial(ctx, gateway.Options{URL: g.URL, Token: "wrong-" + g.Token})
+			if apperr.CodeOf(err) != apperr.CodeForbidden || strings.Contains(err.Error(), g.Token) {
+				t.Fatalf("wrong token: %d %v", apperr.CodeOf(err), err)
+			}
+
+			const key = "agent:main:main"
+			chats := c.ChatEvents(key)
+
+			// agent with the final answer (the second res frame).
+			var ack gateway.AgentAck
+			fin, err := c.RunAgent(ctx, gateway.AgentParams{Message: "interop hello", SessionKey: key}, func(a gateway.AgentAck) { ack = a })
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ack.Status != "accepted" || fin.Status != "ok" || !strings.Contains(fin.Text(), "MOCK reply") || !strings.Contains(fin.Text(), "interop hello") {
+				t.Fatalf("ack %+v final %+v (%q)", ack, fin, fin.Text())
+			}
+			// The chat events of that run end with a final one carrying the reply.
+			for {
+				e, err := chats.Next(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				ce, _ := gateway.DecodeChat(e)
+				if ce.RunID == fin.RunID && ce.State == "final" {
+					if !strings.Contains(string(ce.Message), "interop hello") {
+						t.Fatalf("final chat event %s", e.Payload)
+					}
+					break
+				}
+			}
+			chats.Close()
+
+			// agent + agent.wait with an idempotency key; a retry of the same
+			// key runs nothing twice.
+			idem := gateway.NewIdempotencyKey()
+			ack2, err := c.StartAgent(ctx, gateway.AgentParams{Message: "interop second", SessionKey: key, IdempotencyKey: idem})
+			if err != nil || ack2.RunID != idem {
+				t.Fatalf("start: %+v %v", ack2, err)
+			}
+			w, err := c.WaitAgent(ctx, idem, time.Minute)
+			if err != nil || w.Status != "ok" {
+				t.Fatalf("wait: %+v %v", w, err)
+			}
+			h1, err := c.ChatHistory(ctx, gateway.HistoryParams{SessionKey: key, Limit: 50})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := c.StartAgent(ctx, gateway.AgentParams{Message: "interop second", SessionKey: key, IdempotencyKey: idem}); err != nil {
+				t.Fatalf("retry: %v", err)
+			}
+			if w, err := c.WaitAgent(ctx, idem, time.Minute); err != nil || w.Status != "ok" {
+				t.Fatalf("wait after retry: %+v %v", w, err)
+			}
+
+			// chat.history: both turns, in order, the mock's replies.
+			h, err := c.ChatHistory(ctx, gateway.HistoryParams{SessionKey: key, Limit: 50})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(h.Messages) != len(h1.Messages) {
+				t.Fatalf("the retried idempotency key ran again: %d messages, then %d", len(h1.Messages), len(h.Messages))
+			}
+			var texts []string
+			for _, m := range h.Messages {
+				texts = append(texts, messageText(m))
+			}
+			all := strings.Join(texts, "\n")
+			if i, j := strings.Index(all, "MOCK reply #1: interop hello"), strings.Index(all, "interop second"); i < 0 || j < i {
+				t.Fatalf("history %q", texts)
+			}
+			if h.SessionID == "" {
+				t.Fatal("chat.history without sessionId")
+			}
+			if tc.protocol >= 4 {
+				// 9.x cursors: nothing new since the cursor → a delta without messages.
+				if len(h.DeltaCursor) == 0 {
+					t.Fatal("9.x chat.history without a deltaCursor")
+				}
+				d, err := c.ChatHistory(ctx, gateway.HistoryParams{SessionKey: key, Cursor: h.DeltaCursor})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if d.Kind != "delta" || len(d.Messages) != 0 {
+					t.Fatalf("delta since the cursor: kind %q, %d messages", d.Kind, len(d.Messages))
+				}
+			} else if _, err := c.ChatHistory(ctx, gateway.HistoryParams{SessionKey: key, Cursor: json.RawMessage(`"x"`)}); apperr.CodeOf(err) != apperr.CodeState {
+				t.Fatalf("1.30 cursor refused before sending: %v", err)
+			}
+
+			// sessions.list (all pages): the session, with the same sessionId.
+			page, err := c.ListAllSessions(ctx, gateway.ListParams{}, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var row *gateway.SessionRow
+			for i := range page.Sessions {
+				if page.Sessions[i].Key == key {
+					row = &page.Sessions[i]
+				}
+			}
+			if row == nil || row.SessionID != h.SessionID {
+				t.Fatalf("sessions.list: %+v (history sessionId %s)", page.Sessions, h.SessionID)
+			}
+
+			// sessions.patch, then OpenClaw's own CLI sees the label.
+			label := "interop-" + strings.ReplaceAll(tc.version, ".", "-")
+			pr, err := c.PatchSession(ctx, key, map[string]any{"label": label})
+			if err != nil || !pr.OK {
+				t.Fatalf("patch: %+v %v", pr, err)
+			}
+			var listed struct {
+				Path     string `json:"path"`
+				Sessions []struct {
+					Key   string `json:"key"`
+					Label string `json:"label"`
+				} `json:"sessions"`
+			}
+			out := g.OpenClaw(t, p, "sessions", "--json")
+			if err := json.Unmarshal(out, &listed); err != nil {
+				t.Fatalf("openclaw sessions --json: %v\n%s", err, out)
+			}
+			found := false
+			for _, s := range listed.Sessions {
+				found = found || (s.Key == key && s.Label == label)
+			}
+			if tc.protocol == 3 {
+				// 1.30's `sessions --json` rows carry no label at all: read the
+				// store it names (OpenClaw's own file) instead.
+				data, err := os.ReadFile(listed.Path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var store map[string]struct {
+					Label string `json:"label"`
+				}
+				if err := json.Unmarshal(data, &store); err != nil {
+					t.Fatal(err)
+				}
+				found = store[key].Label == label
+			}
+			if !found {
+				t.Fatalf("openclaw sessions --json does not show label %q on %s:\n%s", label, key, out)
+			}
+			// A field the version does not know is refused before sending.
+			if _, err := c.PatchSession(ctx, key, map[string]any{map[int]string{3: "archived", 4: "spawnedBy"}[tc.protocol]: true}); apperr.CodeOf(err) != apperr.CodeState {
+				t.Fatalf("unknown patch field: %v", err)
+			}
+
+			// health, status, config.get (secrets removed).
+			if hl, err := c.Health(ctx); err != nil || len(hl) == 0 {
+				t.Fatalf("health: %v", err)
+			}
+			if st, err := c.Status(ctx); err != nil || len(st) == 0 {
+				t.Fatalf("status: %v", err)
+			}
+			rc, err := c.ConfigGet(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if b, _ := json.Marshal(rc.Config); strings.Contains(string(b), g.Token) || rc.Config["gateway"] == nil {
+				t.Fatalf("config.get: the gateway token leaked, or no gateway section")
+			}
+
+			// A device identity of our own: silent pairing on loopback, the
+			// issued device token kept and then enough on its own.
+			dir := t.TempDir()
+			id, err := gateway.LoadOrCreateIdentity(filepath.Join(dir, gateway.IdentityFile), time.Now())
+			if err != nil {
+				t.Fatal(err)
+			}
+			store := &gateway.TokenStore{Path: filepath.Join(dir, gateway.TokensFile)}
+			o := gateway.Options{URL: g.URL, Token: g.Token, Device: gateway.DeviceAlways, Identity: id, Tokens: store,
+				Scopes: []string{"operator.read", "operator.write"}}
+			dc, err := gateway.Dial(ctx, o)
+			if err != nil {
+				t.Fatalf("device connect: %v", err)
+			}
+			dc.Close()
+			dt, ok := store.Get(gateway.TokenKey(g.URL, "operator"))
+			if !ok || dt.Protocol != tc.protocol {
+				t.Fatalf("no device token kept: %+v", dt)
+			}
+			o.Token = ""
+			dc, err = gateway.Dial(ctx, o)
+			if err != nil {
+				t.Fatalf("device-token connect: %v", err)
+			}
+			if _, err := dc.ListSessions(ctx, gateway.ListParams{Limit: 1}); err != nil {
+				t.Fatalf("sessions.list with the device token: %v", err)
+			}
+			// Without operator.admin, 1.30's sessions.patch is forbidden (exit 3).
+			if tc.protocol == 3 {
+				_, err := dc.PatchSession(ctx, key, map[string]any{"label": "x"})
+				if apperr.CodeOf(err) != apperr.CodeForbidden || !strings.Contains(err.Error(), "operator.admin") {
+					t.Fatalf("patch without admin: %d %v", apperr.CodeOf(err), err)
+				}
+			}
+			dc.Close()
+		})
+	}
+}
+
+// messageText is the text of a chat.history message (content is a string on
+// 9.x user messages, an array of parts otherwise).
+func messageText(raw json.RawMessage) string {
+	var m struct {
+		Content json.RawMessage `json:"content"`
+	}
+	if json.Unmarshal(raw, &m) != nil {
+		return ""
+	}
+	var s string
+	if json.Unmarshal(m.Content, &s) == nil {
+		return s
+	}
+	var parts []struct {
+		Type, Text string
+	}
+	_ = json.Unmarshal(m.Content, &parts)
+	var out []string
+	for _, p := range parts {
+		if p.Type == "text" {
+			out = append(out, p.Text)
+		}
+	}
+	return strings.Join(out, " ")
+}
+
+// Connect + handshake (challenge, connect, hello-ok) on loopback against the
+// real gateway: one Dial and Close per op.
+func BenchmarkInteropHandshake(b *testing.B) {
+	p := peertest.Peer(b)
+	for _, v := range []string{"2026.1.30", "2026.9.6"} {
+		b.Run(v, func(b *testing.B) {
+			g := peertest.StartGateway(b, p, v)
+			ctx := context.Background()
+			o := gateway.Options{URL: g.URL, Token: g.Token}
+			// One warm-up connection (the first pays the gateway's lazy setup).
+			c, err := gateway.Dial(ctx, o)
+			if err != nil {
+				b.Fatal(err)
+			}
+			c.Close()
+			b.ResetTimer()
+			for b.Loop() {
+				c, err := gateway.Dial(ctx, o)
+				if err != nil {
+					b.Fatal(err)
+				}
+				c.Close()
+			}
+		})
+	}
+}
