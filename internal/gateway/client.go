@@ -442,7 +442,16 @@ func (c *Client) call(ctx context.Context, method string, params, out any, final
 	if params == nil {
 		params = map[string]any{}
 	}
-	if err := writeJSON(ctx, c.conn, request{Type: "req", ID: id, Method: method, Params: params}); err != nil {
+	data, err := json.Marshal(request{Type: "req", ID: id, Method: method, Params: params})
+	if err != nil {
+		return apperr.Errorf("gateway %s: %s: cannot encode the params: %v", c.url, method, err)
+	}
+	// The gateway closes the connection on a frame over its maxPayload:
+	// refuse it here, with a message that says why.
+	if maxP := c.hello.Policy.MaxPayload; maxP > 0 && int64(len(data)) > maxP {
+		return apperr.Errorf("gateway %s: %s request is %d bytes, over the gateway's limit of %d", c.url, method, len(data), maxP)
+	}
+	if err := c.conn.Write(ctx, websocket.MessageText, data); err != nil {
 		if ctx.Err() != nil {
 			return c.ctxError(ctx, method)
 		}

@@ -371,6 +371,23 @@ func TestOversizedFrame(t *testing.T) {
 	}
 }
 
+// A request over the gateway's advertised maxPayload is refused before
+// sending (the gateway would drop the connection).
+func TestRequestOverMaxPayload(t *testing.T) {
+	g := newFake(t, 3) // advertises maxPayload 524288, as 1.30 does
+	c := dial(t, g.opts())
+	err := c.Call(context.Background(), "agent", map[string]any{"message": strings.Repeat("x", 600<<10)}, nil)
+	if err == nil || !strings.Contains(err.Error(), "over the gateway's limit of 524288") {
+		t.Fatalf("got %v", err)
+	}
+	if len(g.reqs()) != 0 {
+		t.Fatal("the oversized request was sent")
+	}
+	if err := c.Call(context.Background(), "health", nil, nil); err != nil {
+		t.Fatalf("connection unusable after: %v", err)
+	}
+}
+
 func TestSlowServerDeadline(t *testing.T) {
 	g := newFake(t, 3)
 	release := make(chan struct{})
