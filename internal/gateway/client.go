@@ -66,6 +66,10 @@ type Options struct {
 	Fingerprint string
 	// RootCAs overrides the system roots (tests).
 	RootCAs *x509.CertPool
+	// Header is added to the upgrade request (e.g. what a reverse proxy in
+	// front of the gateway needs; a "Host" entry sets the Host header).
+	// Never put a secret here: use Token.
+	Header http.Header
 
 	Device   DeviceMode
 	Identity *Identity   // our device key; needed for a device connection
@@ -207,11 +211,21 @@ func Dial(ctx context.Context, o Options) (*Client, error) {
 
 func dialOnce(ctx context.Context, u *url.URL, display string, o Options, hc *http.Client, logf func(string)) (*Client, time.Duration, error) {
 	start := time.Now()
-	conn, _, err := websocket.Dial(ctx, u.String(), &websocket.DialOptions{
+	hdr := o.Header.Clone()
+	host := hdr.Get("Host")
+	hdr.Del("Host")
+	conn, resp, err := websocket.Dial(ctx, u.String(), &websocket.DialOptions{
 		HTTPClient:      hc,
+		HTTPHeader:      hdr,
+		Host:            host,
 		CompressionMode: websocket.CompressionDisabled,
 	})
 	if err != nil {
+		if resp != nil && resp.StatusCode != http.StatusSwitchingProtocols {
+			// It answered, but not as a gateway socket (a proxy, the wrong
+			// path, or forwarding headers from an untrusted address).
+			return nil, 0, handshakeFailed(display, "the WebSocket upgrade was refused: HTTP %s", resp.Status).Wrap(err)
+		}
 		return nil, 0, unreachable(display, scrubDialError(err))
 	}
 	limit := o.ReadLimit

@@ -161,6 +161,19 @@ func TestUnreachable(t *testing.T) {
 	}
 }
 
+// An HTTP answer that is not an upgrade (a proxy, a wrong path, 2026.9
+// refusing forwarding headers) is a handshake failure, saying the status.
+func TestUpgradeRefused(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "forbidden", http.StatusForbidden)
+	}))
+	defer srv.Close()
+	_, err := Dial(context.Background(), Options{URL: "ws" + strings.TrimPrefix(srv.URL, "http"), Token: "t"})
+	if apperr.CodeOf(err) != apperr.CodeState || !strings.Contains(err.Error(), "upgrade was refused: HTTP 403") {
+		t.Fatalf("got %d %v", apperr.CodeOf(err), err)
+	}
+}
+
 func TestHandshakeDeadline(t *testing.T) {
 	g := newFake(t, 3)
 	g.noChallng = true

@@ -5,12 +5,14 @@ package gateway_test
 import (
 	"context"
 	"encoding/json"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/coder/websocket"
 	"github.com/openclaw/sessions/internal/apperr"
 	"github.com/openclaw/sessions/internal/gateway"
 	"github.com/openclaw/sessions/internal/testutil/peertest"
@@ -239,7 +241,87 @@ func TestInteropGateway(t *testing.T) {
 				}
 			}
 			dc.Close()
+
+			checkRemote(t, ctx, p, g, tc.protocol)
+			checkChallenge(t, ctx, g.URL, tc.protocol)
 		})
+	}
+}
+
+// checkRemote: a connection the gateway does not consider local. 1.30 takes
+// a non-loopback Host header as remote: our device then needs pairing, the
+// error names the approve command, and after OpenClaw's own `openclaw
+// devices approve <id>` the device connects (and its token alone suffices).
+// 9.6 cannot be made to see a loopback peer as remote: a Host header does not
+// change its verdict, and forwarding headers from an untrusted address get
+// the upgrade refused (HTTP 403, exit 10).
+func checkRemote(t *testing.T, ctx context.Context, p string, g *peertest.Gateway, protocol int) {
+	dir := t.TempDir()
+	id, err := gateway.LoadOrCreateIdentity(filepath.Join(dir, gateway.IdentityFile), time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	store := &gateway.TokenStore{Path: filepath.Join(dir, gateway.TokensFile)}
+	if protocol >= 4 {
+		_, err := gateway.Dial(ctx, gateway.Options{URL: g.URL, Token: g.Token, Header: http.Header{"X-Forwarded-For": {"203.0.113.9"}}})
+		if apperr.CodeOf(err) != apperr.CodeState || !strings.Contains(err.Error(), "HTTP 403") {
+			t.Fatalf("9.6 with forwarding headers: %d %v", apperr.CodeOf(err), err)
+		}
+		return
+	}
+	o := gateway.Options{URL: g.URL, Token: g.Token, Header: http.Header{"Host": {"gw.example.com"}},
+		Device: gateway.DeviceAlways, Identity: id, Tokens: store, Scopes: []string{"operator.read", "operator.write"}}
+	_, err = gateway.Dial(ctx, o)
+	e, ok := gateway.AsRPCError(err)
+	if apperr.CodeOf(err) != apperr.CodeForbidden || !ok || e.RequestID() == "" {
+		t.Fatalf("remote device: %d %v", apperr.CodeOf(err), err)
+	}
+	cmd := gateway.ApproveCommand(e.RequestID())
+	if !strings.Contains(err.Error(), "`"+cmd+"`") {
+		t.Fatalf("the error does not name %q: %v", cmd, err)
+	}
+	args := strings.Fields(cmd)
+	if args[0] != "openclaw" {
+		t.Fatalf("approve command %q", cmd)
+	}
+	t.Logf("%s: %s", cmd, strings.TrimSpace(string(g.OpenClaw(t, p, args[1:]...))))
+	c, err := gateway.Dial(ctx, o)
+	if err != nil {
+		t.Fatalf("after approval: %v", err)
+	}
+	c.Close()
+	o.Token = ""
+	c, err = gateway.Dial(ctx, o)
+	if err != nil {
+		t.Fatalf("remote, device token only: %v", err)
+	}
+	if _, err := c.ListSessions(ctx, gateway.ListParams{Limit: 1}); err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+}
+
+// checkChallenge: DeviceAuto tells the versions apart by the challenge — a
+// 2026.9 challenge carries "capabilities", a 2026.1.30 one does not.
+func checkChallenge(t *testing.T, ctx context.Context, url string, protocol int) {
+	conn, _, err := websocket.Dial(ctx, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.CloseNow()
+	_, data, err := conn.Read(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f struct {
+		Event   string
+		Payload map[string]json.RawMessage
+	}
+	if err := json.Unmarshal(data, &f); err != nil || f.Event != "connect.challenge" {
+		t.Fatalf("first frame %s", data)
+	}
+	if _, has := f.Payload["capabilities"]; has != (protocol >= 4) {
+		t.Fatalf("protocol %d challenge %s", protocol, data)
 	}
 }
 
