@@ -72,8 +72,11 @@ type Options struct {
 	Header http.Header
 
 	Device   DeviceMode
-	Identity *Identity   // our device key; needed for a device connection
-	Tokens   *TokenStore // device tokens issued per gateway (may be nil)
+	Identity *Identity // our device key; needed for a device connection
+	// IdentityPath, when Identity is nil, is the key file loaded (or
+	// created, mode 0600) only once a connection needs a device.
+	IdentityPath string
+	Tokens       *TokenStore // device tokens issued per gateway (may be nil)
 
 	Scopes        []string // default DefaultScopes
 	ClientVersion string   // client.version; default "dev"
@@ -258,6 +261,13 @@ func dialOnce(ctx context.Context, u *url.URL, display string, o Options, hc *ht
 	// 2. connect.
 	loopback := IsLoopbackHost(u.Hostname())
 	useDevice := wantDevice(o.Device, loopback, chal.Capabilities != nil)
+	if useDevice && o.Identity == nil && o.IdentityPath != "" {
+		id, err := LoadOrCreateIdentity(o.IdentityPath, time.Now())
+		if err != nil {
+			return fail(err)
+		}
+		o.Identity = id
+	}
 	if useDevice && o.Identity == nil {
 		return fail(apperr.Usagef("gateway %s needs a device identity for a non-loopback 2026.9 connection, and none is available", display))
 	}
@@ -270,7 +280,7 @@ func dialOnce(ctx context.Context, u *url.URL, display string, o Options, hc *ht
 	if chal.TS > 0 {
 		signedAt = time.UnixMilli(chal.TS)
 	}
-	params, err := connectParams(o, u, chal.Nonce, useDevice, signedAt)
+	params, err := connectParams(o, chal.Nonce, useDevice, signedAt)
 	if err != nil {
 		return fail(err)
 	}
@@ -355,7 +365,7 @@ func handshakeErr(display, what string, err error) error {
 
 // connectParams builds the connect request: only fields both protocol
 // versions know (both schemas are closed).
-func connectParams(o Options, u *url.URL, nonce string, useDevice bool, now time.Time) (map[string]any, error) {
+func connectParams(o Options, nonce string, useDevice bool, now time.Time) (map[string]any, error) {
 	scopes := o.Scopes
 	if len(scopes) == 0 {
 		scopes = DefaultScopes
@@ -403,7 +413,6 @@ func connectParams(o Options, u *url.URL, nonce string, useDevice bool, now time
 	if len(auth) > 0 {
 		p["auth"] = auth
 	}
-	_ = u
 	return p, nil
 }
 

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -681,6 +682,38 @@ func TestWantDevice(t *testing.T) {
 		if got := wantDevice(tc.mode, tc.loopback, tc.caps); got != tc.want {
 			t.Errorf("%+v: %v", tc, got)
 		}
+	}
+}
+
+// The key file is created only when a connection needs a device.
+func TestIdentityLoadedOnDemand(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	g := newFake(t, 4)
+	o, err := g.opts().WithDefaultDeviceFiles()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dial(t, o) // loopback: no device
+	if _, err := os.Stat(o.IdentityPath); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("key created for a loopback connection: %v", err)
+	}
+	g.connect = func(p map[string]any) (map[string]any, *RPCError, websocket.StatusCode) {
+		if p["device"] == nil {
+			return nil, &RPCError{Code: "INVALID_REQUEST", Message: "no device"}, websocket.StatusPolicyViolation
+		}
+		return map[string]any{"type": "hello-ok", "protocol": 4, "auth": map[string]any{"deviceToken": "dt", "scopes": []string{"operator.admin"}}}, nil, 0
+	}
+	o.Device = DeviceAlways
+	dial(t, o)
+	st, err := os.Stat(o.IdentityPath)
+	if err != nil || st.Mode().Perm() != 0o600 {
+		t.Fatalf("key file: %v %v", st, err)
+	}
+	if dt, ok := o.Tokens.Get(TokenKey(g.url(), "operator")); !ok || dt.Token != "dt" {
+		t.Fatalf("device token not kept: %+v", dt)
+	}
+	if st, _ := os.Stat(o.Tokens.Path); st.Mode().Perm() != 0o600 {
+		t.Fatalf("tokens file mode %v", st.Mode())
 	}
 }
 

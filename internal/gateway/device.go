@@ -219,8 +219,25 @@ func UserDir() (string, error) {
 	return filepath.Join(d, "sessions"), nil
 }
 
-// DefaultIdentityPath and DefaultTokensPath are the files under UserDir.
+// IdentityFile and TokensFile are our device files under UserDir.
 const (
 	IdentityFile = "device.json"
 	TokensFile   = "device-tokens.json"
 )
+
+// WithDefaultDeviceFiles returns o using our own device key and device
+// tokens under UserDir (device.json, device-tokens.json), loaded only when a
+// connection needs a device.
+func (o Options) WithDefaultDeviceFiles() (Options, error) {
+	d, err := UserDir()
+	if err != nil {
+		return o, err
+	}
+	if o.Identity == nil && o.IdentityPath == "" {
+		o.IdentityPath = filepath.Join(d, IdentityFile)
+	}
+	if o.Tokens == nil {
+		o.Tokens = &TokenStore{Path: filepath.Join(d, TokensFile)}
+	}
+	return o, nil
+}
