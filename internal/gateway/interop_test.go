@@ -14,6 +14,7 @@ import (
 
 	"github.com/coder/websocket"
 	"github.com/openclaw/sessions/internal/apperr"
+	"github.com/openclaw/sessions/internal/config"
 	"github.com/openclaw/sessions/internal/gateway"
 	"github.com/openclaw/sessions/internal/testutil/peertest"
 )
@@ -242,9 +243,41 @@ func TestInteropGateway(t *testing.T) {
 			}
 			dc.Close()
 
+			checkLocal(t, ctx, g)
 			checkRemote(t, ctx, p, g, tc.protocol)
 			checkChallenge(t, ctx, g.URL, tc.protocol)
 		})
+	}
+}
+
+// checkLocal: the gateway's own config resolves to its URL and token (as
+// OpenClaw's CLI finds them), and the running gateway is detected for its
+// state dir by its lock file, or by its port alone.
+func checkLocal(t *testing.T, ctx context.Context, g *peertest.Gateway) {
+	cfg, err := config.Load(g.ConfigPath, config.Env{Getenv: func(string) string { return "" }, Home: g.Home})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := gateway.LocalEndpoint(gateway.Inputs{Config: cfg.Raw})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.URL != g.URL || e.Token != g.Token || e.AuthSource != "config gateway.auth.token" {
+		t.Fatalf("local endpoint %+v (token from config: %v)", e, e.Token == g.Token)
+	}
+	c, err := gateway.Dial(ctx, e.Options())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+	live := gateway.DetectLocal(gateway.DetectInput{StateDir: g.StateDir, ConfigPath: g.ConfigPath, TmpDir: filepath.Join(g.Home, "tmp"), Port: g.Port})
+	if live == nil || live.Via != "lock" || live.PID != g.GatewayPID {
+		t.Fatalf("live gateway by lock: %+v (gateway pid %d)", live, g.GatewayPID)
+	}
+	t.Logf("detected: %+v", *live)
+	live = gateway.DetectLocal(gateway.DetectInput{StateDir: t.TempDir(), Port: g.Port})
+	if live == nil || live.Via != "port" {
+		t.Fatalf("live gateway by port: %+v", live)
 	}
 }
 
