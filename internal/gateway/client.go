@@ -237,7 +237,7 @@ func dialOnce(ctx context.Context, u *url.URL, display string, o Options, hc *ht
 	}
 	conn.SetReadLimit(limit)
 	fail := func(err error) (*Client, time.Duration, error) {
-		conn.Close(websocket.StatusNormalClosure, "")
+		conn.CloseNow() // the gateway closes a failed handshake itself
 		return nil, 0, err
 	}
 

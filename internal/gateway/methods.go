@@ -151,8 +151,9 @@ func (c *Client) ListSessions(ctx context.Context, p ListParams) (*SessionsPage,
 	return &page, nil
 }
 
-// pageSize is the page ListAllSessions asks 2026.9 for.
-const pageSize = 100
+// pageSize is the page ListAllSessions asks 2026.9 for (it has no maximum;
+// every page re-sorts offset+limit rows, so fewer, bigger pages are cheaper).
+const pageSize = 500
 
 // ListAllSessions returns up to max rows (0: all), following 2026.9's
 // pagination (offset/nextOffset); 2026.1.30 answers in one page.
