@@ -181,9 +181,19 @@ type Client struct {
 	closeOnce sync.Once
 }
 
+// DefaultHandshakeTimeout bounds a handshake whose context has no deadline
+// (2026.9 gives a client 15 s before auth).
+const DefaultHandshakeTimeout = 15 * time.Second
+
 // Dial connects, answers the challenge and authenticates. The context bounds
-// the whole handshake; its deadline running out is a handshake failure.
+// the whole handshake (DefaultHandshakeTimeout when it has no deadline); its
+// deadline running out is a handshake failure.
 func Dial(ctx context.Context, o Options) (*Client, error) {
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, DefaultHandshakeTimeout)
+		defer cancel()
+	}
 	u, err := ValidateURL(o.URL, o.AllowInsecure)
 	if err != nil {
 		return nil, err
@@ -433,7 +443,8 @@ func (c *Client) Done() <-chan struct{} { return c.done }
 
 // Call sends method with params and decodes the payload of its answer into
 // out (nil: ignore it). The context bounds the call: its deadline running
-// out is a timeout (exit 5); the call's late answer is then dropped.
+// out is a timeout (exit 5); the call's late answer is then dropped. Without
+// a deadline a call waits until answered or the connection ends.
 func (c *Client) Call(ctx context.Context, method string, params, out any) error {
 	return c.call(ctx, method, params, out, false, nil)
 }

@@ -64,6 +64,23 @@ func TestDialNegotiatesBothVersions(t *testing.T) {
 	}
 }
 
+// The dial context bounds the handshake only: cancelling it afterwards does
+// not end the connection.
+func TestDialContextBoundsHandshakeOnly(t *testing.T) {
+	g := newFake(t, 4)
+	ctx, cancel := context.WithCancel(context.Background())
+	c, err := Dial(ctx, g.opts())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	cancel()
+	time.Sleep(20 * time.Millisecond)
+	if err := c.Call(context.Background(), "health", nil, nil); err != nil {
+		t.Fatalf("call after the dial context ended: %v", err)
+	}
+}
+
 func TestPasswordAuth(t *testing.T) {
 	g := newFake(t, 3)
 	g.connect = func(p map[string]any) (map[string]any, *RPCError, websocket.StatusCode) {
