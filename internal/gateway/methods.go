@@ -444,6 +444,13 @@ type WaitResult struct {
 
 // WaitAgent waits up to timeout on the gateway for a run to end. The call's
 // own deadline is the context's (give it more than timeout).
+//
+// It answers at the run's lifecycle end, before the agent call itself has
+// finished: on 2026.1.30 (seen live) a retry of the idempotency key still
+// says "accepted" right after, and the call's own last session-store write
+// can overwrite a sessions.patch made in that window. To know the call is
+// done, retry StartAgent with the same key until its status is not
+// "accepted" (a cached answer; the turn never runs twice), or use RunAgent.
 func (c *Client) WaitAgent(ctx context.Context, runID string, timeout time.Duration) (*WaitResult, error) {
 	if runID == "" {
 		return nil, apperr.Usagef("agent.wait: no run id")
