@@ -231,6 +231,7 @@ on a terminal and scripts get tab-separated lines when piped.`,
 		completion.NewCmd(f),
 	)
 	root.CompletionOptions.DisableDefaultCmd = true
+	addGatewayFlags(root, f)
 	addExtras(root, f)
 	return root
 }
