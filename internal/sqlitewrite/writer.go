@@ -53,7 +53,13 @@ type Writer struct {
 	opts     Options
 	conn     *sql.DB
 	cookie   int64 // schema_version when the schema was checked
+	lastHold time.Duration
 }
+
+// LastLockHold is how long the last write transaction held the database's
+// write lock (BEGIN IMMEDIATE until COMMIT returned): what a gateway's
+// event loop would wait on us.
+func (w *Writer) LastLockHold() time.Duration { return w.lastHold }
 
 // Open checks the preconditions (see the package comment) and opens the
 // database of agentID in stateDir for writing. It writes nothing.
@@ -227,6 +233,8 @@ func (w *Writer) write(what string, fn func(tx *sql.Tx) error) (already bool, er
 	if err != nil {
 		return false, w.mapErr(err, what)
 	}
+	locked := time.Now()
+	defer func() { w.lastHold = time.Since(locked) }()
 	defer tx.Rollback()
 	var cookie, fk, uv int64
 	if err := tx.QueryRow("PRAGMA schema_version").Scan(&cookie); err != nil {
