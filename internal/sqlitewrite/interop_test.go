@@ -237,12 +237,12 @@ func TestInterop96(t *testing.T) {
 	if _, err := Open(state, "main", Options{}); err == nil || !strings.Contains(err.Error(), "--gateway") {
 		t.Errorf("Open beside a live gateway: %v", err)
 	}
-	res, err := exec.Command(p, "gateway", "call", "--home", gwHome, "sessions.search", "--params", `{"agentId":"main","query":"`+uniqueWord+`"}`, "--json").CombinedOutput()
+	res, err := exec.Command(p, "gateway", "call", "--home", gwHome, "sessions.search", "--params", `{"agentId":"main","sessionKeys":["`+mainKey+`"],"query":"`+uniqueWord+`"}`, "--json").CombinedOutput()
 	if err != nil {
 		t.Fatalf("sessions.search: %v\n%s", err, res)
 	}
 	found := false
-	for _, h := range gjson.GetBytes(res, "hits").Array() {
+	for _, h := range gjson.GetBytes(res, "results").Array() {
 		if h.Get("messageId").String() == turn.EventIDs[0] || h.Get("messageId").String() == turn.EventIDs[1] {
 			found = true
 		}
