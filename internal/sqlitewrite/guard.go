@@ -93,7 +93,28 @@ func Holders(stateDir, dbPath string, now time.Time) ([]Holder, error) {
 	if err != nil {
 		return nil, err
 	}
-	return append(out, leases...), nil
+	return mergeHolders(append(out, leases...)), nil
+}
+
+// mergeHolders folds what names the same pid (a process holds the state
+// lock, the config lock and a lease row at once) into one holder.
+func mergeHolders(hs []Holder) []Holder {
+	var out []Holder
+	at := map[int]int{}
+	for _, h := range hs {
+		if i, ok := at[h.PID]; ok && h.PID > 0 {
+			if !strings.Contains(out[i].Source, h.Source) {
+				out[i].Source += ", " + h.Source
+			}
+			if out[i].Role == "lease" {
+				out[i].Role = h.Role
+			}
+			continue
+		}
+		at[h.PID] = len(out)
+		out = append(out, h)
+	}
+	return out
 }
 
 // processAlive reports whether pid runs (and, when startTime is known, is

@@ -9,9 +9,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/tidwall/gjson"
 
@@ -308,4 +310,56 @@ func checkContinuation(t *testing.T, dbPath, sid, ourAssistant string, before in
 			t.Errorf("OpenClaw wrote no zstd row after ours")
 		}
 	}
+}
+
+// TestInterop96RefusesBesideEmbeddedAgent: while a real `openclaw agent
+// --local` runs on another session of the same agent (it holds
+// gateway.state.lock with role agent-embedded and an agent_database_leases
+// row), Open refuses naming its pid; once it has exited, writing works and
+// the database is clean.
+func TestInterop96RefusesBesideEmbeddedAgent(t *testing.T) {
+	p := peer96(t)
+	state, home := interopState(t)
+	// no mock LLM: the turn retries its provider for longer than we need
+	cmd := exec.Command(p, "run", "--version", "2026.9.6", "--home", home, "--state", state, "--cwd", home, "--timeout", "150", "--",
+		"agent", "--local", "--session-key", "agent:main:cron:peer-job-1", "--message", "hold the state dir")
+	var agentOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &agentOut, &agentOut
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { cmd.Wait(); close(done) }()
+	defer func() { <-done }()
+	lock := filepath.Join(LockDir(state), "gateway.state.lock")
+	var pid int
+	for deadline := time.Now().Add(120 * time.Second); time.Now().Before(deadline) && pid == 0; time.Sleep(200 * time.Millisecond) {
+		var pl lockPayload
+		if data, err := os.ReadFile(lock); err == nil && json.Unmarshal(data, &pl) == nil && pl.Role == "agent-embedded" {
+			pid = pl.PID
+		}
+	}
+	if pid == 0 {
+		ents, _ := os.ReadDir(LockDir(state))
+		var names []string
+		for _, e := range ents {
+			names = append(names, e.Name())
+		}
+		<-done
+		t.Fatalf("openclaw agent --local took no gateway.state.lock (lock dir: %v)\n%s", names, agentOut.String())
+	}
+	_, err := Open(state, "main", Options{})
+	if err == nil || !strings.Contains(err.Error(), "pid "+strconv.Itoa(pid)) || !strings.Contains(err.Error(), "agent-embedded") {
+		t.Fatalf("Open beside a running openclaw agent --local (pid %d): %v", pid, err)
+	}
+	<-done
+	w, err := Open(state, "main", Options{})
+	if err != nil {
+		t.Fatalf("Open after the agent exited: %v", err)
+	}
+	defer w.Close()
+	if _, err := w.AppendTurn(Turn{SessionKey: mainKey, IdempotencyKey: "sessions:after-agent", Messages: []json.RawMessage{userMsg("after"), assistantMsg("ok")}}); err != nil {
+		t.Fatal(err)
+	}
+	checkClean(t, rawDB(t, w.Path()))
 }
