@@ -76,7 +76,12 @@ running), patch warns that the change may be overwritten; --wait-idle[=D]
 and for OpenClaw to record it, then writes. Still busy after D: exit 5,
 nothing written.
 
-A corrupt store or an OpenClaw 2026.8+ (SQLite) agent is refused with exit 10,
+On OpenClaw 2026.8+ state the entry is patched in the agent's SQLite store as
+2026.9.6's sessions.patch does, when no OpenClaw process holds the state dir
+(else exit 10 naming its pid: use --gateway); a session with an active run
+is refused there.
+
+A corrupt store is refused with exit 10,
 a lock held past --lock-timeout with exit 11.
 
 JSON (--json): {"ok":true,"key","path","entry","warnings"} with the entry as

@@ -75,7 +75,10 @@ Refused before anything is written: a sub-agent requester (forbidden), an
 agent not allowed (forbidden), an unknown agent (exit 4), an invalid thinking
 level, a label over 64 characters (exit 2), a model that is malformed, of an
 unconfigured provider, missing from the provider's models list or outside the
-agents.defaults.models allowlist (exit 1), an OpenClaw 2026.8+ agent (exit 10).
+agents.defaults.models allowlist (exit 1), an OpenClaw 2026.8+ (SQLite) agent
+while an OpenClaw process holds the state dir (exit 10: use --gateway).
+On 2026.8+ state --cleanup delete archives the child row (archivedAt) instead
+of deleting it; the run record says so (spawn.rowArchived).
 
 The engine (--engine or $SESSIONS_ENGINE) is as for send; an exec engine runs
 with OPENCLAW_SESSION_KEY set to the child's key.
