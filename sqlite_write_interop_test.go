@@ -119,10 +119,8 @@ func TestInteropSQLiteWriteCLI(t *testing.T) {
 		}
 	}
 	ours("patch", patched, "--label", "team room "+stamp, "--send-policy", "deny")
-	for _, name := range []string{"sessions.json"} {
-		if out, _ := exec.Command("find", state, "-name", name, "-o", "-name", "*.jsonl", "-not", "-path", "*/sessions-cli/*").Output(); len(bytes.TrimSpace(out)) > 0 {
-			t.Errorf("legacy files in a 2026.9.6 state dir:\n%s", out)
-		}
+	if out, _ := exec.Command("find", state, "-name", "sessions.json", "-o", "-name", "*.jsonl", "-not", "-path", "*/sessions-cli/*").Output(); len(bytes.TrimSpace(out)) > 0 {
+		t.Errorf("legacy files in a 2026.9.6 state dir:\n%s", out)
 	}
 	db, err := sql.Open("sqlite", "file:"+filepath.Join(state, "agents", "main", "agent", "openclaw-agent.sqlite")+"?mode=ro")
 	if err != nil {
@@ -189,13 +187,18 @@ func TestInteropSQLiteWriteCLI(t *testing.T) {
 	logs := peertest.ReadMockLog(t, logPath)
 	var theirs *peertest.MockRequest
 	for i := nBefore; i < len(logs); i++ {
-		msgs := logs[i].Request.Messages
-		if len(msgs) > 0 && strings.Contains(messageText(msgs[len(msgs)-1]), second) {
-			theirs = &logs[i]
+		for _, m := range logs[i].Request.Messages {
+			if role, _ := m["role"].(string); role == "user" && strings.Contains(messageText(m), second) {
+				theirs = &logs[i]
+			}
 		}
 	}
 	if theirs == nil {
-		t.Fatalf("no request of OpenClaw ends with %q", second)
+		var last []byte
+		if len(logs) > 0 {
+			last, _ = json.Marshal(logs[len(logs)-1].Request.Messages)
+		}
+		t.Fatalf("no request of OpenClaw (%d after ours) carries %q; last: %.3000s", len(logs)-nBefore, second, last)
 	}
 	sawUser, sawAssistant := false, false
 	for _, m := range theirs.Request.Messages {
