@@ -141,6 +141,16 @@ func indexLock(stateDir string) *lock.Flock {
 	return lock.NewFlock(IndexPath(stateDir) + ".flock")
 }
 
+// Pending returns the children waiting in the index, earliest due first
+// (read without a lock: for reports such as `sessions doctor`).
+func Pending(stateDir string) ([]Entry, error) {
+	ix, err := readIndex(stateDir)
+	if err != nil {
+		return nil, err
+	}
+	return ix.Entries, nil
+}
+
 // readIndex reads the index; a missing file is an empty index.
 func readIndex(stateDir string) (*Index, error) {
 	data, err := os.ReadFile(IndexPath(stateDir))
