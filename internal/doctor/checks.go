@@ -49,8 +49,11 @@ func gatewayCall(method, key string) string {
 
 func age(now, since time.Time) string {
 	d := now.Sub(since).Round(time.Second)
-	if d < 0 {
-		d = 0
+	switch {
+	case d < 0:
+		return "0s"
+	case d >= 48*time.Hour:
+		return fmt.Sprintf("%dd", int(d.Hours()/24))
 	}
 	return d.String()
 }
@@ -277,14 +280,16 @@ func checkTranscripts(snap *Snapshot) []Finding {
 			locked[strings.TrimSuffix(l.Path, ".lock")] = true
 		}
 	}
-	stores := map[string]string{} // agent → store path
+	// With a store that cannot be read, nobody knows which transcripts its
+	// entries point at: no file is called an orphan then.
+	blind := false
 	for _, a := range snap.Agents {
-		if a.Store != nil {
-			stores[a.ID] = a.Store.Path
+		if a.Store != nil && (a.Store.Corrupt != "" || a.Store.Unreadable != "") {
+			blind = true
 		}
 	}
 	for _, a := range snap.Agents {
-		storePath := stores[a.ID]
+		storePath := a.StorePath
 		for _, t := range a.Transcripts {
 			key := keyOf[t.Path]
 			add := func(sev, check, msg, fix string) {
@@ -296,16 +301,13 @@ func checkTranscripts(snap *Snapshot) []Finding {
 			}
 			orphan := !refs[t.Path] && !refs[filepath.Join(filepath.Dir(t.Path), filepath.Base(t.Path))]
 			if orphan {
-				if locked[t.Path] || snap.Now.Sub(t.ModTime) < OrphanGrace {
+				if blind || locked[t.Path] || snap.Now.Sub(t.ModTime) < OrphanGrace {
 					continue // a turn in progress: its entry comes next
 				}
 				f := Finding{Severity: SevWarning, Check: "transcript.orphan", Path: t.Path, AgentID: a.ID,
 					Message: fmt.Sprintf("no session entry points to this transcript (%s): no OpenClaw tool can reach it", bytesStr(t.Size)),
-					Fix:     FixCommand, Fixable: storePath != "",
+					Fix:     FixCommand, Fixable: true,
 					action: action{kind: actRenameOrphan, storePath: storePath, sessionID: strings.TrimSuffix(filepath.Base(t.Path), ".jsonl")}}
-				if storePath == "" {
-					f.Fix = "mv -n -- " + sq(t.Path) + " " + sq(t.Path+".deleted."+snap.Now.UTC().Format("2006-01-02T15-04-05.000Z"))
-				}
 				out = append(out, f)
 				continue // an orphan's contents matter to nobody
 			}

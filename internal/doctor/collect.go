@@ -57,8 +57,8 @@ func Collect(s *state.State, now time.Time, lim Limits) *Snapshot {
 	seenDir := map[string]bool{}
 	var scans []*TranscriptFact
 	for _, agent := range s.AgentIDs() {
-		af := AgentFacts{ID: agent, Era: s.Era(agent)}
 		storePath, shared := s.StorePath(agent)
+		af := AgentFacts{ID: agent, Era: s.Era(agent), StorePath: storePath}
 		sqlPath := s.SQLitePath(agent)
 		sessDir := s.SessionsDir(agent)
 		if _, err := os.Stat(sqlPath); err == nil {

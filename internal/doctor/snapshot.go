@@ -18,8 +18,9 @@ type Snapshot struct {
 
 // AgentFacts is one agent's store and transcripts.
 type AgentFacts struct {
-	ID  string
-	Era string // "json", "sqlite", "none"
+	ID        string
+	Era       string // "json", "sqlite", "none"
+	StorePath string // the agent's sessions.json (shared stores: the same path)
 	// JSON era.
 	Store       *StoreFact
 	Transcripts []TranscriptFact // files in the store dir and the sessions dir
