@@ -230,8 +230,9 @@ func scanAll(tfs []*TranscriptFact, lim Limits) {
 		go func() {
 			defer wg.Done()
 			buf := make([]byte, 0, 64<<10)
+			r := bufio.NewReaderSize(nil, 64<<10)
 			for tf := range work {
-				buf = scanTranscript(tf, lim, buf)
+				buf = scanTranscript(tf, lim, r, buf)
 			}
 		}()
 	}
@@ -245,14 +246,14 @@ func scanAll(tfs []*TranscriptFact, lim Limits) {
 // scanTranscript reads one transcript line by line: header, corrupt and
 // torn lines, oversized lines, parentId links. A line longer than
 // lim.LineBytes is counted and not kept in memory.
-func scanTranscript(tf *TranscriptFact, lim Limits, buf []byte) []byte {
+func scanTranscript(tf *TranscriptFact, lim Limits, r *bufio.Reader, buf []byte) []byte {
 	f, err := os.Open(tf.Path)
 	if err != nil {
 		tf.ReadErr = err.Error()
 		return buf
 	}
 	defer f.Close()
-	r := bufio.NewReaderSize(f, 256<<10)
+	r.Reset(f)
 	ids := map[string]struct{}{}
 	n := 0
 	for {

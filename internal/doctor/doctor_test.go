@@ -22,6 +22,7 @@ import (
 	"github.com/openclaw/sessions/internal/doctor"
 	"github.com/openclaw/sessions/internal/state"
 	"github.com/openclaw/sessions/internal/testutil"
+	"github.com/openclaw/sessions/internal/testutil/storegen"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/doctor/findings.golden")
@@ -278,5 +279,25 @@ func TestCleanFixture(t *testing.T) {
 	fs := run(t, dir, time.Now().Add(time.Hour))
 	if len(fs) != 1 || fs[0].Check != "transcript.orphan" || !strings.Contains(fs[0].Path, orphanSID) {
 		t.Fatalf("an hour later: %s", lines(dir, fs))
+	}
+}
+
+// BenchmarkDoctor10k: Collect + Check over a 10k-entry store and its
+// transcripts (internal/testutil/storegen). Issue 16 asks ≤ 2 s.
+func BenchmarkDoctor10k(b *testing.B) {
+	dir := storegen.State(b, 10000)
+	s, err := state.Open(state.Options{StateDir: dir, Env: config.Env{Home: b.TempDir()}, Warn: func(string) {}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	b.ResetTimer()
+	for b.Loop() {
+		s2, _ := state.Open(state.Options{StateDir: dir, Env: config.Env{Home: b.TempDir()}, Warn: func(string) {}})
+		fs := doctor.Check(doctor.Collect(s2, time.Now(), doctor.Limits{}), s2.GlobalScope())
+		s2.Close()
+		if len(fs) == 0 {
+			b.Fatal("storegen's cloned labels should be reported as duplicates")
+		}
 	}
 }
