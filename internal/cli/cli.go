@@ -17,6 +17,7 @@ import (
 	"github.com/openclaw/sessions/internal/cmd/completion"
 	"github.com/openclaw/sessions/internal/cmd/doctor"
 	"github.com/openclaw/sessions/internal/cmd/history"
+	"github.com/openclaw/sessions/internal/cmd/lifecyclecmd"
 	"github.com/openclaw/sessions/internal/cmd/list"
 	"github.com/openclaw/sessions/internal/cmd/patch"
 	"github.com/openclaw/sessions/internal/cmd/runscmd"
@@ -232,6 +233,9 @@ on a terminal and scripts get tab-separated lines when piped.`,
 		runscmd.NewCmdWait(f),
 		runscmd.NewCmdRunner(f),
 		doctor.NewCmd(f),
+		lifecyclecmd.NewCmdDelete(f),
+		lifecyclecmd.NewCmdReset(f),
+		lifecyclecmd.NewCmdPrune(f),
 		version.NewCmd(f),
 		completion.NewCmd(f),
 	)
