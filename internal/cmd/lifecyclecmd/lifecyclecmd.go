@@ -55,7 +55,7 @@ unless --force waited for it to end. Several keys are deleted in one store
 update per store. 2026.8+ SQLite stores are refused (exit 10).
 
 ` + jsonShape,
-		Example: `  sessions delete agent:main:cron:nightly --dry-run
+		Example: `  sessions delete agent:main:cron:9ebf7d12-92f8-4cd4-baed-e342d2ef4f39 --dry-run
   sessions delete agent:main:hook:github:push-42 agent:main:telegram:group:-100123 --json`,
 		Args:              cobra.MinimumNArgs(1),
 		ValidArgsFunction: cmdutil.CompleteSessionArg(f),
