@@ -236,6 +236,7 @@ on a terminal and scripts get tab-separated lines when piped.`,
 		lifecyclecmd.NewCmdDelete(f),
 		lifecyclecmd.NewCmdReset(f),
 		lifecyclecmd.NewCmdPrune(f),
+		lifecyclecmd.NewCmdArchive(f),
 		version.NewCmd(f),
 		completion.NewCmd(f),
 	)

@@ -1,4 +1,4 @@
-// Package lifecycle deletes, resets and prunes sessions of a JSON-era store
+// Package lifecycle deletes, resets, prunes and archives sessions of a JSON-era store
 // as OpenClaw 2026.1.30's gateway does (sessions.delete, sessions.reset;
 // format §6.7): under OpenClaw's store lock, every other entry kept byte for
 // byte, transcripts renamed <file>.deleted.<ts> (never deleted), the main
@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/tidwall/gjson"
 
 	"github.com/openclaw/sessions/internal/apperr"
 	"github.com/openclaw/sessions/internal/archive"
@@ -23,6 +24,8 @@ import (
 	"github.com/openclaw/sessions/internal/keys"
 	"github.com/openclaw/sessions/internal/lock"
 	"github.com/openclaw/sessions/internal/runs"
+	"github.com/openclaw/sessions/internal/sqlitestore"
+	"github.com/openclaw/sessions/internal/sqlitewrite"
 	"github.com/openclaw/sessions/internal/state"
 	"github.com/openclaw/sessions/internal/store"
 )
@@ -35,7 +38,9 @@ type Item struct {
 	// NewSessionID is reset's new session.
 	NewSessionID string `json:"newSessionId,omitempty"`
 	UpdatedAt    int64  `json:"updatedAt,omitempty"`
-	Kind         string `json:"kind,omitempty"`
+	// ArchivedAt is archive's archivedAt (2026.8+ stores).
+	ArchivedAt int64  `json:"archivedAt,omitempty"`
+	Kind       string `json:"kind,omitempty"`
 	// Transcripts are the files renamed (or, dry run, to be renamed): the
 	// new names, <file>.deleted.<ts>.
 	Transcripts []string `json:"transcripts,omitempty"`
@@ -402,4 +407,73 @@ func Prune(ctx context.Context, s *state.State, agents []string, olderThan time.
 		return nil, err
 	}
 	return res, nil
+}
+
+// MsgArchiveMain is OpenClaw 2026.9.6's refusal (sessions.archive).
+const MsgArchiveMain = "Cannot archive an agent's main session."
+
+// Archive archives t. On a 2026.8+ SQLite store (no OpenClaw process
+// holding the state dir) it is 2026.9.6's archive — the entry kept with
+// archivedAt = now and archiveReason "manual", its pin dropped — written
+// by the direct writer (internal/sqlitewrite) in one BEGIN IMMEDIATE step;
+// a dry run checks that no OpenClaw process holds the state dir and opens
+// nothing for writing (the schema is checked only by the real run). A
+// JSON-era store has no archived state: there archiving is what 1.30's
+// sub-agent sweeper does, sessions.delete with the transcript renamed
+// .deleted.<ts>. Every agent's main session is refused, as 2026.9.6 does.
+func Archive(ctx context.Context, s *state.State, t *state.Target, o Options) (*Result, error) {
+	if IsMain(s, t.Agent, t.Key) || t.Key == keys.Global {
+		return nil, apperr.Errorf("%s", MsgArchiveMain).With("sessionKey", t.DisplayKey)
+	}
+	if s.Era(t.Agent) != sqlitestore.EraSQLite {
+		if err := s.CheckWritable(t.Agent); err != nil {
+			return nil, err
+		}
+		if err := waitIdle(ctx, s, t, o); err != nil {
+			return nil, err
+		}
+		res := &Result{Action: "archive", DryRun: o.DryRun, Sessions: []Item{}}
+		if err := remove(ctx, s, []*state.Target{t}, o, res, nil); err != nil {
+			return nil, err
+		}
+		return res, nil
+	}
+	if err := waitIdle(ctx, s, t, o); err != nil {
+		return nil, err
+	}
+	it := Item{Key: t.Key, AgentID: t.Agent, SessionID: t.Entry.SessionID, Kind: keys.Kind(t.Key, t.Entry.ChatType)}
+	if o.DryRun {
+		// Opening the writer is not free (SQLite checkpoints and removes an
+		// idle -wal/-shm when its last connection closes): a dry run checks
+		// for a live OpenClaw holder and answers from the read it made.
+		db, err := filepath.Abs(s.SQLitePath(t.Agent))
+		if err != nil {
+			return nil, err
+		}
+		hs, err := sqlitewrite.Holders(s.Dir.Path, db, o.now())
+		if err != nil {
+			return nil, err
+		}
+		if len(hs) > 0 {
+			return nil, sqlitewrite.HeldError(s.Dir.Path, hs)
+		}
+		now := o.now().UnixMilli()
+		it.ArchivedAt, it.UpdatedAt = now, max(t.Entry.Updated(), now)
+		if at := gjson.GetBytes(t.Entry.Raw, "archivedAt"); at.Exists() {
+			it.ArchivedAt = at.Int()
+		}
+	} else {
+		w, err := sqlitewrite.Open(s.Dir.Path, t.Agent, sqlitewrite.Options{LockTimeout: o.LockTimeout, Now: o.Now})
+		if err != nil {
+			return nil, err
+		}
+		defer w.Close()
+		yes := true
+		pr, err := w.PatchEntry(t.Key, sqlitewrite.Patch{Archived: &yes})
+		if err != nil {
+			return nil, err
+		}
+		it.ArchivedAt, it.UpdatedAt = gjson.GetBytes(pr.Entry, "archivedAt").Int(), pr.UpdatedAt
+	}
+	return &Result{Action: "archive", DryRun: o.DryRun, Count: 1, Sessions: []Item{it}}, nil
 }

@@ -131,6 +131,54 @@ waited for it.
 	return cmd
 }
 
+// NewCmdArchive builds `sessions archive`.
+func NewCmdArchive(f *cmdutil.Factory) *cobra.Command {
+	var c common
+	cmd := &cobra.Command{
+		Use:   "archive KEY|SESSION_ID",
+		Short: "Archive a session (2026.8+: archivedAt, as OpenClaw's archive; JSON era: as 1.30 archives sub-agents)",
+		Long: `Archive a session.
+
+On a 2026.8+ SQLite store with no OpenClaw process holding the state dir it is
+OpenClaw 2026.9.6's archive: the session stays, with archivedAt = now and
+archiveReason "manual" (its pin dropped), hidden from OpenClaw's default
+listings; written directly, in one transaction, only on agent schema 23 (else
+exit 10, as when a gateway or an agent run holds the state dir — then use
+OpenClaw's web UI or its gateway). --dry-run checks all that and writes
+nothing.
+
+A JSON-era store (OpenClaw 2026.7 and earlier) has no archived state: there
+it does what 1.30's sub-agent archiving does — sessions.delete, the entry
+removed under the store lock and the transcript renamed <file>.deleted.<time>.
+
+Every agent's main session is refused ("Cannot archive an agent's main
+session."), and a session with a live run unless --force waited for it.
+
+` + jsonShape + ` archivedAt is set on 2026.8+ stores.`,
+		Example: `  sessions archive agent:main:hook:github:push-42 --dry-run --json
+  sessions archive agent:main:telegram:group:-100123`,
+		Args:              cmdutil.ExactArgs(1, "session KEY or SESSION_ID"),
+		ValidArgsFunction: cmdutil.CompleteSessionArg(f),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			s, err := f.State()
+			if err != nil {
+				return err
+			}
+			t, err := s.Resolve(args[0], policy.OpSend)
+			if err != nil {
+				return err
+			}
+			res, err := lifecycle.Archive(context.Background(), s, t, c.opts(f))
+			if err != nil {
+				return err
+			}
+			return print(f, res)
+		},
+	}
+	c.flags(cmd)
+	return cmd
+}
+
 // NewCmdPrune builds `sessions prune`.
 func NewCmdPrune(f *cmdutil.Factory) *cobra.Command {
 	var c common
@@ -222,7 +270,7 @@ func print(f *cmdutil.Factory, res *lifecycle.Result) error {
 	if f.JSONMode() {
 		return f.PrintJSON(res)
 	}
-	verb := map[string]string{"delete": "deleted", "reset": "reset", "prune": "deleted"}[res.Action]
+	verb := map[string]string{"delete": "deleted", "reset": "reset", "prune": "deleted", "archive": "archived"}[res.Action]
 	if res.DryRun {
 		verb = "would be " + verb
 	}
