@@ -143,6 +143,18 @@ func brokenSQLite(t *testing.T, root string) string {
 	sess := filepath.Join(dir, "agents", "main", "sessions")
 	write(t, filepath.Join(sess, "44444444-2222-4333-8444-555555555555.jsonl"), `{"type":"session","version":3,"id":"44444444-2222-4333-8444-555555555555"}`+"\n")
 	write(t, filepath.Join(dir, "agents", "ops", "sessions", "sessions.json.migrated"), "{}")
+	// An agent whose database has a garbled b-tree page (quick_check fails)
+	// and one whose database is not SQLite at all.
+	db, err := os.ReadFile(filepath.Join(dir, "agents", "main", "agent", "openclaw-agent.sqlite"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := 4096
+	for i := len(db) - 8*page; i < len(db)-8*page+page; i++ {
+		db[i] = 0x5a
+	}
+	write(t, filepath.Join(dir, "agents", "qc", "agent", "openclaw-agent.sqlite"), string(db))
+	write(t, filepath.Join(dir, "agents", "broken", "agent", "openclaw-agent.sqlite"), strings.Repeat("not a database ", 512))
 	return dir
 }
 
