@@ -50,6 +50,7 @@ func TestScript(t *testing.T) {
 			"appendfile": appendFile,
 			"flockhold":  flockHold,
 			"fakellm":    fakeLLMCmd,
+			"mkfifo":     mkfifoCmd,
 		},
 	})
 }

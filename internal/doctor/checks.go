@@ -87,6 +87,10 @@ func checkLocks(snap *Snapshot) []Finding {
 			f.Message = fmt.Sprintf("%s left by %s (held %s): the next writer evicts it after waiting; nothing is writing", what, who, age(snap.Now, l.Since))
 			f.Fix = FixCommand
 			f.action = action{kind: actRemoveLock, storePath: l.StorePath, lockKind: l.Kind}
+		case l.PID <= 0:
+			f.Severity, f.Check = SevInfo, "lock.held"
+			f.Message = fmt.Sprintf("%s with no pid in its payload, %s old: a writer between creating and filling it, or one that crashed there; OpenClaw evicts it once past its stale limit (%s)", what, age(snap.Now, l.Since), staleLimit(l.Kind))
+			f.Fix = "cat " + sq(l.Path)
 		case l.Stale:
 			f.Severity, f.Check = SevWarning, "lock.stale"
 			f.Message = fmt.Sprintf("%s held by live pid %d for %s, past OpenClaw's stale limit (%s): OpenClaw will evict it and write beside that process", what, l.PID, age(snap.Now, l.Since), staleLimit(l.Kind))
