@@ -87,6 +87,9 @@ func run(o *Options) error {
 	if err != nil {
 		return err
 	}
+	if !s.Req.Operator() {
+		return apperr.Forbiddenf("sessions doctor is for the host operator: it reads every agent's state (run it without --as and OPENCLAW_SESSION_KEY)")
+	}
 	now := f.Now()
 	snap := dr.Collect(s, now, dr.Limits{})
 	findings := dr.Check(snap, s.GlobalScope())

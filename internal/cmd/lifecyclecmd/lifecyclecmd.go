@@ -220,6 +220,9 @@ the bytes of transcripts that would be moved aside; --yes does it.
 			if err != nil {
 				return err
 			}
+			if !s.Req.Operator() {
+				return apperr.Forbiddenf("sessions prune is for the host operator (run it without --as and OPENCLAW_SESSION_KEY); an agent deletes its own sessions one by one with sessions delete")
+			}
 			agents := s.AgentIDs()
 			if !all {
 				a := s.Default
