@@ -204,13 +204,26 @@ func checkStore(a AgentFacts, globalScope bool) []Finding {
 	slices.Sort(names)
 	for _, l := range names {
 		ks := labels[l]
-		fixes := make([]string, 0, len(ks)-1)
-		for _, k := range ks[1:] {
-			fixes = append(fixes, "sessions patch "+sq(k)+" --clear-label")
+		fix := ""
+		if len(ks) <= 3 {
+			fixes := make([]string, 0, len(ks)-1)
+			for _, k := range ks[1:] {
+				fixes = append(fixes, "sessions patch "+sq(k)+" --clear-label")
+			}
+			fix = strings.Join(fixes, " && ")
+		} else {
+			// Keep the label on the newest, clear it on the others.
+			fix = fmt.Sprintf("sessions --agent %s list --limit %d --jq %s | tail -n +2 | xargs -I{} sessions --agent %s patch {} --clear-label",
+				sq(a.ID), len(st.Entries), sq(fmt.Sprintf(".sessions[] | select(.label == %q) | .key", l)), sq(a.ID))
+		}
+		shown := ks
+		more := ""
+		if len(ks) > 5 {
+			shown, more = ks[:5], fmt.Sprintf(" and %d more", len(ks)-5)
 		}
 		add(Finding{Severity: SevWarning, Check: "entry.duplicate-label", SessionKey: ks[0],
-			Message: fmt.Sprintf("label %q is on %d sessions (%s): OpenClaw requires labels unique per store and resolves the label to one of them", l, len(ks), strings.Join(ks, ", ")),
-			Fix:     strings.Join(fixes, " && ")})
+			Message: fmt.Sprintf("label %q is on %d sessions (%s%s): OpenClaw requires labels unique per store and resolves the label to one of them", l, len(ks), strings.Join(shown, ", "), more),
+			Fix:     fix})
 	}
 	return out
 }
