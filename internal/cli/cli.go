@@ -15,7 +15,9 @@ import (
 	"github.com/openclaw/sessions/internal/apperr"
 	"github.com/openclaw/sessions/internal/cmd/agents"
 	"github.com/openclaw/sessions/internal/cmd/completion"
+	"github.com/openclaw/sessions/internal/cmd/doctor"
 	"github.com/openclaw/sessions/internal/cmd/history"
+	"github.com/openclaw/sessions/internal/cmd/lifecyclecmd"
 	"github.com/openclaw/sessions/internal/cmd/list"
 	"github.com/openclaw/sessions/internal/cmd/patch"
 	"github.com/openclaw/sessions/internal/cmd/runscmd"
@@ -79,6 +81,11 @@ func report(f *cmdutil.Factory, cmd *cobra.Command, args []string, err error) in
 	msg := err.Error()
 	code := apperr.CodeOf(err)
 	jsonMode := f.JSONMode() || rawJSONMode(args)
+	var printed *apperr.Error
+	if errors.As(err, &printed) && printed.Printed {
+		fmt.Fprintf(f.IO.ErrOut, "%s: %s\n", cmd.CommandPath(), msg)
+		return code
+	}
 	if jsonMode {
 		doc := map[string]any{"status": apperr.StatusOf(err), "error": msg}
 		var ae *apperr.Error
@@ -227,6 +234,11 @@ on a terminal and scripts get tab-separated lines when piped.`,
 		runscmd.NewCmdRuns(f),
 		runscmd.NewCmdWait(f),
 		runscmd.NewCmdRunner(f),
+		doctor.NewCmd(f),
+		lifecyclecmd.NewCmdDelete(f),
+		lifecyclecmd.NewCmdReset(f),
+		lifecyclecmd.NewCmdPrune(f),
+		lifecyclecmd.NewCmdArchive(f),
 		version.NewCmd(f),
 		completion.NewCmd(f),
 	)
