@@ -175,12 +175,14 @@ func (c *Cache) prune(keep map[string]bool) {
 // Save writes the cache when it changed: a temporary file (0600) in the
 // cache dir, synced, renamed over the old one — a reader sees the old cache
 // or the new one, never a mix.
-func (c *Cache) Save() error {
+func (c *Cache) Save() error { return c.save(cacheVersion) }
+
+func (c *Cache) save(version int) error {
 	if c == nil || !c.dirty {
 		return nil
 	}
 	var payload bytes.Buffer
-	if err := gob.NewEncoder(&payload).Encode(cacheFile{Version: cacheVersion, StateDir: c.stateDir, Entries: c.entries}); err != nil {
+	if err := gob.NewEncoder(&payload).Encode(cacheFile{Version: version, StateDir: c.stateDir, Entries: c.entries}); err != nil {
 		return err
 	}
 	sum := sha256.Sum256(payload.Bytes())
