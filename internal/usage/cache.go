@@ -159,13 +159,17 @@ func (c *Cache) put(path string, st Stamp, parts []Part) {
 	c.dirty = true
 }
 
-// prune drops the entries of files not in keep (deleted or renamed).
+// prune drops the entries of files that are gone (deleted or renamed); a
+// file this run did not consider (another agent's) keeps its entry.
 func (c *Cache) prune(keep map[string]bool) {
 	if c == nil {
 		return
 	}
 	for p := range c.entries {
-		if !keep[p] {
+		if keep[p] {
+			continue
+		}
+		if _, err := os.Lstat(p); errors.Is(err, fs.ErrNotExist) {
 			delete(c.entries, p)
 			c.dirty = true
 		}
