@@ -59,6 +59,8 @@ var Read = []EnvVar{
 	{"SESSIONS_DELIVER_TIMEOUT", "how long a --deliver hook may run, as a Go duration (default 30s); meant for tests"},
 	{"OPENAI_API_KEY", "API key of the built-in openai provider when openclaw.json gives none"},
 	{"ANTHROPIC_API_KEY", "API key of the built-in anthropic provider when openclaw.json gives none"},
+	{"XDG_CACHE_HOME", "usage keeps its per-file cache in $XDG_CACHE_HOME/sessions/usage (default ~/.cache/sessions/usage)"},
+	{"TZ", "the time zone of usage's days, weeks and months (default: the system's)"},
 	{"HOME", "where ~/.openclaw (and the legacy ~/.clawdbot, ~/.moltbot, ~/.moldbot) are looked for"},
 	{"NO_COLOR", "set to anything: never colour the output"},
 	{"CLICOLOR_FORCE", "set to anything but 0: colour even when stdout is not a terminal"},
