@@ -17,8 +17,10 @@ import (
 	"errors"
 	"io"
 	"math"
+	"strings"
 	"time"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/tidwall/gjson"
 )
@@ -90,7 +92,10 @@ func Extract(line []byte) (Record, lineStatus) {
 	if !gjson.ValidBytes(line) {
 		return Record{}, lineCorrupt
 	}
-	root := gjson.ParseBytes(line)
+	// A view of the line, not a copy (gjson.ParseBytes copies): every
+	// string kept below is cloned, so a record never pins a line (or the
+	// scan buffer) in memory.
+	root := gjson.Parse(unsafe.String(unsafe.SliceData(line), len(line)))
 	if !root.IsObject() {
 		return Record{}, lineNone
 	}
@@ -108,13 +113,13 @@ func Extract(line []byte) (Record, lineStatus) {
 	}
 	var r Record
 	if id := root.Get("id"); id.Type == gjson.String {
-		r.EntryID = id.Str
+		r.EntryID = strings.Clone(id.Str)
 	}
 	if p := m.Get("provider"); p.Type == gjson.String {
-		r.Provider = p.Str
+		r.Provider = strings.Clone(p.Str)
 	}
 	if p := m.Get("model"); p.Type == gjson.String {
-		r.Model = p.Str
+		r.Model = strings.Clone(p.Str)
 	}
 	if ts := m.Get("timestamp"); ts.Type == gjson.Number && finite(ts.Num) {
 		r.TS = int64(ts.Num)

@@ -312,3 +312,55 @@ func insertArchive(t *testing.T, path, sid, jsonl string) {
 		t.Fatal(err)
 	}
 }
+
+func TestUsageTTYTable(t *testing.T) {
+	ios, _, out, errOut := iostreams.Test()
+	ios.SetStdoutTTY(true)
+	ios.SetTerminalWidth(150)
+	env := map[string]string{"XDG_CACHE_HOME": t.TempDir()}
+	t.Setenv("XDG_CACHE_HOME", env["XDG_CACHE_HOME"])
+	f := &cmdutil.Factory{
+		IO:     ios,
+		Env:    config.Env{Getenv: func(k string) string { return env[k] }, Home: "/nonexistent-home"},
+		Flags:  &cmdutil.GlobalFlags{},
+		Now:    time.Now,
+		Getenv: func(k string) string { return env[k] },
+	}
+	if code := cli.Run(f, []string{"--state-dir", testutil.Fixture(t), "usage", "--all-agents", "--by", "agent,model"}); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	lines := strings.Split(strings.TrimRight(out.String(), "\n"), "\n")
+	if len(lines) != 6 {
+		t.Fatalf("want header + 4 rows + totals, got:\n%s", out)
+	}
+	for _, h := range []string{"AGENT", "MODEL", "MESSAGES", "INPUT", "CACHE READ", "COST (USD)"} {
+		if !strings.Contains(lines[0], h) {
+			t.Errorf("header %q lacks %s", lines[0], h)
+		}
+	}
+	last := lines[len(lines)-1]
+	if !strings.HasPrefix(last, "TOTAL") || !strings.Contains(last, "158,665") || !strings.Contains(last, "$0.00") {
+		t.Errorf("totals row %q", last)
+	}
+}
+
+func TestUsageFlags(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		code int
+	}{
+		{[]string{"usage", "--by", "day,nope"}, 2},
+		{[]string{"usage", "--since", "7x"}, 2},
+		{[]string{"usage", "--agent", "main", "--all-agents"}, 2},
+		{[]string{"usage", "--by", "week", "--by", "month", "--since", "2w", "--until", "2026-12-01"}, 0},
+	} {
+		ios, _, _, errOut := iostreams.Test()
+		env := map[string]string{"XDG_CACHE_HOME": t.TempDir()}
+		t.Setenv("XDG_CACHE_HOME", env["XDG_CACHE_HOME"])
+		f := &cmdutil.Factory{IO: ios, Env: config.Env{Getenv: func(k string) string { return env[k] }, Home: "/nonexistent-home"},
+			Flags: &cmdutil.GlobalFlags{}, Now: time.Now, Getenv: func(k string) string { return env[k] }}
+		if code := cli.Run(f, append([]string{"--state-dir", testutil.Fixture(t)}, c.args...)); code != c.code {
+			t.Errorf("%v: exit %d, want %d (%s)", c.args, code, c.code, errOut)
+		}
+	}
+}
