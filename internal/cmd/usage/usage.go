@@ -318,4 +318,3 @@ func money(t usage.Totals) string {
 	}
 	return "$" + strconv.FormatFloat(v, 'f', 2, 64)
 }
-
