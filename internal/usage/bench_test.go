@@ -2,6 +2,7 @@ package usage
 
 import (
 	"bytes"
+	"os"
 	"testing"
 )
 
@@ -17,7 +18,7 @@ func BenchmarkScan(b *testing.B) {
 	data := bigData(b)
 	b.SetBytes(int64(len(data)))
 	for b.Loop() {
-		if _, err := Scan(bytes.NewReader(data), func(Record) {}); err != nil {
+		if _, err := Scan(bytes.NewReader(data), func(Message) {}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -28,6 +29,25 @@ func BenchmarkScanNaive(b *testing.B) {
 	data := bigData(b)
 	b.SetBytes(int64(len(data)))
 	for b.Loop() {
-		ScanNaive(data, func(Record) {})
+		ScanNaive(data, func(Message) {})
+	}
+}
+
+// BenchmarkScanFile scans $SESSIONS_USAGE_BENCH_FILE (e.g. the 1 GB
+// transcript of scripts/bench_usage.sh); skipped when unset.
+func BenchmarkScanFile(b *testing.B) {
+	path := os.Getenv("SESSIONS_USAGE_BENCH_FILE")
+	if path == "" {
+		b.Skip("SESSIONS_USAGE_BENCH_FILE not set")
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(fi.Size())
+	for b.Loop() {
+		if _, err := FileUnit(path, fi, "s", false).Read(); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

@@ -34,8 +34,11 @@ type Part struct {
 	SessionID string
 	Key       string // the session key when the unit itself names it (2026.8+ archives)
 	Archived  bool
+	Models    []Model // what Records[i].Model indexes
 	Records   []Record
 	Skips     Skips
+
+	index map[Model]uint32 // while records are added
 }
 
 // cacheEntry is a unit's parts at a stamp.
@@ -49,7 +52,7 @@ type cacheEntry struct {
 // foreign and ignored.
 const (
 	cacheMagic   = "sessions-usage-cache\n"
-	cacheVersion = 1
+	cacheVersion = 2
 )
 
 // Cache is the per-file cache of one state dir, in the tool's own cache dir

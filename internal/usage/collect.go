@@ -63,6 +63,9 @@ func Collect(units []Unit, c *Cache, workers int, warn func(string)) ([][]Part, 
 			defer wg.Done()
 			for i := range next {
 				out[i], errs[i] = units[i].Read()
+				for j := range out[i] {
+					out[i][j].index = nil // only needed while adding
+				}
 			}
 		}()
 	}
@@ -104,7 +107,7 @@ func FileUnit(path string, fi os.FileInfo, sessionID string, archived bool) Unit
 			r = d
 		}
 		p := Part{SessionID: sessionID, Archived: archived}
-		p.Skips, err = Scan(r, func(rec Record) { p.Records = append(p.Records, rec) })
+		p.Skips, err = Scan(r, p.Add)
 		if err != nil {
 			return nil, fmt.Errorf("transcript %s: %v", path, err)
 		}
@@ -156,7 +159,7 @@ func SQLiteUnit(path string, fi os.FileInfo, archives bool, opts sqlitestore.Opt
 		if archives {
 			err = db.ScanArchives(func(a sqlitestore.Archive, jsonl []byte) {
 				p := Part{SessionID: a.SessionID, Key: a.SessionKey, Archived: true}
-				p.Skips, _ = Scan(bytes.NewReader(jsonl), func(rec Record) { p.Records = append(p.Records, rec) })
+				p.Skips, _ = Scan(bytes.NewReader(jsonl), p.Add)
 				parts = append(parts, p)
 			})
 			if err != nil {
@@ -175,7 +178,7 @@ func addLine(p *Part, line []byte, terminated bool) {
 	rec, st := Extract(line)
 	switch st {
 	case lineRecord:
-		p.Records = append(p.Records, rec)
+		p.Add(rec)
 	case lineBadUTF8:
 		p.Skips.InvalidUTF8++
 	case lineCorrupt:
@@ -190,14 +193,14 @@ func addLine(p *Part, line []byte, terminated bool) {
 // dedupe drops the repeats of an entry id within one session's events (a
 // hot row and its cold-archive copy during an archiving).
 func dedupe(recs []Record) []Record {
-	seen := make(map[string]bool, len(recs))
+	seen := make(map[uint64]bool, len(recs))
 	out := recs[:0]
 	for _, r := range recs {
-		if r.EntryID != "" {
-			if seen[r.EntryID] {
+		if r.ID != 0 {
+			if seen[r.ID] {
 				continue
 			}
-			seen[r.EntryID] = true
+			seen[r.ID] = true
 		}
 		out = append(out, r)
 	}

@@ -50,6 +50,7 @@ type Session struct {
 // Source is one transcript's records and its session.
 type Source struct {
 	Session Session
+	Models  []Model // what Records[i].Model indexes
 	Records []Record
 }
 
@@ -127,16 +128,16 @@ func Rollup(srcs []Source, opts Options) Report {
 	for _, s := range srcs {
 		bySID[s.Session.SessionID]++
 	}
-	seen := map[string]map[string]bool{} // only for sessionIds with several copies
+	seen := map[string]map[uint64]bool{} // only for sessionIds with several copies
 	groups := map[string]*Row{}
 	keys := make([]string, len(opts.By))
 	for _, i := range order {
 		src := &srcs[i]
 		sid := src.Session.SessionID
-		var dedupe map[string]bool
+		var dedupe map[uint64]bool
 		if bySID[sid] > 1 {
 			if dedupe = seen[sid]; dedupe == nil {
-				dedupe = map[string]bool{}
+				dedupe = map[uint64]bool{}
 				seen[sid] = dedupe
 			}
 		}
@@ -145,15 +146,19 @@ func Rollup(srcs []Source, opts Options) Report {
 			if opts.Since != 0 && r.TS < opts.Since || opts.Until != 0 && r.TS >= opts.Until {
 				continue
 			}
-			if dedupe != nil && r.EntryID != "" {
-				if dedupe[r.EntryID] {
+			if dedupe != nil && r.ID != 0 {
+				if dedupe[r.ID] {
 					rep.Duplicates++
 					continue
 				}
-				dedupe[r.EntryID] = true
+				dedupe[r.ID] = true
+			}
+			var md Model
+			if int(r.Model) < len(src.Models) {
+				md = src.Models[r.Model]
 			}
 			for k, d := range opts.By {
-				keys[k] = dimValue(d, &src.Session, r, loc)
+				keys[k] = dimValue(d, &src.Session, r, md, loc)
 			}
 			gk := strings.Join(keys, "\x00")
 			g := groups[gk]
@@ -161,8 +166,8 @@ func Rollup(srcs []Source, opts Options) Report {
 				g = &Row{Keys: slices.Clone(keys)}
 				groups[gk] = g
 			}
-			add(&g.Totals, r, opts.Price)
-			add(&rep.Totals, r, opts.Price)
+			add(&g.Totals, r, md, opts.Price)
+			add(&rep.Totals, r, md, opts.Price)
 		}
 	}
 	rep.Rows = make([]Row, 0, len(groups))
@@ -183,18 +188,18 @@ func btoi(b bool) int {
 }
 
 // add adds one message to t.
-func add(t *Totals, r *Record, price Pricer) {
+func add(t *Totals, r *Record, md Model, price Pricer) {
 	t.Messages++
-	t.Input += r.Input
-	t.Output += r.Output
-	t.CacheRead += r.CacheRead
-	t.CacheWrite += r.CacheWrite
-	t.Total += r.Input + r.Output + r.CacheRead + r.CacheWrite
+	t.Input += int64(r.Input)
+	t.Output += int64(r.Output)
+	t.CacheRead += int64(r.CacheRead)
+	t.CacheWrite += int64(r.CacheWrite)
+	t.Total += int64(r.Input) + int64(r.Output) + int64(r.CacheRead) + int64(r.CacheWrite)
 	switch {
 	case r.HasCost:
 		t.CostMicroUSD += r.CostMicros
 	case price != nil:
-		if p, ok := price(r.Provider, r.Model); ok {
+		if p, ok := price(md.Provider, md.Model); ok {
 			t.CostMicroUSD += CostMicros(r, p)
 			t.CostComputed++
 		} else {
@@ -214,7 +219,7 @@ func CostMicros(r *Record, p Price) int64 {
 }
 
 // dimValue is the value of dimension d for a record of a session.
-func dimValue(d string, s *Session, r *Record, loc *time.Location) string {
+func dimValue(d string, s *Session, r *Record, md Model, loc *time.Location) string {
 	switch d {
 	case "day":
 		return time.UnixMilli(r.TS).In(loc).Format("2006-01-02")
@@ -224,9 +229,9 @@ func dimValue(d string, s *Session, r *Record, loc *time.Location) string {
 	case "month":
 		return time.UnixMilli(r.TS).In(loc).Format("2006-01")
 	case "model":
-		return r.Model
+		return md.Model
 	case "provider":
-		return r.Provider
+		return md.Provider
 	case "agent":
 		return s.Agent
 	case "session":

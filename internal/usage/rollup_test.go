@@ -11,19 +11,19 @@ import (
 const day1 = 1795168800000 // 2026-11-20T10:00:00Z
 
 func TestRollupDedupeAndDims(t *testing.T) {
-	live := Source{Session: Session{SessionID: "s1", Agent: "main", Key: "main", Kind: "main", Channel: "internal"}, Records: []Record{
-		{EntryID: "a", TS: day1, Provider: "p", Model: "m1", Input: 10, Output: 1, CostMicros: 100, HasCost: true},
-		{EntryID: "b", TS: day1 + 86400000, Provider: "p", Model: "m2", Input: 20, Output: 2},
-	}}
+	live := src(Session{SessionID: "s1", Agent: "main", Key: "main", Kind: "main", Channel: "internal"},
+		Message{EntryID: "a", TS: day1, Provider: "p", Model: "m1", Input: 10, Output: 1, CostMicros: 100, HasCost: true},
+		Message{EntryID: "b", TS: day1 + 86400000, Provider: "p", Model: "m2", Input: 20, Output: 2},
+	)
 	// A .reset copy of the same session: "a" again (counted once), "c" only there.
-	reset := Source{Session: Session{SessionID: "s1", Agent: "main", Archived: true}, Records: []Record{
-		{EntryID: "a", TS: day1, Provider: "p", Model: "m1", Input: 10, Output: 1, CostMicros: 100, HasCost: true},
-		{EntryID: "c", TS: day1, Provider: "q", Model: "m3", Input: 5},
-	}}
+	reset := src(Session{SessionID: "s1", Agent: "main", Archived: true},
+		Message{EntryID: "a", TS: day1, Provider: "p", Model: "m1", Input: 10, Output: 1, CostMicros: 100, HasCost: true},
+		Message{EntryID: "c", TS: day1, Provider: "q", Model: "m3", Input: 5},
+	)
 	// Another session with the same entry id: not a duplicate.
-	other := Source{Session: Session{SessionID: "s2", Agent: "ops", Key: "agent:ops:cron:j1", Kind: "cron", CronJob: "j1"}, Records: []Record{
-		{EntryID: "a", TS: day1, Provider: "p", Model: "m1", CacheRead: 100, CacheWrite: 50, CostMicros: 7, HasCost: true},
-	}}
+	other := src(Session{SessionID: "s2", Agent: "ops", Key: "agent:ops:cron:j1", Kind: "cron", CronJob: "j1"},
+		Message{EntryID: "a", TS: day1, Provider: "p", Model: "m1", CacheRead: 100, CacheWrite: 50, CostMicros: 7, HasCost: true},
+	)
 	price := func(p, m string) (Price, bool) {
 		if p == "p" && m == "m2" {
 			return Price{Input: 3, Output: 15}, true // per million: 20*3 + 2*15 = 90 micro-USD
@@ -68,15 +68,15 @@ func TestRollupDedupeAndDims(t *testing.T) {
 }
 
 func TestRollupSinceUntilAndZone(t *testing.T) {
-	src := Source{Session: Session{SessionID: "s"}, Records: []Record{
-		{EntryID: "1", TS: day1 - 1}, {EntryID: "2", TS: day1}, {EntryID: "3", TS: day1 + 1000}, {EntryID: "4", TS: day1 + 2000},
-	}}
-	rep := Rollup([]Source{src}, Options{Since: day1, Until: day1 + 2000})
+	one := src(Session{SessionID: "s"},
+		Message{EntryID: "1", TS: day1 - 1}, Message{EntryID: "2", TS: day1}, Message{EntryID: "3", TS: day1 + 1000}, Message{EntryID: "4", TS: day1 + 2000},
+	)
+	rep := Rollup([]Source{one}, Options{Since: day1, Until: day1 + 2000})
 	if rep.Totals.Messages != 2 {
 		t.Fatalf("since/until kept %d, want 2", rep.Totals.Messages)
 	}
 	tokyo := time.FixedZone("JST", 9*3600)
-	rep = Rollup([]Source{{Session: Session{SessionID: "s"}, Records: []Record{{TS: day1 + 14*3600*1000}}}}, Options{By: []string{"day"}, Loc: tokyo})
+	rep = Rollup([]Source{src(Session{SessionID: "s"}, Message{TS: day1 + 14*3600*1000})}, Options{By: []string{"day"}, Loc: tokyo})
 	if rep.Rows[0].Keys[0] != "2026-11-21" {
 		t.Fatalf("day in JST %v", rep.Rows[0].Keys)
 	}
@@ -209,4 +209,13 @@ func saveVersion(t *testing.T, c *Cache, v int) {
 	if err := c.save(v); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// src is a source of messages.
+func src(s Session, msgs ...Message) Source {
+	var p Part
+	for _, m := range msgs {
+		p.Add(m)
+	}
+	return Source{Session: s, Models: p.Models, Records: p.Records}
 }

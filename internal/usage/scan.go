@@ -26,8 +26,10 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// Record is the usage of one assistant message.
-type Record struct {
+// Message is the usage of one assistant message as a scan reads it. Its
+// strings are views of the line: valid only during the scan's callback
+// (Clone keeps one; Part.Add stores it compactly).
+type Message struct {
 	EntryID    string // the transcript entry's id ("" when it has none)
 	TS         int64  // ms since the epoch (message.timestamp, else the entry's)
 	Provider   string
@@ -86,55 +88,115 @@ const (
 // "timestamp","message":{"role":"assistant","usage":{…},"provider",
 // "model","timestamp"}}. Only lines that are valid UTF-8 and valid JSON
 // count.
-func Extract(line []byte) (Record, lineStatus) {
+func Extract(line []byte) (Message, lineStatus) {
 	if !utf8.Valid(line) {
-		return Record{}, lineBadUTF8
+		return Message{}, lineBadUTF8
 	}
 	if !gjson.ValidBytes(line) {
-		return Record{}, lineCorrupt
+		return Message{}, lineCorrupt
 	}
-	// A view of the line, not a copy (gjson.ParseBytes copies): every
-	// string kept below is cloned, so a record never pins a line (or the
-	// scan buffer) in memory.
+	// A view of the line, not a copy (gjson.ParseBytes copies): the
+	// message's strings are views too, valid while the line is.
 	root := gjson.Parse(unsafe.String(unsafe.SliceData(line), len(line)))
 	if !root.IsObject() {
-		return Record{}, lineNone
+		return Message{}, lineNone
 	}
-	m := root.Get("message")
+	// One pass over each object (a Get per key would walk the message's
+	// content again for every key); the first of duplicate keys wins, as
+	// for gjson.Get.
+	var id, ets, m gjson.Result
+	root.ForEach(func(k, v gjson.Result) bool {
+		switch {
+		case k.Str == "id" && !id.Exists():
+			id = v
+		case k.Str == "timestamp" && !ets.Exists():
+			ets = v
+		case k.Str == "message" && !m.Exists():
+			m = v
+		}
+		return true
+	})
 	if !m.IsObject() {
-		return Record{}, lineNone
+		return Message{}, lineNone
 	}
-	f := m.Get("role")
-	if f.Type != gjson.String || f.Str != "assistant" {
-		return Record{}, lineNone
+	var role, u, prov, model, mts gjson.Result
+	m.ForEach(func(k, v gjson.Result) bool {
+		switch k.Str {
+		case "role":
+			if !role.Exists() {
+				role = v
+				if v.Type != gjson.String || v.Str != "assistant" {
+					return false
+				}
+			}
+		case "usage":
+			if !u.Exists() {
+				u = v
+			}
+		case "provider":
+			if !prov.Exists() {
+				prov = v
+			}
+		case "model":
+			if !model.Exists() {
+				model = v
+			}
+		case "timestamp":
+			if !mts.Exists() {
+				mts = v
+			}
+		}
+		return true
+	})
+	if role.Type != gjson.String || role.Str != "assistant" || !u.IsObject() {
+		return Message{}, lineNone
 	}
-	u := m.Get("usage")
-	if !u.IsObject() {
-		return Record{}, lineNone
+	var r Message
+	if id.Type == gjson.String {
+		r.EntryID = id.Str
 	}
-	var r Record
-	if id := root.Get("id"); id.Type == gjson.String {
-		r.EntryID = strings.Clone(id.Str)
+	if prov.Type == gjson.String {
+		r.Provider = prov.Str
 	}
-	if p := m.Get("provider"); p.Type == gjson.String {
-		r.Provider = strings.Clone(p.Str)
+	if model.Type == gjson.String {
+		r.Model = model.Str
 	}
-	if p := m.Get("model"); p.Type == gjson.String {
-		r.Model = strings.Clone(p.Str)
-	}
-	if ts := m.Get("timestamp"); ts.Type == gjson.Number && finite(ts.Num) {
-		r.TS = int64(ts.Num)
-	} else if ts := root.Get("timestamp"); ts.Type == gjson.String {
-		if t, err := time.Parse(time.RFC3339Nano, ts.Str); err == nil {
+	if mts.Type == gjson.Number && finite(mts.Num) {
+		r.TS = int64(mts.Num)
+	} else if ets.Type == gjson.String {
+		if t, err := time.Parse(time.RFC3339Nano, ets.Str); err == nil {
 			r.TS = t.UnixMilli()
 		}
 	}
-	r.Input = tokens(u.Get("input"))
-	r.Output = tokens(u.Get("output"))
-	r.CacheRead = tokens(u.Get("cacheRead"))
-	r.CacheWrite = tokens(u.Get("cacheWrite"))
-	if c := u.Get("cost"); c.IsObject() {
-		if t := c.Get("total"); t.Type == gjson.Number && finite(t.Num) && t.Num >= 0 {
+	var in, out, cr, cw, cost gjson.Result
+	u.ForEach(func(k, v gjson.Result) bool {
+		switch k.Str {
+		case "input":
+			if !in.Exists() {
+				in = v
+			}
+		case "output":
+			if !out.Exists() {
+				out = v
+			}
+		case "cacheRead":
+			if !cr.Exists() {
+				cr = v
+			}
+		case "cacheWrite":
+			if !cw.Exists() {
+				cw = v
+			}
+		case "cost":
+			if !cost.Exists() {
+				cost = v
+			}
+		}
+		return true
+	})
+	r.Input, r.Output, r.CacheRead, r.CacheWrite = tokens(in), tokens(out), tokens(cr), tokens(cw)
+	if cost.IsObject() {
+		if t := cost.Get("total"); t.Type == gjson.Number && finite(t.Num) && t.Num >= 0 {
 			r.CostMicros = int64(math.Round(t.Num * 1e6))
 			r.HasCost = true
 		}
@@ -161,7 +223,7 @@ func wanted(line []byte) bool { return bytes.Contains(line, usageKey) }
 // message with usage, in file order. Memory is bounded (one buffer, and a
 // line longer than it only while it is read, up to MaxLine). The last line,
 // unterminated and not JSON, is a torn write and counted in Skips.Torn.
-func Scan(r io.Reader, fn func(Record)) (Skips, error) {
+func Scan(r io.Reader, fn func(Message)) (Skips, error) {
 	return scan(r, bufSize, MaxLine, fn)
 }
 
@@ -169,7 +231,7 @@ func Scan(r io.Reader, fn func(Record)) (Skips, error) {
 // 2 buffers, not 1,000).
 var readers sync.Pool
 
-func scan(r io.Reader, size, maxLine int, fn func(Record)) (Skips, error) {
+func scan(r io.Reader, size, maxLine int, fn func(Message)) (Skips, error) {
 	var sk Skips
 	br, _ := readers.Get().(*bufio.Reader)
 	if br == nil || br.Size() != max(size, 16) {
@@ -181,53 +243,102 @@ func scan(r io.Reader, size, maxLine int, fn func(Record)) (Skips, error) {
 		br.Reset(nil)
 		readers.Put(br)
 	}()
-	var long []byte // a line longer than the buffer, while it is read
-	oversize := false
+	// A line longer than the buffer (a big tool result, an image) is
+	// searched for "usage" as it streams by, never copied: only when it has
+	// it is it read again whole — with ReadAt from a file, else from a copy
+	// kept while it streamed (a decompressed archive).
+	ra, _ := r.(io.ReaderAt)
+	var (
+		pos       int64 // bytes consumed
+		inLong    bool
+		longStart int64
+		longHas   bool
+		oversize  bool
+		long      []byte // the copy, when r is no ReaderAt
+		tail      []byte // the last bytes of the previous fragment
+	)
+	edge := make([]byte, 0, 2*len(usageKey))
+	handle := func(line []byte, terminated bool) {
+		if !wanted(line) {
+			return
+		}
+		rec, st := Extract(line)
+		switch st {
+		case lineRecord:
+			fn(rec)
+		case lineBadUTF8:
+			sk.InvalidUTF8++
+		case lineCorrupt:
+			if terminated {
+				sk.Corrupt++
+			} else {
+				sk.Torn++
+			}
+		}
+	}
 	for {
 		frag, err := br.ReadSlice('\n')
-		if errors.Is(err, bufio.ErrBufferFull) {
-			if !oversize {
-				if len(long)+len(frag) > maxLine {
-					oversize, long = true, nil
-				} else {
-					long = append(long, frag...)
-				}
-			}
-			continue
-		}
-		if err != nil && !errors.Is(err, io.EOF) {
+		fragStart := pos
+		pos += int64(len(frag))
+		full := errors.Is(err, bufio.ErrBufferFull)
+		if err != nil && !full && !errors.Is(err, io.EOF) {
 			return sk, err
 		}
 		terminated := err == nil
-		line := frag
-		if oversize {
-			sk.Oversize++
-			oversize, line = false, nil
-		} else if long != nil {
-			long = append(long, frag...)
-			line, long = long, nil
-		}
-		if line != nil {
+		if !full && !inLong {
+			line := frag
 			if terminated {
 				line = line[:len(line)-1]
 			}
 			if len(line) > maxLine {
 				sk.Oversize++
-			} else if wanted(line) {
-				rec, st := Extract(line)
-				switch st {
-				case lineRecord:
-					fn(rec)
-				case lineBadUTF8:
-					sk.InvalidUTF8++
-				case lineCorrupt:
-					if terminated {
-						sk.Corrupt++
-					} else {
-						sk.Torn++
-					}
-				}
+			} else {
+				handle(line, terminated)
 			}
+			if !terminated {
+				return sk, nil
+			}
+			continue
+		}
+		// Part of a long line.
+		if !inLong {
+			inLong, longStart, longHas, oversize, long, tail = true, fragStart, false, false, long[:0], tail[:0]
+		}
+		if !longHas {
+			edge = append(append(edge[:0], tail...), frag[:min(len(frag), len(usageKey)-1)]...)
+			longHas = bytes.Contains(edge, usageKey) || bytes.Contains(frag, usageKey)
+			tail = append(tail[:0], frag[max(0, len(frag)-(len(usageKey)-1)):]...)
+		}
+		n := pos - longStart // the line so far, newline included when terminated
+		if terminated {
+			n--
+		}
+		if n > int64(maxLine) {
+			oversize, long = true, long[:0]
+		} else if ra == nil {
+			long = append(long, frag...)
+		}
+		if full {
+			continue
+		}
+		inLong = false
+		switch {
+		case oversize:
+			sk.Oversize++
+		case longHas && ra != nil:
+			line := make([]byte, n)
+			if _, rerr := ra.ReadAt(line, longStart); rerr != nil && !errors.Is(rerr, io.EOF) {
+				return sk, rerr
+			}
+			handle(line, terminated)
+		case longHas:
+			if terminated {
+				long = long[:len(long)-1]
+			}
+			handle(long, terminated)
+		}
+		if cap(long) > size {
+			long = nil // never keep a big copy around
 		}
 		if !terminated {
 			return sk, nil
@@ -237,9 +348,9 @@ func scan(r io.Reader, size, maxLine int, fn func(Record)) (Skips, error) {
 
 // ScanNaive is the plain path Scan must equal: split every line, parse
 // every line, no pre-filter. Tests and the fuzz target compare the two.
-func ScanNaive(data []byte, fn func(Record)) Skips { return scanNaive(data, MaxLine, fn) }
+func ScanNaive(data []byte, fn func(Message)) Skips { return scanNaive(data, MaxLine, fn) }
 
-func scanNaive(data []byte, maxLine int, fn func(Record)) Skips {
+func scanNaive(data []byte, maxLine int, fn func(Message)) Skips {
 	var sk Skips
 	for len(data) > 0 {
 		line := data
@@ -272,4 +383,10 @@ func scanNaive(data []byte, maxLine int, fn func(Record)) Skips {
 		}
 	}
 	return sk
+}
+
+// Clone returns m with strings of its own.
+func (m Message) Clone() Message {
+	m.EntryID, m.Provider, m.Model = strings.Clone(m.EntryID), strings.Clone(m.Provider), strings.Clone(m.Model)
+	return m
 }

@@ -3,6 +3,7 @@ package usage
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -47,19 +48,29 @@ func hard() []byte {
 	return b.Bytes()
 }
 
-func collectScan(t testing.TB, data []byte, size, maxLine int) ([]Record, Skips) {
+// collectScan scans data twice, from an io.ReaderAt (long lines are read
+// again with ReadAt) and from a plain stream (long lines are copied as they
+// stream): both must give the same.
+func collectScan(t testing.TB, data []byte, size, maxLine int) ([]Message, Skips) {
 	t.Helper()
-	var got []Record
-	sk, err := scan(bytes.NewReader(data), size, maxLine, func(r Record) { got = append(got, r) })
+	var got, got2 []Message
+	sk, err := scan(bytes.NewReader(data), size, maxLine, func(r Message) { got = append(got, r.Clone()) })
 	if err != nil {
 		t.Fatal(err)
+	}
+	sk2, err := scan(struct{ io.Reader }{bytes.NewReader(data)}, size, maxLine, func(r Message) { got2 = append(got2, r.Clone()) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, got2) || sk != sk2 {
+		t.Fatalf("ReaderAt and stream scans differ:\n%+v %+v\n%+v %+v", got, sk, got2, sk2)
 	}
 	return got, sk
 }
 
-func collectNaive(data []byte, maxLine int) ([]Record, Skips) {
-	var got []Record
-	sk := scanNaive(data, maxLine, func(r Record) { got = append(got, r) })
+func collectNaive(data []byte, maxLine int) ([]Message, Skips) {
+	var got []Message
+	sk := scanNaive(data, maxLine, func(r Message) { got = append(got, r.Clone()) })
 	return got, sk
 }
 
@@ -81,7 +92,7 @@ func TestScanEqualsNaive(t *testing.T) {
 
 func TestScanHard(t *testing.T) {
 	got, sk := collectScan(t, hard(), bufSize, MaxLine)
-	want := []Record{
+	want := []Message{
 		{EntryID: "a2", TS: 1795168802000, Provider: "anthropic", Model: "claude-x", Input: 100, Output: 20, CacheRead: 300, CacheWrite: 40, CostMicros: 840, HasCost: true},
 		{EntryID: "a4", TS: 1795219199000, Provider: "openai", Model: "gpt-x", Input: 7, Output: 8},
 		{EntryID: "a7", TS: 1795219201000, Provider: "openclaw", Model: "delivery-mirror", HasCost: true},

@@ -60,6 +60,7 @@ var Read = []EnvVar{
 	{"OPENAI_API_KEY", "API key of the built-in openai provider when openclaw.json gives none"},
 	{"ANTHROPIC_API_KEY", "API key of the built-in anthropic provider when openclaw.json gives none"},
 	{"XDG_CACHE_HOME", "usage keeps its per-file cache in $XDG_CACHE_HOME/sessions/usage (default ~/.cache/sessions/usage)"},
+	{"GOMEMLIMIT", "the Go heap limit; when unset, usage sets a soft 40 MiB one (it bounds its memory on big transcripts)"},
 	{"TZ", "the time zone of usage's days, weeks and months (default: the system's)"},
 	{"HOME", "where ~/.openclaw (and the legacy ~/.clawdbot, ~/.moltbot, ~/.moldbot) are looked for"},
 	{"NO_COLOR", "set to anything: never colour the output"},

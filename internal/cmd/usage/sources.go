@@ -191,7 +191,7 @@ func (c *catalog) sources(s *state.State, units []usage.Unit, parts [][]usage.Pa
 				row := keyInfo(s, p.Key)
 				sess.Key, sess.Kind, sess.Channel, sess.CronJob = row.key, row.kind, row.channel, row.cron
 			}
-			srcs = append(srcs, usage.Source{Session: sess, Records: p.Records})
+			srcs = append(srcs, usage.Source{Session: sess, Models: p.Models, Records: p.Records})
 		}
 		if fileSkips.Total() > 0 {
 			files++

@@ -6,6 +6,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"os"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"time"
@@ -19,6 +21,9 @@ import (
 
 // SchemaVersion is the version of the JSON document.
 const SchemaVersion = 1
+
+// memoryLimit is the soft heap limit of a usage run (runtime/debug).
+const memoryLimit = 40 << 20
 
 // Options of `sessions usage`.
 type Options struct {
@@ -129,6 +134,11 @@ func run(o *Options) error {
 	}
 	if ropts.Since != 0 && ropts.Until != 0 && ropts.Until <= ropts.Since {
 		return apperr.Usagef("--until must be later than --since")
+	}
+	// A soft heap limit (unless $GOMEMLIMIT sets one): a scan's garbage is
+	// collected before it grows the process beyond what the records need.
+	if os.Getenv("GOMEMLIMIT") == "" {
+		defer debug.SetMemoryLimit(debug.SetMemoryLimit(memoryLimit))
 	}
 	units, meta, err := discover(s, o)
 	if err != nil {
