@@ -3,9 +3,10 @@ package usage
 import (
 	"bytes"
 	"crypto/sha256"
-	"encoding/gob"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -47,12 +48,17 @@ type cacheEntry struct {
 	Parts []Part
 }
 
+// castagnoli is the CRC-32C table: the checksum of the payload (a
+// corrupt file is detected, at memory speed; the cache is no security
+// boundary — it lives in the user's own cache dir).
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
 // cacheMagic starts a cache file; cacheVersion changes whenever what is
 // stored (or how records are extracted) changes: another version is
 // foreign and ignored.
 const (
 	cacheMagic   = "sessions-usage-cache\n"
-	cacheVersion = 2
+	cacheVersion = 4
 )
 
 // Cache is the per-file cache of one state dir, in the tool's own cache dir
@@ -119,15 +125,15 @@ func decodeCache(data []byte) (*cacheFile, string) {
 		return nil, "not a usage cache"
 	}
 	data = data[len(cacheMagic):]
-	if len(data) < sha256.Size {
+	if len(data) < 4 {
 		return nil, "truncated"
 	}
-	sum, payload := data[:sha256.Size], data[sha256.Size:]
-	if got := sha256.Sum256(payload); !bytes.Equal(got[:], sum) {
+	sum, payload := binary.LittleEndian.Uint32(data), data[4:]
+	if crc32.Checksum(payload, castagnoli) != sum {
 		return nil, "bad checksum"
 	}
-	var f cacheFile
-	if err := gob.NewDecoder(bytes.NewReader(payload)).Decode(&f); err != nil {
+	f, err := decodePayload(payload)
+	if err != nil {
 		return nil, "undecodable: " + err.Error()
 	}
 	if f.Version != cacheVersion {
@@ -136,7 +142,7 @@ func decodeCache(data []byte) (*cacheFile, string) {
 	if f.Entries == nil {
 		f.Entries = map[string]cacheEntry{}
 	}
-	return &f, ""
+	return f, ""
 }
 
 // Path is the cache file.
@@ -188,11 +194,8 @@ func (c *Cache) save(version int) error {
 	if c == nil || !c.dirty {
 		return nil
 	}
-	var payload bytes.Buffer
-	if err := gob.NewEncoder(&payload).Encode(cacheFile{Version: version, StateDir: c.stateDir, Entries: c.entries}); err != nil {
-		return err
-	}
-	sum := sha256.Sum256(payload.Bytes())
+	payload := encodePayload(&cacheFile{Version: version, StateDir: c.stateDir, Entries: c.entries})
+	sum := binary.LittleEndian.AppendUint32(nil, crc32.Checksum(payload, castagnoli))
 	dir := filepath.Dir(c.path)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
@@ -212,7 +215,7 @@ func (c *Cache) save(version int) error {
 	if err := tmp.Chmod(0o600); err != nil {
 		return err
 	}
-	for _, b := range [][]byte{[]byte(cacheMagic), sum[:], payload.Bytes()} {
+	for _, b := range [][]byte{[]byte(cacheMagic), sum, payload} {
 		if _, err := tmp.Write(b); err != nil {
 			return err
 		}

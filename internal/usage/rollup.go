@@ -12,6 +12,9 @@ import (
 // Dimensions a roll-up can group by, in the order they are documented.
 var Dimensions = []string{"day", "week", "month", "model", "provider", "agent", "session", "kind", "channel", "cron"}
 
+// maxDims is len(Dimensions): a group key has a slot for each.
+const maxDims = 10
+
 // IsDimension reports whether d is one of Dimensions.
 func IsDimension(d string) bool { return slices.Contains(Dimensions, d) }
 
@@ -129,8 +132,33 @@ func Rollup(srcs []Source, opts Options) Report {
 		bySID[s.Session.SessionID]++
 	}
 	seen := map[string]map[uint64]bool{} // only for sessionIds with several copies
-	groups := map[string]*Row{}
-	keys := make([]string, len(opts.By))
+	// Each dimension's values are interned, and a group is keyed by their
+	// ids: no string is built per message.
+	nd := len(opts.By)
+	vals := make([]map[string]uint32, nd)
+	names := make([][]string, nd)
+	for k := range vals {
+		vals[k] = map[string]uint32{}
+	}
+	intern := func(k int, v string) uint32 {
+		id, ok := vals[k][v]
+		if !ok {
+			id = uint32(len(names[k]))
+			vals[k][v] = id
+			names[k] = append(names[k], v)
+		}
+		return id
+	}
+	groups := map[[maxDims]uint32]*Row{}
+	// Time buckets: the last one found is reused while messages fall in it.
+	type bucket struct {
+		start, end int64
+		id         uint32
+		ok         bool
+	}
+	buckets := make([]bucket, nd)
+	var key [maxDims]uint32
+	var perModel [][]uint32 // per source: the model dims' ids by model index
 	for _, i := range order {
 		src := &srcs[i]
 		sid := src.Session.SessionID
@@ -140,6 +168,22 @@ func Rollup(srcs []Source, opts Options) Report {
 				dedupe = map[uint64]bool{}
 				seen[sid] = dedupe
 			}
+		}
+		// Session-level dimensions: once per source.
+		for k, d := range opts.By {
+			if !timeDim(d) && d != "model" && d != "provider" {
+				key[k] = intern(k, dimValue(d, &src.Session, nil, Model{}, loc))
+			}
+		}
+		perModel = perModel[:0]
+		for _, md := range src.Models {
+			ids := make([]uint32, nd)
+			for k, d := range opts.By {
+				if d == "model" || d == "provider" {
+					ids[k] = intern(k, dimValue(d, &src.Session, nil, md, loc))
+				}
+			}
+			perModel = append(perModel, ids)
 		}
 		for j := range src.Records {
 			r := &src.Records[j]
@@ -154,17 +198,34 @@ func Rollup(srcs []Source, opts Options) Report {
 				dedupe[r.ID] = true
 			}
 			var md Model
-			if int(r.Model) < len(src.Models) {
+			valid := int(r.Model) < len(src.Models)
+			if valid {
 				md = src.Models[r.Model]
 			}
 			for k, d := range opts.By {
-				keys[k] = dimValue(d, &src.Session, r, md, loc)
+				switch {
+				case timeDim(d):
+					b := &buckets[k]
+					if !b.ok || r.TS < b.start || r.TS >= b.end {
+						v, st, en := timeBucket(d, r.TS, loc)
+						*b = bucket{start: st, end: en, id: intern(k, v), ok: true}
+					}
+					key[k] = b.id
+				case d == "model" || d == "provider":
+					if valid {
+						key[k] = perModel[r.Model][k]
+					} else {
+						key[k] = intern(k, "")
+					}
+				}
 			}
-			gk := strings.Join(keys, "\x00")
-			g := groups[gk]
+			g := groups[key]
 			if g == nil {
-				g = &Row{Keys: slices.Clone(keys)}
-				groups[gk] = g
+				g = &Row{Keys: make([]string, nd)}
+				for k := range nd {
+					g.Keys[k] = names[k][key[k]]
+				}
+				groups[key] = g
 			}
 			add(&g.Totals, r, md, opts.Price)
 			add(&rep.Totals, r, md, opts.Price)
@@ -218,16 +279,30 @@ func CostMicros(r *Record, p Price) int64 {
 	return int64(math.Round(v))
 }
 
-// dimValue is the value of dimension d for a record of a session.
-func dimValue(d string, s *Session, r *Record, md Model, loc *time.Location) string {
+func timeDim(d string) bool { return d == "day" || d == "week" || d == "month" }
+
+// timeBucket is the day, ISO week or month of ts in loc: its name and its
+// bounds [start, end) in ms.
+func timeBucket(d string, ts int64, loc *time.Location) (string, int64, int64) {
+	t := time.UnixMilli(ts).In(loc)
+	y, m, day := t.Date()
 	switch d {
-	case "day":
-		return time.UnixMilli(r.TS).In(loc).Format("2006-01-02")
 	case "week":
-		y, w := time.UnixMilli(r.TS).In(loc).ISOWeek()
-		return fmt.Sprintf("%04d-W%02d", y, w)
+		wd := (int(t.Weekday()) + 6) % 7 // Monday = 0
+		start := time.Date(y, m, day-wd, 0, 0, 0, 0, loc)
+		iy, w := t.ISOWeek()
+		return fmt.Sprintf("%04d-W%02d", iy, w), start.UnixMilli(), start.AddDate(0, 0, 7).UnixMilli()
 	case "month":
-		return time.UnixMilli(r.TS).In(loc).Format("2006-01")
+		start := time.Date(y, m, 1, 0, 0, 0, 0, loc)
+		return t.Format("2006-01"), start.UnixMilli(), start.AddDate(0, 1, 0).UnixMilli()
+	}
+	start := time.Date(y, m, day, 0, 0, 0, 0, loc)
+	return t.Format("2006-01-02"), start.UnixMilli(), start.AddDate(0, 0, 1).UnixMilli()
+}
+
+// dimValue is the value of a session's or a model's dimension d.
+func dimValue(d string, s *Session, _ *Record, md Model, _ *time.Location) string {
+	switch d {
 	case "model":
 		return md.Model
 	case "provider":

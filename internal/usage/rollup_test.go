@@ -219,3 +219,9 @@ func src(s Session, msgs ...Message) Source {
 	}
 	return Source{Session: s, Models: p.Models, Records: p.Records}
 }
+
+func TestMaxDims(t *testing.T) {
+	if len(Dimensions) != maxDims {
+		t.Fatalf("maxDims %d, Dimensions %d", maxDims, len(Dimensions))
+	}
+}
