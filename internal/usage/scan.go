@@ -214,10 +214,15 @@ func tokens(v gjson.Result) int64 {
 	return int64(math.Round(v.Num))
 }
 
-// wanted is the byte pre-filter: only a line that mentions "usage" can hold
-// an assistant message's usage. (OpenClaw writes JSON.stringify output: a key
-// is never escaped.)
-func wanted(line []byte) bool { return bytes.Contains(line, usageKey) }
+// wanted is the byte pre-filter: a line can hold an assistant message's
+// usage only if the key "usage" is in it — as such, or spelled with a \u
+// escape (a letter can be escaped no other way in JSON; OpenClaw never does
+// it, but the pre-filter must never drop what a parse would find).
+func wanted(line []byte) bool {
+	return bytes.Contains(line, usageKey) || bytes.Contains(line, escapeMark)
+}
+
+var escapeMark = []byte(`\u`)
 
 // Scan streams one JSONL transcript and calls fn for every assistant
 // message with usage, in file order. Memory is bounded (one buffer, and a
@@ -306,7 +311,7 @@ func scan(r io.Reader, size, maxLine int, fn func(Message)) (Skips, error) {
 		}
 		if !longHas {
 			edge = append(append(edge[:0], tail...), frag[:min(len(frag), len(usageKey)-1)]...)
-			longHas = bytes.Contains(edge, usageKey) || bytes.Contains(frag, usageKey)
+			longHas = wanted(edge) || wanted(frag)
 			tail = append(tail[:0], frag[max(0, len(frag)-(len(usageKey)-1)):]...)
 		}
 		n := pos - longStart // the line so far, newline included when terminated

@@ -131,3 +131,17 @@ func FuzzScan(f *testing.F) {
 		}
 	})
 }
+
+// TestScanEscapedKeys: a key or value spelled with \u escapes is found by
+// the fast path as by a parse of every line.
+func TestScanEscapedKeys(t *testing.T) {
+	line := `{"id":"e1","message":{"role":"\u0061ssistant","\u0075sage":{"input":3},"model":"m"}}` + "\n"
+	long := `{"id":"e2","message":{"role":"assistant","content":"` + strings.Repeat("z", 300) + `","\u0075sage":{"input":4}}}` + "\n"
+	for _, size := range []int{16, 64, 4096} {
+		fast, _ := collectScan(t, []byte(line+long), size, MaxLine)
+		slow, _ := collectNaive([]byte(line+long), MaxLine)
+		if len(fast) != 2 || !reflect.DeepEqual(fast, slow) {
+			t.Fatalf("buf %d: fast %+v, naive %+v", size, fast, slow)
+		}
+	}
+}

@@ -140,12 +140,15 @@ func run(o *Options) error {
 	if os.Getenv("GOMEMLIMIT") == "" {
 		defer debug.SetMemoryLimit(debug.SetMemoryLimit(memoryLimit))
 	}
+	t0 := time.Now()
 	units, meta, err := discover(s, o)
 	if err != nil {
 		return err
 	}
 	var cache *usage.Cache
+	var tLoad time.Duration
 	if !o.NoCache {
+		tl := time.Now()
 		if dir, derr := usage.CacheDir(); derr == nil {
 			cache = usage.OpenCache(dir, s.Dir.Path)
 			if cache.Ignored != "" {
@@ -154,8 +157,11 @@ func run(o *Options) error {
 		} else {
 			f.Log.Debug("usage: no cache dir: " + derr.Error())
 		}
+		tLoad = time.Since(tl)
 	}
+	t1 := time.Now()
 	parts, stats := usage.Collect(units, cache, 0, f.Warn)
+	t2 := time.Now()
 	f.Log.Debug(fmt.Sprintf("usage: %d of %d files read, %d from cache", stats.Read, stats.Units, stats.Cached))
 	if cache != nil {
 		if err := cache.Save(); err != nil {
@@ -167,6 +173,8 @@ func run(o *Options) error {
 		f.Warn(fmt.Sprintf("usage: skipped %d transcript line(s) in %d file(s): %s", skips.Total(), skipFiles, describe(skips)))
 	}
 	rep := usage.Rollup(srcs, ropts)
+	f.Log.Debug(fmt.Sprintf("usage: timings: discover %s, cache load %s, scan %s, roll-up %s",
+		t1.Sub(t0).Round(time.Millisecond/10), tLoad.Round(time.Millisecond/10), t2.Sub(t1).Round(time.Millisecond/10), time.Since(t2).Round(time.Millisecond/10)))
 	res := result(rep, ropts, stats)
 	if f.JSONMode() {
 		return f.PrintJSON(res)
