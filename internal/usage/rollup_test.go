@@ -225,3 +225,27 @@ func TestMaxDims(t *testing.T) {
 		t.Fatalf("maxDims %d, Dimensions %d", maxDims, len(Dimensions))
 	}
 }
+
+// TestDecodePayloadNeverPanics: every truncation and a flipped byte of a
+// valid payload is an error or a valid file, never a panic or a huge
+// allocation (the checksum comes first; this is what lies behind it).
+func TestDecodePayloadNeverPanics(t *testing.T) {
+	var p Part
+	p.SessionID = "s"
+	for _, m := range []Message{{EntryID: "a", TS: 1, Provider: "p", Model: "m", Input: 5, HasCost: true, CostMicros: 7}, {EntryID: "b", Model: "n"}} {
+		p.Add(m)
+	}
+	p.index = nil
+	f := &cacheFile{Version: cacheVersion, StateDir: "/s", Entries: map[string]cacheEntry{"/s/x.jsonl": {Stamp: Stamp{Size: 9}, Parts: []Part{p}}}}
+	data := encodePayload(f)
+	got, err := decodePayload(data)
+	if err != nil || !reflect.DeepEqual(got, f) {
+		t.Fatalf("round trip: %v\n got %+v\nwant %+v", err, got, f)
+	}
+	for i := range data {
+		decodePayload(data[:i])
+		bad := append([]byte{}, data...)
+		bad[i] ^= 0x80
+		decodePayload(bad)
+	}
+}
