@@ -1,21 +1,30 @@
 #!/usr/bin/env python3
 """Timings for scripts/bench_usage.sh: medians of --runs runs, side by side, as markdown."""
-import argparse, glob, os, re, shutil, statistics, subprocess, sys, time
+import argparse, glob, os, re, resource, shutil, statistics, subprocess, sys, time
 
 
-def timed(cmd, **kw):
-    t = time.perf_counter()
+def cpu_now():
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+def timed(cmd, cpu=None, **kw):
+    c, t = cpu_now(), time.perf_counter()
     subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, **kw)
-    return time.perf_counter() - t
+    wall = time.perf_counter() - t
+    if cpu is not None:
+        cpu.append(cpu_now() - c)
+    return wall
 
 
 def median(cmd, runs, before=None, **kw):
-    out = []
+    """Median wall time and median CPU time (user + sys) in seconds."""
+    out, cpu = [], []
     for _ in range(runs):
         if before:
             before()
-        out.append(timed(cmd, **kw))
-    return statistics.median(out)
+        out.append(timed(cmd, cpu, **kw))
+    return statistics.median(out), statistics.median(cpu)
 
 
 def rss_mb(cmd):
@@ -38,27 +47,29 @@ def main():
     drop = lambda: shutil.rmtree(a.cache, ignore_errors=True)
     # page cache warm for everyone: one read of every file first
     timed(["cat"] + files)
-    cat = median(["cat"] + files, a.runs)
-    cold = median(usage(a.s1k, "--no-cache"), a.runs)
-    cold_fill = median(usage(a.s1k), a.runs, before=drop)  # no cache file yet; writes it
+    cat, ccat = median(["cat"] + files, a.runs)
+    cold, ccold = median(usage(a.s1k, "--no-cache"), a.runs)
+    cold_fill, cfill = median(usage(a.s1k), a.runs, before=drop)  # no cache file yet; writes it
     timed(usage(a.s1k))
-    warm = median(usage(a.s1k), a.runs)
+    warm, cwarm = median(usage(a.s1k), a.runs)
     rss_cold = rss_mb(usage(a.s1k, "--no-cache"))
     rss_warm = rss_mb(usage(a.s1k))
     big = glob.glob(os.path.join(a.s1g, "agents/main/sessions/*.jsonl"))
     bsize = sum(os.path.getsize(f) for f in big)
     timed(["cat"] + big)
-    bcat = median(["cat"] + big, max(1, a.runs // 2))
-    bcold = median(usage(a.s1g, "--no-cache"), max(1, a.runs // 2))
+    bcat, cbcat = median(["cat"] + big, max(1, a.runs // 2))
+    bcold, cbcold = median(usage(a.s1g, "--no-cache"), max(1, a.runs // 2))
     rss_big = rss_mb(usage(a.s1g, "--no-cache"))
     ms = lambda s: f"{s * 1000:.0f} ms"
-    print(f"`sessions usage --by day`, median of {a.runs} runs, page cache warm (dropping it needs root).\n")
-    print("| case | cat of the files | sessions usage | ratio | target |")
+    load = os.getloadavg()[0]
+    print(f"`sessions usage --by day`, median of {a.runs} runs, page cache warm (dropping it needs root), "
+          f"{os.cpu_count()} CPU, load average {load:.1f} at the end. Wall time and CPU time (user + sys) side by side.\n")
+    print("| case | cat: wall / CPU | sessions usage: wall / CPU | ratio wall / CPU | target |")
     print("|---|---|---|---|---|")
-    print(f"| 1,000 × 1 MB ({size / 2**30:.2f} GiB), cold: no usage cache (`--no-cache`) | {ms(cat)} | {ms(cold)} | {cold / cat:.2f}× | ≤ 3× |")
-    print(f"| same, first run writing the cache | {ms(cat)} | {ms(cold_fill)} | {cold_fill / cat:.2f}× | ≤ 3× |")
-    print(f"| same, warm (every file in the cache) | — | {ms(warm)} | — | ≤ 50 ms |")
-    print(f"| one {bsize / 2**30:.2f} GiB transcript, cold | {ms(bcat)} | {ms(bcold)} | {bcold / bcat:.2f}× | — |")
+    print(f"| 1,000 × 1 MB ({size / 2**30:.2f} GiB), cold: no usage cache (`--no-cache`) | {ms(cat)} / {ms(ccat)} | {ms(cold)} / {ms(ccold)} | {cold / cat:.2f}× / {ccold / ccat:.2f}× | ≤ 3× |")
+    print(f"| same, first run writing the cache | {ms(cat)} / {ms(ccat)} | {ms(cold_fill)} / {ms(cfill)} | {cold_fill / cat:.2f}× / {cfill / ccat:.2f}× | ≤ 3× |")
+    print(f"| same, warm (every file in the cache) | — | {ms(warm)} / {ms(cwarm)} | — | ≤ 50 ms |")
+    print(f"| one {bsize / 2**30:.2f} GiB transcript, cold | {ms(bcat)} / {ms(cbcat)} | {ms(bcold)} / {ms(cbcold)} | {bcold / bcat:.2f}× / {cbcold / cbcat:.2f}× | — |")
     print()
     print("| peak RSS (/usr/bin/time -v) | MB | target |")
     print("|---|---|---|")
