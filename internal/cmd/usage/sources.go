@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strings"
 
 	"github.com/openclaw/sessions/internal/apperr"
@@ -96,6 +97,29 @@ func discover(s *state.State, o *Options) ([]usage.Unit, *catalog, error) {
 		}
 		infos := map[string]sessionInfo{}
 		cat.sessions[agent] = infos
+		// The sessions dir first: most transcripts are <sessionId>.jsonl
+		// there, found without resolving each entry's path.
+		dir := s.SessionsDir(agent)
+		ents, err := os.ReadDir(dir)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, nil, apperr.Statef("cannot read sessions dir %s: %v", dir, err)
+		}
+		inDir := make(map[string]fs.DirEntry, len(ents))
+		for _, de := range ents {
+			if de.Type().IsRegular() { // never follow a link out of the state dir
+				inDir[de.Name()] = de
+			}
+		}
+		claimed := map[string]bool{}
+		addFile := func(name, sid string, archived bool) {
+			de := inDir[name]
+			fi, err := de.Info()
+			if err != nil {
+				return
+			}
+			claimed[name] = true
+			add(usage.FileUnit(filepath.Join(dir, name), fi, sid, archived), unitInfo{agent: agent, sessionID: sid, archived: archived})
+		}
 		for _, e := range entries {
 			sid := e.Meta.SessionID
 			if sid == "" || !s.Listable(e.Key) {
@@ -107,14 +131,23 @@ func discover(s *state.State, o *Options) ([]usage.Unit, *catalog, error) {
 				continue
 			}
 			infos[sid] = in
-			if era == "json" && in.visible {
-				tr, err := s.Transcript(agent, st, e)
-				if err != nil || !tr.Exists {
-					continue
-				}
-				if fi, err := os.Stat(tr.Path); err == nil && fi.Mode().IsRegular() {
-					add(usage.FileUnit(tr.Path, fi, sid, false), unitInfo{agent: agent, sessionID: sid})
-				}
+			if era != "json" || !in.visible {
+				continue
+			}
+			sf := e.Meta.SessionFile
+			if name := sid + ".jsonl"; (sf == "" || filepath.Dir(sf) == dir) && inDir[name] != nil && (sf == "" || filepath.Base(sf) == name) {
+				addFile(name, sid, false)
+				continue
+			}
+			tr, err := s.Transcript(agent, st, e)
+			if err != nil || !tr.Exists {
+				continue
+			}
+			if filepath.Dir(tr.Path) == dir {
+				claimed[filepath.Base(tr.Path)] = true
+			}
+			if fi, err := os.Stat(tr.Path); err == nil && fi.Mode().IsRegular() {
+				add(usage.FileUnit(tr.Path, fi, sid, false), unitInfo{agent: agent, sessionID: sid})
 			}
 		}
 		if era == "sqlite" {
@@ -125,16 +158,15 @@ func discover(s *state.State, o *Options) ([]usage.Unit, *catalog, error) {
 			}
 			add(usage.SQLiteUnit(p, fi, o.IncludeArchived, sqlitestore.Options{BusyTimeout: o.f.Flags.LockTimeout, Warn: s.Warnf}), unitInfo{agent: agent})
 		}
-		dir := s.SessionsDir(agent)
-		ents, err := os.ReadDir(dir)
-		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) {
+		names := make([]string, 0, len(inDir))
+		for name := range inDir {
+			names = append(names, name)
+		}
+		sort.Strings(names)
+		for _, name := range names {
+			if claimed[name] {
 				continue
 			}
-			return nil, nil, apperr.Statef("cannot read sessions dir %s: %v", dir, err)
-		}
-		for _, de := range ents {
-			name := de.Name()
 			var sid string
 			archived := false
 			switch {
@@ -146,19 +178,10 @@ func discover(s *state.State, o *Options) ([]usage.Unit, *catalog, error) {
 			default:
 				continue
 			}
-			if !de.Type().IsRegular() {
-				continue // never follow a link out of the state dir
-			}
-			in, known := infos[sid]
-			if s.Req.Restrict && (!known || !in.visible) {
+			if in, known := infos[sid]; s.Req.Restrict && (!known || !in.visible) {
 				continue // a sandboxed requester counts only what it may see
 			}
-			p := filepath.Join(dir, name)
-			fi, err := de.Info()
-			if err != nil {
-				continue
-			}
-			add(usage.FileUnit(p, fi, sid, archived), unitInfo{agent: agent, sessionID: sid, archived: archived})
+			addFile(name, sid, archived)
 		}
 	}
 	return units, cat, nil
