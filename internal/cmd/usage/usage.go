@@ -174,7 +174,7 @@ func run(o *Options) error {
 	}
 	rep := usage.Rollup(srcs, ropts)
 	f.Log.Debug(fmt.Sprintf("usage: timings: discover %s, cache load %s, scan %s, roll-up %s",
-		t1.Sub(t0).Round(time.Millisecond/10), tLoad.Round(time.Millisecond/10), t2.Sub(t1).Round(time.Millisecond/10), time.Since(t2).Round(time.Millisecond/10)))
+		(t1.Sub(t0) - tLoad).Round(time.Millisecond/10), tLoad.Round(time.Millisecond/10), t2.Sub(t1).Round(time.Millisecond/10), time.Since(t2).Round(time.Millisecond/10)))
 	res := result(rep, ropts, stats)
 	if f.JSONMode() {
 		return f.PrintJSON(res)
