@@ -24,6 +24,7 @@ import (
 	"github.com/openclaw/sessions/internal/cmd/send"
 	"github.com/openclaw/sessions/internal/cmd/show"
 	"github.com/openclaw/sessions/internal/cmd/spawn"
+	"github.com/openclaw/sessions/internal/cmd/usage"
 	"github.com/openclaw/sessions/internal/cmd/version"
 	"github.com/openclaw/sessions/internal/cmdutil"
 	"github.com/openclaw/sessions/internal/config"
@@ -231,6 +232,7 @@ on a terminal and scripts get tab-separated lines when piped.`,
 		agents.NewCmd(f, nil),
 		send.NewCmd(f, nil),
 		spawn.NewCmd(f, nil),
+		usage.NewCmd(f, nil),
 		runscmd.NewCmdRuns(f),
 		runscmd.NewCmdWait(f),
 		runscmd.NewCmdRunner(f),
