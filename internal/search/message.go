@@ -1,0 +1,146 @@
+package search
+
+import (
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/openclaw/sessions/internal/transcript"
+)
+
+// Message is the searchable part of one transcript event.
+type Message struct {
+	ID        string // the event's id (the entry id)
+	Role      string // "user", "assistant" or "tool" (pi's toolResult)
+	Timestamp int64  // epoch ms: the event's timestamp, else the message's; 0 unknown
+	Text      string
+}
+
+// Roles are the values of --role.
+var Roles = []string{"user", "assistant", "tool"}
+
+// Extract returns the searchable message of one transcript line (a JSONL
+// line, or a 2026.8+ transcript event), with the status transcript.Classify
+// gives it (StatusCorrupt for invalid UTF-8 or JSON; StatusMessage when ok).
+//
+// The searchable text is what OpenClaw's own transcript index holds
+// (2026.9 extractTranscriptIndexEntry): for user and assistant messages the
+// content string, else message.text, else the text/input_text/output_text
+// blocks joined by "\n", trimmed like JavaScript's trim(). Thinking blocks
+// and images are never searched. With includeTools, tool results (role
+// "tool") are searched too — their text blocks — and an assistant's tool
+// calls add "NAME ARGUMENTS" (the arguments' JSON as written) to its text.
+// Other roles are not messages here.
+func Extract(line []byte, includeTools bool) (Message, transcript.Status) {
+	raw, st := transcript.Classify(line, includeTools)
+	if st != transcript.StatusMessage {
+		return Message{}, st
+	}
+	msg := gjson.ParseBytes(raw)
+	role := msg.Get("role").String()
+	switch role {
+	case "user", "assistant":
+	case "toolResult":
+		role = "tool"
+	default:
+		return Message{}, transcript.StatusSilent
+	}
+	m := Message{Role: role, Text: messageText(msg, includeTools && role == "assistant")}
+	top := gjson.GetManyBytes(line, "id", "timestamp")
+	if top[0].Type == gjson.String {
+		m.ID = top[0].Str
+	}
+	m.Timestamp = timestamp(top[1])
+	if m.Timestamp == 0 {
+		m.Timestamp = timestamp(msg.Get("timestamp"))
+	}
+	return m, transcript.StatusMessage
+}
+
+// timestamp reads an ISO 8601 string or a number of epoch ms.
+func timestamp(v gjson.Result) int64 {
+	switch v.Type {
+	case gjson.Number:
+		return int64(v.Num)
+	case gjson.String:
+		if t, err := time.Parse(time.RFC3339Nano, v.Str); err == nil {
+			return t.UnixMilli()
+		}
+	}
+	return 0
+}
+
+func messageText(msg gjson.Result, toolCalls bool) string {
+	content := msg.Get("content")
+	var parts []string
+	text := msg.Get("text")
+	switch {
+	case content.Type == gjson.String:
+		parts = append(parts, content.Str)
+	case text.Type == gjson.String:
+		parts = append(parts, text.Str)
+	}
+	if content.IsArray() {
+		content.ForEach(func(_, b gjson.Result) bool {
+			switch b.Get("type").Str {
+			case "text", "input_text", "output_text":
+				if t := b.Get("text"); t.Type == gjson.String && text.Type != gjson.String {
+					parts = append(parts, t.Str)
+				}
+			case "toolCall":
+				if toolCalls {
+					parts = append(parts, strings.TrimSpace(b.Get("name").String()+" "+b.Get("arguments").Raw))
+				}
+			}
+			return true
+		})
+	}
+	return jsTrim(strings.Join(parts, "\n"))
+}
+
+// jsTrim trims like JavaScript's String.prototype.trim (which OpenClaw's
+// index applies): Unicode White_Space minus U+0085, plus U+FEFF.
+func jsTrim(s string) string {
+	return strings.TrimFunc(s, func(r rune) bool {
+		return r == '\uFEFF' || (r != '\u0085' && unicode.IsSpace(r))
+	})
+}
+
+// Snippet cuts text around the match [start, end): up to before bytes of
+// context before it and after bytes after it, at rune boundaries, with
+// line breaks and tabs as spaces and "…" where text was cut. It returns the
+// snippet and the match's place in it.
+func Snippet(text string, start, end, before, after int) (snip string, ms, me int) {
+	lo := max(0, start-before)
+	for lo > 0 && !utf8.RuneStart(text[lo]) {
+		lo++
+	}
+	hi := min(len(text), end+after)
+	for hi < len(text) && !utf8.RuneStart(text[hi]) {
+		hi--
+	}
+	var b strings.Builder
+	if lo > 0 {
+		b.WriteString("…")
+	}
+	flat := func(s string) {
+		for _, r := range s {
+			if r == '\n' || r == '\r' || r == '\t' {
+				r = ' '
+			}
+			b.WriteRune(r)
+		}
+	}
+	flat(text[lo:start])
+	ms = b.Len()
+	flat(text[start:end])
+	me = b.Len()
+	flat(text[end:hi])
+	if hi < len(text) {
+		b.WriteString("…")
+	}
+	return b.String(), ms, me
+}
