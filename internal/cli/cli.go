@@ -18,6 +18,7 @@ import (
 	"github.com/openclaw/sessions/internal/cmd/list"
 	"github.com/openclaw/sessions/internal/cmd/patch"
 	"github.com/openclaw/sessions/internal/cmd/runscmd"
+	"github.com/openclaw/sessions/internal/cmd/search"
 	"github.com/openclaw/sessions/internal/cmd/send"
 	"github.com/openclaw/sessions/internal/cmd/spawn"
 	"github.com/openclaw/sessions/internal/cmd/version"
@@ -158,6 +159,7 @@ on a terminal and scripts get tab-separated lines when piped.`,
 	root.AddCommand(
 		list.NewCmd(f, nil),
 		history.NewCmd(f, nil),
+		search.NewCmd(f, nil),
 		patch.NewCmd(f, nil),
 		agents.NewCmd(f, nil),
 		send.NewCmd(f, nil),

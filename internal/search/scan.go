@@ -92,6 +92,8 @@ type Stats struct {
 type Scanner struct {
 	o   *Options
 	buf []byte
+	// lineFn, when set, gets every line (no pre-filter, no parsing).
+	lineFn func(pos int64, line []byte)
 }
 
 // NewScanner returns a scanner for o.
@@ -205,6 +207,10 @@ func (s *Scanner) block(data []byte, base int64, st *Stats, emit func(Hit)) {
 }
 
 func (s *Scanner) line(line []byte, pos int64, st *Stats, emit func(Hit)) {
+	if s.lineFn != nil {
+		s.lineFn(pos, line)
+		return
+	}
 	h, ok, status := s.o.Line(line, pos)
 	st.Skips.Add(status)
 	if ok {
@@ -217,6 +223,10 @@ func (s *Scanner) line(line []byte, pos int64, st *Stats, emit func(Hit)) {
 func (s *Scanner) tail(line []byte, pos int64, st *Stats, emit func(Hit)) {
 	p := &s.o.Matcher.pre
 	if p.needle != nil && p.index(line) < 0 && escIndex(line) < 0 {
+		return
+	}
+	if s.lineFn != nil {
+		s.lineFn(pos, line)
 		return
 	}
 	h, ok, status := s.o.Line(line, pos)
