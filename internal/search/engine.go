@@ -188,11 +188,15 @@ func searchFile(sc *Scanner, path string, emit func(Hit)) []string {
 	if err != nil {
 		warns = append(warns, fmt.Sprintf("cannot search transcript %s: %v", path, err))
 	}
-	if msg := st.Skips.Summary("line", "corrupt JSON or invalid UTF-8", "corrupt JSON, invalid UTF-8"); msg != "" {
-		warns = append(warns, "transcript "+path+": "+msg)
-	}
+	msg := st.Skips.Summary("line", "corrupt JSON or invalid UTF-8", "corrupt JSON, invalid UTF-8")
 	if st.Torn {
-		warns = append(warns, "transcript "+path+": skipped its incomplete last line (a writer mid-append?)")
+		if msg != "" {
+			msg += " and "
+		}
+		msg += "skipped its incomplete last line (a writer mid-append?)"
+	}
+	if msg != "" {
+		warns = append(warns, "transcript "+path+": "+msg)
 	}
 	return warns
 }
