@@ -436,3 +436,45 @@ func TestBigLines(t *testing.T) {
 		t.Fatalf("got %q\nwant %q (with big1)", got, want)
 	}
 }
+
+// TestStaleIndexFallsBack: a session whose index OpenClaw marked for a
+// rebuild (here also emptied) is searched through its events, and still
+// finds every message.
+func TestStaleIndexFallsBack(t *testing.T) {
+	state := filepath.Join(t.TempDir(), "state")
+	if err := testutil.CopyTree(filepath.Join(testutil.Root(t), "testdata", "state-2026.9.6"), state); err != nil {
+		t.Fatal(err)
+	}
+	dbPath := filepath.Join(state, "agents", "main", "agent", "openclaw-agent.sqlite")
+	before, _ := runSearch(t, state, "-i", "mock")
+	db, err := sql.Open("sqlite", dbPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const main = "8000a7c0-cc69-4a7f-82ba-219f4a789783"
+	for _, q := range []string{
+		`UPDATE session_transcript_index_state SET needs_rebuild = 1 WHERE session_id = '` + main + `'`,
+		`DELETE FROM session_transcript_fts_rows WHERE session_id = '` + main + `'`,
+	} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db.Close()
+	after, _ := runSearch(t, state, "-i", "mock")
+	if !slices.Equal(after.got(), before.got()) {
+		t.Fatalf("stale index: got %q, want %q", after.got(), before.got())
+	}
+	n := 0
+	for _, h := range after.Hits {
+		if h.SessionID == main {
+			n++
+			if h.Source != "events" {
+				t.Fatalf("hit of the stale session from %q", h.Source)
+			}
+		}
+	}
+	if n == 0 {
+		t.Fatal("no hit in the stale session")
+	}
+}
