@@ -122,6 +122,10 @@ type prefilter struct {
 	fold   bool   // ASCII case-insensitive (needle is lower case)
 	anchor int    // index in needle of the byte searched with IndexByte
 	a1, a2 byte   // the anchor byte in both cases (a1 == a2 when caseless)
+	// pair: the needle has two caseless bytes: the rarest two, at p1 < p2,
+	// are searched together 16 bytes at a time (pairChunk).
+	pair   bool
+	p1, p2 int
 }
 
 // verbatim reports whether a JSON writer can only write c as itself inside
@@ -183,6 +187,22 @@ func newPrefilter(lit string, fold bool) prefilter {
 	if fold && isLetter(p.a1) {
 		p.a2 = p.a1 - 'a' + 'A'
 	}
+	// The rarest two caseless bytes, preferring two different values.
+	p1, p2 := -1, -1
+	for i := range n {
+		if fold && isLetter(n[i]) {
+			continue
+		}
+		switch {
+		case p1 < 0 || rank(n[i]) < rank(n[p1]):
+			p1, p2 = i, p1
+		case p2 < 0 || rank(n[i]) < rank(n[p2]) || (n[p2] == n[p1] && n[i] != n[p1]):
+			p2 = i
+		}
+	}
+	if p1 >= 0 && p2 >= 0 {
+		p.pair, p.p1, p.p2 = true, min(p1, p2), max(p1, p2)
+	}
 	return p
 }
 
@@ -193,6 +213,9 @@ func (p *prefilter) index(s []byte) int {
 	n := p.needle
 	if len(s) < len(n) {
 		return -1
+	}
+	if p.pair {
+		return p.pairIndex(s)
 	}
 	// Candidate starts are in [0, len(s)-len(n)]; the anchor lies at +anchor.
 	lo, hi := p.anchor, len(s)-len(n)+p.anchor+1
@@ -245,6 +268,34 @@ func (p *prefilter) index(s []byte) int {
 	return -1
 }
 
+// pairIndex is index by the needle's two rarest bytes.
+func (p *prefilter) pairIndex(s []byte) int {
+	n := p.needle
+	last := len(s) - len(n) // the last possible start
+	r := s[p.p1:]           // a start st has its first pair byte at r[st]
+	a, b, d := n[p.p1], n[p.p2], p.p2-p.p1
+	checked := min(chunked(len(r), d), last+1)
+	for off := 0; off < checked; {
+		c := pairChunk(r[off:], a, b, d)
+		if c < 0 {
+			break
+		}
+		off += c
+		for st := off; st < off+16 && st <= last; st++ {
+			if r[st] == a && p.equal(s[st:st+len(n)]) {
+				return st
+			}
+		}
+		off += 16
+	}
+	for st := max(checked, 0); st <= last; st++ {
+		if p.equal(s[st : st+len(n)]) {
+			return st
+		}
+	}
+	return -1
+}
+
 func (p *prefilter) equal(b []byte) bool {
 	if !p.fold {
 		return bytes.Equal(b, p.needle)
@@ -261,20 +312,48 @@ func (p *prefilter) equal(b []byte) bool {
 }
 
 // escIndex returns the first position in s of a JSON \u escape of a
-// printable ASCII character (\u0020-\u007f, which some writers may use in
-// place of the character itself), or -1.
+// printable ASCII character (\u0020-\u007f, which a writer may use in
+// place of the character itself), or -1. Backslashes are too common in
+// JSON for a byte-by-byte search: the pair `\u` is searched 16 bytes at a
+// time (pairChunk), then each candidate checked.
 func escIndex(s []byte) int {
-	for off := 0; ; {
-		i := bytes.Index(s[off:], []byte(`\u00`))
-		if i < 0 {
-			return -1
+	n := len(s)
+	checked := chunked(n, 1) // pair starts below this are pairChunk's
+	for off := 0; off < checked; {
+		c := pairChunk(s[off:], '\\', 'u', 1)
+		if c < 0 {
+			break
 		}
-		i += off
-		if i+4 < len(s) && s[i+4] >= '2' && s[i+4] <= '7' && (i == 0 || !oddBackslashes(s[:i])) {
+		off += c
+		for i := off; i < off+16; i++ {
+			if isEsc(s, i) {
+				return i
+			}
+		}
+		off += 16
+	}
+	for i := checked; i < n; i++ {
+		if isEsc(s, i) {
 			return i
 		}
-		off = i + 1
 	}
+	return -1
+}
+
+// chunked is how many positions of an n-byte slice pairChunk looks at for
+// pairs d bytes apart: its whole chunks of 16 (each needing 16+d bytes).
+func chunked(n, d int) int {
+	if n < 16+d {
+		return 0
+	}
+	return ((n-16-d)/16 + 1) * 16
+}
+
+// isEsc reports whether s[i:] starts a \u00[2-7]X escape (its backslash
+// not itself escaped).
+func isEsc(s []byte, i int) bool {
+	return i+4 < len(s) && s[i] == '\\' && s[i+1] == 'u' && s[i+2] == '0' && s[i+3] == '0' &&
+		s[i+4] >= '2' && s[i+4] <= '7' && !oddBackslashes(s[:i])
 }
 
 // oddBackslashes reports whether s ends in an odd number of backslashes

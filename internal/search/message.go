@@ -1,6 +1,7 @@
 package search
 
 import (
+	"bytes"
 	"strings"
 	"time"
 	"unicode"
@@ -33,27 +34,54 @@ var Roles = []string{"user", "assistant", "tool"}
 // and images are never searched. With includeTools, tool results (role
 // "tool") are searched too — their text blocks — and an assistant's tool
 // calls add "NAME ARGUMENTS" (the arguments' JSON as written) to its text.
-// Other roles are not messages here.
+// Other roles are not messages here. Without includeTools, a line whose
+// message.role is "toolResult" is passed over unvalidated (never counted as
+// corrupt).
 func Extract(line []byte, includeTools bool) (Message, transcript.Status) {
-	raw, st := transcript.Classify(line, includeTools)
-	if st != transcript.StatusMessage {
-		return Message{}, st
+	if !includeTools && gjson.GetBytes(line, "message.role").Str == "toolResult" {
+		// A tool result is never a hit here: passed over without the
+		// validation of its (often large) body.
+		return Message{}, transcript.StatusSilent
 	}
-	msg := gjson.ParseBytes(raw)
+	if len(bytes.TrimSpace(line)) == 0 {
+		return Message{}, transcript.StatusSilent
+	}
+	if !utf8.Valid(line) || !gjson.ValidBytes(line) {
+		return Message{}, transcript.StatusCorrupt
+	}
+	// One pass over the top-level keys; the last of duplicated keys wins,
+	// as with JSON.parse.
+	var msg, id, ts gjson.Result
+	gjson.ParseBytes(line).ForEach(func(k, v gjson.Result) bool {
+		switch k.Str {
+		case "message":
+			msg = v
+		case "id":
+			id = v
+		case "timestamp":
+			ts = v
+		}
+		return true
+	})
+	if !msg.IsObject() {
+		return Message{}, transcript.StatusSilent
+	}
 	role := msg.Get("role").String()
 	switch role {
 	case "user", "assistant":
 	case "toolResult":
+		if !includeTools {
+			return Message{}, transcript.StatusSilent
+		}
 		role = "tool"
 	default:
 		return Message{}, transcript.StatusSilent
 	}
 	m := Message{Role: role, Text: messageText(msg, includeTools && role == "assistant")}
-	top := gjson.GetManyBytes(line, "id", "timestamp")
-	if top[0].Type == gjson.String {
-		m.ID = top[0].Str
+	if id.Type == gjson.String {
+		m.ID = id.Str
 	}
-	m.Timestamp = timestamp(top[1])
+	m.Timestamp = timestamp(ts)
 	if m.Timestamp == 0 {
 		m.Timestamp = timestamp(msg.Get("timestamp"))
 	}
