@@ -2,11 +2,15 @@
 package search
 
 import (
+	"bufio"
+	"bytes"
 	"cmp"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -14,6 +18,7 @@ import (
 
 	"github.com/openclaw/sessions/internal/apperr"
 	"github.com/openclaw/sessions/internal/cmdutil"
+	"github.com/openclaw/sessions/internal/jsonx"
 	"github.com/openclaw/sessions/internal/keys"
 	"github.com/openclaw/sessions/internal/output"
 	"github.com/openclaw/sessions/internal/policy"
@@ -216,27 +221,69 @@ func run(o *Options) error {
 	if err != nil {
 		return err
 	}
+	if f.Getenv("GOMEMLIMIT") == "" {
+		// Keep the heap near what a search holds (a buffer per worker and
+		// the hits kept): collect garbage sooner instead of growing.
+		debug.SetMemoryLimit(memoryLimit)
+	}
 	res := srch.Run(srcs, so, o.Limit, o.Context, 0)
 	for _, w := range res.Warnings {
 		f.Warn(w)
 	}
-	doc := Result{Count: len(res.Hits), TotalCount: res.Total, HasMore: res.Total > len(res.Hits), Hits: []Hit{}}
-	for _, h := range res.Hits {
-		src := &srcs[h.Src]
-		jh := Hit{
-			Key: src.Key, Kind: src.Kind, AgentID: src.Agent, Label: src.Label, SessionID: src.SessionID,
-			ID: h.ID, Role: h.Role, Timestamp: ms(h.Timestamp), Snippet: h.Snippet,
-			Match: h.Snippet[h.MatchStart:h.MatchEnd], Source: h.From, Archived: src.Archived,
-		}
-		if o.Context > 0 {
-			jh.Context = &Context{Before: ctxMsgs(h.Before), After: ctxMsgs(h.After)}
-		}
-		doc.Hits = append(doc.Hits, jh)
+	head := Result{Count: len(res.Hits), TotalCount: res.Total, HasMore: res.Total > len(res.Hits)}
+	hit := func(i int) Hit { return toHit(&res.Hits[i], srcs, o.Context > 0) }
+	if f.JSONMode() && f.Flags.JQ == "" {
+		return writeJSON(f.IO.Out, head, len(res.Hits), hit)
+	}
+	doc := head
+	doc.Hits = make([]Hit, len(res.Hits))
+	for i := range res.Hits {
+		doc.Hits[i] = hit(i)
 	}
 	if f.JSONMode() {
 		return f.PrintJSON(doc)
 	}
 	return printText(f, doc, res.Hits)
+}
+
+// memoryLimit is the Go runtime's soft memory limit during a search.
+const memoryLimit = 40 << 20
+
+func toHit(h *srch.Found, srcs []srch.Source, withContext bool) Hit {
+	src := &srcs[h.Src]
+	jh := Hit{
+		Key: src.Key, Kind: src.Kind, AgentID: src.Agent, Label: src.Label, SessionID: src.SessionID,
+		ID: h.ID, Role: h.Role, Timestamp: ms(h.Timestamp), Snippet: h.Snippet,
+		Match: h.Snippet[h.MatchStart:h.MatchEnd], Source: h.From, Archived: src.Archived,
+	}
+	if withContext {
+		jh.Context = &Context{Before: ctxMsgs(h.Before), After: ctxMsgs(h.After)}
+	}
+	return jh
+}
+
+// writeJSON writes the document exactly as f.PrintJSON would (two-space
+// indent, no HTML escaping), one hit at a time: `--limit all` with many
+// hits never holds the whole document in memory.
+func writeJSON(w io.Writer, head Result, n int, hit func(int) Hit) error {
+	bw := bufio.NewWriterSize(w, 64<<10)
+	fmt.Fprintf(bw, "{\n  \"count\": %d,\n  \"totalCount\": %d,\n  \"hasMore\": %t,\n  \"hits\": [", head.Count, head.TotalCount, head.HasMore)
+	for i := range n {
+		b, err := jsonx.MarshalIndent(hit(i))
+		if err != nil {
+			return err
+		}
+		if i > 0 {
+			bw.WriteByte(',')
+		}
+		bw.WriteString("\n    ")
+		bw.Write(bytes.ReplaceAll(b, []byte("\n"), []byte("\n    ")))
+	}
+	if n > 0 {
+		bw.WriteString("\n  ")
+	}
+	bw.WriteString("]\n}\n")
+	return bw.Flush()
 }
 
 func ms(v int64) *int64 {
