@@ -7,6 +7,7 @@ import (
 	"cmp"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -221,9 +222,9 @@ func run(o *Options) error {
 	if err != nil {
 		return err
 	}
-	if f.Getenv("GOMEMLIMIT") == "" {
-		// Keep the heap near what a search holds (a buffer per worker and
-		// the hits kept): collect garbage sooner instead of growing.
+	if debug.SetMemoryLimit(-1) == math.MaxInt64 {
+		// No GOMEMLIMIT: keep the heap near what a search holds (a buffer
+		// per worker and the hits kept) by collecting garbage sooner.
 		debug.SetMemoryLimit(memoryLimit)
 	}
 	res := srch.Run(srcs, so, o.Limit, o.Context, 0)
