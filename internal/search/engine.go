@@ -1,14 +1,18 @@
 package search
 
 import (
+	"bytes"
 	"cmp"
 	"fmt"
+	"io"
 	"os"
 	"runtime"
 	"slices"
 	"sort"
 	"sync"
 	"sync/atomic"
+
+	"github.com/klauspost/compress/zstd"
 
 	"github.com/openclaw/sessions/internal/sqlitestore"
 	"github.com/openclaw/sessions/internal/transcript"
@@ -21,7 +25,11 @@ type Source struct {
 	// Archived is the file name of a .deleted/.reset archived transcript.
 	Archived string
 	Path     string
+	Zstd     bool // Path is zstd-compressed (a 2026.9 archive, *.zst)
 	DB       *sqlitestore.DB
+	// Archive: an archived transcript kept in DB's store (2026.9), read
+	// from there instead of Path.
+	Archive *sqlitestore.Archive
 	// Index: OpenClaw's search index is current for this session (see
 	// sqlitestore.FTSCurrent); it is read instead of the events unless tool
 	// messages are searched (the index holds user and assistant text only).
@@ -127,8 +135,8 @@ func sortFound(h []Found) {
 
 // searchOne searches one source into c and returns its warnings.
 func searchOne(sc *Scanner, o *Options, src *Source, i int, c *collector) []string {
-	if src.DB == nil {
-		return searchFile(sc, src.Path, func(h Hit) { c.add(Found{Hit: h, Src: i, From: FromTranscript}) })
+	if src.DB == nil || src.Archive != nil {
+		return searchFile(sc, src, func(h Hit) { c.add(Found{Hit: h, Src: i, From: FromTranscript}) })
 	}
 	var found []Found // a read may be redone: results are kept once it succeeds
 	var err error
@@ -176,17 +184,22 @@ func addAll(c *collector, found []Found) {
 	}
 }
 
-// searchFile scans one JSONL file.
-func searchFile(sc *Scanner, path string, emit func(Hit)) []string {
-	fh, err := openRegular(path)
-	if err != nil {
-		return []string{fmt.Sprintf("cannot search transcript %s: %v", path, err)}
+// searchFile scans one JSONL transcript: a file (zstd-compressed or not) or
+// an archive kept in a store.
+func searchFile(sc *Scanner, src *Source, emit func(Hit)) []string {
+	name := src.Path
+	if src.Archive != nil {
+		name = src.Archive.Name + " in " + src.DB.Path()
 	}
-	defer fh.Close()
-	st, err := sc.Scan(fh, emit)
+	r, closeFn, err := openTranscript(src)
+	if err != nil {
+		return []string{fmt.Sprintf("cannot search transcript %s: %v", name, err)}
+	}
+	defer closeFn()
+	st, err := sc.Scan(r, emit)
 	var warns []string
 	if err != nil {
-		warns = append(warns, fmt.Sprintf("cannot search transcript %s: %v", path, err))
+		warns = append(warns, fmt.Sprintf("cannot search transcript %s: %v", name, err))
 	}
 	msg := st.Skips.Summary("line", "corrupt JSON or invalid UTF-8", "corrupt JSON, invalid UTF-8")
 	if st.Torn {
@@ -196,9 +209,42 @@ func searchFile(sc *Scanner, path string, emit func(Hit)) []string {
 		msg += "skipped its incomplete last line (a writer mid-append?)"
 	}
 	if msg != "" {
-		warns = append(warns, "transcript "+path+": "+msg)
+		warns = append(warns, "transcript "+name+": "+msg)
 	}
 	return warns
+}
+
+// maxWindow bounds the memory of a zstd stream's decoder.
+const maxWindow = 32 << 20
+
+// openTranscript opens the JSONL bytes of a file or store archive as a
+// stream (zstd decoded on the fly).
+func openTranscript(src *Source) (io.Reader, func(), error) {
+	var r io.Reader
+	closeFn := func() {}
+	zst := src.Zstd
+	if src.Archive != nil {
+		blob, err := src.DB.ArchiveBlob(*src.Archive)
+		if err != nil {
+			return nil, nil, err
+		}
+		r, zst = bytes.NewReader(blob), src.Archive.Encoding == "zstd"
+	} else {
+		fh, err := openRegular(src.Path)
+		if err != nil {
+			return nil, nil, err
+		}
+		r, closeFn = fh, func() { fh.Close() }
+	}
+	if !zst {
+		return r, closeFn, nil
+	}
+	d, err := zstd.NewReader(r, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true), zstd.WithDecoderMaxWindow(maxWindow))
+	if err != nil {
+		closeFn()
+		return nil, nil, err
+	}
+	return d, func() { d.Close(); closeFn() }, nil
 }
 
 // openRegular opens a regular file for reading (never a FIFO or device).
@@ -241,17 +287,18 @@ func Messages(src *Source, includeTools bool, maxLine int) ([]int64, []Message, 
 		}
 	}
 	var err error
-	if src.DB != nil {
+	if src.DB != nil && src.Archive == nil {
 		err = src.DB.Events(src.SessionID, int64(o.maxLine()), func() { ps = ps[:0] }, func(seq int64, data []byte, st transcript.Status) {
 			if st == transcript.StatusMessage {
 				keep(seq, data)
 			}
 		})
 	} else {
-		var fh *os.File
-		if fh, err = openRegular(src.Path); err == nil {
-			err = eachLine(fh, o.maxLine(), keep)
-			fh.Close()
+		var r io.Reader
+		var closeFn func()
+		if r, closeFn, err = openTranscript(src); err == nil {
+			err = eachLine(r, o.maxLine(), keep)
+			closeFn()
 		}
 	}
 	pos := make([]int64, len(ps))
@@ -264,7 +311,7 @@ func Messages(src *Source, includeTools bool, maxLine int) ([]int64, []Message, 
 
 // eachLine calls fn for every line of r (its offset and bytes, valid until
 // fn returns) through a bounded buffer; longer lines are passed over.
-func eachLine(r *os.File, maxLine int, fn func(pos int64, line []byte)) error {
+func eachLine(r io.Reader, maxLine int, fn func(pos int64, line []byte)) error {
 	o := &Options{MaxLine: maxLine, Matcher: &Matcher{}}
 	sc := &Scanner{o: o}
 	sc.lineFn = fn

@@ -1,9 +1,12 @@
 package sqlitestore
 
 import (
+	"crypto/sha256"
 	"database/sql"
+	"encoding/hex"
 	"fmt"
 
+	"github.com/openclaw/sessions/internal/apperr"
 	"github.com/openclaw/sessions/internal/store"
 	"github.com/openclaw/sessions/internal/transcript"
 )
@@ -148,4 +151,67 @@ func (db *DB) FTSRows(sessionID string, reset func(), fn func(FTSRow)) error {
 		}
 		return rows.Err()
 	})
+}
+
+// Archive is a reset or deleted transcript that OpenClaw 2026.9 keeps in the
+// store (session_transcript_archives; also published as a file named Name
+// in the sessions dir): the transcript's events as JSONL, zstd-compressed
+// when Encoding is "zstd".
+type Archive struct {
+	SessionID, Generation, SessionKey, Reason, Name, Encoding string
+	Bytes                                                     int64 // the stored (encoded) size
+}
+
+// maxArchiveBlob bounds an archive read from the store into memory.
+const maxArchiveBlob = 64 << 20
+
+// Archives lists the store's archived transcripts, newest first (none
+// before the table exists).
+func (db *DB) Archives() ([]Archive, error) {
+	var out []Archive
+	err := db.read("list transcript archives", func(tx *sql.Tx) error {
+		out = nil
+		var n int
+		if err := tx.QueryRow(`SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'session_transcript_archives'`).Scan(&n); err != nil || n == 0 {
+			return err
+		}
+		rows, err := tx.Query(`SELECT session_id, generation, session_key, reason, archive_name, encoding, length(archive_blob)
+			FROM session_transcript_archives ORDER BY created_at DESC, archive_name`)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var a Archive
+			if err := rows.Scan(&a.SessionID, &a.Generation, &a.SessionKey, &a.Reason, &a.Name, &a.Encoding, &a.Bytes); err != nil {
+				return err
+			}
+			out = append(out, a)
+		}
+		return rows.Err()
+	})
+	return out, err
+}
+
+// ArchiveBlob returns an archive's stored bytes, verified against its
+// recorded SHA-256 (as OpenClaw verifies them before publishing). An
+// archive larger than 64 MiB is not read into memory: an error says so.
+func (db *DB) ArchiveBlob(a Archive) ([]byte, error) {
+	if a.Bytes > maxArchiveBlob {
+		return nil, fmt.Errorf("archive %s is %d bytes, more than the %d read from the store (its published file is searched when present)", a.Name, a.Bytes, maxArchiveBlob)
+	}
+	var blob []byte
+	var sum string
+	err := db.read("read transcript archive "+a.Name, func(tx *sql.Tx) error {
+		return tx.QueryRow(`SELECT archive_blob, archive_sha256 FROM session_transcript_archives WHERE session_id = ? AND generation = ?`,
+			a.SessionID, a.Generation).Scan(&blob, &sum)
+	})
+	if err != nil {
+		return nil, err
+	}
+	h := sha256.Sum256(blob)
+	if hex.EncodeToString(h[:]) != sum {
+		return nil, apperr.Statef("transcript archive %s in %s failed verification (SHA-256 differs from the database's record)", a.Name, db.path)
+	}
+	return blob, nil
 }

@@ -63,7 +63,8 @@ Both storage eras: JSONL transcripts are streamed in parallel, a literal found
 with a byte search before any line is parsed; on OpenClaw 2026.8+ (SQLite
 store) OpenClaw's search index is read where it is current for the session,
 else the transcript events (and cold archives). --no-index always scans the
-events. --include-archived adds the .deleted/.reset transcripts of the JSONL era.
+events. --include-archived adds the .deleted/.reset archived transcripts (files,
+zstd-compressed or not, and 2026.9's archives kept in the store).
 
 The requester's visibility applies: agent-to-agent policy, and a sandboxed
 requester finds only the sessions it spawned.
@@ -135,7 +136,7 @@ sessionId, id, role, timestamp (RFC 3339), snippet.`,
 	fl.StringVar(&o.Key, "key", "", "only the session `KEY` (or sessionId)")
 	fl.StringVar(&o.Label, "label", "", "only the session labelled `L`")
 	fl.BoolVar(&o.IncludeTools, "include-tools", false, "search tool results and tool calls too")
-	fl.BoolVar(&o.IncludeArchived, "include-archived", false, "also search .deleted/.reset archived transcripts (JSONL era)")
+	fl.BoolVar(&o.IncludeArchived, "include-archived", false, "also search the .deleted/.reset archived transcripts")
 	fl.BoolVar(&o.NoIndex, "no-index", false, "2026.8+: scan the transcript events even where OpenClaw's search index is current")
 	fl.StringVar(&limit, "limit", "50", "at most `N` hits (or all); totalCount says how many there are")
 	fl.IntVarP(&o.Context, "context", "C", 0, "show `N` messages before and after each hit")
@@ -363,7 +364,8 @@ func agentsToSearch(s *state.State, all bool) ([]string, error) {
 	return out, nil
 }
 
-// archiveRe names the archived transcripts of the JSONL era.
+// archiveRe names archived transcripts: <sessionId>.jsonl.deleted.<time> or
+// .reset.<time> (OpenClaw 2026.9 adds .<generation> and, compressed, .zst).
 var archiveRe = regexp.MustCompile(`^([A-Za-z0-9][A-Za-z0-9._-]*)\.jsonl\.(deleted|reset)\.[^/]+$`)
 
 // sources lists what is searched, agent by agent, each agent's sessions
@@ -408,6 +410,7 @@ func sources(s *state.State, o *Options) ([]srch.Source, error) {
 		entries = slices.Clone(entries)
 		slices.SortStableFunc(entries, func(a, b *store.Entry) int { return cmp.Compare(b.Updated(), a.Updated()) })
 		bySession := map[string]srch.Source{}
+		byKey := map[string]srch.Source{} // the sessions searched, by stored key
 		for _, e := range entries {
 			if !s.Listable(e.Key) || !s.Visible(e) || e.SessionID == "" {
 				continue
@@ -426,6 +429,8 @@ func sources(s *state.State, o *Options) ([]srch.Source, error) {
 				continue
 			}
 			src := srch.Source{Agent: agent, Key: r.Key, Kind: r.Kind, Label: r.Label, SessionID: e.SessionID}
+			byKey[e.Key] = src
+			bySession[e.SessionID] = src
 			if sqlite {
 				src.DB = s.SQLiteDB(agent)
 				src.Index = current[e.SessionID]
@@ -435,7 +440,6 @@ func sources(s *state.State, o *Options) ([]srch.Source, error) {
 				}
 				continue
 			}
-			bySession[e.SessionID] = src
 			tp, err := s.Transcript(agent, st, e)
 			if err != nil {
 				s.Warnf(err.Error())
@@ -448,7 +452,10 @@ func sources(s *state.State, o *Options) ([]srch.Source, error) {
 			src.Path = tp.Path
 			out = append(out, src)
 		}
-		if o.IncludeArchived && !sqlite && !s.Req.Restrict {
+		if o.IncludeArchived && !s.Req.Restrict {
+			if sqlite {
+				out = append(out, storeArchives(s, agent, byKey, o, seen)...)
+			}
 			out = append(out, archived(s, agent, st, bySession, o, seen)...)
 		}
 	}
@@ -456,6 +463,38 @@ func sources(s *state.State, o *Options) ([]srch.Source, error) {
 		return nil, apperr.NotFoundf("No session with label: %s", o.Label)
 	}
 	return out, nil
+}
+
+// storeArchives lists the archived transcripts an OpenClaw 2026.9 store
+// keeps (session_transcript_archives), newest first; they carry the key of
+// their session, and are left out of a search restricted to sessions
+// (--key, --label, --kinds) unless that session is searched. Their names
+// are marked seen: the same archive published as a file is not read twice.
+func storeArchives(s *state.State, agent string, byKey map[string]srch.Source, o *Options, seen map[string]bool) []srch.Source {
+	db := s.SQLiteDB(agent)
+	if db == nil {
+		return nil
+	}
+	arcs, err := db.Archives()
+	if err != nil {
+		s.Warnf(fmt.Sprintf("transcript archives of agent %s: %v", agent, err))
+		return nil
+	}
+	var out []srch.Source
+	for i := range arcs {
+		a := &arcs[i]
+		src, known := byKey[a.SessionKey]
+		if !known {
+			if o.Key != "" || o.Label != "" || len(o.Kinds) > 0 || !s.Listable(a.SessionKey) {
+				continue
+			}
+			src = srch.Source{Agent: agent, Key: s.DisplayKey(a.SessionKey), Kind: keys.Kind(a.SessionKey, "")}
+		}
+		src.SessionID, src.Archived, src.Archive, src.DB, src.Index = a.SessionID, a.Name, a, db, false
+		seen["archive:"+agent+":"+a.Name] = true
+		out = append(out, src)
+	}
+	return out
 }
 
 // archived lists the .deleted/.reset transcripts of an agent's sessions
@@ -485,7 +524,7 @@ func archived(s *state.State, agent string, st *store.Store, bySession map[strin
 		slices.Reverse(names)
 		for _, name := range names {
 			p := filepath.Join(dir, name)
-			if seen[p] {
+			if seen[p] || seen["archive:"+agent+":"+name] {
 				continue
 			}
 			id := archiveRe.FindStringSubmatch(name)[1]
@@ -497,7 +536,8 @@ func archived(s *state.State, agent string, st *store.Store, bySession map[strin
 				src = srch.Source{Agent: agent, SessionID: id}
 			}
 			seen[p] = true
-			src.Path, src.Archived = p, name
+			src.Path, src.Archived, src.Zstd = p, name, strings.HasSuffix(name, ".zst")
+			src.DB, src.Index = nil, false
 			out = append(out, src)
 		}
 	}

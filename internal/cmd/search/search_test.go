@@ -2,7 +2,9 @@ package search_test
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"database/sql"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -476,5 +478,80 @@ func TestStaleIndexFallsBack(t *testing.T) {
 	}
 	if n == 0 {
 		t.Fatal("no hit in the stale session")
+	}
+}
+
+// TestArchives: --include-archived reads 2026.9's archives — kept in the
+// store (identity or zstd, verified), published as files (*.zst streamed),
+// the same archive never twice — and JSONL-era zstd archives.
+func TestArchives(t *testing.T) {
+	state := filepath.Join(t.TempDir(), "state")
+	if err := testutil.CopyTree(filepath.Join(testutil.Root(t), "testdata", "state-2026.9.6"), state); err != nil {
+		t.Fatal(err)
+	}
+	sess := filepath.Join(state, "agents", "main", "sessions")
+	if err := os.MkdirAll(sess, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	jsonl := func(id, text string) []byte {
+		return []byte(`{"type":"session","version":4,"id":"` + id + `","timestamp":"2026-11-20T00:00:00.000Z"}` + "\n" +
+			`{"type":"message","id":"m-` + id[:4] + `","timestamp":"2026-11-20T00:00:01.000Z","message":{"role":"user","content":"` + text + `"}}` + "\n")
+	}
+	enc, err := zstd.NewWriter(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zst := func(b []byte) []byte { return enc.EncodeAll(b, nil) }
+	sum := func(b []byte) string { h := sha256.Sum256(b); return hex.EncodeToString(h[:]) }
+	db, err := sql.Open("sqlite", filepath.Join(state, "agents", "main", "agent", "openclaw-agent.sqlite"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ins := func(id, key, reason, enc, name string, blob []byte, hash string) {
+		if _, err := db.Exec(`INSERT INTO session_transcript_archives (session_id, generation, session_key, reason, encoding, archive_blob, archive_sha256, archive_name, created_at)
+			VALUES (?, 'g1', ?, ?, ?, ?, ?, ?, 1795238300000)`, id, key, reason, enc, blob, hash, name); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a1 := jsonl("aaaa0000-0000-4000-8000-000000000001", "archived zebra42 identity")
+	a2 := zst(jsonl("bbbb0000-0000-4000-8000-000000000002", "archived zebra42 zstd"))
+	ins("aaaa0000-0000-4000-8000-000000000001", "agent:main:main", "reset", "identity", "aaaa0000-0000-4000-8000-000000000001.jsonl.reset.2026-11-20T00-00-02.000Z.g1", a1, sum(a1))
+	ins("bbbb0000-0000-4000-8000-000000000002", "agent:main:gone", "deleted", "zstd", "bbbb0000-0000-4000-8000-000000000002.jsonl.deleted.2026-11-20T00-00-02.000Z.g1.zst", a2, sum(a2))
+	bad := jsonl("cccc0000-0000-4000-8000-000000000003", "archived zebra42 tampered")
+	ins("cccc0000-0000-4000-8000-000000000003", "agent:main:main", "reset", "identity", "cccc.jsonl.reset.x", bad, sum([]byte("other")))
+	db.Close()
+	// The zstd one also published as a file (read once), and a file-only archive.
+	if err := os.WriteFile(filepath.Join(sess, "bbbb0000-0000-4000-8000-000000000002.jsonl.deleted.2026-11-20T00-00-02.000Z.g1.zst"), a2, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(sess, "dddd0000-0000-4000-8000-000000000004.jsonl.deleted.2026-11-19T00-00-00.000Z.zst"),
+		zst(jsonl("dddd0000-0000-4000-8000-000000000004", "archived zebra42 file only")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if d, _ := runSearch(t, state, needle); d.Count != 0 {
+		t.Fatalf("archives searched without --include-archived: %+v", d.Hits)
+	}
+	d, stderr := runSearch(t, state, needle, "--include-archived")
+	var got []string
+	for _, h := range d.Hits {
+		got = append(got, h.Key+" "+h.SessionID+" "+h.Snippet)
+	}
+	want := []string{
+		"main aaaa0000-0000-4000-8000-000000000001 archived zebra42 identity",
+		"agent:main:gone bbbb0000-0000-4000-8000-000000000002 archived zebra42 zstd",
+		" dddd0000-0000-4000-8000-000000000004 archived zebra42 file only",
+	}
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Fatalf("got %q\nwant %q", got, want)
+	}
+	if !strings.Contains(stderr, "cccc.jsonl.reset.x") || !strings.Contains(stderr, "failed verification") {
+		t.Fatalf("no warning for the tampered archive:\n%s", stderr)
+	}
+	// --key keeps the archives of that session only.
+	d, _ = runSearch(t, state, needle, "--include-archived", "--key", "main")
+	if d.Count != 1 || d.Hits[0].SessionID != "aaaa0000-0000-4000-8000-000000000001" {
+		t.Fatalf("--key main: %+v", d.Hits)
 	}
 }
