@@ -61,6 +61,8 @@ func FuzzScan(f *testing.F) {
 	f.Add([]byte(fuzzSeedTranscript), `dep(l|x)oy`, true, false, false, 0)
 	f.Add([]byte(fuzzSeedTranscript), `kelvin`, false, true, false, 0)
 	f.Add([]byte(fuzzSeedTranscript), `ing`, true, true, true, 200)
+	f.Add([]byte(fuzzSeedTranscript), "exec\n{", false, false, true, 0)
+	f.Add([]byte(fuzzSeedTranscript), `exec {`, false, false, true, 0)
 	f.Fuzz(func(t *testing.T, data []byte, pattern string, regex, fold, tools bool, maxLine int) {
 		m, err := Compile(Query{Pattern: pattern, Regex: regex, IgnoreCase: fold})
 		if err != nil {

@@ -33,7 +33,8 @@ var Roles = []string{"user", "assistant", "tool"}
 // blocks joined by "\n", trimmed like JavaScript's trim(). Thinking blocks
 // and images are never searched. With includeTools, tool results (role
 // "tool") are searched too — their text blocks — and an assistant's tool
-// calls add "NAME ARGUMENTS" (the arguments' JSON as written) to its text.
+// calls add their name and, on the next line, their arguments' JSON as
+// written.
 // Other roles are not messages here. Without includeTools, a line whose
 // message.role is "toolResult" is passed over unvalidated (never counted as
 // corrupt).
@@ -120,7 +121,11 @@ func messageText(msg gjson.Result, toolCalls bool) string {
 				}
 			case "toolCall":
 				if toolCalls {
-					parts = append(parts, strings.TrimSpace(b.Get("name").String()+" "+b.Get("arguments").Raw))
+					// Name and arguments on lines of their own: a join that a
+					// JSON writer never writes verbatim (a space would make
+					// "NAME {" searchable text the raw line does not hold,
+					// and the byte pre-filter unsound).
+					parts = append(parts, strings.TrimSpace(b.Get("name").String()+"\n"+b.Get("arguments").Raw))
 				}
 			}
 			return true

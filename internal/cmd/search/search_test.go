@@ -150,7 +150,7 @@ func refHit(sessionID string, line []byte, q refMatch) string {
 			case b.Type == "text" && b.Text != nil && ev.Message.Text == nil:
 				parts = append(parts, *b.Text)
 			case b.Type == "toolCall" && q.tools && role == "assistant":
-				parts = append(parts, strings.TrimSpace(b.Name+" "+string(b.Arguments)))
+				parts = append(parts, strings.TrimSpace(b.Name+"\n"+string(b.Arguments)))
 			}
 		}
 	}
@@ -274,6 +274,7 @@ func TestReferenceJSONEra(t *testing.T) {
 		{[]string{"-i", "mock"}, refMatch{lit: "mock", fold: true}, false},
 		{[]string{"the", "--include-tools"}, refMatch{lit: "the", tools: true}, false},
 		{[]string{"e"}, refMatch{lit: "e"}, false},
+		{[]string{"--regex", `exec\s+\{"command`, "--include-tools"}, refMatch{re: regexp.MustCompile(`exec\s+\{"command`), tools: true}, false},
 	}
 	for _, c := range cases {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
