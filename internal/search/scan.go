@@ -15,8 +15,10 @@ const (
 	// memory of a search (one buffer per worker).
 	DefaultMaxLine = 16 << 20
 	// chunk is the size of a scanner's reads (and its buffer when no line
-	// is longer).
-	chunk = 1 << 20
+	// is longer): small enough that what read() copied is still in the
+	// CPU's cache when it is searched (128 KiB cost ~10% less CPU than
+	// 1 MiB over the bench's 1 GB).
+	chunk = 128 << 10
 	// SnippetBefore and SnippetAfter bound a hit's snippet around the match.
 	SnippetBefore, SnippetAfter = 60, 100
 )
