@@ -28,7 +28,7 @@ type Options struct {
 	Matcher      *Matcher
 	IncludeTools bool     // search tool results and tool calls too
 	Roles        []string // only these roles ("user", "assistant", "tool"); nil = all
-	Since, Until int64    // epoch ms, inclusive; 0 = unbounded
+	Since, Until int64    // epoch ms, since inclusive, until exclusive; 0 = unbounded
 	MaxLine      int      // 0 = DefaultMaxLine
 }
 
@@ -58,7 +58,7 @@ func (o *Options) Accept(m Message, pos int64) (Hit, bool) {
 	if len(o.Roles) > 0 && !slices.Contains(o.Roles, m.Role) {
 		return Hit{}, false
 	}
-	if (o.Since != 0 && m.Timestamp < o.Since) || (o.Until != 0 && m.Timestamp > o.Until) {
+	if (o.Since != 0 && m.Timestamp < o.Since) || (o.Until != 0 && m.Timestamp >= o.Until) {
 		return Hit{}, false
 	}
 	s, e, ok := o.Matcher.Find(m.Text)

@@ -26,6 +26,7 @@ import (
 	srch "github.com/openclaw/sessions/internal/search"
 	"github.com/openclaw/sessions/internal/state"
 	"github.com/openclaw/sessions/internal/store"
+	"github.com/openclaw/sessions/internal/when"
 	"github.com/spf13/cobra"
 )
 
@@ -200,15 +201,15 @@ func run(o *Options) error {
 		return apperr.Usagef("%v", err)
 	}
 	now := f.Now()
-	since, err := parseWhen(o.Since, now, false)
+	since, err := when.Parse(o.Since, now, time.Local, false)
 	if err != nil {
 		return apperr.Usagef("invalid --since: %v", err)
 	}
-	until, err := parseWhen(o.Until, now, true)
+	until, err := when.Parse(o.Until, now, time.Local, true)
 	if err != nil {
 		return apperr.Usagef("invalid --until: %v", err)
 	}
-	if since != 0 && until != 0 && since > until {
+	if since != 0 && until != 0 && since >= until {
 		return apperr.Usagef("--since is after --until")
 	}
 	so := &srch.Options{Matcher: m, IncludeTools: o.IncludeTools || o.Role == "tool", Since: since, Until: until}
@@ -303,67 +304,6 @@ func ctxMsgs(in []srch.Message) []ContextMessage {
 	return out
 }
 
-// durationRe is a duration with a day or week unit, or Go's forms.
-var durationRe = regexp.MustCompile(`^(\d+)([dw])$`)
-
-// parseWhen reads --since/--until: a duration back from now, a date (an
-// --until date means the end of that day) or an RFC 3339 time. "" is 0.
-func parseWhen(v string, now time.Time, endOfDay bool) (int64, error) {
-	v = strings.TrimSpace(v)
-	if v == "" {
-		return 0, nil
-	}
-	if mm := durationRe.FindStringSubmatch(v); mm != nil {
-		n, err := strconv.Atoi(mm[1])
-		if err != nil {
-			return 0, err
-		}
-		d := time.Duration(n) * 24 * time.Hour
-		if mm[2] == "w" {
-			d *= 7
-		}
-		return now.Add(-d).UnixMilli(), nil
-	}
-	if d, err := time.ParseDuration(v); err == nil {
-		if d < 0 {
-			return 0, fmt.Errorf("%q is negative", v)
-		}
-		return now.Add(-d).UnixMilli(), nil
-	}
-	if t, err := time.Parse("2006-01-02", v); err == nil {
-		if endOfDay {
-			t = t.Add(24*time.Hour - time.Millisecond)
-		}
-		return t.UnixMilli(), nil
-	}
-	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05", "2006-01-02T15:04"} {
-		if t, err := time.Parse(layout, v); err == nil {
-			return t.UnixMilli(), nil
-		}
-	}
-	return 0, fmt.Errorf("%q is neither a duration (30m, 2h, 7d, 2w) nor a date (2026-11-20, RFC 3339)", v)
-}
-
-// agentsToSearch picks the agents searched, as list picks the agents listed.
-func agentsToSearch(s *state.State, all bool) ([]string, error) {
-	if s.AgentFlag != "" {
-		if msg := s.CanSeeAgent(s.AgentFlag, policy.OpHistory); msg != "" {
-			return nil, apperr.Forbiddenf("%s", msg)
-		}
-		return []string{s.AgentFlag}, nil
-	}
-	if s.Req.Operator() && !all {
-		return []string{s.Req.Agent}, nil
-	}
-	var out []string
-	for _, a := range s.AgentIDs() {
-		if s.CanSeeAgent(a, policy.OpHistory) == "" {
-			out = append(out, a)
-		}
-	}
-	return out, nil
-}
-
 // archiveRe names archived transcripts: <sessionId>.jsonl.deleted.<time> or
 // .reset.<time> (OpenClaw 2026.9 adds .<generation> and, compressed, .zst).
 var archiveRe = regexp.MustCompile(`^([A-Za-z0-9][A-Za-z0-9._-]*)\.jsonl\.(deleted|reset)\.[^/]+$`)
@@ -379,7 +319,7 @@ func sources(s *state.State, o *Options) ([]srch.Source, error) {
 		}
 		only = t
 	}
-	agents, err := agentsToSearch(s, o.AllAgents)
+	agents, err := s.AgentsInScope(o.AllAgents)
 	if err != nil {
 		return nil, err
 	}
