@@ -55,6 +55,7 @@ func TestScript(t *testing.T) {
 			"txlock":      transcriptLock,
 			"growstore":   growStore,
 			"sqlexec":     sqlExec,
+			"mkfifo":      mkfifoCmd,
 			"sqlquery":    sqlQuery,
 			"gatewaylock": gatewayLock,
 		},
