@@ -129,7 +129,7 @@ func run(o *Options) error {
 		}
 		refusal := policy.SpawnTarget(allow, s.Req.Agent, id, config.NormalizeAgentID)
 		a.SpawnTarget = !fromSubagent && refusal == ""
-		werr := s.CheckWritable(id)
+		werr := s.CheckSessionWritable(id)
 		a.Writable = werr == nil
 		a.CanSpawn = a.SpawnTarget && a.Writable
 		switch {

@@ -279,10 +279,10 @@ func Preflight(s *state.State, t *state.Target) error {
 	return nil
 }
 
-// PreflightAgent refuses an agent sessions cannot write (state.CheckWritable:
+// PreflightAgent refuses an agent sessions cannot write (state.CheckSessionWritable:
 // on the 2026.8+ SQLite store, an OpenClaw process holding the state dir or a
 // schema other than 2026.9.6's, exit 10).
-func PreflightAgent(s *state.State, agent string) error { return s.CheckWritable(agent) }
+func PreflightAgent(s *state.State, agent string) error { return s.CheckSessionWritable(agent) }
 
 // Launch records the run, starts its runner and waits as asked.
 func Launch(f *cmdutil.Factory, s *state.State, rec *runs.Record, timeout time.Duration) error {
