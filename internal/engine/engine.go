@@ -6,7 +6,8 @@
 //
 //   - "provider" calls the model provider configured in openclaw.json
 //     (models.providers.<p>, api "openai-completions" or "anthropic-messages"),
-//     non-streaming, with the transcript's leaf path as context;
+//     non-streaming, with the transcript's leaf path as context and the
+//     agent's persona as system prompt (package persona); it runs no tools;
 //   - "exec:<command>" runs `sh -c <command>`, writes a JSON request on its
 //     stdin and reads a JSON or plain-text reply from its stdout, so that
 //     `openclaw agent --local …` or any script can be the agent.
@@ -54,6 +55,7 @@ const DefaultMaxTokens = 4096
 // an exec engine such as `openclaw agent --local` appends both itself.
 type Request struct {
 	AgentID, SessionKey, SessionID string
+	Channel, ChatType              string            // the session's channel and chat type ("" when unknown)
 	TranscriptPath                 string            // absolute
 	History                        []json.RawMessage // pi-format messages on the leaf path, root→leaf
 	Message                        string            // the new user message text (not in History)

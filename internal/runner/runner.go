@@ -424,6 +424,7 @@ func (x *job) agentTurn(ctx context.Context, s runs.Session, message, extra stri
 	started := x.r.now()
 	req := engine.Request{
 		AgentID: s.AgentID, SessionKey: s.Key, SessionID: entry.SessionID,
+		Channel: sessionChannel(entry), ChatType: entry.ChatType,
 		TranscriptPath: path, History: history, Message: message, ExtraSystemPrompt: extra,
 		Provider: provider, Model: model, Timeout: timeout,
 		Thinking: o.Thinking, Env: o.Env,
@@ -460,6 +461,18 @@ func (x *job) agentTurn(ctx context.Context, s runs.Session, message, extra stri
 	err = x.updateEntry(ctx, s, res)
 	tt.mark("store")
 	return res, err
+}
+
+// sessionChannel is the channel a session talks on: its delivery context's,
+// else lastChannel, else channel.
+func sessionChannel(e *store.Entry) string {
+	if e.DC != nil && e.DC.Channel != "" {
+		return e.DC.Channel
+	}
+	if e.LastChannel != "" {
+		return e.LastChannel
+	}
+	return e.Channel
 }
 
 // needsHistory: an exec engine gets the transcript's path, not its messages
