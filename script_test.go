@@ -41,15 +41,16 @@ func TestScript(t *testing.T) {
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"copystate":  copyState,
-			"exitcode":   exitCode,
-			"snapshot":   snapshot,
-			"appendhex":  appendHex,
-			"storelock":  storeLock,
-			"waitfile":   waitFile,
-			"appendfile": appendFile,
-			"flockhold":  flockHold,
-			"fakellm":    fakeLLMCmd,
+			"copystate":      copyState,
+			"exitcode":       exitCode,
+			"snapshot":       snapshot,
+			"appendhex":      appendHex,
+			"storelock":      storeLock,
+			"waitfile":       waitFile,
+			"appendfile":     appendFile,
+			"transcriptlock": transcriptLock,
+			"flockhold":      flockHold,
+			"fakellm":        fakeLLMCmd,
 		},
 	})
 }

@@ -113,6 +113,10 @@ type Result struct {
 	// IgnoredToolCalls names tool calls the model asked for; the engine has
 	// no tools, so they are not executed and not recorded.
 	IgnoredToolCalls []string
+	// DroppedMessages: the oldest history messages left out so that the
+	// request fits ContextWindow (provider engine).
+	DroppedMessages int
+	ContextWindow   int
 }
 
 // Engine performs agent turns.

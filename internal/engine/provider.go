@@ -245,6 +245,13 @@ func (e *Provider) Turn(ctx context.Context, req Request) (*Result, error) {
 		parse   func([]byte) (*apiResponse, error)
 	)
 	system := e.systemPrompt(req)
+	var def *config.ModelDef
+	if t.HasDef {
+		def = &t.Def
+	}
+	window := ContextWindow(e.Config, def)
+	var dropped int
+	req.History, dropped = FitHistory(req.History, HistoryBudget(window, t.MaxToken, system, req.Message))
 	switch t.API {
 	case APIOpenAICompletions:
 		url = strings.TrimRight(t.BaseURL, "/") + "/chat/completions"
@@ -300,6 +307,8 @@ func (e *Provider) Turn(ctx context.Context, req Request) (*Result, error) {
 		API:              t.API,
 		StopReason:       r.StopReason,
 		IgnoredToolCalls: r.ToolCalls,
+		DroppedMessages:  dropped,
+		ContextWindow:    window,
 	}, nil
 }
 

@@ -408,7 +408,17 @@ func (x *job) agentTurn(ctx context.Context, s runs.Session, message, extra stri
 	tt.mark("locate")
 	var history []json.RawMessage
 	if _, err := os.Stat(path); err == nil && needsHistory(x.eng) {
-		if history, err = transcript.LeafPath(path, func(m string) { x.r.Log.Warn(m) }); err != nil {
+		// under OpenClaw's transcript lock: a turn OpenClaw is appending
+		// right now is complete in our context, not half-read or missed
+		h, err := lock.AcquireTranscript(ctx, path, lock.Options{Timeout: appendLockTimeout})
+		if err != nil {
+			return nil, fmt.Errorf("reading the context of %s: %w", s.Key, err)
+		}
+		history, err = transcript.LeafPath(path, func(m string) { x.r.Log.Warn(m) })
+		if rerr := h.Release(); rerr != nil {
+			x.r.Log.Warn("transcript lock", "path", path, "err", rerr)
+		}
+		if err != nil {
 			return nil, err
 		}
 	}
@@ -431,6 +441,9 @@ func (x *job) agentTurn(ctx context.Context, s runs.Session, message, extra stri
 	}
 	res, turnErr := x.eng.Turn(tctx, req)
 	tt.mark("engine")
+	if turnErr == nil && res.DroppedMessages > 0 {
+		x.r.Log.Debug("context fitted to the model", "session", s.Key, "window", res.ContextWindow, "dropped", res.DroppedMessages, "kept", len(history)-res.DroppedMessages)
+	}
 	if turnErr == nil && res.WroteTranscript {
 		err := x.updateEntry(ctx, s, res)
 		tt.mark("store")
