@@ -90,6 +90,10 @@ func (r *Runner) Execute(ctx context.Context, runID string) error {
 	if err != nil {
 		return r.finish(rec, err)
 	}
+	if oc, ok := eng.(*engine.OpenClaw); ok { // this invocation's state dir
+		oc.StateDir = r.State.Dir.Path
+		oc.CacheDir = filepath.Join(r.State.Dir.Path, "sessions-cli")
+	}
 	x := &job{r: r, rec: rec, eng: eng}
 	switch rec.Kind {
 	case runs.KindSend:
@@ -445,6 +449,9 @@ func (x *job) agentTurn(ctx context.Context, s runs.Session, message, extra stri
 		x.r.Log.Debug("context fitted to the model", "session", s.Key, "window", res.ContextWindow, "dropped", res.DroppedMessages, "kept", len(history)-res.DroppedMessages)
 	}
 	if turnErr == nil && res.WroteTranscript {
+		if res.WroteStore { // OpenClaw recorded the turn in the store itself
+			return res, nil
+		}
 		err := x.updateEntry(ctx, s, res)
 		tt.mark("store")
 		return res, err
@@ -492,8 +499,11 @@ func sessionChannel(e *store.Entry) string {
 // (its command reads what it wants), so the leaf path — seconds on a
 // transcript of hundreds of MB — is read only for the other engines.
 func needsHistory(e engine.Engine) bool {
-	_, isExec := e.(*engine.Exec)
-	return !isExec
+	switch e.(type) {
+	case *engine.Exec, *engine.OpenClaw:
+		return false
+	}
+	return true
 }
 
 // turnTimer records where a turn's time goes, for the debug log line

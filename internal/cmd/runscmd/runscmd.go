@@ -102,14 +102,14 @@ summary.`,
 				}
 				return nil
 			}
-			t := output.NewTable("Run", "Kind", "Status", "Session", "Label", "From", "Created", "Summary").Flexible(3, 5, 7)
+			t := output.NewTable("Run", "Kind", "Status", "Engine", "Session", "Label", "From", "Created", "Summary").Flexible(4, 6, 8)
 			t.Color(2, f.IO.ColorScheme().Status)
 			for _, r := range out {
 				created := time.UnixMilli(r.CreatedAt).UTC().Format(time.RFC3339)
 				if tty {
 					created = cmdutil.Ago(now.Sub(time.UnixMilli(r.CreatedAt)))
 				}
-				t.Row(r.RunID, r.Kind, r.Status, targetOf(r), labelOf(r), requesterOf(r), created, runs.Summary(r))
+				t.Row(r.RunID, r.Kind, r.Status, engineName(r.Engine), targetOf(r), labelOf(r), requesterOf(r), created, runs.Summary(r))
 			}
 			return t.Render(f.IO.Out, tty, f.IO.TerminalWidth())
 		},
@@ -218,4 +218,13 @@ func NewCmdRunner(f *cmdutil.Factory) *cobra.Command {
 			return r.Execute(ctx, args[0])
 		},
 	}
+}
+
+// engineName is the engine column: the spec without the openclaw path or
+// the exec command ("openclaw", "exec").
+func engineName(spec string) string {
+	if i := strings.IndexByte(spec, ':'); i > 0 {
+		return spec[:i]
+	}
+	return spec
 }
