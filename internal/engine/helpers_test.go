@@ -13,7 +13,7 @@ import (
 
 // loadConfig writes an openclaw.json and loads it with env as the only
 // environment.
-func loadConfig(t *testing.T, doc string, env map[string]string) *config.Config {
+func loadConfig(t testing.TB, doc string, env map[string]string) *config.Config {
 	t.Helper()
 	dir := t.TempDir()
 	p := filepath.Join(dir, "openclaw.json")
