@@ -17,6 +17,7 @@ import (
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
 		"sessions": func() { os.Exit(runSessions(os.Args[1:])) },
+		"genmsgs":  func() { os.Exit(genMsgs(os.Args[1:])) },
 	})
 }
 
@@ -45,16 +46,20 @@ func TestScript(t *testing.T) {
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"copystate":      copyState,
-			"exitcode":       exitCode,
-			"snapshot":       snapshot,
-			"appendhex":      appendHex,
-			"storelock":      storeLock,
-			"waitfile":       waitFile,
-			"appendfile":     appendFile,
-			"transcriptlock": transcriptLock,
-			"flockhold":      flockHold,
-			"fakellm":        fakeLLMCmd,
+			"copystate":  copyState,
+			"exitcode":   exitCode,
+			"snapshot":   snapshot,
+			"appendhex":  appendHex,
+			"storelock":  storeLock,
+			"waitfile":   waitFile,
+			"appendfile": appendFile,
+			"flockhold":  flockHold,
+			"fakellm":    fakeLLMCmd,
+			"envfile":    envFile,
+			"txlock":     transcriptLock,
+			"growstore":  growStore,
+			"sqlexec":    sqlExec,
+			"mkfifo":     mkfifoCmd,
 		},
 	})
 }

@@ -15,11 +15,14 @@ import (
 	"github.com/openclaw/sessions/internal/apperr"
 	"github.com/openclaw/sessions/internal/cmd/agents"
 	"github.com/openclaw/sessions/internal/cmd/completion"
+	"github.com/openclaw/sessions/internal/cmd/doctor"
 	"github.com/openclaw/sessions/internal/cmd/history"
+	"github.com/openclaw/sessions/internal/cmd/lifecyclecmd"
 	"github.com/openclaw/sessions/internal/cmd/list"
 	"github.com/openclaw/sessions/internal/cmd/patch"
 	"github.com/openclaw/sessions/internal/cmd/runscmd"
 	"github.com/openclaw/sessions/internal/cmd/send"
+	"github.com/openclaw/sessions/internal/cmd/show"
 	"github.com/openclaw/sessions/internal/cmd/spawn"
 	"github.com/openclaw/sessions/internal/cmd/version"
 	"github.com/openclaw/sessions/internal/cmdutil"
@@ -78,6 +81,11 @@ func report(f *cmdutil.Factory, cmd *cobra.Command, args []string, err error) in
 	msg := err.Error()
 	code := apperr.CodeOf(err)
 	jsonMode := f.JSONMode() || rawJSONMode(args)
+	var printed *apperr.Error
+	if errors.As(err, &printed) && printed.Printed {
+		fmt.Fprintf(f.IO.ErrOut, "%s: %s\n", cmd.CommandPath(), msg)
+		return code
+	}
 	if jsonMode {
 		doc := map[string]any{"status": apperr.StatusOf(err), "error": msg}
 		var ae *apperr.Error
@@ -218,6 +226,7 @@ on a terminal and scripts get tab-separated lines when piped.`,
 	root.AddCommand(
 		list.NewCmd(f, nil),
 		history.NewCmd(f, nil),
+		show.NewCmd(f, nil),
 		patch.NewCmd(f, nil),
 		agents.NewCmd(f, nil),
 		send.NewCmd(f, nil),
@@ -225,10 +234,16 @@ on a terminal and scripts get tab-separated lines when piped.`,
 		runscmd.NewCmdRuns(f),
 		runscmd.NewCmdWait(f),
 		runscmd.NewCmdRunner(f),
+		doctor.NewCmd(f),
+		lifecyclecmd.NewCmdDelete(f),
+		lifecyclecmd.NewCmdReset(f),
+		lifecyclecmd.NewCmdPrune(f),
+		lifecyclecmd.NewCmdArchive(f),
 		version.NewCmd(f),
 		completion.NewCmd(f),
 	)
 	root.CompletionOptions.DisableDefaultCmd = true
+	addGatewayFlags(root, f)
 	addExtras(root, f)
 	return root
 }

@@ -45,8 +45,13 @@ func TestListTTYTable(t *testing.T) {
 	if len(lines) != 12 {
 		t.Fatalf("want header + 11 rows, got %d:\n%s", len(lines), out)
 	}
-	if !strings.HasPrefix(lines[0], "KEY") || !strings.Contains(lines[0], "AGENT") || !strings.Contains(lines[0], "TOKENS") {
+	// 120 columns hold every column but the agent (it is in the key): the
+	// keys are never cut.
+	if !strings.HasPrefix(lines[0], "KEY") || strings.Contains(lines[0], "AGENT") || !strings.Contains(lines[0], "TOKENS") {
 		t.Errorf("header = %q", lines[0])
+	}
+	if !strings.Contains(out.String(), "agent:main:subagent:fc55dd0b-f66c-4a88-916b-ae2a3648f8d2 ") {
+		t.Errorf("a key was cut:\n%s", out)
 	}
 	if !strings.Contains(out.String(), "1h ago") || !strings.Contains(out.String(), "6.8k/128k (5%)") {
 		t.Errorf("no relative age / token column:\n%s", out)
@@ -64,7 +69,7 @@ func TestListTTYTable(t *testing.T) {
 	}
 }
 
-func TestListTTYNarrowTruncates(t *testing.T) {
+func TestListTTYNarrowKeepsKeys(t *testing.T) {
 	f, out, _ := testFactory(true)
 	f.IO.SetTerminalWidth(70)
 	if code := Run(f, []string{"--state-dir", fixture(t), "list"}); code != 0 {
@@ -75,8 +80,9 @@ func TestListTTYNarrowTruncates(t *testing.T) {
 			t.Errorf("line wider than 70 (%d): %q", w, l)
 		}
 	}
-	if !strings.Contains(out.String(), "…") {
-		t.Errorf("long keys not truncated:\n%s", out)
+	// The keys are whole; the other columns gave way.
+	if !strings.Contains(out.String(), "agent:main:subagent:fc55dd0b-f66c-4a88-916b-ae2a3648f8d2 ") || strings.Contains(out.String(), "agent:mai…") {
+		t.Errorf("long keys cut:\n%s", out)
 	}
 }
 

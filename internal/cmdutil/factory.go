@@ -32,6 +32,16 @@ type GlobalFlags struct {
 	JQ          string
 	LogLevel    string
 	LockTimeout time.Duration
+
+	// Where the sessions live when not in the local state dir (issue 12):
+	// --gateway URL, --gateway-token-file, --insecure-gateway,
+	// --gateway-fingerprint, --context NAME (repeatable, or all). Resolved
+	// by Factory.GatewayEndpoints.
+	Gateway            string
+	GatewayTokenFile   string
+	InsecureGateway    bool
+	GatewayFingerprint string
+	Contexts           []string
 }
 
 // Factory builds what commands need, once, on first use.

@@ -17,6 +17,8 @@ type Table struct {
 	headers []string
 	rows    [][]string
 	flex    map[int]bool // columns that may be truncated to fit
+	drop    []int        // columns that may be left out to fit, first given first dropped
+	minW    map[int]int  // narrowest widths of flexible columns, when not minFlexWidth
 	color   map[int]func(string) string
 }
 
@@ -29,6 +31,28 @@ func (t *Table) Flexible(cols ...int) *Table {
 	for _, c := range cols {
 		t.flex[c] = true
 	}
+	return t
+}
+
+// MinWidth sets how narrow a flexible column may be cut (default 8 or its
+// header's width): a column that would be useless any narrower is dropped
+// (when droppable) or keeps this width.
+func (t *Table) MinWidth(col, w int) *Table {
+	if t.minW == nil {
+		t.minW = map[int]int{}
+	}
+	t.minW[col] = w
+	return t
+}
+
+// Droppable marks columns (by index) that are left out, in the order
+// given, when the table does not fit the terminal even with its flexible
+// columns cut to their minimum. A column neither flexible nor droppable
+// (a session key, a run id: what people copy into the next command) is
+// never cut: if the table cannot fit without cutting it, the line is
+// longer than the terminal.
+func (t *Table) Droppable(cols ...int) *Table {
+	t.drop = append(t.drop, cols...)
 	return t
 }
 
@@ -67,7 +91,7 @@ func (t *Table) Render(w io.Writer, tty bool, width int) error {
 		_, err := io.WriteString(w, b.String())
 		return err
 	}
-	rows := t.fit(width)
+	cols, rows := t.fit(width)
 	var b strings.Builder
 	tbl := tablewriter.NewTable(&b,
 		tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{
@@ -82,15 +106,19 @@ func (t *Table) Render(w io.Writer, tty bool, width int) error {
 		tablewriter.WithRowAutoWrap(tw.WrapNone),
 		tablewriter.WithHeaderAutoWrap(tw.WrapNone),
 	)
-	hdr := make([]any, len(t.headers))
-	for i, h := range t.headers {
-		hdr[i] = strings.ToUpper(h)
+	hdr := make([]any, len(cols))
+	for i, c := range cols {
+		hdr[i] = strings.ToUpper(t.headers[c])
 	}
 	tbl.Header(hdr...)
 	for _, r := range rows {
-		cells := make([]any, len(r))
-		for i, c := range r {
-			if fn := t.color[i]; fn != nil && c != "" {
+		cells := make([]any, len(cols))
+		for i, col := range cols {
+			c := ""
+			if col < len(r) {
+				c = r[col]
+			}
+			if fn := t.color[col]; fn != nil && c != "" {
 				c = fn(c)
 			}
 			cells[i] = c
@@ -115,53 +143,97 @@ func (t *Table) Render(w io.Writer, tty bool, width int) error {
 	return err
 }
 
-// fit truncates flexible columns (widest first) with "…" so that the
-// table fits width columns (2 spaces between columns).
-func (t *Table) fit(width int) [][]string {
+// minFlexWidth is the narrowest a flexible column is cut to.
+const minFlexWidth = 8
+
+// fit makes the table fit width columns (2 spaces between columns): it
+// leaves out the fewest droppable columns (in their order) needed for the
+// rest to fit with the flexible columns at their minimum, then cuts the
+// flexible columns (widest first) with "…" only as far as needed. It
+// returns the columns kept, in order, and the rows (cells indexed by
+// original column).
+func (t *Table) fit(width int) ([]int, [][]string) {
 	n := len(t.headers)
 	widths := make([]int, n)
 	for i, h := range t.headers {
 		widths[i] = runewidth.StringWidth(h)
 	}
+	clean := strings.NewReplacer("\n", " ", "\r", " ", "\t", " ")
 	for _, r := range t.rows {
 		for i := 0; i < n && i < len(r); i++ {
-			r[i] = strings.NewReplacer("\n", " ", "\r", " ", "\t", " ").Replace(r[i])
+			r[i] = clean.Replace(r[i])
 			if w := runewidth.StringWidth(r[i]); w > widths[i] {
 				widths[i] = w
 			}
 		}
 	}
-	total := func() int {
+	all := make([]int, n)
+	for i := range all {
+		all[i] = i
+	}
+	if width <= 0 {
+		return all, t.rows
+	}
+	minWidth := func(c int) int {
+		if t.flex[c] {
+			m := minFlexWidth
+			if w, ok := t.minW[c]; ok {
+				m = w
+			}
+			return min(widths[c], max(m, runewidth.StringWidth(t.headers[c])))
+		}
+		return widths[c]
+	}
+	total := func(cols []int, w func(int) int) int {
 		s := 0
-		for _, w := range widths {
-			s += w + 2
+		for _, c := range cols {
+			s += w(c) + 2
 		}
 		return s - 2
 	}
-	if width <= 0 || total() <= width || len(t.flex) == 0 {
-		return t.rows
+	natural := func(c int) int { return widths[c] }
+	cols := all
+	if total(cols, natural) <= width {
+		return cols, t.rows
 	}
-	for total() > width {
+	dropped := map[int]bool{}
+	for _, d := range t.drop {
+		if total(cols, minWidth) <= width {
+			break
+		}
+		if d < 0 || d >= n || dropped[d] {
+			continue
+		}
+		dropped[d] = true
+		kept := make([]int, 0, len(cols))
+		for _, c := range cols {
+			if c != d {
+				kept = append(kept, c)
+			}
+		}
+		cols = kept
+	}
+	for total(cols, natural) > width {
 		widest := -1
-		for c := range t.flex {
-			if c < n && (widest < 0 || widths[c] > widths[widest]) {
+		for _, c := range cols {
+			if t.flex[c] && widths[c] > minWidth(c) && (widest < 0 || widths[c] > widths[widest]) {
 				widest = c
 			}
 		}
-		if widest < 0 || widths[widest] <= 8 {
-			break
+		if widest < 0 {
+			break // only unflexible columns left to cut: never cut them
 		}
 		widths[widest]--
 	}
 	out := make([][]string, len(t.rows))
 	for j, r := range t.rows {
 		row := append([]string(nil), r...)
-		for c := range t.flex {
-			if c < len(row) && runewidth.StringWidth(row[c]) > widths[c] {
+		for _, c := range cols {
+			if t.flex[c] && c < len(row) && runewidth.StringWidth(row[c]) > widths[c] {
 				row[c] = runewidth.Truncate(row[c], widths[c], "…")
 			}
 		}
 		out[j] = row
 	}
-	return out
+	return cols, out
 }

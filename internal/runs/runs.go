@@ -111,6 +111,11 @@ type Record struct {
 
 	// Spawn runs.
 	Spawn *Spawn `json:"spawn,omitempty"`
+
+	// Source is set when runs are listed, never stored: SourceSessions for
+	// a run of ours, SourceOpenClaw for one of OpenClaw's own sub-agent
+	// registry (OpenClawRuns).
+	Source string `json:"source,omitempty"`
 }
 
 // Spawn holds what only a spawn run has. The run's Target is the child
@@ -237,8 +242,22 @@ func (s *Store) List() ([]*Record, error) {
 		}
 		out = append(out, r)
 	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].CreatedAt > out[j].CreatedAt })
+	sortNewestFirst(out)
 	return out, nil
+}
+
+// sortNewestFirst sorts records by creation, newest first (stable).
+func sortNewestFirst(rs []*Record) {
+	sort.SliceStable(rs, func(i, j int) bool { return rs[i].CreatedAt > rs[j].CreatedAt })
+}
+
+// Merge merges two newest-first lists into one, newest first; on equal
+// creation times a's records come first.
+func Merge(a, b []*Record) []*Record {
+	out := make([]*Record, 0, len(a)+len(b))
+	out = append(append(out, a...), b...)
+	sortNewestFirst(out)
+	return out
 }
 
 // RunnerAlive reports whether some process holds the run's flock.

@@ -50,19 +50,30 @@ var truncationSuffix = units("\n…(truncated)…")
 // out holds compact JSON; truncated reports whether the cap dropped any
 // message; bytes is the byte length of the JSON array of out.
 func History(msgs []json.RawMessage, capBytes int) (out []json.RawMessage, truncated bool, bytes int) {
+	out, _, dropped, bytes := HistoryPage(msgs, capBytes)
+	return out, dropped > 0, bytes
+}
+
+// HistoryPage is History that also says which messages were kept: out[0]
+// is msgs[first] (first is len(msgs) when out is empty), and dropped is how
+// many valid messages the cap dropped (0 when it dropped none, so
+// truncated = dropped > 0). A history page's cursor names msgs[first].
+func HistoryPage(msgs []json.RawMessage, capBytes int) (out []json.RawMessage, first, dropped, bytes int) {
 	if capBytes == 0 {
 		capBytes = DefaultCapBytes
 	}
 	prepared := make([]json.RawMessage, 0, len(msgs))
-	for _, m := range msgs {
+	index := make([]int, 0, len(msgs))
+	for i, m := range msgs {
 		p := compact(sanitizeMessage(m))
 		if p == nil {
 			continue
 		}
 		prepared = append(prepared, p)
+		index = append(index, i)
 	}
 	if len(prepared) == 0 {
-		return prepared, false, 2
+		return prepared, len(msgs), 0, 2
 	}
 	total := 2 + len(prepared) - 1
 	for _, p := range prepared {
@@ -75,7 +86,7 @@ func History(msgs []json.RawMessage, capBytes int) (out []json.RawMessage, trunc
 			start++
 		}
 	}
-	return prepared[start:], start > 0, total
+	return prepared[start:], index[start], start, total
 }
 
 // compact returns raw without insignificant whitespace (string contents are

@@ -1,11 +1,13 @@
 package sqlitestore
 
 import (
+	"cmp"
 	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"slices"
 
 	"github.com/openclaw/sessions/internal/store"
@@ -36,6 +38,12 @@ const maxEventBytes = 4 << 20
 // row) is read from its archive, verified against the recorded size and
 // SHA-256, merged in seq order with any events still in transcript_events.
 //
+// Options.Before > 0 reads only the events with seq < Before (a history
+// page cursor); the event of seq Before must exist and have the
+// fingerprint Options.BeforeCheck, else the error is
+// transcript.ErrCursorMismatch. Result.Positions are the messages' seqs;
+// Options.More sets Result.More as for files.
+//
 // Result.Size is the follow cursor: 1 + the highest seq present when the read
 // started (0 for an empty transcript); MessagesSince(sessionID, Size, …)
 // returns what was appended since.
@@ -64,8 +72,17 @@ func (db *DB) MessagesSince(sessionID string, from int64, opts transcript.Option
 		if err != nil {
 			return err
 		}
-		src := &events{db: db, tx: tx, sessionID: sessionID, from: from, cold: cold, backward: opts.Limit > 0, newest: -1}
+		if opts.Before > 0 {
+			if err := db.checkCursorEvent(tx, sessionID, cold, opts.Before, opts.BeforeCheck); err != nil {
+				return err
+			}
+		}
+		src := &events{db: db, tx: tx, sessionID: sessionID, from: from, before: opts.Before, cold: cold, backward: opts.Limit > 0, newest: -1}
 		defer src.close()
+		want := opts.Limit
+		if opts.More && want > 0 {
+			want++ // one more tells whether an older message exists
+		}
 		for {
 			ev, ok, err := src.next()
 			if err != nil {
@@ -74,18 +91,25 @@ func (db *DB) MessagesSince(sessionID string, from int64, opts transcript.Option
 			if !ok {
 				break
 			}
-			msg, st := classify(db, ev, opts.IncludeTools, maxLine)
+			msg, check, st := classify(db, ev, opts.IncludeTools, maxLine)
 			sk.Add(st)
 			if st != transcript.StatusMessage {
 				continue
 			}
 			res.Messages = append(res.Messages, msg)
-			if opts.Limit > 0 && len(res.Messages) >= opts.Limit {
+			res.Positions = append(res.Positions, ev.seq)
+			res.Checks = append(res.Checks, check)
+			if want > 0 && len(res.Messages) >= want {
 				break // backwards: the newest seq has been seen already
 			}
 		}
+		if opts.Limit > 0 && len(res.Messages) > opts.Limit {
+			res.Messages, res.Positions, res.Checks, res.More = res.Messages[:opts.Limit], res.Positions[:opts.Limit], res.Checks[:opts.Limit], true
+		}
 		if opts.Limit > 0 {
 			slices.Reverse(res.Messages)
+			slices.Reverse(res.Positions)
+			slices.Reverse(res.Checks)
 		}
 		res.Size = max(from, src.newest+1)
 		if res.Header, err = db.header(tx, sessionID, cold); err != nil {
@@ -135,6 +159,7 @@ type events struct {
 	tx        *sql.Tx
 	sessionID string
 	from      int64
+	before    int64   // > 0: only seq < before
 	cold      []event // ascending
 	backward  bool
 
@@ -159,18 +184,26 @@ func (s *events) start() error {
 	if s.backward {
 		order = "DESC"
 	}
+	before := s.before
+	if before <= 0 {
+		before = math.MaxInt64
+	}
 	rows, err := s.tx.Query(`SELECT seq, event_json, event_zstd, event_utf8_bytes FROM transcript_events
-		WHERE session_id = ? AND seq >= ? ORDER BY seq `+order, s.sessionID, s.from)
+		WHERE session_id = ? AND seq >= ? AND seq < ? ORDER BY seq `+order, s.sessionID, s.from, before)
 	if err != nil {
 		return err
 	}
 	s.rows = rows
-	// Cold events before `from` never count.
+	// Cold events before `from`, or from `before` on, never count.
 	lo := 0
 	for lo < len(s.cold) && s.cold[lo].seq < s.from {
 		lo++
 	}
-	s.cold = s.cold[lo:]
+	hi := len(s.cold)
+	for hi > lo && s.cold[hi-1].seq >= before {
+		hi--
+	}
+	s.cold = s.cold[lo:hi]
 	if s.backward {
 		s.ci = len(s.cold) - 1
 	}
@@ -260,27 +293,76 @@ func (s *events) advanceCold() {
 // than maxLine → oversize; a compressed payload that does not decode to
 // event_utf8_bytes bytes → corrupt; else transcript.Classify (blank,
 // corrupt, message object, toolResult filter), whose message is a slice of
-// the event's own bytes.
-func classify(db *DB, ev event, includeTools bool, maxLine int64) (json.RawMessage, transcript.Status) {
+// the event's own bytes; and, for a message, the event's Fingerprint.
+func classify(db *DB, ev event, includeTools bool, maxLine int64) (json.RawMessage, uint32, transcript.Status) {
 	if ev.n > maxLine {
-		return nil, transcript.StatusOversize
+		return nil, 0, transcript.StatusOversize
 	}
+	data, ok := db.eventData(ev)
+	if !ok {
+		return nil, 0, transcript.StatusCorrupt
+	}
+	msg, st := transcript.Classify(data, includeTools)
+	if st != transcript.StatusMessage {
+		return nil, 0, st
+	}
+	return msg, transcript.Fingerprint(data), st
+}
+
+// checkCursorEvent verifies that the event of seq pos exists (in the table
+// or the cold archive) and has the fingerprint check.
+func (db *DB) checkCursorEvent(tx *sql.Tx, sessionID string, cold []event, pos int64, check uint32) error {
+	var ev event
+	var js, zs []byte
+	var n sql.NullInt64
+	err := tx.QueryRow("SELECT seq, event_json, event_zstd, event_utf8_bytes FROM transcript_events WHERE session_id = ? AND seq = ?", sessionID, pos).Scan(&ev.seq, &js, &zs, &n)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		i, found := slices.BinarySearchFunc(cold, pos, func(e event, seq int64) int { return cmp.Compare(e.seq, seq) })
+		if !found {
+			return transcript.ErrCursorMismatch
+		}
+		ev = cold[i]
+	case err != nil:
+		return err
+	default:
+		ev = rowEvent(ev.seq, js, zs, n)
+	}
+	data, ok := db.eventData(ev)
+	if !ok || transcript.Fingerprint(data) != check {
+		return transcript.ErrCursorMismatch
+	}
+	return nil
+}
+
+// rowEvent builds an event from a transcript_events row's payload columns.
+func rowEvent(seq int64, js, zs []byte, n sql.NullInt64) event {
+	ev := event{seq: seq, body: js, zstd: zs, n: int64(len(js))}
+	if js == nil {
+		ev.n = n.Int64
+		ev.bad = zs == nil || !n.Valid || n.Int64 < 1 || n.Int64 > maxEventBytes
+	}
+	return ev
+}
+
+// eventData returns an event's JSON, decompressed when needed; ok is false
+// when it cannot be had.
+func (db *DB) eventData(ev event) ([]byte, bool) {
 	if ev.bad {
-		return nil, transcript.StatusCorrupt
+		return nil, false
 	}
-	data := ev.body
-	if ev.zstd != nil {
-		d, err := db.decoder()
-		if err != nil {
-			return nil, transcript.StatusCorrupt
-		}
-		out, err := d.DecodeAll(ev.zstd, make([]byte, 0, ev.n))
-		if err != nil || int64(len(out)) != ev.n {
-			return nil, transcript.StatusCorrupt
-		}
-		data = out
+	if ev.zstd == nil {
+		return ev.body, true
 	}
-	return transcript.Classify(data, includeTools)
+	d, err := db.decoder()
+	if err != nil {
+		return nil, false
+	}
+	out, err := d.DecodeAll(ev.zstd, make([]byte, 0, ev.n))
+	if err != nil || int64(len(out)) != ev.n {
+		return nil, false
+	}
+	return out, true
 }
 
 // header returns the transcript's first event when it is a session header.

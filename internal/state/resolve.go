@@ -18,13 +18,42 @@ type Target struct {
 	Entry      *store.Entry
 	Key        string // as stored
 	DisplayKey string
-	ViaID      bool // resolved from a sessionId
+	ViaID      bool // resolved from a sessionId (or a unique prefix of one)
+}
+
+// Ref is how a command names its session: a positional reference (a key, a
+// sessionId or a unique sessionId prefix) or a label, with --agent to pick
+// the agent whose store the label is looked up in.
+type Ref struct {
+	Arg   string // KEY | SESSION_ID | PREFIX ("" when Label is given)
+	Label string // --label (or patch's --target-label)
+	Agent string // --agent, for a label ("" = every agent)
+}
+
+// MinIDPrefix is the fewest hex digits a sessionId prefix must have.
+const MinIDPrefix = 8
+
+// ResolveRef is the one way history, show, send and patch find their
+// session: by label (ResolveLabel) when r.Label is set, else by reference
+// (Resolve). Both or neither is a usage error.
+func (s *State) ResolveRef(r Ref, op policy.Op) (*Target, error) {
+	arg, label := strings.TrimSpace(r.Arg), r.Label
+	switch {
+	case label != "" && arg != "":
+		return nil, apperr.Usagef("Provide either sessionKey or label (not both).")
+	case label != "":
+		return s.ResolveLabel(label, r.Agent, op)
+	}
+	return s.Resolve(arg, op)
 }
 
 // Resolve finds the session a reference names — a key (`main`, `agent:…`,
-// `hook:…`) or a sessionId — and checks that the requester may reach it:
-// sandbox visibility first, then the agent-to-agent policy (format §6.2).
-// Unknown → exit 4; an ambiguous sessionId → exit 1 listing the keys.
+// `hook:…`), a sessionId, or the start of one (MinIDPrefix or more hex
+// digits, matching exactly one session) — and checks that the requester
+// may reach it: sandbox visibility first, then the agent-to-agent policy
+// (format §6.2). A key wins over a sessionId, a whole sessionId over a
+// prefix. Unknown → exit 4; an ambiguous sessionId or prefix → exit 1
+// listing the candidates.
 func (s *State) Resolve(ref string, op policy.Op) (*Target, error) {
 	raw := strings.TrimSpace(ref)
 	if raw == "" {
@@ -43,6 +72,12 @@ func (s *State) Resolve(ref string, op policy.Op) (*Target, error) {
 				return nil, err
 			}
 		}
+		if t == nil && IsIDPrefix(raw) {
+			t, err = s.byIDPrefix(raw)
+			if err != nil {
+				return nil, err
+			}
+		}
 	} else {
 		t, err = s.byKey(raw)
 		if err != nil {
@@ -52,6 +87,11 @@ func (s *State) Resolve(ref string, op policy.Op) (*Target, error) {
 	if t == nil {
 		if s.Req.Restrict {
 			return nil, apperr.Forbiddenf("%s%s", policy.MsgNotVisible, raw)
+		}
+		if n := hexDigits(raw); n > 0 && n < MinIDPrefix && n+strings.Count(raw, "-") == len(raw) {
+			if m, _ := s.idPrefixMatches(raw); len(m) > 0 {
+				return nil, apperr.NotFoundf("No session found: %s (a sessionId prefix needs at least %d hex digits)", raw, MinIDPrefix)
+			}
 		}
 		return nil, apperr.NotFoundf("No session found: %s", raw)
 	}
@@ -119,6 +159,82 @@ func (s *State) bySessionID(id string) (*Target, error) {
 	}
 	sort.Strings(ks)
 	return nil, apperr.Errorf("Multiple sessions found for sessionId: %s (%s)", id, strings.Join(ks, ", "))
+}
+
+// IsIDPrefix reports whether v can be the start of a sessionId: hex digits
+// and dashes only, at least MinIDPrefix hex digits, no longer than a UUID.
+func IsIDPrefix(v string) bool {
+	v = strings.TrimSpace(v)
+	if len(v) > 36 {
+		return false
+	}
+	n := hexDigits(v)
+	return n >= MinIDPrefix && n+strings.Count(v, "-") == len(v)
+}
+
+func hexDigits(v string) int {
+	n := 0
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		if '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F' {
+			n++
+		}
+	}
+	return n
+}
+
+// byIDPrefix searches every agent's store for the one session whose
+// sessionId starts with prefix (case-insensitive). Sessions a sandboxed
+// requester may not see are not candidates (their keys are never named).
+func (s *State) byIDPrefix(prefix string) (*Target, error) {
+	found, err := s.idPrefixMatches(prefix)
+	if err != nil {
+		return nil, err
+	}
+	switch len(found) {
+	case 0:
+		return nil, nil
+	case 1:
+		return found[0], nil
+	}
+	cands := make([]string, len(found))
+	for i, f := range found {
+		cands[i] = f.Entry.SessionID + " " + f.DisplayKey
+	}
+	return nil, apperr.Errorf("Multiple sessions found for sessionId prefix %s: %s", prefix, strings.Join(cands, ", ")).
+		With("candidates", candidates(found))
+}
+
+// idPrefixMatches lists the visible sessions whose sessionId starts with
+// prefix, ordered by key.
+func (s *State) idPrefixMatches(prefix string) ([]*Target, error) {
+	p := strings.ToLower(strings.TrimSpace(prefix))
+	var found []*Target
+	for _, agent := range s.AgentIDs() {
+		st, entries, err := s.Entries(agent)
+		if err != nil {
+			if apperr.CodeOf(err) == apperr.CodeState && s.Era(agent) == "sqlite" {
+				continue
+			}
+			return nil, err
+		}
+		for _, e := range entries {
+			if e.SessionID != "" && strings.HasPrefix(strings.ToLower(e.SessionID), p) && s.Visible(e) {
+				found = append(found, &Target{Agent: agent, Store: st, Entry: e, Key: e.Key, DisplayKey: s.DisplayKey(e.Key), ViaID: true})
+			}
+		}
+	}
+	sort.Slice(found, func(i, j int) bool { return found[i].Key < found[j].Key })
+	return found, nil
+}
+
+// candidates is the JSON form of an ambiguous match.
+func candidates(ts []*Target) []map[string]string {
+	out := make([]map[string]string, len(ts))
+	for i, t := range ts {
+		out[i] = map[string]string{"key": t.DisplayKey, "sessionId": t.Entry.SessionID, "agentId": t.Agent}
+	}
+	return out
 }
 
 // ResolveLabel finds the session with a label (format §6.3 step 3): in

@@ -66,3 +66,37 @@ func BenchmarkLastEntryID(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkPage times a history page of 200 on a SESSIONS_BENCH_MB
+// transcript: the newest page, and the oldest full page (--before a cursor
+// near the start of the file), beside a full forward read: a page before a
+// cursor reads only back from the cursor, wherever it lies.
+func BenchmarkPage(b *testing.B) {
+	p := bigTranscript(b, b.TempDir(), int64(benchMB())<<20)
+	all, err := ReadMessages(p, Options{})
+	if err != nil || len(all.Messages) < 401 {
+		b.Fatal(err)
+	}
+	// The cursor of the page that starts with the 201st message.
+	deep, err := ReadMessages(p, Options{Limit: len(all.Messages) - 200, More: true})
+	if err != nil || !deep.More {
+		b.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		opts Options
+	}{
+		{"newest200", Options{Limit: 200, More: true}},
+		{"oldest200-before", Options{Limit: 200, More: true, Before: deep.Positions[0], BeforeCheck: deep.Checks[0]}},
+		{"all-forward", Options{}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := ReadMessages(p, c.opts); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

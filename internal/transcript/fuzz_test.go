@@ -9,8 +9,9 @@ import (
 )
 
 // FuzzReadMessages: on any file content, reading forwards and backwards
-// never panics, agrees with each other and with the reference, and returns
-// only valid JSON objects.
+// never panics, agrees with each other and with the reference, paging back
+// with cursors gives the same messages, and only valid JSON objects are
+// returned.
 func FuzzReadMessages(f *testing.F) {
 	files, _ := filepath.Glob(fixtureGlob)
 	for _, p := range files {
@@ -36,6 +37,12 @@ func FuzzReadMessages(f *testing.F) {
 		}
 		if bwd != nil && (!sameMessages(bwd.Messages, want) || bwd.Size != wantSize || bwd.Skipped > fwd.Skipped) {
 			t.Fatalf("backward differs:\n%s\nwant\n%s", describe(bwd.Messages), describe(want))
+		}
+		if opts.Limit > 0 {
+			all, _, _ := reference(content, Options{IncludeTools: tools})
+			if pages, _ := walk(t, content, opts); !sameMessages(pages, all) {
+				t.Fatalf("pages differ:\n%s\nwant\n%s", describe(pages), describe(all))
+			}
 		}
 		for _, m := range fwd.Messages {
 			var o map[string]json.RawMessage

@@ -70,6 +70,17 @@ type Options struct {
 	Warn func(msg string)
 	// MaxLineBytes: longer lines are skipped and counted; 0 = DefaultMaxLineBytes.
 	MaxLineBytes int
+	// Before > 0 reads only what lies before that position (a Cursor's
+	// Pos: the byte offset of a line start, or a SQLite event's seq), as if
+	// the transcript ended there. The line (event) at Before must exist and
+	// have Fingerprint BeforeCheck, else the read fails with
+	// ErrCursorMismatch.
+	Before      int64
+	BeforeCheck uint32
+	// More: with Limit > 0, also find out whether an older message exists
+	// before the first one returned (Result.More); costs reading one more
+	// message.
+	More bool
 }
 
 // Result is what ReadMessages found.
@@ -89,6 +100,14 @@ type Result struct {
 	// started, minus a torn last line (so a follower re-reads that line once
 	// it is complete).
 	Size int64
+	// Positions[i] is where Messages[i] is stored: the byte offset of its
+	// line (a file) or its event's seq (SQLite) — what a Cursor names.
+	Positions []int64
+	// Checks[i] is the Fingerprint of Messages[i]'s line (event).
+	Checks []uint32
+	// More reports that a message older than Messages[0] exists (only
+	// looked for with Options.More, or when Limit cut messages off).
+	More bool
 }
 
 // Header is a transcript's session header (format §4.2, line 1).
@@ -110,19 +129,51 @@ func ReadMessages(path string, opts Options) (*Result, error) {
 		return nil, err
 	}
 	defer f.Close()
+	res, err := readMessagesAt(f, size, opts)
+	if err != nil && !errors.Is(err, ErrCursorMismatch) {
+		return nil, fmt.Errorf("read transcript %s: %w", path, err)
+	}
+	return res, err
+}
+
+func readMessagesAt(ra io.ReaderAt, size int64, opts Options) (*Result, error) {
+	end := size
+	if opts.Before > 0 {
+		if err := checkCursorLine(ra, size, opts.Before, opts.BeforeCheck); err != nil {
+			return nil, err
+		}
+		end = opts.Before
+	}
 	var res *Result
+	var err error
 	if opts.Limit > 0 {
-		res, err = readBackward(f, size, opts)
+		res, err = readBackward(ra, end, opts)
 	} else {
-		res, err = readForward(f, size, opts)
+		res, err = readForward(ra, end, opts)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("read transcript %s: %w", path, err)
+		return nil, err
 	}
-	if res.Header, err = readHeaderAt(f, size); err != nil {
-		return nil, fmt.Errorf("read transcript %s: %w", path, err)
+	if res.Header, err = readHeaderAt(ra, size); err != nil {
+		return nil, err
 	}
 	return res, nil
+}
+
+// checkCursorLine verifies that a line starts at pos (0 < pos < size) and
+// has the fingerprint check.
+func checkCursorLine(ra io.ReaderAt, size, pos int64, check uint32) error {
+	if pos <= 0 || pos >= size {
+		return ErrCursorMismatch
+	}
+	b := make([]byte, min(int64(fingerprintBytes)+1, size-pos+1))
+	if err := readFull(ra, b, pos-1); err != nil {
+		return err
+	}
+	if b[0] != '\n' || Fingerprint(b[1:]) != check {
+		return ErrCursorMismatch
+	}
+	return nil
 }
 
 // ReadHeader reads the first non-blank line of the transcript and returns it
@@ -188,6 +239,8 @@ type reader struct {
 	ra           io.ReaderAt
 	includeTools bool
 	maxLine      int64
+	// check is the Fingerprint of the line of the last StatusMessage.
+	check uint32
 }
 
 func newReader(ra io.ReaderAt, opts Options) *reader {
@@ -195,7 +248,7 @@ func newReader(ra io.ReaderAt, opts Options) *reader {
 }
 
 // classify decides what a line is; for StatusMessage it returns the
-// message's bytes (owned by the caller). The rules, in order:
+// message's bytes (owned by the caller) and sets r.check. The rules, in order:
 //
 //  1. longer than maxLine → oversize (torn when it is the unterminated
 //     last line);
@@ -244,6 +297,9 @@ func (r *reader) classify(ln line) ([]byte, Status, error) {
 		return nil, StatusTorn, nil
 	case st == StatusMessage && !owned:
 		msg = append([]byte(nil), msg...)
+	}
+	if st == StatusMessage {
+		r.check = Fingerprint(data)
 	}
 	return msg, st, nil
 }
@@ -440,14 +496,22 @@ func readForward(ra io.ReaderAt, size int64, opts Options) (*Result, error) {
 		sk.Add(st)
 		if st == StatusMessage {
 			res.Messages = append(res.Messages, msg)
+			res.Positions = append(res.Positions, ln.start)
+			res.Checks = append(res.Checks, rd.check)
 			if opts.Limit > 0 && len(res.Messages) >= 2*opts.Limit {
 				keep := res.Messages[len(res.Messages)-opts.Limit:]
 				res.Messages = append(res.Messages[:0:0], keep...)
+				res.Positions = append(res.Positions[:0:0], res.Positions[len(res.Positions)-opts.Limit:]...)
+				res.Checks = append(res.Checks[:0:0], res.Checks[len(res.Checks)-opts.Limit:]...)
+				res.More = true
 			}
 		}
 	}
 	if opts.Limit > 0 && len(res.Messages) > opts.Limit {
 		res.Messages = res.Messages[len(res.Messages)-opts.Limit:]
+		res.Positions = res.Positions[len(res.Positions)-opts.Limit:]
+		res.Checks = res.Checks[len(res.Checks)-opts.Limit:]
+		res.More = true
 	}
 	res.Skipped = sk.Total()
 	sk.warn(fileName(ra), opts.Warn)

@@ -119,8 +119,14 @@ func readBackward(ra io.ReaderAt, size int64, opts Options) (*Result, error) {
 	sk := Skips{MaxLine: rd.maxLine}
 	res := &Result{Size: size}
 	var newest []json.RawMessage // newest first
+	var pos []int64
+	var checks []uint32
+	want := opts.Limit
+	if opts.More {
+		want++ // one more tells whether an older message exists
+	}
 	lines := newRevLines(ra, size)
-	for len(newest) < opts.Limit {
+	for len(newest) < want {
 		ln, ok, err := lines.next()
 		if err != nil {
 			return nil, err
@@ -138,11 +144,21 @@ func readBackward(ra io.ReaderAt, size int64, opts Options) (*Result, error) {
 		sk.Add(st)
 		if st == StatusMessage {
 			newest = append(newest, msg)
+			pos = append(pos, ln.start)
+			checks = append(checks, rd.check)
 		}
 	}
-	res.Messages = make([]json.RawMessage, len(newest))
+	if len(newest) > opts.Limit {
+		newest, pos, checks, res.More = newest[:opts.Limit], pos[:opts.Limit], checks[:opts.Limit], true
+	}
+	n := len(newest)
+	res.Messages = make([]json.RawMessage, n)
+	res.Positions = make([]int64, n)
+	res.Checks = make([]uint32, n)
 	for i, m := range newest {
-		res.Messages[len(newest)-1-i] = m
+		res.Messages[n-1-i] = m
+		res.Positions[n-1-i] = pos[i]
+		res.Checks[n-1-i] = checks[i]
 	}
 	res.Skipped = sk.Total()
 	sk.warn(fileName(ra), opts.Warn)

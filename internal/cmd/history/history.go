@@ -26,6 +26,9 @@ import (
 // MaxLimit is the gateway's hard maximum for chat.history.
 const MaxLimit = 1000
 
+// defaultLimit is --limit's default.
+const defaultLimit = 200
+
 // Output formats of --format.
 const (
 	FormatText     = "text"
@@ -45,11 +48,13 @@ const DefaultPoll = time.Second
 type Options struct {
 	f            *cmdutil.Factory
 	Ref          string
+	Label        string // --label: the session with this label instead of Ref
 	Limit        int
 	IncludeTools bool
 	Raw          bool
 	Format       string // text, markdown or json ("" = text, or json in JSON mode)
 	Follow       bool
+	Before       string        // --before CURSOR: the page before that cursor
 	IdleTimeout  time.Duration // --follow stops after this long without a new message (0 = never)
 
 	// Poll replaces DefaultPoll (tests).
@@ -62,11 +67,12 @@ type Options struct {
 func NewCmd(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
 	o := &Options{f: f}
 	cmd := &cobra.Command{
-		Use:   "history {KEY | SESSION_ID} [flags]",
+		Use:   "history {KEY | SESSION_ID | PREFIX | --label L [--agent A]} [flags]",
 		Short: "Print (or follow) the messages of a session's transcript",
 		Long: `Print the messages of a session's transcript in transcript order (every
 message line, as OpenClaw's sessions_history returns them), the last --limit of
-them (default 200, at most 1000).
+them (default 200, at most 1000). The session is named by its key, its
+sessionId, a unique sessionId prefix (8+ hex digits) or --label L [--agent A].
 
 By default tool results are left out (--include-tools keeps them) and the
 messages are prepared for an agent's context: inbound envelopes stripped from
@@ -74,6 +80,16 @@ user messages, text and thinking over 4000 characters cut, image data replaced
 by its size, signatures/usage/cost/details removed, and the oldest messages
 dropped until the whole is at most 80 KiB. --raw prints the messages exactly
 as stored, uncapped.
+
+Older messages come in pages: when there are messages older than the first
+one printed (beyond --limit, or dropped by the 80 KiB cap, which stderr then
+says), the JSON result carries "hasMore": true and "nextCursor", and
+--before CURSOR prints the page before it (same flags otherwise). On a
+terminal, text and markdown output print that command on stderr. A cursor
+names a place in one transcript, so it stays valid — and its page the same —
+while OpenClaw appends; a malformed cursor, or one for another session or a
+rewritten transcript, is exit 2. To read a whole transcript oldest first,
+loop on --before and prepend each page (see the README's Scripting section).
 
 --format picks the output: text (the default: a header line per message and
 its content indented), markdown (a readable export: a heading, one section per
@@ -90,17 +106,21 @@ Ctrl-C or SIGTERM with exit 0, or after --idle-timeout without a new message.
 With --json each message is printed as one JSON object per line (JSON Lines;
 --jq applies to each message).
 
-JSON (--json): {"sessionKey","sessionId","messages","truncated","bytes"}.`,
+JSON (--json): {"sessionKey","sessionId","messages","truncated","dropped",
+"bytes","hasMore","nextCursor"}.`,
 		Example: `  sessions history main
   sessions history agent:main:telegram:group:-100123 --limit 20 --json
   sessions history main --format markdown > main.md
+  sessions history main --limit 5 --jq .nextCursor    # then: sessions history main --limit 5 --before CURSOR
   sessions history main --follow
   sessions history main --follow --json | jq -r 'select(.role=="assistant") | .content[0].text'
   sessions history 26a610b5-ea74-4c48-bd74-9be14f7f2944 --raw --include-tools --json`,
-		Args:              cmdutil.ExactArgs(1, "session KEY or SESSION_ID"),
+		Args:              cmdutil.RefArgs(&o.Label, "label"),
 		ValidArgsFunction: cmdutil.CompleteSessionArg(f),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			o.Ref = args[0]
+			if len(args) > 0 {
+				o.Ref = args[0]
+			}
 			if err := cmdutil.IntRange("limit", o.Limit, 1, MaxLimit); err != nil {
 				return err
 			}
@@ -116,6 +136,14 @@ JSON (--json): {"sessionKey","sessionId","messages","truncated","bytes"}.`,
 			if o.IdleTimeout > 0 && !o.Follow {
 				return apperr.Usagef("--idle-timeout needs --follow")
 			}
+			if cmd.Flags().Changed("before") {
+				if o.Follow {
+					return apperr.Usagef("--before cannot be used with --follow (a page of older messages does not grow)")
+				}
+				if _, err := parseCursor(o.Before); err != nil {
+					return err
+				}
+			}
 			if runF != nil {
 				return runF(o)
 			}
@@ -123,12 +151,15 @@ JSON (--json): {"sessionKey","sessionId","messages","truncated","bytes"}.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.IntVar(&o.Limit, "limit", 200, "the last `N` messages (1-1000)")
+	fl.IntVar(&o.Limit, "limit", defaultLimit, "the last `N` messages (1-1000)")
 	fl.BoolVar(&o.IncludeTools, "include-tools", false, "keep tool result messages")
 	fl.BoolVar(&o.Raw, "raw", false, "messages exactly as stored: no sanitising, no size cap")
 	fl.StringVar(&o.Format, "format", "", "output `FORMAT`: text, markdown or json (default text, json with --json)")
+	fl.StringVar(&o.Before, "before", "", "the page of messages before `CURSOR` (a nextCursor of an earlier page)")
 	fl.BoolVarP(&o.Follow, "follow", "f", false, "keep printing new messages as they are appended (Ctrl-C to stop)")
+	cmdutil.AddRefLabelFlag(cmd, f, &o.Label, "label")
 	fl.DurationVar(&o.IdleTimeout, "idle-timeout", 0, "with --follow, stop after this `DURATION` without a new message (0 = never)")
+	_ = cmd.RegisterFlagCompletionFunc("before", cobra.NoFileCompletions)
 	_ = cmd.RegisterFlagCompletionFunc("format", cmdutil.FixedCompletions(
 		FormatText+"\thuman-readable text",
 		FormatMarkdown+"\ta Markdown export",
@@ -157,8 +188,44 @@ type Result struct {
 	SessionKey string            `json:"sessionKey"`
 	SessionID  string            `json:"sessionId,omitempty"`
 	Messages   []json.RawMessage `json:"messages"`
-	Truncated  bool              `json:"truncated"`
-	Bytes      int               `json:"bytes"`
+	// Truncated: the 80 KiB cap dropped the oldest messages of the page
+	// (Dropped of them); they are on the page before NextCursor.
+	Truncated bool `json:"truncated"`
+	Dropped   int  `json:"dropped,omitempty"`
+	Bytes     int  `json:"bytes"`
+	// HasMore: messages older than the first one returned exist;
+	// NextCursor, given to --before, returns the page before it.
+	HasMore    bool   `json:"hasMore"`
+	NextCursor string `json:"nextCursor,omitempty"`
+}
+
+// parseCursor decodes --before (exit 2 when it is not a cursor).
+func parseCursor(s string) (transcript.Cursor, error) {
+	c, err := transcript.ParseCursor(strings.TrimSpace(s))
+	if err != nil {
+		return c, apperr.Usagef("invalid --before %q: %v; pass the nextCursor of an earlier page as printed", s, err)
+	}
+	return c, nil
+}
+
+// checkCursor refuses a cursor made for another transcript.
+func checkCursor(c transcript.Cursor, era transcript.Era, t *state.Target) error {
+	if c.Era != era {
+		return apperr.Usagef("--before: the cursor was made for %s, but %s is %s", c.Era, t.DisplayKey, era)
+	}
+	if c.SessionID != t.Entry.SessionID {
+		return apperr.Usagef("--before: the cursor belongs to the transcript of session %q, not to %s (session %s); a cursor only pages the transcript it came from",
+			c.SessionID, t.DisplayKey, t.Entry.SessionID)
+	}
+	return nil
+}
+
+// cursorErr maps a read's cursor mismatch to a usage error.
+func cursorErr(err error, t *state.Target) error {
+	if errors.Is(err, transcript.ErrCursorMismatch) {
+		return apperr.Usagef("--before: the cursor does not match the transcript of %s any more (it was replaced or rewritten); start again from the newest page", t.DisplayKey)
+	}
+	return err
 }
 
 func run(o *Options) error {
@@ -167,21 +234,35 @@ func run(o *Options) error {
 	if err != nil {
 		return err
 	}
-	t, err := s.Resolve(o.Ref, policy.OpHistory)
+	t, err := s.ResolveRef(state.Ref{Arg: o.Ref, Label: o.Label, Agent: f.Flags.Agent}, policy.OpHistory)
 	if err != nil {
 		return err
 	}
 	res := Result{SessionKey: t.DisplayKey, SessionID: t.Entry.SessionID, Messages: []json.RawMessage{}}
-	opts := transcript.Options{Limit: o.Limit, IncludeTools: o.IncludeTools, Warn: f.Warn}
-	var tp store.Transcript
-	var offset int64
+	opts := transcript.Options{Limit: o.Limit, IncludeTools: o.IncludeTools, Warn: f.Warn, More: !o.Follow}
+	era := transcript.EraFile
 	if state.IsSQLite(t.Store) {
-		// OpenClaw 2026.8+: the transcript is the SQLite store's events.
-		r, err := s.SQLiteMessages(t.Agent, t.Entry, opts)
+		era = transcript.EraSQLite
+	}
+	if o.Before != "" {
+		c, err := parseCursor(o.Before)
 		if err != nil {
 			return err
 		}
-		res.Messages, offset = r.Messages, r.Size
+		if err := checkCursor(c, era, t); err != nil {
+			return err
+		}
+		opts.Before, opts.BeforeCheck = c.Pos, c.Check
+	}
+	var tp store.Transcript
+	var offset int64
+	r := &transcript.Result{Messages: []json.RawMessage{}}
+	if era == transcript.EraSQLite {
+		// OpenClaw 2026.8+: the transcript is the SQLite store's events.
+		if r, err = s.SQLiteMessages(t.Agent, t.Entry, opts); err != nil {
+			return cursorErr(err, t)
+		}
+		offset = r.Size
 	} else {
 		if tp, err = s.Transcript(t.Agent, t.Store, t.Entry); err != nil {
 			return err
@@ -190,27 +271,43 @@ func run(o *Options) error {
 			f.Log.Debug("transcript fallback", "reason", tp.Fallback, "path", tp.Path)
 		}
 		if tp.Exists {
-			r, err := transcript.ReadMessages(tp.Path, opts)
-			if err != nil {
+			if r, err = transcript.ReadMessages(tp.Path, opts); err != nil {
+				if errors.Is(err, transcript.ErrCursorMismatch) {
+					return cursorErr(err, t)
+				}
 				return readErr(tp.Path, err)
 			}
-			res.Messages = r.Messages
 			offset = r.Size
+		} else if o.Before != "" {
+			return cursorErr(transcript.ErrCursorMismatch, t)
 		} else if !o.Follow {
 			f.Warn("session " + t.DisplayKey + " has no transcript yet (" + tp.Path + ")")
 		}
 	}
+	read := len(r.Messages)
+	first := 0 // r.Messages[first] is the oldest message returned
 	if o.Raw {
+		res.Messages = r.Messages
 		b, _ := jsonx.Marshal(res.Messages)
 		res.Bytes = len(b)
 	} else {
-		for i, m := range res.Messages {
-			res.Messages[i] = sanitize.StripEnvelope(m)
+		msgs := make([]json.RawMessage, len(r.Messages))
+		for i, m := range r.Messages {
+			msgs[i] = sanitize.StripEnvelope(m)
 		}
-		res.Messages, res.Truncated, res.Bytes = sanitize.History(res.Messages, sanitize.DefaultCapBytes)
+		res.Messages, first, res.Dropped, res.Bytes = sanitize.HistoryPage(msgs, sanitize.DefaultCapBytes)
+		res.Truncated = res.Dropped > 0
 		if res.Messages == nil {
 			res.Messages = []json.RawMessage{}
 		}
+	}
+	if len(res.Messages) > 0 && (r.More || first > 0) && first < len(r.Positions) {
+		res.HasMore = true
+		res.NextCursor = transcript.Cursor{Era: era, SessionID: t.Entry.SessionID, Pos: r.Positions[first], Check: r.Checks[first]}.String()
+	}
+	if res.Truncated {
+		fmt.Fprintf(f.IO.ErrOut, "history: %d of %d messages fit the %d KiB cap; use --raw for all\n",
+			len(res.Messages), read, sanitize.DefaultCapBytes/1024)
 	}
 	p := newPrinter(o, s, t, res)
 	if !o.Follow && p.format == FormatJSON {
@@ -226,6 +323,9 @@ func run(o *Options) error {
 		if len(res.Messages) == 0 && p.format == FormatText && f.IO.IsStdoutTTY() {
 			fmt.Fprintln(f.IO.ErrOut, "No messages.")
 		}
+		if res.NextCursor != "" && (f.IO.IsStdoutTTY() || f.IO.IsStderrTTY()) {
+			fmt.Fprintln(f.IO.ErrOut, "older messages: "+o.nextCommand(o.Ref, res.NextCursor))
+		}
 		return nil
 	}
 	fw := &follower{o: o, s: s, t: t, p: p, path: tp.Path, off: offset, sessionID: t.Entry.SessionID, db: s.SQLiteDB(t.Agent)}
@@ -233,6 +333,34 @@ func run(o *Options) error {
 		fw.off = 0
 	}
 	return fw.run()
+}
+
+// nextCommand is the command line that prints the page before cursor: the
+// session as the caller named it (global flags such as --agent are the
+// caller's own), and the flags that shape a page.
+func (o *Options) nextCommand(key, cursor string) string {
+	args := []string{"sessions", "history", shellQuote(key)}
+	if o.Limit != defaultLimit {
+		args = append(args, "--limit", strconv.Itoa(o.Limit))
+	}
+	if o.IncludeTools {
+		args = append(args, "--include-tools")
+	}
+	if o.Raw {
+		args = append(args, "--raw")
+	}
+	if o.Format != "" && o.Format != FormatText {
+		args = append(args, "--format", o.Format)
+	}
+	return strings.Join(append(args, "--before", cursor), " ")
+}
+
+// shellQuote quotes s for a POSIX shell when it needs it.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789:._-+@/=") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 func readErr(path string, err error) error {
@@ -273,7 +401,10 @@ func newPrinter(o *Options, s *state.State, t *state.Target, res Result) *printe
 		}
 		what := strconv.Itoa(len(res.Messages))
 		var notes []string
-		if len(res.Messages) == o.Limit {
+		switch {
+		case o.Before != "":
+			notes = append(notes, "a page of older messages")
+		case len(res.Messages) == o.Limit:
 			notes = append(notes, "the last "+strconv.Itoa(o.Limit))
 		}
 		if !o.IncludeTools {

@@ -36,7 +36,7 @@ import (
 type Options struct {
 	f         *cmdutil.Factory
 	Kinds     []string
-	Limit     int
+	Limit     cmdutil.Limit
 	Active    int
 	Messages  int
 	AllAgents bool
@@ -58,7 +58,15 @@ a session: then the list spans its own agent plus every agent the
 agent-to-agent policy allows, and a sandboxed requester sees only the sessions
 it spawned.
 
-JSON (--json): {"count":N,"sessions":[row...]}; each row has key, kind, channel,
+--limit N (default 200) or --limit all. A listing never hides that it is
+partial: the JSON says how many sessions matched (totalCount), the limit in
+force (limitApplied, null with --limit all) and whether some were left out
+(hasMore), as OpenClaw 2026.9's own 'openclaw sessions --json' does; a
+terminal gets "Showing N of M sessions" on stderr. On a terminal the key
+column is never cut: other columns shrink, then drop.
+
+JSON (--json): {"count":N,"totalCount":M,"limitApplied":L,"hasMore":B,
+"sessions":[row...]}; each row has key, kind, channel,
 agentId and, when known, label, displayName, updatedAt, sessionId, model,
 contextTokens, totalTokens, thinkingLevel, verboseLevel, systemSent,
 abortedLastRun, sendPolicy, spawnedBy, lastChannel, lastTo, deliveryContext,
@@ -70,6 +78,7 @@ totalTokens, label.`,
 		Example: `  sessions list
   sessions list --json --kinds group,main --active 60
   sessions list --all-agents --messages 3 --json
+  sessions list --limit all --jq '.sessions[].key'
   sessions list --jq '.sessions[] | select(.kind=="group") | .key'`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -85,7 +94,7 @@ totalTokens, label.`,
 					o.Kinds = append(o.Kinds, k)
 				}
 			}
-			if err := cmdutil.IntRange("limit", o.Limit, 1, 0); err != nil {
+			if err := o.Limit.Check("limit"); err != nil {
 				return err
 			}
 			if cmd.Flags().Changed("active") {
@@ -107,20 +116,31 @@ totalTokens, label.`,
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&kinds, "kinds", "", "only these kinds, comma-separated: main,group,cron,hook,node,other")
-	fl.IntVar(&o.Limit, "limit", 200, "at most `N` sessions")
+	o.Limit = cmdutil.Limit{N: DefaultLimit}
+	fl.Var(cmdutil.LimitFlag{L: &o.Limit}, "limit", "at most `N` sessions, or all")
 	fl.IntVar(&o.Active, "active", 0, "only sessions updated in the last `MIN` minutes")
 	fl.IntVar(&o.Messages, "messages", 0, "include the last `N` messages (0-20) of each session, tool results removed")
 	fl.BoolVar(&o.AllAgents, "all-agents", false, "list the sessions of every agent")
+	_ = cmd.RegisterFlagCompletionFunc("limit", cmdutil.FixedCompletions("all"))
 	_ = cmd.RegisterFlagCompletionFunc("kinds", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return keys.Kinds, cobra.ShellCompDirectiveNoFileComp
 	})
 	return cmd
 }
 
-// Result is the JSON document of `sessions list`.
+// DefaultLimit is how many sessions list shows without --limit.
+const DefaultLimit = 200
+
+// Result is the JSON document of `sessions list`. TotalCount, LimitApplied
+// and HasMore are what OpenClaw 2026.9's `openclaw sessions --json` reports:
+// the matching sessions before the limit, the limit in force (null for
+// --limit all) and whether rows were left out.
 type Result struct {
-	Count    int         `json:"count"`
-	Sessions []state.Row `json:"sessions"`
+	Count        int         `json:"count"`
+	TotalCount   int         `json:"totalCount"`
+	LimitApplied *int        `json:"limitApplied"`
+	HasMore      bool        `json:"hasMore"`
+	Sessions     []state.Row `json:"sessions"`
 }
 
 // agentsToList picks the agents whose sessions are listed (CONTRACT §3).
@@ -193,14 +213,25 @@ func run(o *Options) error {
 		return cmp.Compare(cands[b].e.Updated(), cands[a].e.Updated())
 	})
 	cutoff := f.Now().Add(-time.Duration(o.Active) * time.Minute).UnixMilli()
+	// Rows are built for the newest matching sessions up to the limit; the
+	// others are only counted (totalCount), from the entry alone unless
+	// --kinds needs the row's kind.
 	rows := []state.Row{}
+	total := 0
 	for _, i := range order {
-		if len(rows) == o.Limit {
-			break
-		}
 		c := cands[i]
-		if r := s.Row(c.agent, c.st, c.e); keep(r, o, cutoff) {
-			rows = append(rows, r)
+		if o.Active > 0 && !(c.e.Meta.UpdatedAt != nil && c.e.Updated() >= cutoff) {
+			continue
+		}
+		if !o.Limit.Reached(len(rows)) {
+			if r := s.Row(c.agent, c.st, c.e); keep(r, o, cutoff) {
+				rows = append(rows, r)
+				total++
+			}
+			continue
+		}
+		if len(o.Kinds) == 0 || keep(s.Row(c.agent, c.st, c.e), o, cutoff) {
+			total++
 		}
 	}
 	// Transcript paths, then the last messages on all CPUs (each transcript
@@ -242,10 +273,17 @@ func run(o *Options) error {
 			f.Warn(msg)
 		}
 	}
+	res := Result{Count: len(rows), TotalCount: total, LimitApplied: o.Limit.Applied(), HasMore: len(rows) < total, Sessions: rows}
 	if f.JSONMode() {
-		return printJSON(f, Result{Count: len(rows), Sessions: rows})
+		err = printJSON(f, res)
+	} else {
+		err = printTable(f, rows, len(agents) > 1, o.Messages > 0)
 	}
-	return printTable(f, rows, len(agents) > 1, o.Messages > 0)
+	if err == nil && res.HasMore && f.IO.IsStderrTTY() {
+		// After the rows, where a person reading a terminal looks last.
+		fmt.Fprintf(f.IO.ErrOut, "Showing %d of %d sessions (--limit all for every one)\n", len(rows), total)
+	}
+	return err
 }
 
 // parallel calls fn(0), …, fn(n-1) on up to GOMAXPROCS goroutines.
@@ -333,12 +371,21 @@ func printTable(f *cmdutil.Factory, rows []state.Row, multiAgent, withMsgs bool)
 		if withMsgs {
 			hdr = append(hdr, "Last message")
 		}
-		// The key (widest) gives way first, then label, model and the preview.
+		// The key is never cut: it is what people copy into history and
+		// send. Label, model and the preview shrink; then columns drop, the
+		// least useful first (the agent is in the key).
 		t := output.NewTable(hdr...)
+		col := map[string]int{}
 		for i, h := range hdr {
+			col[h] = i
 			switch h {
-			case "Key", "Label", "Model", "Last message":
+			case "Label", "Model", "Last message":
 				t.Flexible(i)
+			}
+		}
+		for _, h := range []string{"Agent", "Tokens", "Model", "Channel", "Last message", "Label", "Kind", "Updated"} {
+			if i, ok := col[h]; ok {
+				t.Droppable(i)
 			}
 		}
 		now := f.Now()
@@ -455,6 +502,16 @@ func finite(v *float64) bool { return v == nil || !math.IsInf(*v, 0) && !math.Is
 func appendResult(b []byte, res Result) ([]byte, error) {
 	b = append(b, "{\n  \"count\": "...)
 	b = strconv.AppendInt(b, int64(res.Count), 10)
+	b = append(b, ",\n  \"totalCount\": "...)
+	b = strconv.AppendInt(b, int64(res.TotalCount), 10)
+	b = append(b, ",\n  \"limitApplied\": "...)
+	if res.LimitApplied != nil {
+		b = strconv.AppendInt(b, int64(*res.LimitApplied), 10)
+	} else {
+		b = append(b, "null"...)
+	}
+	b = append(b, ",\n  \"hasMore\": "...)
+	b = strconv.AppendBool(b, res.HasMore)
 	b = append(b, ",\n  \"sessions\": ["...)
 	for i := range res.Sessions {
 		if i > 0 {

@@ -50,6 +50,7 @@ func checkJSON(t testing.TB, res Result) {
 
 func fp(v float64) *float64 { return &v }
 func bp(v bool) *bool       { return &v }
+func ip(v int) *int         { return &v }
 
 // TestRowFieldsKnown: printJSON writes rows itself only while state.Row has
 // exactly the fields appendRow knows; when Row changes, update appendRow and
@@ -83,8 +84,9 @@ func TestPrintJSONMatchesEncoder(t *testing.T) {
 				json.RawMessage(`{ "role" : "assistant" , "content" : [ ] , "x" : { } }`),
 			}},
 	}
-	checkJSON(t, Result{Count: len(rows), Sessions: rows})
-	checkJSON(t, Result{Count: 1, Sessions: rows[:1]})
+	checkJSON(t, Result{Count: len(rows), TotalCount: len(rows), LimitApplied: ip(200), Sessions: rows})
+	checkJSON(t, Result{Count: 1, TotalCount: 311, LimitApplied: ip(1), HasMore: true, Sessions: rows[:1]})
+	checkJSON(t, Result{Count: 1, TotalCount: 1, LimitApplied: nil, Sessions: rows[:1]})
 	// An invalid message makes the row go through encoding/json, which refuses it.
 	bad := rows[4]
 	bad.Messages = []json.RawMessage{json.RawMessage(`{"role":`)}
@@ -106,7 +108,11 @@ func FuzzPrintJSON(f *testing.F) {
 		if !finite(r.UpdatedAt) || !finite(r.TotalTokens) {
 			return // printJSON leaves these to encoding/json (which refuses them)
 		}
-		checkJSON(t, Result{Count: 1, Sessions: []state.Row{r, r}})
+		var limit *int
+		if total := int(tokens); total > 0 && total < 1e6 {
+			limit = &total
+		}
+		checkJSON(t, Result{Count: 2, TotalCount: int(updated) & 0xffff, LimitApplied: limit, HasMore: sent, Sessions: []state.Row{r, r}})
 	})
 }
 

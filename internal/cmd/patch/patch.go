@@ -17,6 +17,7 @@ import (
 	"github.com/openclaw/sessions/internal/cmdutil"
 	"github.com/openclaw/sessions/internal/jsonx"
 	"github.com/openclaw/sessions/internal/policy"
+	"github.com/openclaw/sessions/internal/state"
 	"github.com/openclaw/sessions/internal/store"
 	"github.com/spf13/cobra"
 	"github.com/tidwall/gjson"
@@ -34,13 +35,29 @@ type Options struct {
 	Label      string
 	SetLabel   bool
 	ClearLabel bool
+	// TargetLabel names the session by its label (--target-label), with
+	// --agent to pick the agent, instead of Ref.
+	TargetLabel string
+	// WaitIdle > 0: wait up to this long for an OpenClaw run holding the
+	// session's transcript lock to end before writing (--wait-idle).
+	WaitIdle time.Duration
+	// Settle is how long to wait, after such a run released the lock, for
+	// its end-of-turn store write (DefaultSettle; tests shorten it).
+	Settle time.Duration
 }
+
+// DefaultWaitIdle is --wait-idle without a value.
+const DefaultWaitIdle = 60 * time.Second
+
+// DefaultSettle bounds the wait, after a run released its transcript
+// lock, for OpenClaw's end-of-turn write of the store.
+const DefaultSettle = 2 * time.Second
 
 // NewCmd builds the command.
 func NewCmd(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
-	o := &Options{f: f}
+	o := &Options{f: f, Settle: DefaultSettle}
 	cmd := &cobra.Command{
-		Use:   "patch {KEY | SESSION_ID} [flags]",
+		Use:   "patch {KEY | SESSION_ID | PREFIX | --target-label L [--agent A]} [flags]",
 		Short: "Change a session's send policy or label",
 		Long: `Change fields of a session entry in sessions.json, as OpenClaw's sessions.patch
 does, safely beside a live OpenClaw: under OpenClaw's own store lock, re-reading
@@ -52,17 +69,36 @@ removes it (the configured session.sendPolicy applies again). --label sets the
 label (trimmed, 1-64 characters, unique within the store); --clear-label
 removes it. updatedAt becomes max(updatedAt, now).
 
+The session is named by its key, its sessionId, a unique sessionId prefix (8+
+hex digits) or --target-label L [--agent A] (--label is the new label).
+
+OpenClaw undoes a change made while it runs a turn on the session: when the
+turn ends it rewrites the entry from the copy it took when the turn started.
+When a live process holds the session's transcript lock (an agent turn is
+running), patch warns that the change may be overwritten; --wait-idle[=D]
+(default 60s; give a duration as --wait-idle=D) waits for the turn to end
+and for OpenClaw to record it, then writes. Still busy after D: exit 5,
+nothing written.
+
 A corrupt store or an OpenClaw 2026.8+ (SQLite) agent is refused with exit 10,
 a lock held past --lock-timeout with exit 11.
 
-JSON (--json): {"ok":true,"key","path","entry"} with the entry as written.`,
+JSON (--json): {"ok":true,"key","path","entry","warnings"} with the entry as
+written; warnings only when there is one.`,
 		Example: `  sessions patch main --send-policy deny
   sessions patch agent:main:telegram:group:-100123 --label standup --json
-  sessions patch 26a610b5-ea74-4c48-bd74-9be14f7f2944 --send-policy inherit --clear-label`,
-		Args:              cmdutil.ExactArgs(1, "session KEY or SESSION_ID"),
+  sessions patch 26a610b5-ea74-4c48-bd74-9be14f7f2944 --send-policy inherit --clear-label
+  sessions patch 26a610b5 --label alice
+  sessions patch --target-label build-stats --label ci-stats --wait-idle=30s`,
+		Args:              cmdutil.RefArgs(&o.TargetLabel, "target-label"),
 		ValidArgsFunction: cmdutil.CompleteSessionArg(f),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			o.Ref = args[0]
+			if len(args) > 0 {
+				o.Ref = args[0]
+			}
+			if o.WaitIdle < 0 {
+				return apperr.Usagef("--wait-idle must not be negative")
+			}
 			o.SetLabel = cmd.Flags().Changed("label")
 			if err := o.validate(); err != nil {
 				return err
@@ -77,6 +113,9 @@ JSON (--json): {"ok":true,"key","path","entry"} with the entry as written.`,
 	cmdutil.EnumVar(cmd, &o.SendPolicy, "send-policy", "", "send policy override (inherit removes the override)", "allow", "deny", "inherit")
 	fl.StringVar(&o.Label, "label", "", "set the session's `LABEL` (1-64 characters, unique in the store)")
 	fl.BoolVar(&o.ClearLabel, "clear-label", false, "remove the session's label")
+	cmdutil.AddRefLabelFlag(cmd, f, &o.TargetLabel, "target-label")
+	fl.DurationVar(&o.WaitIdle, "wait-idle", 0, "first wait up to `DURATION` (--wait-idle=D; default 60s) for an OpenClaw turn running on the session to end")
+	fl.Lookup("wait-idle").NoOptDefVal = DefaultWaitIdle.String()
 	return cmd
 }
 
@@ -117,10 +156,11 @@ func ParseLabel(raw string) (string, error) {
 
 // Result is the JSON document of `sessions patch`.
 type Result struct {
-	OK    bool            `json:"ok"`
-	Key   string          `json:"key"`
-	Path  string          `json:"path"`
-	Entry json.RawMessage `json:"entry"`
+	OK       bool            `json:"ok"`
+	Key      string          `json:"key"`
+	Path     string          `json:"path"`
+	Entry    json.RawMessage `json:"entry"`
+	Warnings []string        `json:"warnings,omitempty"`
 }
 
 func run(o *Options) error {
@@ -130,7 +170,7 @@ func run(o *Options) error {
 		return err
 	}
 	// A patch is a write: the checks of a send (visibility, agent-to-agent).
-	t, err := s.Resolve(o.Ref, policy.OpSend)
+	t, err := s.ResolveRef(state.Ref{Arg: o.Ref, Label: o.TargetLabel, Agent: f.Flags.Agent}, policy.OpSend)
 	if err != nil {
 		return err
 	}
@@ -142,6 +182,10 @@ func run(o *Options) error {
 		return err
 	}
 	storePath, _ := s.StorePath(t.Agent)
+	warnings, err := o.checkIdle(s, t, storePath, now)
+	if err != nil {
+		return err
+	}
 	key := t.Key
 	var entry json.RawMessage
 	res, err := store.Update(context.Background(), storePath, store.UpdateOptions{
@@ -174,7 +218,7 @@ func run(o *Options) error {
 	f.Log.Debug("store updated", "path", res.Path, "key", key, "bytes", res.Bytes,
 		"lockWait", tm.LockWait, "held", tm.Held, "read", tm.Read, "render", tm.Render, "write", tm.Write, "total", tm.Total)
 	if f.JSONMode() {
-		return f.PrintJSON(Result{OK: true, Key: key, Path: res.Path, Entry: entry})
+		return f.PrintJSON(Result{OK: true, Key: key, Path: res.Path, Entry: entry, Warnings: warnings})
 	}
 	var parts []string
 	if o.SendPolicy != "" {

@@ -17,83 +17,143 @@ import (
 	"github.com/openclaw/sessions/internal/output"
 	"github.com/openclaw/sessions/internal/runner"
 	"github.com/openclaw/sessions/internal/runs"
+	"github.com/openclaw/sessions/internal/sqlitestore"
 	"github.com/spf13/cobra"
 )
 
+// DefaultLimit is how many runs `runs` shows without --limit.
+const DefaultLimit = 50
+
 // NewCmdRuns builds `sessions runs`.
 func NewCmdRuns(f *cmdutil.Factory) *cobra.Command {
-	var status, session string
-	var limit int
+	var status, session, source string
+	limit := cmdutil.Limit{N: DefaultLimit}
 	var tree, sweep bool
 	cmd := &cobra.Command{
 		Use:   "runs [flags]",
 		Short: "List send and spawn runs, newest first",
-		Long: `List the runs recorded under <state>/sessions-cli/runs: their id, kind, status
-(accepted, running, ok, error, timeout), session (the target of a send, the
-child of a spawn), label, requester, age, and the reply, outcome or error. A
-run whose runner died is ended as "error: runner exited" when seen.
+		Long: `List the runs recorded under <state>/sessions-cli/runs — the send and spawn
+runs of this tool, source "sessions", the ones 'sessions wait' takes — newest
+first: their id, kind, status (accepted, running, ok, error, timeout),
+session (the target of a send, the child of a spawn), label, requester, age,
+and the reply, outcome or error. A run whose runner died is ended as
+"error: runner exited" when seen.
 
---tree shows the spawn lineage instead: each requester session with the
-sub-agent children it spawned (label, status, outcome, run id) indented below.
+--source openclaw lists instead the sub-agent runs of OpenClaw's own registry
+(source "openclaw": <state>/subagents/runs.json, and for OpenClaw 2026.8+ the
+subagent_runs table of <state>/state/openclaw.sqlite; only ever read), and
+--source all both, merged newest first.
+
+--tree shows the spawn lineage: each requester session with the sub-agent
+children it spawned (label, status, outcome, age, run id, source) indented
+below — ours and OpenClaw's alike unless --source says otherwise.
+
+--limit N (default 50) or --limit all. When runs are left out, the JSON says
+so (totalCount, hasMore) and a terminal gets "Showing N of M runs" on stderr.
 
 --sweep archives now the sub-agent children whose archive time has come
 (agents.defaults.subagents.archiveAfterMinutes after their creation; every
 sessions command does this in passing) and reports what it did.
 
-JSON (--json): {"count":N,"runs":[record...]}, each record as stored; with
---tree {"count":N,"tree":[{"sessionKey","children":[{"sessionKey","runId",
-"label","status","outcome","createdAt","children":[…]}]}]}; with --sweep
+JSON (--json): {"count":N,"totalCount":M,"limitApplied":L,"hasMore":B,
+"runs":[record...]}, each record as stored plus "source"; limitApplied is null
+with --limit all. With --tree {"count","totalCount","limitApplied","hasMore",
+"tree":[{"sessionKey","children":[{"sessionKey","runId","label","status",
+"outcome","createdAt","source","children":[…]}]}]}; with --sweep
 {"archived":[{"runId","childSessionKey","existed","renamed"}],"deferred":[…],
 "pending":N,"nextAtMs"}.
 Piped: runId, kind, status, session, label, requester, createdAt (RFC 3339),
-summary.`,
+summary, source.`,
+		Example: `  sessions runs
+  sessions runs --tree
+  sessions runs --status running --limit all
+  sessions runs --source openclaw --jq '.runs[] | [.runId, .status, .spawn.label] | @tsv'`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := cmdutil.IntRange("limit", limit, 1, 0); err != nil {
+			if err := limit.Check("limit"); err != nil {
 				return err
 			}
 			if sweep {
-				if tree || status != "" || session != "" {
+				if tree || status != "" || session != "" || source != "" {
 					return apperr.Usagef("--sweep takes no other runs flag")
 				}
 				return sweepNow(f)
+			}
+			switch source {
+			case "":
+				source = sourceSessions
+				if tree {
+					source = sourceAll
+				}
+			case sourceSessions, sourceOpenClaw, sourceAll:
+			default:
+				return apperr.Usagef("invalid --source %q (want %s)", source, strings.Join(sources, ", "))
 			}
 			s, err := f.State()
 			if err != nil {
 				return err
 			}
-			rs := runs.Open(s.Dir.Path)
-			all, err := rs.List()
-			if err != nil {
-				return err
-			}
-			out := []*runs.Record{}
 			now := f.Now()
-			for _, r := range all {
-				if r, err = rs.Reap(r, now); err != nil {
+			var ours, theirs []*runs.Record
+			if source != sourceOpenClaw {
+				rs := runs.Open(s.Dir.Path)
+				if ours, err = rs.List(); err != nil {
 					return err
 				}
+				for i, r := range ours {
+					if ours[i], err = rs.Reap(r, now); err != nil {
+						return err
+					}
+					ours[i].Source = runs.SourceSessions
+				}
+			}
+			if source != sourceSessions {
+				theirs = runs.OpenClawRuns(s.Dir.Path, sqlitestore.Options{BusyTimeout: f.Flags.LockTimeout}, f.Warn)
+			}
+			out := []*runs.Record{}
+			total := 0
+			for _, r := range runs.Merge(ours, theirs) {
 				if status != "" && r.Status != status {
 					continue
 				}
 				if session != "" && !matchSession(r, session) {
 					continue
 				}
-				out = append(out, r)
-				if len(out) == limit {
-					break
+				if tree && r.Kind != runs.KindSpawn {
+					continue
+				}
+				total++
+				if !limit.Reached(len(out)) {
+					out = append(out, r)
 				}
 			}
+			page := Page{Count: len(out), TotalCount: total, LimitApplied: limit.Applied(), HasMore: len(out) < total}
+			what := "runs"
+			if tree {
+				what = "sub-agent runs"
+			}
+			// After the rows, where a person reading a terminal looks last.
+			defer func() {
+				if page.HasMore && f.IO.IsStderrTTY() {
+					fmt.Fprintf(f.IO.ErrOut, "Showing %d of %d %s (--limit all for every one)\n", len(out), total, what)
+				}
+			}()
 			if tree {
 				roots := buildTree(out)
 				if f.JSONMode() {
-					return f.PrintJSON(map[string]any{"count": len(out), "tree": roots})
+					return f.PrintJSON(TreeResult{Page: page, Tree: roots})
+				}
+				if len(roots) == 0 {
+					if f.IO.IsStdoutTTY() {
+						fmt.Fprintln(f.IO.ErrOut, "No sub-agent runs found.")
+					}
+					return nil
 				}
 				printTree(f, f.IO.Out, roots, now)
 				return nil
 			}
 			if f.JSONMode() {
-				return f.PrintJSON(map[string]any{"count": len(out), "runs": out})
+				return f.PrintJSON(ListResult{Page: page, Runs: out})
 			}
 			tty := f.IO.IsStdoutTTY()
 			if len(out) == 0 {
@@ -102,27 +162,68 @@ summary.`,
 				}
 				return nil
 			}
-			t := output.NewTable("Run", "Kind", "Status", "Engine", "Session", "Label", "From", "Created", "Summary").Flexible(4, 6, 8)
+			// The run id is never cut (it is what wait takes); the session,
+			// requester, label and summary shrink, then columns drop.
+			hdr := []string{"Run", "Kind", "Status", "Engine", "Session", "Label", "From", "Created", "Summary"}
+			if source != sourceSessions {
+				hdr = append(hdr, "Source")
+			}
+			t := output.NewTable(hdr...).Flexible(4, 5, 6, 8).MinWidth(4, 24).Droppable(6, 9, 3, 5, 1, 8, 7)
 			t.Color(2, f.IO.ColorScheme().Status)
 			for _, r := range out {
 				created := time.UnixMilli(r.CreatedAt).UTC().Format(time.RFC3339)
 				if tty {
 					created = cmdutil.Ago(now.Sub(time.UnixMilli(r.CreatedAt)))
 				}
-				t.Row(r.RunID, r.Kind, r.Status, engineName(r.Engine), targetOf(r), labelOf(r), requesterOf(r), created, runs.Summary(r))
+				t.Row(r.RunID, r.Kind, r.Status, engineName(r.Engine), targetOf(r), labelOf(r), requesterOf(r), created, runs.Summary(r), r.Source)
 			}
 			return t.Render(f.IO.Out, tty, f.IO.TerminalWidth())
 		},
 	}
 	cmdutil.EnumVar(cmd, &status, "status", "", "only runs with this status", runs.StatusAccepted, runs.StatusRunning, runs.StatusOK, runs.StatusError, runs.StatusTimeout)
 	cmd.Flags().StringVar(&session, "session", "", "only runs involving this session `KEY` or sessionId")
-	cmd.Flags().IntVar(&limit, "limit", 50, "at most `N` runs")
-	cmd.Flags().BoolVar(&tree, "tree", false, "show the spawn lineage: requesters and the sub-agents they spawned")
+	cmd.Flags().StringVar(&source, "source", "", "whose runs: sessions (ours, the default), openclaw (OpenClaw's sub-agent registry) or all (default of --tree)")
+	cmd.Flags().Var(cmdutil.LimitFlag{L: &limit}, "limit", "at most `N` runs, or all")
+	cmd.Flags().BoolVar(&tree, "tree", false, "show the spawn lineage: requesters and the sub-agents they spawned (ours and OpenClaw's)")
 	cmd.Flags().BoolVar(&sweep, "sweep", false, "archive the sub-agent sessions that are due now, and report it")
 	_ = cmd.RegisterFlagCompletionFunc("session", func(_ *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
 		return f.SessionKeys(toComplete)
 	})
+	_ = cmd.RegisterFlagCompletionFunc("limit", cmdutil.FixedCompletions("all"))
+	_ = cmd.RegisterFlagCompletionFunc("source", cmdutil.FixedCompletions(sources...))
 	return cmd
+}
+
+// Values of --source.
+const (
+	sourceSessions = runs.SourceSessions
+	sourceOpenClaw = runs.SourceOpenClaw
+	sourceAll      = "all"
+)
+
+var sources = []string{sourceSessions, sourceOpenClaw, sourceAll}
+
+// Page is what a listing says about its completeness, as OpenClaw 2026.9's
+// `openclaw sessions --json` does: the rows shown, the matching rows before
+// the limit, the limit in force (null for --limit all) and whether rows
+// were left out.
+type Page struct {
+	Count        int  `json:"count"`
+	TotalCount   int  `json:"totalCount"`
+	LimitApplied *int `json:"limitApplied"`
+	HasMore      bool `json:"hasMore"`
+}
+
+// ListResult is the JSON document of `sessions runs`.
+type ListResult struct {
+	Page
+	Runs []*runs.Record `json:"runs"`
+}
+
+// TreeResult is the JSON document of `sessions runs --tree`.
+type TreeResult struct {
+	Page
+	Tree []*Node `json:"tree"`
 }
 
 func targetOf(r *runs.Record) string {
@@ -168,9 +269,11 @@ func NewCmdWait(f *cmdutil.Factory) *cobra.Command {
 		Use:   "wait RUN_ID [--timeout S]",
 		Short: "Wait for a run's reply, with the same result as send",
 		Long: `Wait until the run's first step has ended (the target's reply for a send) and
-print the same result as 'sessions send' would have. A run whose runner died
-ends as "error: runner exited" at once. --timeout S (default 30) bounds the
-wait (exit 5); the run itself goes on.`,
+print the same result as 'sessions send' would have; its "delivery" is the
+announce's delivery as the run record has it now: "pending" until the runner
+has settled it, then skipped, recorded, delivered or failed (with "error").
+A run whose runner died ends as "error: runner exited" at once. --timeout S
+(default 30) bounds the wait (exit 5); the run itself goes on.`,
 		Args: cmdutil.ExactArgs(1, "RUN_ID"),
 		ValidArgsFunction: func(_ *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
 			if len(args) > 0 {

@@ -20,6 +20,7 @@ type Node struct {
 	Outcome    string  `json:"outcome,omitempty"`
 	CreatedAt  int64   `json:"createdAt,omitempty"`
 	ArchivedAt int64   `json:"archivedAt,omitempty"`
+	Source     string  `json:"source,omitempty"` // sessions | openclaw (children only)
 	Children   []*Node `json:"children"`
 }
 
@@ -42,7 +43,7 @@ func buildTree(recs []*runs.Record) []*Node {
 			continue
 		}
 		spawns = append(spawns, r)
-		n := &Node{SessionKey: r.Target.Key, RunID: r.RunID, Status: r.Status, CreatedAt: r.CreatedAt, Children: []*Node{}}
+		n := &Node{SessionKey: r.Target.Key, RunID: r.RunID, Status: r.Status, CreatedAt: r.CreatedAt, Source: r.Source, Children: []*Node{}}
 		if r.Spawn != nil {
 			n.Label, n.Outcome, n.ArchivedAt = r.Spawn.Label, r.Spawn.Outcome, r.Spawn.ArchivedAt
 		}
@@ -70,8 +71,8 @@ func buildTree(recs []*runs.Record) []*Node {
 
 // printTree writes the tree indented, two spaces a level: the requester's
 // key, then each child's key, label, status, outcome, age (or creation
-// time when piped) and run id — separated by two spaces on a terminal, by
-// tabs when piped.
+// time when piped), run id and source (sessions or openclaw) — separated
+// by two spaces on a terminal, by tabs when piped.
 func printTree(f *cmdutil.Factory, w io.Writer, roots []*Node, now time.Time) {
 	tty := f.IO.IsStdoutTTY()
 	sep := "\t"
@@ -96,7 +97,7 @@ func printTree(f *cmdutil.Factory, w io.Writer, roots []*Node, now time.Time) {
 			if n.ArchivedAt > 0 {
 				outcome = strings.TrimSpace(outcome + " archived")
 			}
-			cells := []string{ind + n.SessionKey, label, n.Status, outcome, when, n.RunID}
+			cells := []string{ind + n.SessionKey, label, n.Status, outcome, when, n.RunID, n.Source}
 			if tty {
 				var kept []string
 				for _, c := range cells {

@@ -37,7 +37,7 @@ type Options struct {
 func NewCmd(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
 	o := &Options{f: f}
 	cmd := &cobra.Command{
-		Use:   "send {KEY | SESSION_ID | --label L [--agent A]} MESSAGE [flags]",
+		Use:   "send {KEY | SESSION_ID | PREFIX | --label L [--agent A]} MESSAGE [flags]",
 		Short: "Send a message into a session and (optionally) wait for its reply",
 		Long: `Send a message into another session, as OpenClaw's sessions_send does, without a
 gateway: the message is recorded as a run and a short-lived detached runner
@@ -201,10 +201,30 @@ type Result struct {
 	Error      string         `json:"error,omitempty"`
 }
 
-// DeliveryState is the delivery part of a result.
+// DeliveryState is the delivery part of a result: the announce's delivery
+// as the run record has it when the result is printed — "pending" until the
+// runner has settled it, then skipped, recorded, delivered or failed (with
+// the reason).
 type DeliveryState struct {
 	Status string `json:"status"`
 	Mode   string `json:"mode"`
+	Error  string `json:"error,omitempty"`
+}
+
+// deliveryOf is a run record's delivery state; "pending" while the record
+// has none yet or has not settled it.
+func deliveryOf(r *runs.Record) *DeliveryState {
+	d := &DeliveryState{Status: "pending", Mode: "announce"}
+	if rd := r.Delivery; rd != nil && rd.Status != "" {
+		d.Status = rd.Status
+		if rd.Mode != "" {
+			d.Mode = rd.Mode
+		}
+		if rd.Status != "pending" {
+			d.Error = rd.Error
+		}
+	}
+	return d
 }
 
 func run(o *Options) error {
@@ -213,15 +233,7 @@ func run(o *Options) error {
 	if err != nil {
 		return err
 	}
-	var t *state.Target
-	if o.Label != "" {
-		if o.Ref != "" {
-			return apperr.Usagef("Provide either sessionKey or label (not both).")
-		}
-		t, err = s.ResolveLabel(o.Label, f.Flags.Agent, policy.OpSend)
-	} else {
-		t, err = s.Resolve(o.Ref, policy.OpSend)
-	}
+	t, err := s.ResolveRef(state.Ref{Arg: o.Ref, Label: o.Label, Agent: f.Flags.Agent}, policy.OpSend)
 	if err != nil {
 		return err
 	}
@@ -409,7 +421,7 @@ func PrintDone(f *cmdutil.Factory, r *runs.Record) error {
 		return e.With("runId", r.RunID)
 	}
 	reply := r.Reply
-	res := Result{RunID: r.RunID, Status: runs.StatusOK, Reply: &reply, SessionKey: displayOf(r.Target), Delivery: &DeliveryState{Status: "pending", Mode: "announce"}}
+	res := Result{RunID: r.RunID, Status: runs.StatusOK, Reply: &reply, SessionKey: displayOf(r.Target), Delivery: deliveryOf(r)}
 	if f.JSONMode() {
 		return f.PrintJSON(res)
 	}

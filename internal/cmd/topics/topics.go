@@ -15,23 +15,34 @@ const ExitCodes = `sessions exits with one of these codes. Treat any other code 
 
   0   ok
   1   error: anything not listed below (an engine or runner failure, an
-      ambiguous sessionId or label, a transcript outside the state dir, a
-      --jq expression that fails on the data)
+      ambiguous sessionId, sessionId prefix or label — the candidates are
+      named —, a transcript outside the state dir, a --jq expression that
+      fails on the data, a lifecycle refusal such as "Cannot delete the main
+      session (<key>).", doctor findings left)
   2   usage: an unknown command or flag, a bad argument or --jq expression, a
       number out of its range (e.g. --limit 5000), a value that is not one of
-      an enum flag's choices (e.g. runs --status bogus; the choices are named)
+      an enum flag's choices (e.g. runs --status bogus; the choices are named),
+      a history --before cursor that is malformed or made for another transcript
   3   forbidden by policy: the send policy denies it, the agent-to-agent
       policy or the sandbox visibility does not allow it, a spawn rule refuses
-      it (OpenClaw's own messages)
+      it (OpenClaw's own messages); or a gateway refused the credentials,
+      lacks a scope for the call (e.g. operator.admin), or wants this device
+      paired first (the message names the 'openclaw devices approve' command
+      to run on the gateway host)
   4   not found: no such session, label, run or agent (an unknown --agent,
       for every command, names the known agents), or an --as key that names
       no session (an agent's main session, agent:<id>:main or main, is
       accepted before it exists)
   5   timed out waiting: send --timeout or wait --timeout expired (the run
-      goes on; follow it with 'sessions wait RUN_ID')
+      goes on; follow it with 'sessions wait RUN_ID'); patch --wait-idle
+      found OpenClaw still running a turn on the session (nothing written);
+      a live run on a session did not end within delete/reset --force's 15 s;
+      or a gateway call did not answer in time
   10  state: the state dir or a file in it is missing, unreadable, corrupt or
       unsupported (e.g. an OpenClaw 2026.8+ SQLite store); a directory with
-      neither an agents/ directory nor a config file is not a state dir
+      neither an agents/ directory nor a config file is not a state dir; or a
+      gateway is unreachable, its handshake failed, it speaks an unsupported
+      protocol version, or the connection was lost mid-call
   11  lock: an OpenClaw lock was not acquired within --lock-timeout (default
       10s); the message names the holder's pid ('sessions locks' lists them)
 
@@ -41,7 +52,8 @@ failed before reaching it — never filtered by --jq:
 
   {"status": "error" | "forbidden" | "timeout", "error": "message", ...}
 
-with "sessionKey" or "runId" when they are known. The message is also printed
+with "sessionKey" or "runId" when they are known. One exception: doctor's
+report is its document also on exit 1 and 10 (status "error", --jq applies). The message is also printed
 on stderr, prefixed with the command ('sessions history: ...'); without --json
 a usage error adds "Run 'sessions history --help' for usage.". 'history --follow' ends with 0 on Ctrl-C, SIGTERM or
 --idle-timeout.`
@@ -73,6 +85,11 @@ var Read = []EnvVar{
 	{"SESSIONS_DELIVER_TIMEOUT", "how long a --deliver hook may run, as a Go duration (default 30s); meant for tests"},
 	{"OPENAI_API_KEY", "API key of the built-in openai provider when openclaw.json gives none"},
 	{"ANTHROPIC_API_KEY", "API key of the built-in anthropic provider when openclaw.json gives none"},
+	{"OPENCLAW_GATEWAY_URL", "work through the OpenClaw gateway at this ws:// or wss:// URL (like --gateway)"},
+	{"OPENCLAW_GATEWAY_TOKEN", "the gateway's token (after --gateway-token-file; never give a token on the command line)"},
+	{"OPENCLAW_GATEWAY_PASSWORD", "the gateway's password, when there is no token"},
+	{"OPENCLAW_GATEWAY_PORT", "the port of this host's own gateway (after it: gateway.port in openclaw.json, then 18789)"},
+	{"XDG_CONFIG_HOME", "where our own files live: $XDG_CONFIG_HOME/sessions (default ~/.config/sessions): contexts.json, the device key"},
 	{"HOME", "where ~/.openclaw (and the legacy ~/.clawdbot, ~/.moltbot, ~/.moldbot) are looked for"},
 	{"NO_COLOR", "set to anything: never colour the output"},
 	{"CLICOLOR_FORCE", "set to anything but 0: colour even when stdout is not a terminal"},

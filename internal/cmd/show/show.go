@@ -1,0 +1,334 @@
+// Package show implements `sessions show`: one session, all of it — every
+// field of its store entry as stored, and what is derived from the rest of
+// the state: kind, channel, transcript, messages, tokens, model, lineage,
+// whether an OpenClaw run is busy on it right now, and its runs.
+package show
+
+import (
+	"cmp"
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"os"
+	"slices"
+	"time"
+
+	"github.com/openclaw/sessions/internal/apperr"
+	"github.com/openclaw/sessions/internal/cmdutil"
+	"github.com/openclaw/sessions/internal/config"
+	"github.com/openclaw/sessions/internal/keys"
+	"github.com/openclaw/sessions/internal/lock"
+	"github.com/openclaw/sessions/internal/policy"
+	"github.com/openclaw/sessions/internal/state"
+	"github.com/openclaw/sessions/internal/store"
+	"github.com/openclaw/sessions/internal/transcript"
+	"github.com/spf13/cobra"
+	"github.com/tidwall/gjson"
+)
+
+// Options are the parsed flags of `sessions show`.
+type Options struct {
+	f     *cmdutil.Factory
+	Ref   string
+	Label string
+}
+
+// NewCmd builds the command.
+func NewCmd(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
+	o := &Options{f: f}
+	cmd := &cobra.Command{
+		Use:   "show {KEY | SESSION_ID | PREFIX | --label L [--agent A]} [flags]",
+		Short: "Everything about one session: its entry, transcript, lineage, lock and runs",
+		Long: `Show one session: every field of its store entry exactly as stored (unknown
+fields included), and what is derived from the rest of the state — its kind,
+channel and agent; its transcript (path, size, message count, first and last
+message time; OpenClaw 2026.8+ keeps it in the SQLite store, without a file);
+model and tokens; lineage (the session that spawned it, the sessions it
+spawned); whether an OpenClaw run holds its transcript lock right now (pid,
+age); and its runs: sessions' own send/spawn runs that target it or that it
+requested, and OpenClaw's sub-agent runs (subagents/runs.json) it is the
+child or the requester of.
+
+The session is named by its key, its sessionId, a unique sessionId prefix
+(8+ hex digits) or --label L [--agent A]. Nothing is written.
+
+JSON (--json): {"key","storeKey","agentId","kind","channel","sessionId",
+"label","displayName","updatedAt","era","store","model","tokens",
+"transcript":{"path","exists","bytes","messages","firstMessageAt",
+"lastMessageAt"},"lineage":{"spawnedBy","children"},"busy","lock",
+"runs":[…],"entry"} (times in ms since the epoch).
+Piped: one "field<TAB>value" line per value of that document, nested fields
+as dotted paths (transcript.messages, entry.deliveryContext.channel,
+lineage.children.0), times (…At fields) in RFC 3339.`,
+		Example: `  sessions show main
+  sessions show 26a610b5
+  sessions show --label build-stats --json
+  sessions show main --jq '.transcript.messages'
+  sessions show main | awk -F'\t' '$1 == "transcript.path" { print $2 }'`,
+		Args:              cmdutil.RefArgs(&o.Label, "label"),
+		ValidArgsFunction: cmdutil.CompleteSessionArg(f),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				o.Ref = args[0]
+			}
+			if runF != nil {
+				return runF(o)
+			}
+			return run(o)
+		},
+	}
+	cmdutil.AddRefLabelFlag(cmd, f, &o.Label, "label")
+	return cmd
+}
+
+// Result is the JSON document of `sessions show`.
+type Result struct {
+	Key         string          `json:"key"`
+	StoreKey    string          `json:"storeKey"`
+	AgentID     string          `json:"agentId"`
+	Kind        string          `json:"kind"`
+	Channel     string          `json:"channel,omitempty"`
+	SessionID   string          `json:"sessionId,omitempty"`
+	Label       string          `json:"label,omitempty"`
+	DisplayName string          `json:"displayName,omitempty"`
+	UpdatedAt   *float64        `json:"updatedAt,omitempty"`
+	Era         string          `json:"era"`   // json | sqlite
+	Store       string          `json:"store"` // sessions.json or openclaw-agent.sqlite
+	Model       *Model          `json:"model,omitempty"`
+	Tokens      *Tokens         `json:"tokens,omitempty"`
+	Transcript  Transcript      `json:"transcript"`
+	Lineage     Lineage         `json:"lineage"`
+	Busy        bool            `json:"busy"`
+	Lock        *Lock           `json:"lock"`
+	Runs        []Run           `json:"runs"`
+	Entry       json.RawMessage `json:"entry"`
+}
+
+// Model is the model the session ran with, and its override.
+type Model struct {
+	Provider         string `json:"provider,omitempty"`
+	Model            string `json:"model,omitempty"`
+	ProviderOverride string `json:"providerOverride,omitempty"`
+	ModelOverride    string `json:"modelOverride,omitempty"`
+}
+
+// Tokens are the entry's token counts.
+type Tokens struct {
+	Input   *float64 `json:"input,omitempty"`
+	Output  *float64 `json:"output,omitempty"`
+	Total   *float64 `json:"total,omitempty"`
+	Context *float64 `json:"context,omitempty"`
+}
+
+// Transcript describes the session's transcript.
+type Transcript struct {
+	Path           string `json:"path,omitempty"` // none in the SQLite era
+	Exists         bool   `json:"exists"`
+	Bytes          *int64 `json:"bytes,omitempty"`
+	Messages       int    `json:"messages"`
+	FirstMessageAt int64  `json:"firstMessageAt,omitempty"`
+	LastMessageAt  int64  `json:"lastMessageAt,omitempty"`
+}
+
+// Lineage is who spawned the session and whom it spawned.
+type Lineage struct {
+	SpawnedBy string   `json:"spawnedBy,omitempty"`
+	Children  []string `json:"children"`
+}
+
+// Lock is the holder of the session's transcript lock (as `sessions locks`
+// shows it).
+type Lock struct {
+	Path       string `json:"path"`
+	PID        int    `json:"pid,omitempty"`
+	Since      int64  `json:"since,omitempty"`
+	AgeSeconds int64  `json:"ageSeconds"`
+	Alive      bool   `json:"alive"`
+	Stale      bool   `json:"stale"`
+}
+
+func run(o *Options) error {
+	f := o.f
+	s, err := f.State()
+	if err != nil {
+		return err
+	}
+	t, err := s.ResolveRef(state.Ref{Arg: o.Ref, Label: o.Label, Agent: f.Flags.Agent}, policy.OpHistory)
+	if err != nil {
+		return err
+	}
+	now := f.Now()
+	res, err := build(s, t, now, f.Warn)
+	if err != nil {
+		return err
+	}
+	if f.JSONMode() {
+		return f.PrintJSON(res)
+	}
+	if f.IO.IsStdoutTTY() {
+		return printTTY(f, res, now)
+	}
+	return printTSV(f.IO.Out, res)
+}
+
+// build gathers everything about t.
+func build(s *state.State, t *state.Target, now time.Time, warn func(string)) (*Result, error) {
+	row := s.Row(t.Agent, t.Store, t.Entry)
+	m := &t.Entry.Meta
+	res := &Result{
+		Key: t.DisplayKey, StoreKey: t.Key, AgentID: t.Agent, Kind: row.Kind, Channel: row.Channel,
+		SessionID: m.SessionID, Label: m.Label, DisplayName: m.DisplayName, UpdatedAt: m.UpdatedAt,
+		Era: "json", Store: t.Store.Path, Runs: []Run{},
+		Lineage: Lineage{SpawnedBy: m.SpawnedBy, Children: []string{}},
+	}
+	if res.Channel == "unknown" {
+		res.Channel = ""
+	}
+	sqlite := state.IsSQLite(t.Store)
+	if sqlite {
+		res.Era = "sqlite"
+	}
+	if m.Model != "" || m.ModelProvider != "" || m.ModelOverride != "" || m.ProviderOverride != "" {
+		res.Model = &Model{Provider: m.ModelProvider, Model: m.Model, ProviderOverride: m.ProviderOverride, ModelOverride: m.ModelOverride}
+	}
+	if m.InputTokens != nil || m.OutputTokens != nil || m.TotalTokens != nil || m.ContextTokens != nil {
+		res.Tokens = &Tokens{Input: m.InputTokens, Output: m.OutputTokens, Total: m.TotalTokens, Context: m.ContextTokens}
+	}
+	raw, err := entryRaw(t)
+	if err != nil {
+		return nil, err
+	}
+	res.Entry = raw
+
+	// Transcript: messages of either era, then the file and its lock.
+	opts := transcript.Options{IncludeTools: true, Warn: warn}
+	var msgs []json.RawMessage
+	if sqlite {
+		r, err := s.SQLiteMessages(t.Agent, t.Entry, opts)
+		if err != nil {
+			return nil, err
+		}
+		msgs = r.Messages
+		res.Transcript.Exists = len(msgs) > 0
+	} else {
+		tp, err := s.Transcript(t.Agent, t.Store, t.Entry)
+		if err != nil {
+			return nil, err
+		}
+		res.Transcript.Path = tp.Path
+		if tp.Exists {
+			fi, err := os.Stat(tp.Path)
+			if err != nil {
+				return nil, apperr.Statef("cannot read transcript %s: %v", tp.Path, err)
+			}
+			res.Transcript.Exists = true
+			size := fi.Size()
+			res.Transcript.Bytes = &size
+			r, err := transcript.ReadMessages(tp.Path, opts)
+			if err != nil {
+				if errors.Is(err, fs.ErrPermission) {
+					return nil, apperr.Statef("cannot read transcript %s: permission denied", tp.Path)
+				}
+				return nil, apperr.Statef("cannot read transcript %s: %v", tp.Path, err)
+			}
+			msgs = r.Messages
+		}
+		if tp.Path != "" {
+			if h, err := lock.InspectTranscript(tp.Path); err == nil && h != nil {
+				l := &Lock{Path: h.Path, PID: h.PID, Alive: h.Alive, Stale: h.Stale}
+				if !h.Since.IsZero() {
+					l.Since = h.Since.UnixMilli()
+					l.AgeSeconds = max(0, int64(now.Sub(h.Since).Seconds()))
+				}
+				res.Lock = l
+				res.Busy = h.Alive && !h.Stale
+			}
+		}
+	}
+	res.Transcript.Messages = len(msgs)
+	res.Transcript.FirstMessageAt, res.Transcript.LastMessageAt = messageTimes(msgs)
+
+	res.Lineage.Children = children(s, t)
+	res.Runs = collectRuns(s, t)
+	return res, nil
+}
+
+// entryRaw is the entry exactly as stored. A store loaded for listing may
+// not keep it: then the store is read in full once more.
+func entryRaw(t *state.Target) (json.RawMessage, error) {
+	if len(t.Entry.Raw) > 0 {
+		return t.Entry.Raw, nil
+	}
+	st, err := store.Load(t.Store.Path)
+	if err != nil {
+		return nil, err
+	}
+	if e, ok := st.Lookup(t.Key); ok && len(e.Raw) > 0 {
+		return e.Raw, nil
+	}
+	return nil, apperr.NotFoundf("No session found: %s (removed while reading)", t.DisplayKey)
+}
+
+// messageTimes returns the times (ms) of the first and the last message
+// that carry one: the message's timestamp (ms, or an ISO string).
+func messageTimes(msgs []json.RawMessage) (first, last int64) {
+	for _, m := range msgs {
+		if ms := messageTime(m); ms > 0 {
+			first = ms
+			break
+		}
+	}
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if ms := messageTime(msgs[i]); ms > 0 {
+			last = ms
+			break
+		}
+	}
+	return first, last
+}
+
+func messageTime(m json.RawMessage) int64 {
+	v := gjson.GetBytes(m, "timestamp")
+	switch v.Type {
+	case gjson.Number:
+		return int64(v.Num)
+	case gjson.String:
+		if t, err := time.Parse(time.RFC3339Nano, v.Str); err == nil {
+			return t.UnixMilli()
+		}
+	}
+	return 0
+}
+
+// children are the sessions (of every agent the requester may see) whose
+// spawnedBy is this session, newest first.
+func children(s *state.State, t *state.Target) []string {
+	type child struct {
+		key string
+		at  int64
+	}
+	var out []child
+	for _, agent := range s.AgentIDs() {
+		if s.CanSeeAgent(agent, policy.OpHistory) != "" {
+			continue
+		}
+		_, entries, err := s.Entries(agent)
+		if err != nil {
+			continue
+		}
+		for _, e := range entries {
+			if e.SpawnedBy == "" || !s.Visible(e) {
+				continue
+			}
+			if e.SpawnedBy == t.Key || keys.Canonical(e.SpawnedBy, s.Default, config.NormalizeAgentID) == t.Key {
+				out = append(out, child{s.DisplayKey(e.Key), e.Updated()})
+			}
+		}
+	}
+	slices.SortStableFunc(out, func(a, b child) int { return cmp.Or(cmp.Compare(b.at, a.at), cmp.Compare(a.key, b.key)) })
+	ks := make([]string, len(out))
+	for i, c := range out {
+		ks[i] = c.key
+	}
+	return ks
+}

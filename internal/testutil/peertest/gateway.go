@@ -1,0 +1,101 @@
+package peertest
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os/exec"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// Gateway is a real OpenClaw gateway the peer started (`openclaw-peer
+// gateway start`): its URL and shared token, and where its state lives.
+type Gateway struct {
+	URL        string `json:"url"`
+	Token      string `json:"token"`
+	Version    string `json:"version"`
+	Home       string `json:"home"`
+	StateDir   string `json:"stateDir"`
+	ConfigPath string `json:"configPath"`
+	GatewayLog string `json:"gatewayLog"`
+	LogFile    string `json:"logFile"`
+	Port       int    `json:"port"`
+	GatewayPID int    `json:"gatewayPid"`
+}
+
+var versionInstalls sync.Map // version → *versionInstall
+
+type versionInstall struct {
+	once sync.Once
+	skip string
+	err  error
+}
+
+// InstallVersion runs `openclaw-peer install --version V` once per test
+// binary (a no-op when installed); the test skips with one line when the
+// peer cannot provide that version.
+func InstallVersion(t testing.TB, p, version string) {
+	t.Helper()
+	v, _ := versionInstalls.LoadOrStore(version, &versionInstall{})
+	vi := v.(*versionInstall)
+	vi.once.Do(func() {
+		out, err := exec.Command(p, "install", "--version", version).CombinedOutput()
+		var ee *exec.ExitError
+		if errors.As(err, &ee) && ee.ExitCode() == exitUnavailable {
+			vi.skip = fmt.Sprintf("OpenClaw %s peer unavailable (openclaw-peer install exited %d): %s", version, exitUnavailable, LastLine(string(out)))
+		} else if err != nil {
+			vi.err = fmt.Errorf("openclaw-peer install --version %s: %v\n%s", version, err, out)
+		}
+	})
+	if vi.skip != "" {
+		t.Skip(vi.skip)
+	}
+	if vi.err != nil {
+		t.Fatal(vi.err)
+	}
+}
+
+// StartGateway starts a real gateway of version (2026.1.30 or 2026.9.6)
+// with token auth and the mock LLM, home in a fresh temp dir, and stops it
+// when the test ends. extra are more `gateway start` flags (e.g. --state).
+func StartGateway(t testing.TB, p, version string, extra ...string) *Gateway {
+	t.Helper()
+	InstallVersion(t, p, version)
+	home := t.TempDir()
+	args := append([]string{"gateway", "start", "--version", version, "--home", home, "--max-seconds", "900"}, extra...)
+	cmd := exec.Command(p, args...)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	var ee *exec.ExitError
+	if errors.As(err, &ee) && ee.ExitCode() == exitUnavailable {
+		t.Skipf("openclaw-peer gateway start: %s", LastLine(stderr.String()))
+	}
+	// Registered after TempDir: runs first, before the home is removed.
+	t.Cleanup(func() { _ = exec.Command(p, "gateway", "stop", "--home", home).Run() })
+	if err != nil {
+		t.Fatalf("openclaw-peer gateway start --version %s: %v\n%s%s", version, err, out, stderr.String())
+	}
+	var g Gateway
+	if err := json.Unmarshal(out, &g); err != nil || g.URL == "" || g.Token == "" {
+		t.Fatalf("openclaw-peer gateway start: unexpected output %q (%v)", out, err)
+	}
+	return &g
+}
+
+// OpenClaw runs the real `openclaw ARGS` of the gateway's version on its
+// state and config, and returns stdout (stderr is part of a failure).
+func (g *Gateway) OpenClaw(t testing.TB, p string, args ...string) []byte {
+	t.Helper()
+	full := append([]string{"run", "--version", g.Version, "--home", g.Home + "/cli-home", "--state", g.StateDir, "--config", g.ConfigPath, "--"}, args...)
+	cmd := exec.Command(p, full...)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("openclaw %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
+	}
+	return out
+}
