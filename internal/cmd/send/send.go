@@ -173,7 +173,7 @@ func ValidateEngine(spec string) error {
 func ChooseEngine(f *cmdutil.Factory, s *state.State, spec, openclawFlag string) (string, error) {
 	switch {
 	case spec == "" || spec == engine.SpecAuto:
-		c := engine.ChooseAuto(s.Cfg, engine.Probe{Getenv: f.Getenv, OpenClawFlag: openclawFlag})
+		c := engine.ChooseAuto(s.Cfg, engine.Probe{Getenv: f.Getenv, OpenClawFlag: openclawFlag, StateDir: s.Dir.Path})
 		for _, r := range c.Reasons {
 			f.Log.Debug("engine auto: " + r)
 		}
