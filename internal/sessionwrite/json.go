@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"strings"
 	"time"
@@ -15,6 +16,7 @@ import (
 	"github.com/openclaw/sessions/internal/apperr"
 	"github.com/openclaw/sessions/internal/archive"
 	"github.com/openclaw/sessions/internal/jsonx"
+	"github.com/openclaw/sessions/internal/lock"
 	"github.com/openclaw/sessions/internal/state"
 	"github.com/openclaw/sessions/internal/store"
 	"github.com/openclaw/sessions/internal/transcript"
@@ -61,11 +63,22 @@ func (w *jsonWrites) Locate(key string) (*Located, error) {
 	return &Located{Key: key, Entry: e, Path: tp.Path, Where: tp.Path}, nil
 }
 
-func (w *jsonWrites) History(l *Located, warn func(string)) ([]json.RawMessage, error) {
+// History reads the leaf path under OpenClaw's transcript lock: a turn
+// OpenClaw is appending right now is complete in the context, not half-read
+// or missed.
+func (w *jsonWrites) History(ctx context.Context, l *Located, warn func(string)) ([]json.RawMessage, error) {
 	if _, err := os.Stat(l.Path); err != nil {
 		return nil, nil
 	}
-	return transcript.LeafPath(l.Path, warn)
+	h, err := lock.AcquireTranscript(ctx, l.Path, lock.Options{Timeout: appendLockTimeout})
+	if err != nil {
+		return nil, fmt.Errorf("reading the context of %s: %w", l.Key, err)
+	}
+	history, err := transcript.LeafPath(l.Path, warn)
+	if rerr := h.Release(); rerr != nil && warn != nil {
+		warn("transcript lock " + l.Path + ": " + rerr.Error())
+	}
+	return history, err
 }
 
 func (w *jsonWrites) Append(ctx context.Context, l *Located, idem, cwd string, update TurnUpdate, msgs ...json.RawMessage) error {

@@ -98,9 +98,9 @@ type Writes interface {
 	// Locate reads key's current entry afresh (NotFound when gone).
 	Locate(key string) (*Located, error)
 	// History is the context a turn needs: the messages on the transcript's
-	// path to its leaf (JSON era) / in seq order (SQLite era); nil when the
-	// session has no transcript yet.
-	History(l *Located, warn func(string)) ([]json.RawMessage, error)
+	// path to its leaf, read under OpenClaw's transcript lock (JSON era) / in
+	// seq order (SQLite era); nil when the session has no transcript yet.
+	History(ctx context.Context, l *Located, warn func(string)) ([]json.RawMessage, error)
 	// Append appends msgs (a turn's user and assistant messages, or one
 	// delivery mirror) to l's transcript in one step, and, when update is
 	// set, records the turn in the entry (JSON era: a second locked write of

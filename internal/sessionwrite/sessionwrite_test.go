@@ -63,7 +63,7 @@ func TestSQLiteWrites(t *testing.T) {
 	if l.Path != "" || l.Entry.SessionID == "" {
 		t.Fatalf("located %+v", l)
 	}
-	before, err := w.History(l, nil)
+	before, err := w.History(context.Background(), l, nil)
 	if err != nil || len(before) == 0 {
 		t.Fatalf("history: %d, %v", len(before), err)
 	}
@@ -75,7 +75,7 @@ func TestSQLiteWrites(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	after, err := w.History(l, nil)
+	after, err := w.History(context.Background(), l, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,12 +169,12 @@ func TestJSONWrites(t *testing.T) {
 	if err != nil || !strings.HasSuffix(l.Path, ".jsonl") {
 		t.Fatalf("locate: %+v %v", l, err)
 	}
-	n0, _ := w.History(l, nil)
+	n0, _ := w.History(context.Background(), l, nil)
 	if err := w.Append(context.Background(), l, "k", "/tmp", func(e *jsonx.Object) { _ = e.Set("model", "m-json") },
 		json.RawMessage(`{"role":"user","content":"hi","timestamp":1}`), json.RawMessage(`{"role":"assistant","content":[{"type":"text","text":"yo"}],"timestamp":2}`)); err != nil {
 		t.Fatal(err)
 	}
-	n1, _ := w.History(l, nil)
+	n1, _ := w.History(context.Background(), l, nil)
 	l2, _ := w.Locate("agent:main:main")
 	if len(n1) != len(n0)+2 || l2.Entry.Model != "m-json" || l2.Entry.Label != "json-label" {
 		t.Errorf("after the turn: %d messages (was %d), model %q, label %q", len(n1), len(n0), l2.Entry.Model, l2.Entry.Label)

@@ -65,7 +65,7 @@ func (w *sqliteWrites) Locate(key string) (*Located, error) {
 	return &Located{Key: key, Entry: e, Where: w.w.Path() + " (session " + e.SessionID + ")"}, nil
 }
 
-func (w *sqliteWrites) History(l *Located, warn func(string)) ([]json.RawMessage, error) {
+func (w *sqliteWrites) History(ctx context.Context, l *Located, warn func(string)) ([]json.RawMessage, error) {
 	db, err := sqlitestore.Open(w.w.Path(), sqlitestore.Options{Warn: warn})
 	if err != nil {
 		return nil, err
