@@ -39,6 +39,9 @@ func TestScript(t *testing.T) {
 			e.Setenv("TZ", "UTC")
 			e.Setenv("OPENCLAW_STATE_DIR", "")
 			e.Setenv("OPENCLAW_SESSION_KEY", "")
+			e.Setenv("OPENCLAW_GATEWAY_URL", "")
+			e.Setenv("OPENCLAW_GATEWAY_TOKEN", "")
+			e.Setenv("OPENCLAW_GATEWAY_PASSWORD", "")
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
@@ -55,6 +58,7 @@ func TestScript(t *testing.T) {
 			"txlock":     transcriptLock,
 			"growstore":  growStore,
 			"sqlexec":    sqlExec,
+			"fakegw":     fakeGateway,
 		},
 	})
 }

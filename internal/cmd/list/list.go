@@ -132,8 +132,9 @@ type Result struct {
 	LimitApplied *int        `json:"limitApplied"`
 	HasMore      bool        `json:"hasMore"`
 	Sessions     []state.Row `json:"sessions"`
-	// Errors: the hosts that failed, in fleet mode only (--context all).
-	Errors []backend.HostError `json:"errors,omitempty"`
+	// Errors: the hosts that failed, in fleet mode only (--context all);
+	// [] when none did.
+	Errors *[]backend.HostError `json:"errors,omitempty"`
 }
 
 func run(o *Options) error {
@@ -154,10 +155,10 @@ func run(o *Options) error {
 	rows := lr.Rows
 	res := Result{Count: len(rows), TotalCount: lr.Total, LimitApplied: o.Limit.Applied(), HasMore: len(rows) < lr.Total, Sessions: rows}
 	if fleet {
-		res.Errors = failed
-		if res.Errors == nil {
-			res.Errors = []backend.HostError{}
+		if failed == nil {
+			failed = []backend.HostError{}
 		}
+		res.Errors = &failed
 	}
 	if f.JSONMode() {
 		err = printJSON(f, res)
