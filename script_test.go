@@ -59,6 +59,7 @@ func TestScript(t *testing.T) {
 			"growstore":  growStore,
 			"sqlexec":    sqlExec,
 			"fakegw":     fakeGateway,
+			"gwemit":     gwEmit,
 		},
 	})
 }
