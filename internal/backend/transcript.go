@@ -35,6 +35,11 @@ type Session struct {
 	Agent     string
 	Label     string
 	Row       state.Row
+	// Raw is the row as the gateway gave it (show's "entry").
+	Raw json.RawMessage
+	// Children are the keys whose spawnedBy is this session, newest first
+	// (2026.9 rows only: 1.30's never carry spawnedBy).
+	Children []string
 }
 
 // HistoryQuery is a page request.
@@ -155,13 +160,21 @@ func (g *Gateway) Session(ctx context.Context, ref, label string) (*Session, err
 		return nil, err
 	}
 	rows := make([]state.Row, 0, len(page.Sessions))
+	raws := map[string]json.RawMessage{}
 	for _, s := range page.Sessions {
 		if r, err := RowOf(s.Raw); err == nil {
 			rows = append(rows, r)
+			raws[r.Key] = s.Raw
 		}
 	}
 	pick := func(r state.Row) *Session {
-		return &Session{Key: r.Key, SessionID: r.SessionID, Agent: r.AgentID, Label: r.Label, Row: r}
+		s := &Session{Key: r.Key, SessionID: r.SessionID, Agent: r.AgentID, Label: r.Label, Row: r, Raw: raws[r.Key], Children: []string{}}
+		for _, c := range rows { // newest first already
+			if c.SpawnedBy == r.Key {
+				s.Children = append(s.Children, c.Key)
+			}
+		}
+		return s
 	}
 	where := g.Where()
 	if label != "" {
