@@ -57,12 +57,13 @@ interop:
 # and spawn's; writes docs/PERFORMANCE.md figures to stdout. Each skips with one
 # line (exit 0) when the peer is unavailable (scripts/bench_lib.sh).
 BENCH_ENV = PEER="$(PEER)" BIN="$(abspath $(BIN))"
-.PHONY: bench-send bench-spawn bench-sqlite
+.PHONY: bench-send bench-spawn bench-sqlite bench-gateway
 bench: build
 	$(BENCH_ENV) bash scripts/bench.sh
 	$(BENCH_ENV) bash scripts/bench_send.sh
 	$(BENCH_ENV) bash scripts/bench_spawn.sh
 	$(BENCH_ENV) bash scripts/bench_sqlite.sh
+	$(BENCH_ENV) bash scripts/bench_gateway.sh
 
 bench-send: build
 	$(BENCH_ENV) bash scripts/bench_send.sh
@@ -72,6 +73,9 @@ bench-spawn: build
 
 bench-sqlite: build
 	$(BENCH_ENV) bash scripts/bench_sqlite.sh
+
+bench-gateway: build
+	$(BENCH_ENV) bash scripts/bench_gateway.sh
 
 lint: vet
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
