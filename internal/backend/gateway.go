@@ -233,3 +233,65 @@ func dropToolResults(in []json.RawMessage) []json.RawMessage {
 	}
 	return out
 }
+
+// AgentInfo is one agent as a gateway's agents.list and sessions.list
+// describe it.
+type AgentInfo struct {
+	ID       string
+	Name     string
+	Default  bool
+	Sessions int
+}
+
+// Agents lists the gateway's agents (agents.list: the configured ones and
+// the default) with how many sessions each has (sessions.list).
+func (g *Gateway) Agents(ctx context.Context) ([]AgentInfo, error) {
+	ctx, cancel := context.WithTimeout(ctx, CallTimeout)
+	defer cancel()
+	c, err := g.Client(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var al struct {
+		DefaultID string `json:"defaultId"`
+		Agents    []struct {
+			ID   string `json:"id"`
+			Name string `json:"name"`
+		} `json:"agents"`
+	}
+	if err := c.Call(ctx, "agents.list", map[string]any{}, &al); err != nil {
+		return nil, err
+	}
+	page, err := c.ListAllSessions(ctx, gateway.ListParams{}, 0)
+	if err != nil {
+		return nil, err
+	}
+	counts := map[string]int{}
+	for _, s := range page.Sessions {
+		if r, err := RowOf(s.Raw); err == nil && !keys.IsReserved(r.Key) {
+			counts[r.AgentID]++
+		}
+	}
+	out := make([]AgentInfo, 0, len(al.Agents))
+	seen := map[string]bool{}
+	for _, a := range al.Agents {
+		if a.ID == "" || seen[a.ID] {
+			continue
+		}
+		seen[a.ID] = true
+		out = append(out, AgentInfo{ID: a.ID, Name: a.Name, Default: a.ID == al.DefaultID, Sessions: counts[a.ID]})
+	}
+	// Agents with sessions but no longer configured, as the local listing
+	// shows the directories under agents/.
+	var extra []string
+	for id := range counts {
+		if !seen[id] {
+			extra = append(extra, id)
+		}
+	}
+	slices.Sort(extra)
+	for _, id := range extra {
+		out = append(out, AgentInfo{ID: id, Sessions: counts[id]})
+	}
+	return out, nil
+}
