@@ -99,4 +99,3 @@ func runRemote(o *Options, readers []backend.Reader, fleet bool) error {
 	}
 	return nil
 }
-
