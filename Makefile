@@ -38,6 +38,7 @@ FUZZ_TARGETS := internal/keys:FuzzKeys internal/store:FuzzParse internal/store:F
 	internal/store:FuzzParseFast internal/transcript:FuzzReadMessages internal/config:FuzzLoad \
 	internal/sanitize:FuzzHistory internal/sanitize:FuzzStripEnvelopeText internal/cmd/list:FuzzPrintJSON \
 	internal/transcript:FuzzCursor
+	internal/usage:FuzzScan
 fuzz:
 	@for t in $(FUZZ_TARGETS); do \
 		pkg=./$${t%%:*}; fn=$${t##*:}; echo "== $$fn ($$pkg, $(FUZZTIME))"; \
@@ -57,12 +58,13 @@ interop:
 # and spawn's; writes docs/PERFORMANCE.md figures to stdout. Each skips with one
 # line (exit 0) when the peer is unavailable (scripts/bench_lib.sh).
 BENCH_ENV = PEER="$(PEER)" BIN="$(abspath $(BIN))"
-.PHONY: bench-send bench-spawn bench-sqlite bench-gateway
+.PHONY: bench-send bench-spawn bench-sqlite bench-usage bench-gateway
 bench: build
 	$(BENCH_ENV) bash scripts/bench.sh
 	$(BENCH_ENV) bash scripts/bench_send.sh
 	$(BENCH_ENV) bash scripts/bench_spawn.sh
 	$(BENCH_ENV) bash scripts/bench_sqlite.sh
+	$(BENCH_ENV) bash scripts/bench_usage.sh
 	$(BENCH_ENV) bash scripts/bench_gateway.sh
 
 bench-send: build
@@ -73,6 +75,10 @@ bench-spawn: build
 
 bench-sqlite: build
 	$(BENCH_ENV) bash scripts/bench_sqlite.sh
+
+# usage over 1,000 x 1 MB transcripts (cold beside cat, warm), peak RSS there and on one 1 GB transcript.
+bench-usage: build
+	$(BENCH_ENV) bash scripts/bench_usage.sh
 
 bench-gateway: build
 	$(BENCH_ENV) bash scripts/bench_gateway.sh

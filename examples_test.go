@@ -21,6 +21,7 @@ import (
 // command's --help, or a line of a ```sh block of the README.
 type example struct {
 	where string // "sessions list --help", "README.md:57"
+	group string // the Example block or README code block it belongs to
 	line  string
 }
 
@@ -40,9 +41,13 @@ func TestExamples(t *testing.T) {
 	if len(exs) < 30 {
 		t.Fatalf("found only %d examples: the extraction is broken", len(exs))
 	}
+	// The examples of one block run in order in one sandbox, as a reader
+	// types them (a context added by one line is used by the next).
 	dir := t.TempDir()
 	run := 0
-	for i, ex := range exs {
+	var groups []string
+	lines := map[string][]string{}
+	for _, ex := range exs {
 		invs := invocations(ex.line)
 		if len(invs) == 0 {
 			t.Errorf("%s: no sessions invocation found in %q", ex.where, ex.line)
@@ -63,21 +68,30 @@ func TestExamples(t *testing.T) {
 			continue
 		}
 		line := strings.Replace(ex.line, "go run ./cmd/sessions ", "sessions ", 1)
+		if _, ok := lines[ex.group]; !ok {
+			groups = append(groups, ex.group)
+		}
+		lines[ex.group] = append(lines[ex.group], fmt.Sprintf("echo '# %s' >&2\n%s", ex.where, line))
+		run++
+	}
+	for i, g := range groups {
 		script := fmt.Sprintf(`# %s
 copystate state-2026.1.30 state
 copystate state-2026.1.30 testdata/state-2026.1.30
-mkdir home
+mkdir home/.config/sessions
+cp vps.token home/.config/sessions/vps.token
 env HOME=$WORK/home
 env OPENCLAW_STATE_DIR=$WORK/state
-exec bash -o pipefail example.sh
+exec bash -e -o pipefail example.sh
+-- vps.token --
+a-token-the-context-examples-name
 -- example.sh --
 %s
-`, ex.where, line)
+`, g, strings.Join(lines[g], "\n"))
 		name := fmt.Sprintf("example_%02d.txtar", i)
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(script), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		run++
 	}
 	if run < 15 {
 		t.Fatalf("only %d examples run for real", run)
@@ -118,7 +132,7 @@ func helpExamples(t *testing.T) []example {
 		for _, l := range strings.Split(c.Example, "\n") {
 			l = strings.TrimSpace(l)
 			if strings.HasPrefix(l, "sessions ") || strings.HasPrefix(l, "source <(sessions ") {
-				out = append(out, example{c.CommandPath() + " --help", l})
+				out = append(out, example{c.CommandPath() + " --help", c.CommandPath(), l})
 			} else if l != "" {
 				t.Errorf("%s --help: example line %q does not start with sessions", c.CommandPath(), l)
 			}
@@ -141,17 +155,19 @@ func readmeExamples(t *testing.T) []example {
 	defer f.Close()
 	var out []example
 	in := false
+	block := ""
 	sc := bufio.NewScanner(f)
 	for n := 1; sc.Scan(); n++ {
 		l := sc.Text()
 		switch {
 		case strings.HasPrefix(l, "```sh"):
 			in = true
+			block = fmt.Sprintf("README.md:%d", n)
 		case strings.HasPrefix(l, "```"):
 			in = false
 		case in && (strings.HasPrefix(l, "sessions ") || strings.HasPrefix(l, "go run ./cmd/sessions ") ||
 			strings.HasPrefix(l, "source <(sessions ") || strings.Contains(l, "$(sessions ")):
-			out = append(out, example{fmt.Sprintf("README.md:%d", n), l})
+			out = append(out, example{fmt.Sprintf("README.md:%d", n), block, l})
 		}
 	}
 	return out

@@ -60,6 +60,7 @@ func TestScript(t *testing.T) {
 			"sqlexec":    sqlExec,
 			"fakegw":     fakeGateway,
 			"gwemit":     gwEmit,
+			"mkfifo":     mkfifoCmd,
 		},
 	})
 }

@@ -1,0 +1,256 @@
+package sqlitewrite
+
+import (
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/openclaw/sessions/internal/apperr"
+)
+
+// Holder is an OpenClaw process that holds the state dir.
+type Holder struct {
+	PID    int
+	Role   string // gateway, agent-embedded, skill-workshop-apply, sqlite-maintenance, lease
+	Source string // the lock file or state-database table that names it
+}
+
+func (h Holder) String() string {
+	role := h.Role
+	if role == "" {
+		role = "gateway"
+	}
+	if h.PID > 0 {
+		return fmt.Sprintf("OpenClaw %s (pid %d, %s)", role, h.PID, h.Source)
+	}
+	return fmt.Sprintf("OpenClaw %s (%s)", role, h.Source)
+}
+
+// LockDir is where OpenClaw 2026.9.6 keeps its gateway locks for stateDir
+// (resolveGatewayLockDir: <state>/tmp/openclaw-<uid>, the state dir's real path).
+func LockDir(stateDir string) string {
+	if real, err := filepath.EvalSymlinks(stateDir); err == nil {
+		stateDir = real
+	}
+	return filepath.Join(stateDir, "tmp", "openclaw-"+strconv.Itoa(os.Getuid()))
+}
+
+// lockPayload is the JSON in gateway.state.lock / gateway.<hash>.lock.
+type lockPayload struct {
+	PID       int      `json:"pid"`
+	Role      string   `json:"role"`
+	StartTime *float64 `json:"startTime"`
+}
+
+// Holders lists the live OpenClaw processes that hold stateDir, for the
+// agent database at dbPath: gateway lock files naming a live pid (same
+// start time when the lock records one, as OpenClaw compares), a live
+// maintenance lease, and live agent_database_leases rows for dbPath. It only
+// reads. An unreadable state database is an error (we cannot tell).
+func Holders(stateDir, dbPath string, now time.Time) ([]Holder, error) {
+	var out []Holder
+	dir := LockDir(stateDir)
+	ents, err := os.ReadDir(dir)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, apperr.Statef("cannot read OpenClaw's lock dir %s: %v", dir, err)
+	}
+	for _, e := range ents {
+		name := e.Name()
+		if !strings.HasPrefix(name, "gateway") || !strings.HasSuffix(name, ".lock") {
+			continue
+		}
+		p := filepath.Join(dir, name)
+		data, err := os.ReadFile(p)
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				continue
+			}
+			return nil, apperr.Statef("cannot read OpenClaw lock %s: %v", p, err)
+		}
+		var pl lockPayload
+		if json.Unmarshal(data, &pl) != nil || pl.PID <= 0 {
+			continue // OpenClaw reclaims a lock it cannot parse
+		}
+		var st *uint64
+		if pl.StartTime != nil && *pl.StartTime >= 0 {
+			v := uint64(*pl.StartTime)
+			st = &v
+		}
+		if processAlive(pl.PID, st) {
+			out = append(out, Holder{PID: pl.PID, Role: pl.Role, Source: p})
+		}
+	}
+	leases, err := stateLeases(stateDir, dbPath, now)
+	if err != nil {
+		return nil, err
+	}
+	return mergeHolders(append(out, leases...)), nil
+}
+
+// mergeHolders folds what names the same pid (a process holds the state
+// lock, the config lock and a lease row at once) into one holder.
+func mergeHolders(hs []Holder) []Holder {
+	var out []Holder
+	at := map[int]int{}
+	for _, h := range hs {
+		if i, ok := at[h.PID]; ok && h.PID > 0 {
+			if !strings.Contains(out[i].Source, h.Source) {
+				out[i].Source += ", " + h.Source
+			}
+			if out[i].Role == "lease" {
+				out[i].Role = h.Role
+			}
+			continue
+		}
+		at[h.PID] = len(out)
+		out = append(out, h)
+	}
+	return out
+}
+
+// processAlive reports whether pid runs (and, when startTime is known, is
+// the same process: /proc/<pid>/stat field 22, as OpenClaw records it).
+func processAlive(pid int, startTime *uint64) bool {
+	if err := syscall.Kill(pid, 0); err != nil && !errors.Is(err, syscall.EPERM) {
+		return false
+	}
+	if startTime == nil {
+		return true
+	}
+	cur, ok := procStartTime(pid)
+	return !ok || cur == *startTime
+}
+
+func procStartTime(pid int) (uint64, bool) {
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0, false
+	}
+	s := string(data)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 {
+		return 0, false
+	}
+	f := strings.Fields(s[i+1:])
+	if len(f) < 20 {
+		return 0, false
+	}
+	v, err := strconv.ParseUint(f[19], 10, 64)
+	return v, err == nil
+}
+
+// maintenanceScope is OpenClaw's agent-database maintenance lease
+// (openclaw-agent-db-lease: AGENT_DATABASE_MAINTENANCE_LEASE).
+const maintenanceScope = "core:agent-database-maintenance"
+
+// stateLeases reads <state>/state/openclaw.sqlite strictly read-only.
+func stateLeases(stateDir, dbPath string, now time.Time) ([]Holder, error) {
+	p := filepath.Join(stateDir, "state", "openclaw.sqlite")
+	if _, err := os.Stat(p); errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	q := url.Values{}
+	// A WAL database whose -wal is absent or empty has every committed page
+	// in the main file: read it immutable (no -shm created). Otherwise share
+	// the writer's -wal as an ordinary reader.
+	if fi, err := os.Stat(p + "-wal"); err != nil || fi.Size() == 0 {
+		q.Set("immutable", "1")
+	} else {
+		q.Set("mode", "ro")
+	}
+	q.Set("_query_only", "1")
+	q.Set("_busy_timeout", "2000")
+	u := url.URL{Scheme: "file", Path: filepath.ToSlash(p), RawQuery: q.Encode()}
+	db, err := sql.Open("sqlite", u.String())
+	if err != nil {
+		return nil, apperr.Statef("cannot read OpenClaw's state database %s: %v", p, err)
+	}
+	defer db.Close()
+	db.SetMaxOpenConns(1)
+	var out []Holder
+	has := func(table string) (bool, error) {
+		var n int
+		err := db.QueryRow("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?", table).Scan(&n)
+		return n > 0, err
+	}
+	ok, err := has("state_leases")
+	if err != nil {
+		return nil, apperr.Statef("cannot read OpenClaw's state database %s: %v", p, err)
+	}
+	if ok {
+		var owner sql.NullString
+		err := db.QueryRow("SELECT owner FROM state_leases WHERE scope = ? AND lease_key = 'global' AND expires_at > ?", maintenanceScope, now.UnixMilli()).Scan(&owner)
+		switch {
+		case err == nil:
+			out = append(out, Holder{Role: "sqlite-maintenance", Source: p + " state_leases " + maintenanceScope + " owner " + owner.String})
+		case !errors.Is(err, sql.ErrNoRows):
+			return nil, apperr.Statef("cannot read OpenClaw's state database %s: %v", p, err)
+		}
+	}
+	ok, err = has("agent_database_leases")
+	if err != nil {
+		return nil, apperr.Statef("cannot read OpenClaw's state database %s: %v", p, err)
+	}
+	if ok {
+		rows, err := db.Query("SELECT path, owner_pid, owner_start_time FROM agent_database_leases")
+		if err != nil {
+			return nil, apperr.Statef("cannot read OpenClaw's state database %s: %v", p, err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var path string
+			var pid int
+			var st sql.NullInt64
+			if err := rows.Scan(&path, &pid, &st); err != nil {
+				return nil, apperr.Statef("cannot read OpenClaw's state database %s: %v", p, err)
+			}
+			if !samePath(path, dbPath) {
+				continue
+			}
+			var stp *uint64
+			if st.Valid && st.Int64 >= 0 {
+				v := uint64(st.Int64)
+				stp = &v
+			}
+			if pid > 0 && processAlive(pid, stp) {
+				out = append(out, Holder{PID: pid, Role: "lease", Source: p + " agent_database_leases"})
+			}
+		}
+		if err := rows.Err(); err != nil {
+			return nil, apperr.Statef("cannot read OpenClaw's state database %s: %v", p, err)
+		}
+	}
+	return out, nil
+}
+
+func samePath(a, b string) bool {
+	if a == b {
+		return true
+	}
+	ra, err1 := filepath.EvalSymlinks(a)
+	rb, err2 := filepath.EvalSymlinks(b)
+	return err1 == nil && err2 == nil && ra == rb
+}
+
+// HeldError is the refusal when an OpenClaw process holds the state dir.
+func HeldError(stateDir string, hs []Holder) error {
+	names := make([]string, len(hs))
+	pids := []int{}
+	for i, h := range hs {
+		names[i] = h.String()
+		if h.PID > 0 {
+			pids = append(pids, h.PID)
+		}
+	}
+	return apperr.Statef("%s holds the state dir %s: sessions writes OpenClaw's SQLite store itself only when no OpenClaw process runs; write through the running gateway with --gateway, or stop it and retry",
+		strings.Join(names, ", "), stateDir).With("holders", pids)
+}

@@ -1,0 +1,148 @@
+package sqlitewrite
+
+import (
+	"database/sql"
+	"errors"
+	"strings"
+	"unicode/utf16"
+
+	"github.com/openclaw/sessions/internal/apperr"
+	"github.com/openclaw/sessions/internal/jsonx"
+)
+
+// MaxLabelLen is 2026.9.6's label limit (parseSessionLabel: JS length,
+// after trimming). 2026.1.30 allowed 64.
+const MaxLabelLen = 512
+
+// ParseLabel is parseSessionLabel: trimmed, not empty, at most 512 UTF-16
+// code units.
+func ParseLabel(raw string) (string, error) {
+	l := strings.TrimSpace(raw)
+	if l == "" {
+		return "", apperr.Usagef("invalid label: empty")
+	}
+	if len(utf16.Encode([]rune(l))) > MaxLabelLen {
+		return "", apperr.Usagef("invalid label: too long (max %d)", MaxLabelLen)
+	}
+	return l, nil
+}
+
+// Patch is a sessions.patch of the fields sessions sets. A nil pointer
+// leaves the field alone.
+type Patch struct {
+	Label      *string // "" removes the label
+	SendPolicy *string // "allow" | "deny"; "" removes the override
+	Archived   *bool   // true: archivedAt = now, archiveReason manual, pin dropped; false: restored
+}
+
+// PatchResult is the entry as written.
+type PatchResult struct {
+	Entry     []byte
+	UpdatedAt int64
+}
+
+// PatchEntry applies p to key's entry in one BEGIN IMMEDIATE transaction,
+// validated as sessions.patch 2026.9.6 validates it (label trimmed, 1-512,
+// unique by exact match among the other sessions of the database;
+// sendPolicy allow|deny, case-insensitive, stored lowercase), with
+// updatedAt = max(updatedAt, now), and persisted as writeSessionEntry does.
+// A session with an active run is refused (its run would drop its own
+// entry update).
+func (w *Writer) PatchEntry(key string, p Patch) (*PatchResult, error) {
+	var label, policy string
+	if p.Label != nil && *p.Label != "" {
+		l, err := ParseLabel(*p.Label)
+		if err != nil {
+			return nil, err
+		}
+		label = l
+	}
+	if p.SendPolicy != nil && *p.SendPolicy != "" {
+		policy = strings.ToLower(strings.TrimSpace(*p.SendPolicy))
+		if policy != "allow" && policy != "deny" {
+			return nil, apperr.Usagef("invalid sendPolicy (use \"allow\"|\"deny\")")
+		}
+	}
+	now := w.opts.Now().UnixMilli()
+	res := &PatchResult{}
+	_, err := w.write("patch a session", func(tx *sql.Tx) error {
+		n, err := readNode(tx, w.path, key)
+		if err != nil {
+			return err
+		}
+		if err := n.checkValid(w.path); err != nil {
+			return err
+		}
+		if err := n.checkIdle(w.path); err != nil {
+			return err
+		}
+		e := n.entry.Clone()
+		if p.Label != nil {
+			if label == "" {
+				e.Delete("label")
+			} else {
+				var one int
+				err := tx.QueryRow(`SELECT 1 FROM session_nodes WHERE label = ? AND session_key <> ?`, label, key).Scan(&one)
+				if err == nil {
+					return apperr.Statef("label already in use: %s", label)
+				} else if !errors.Is(err, sql.ErrNoRows) {
+					return err
+				}
+				_ = e.Set("label", label)
+			}
+		}
+		if p.SendPolicy != nil {
+			if policy == "" {
+				e.Delete("sendPolicy")
+			} else {
+				_ = e.Set("sendPolicy", policy)
+			}
+		}
+		if p.Archived != nil {
+			if *p.Archived {
+				if !e.Has("archivedAt") {
+					_ = e.Set("archivedAt", now)
+					_ = e.Set("archiveReason", "manual")
+					e.Delete("archivedBy")
+				}
+				e.Delete("pinnedAt")
+			} else {
+				e.Delete("archivedAt")
+				e.Delete("archivedBy")
+				e.Delete("archiveReason")
+			}
+		}
+		updated := maxMillis(n.entry, now)
+		_ = e.Set("updatedAt", updated)
+		if err := writeEntry(tx, n, e); err != nil {
+			return err
+		}
+		raw, err := e.MarshalJSON()
+		if err != nil {
+			return err
+		}
+		res.Entry, res.UpdatedAt = raw, updated
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// Entry reads key's entry (the raw entry_json) in a read transaction.
+func (w *Writer) Entry(key string) (*jsonx.Object, error) {
+	var e *jsonx.Object
+	err := w.read(func(tx *sql.Tx) error {
+		n, err := readNode(tx, w.path, key)
+		if err != nil {
+			return err
+		}
+		if err := n.checkValid(w.path); err != nil {
+			return err
+		}
+		e = n.entry
+		return nil
+	})
+	return e, err
+}

@@ -1,0 +1,300 @@
+package sqlitewrite
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+
+	"github.com/openclaw/sessions/internal/apperr"
+)
+
+// FileName is the per-agent database's file name.
+const FileName = "openclaw-agent.sqlite"
+
+// Path is where OpenClaw 2026.8+ keeps the sessions of agentID.
+func Path(stateDir, agentID string) string {
+	return filepath.Join(stateDir, "agents", agentID, "agent", FileName)
+}
+
+// DefaultLockTimeout bounds the wait for SQLite's write lock when
+// Options.LockTimeout is 0.
+const DefaultLockTimeout = 10 * time.Second
+
+// Options controls Open.
+type Options struct {
+	// LockTimeout bounds each wait for the database's write lock
+	// (busy_timeout); still busy after it: apperr.Lockf (exit 11).
+	LockTimeout time.Duration
+	// Now is the clock (tests); time.Now when nil.
+	Now func() time.Time
+	// Hooks for tests: called inside each write transaction just before
+	// COMMIT (crash injection, lock-hold measurement).
+	BeforeCommit func()
+}
+
+// Writer is one agent database opened for writing. Not safe for concurrent
+// use; one logical step at a time.
+type Writer struct {
+	path     string
+	stateDir string
+	agentID  string
+	opts     Options
+	conn     *sql.DB
+	cookie   int64 // schema_version when the schema was checked
+	lastHold time.Duration
+}
+
+// LastLockHold is how long the last write transaction held the database's
+// write lock (BEGIN IMMEDIATE until COMMIT returned): what a gateway's
+// event loop would wait on us.
+func (w *Writer) LastLockHold() time.Duration { return w.lastHold }
+
+// Open checks the preconditions (see the package comment) and opens the
+// database of agentID in stateDir for writing. It writes nothing.
+func Open(stateDir, agentID string, opts Options) (*Writer, error) {
+	if opts.LockTimeout <= 0 {
+		opts.LockTimeout = DefaultLockTimeout
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	p, err := filepath.Abs(Path(stateDir, agentID))
+	if err != nil {
+		return nil, apperr.Statef("cannot resolve %s: %v", Path(stateDir, agentID), err)
+	}
+	if err := checkFile(p); err != nil {
+		return nil, err
+	}
+	hs, err := Holders(stateDir, p, opts.Now())
+	if err != nil {
+		return nil, err
+	}
+	if len(hs) > 0 {
+		return nil, HeldError(stateDir, hs)
+	}
+	if err := checkSQLiteLibrary(); err != nil {
+		return nil, err
+	}
+	w := &Writer{path: p, stateDir: stateDir, agentID: agentID, opts: opts}
+	// The schema is checked first on a read-only connection: a database
+	// refused here gets no byte written and, when quiescent, no -wal/-shm.
+	cookie, err := w.checkReadOnly()
+	if err != nil {
+		return nil, err
+	}
+	w.cookie = cookie
+	conn, err := sql.Open("sqlite", w.dsn())
+	if err != nil {
+		return nil, w.mapErr(err, "open")
+	}
+	conn.SetMaxOpenConns(1)
+	conn.SetMaxIdleConns(1)
+	conn.SetConnMaxLifetime(0)
+	conn.SetConnMaxIdleTime(0)
+	w.conn = conn
+	return w, nil
+}
+
+// checkReadOnly runs checkSchema on a read-only connection: immutable when
+// the -wal is absent or empty (every committed page is in the main file; no
+// lock, no -wal/-shm created), else an ordinary mode=ro reader.
+func (w *Writer) checkReadOnly() (int64, error) {
+	q := url.Values{}
+	if fi, err := os.Stat(w.path + "-wal"); err != nil || fi.Size() == 0 {
+		q.Set("immutable", "1")
+	} else {
+		q.Set("mode", "ro")
+	}
+	q.Set("_query_only", "1")
+	q.Set("_busy_timeout", fmt.Sprint(w.opts.LockTimeout.Milliseconds()))
+	u := url.URL{Scheme: "file", Path: filepath.ToSlash(w.path), RawQuery: q.Encode()}
+	conn, err := sql.Open("sqlite", u.String())
+	if err != nil {
+		return 0, w.mapErr(err, "schema check")
+	}
+	defer conn.Close()
+	conn.SetMaxOpenConns(1)
+	tx, err := conn.BeginTx(context.Background(), &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return 0, w.mapErr(err, "schema check")
+	}
+	defer tx.Rollback()
+	c, err := checkSchema(tx, w.path, w.agentID)
+	return c, w.mapErr(err, "schema check")
+}
+
+// checkFile refuses a missing or non-SQLite file before SQLite sees it.
+func checkFile(p string) error {
+	f, err := os.Open(p)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return apperr.Statef("OpenClaw SQLite store %s does not exist", p).Wrap(fs.ErrNotExist)
+		}
+		return apperr.Statef("cannot open OpenClaw SQLite store %s: %v", p, err)
+	}
+	hdr := make([]byte, 16)
+	n, _ := io.ReadFull(f, hdr)
+	f.Close()
+	if n < 16 || !bytes.Equal(hdr, []byte("SQLite format 3\x00")) {
+		return apperr.Statef("OpenClaw SQLite store %s is corrupt: not a SQLite 3 database", p)
+	}
+	return nil
+}
+
+// checkSQLiteLibrary refuses SQLite builds OpenClaw refuses (the WAL-reset
+// bug: 3.51.3+, 3.50.7+ or 3.44.6+ within their lines) and anything below
+// 3.43 (octet_length in transcript_events' CHECK).
+func checkSQLiteLibrary() error {
+	db, err := sql.Open("sqlite", "file::memory:")
+	if err != nil {
+		return apperr.Statef("cannot start SQLite: %v", err)
+	}
+	defer db.Close()
+	var v string
+	if err := db.QueryRow("SELECT sqlite_version()").Scan(&v); err != nil {
+		return apperr.Statef("cannot start SQLite: %v", err)
+	}
+	if !walResetSafe(v) {
+		return apperr.Statef("the SQLite library %s is not one OpenClaw %s writes with (WAL-reset fix: 3.44.6+ on 3.44, 3.50.7+ on 3.50, 3.51.3+)", v, OpenClawVersion)
+	}
+	return nil
+}
+
+// walResetSafe is OpenClaw's isSqliteWalResetSafeVersion (node-sqlite):
+// 3.51.3+, or 3.50.7+ / 3.44.6+ within their lines; every one of those is
+// also 3.43+ (octet_length).
+func walResetSafe(v string) bool {
+	var a, b, c int
+	if n, _ := fmt.Sscanf(v, "%d.%d.%d", &a, &b, &c); n != 3 {
+		return false
+	}
+	return a > 3 || a == 3 && (b > 51 || b == 51 && c >= 3 || b == 50 && c >= 7 || b == 44 && c >= 6)
+}
+
+// Path is the database file.
+func (w *Writer) Path() string { return w.path }
+
+// Close closes the connection. It removes no file itself.
+func (w *Writer) Close() error {
+	if w.conn == nil {
+		return nil
+	}
+	err := w.conn.Close()
+	w.conn = nil
+	return err
+}
+
+func (w *Writer) dsn() string {
+	q := url.Values{}
+	q.Set("mode", "rw") // never create the file
+	q.Set("_txlock", "immediate")
+	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", w.opts.LockTimeout.Milliseconds()))
+	q.Add("_pragma", "foreign_keys(1)")
+	q.Add("_pragma", "synchronous(NORMAL)")
+	u := url.URL{Scheme: "file", Path: filepath.ToSlash(w.path), RawQuery: q.Encode()}
+	return u.String()
+}
+
+// read runs fn in a read-only deferred transaction.
+func (w *Writer) read(fn func(tx *sql.Tx) error) error {
+	ctx := context.Background()
+	tx, err := w.conn.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return w.mapErr(err, "read")
+	}
+	defer tx.Rollback()
+	return w.mapErr(fn(tx), "read")
+}
+
+// errAlreadyDone makes write roll back and report success: the step was
+// already committed (a retry after a crash).
+var errAlreadyDone = errors.New("already done")
+
+// write runs fn in one BEGIN IMMEDIATE transaction, after checking that the
+// schema is the one checked at Open (cookie, user_version, foreign_keys).
+func (w *Writer) write(what string, fn func(tx *sql.Tx) error) (already bool, err error) {
+	if w.conn == nil {
+		return false, apperr.Errorf("OpenClaw SQLite store %s is closed", w.path)
+	}
+	ctx := context.Background()
+	tx, err := w.conn.BeginTx(ctx, nil) // _txlock=immediate: BEGIN IMMEDIATE
+	if err != nil {
+		return false, w.mapErr(err, what)
+	}
+	locked := time.Now()
+	defer func() { w.lastHold = time.Since(locked) }()
+	defer tx.Rollback()
+	var cookie, fk, uv int64
+	if err := tx.QueryRow("PRAGMA schema_version").Scan(&cookie); err != nil {
+		return false, w.mapErr(err, what)
+	}
+	if cookie != w.cookie {
+		// Redefined since Open: check it again, inside the lock.
+		c, err := checkSchema(tx, w.path, w.agentID)
+		if err != nil {
+			return false, w.mapErr(err, what)
+		}
+		w.cookie = c
+	} else {
+		if err := tx.QueryRow("PRAGMA user_version").Scan(&uv); err != nil {
+			return false, w.mapErr(err, what)
+		}
+		if uv != SchemaVersion {
+			_, err := checkSchema(tx, w.path, w.agentID)
+			return false, w.mapErr(err, what)
+		}
+	}
+	if err := tx.QueryRow("PRAGMA foreign_keys").Scan(&fk); err != nil || fk != 1 {
+		return false, apperr.Statef("cannot enable foreign keys on %s: refusing to write", w.path)
+	}
+	if err := fn(tx); err != nil {
+		if errors.Is(err, errAlreadyDone) {
+			return true, nil
+		}
+		return false, w.mapErr(err, what)
+	}
+	if w.opts.BeforeCommit != nil {
+		w.opts.BeforeCommit()
+	}
+	if err := tx.Commit(); err != nil {
+		return false, w.mapErr(err, what)
+	}
+	return false, nil
+}
+
+// mapErr turns driver errors into the CLI's typed errors.
+func (w *Writer) mapErr(err error, what string) error {
+	if err == nil {
+		return nil
+	}
+	var ae *apperr.Error
+	if errors.As(err, &ae) {
+		return err
+	}
+	var se *sqlite.Error
+	if errors.As(err, &se) {
+		msg := strings.TrimSpace(se.Error())
+		switch se.Code() & 0xff {
+		case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED:
+			return apperr.Lockf("OpenClaw SQLite store %s is locked by another writer: still busy after %s (%s)", w.path, w.opts.LockTimeout, what).Wrap(err)
+		case sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB:
+			return apperr.Statef("OpenClaw SQLite store %s is corrupt: %s", w.path, msg).Wrap(err)
+		case sqlite3.SQLITE_CONSTRAINT:
+			return apperr.Statef("OpenClaw SQLite store %s refused the write (%s): %s", w.path, what, msg).Wrap(err)
+		}
+		return apperr.Statef("cannot write OpenClaw SQLite store %s (%s): %s", w.path, what, msg).Wrap(err)
+	}
+	return apperr.Statef("cannot write OpenClaw SQLite store %s (%s): %v", w.path, what, err).Wrap(err)
+}
