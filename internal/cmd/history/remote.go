@@ -31,7 +31,7 @@ func runTranscripts(o *Options, tr backend.Transcripts) error {
 	if err != nil {
 		return err
 	}
-	if page.Note != "" && page.More {
+	if page.Note != "" {
 		f.Warn(page.Note)
 	}
 	res := Result{SessionKey: sess.Key, SessionID: sess.SessionID, Messages: []json.RawMessage{}}
