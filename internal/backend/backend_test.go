@@ -6,6 +6,7 @@ import (
 	"errors"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/openclaw/sessions/internal/apperr"
 	"github.com/openclaw/sessions/internal/gateway"
@@ -160,5 +161,17 @@ func TestRowOf(t *testing.T) {
 	r, _ = RowOf(json.RawMessage(`{"key":"agent:main:hook:x","lastChannel":"telegram"}`))
 	if r.Kind != "hook" || r.Channel != "internal" || r.AgentID != "main" {
 		t.Fatalf("%+v", r)
+	}
+}
+
+// --active keeps the sessions updated within the last minutes (the fake,
+// unlike a real gateway, ignores activeMinutes: the filter here is tested).
+func TestGatewayListActive(t *testing.T) {
+	now := time.UnixMilli(10 * 60_000)
+	g := startGW(t, 4, gatewaytest.Data{Sessions: rows(t,
+		`{"key":"agent:main:a","updatedAt":590000}`, `{"key":"agent:main:b","updatedAt":100}`)})
+	r, err := g.List(context.Background(), ListQuery{Limit: -1, Active: 5, Now: now})
+	if err != nil || len(r.Rows) != 1 || r.Rows[0].Key != "agent:main:a" || r.Total != 1 {
+		t.Fatalf("%+v %v", r, err)
 	}
 }

@@ -170,6 +170,9 @@ func (g *Gateway) List(ctx context.Context, q ListQuery) (*ListResult, error) {
 		if len(q.Kinds) > 0 && !slices.Contains(q.Kinds, r.Kind) {
 			continue
 		}
+		if q.Active > 0 && updated(&r) < float64(q.Now.Add(-time.Duration(q.Active)*time.Minute).UnixMilli()) {
+			continue // the gateway filters too (activeMinutes); its clock may differ
+		}
 		agents[r.AgentID] = true
 		rows = append(rows, r)
 	}
