@@ -57,13 +57,14 @@ interop:
 # and spawn's; writes docs/PERFORMANCE.md figures to stdout. Each skips with one
 # line (exit 0) when the peer is unavailable (scripts/bench_lib.sh).
 BENCH_ENV = PEER="$(PEER)" BIN="$(abspath $(BIN))"
-.PHONY: bench-send bench-spawn bench-sqlite bench-usage bench-gateway
+.PHONY: bench-send bench-spawn bench-sqlite bench-usage bench-search bench-gateway
 bench: build
 	$(BENCH_ENV) bash scripts/bench.sh
 	$(BENCH_ENV) bash scripts/bench_send.sh
 	$(BENCH_ENV) bash scripts/bench_spawn.sh
 	$(BENCH_ENV) bash scripts/bench_sqlite.sh
 	$(BENCH_ENV) bash scripts/bench_usage.sh
+	$(BENCH_ENV) bash scripts/bench_search.sh
 	$(BENCH_ENV) bash scripts/bench_gateway.sh
 
 bench-send: build
@@ -78,6 +79,10 @@ bench-sqlite: build
 # usage over 1,000 x 1 MB transcripts (cold beside cat, warm), peak RSS there and on one 1 GB transcript.
 bench-usage: build
 	$(BENCH_ENV) bash scripts/bench_usage.sh
+
+# sessions search beside grep -rF -c and rg -F -c (no peer needed; skips without python3 or /usr/bin/time).
+bench-search: build
+	$(BENCH_ENV) bash scripts/bench_search.sh
 
 bench-gateway: build
 	$(BENCH_ENV) bash scripts/bench_gateway.sh

@@ -13,8 +13,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/openclaw/sessions/internal/apperr"
-	"github.com/openclaw/sessions/internal/policy"
 	"github.com/openclaw/sessions/internal/sanitize"
 	"github.com/openclaw/sessions/internal/sqlitestore"
 	"github.com/openclaw/sessions/internal/state"
@@ -36,33 +34,13 @@ func (l *Local) Where() string { return "" }
 // Close does nothing: the factory owns the state.
 func (l *Local) Close() error { return nil }
 
-// agentsToList picks the agents whose sessions are listed (CONTRACT §3).
-func agentsToList(s *state.State, all bool) ([]string, error) {
-	if s.AgentFlag != "" {
-		if msg := s.CanSeeAgent(s.AgentFlag, policy.OpHistory); msg != "" {
-			return nil, apperr.Forbiddenf("%s", msg)
-		}
-		return []string{s.AgentFlag}, nil
-	}
-	if s.Req.Operator() && !all {
-		return []string{s.Req.Agent}, nil
-	}
-	var out []string
-	for _, a := range s.AgentIDs() {
-		if s.CanSeeAgent(a, policy.OpHistory) == "" {
-			out = append(out, a)
-		}
-	}
-	return out, nil
-}
-
 // List reads the stores of the agents the requester may see.
 func (l *Local) List(_ context.Context, q ListQuery) (*ListResult, error) {
 	s, err := l.State()
 	if err != nil {
 		return nil, err
 	}
-	agents, err := agentsToList(s, q.AllAgents)
+	agents, err := s.AgentsInScope(q.AllAgents)
 	if err != nil {
 		return nil, err
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/openclaw/sessions/internal/cmd/list"
 	"github.com/openclaw/sessions/internal/cmd/patch"
 	"github.com/openclaw/sessions/internal/cmd/runscmd"
+	"github.com/openclaw/sessions/internal/cmd/search"
 	"github.com/openclaw/sessions/internal/cmd/send"
 	"github.com/openclaw/sessions/internal/cmd/show"
 	"github.com/openclaw/sessions/internal/cmd/spawn"
@@ -231,6 +232,7 @@ on a terminal and scripts get tab-separated lines when piped.`,
 		list.NewCmd(f, nil),
 		history.NewCmd(f, nil),
 		show.NewCmd(f, nil),
+		search.NewCmd(f, nil),
 		patch.NewCmd(f, nil),
 		agents.NewCmd(f, nil),
 		send.NewCmd(f, nil),

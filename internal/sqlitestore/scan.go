@@ -90,17 +90,6 @@ func (db *DB) ScanEvents(keep func(body []byte) bool, fn func(sessionID string, 
 	return bad, err
 }
 
-// Archive is one reset or deleted transcript archive kept in the database
-// (session_transcript_archives, OpenClaw 2026.8+): the JSONL of the
-// session's events at that moment.
-type Archive struct {
-	SessionID  string
-	Generation string
-	SessionKey string
-	Reason     string // "reset" | "deleted"
-	Name       string // archive_name
-}
-
 // ScanArchives calls fn with every transcript archive of the database and
 // its JSONL text (decompressed when its encoding is zstd, after the blob's
 // SHA-256 was checked against archive_sha256). An archive that fails its
@@ -120,12 +109,13 @@ func (db *DB) ScanArchives(fn func(a Archive, jsonl []byte)) error {
 		defer rows.Close()
 		for rows.Next() {
 			var a Archive
-			var enc, sum string
+			var sum string
 			var blob []byte
-			if err := rows.Scan(&a.SessionID, &a.Generation, &a.SessionKey, &a.Reason, &enc, &a.Name, &sum, &blob); err != nil {
+			if err := rows.Scan(&a.SessionID, &a.Generation, &a.SessionKey, &a.Reason, &a.Encoding, &a.Name, &sum, &blob); err != nil {
 				return err
 			}
-			data, err := db.archiveText(enc, sum, blob)
+			a.Bytes = int64(len(blob))
+			data, err := db.archiveText(a.Encoding, sum, blob)
 			if err != nil {
 				if db.opts.Warn != nil {
 					db.opts.Warn(fmt.Sprintf("OpenClaw SQLite store %s: transcript archive %s of session %s skipped: %v", db.path, a.Name, a.SessionID, err))

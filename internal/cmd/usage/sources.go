@@ -12,32 +12,10 @@ import (
 	"github.com/openclaw/sessions/internal/apperr"
 	"github.com/openclaw/sessions/internal/config"
 	"github.com/openclaw/sessions/internal/keys"
-	"github.com/openclaw/sessions/internal/policy"
 	"github.com/openclaw/sessions/internal/sqlitestore"
 	"github.com/openclaw/sessions/internal/state"
 	"github.com/openclaw/sessions/internal/usage"
 )
-
-// agentsToCount picks the agents whose usage is counted, as `list` picks
-// the agents it lists.
-func agentsToCount(s *state.State, all bool) ([]string, error) {
-	if s.AgentFlag != "" {
-		if msg := s.CanSeeAgent(s.AgentFlag, policy.OpHistory); msg != "" {
-			return nil, apperr.Forbiddenf("%s", msg)
-		}
-		return []string{s.AgentFlag}, nil
-	}
-	if s.Req.Operator() && !all {
-		return []string{s.Req.Agent}, nil
-	}
-	var out []string
-	for _, a := range s.AgentIDs() {
-		if s.CanSeeAgent(a, policy.OpHistory) == "" {
-			out = append(out, a)
-		}
-	}
-	return out, nil
-}
 
 // sessionInfo is what the store says about a sessionId.
 type sessionInfo struct {
@@ -67,7 +45,7 @@ var archiveRe = regexp.MustCompile(`^(.+)\.jsonl\.(reset|deleted)\.[^/]+$`)
 // <sessionId>.jsonl files of its sessions dir — and, with
 // --include-archived, the .reset/.deleted copies.
 func discover(s *state.State, o *Options) ([]usage.Unit, *catalog, error) {
-	agents, err := agentsToCount(s, o.AllAgents)
+	agents, err := s.AgentsInScope(o.AllAgents)
 	if err != nil {
 		return nil, nil, err
 	}

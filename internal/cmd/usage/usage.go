@@ -16,6 +16,7 @@ import (
 	"github.com/openclaw/sessions/internal/cmdutil"
 	"github.com/openclaw/sessions/internal/output"
 	"github.com/openclaw/sessions/internal/usage"
+	"github.com/openclaw/sessions/internal/when"
 	"github.com/spf13/cobra"
 )
 
@@ -123,12 +124,12 @@ func run(o *Options) error {
 	now := f.Now()
 	ropts := usage.Options{By: o.By, Loc: loc, Price: pricer(s.Cfg)}
 	if o.Since != "" {
-		if ropts.Since, err = usage.ParseWhen(o.Since, now, loc, false); err != nil {
+		if ropts.Since, err = when.Parse(o.Since, now, loc, false); err != nil {
 			return apperr.Usagef("--since: %v", err)
 		}
 	}
 	if o.Until != "" {
-		if ropts.Until, err = usage.ParseWhen(o.Until, now, loc, true); err != nil {
+		if ropts.Until, err = when.Parse(o.Until, now, loc, true); err != nil {
 			return apperr.Usagef("--until: %v", err)
 		}
 	}

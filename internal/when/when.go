@@ -1,4 +1,6 @@
-package usage
+// Package when reads the --since/--until values of the commands that filter
+// by time (search, usage).
+package when
 
 import (
 	"fmt"
@@ -10,14 +12,14 @@ import (
 
 var durRe = regexp.MustCompile(`^(\d+)(s|m|h|d|w)$`)
 
-// ParseWhen reads a --since/--until value: a duration back from now (30m,
+// Parse reads a --since/--until value: a duration back from now (30m,
 // 12h, 7d, 2w, or any Go duration like 1h30m), a date (2026-11-21, the start
 // of that day in loc — or, for an until bound, its end: the next midnight),
-// or an RFC 3339 time. It returns ms since the epoch.
-func ParseWhen(s string, now time.Time, loc *time.Location, until bool) (int64, error) {
+// or an RFC 3339 time. It returns ms since the epoch; "" is 0 (no bound).
+func Parse(s string, now time.Time, loc *time.Location, until bool) (int64, error) {
 	s = strings.TrimSpace(s)
 	if s == "" {
-		return 0, fmt.Errorf("empty time")
+		return 0, nil // no bound
 	}
 	if m := durRe.FindStringSubmatch(s); m != nil {
 		n, err := strconv.ParseInt(m[1], 10, 64)
