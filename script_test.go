@@ -42,6 +42,10 @@ func TestScript(t *testing.T) {
 			e.Setenv("OPENCLAW_GATEWAY_URL", "")
 			e.Setenv("OPENCLAW_GATEWAY_TOKEN", "")
 			e.Setenv("OPENCLAW_GATEWAY_PASSWORD", "")
+			// the default engine (auto) depends on the machine (an openclaw
+			// on $PATH, a live gateway): scripts use provider unless they
+			// say otherwise (engine_auto.txtar tests auto)
+			e.Setenv("SESSIONS_ENGINE", "provider")
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
