@@ -124,3 +124,20 @@ func (e *Error) Wrap(err error) *Error {
 	c.Err = err
 	return &c
 }
+
+// Reported is an error whose output the command has already printed (e.g.
+// a fleet listing: the rows of the hosts that answered, the per-host errors
+// in the JSON document and on stderr): the CLI exits with its code and
+// prints nothing more.
+type Reported struct{ Code int }
+
+func (r *Reported) Error() string { return "reported" }
+
+// IsReported returns the exit code of an already reported error.
+func IsReported(err error) (int, bool) {
+	var r *Reported
+	if errors.As(err, &r) {
+		return r.Code, true
+	}
+	return 0, false
+}
