@@ -79,16 +79,15 @@ func newLogger(f *cmdutil.Factory) *log.Logger {
 // root for an unknown command); args are the raw arguments, read for --json
 // and --jq when flag parsing failed before it reached them.
 func report(f *cmdutil.Factory, cmd *cobra.Command, args []string, err error) int {
-	if code, ok := apperr.IsReported(err); ok {
-		return code
-	}
 	err = wordCobraError(cmd, err)
 	msg := err.Error()
 	code := apperr.CodeOf(err)
 	jsonMode := f.JSONMode() || rawJSONMode(args)
 	var printed *apperr.Error
 	if errors.As(err, &printed) && printed.Printed {
-		fmt.Fprintf(f.IO.ErrOut, "%s: %s\n", cmd.CommandPath(), msg)
+		if msg != "" {
+			fmt.Fprintf(f.IO.ErrOut, "%s: %s\n", cmd.CommandPath(), msg)
+		}
 		return code
 	}
 	if jsonMode {

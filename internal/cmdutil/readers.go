@@ -60,7 +60,7 @@ func ReportHostErrors(f *Factory, failed []backend.HostError) error {
 		fmt.Fprintf(f.IO.ErrOut, "sessions: context %s: %s\n", h.Context, h.Error)
 	}
 	if len(failed) > 0 {
-		return &apperr.Reported{Code: apperr.CodeError}
+		return apperr.Reported(apperr.CodeError)
 	}
 	return nil
 }
