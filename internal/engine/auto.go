@@ -17,10 +17,6 @@ const (
 	SpecGateway  = "gateway"
 )
 
-// GatewayEngineBuilt says whether this build has the gateway engine; until
-// it has, auto detects a live gateway but does not pick it.
-const GatewayEngineBuilt = false
-
 // DefaultGatewayPort is OpenClaw's DEFAULT_GATEWAY_PORT.
 const DefaultGatewayPort = 18789
 
@@ -31,6 +27,11 @@ type Probe struct {
 	Dial func(addr string, timeout time.Duration) error
 	// OpenClawFlag is --openclaw ("" when not given).
 	OpenClawFlag string
+	// Gateway checks for a live local gateway that accepts the config's
+	// credentials (the full handshake): nil error and where it is, or why
+	// not. nil: only a TCP check at GatewayAddr, with credentials in the
+	// config (tests).
+	Gateway func() (where string, err error)
 }
 
 // Choice is auto's decision, with the reasons for the debug log.
@@ -72,9 +73,8 @@ func gatewayCredentials(cfg *config.Config, getenv func(string) string) bool {
 }
 
 // ChooseAuto picks the engine of a turn: the gateway when a live local
-// gateway is reachable with the config's credentials (only when this build
-// has the gateway engine), else openclaw when the executable is found, else
-// provider.
+// gateway is reachable with the config's credentials, else openclaw when
+// the executable is found, else provider.
 func ChooseAuto(cfg *config.Config, p Probe) Choice {
 	getenv := p.Getenv
 	if getenv == nil {
@@ -91,18 +91,26 @@ func ChooseAuto(cfg *config.Config, p Probe) Choice {
 		}
 	}
 	var c Choice
-	addr := GatewayAddr(cfg, getenv)
-	switch {
-	case !gatewayCredentials(cfg, getenv):
-		c.Reasons = append(c.Reasons, "gateway: no credentials in the config (gateway.auth.token/password): skipped")
-	case dial(addr, 300*time.Millisecond) != nil:
-		c.Reasons = append(c.Reasons, "gateway: nothing listening at "+addr)
-	case !GatewayEngineBuilt:
-		c.Reasons = append(c.Reasons, "gateway: a gateway is listening at "+addr+", but this build has no gateway engine: skipped")
-	default:
-		c.Spec = SpecGateway
-		c.Reasons = append(c.Reasons, "gateway: live at "+addr)
-		return c
+	if p.Gateway != nil {
+		where, err := p.Gateway()
+		if err == nil {
+			c.Spec = SpecGateway
+			c.Reasons = append(c.Reasons, "gateway: live at "+where+", the config's credentials accepted")
+			return c
+		}
+		c.Reasons = append(c.Reasons, "gateway: "+err.Error())
+	} else {
+		addr := GatewayAddr(cfg, getenv)
+		switch {
+		case !gatewayCredentials(cfg, getenv):
+			c.Reasons = append(c.Reasons, "gateway: no credentials in the config (gateway.auth.token/password): skipped")
+		case dial(addr, 300*time.Millisecond) != nil:
+			c.Reasons = append(c.Reasons, "gateway: nothing listening at "+addr)
+		default:
+			c.Spec = SpecGateway
+			c.Reasons = append(c.Reasons, "gateway: live at "+addr)
+			return c
+		}
 	}
 	bin, err := FindOpenClaw(p.OpenClawFlag, getenv)
 	if err != nil {
