@@ -165,6 +165,9 @@ type Result struct {
 
 func run(o *Options) error {
 	f := o.f
+	if handled, err := patchRemote(o); handled {
+		return err
+	}
 	s, err := f.State()
 	if err != nil {
 		return err
@@ -177,6 +180,9 @@ func run(o *Options) error {
 	now := time.Now
 	if f.Now != nil {
 		now = f.Now
+	}
+	if handled, err := patchViaGateway(o, s, t); handled {
+		return err
 	}
 	if err := s.CheckWritable(t.Agent); err != nil {
 		return err
