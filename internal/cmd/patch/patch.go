@@ -80,8 +80,16 @@ running), patch warns that the change may be overwritten; --wait-idle[=D]
 and for OpenClaw to record it, then writes. Still busy after D: exit 5,
 nothing written.
 
-A corrupt store or an OpenClaw 2026.8+ (SQLite) agent is refused with exit 10,
-a lock held past --lock-timeout with exit 11.
+Through the gateway: with --gateway URL, --context NAME, $OPENCLAW_GATEWAY_URL
+or a current context, the session is found with the gateway's sessions.list
+and changed with its own sessions.patch (no local state dir needed; --as,
+--wait-idle and several contexts are refused). An OpenClaw 2026.8+ (SQLite)
+agent whose gateway is live on this host is patched through that gateway with
+the config's credentials (--log-level debug says so). A token without the
+operator.admin scope OpenClaw 1.30 needs is exit 3.
+
+A corrupt store, or an OpenClaw 2026.8+ (SQLite) agent with no gateway
+running, is refused with exit 10, a lock held past --lock-timeout with exit 11.
 
 JSON (--json): {"ok":true,"key","path","entry","warnings"} with the entry as
 written; warnings only when there is one.`,
