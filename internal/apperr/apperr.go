@@ -29,6 +29,17 @@ type Error struct {
 	Err    error // optional cause, for errors.Is/As
 	// Extra fields merged into the JSON error document (e.g. runId, sessionKey).
 	Extra map[string]any
+	// Printed: the command already wrote its one JSON document (a report
+	// whose outcome is a non-zero exit, e.g. doctor's findings); only the
+	// message goes to stderr.
+	Printed bool
+}
+
+// AfterOutput returns a copy of e marked Printed.
+func (e *Error) AfterOutput() *Error {
+	c := *e
+	c.Printed = true
+	return &c
 }
 
 func (e *Error) Error() string {

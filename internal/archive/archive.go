@@ -77,7 +77,28 @@ func Session(ctx context.Context, s *state.State, agent, key string, now time.Ti
 	if !res.Existed || store.ValidSessionID(meta.SessionID) != nil {
 		return res, nil
 	}
-	storeDir := filepath.Dir(path)
+	inside, outside := Transcripts(s, agent, filepath.Dir(path), meta)
+	res.Skipped = outside
+	suffix := ".deleted." + Timestamp(now)
+	for _, c := range inside {
+		if err := os.Rename(c, c+suffix); err != nil {
+			res.Warning = err.Error()
+			continue
+		}
+		res.Renamed = append(res.Renamed, c+suffix)
+	}
+	return res, nil
+}
+
+// Transcripts returns the transcript files of an entry that exist — its
+// sessionFile, <storeDir>/<sessionId>.jsonl, the agent's sessions dir — as
+// sessions.delete finds them (resolveSessionTranscriptCandidates), once
+// each: inside are those whose real path lies in the state dir or the store
+// dir (the ones a delete renames), outside the others (never touched).
+func Transcripts(s *state.State, agent, storeDir string, meta store.Meta) (inside, outside []string) {
+	if store.ValidSessionID(meta.SessionID) != nil {
+		return nil, nil
+	}
 	var cands []string
 	if sf := strings.TrimSpace(meta.SessionFile); sf != "" {
 		if !filepath.IsAbs(sf) {
@@ -87,30 +108,22 @@ func Session(ctx context.Context, s *state.State, agent, key string, now time.Ti
 	}
 	cands = append(cands, filepath.Join(storeDir, meta.SessionID+".jsonl"), filepath.Join(s.SessionsDir(agent), meta.SessionID+".jsonl"))
 	seen := map[string]bool{}
-	suffix := ".deleted." + Timestamp(now)
 	for _, c := range cands {
 		if _, err := os.Lstat(c); err != nil {
 			continue
 		}
 		real, err := filepath.EvalSymlinks(c)
-		if err != nil {
-			continue
-		}
-		if seen[real] {
+		if err != nil || seen[real] {
 			continue
 		}
 		seen[real] = true
 		if !s.Resolver.Inside(real, storeDir) {
-			res.Skipped = append(res.Skipped, c)
+			outside = append(outside, c)
 			continue
 		}
-		if err := os.Rename(c, c+suffix); err != nil {
-			res.Warning = err.Error()
-			continue
-		}
-		res.Renamed = append(res.Renamed, c+suffix)
+		inside = append(inside, c)
 	}
-	return res, nil
+	return inside, outside
 }
 
 // ---- the index -------------------------------------------------------
@@ -139,6 +152,16 @@ func IndexPath(stateDir string) string {
 
 func indexLock(stateDir string) *lock.Flock {
 	return lock.NewFlock(IndexPath(stateDir) + ".flock")
+}
+
+// Pending returns the children waiting in the index, earliest due first
+// (read without a lock: for reports such as `sessions doctor`).
+func Pending(stateDir string) ([]Entry, error) {
+	ix, err := readIndex(stateDir)
+	if err != nil {
+		return nil, err
+	}
+	return ix.Entries, nil
 }
 
 // readIndex reads the index; a missing file is an empty index.

@@ -15,13 +15,17 @@ import (
 	"github.com/openclaw/sessions/internal/apperr"
 	"github.com/openclaw/sessions/internal/cmd/agents"
 	"github.com/openclaw/sessions/internal/cmd/completion"
+	"github.com/openclaw/sessions/internal/cmd/doctor"
 	"github.com/openclaw/sessions/internal/cmd/history"
+	"github.com/openclaw/sessions/internal/cmd/lifecyclecmd"
 	"github.com/openclaw/sessions/internal/cmd/list"
 	"github.com/openclaw/sessions/internal/cmd/patch"
 	"github.com/openclaw/sessions/internal/cmd/runscmd"
+	"github.com/openclaw/sessions/internal/cmd/search"
 	"github.com/openclaw/sessions/internal/cmd/send"
 	"github.com/openclaw/sessions/internal/cmd/show"
 	"github.com/openclaw/sessions/internal/cmd/spawn"
+	"github.com/openclaw/sessions/internal/cmd/usage"
 	"github.com/openclaw/sessions/internal/cmd/version"
 	"github.com/openclaw/sessions/internal/cmdutil"
 	"github.com/openclaw/sessions/internal/config"
@@ -79,6 +83,11 @@ func report(f *cmdutil.Factory, cmd *cobra.Command, args []string, err error) in
 	msg := err.Error()
 	code := apperr.CodeOf(err)
 	jsonMode := f.JSONMode() || rawJSONMode(args)
+	var printed *apperr.Error
+	if errors.As(err, &printed) && printed.Printed {
+		fmt.Fprintf(f.IO.ErrOut, "%s: %s\n", cmd.CommandPath(), msg)
+		return code
+	}
 	if jsonMode {
 		doc := map[string]any{"status": apperr.StatusOf(err), "error": msg}
 		var ae *apperr.Error
@@ -220,13 +229,20 @@ on a terminal and scripts get tab-separated lines when piped.`,
 		list.NewCmd(f, nil),
 		history.NewCmd(f, nil),
 		show.NewCmd(f, nil),
+		search.NewCmd(f, nil),
 		patch.NewCmd(f, nil),
 		agents.NewCmd(f, nil),
 		send.NewCmd(f, nil),
 		spawn.NewCmd(f, nil),
+		usage.NewCmd(f, nil),
 		runscmd.NewCmdRuns(f),
 		runscmd.NewCmdWait(f),
 		runscmd.NewCmdRunner(f),
+		doctor.NewCmd(f),
+		lifecyclecmd.NewCmdDelete(f),
+		lifecyclecmd.NewCmdReset(f),
+		lifecyclecmd.NewCmdPrune(f),
+		lifecyclecmd.NewCmdArchive(f),
 		version.NewCmd(f),
 		completion.NewCmd(f),
 	)

@@ -1,12 +1,11 @@
 package engine
 
 import (
-	"net"
+	"net/url"
 	"strconv"
-	"strings"
-	"time"
 
 	"github.com/openclaw/sessions/internal/config"
+	"github.com/openclaw/sessions/internal/gateway"
 )
 
 // Engine names as given to --engine / $SESSIONS_ENGINE.
@@ -17,20 +16,17 @@ const (
 	SpecGateway  = "gateway"
 )
 
-// DefaultGatewayPort is OpenClaw's DEFAULT_GATEWAY_PORT.
-const DefaultGatewayPort = 18789
-
 // Probe is what auto looks at; the zero value probes for real.
 type Probe struct {
 	Getenv func(string) string
-	// Dial checks that addr accepts a TCP connection (nil: net.DialTimeout).
-	Dial func(addr string, timeout time.Duration) error
+	// StateDir is this invocation's state dir (a running gateway's lock
+	// file is looked for there).
+	StateDir string
 	// OpenClawFlag is --openclaw ("" when not given).
 	OpenClawFlag string
-	// Gateway checks for a live local gateway that accepts the config's
-	// credentials (the full handshake): nil error and where it is, or why
-	// not. nil: only a TCP check at GatewayAddr, with credentials in the
-	// config (tests).
+	// Gateway checks for a live gateway that accepts the credentials (the
+	// full handshake): nil error and where it is, or why not. nil: the
+	// detection alone (lock file or port, credentials configured).
 	Gateway func() (where string, err error)
 }
 
@@ -38,38 +34,6 @@ type Probe struct {
 type Choice struct {
 	Spec    string   // "provider" or "openclaw:<path>"
 	Reasons []string // one line per candidate considered
-}
-
-// GatewayAddr is where a local gateway listens: $OPENCLAW_GATEWAY_PORT,
-// else gateway.port, else 18789, on 127.0.0.1 (resolveGatewayPort).
-func GatewayAddr(cfg *config.Config, getenv func(string) string) string {
-	port := DefaultGatewayPort
-	if v, err := strconv.Atoi(strings.TrimSpace(getenv("OPENCLAW_GATEWAY_PORT"))); err == nil && v > 0 {
-		port = v
-	} else if cfg != nil {
-		if gw, ok := cfg.Raw["gateway"].(map[string]any); ok {
-			if p, ok := gw["port"].(float64); ok && p > 0 {
-				port = int(p)
-			}
-		}
-	}
-	return net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
-}
-
-// gatewayCredentials: gateway.auth.token or .password (or their
-// environment variables) are set.
-func gatewayCredentials(cfg *config.Config, getenv func(string) string) bool {
-	if getenv("OPENCLAW_GATEWAY_TOKEN") != "" || getenv("OPENCLAW_GATEWAY_PASSWORD") != "" {
-		return true
-	}
-	if cfg == nil {
-		return false
-	}
-	gw, _ := cfg.Raw["gateway"].(map[string]any)
-	auth, _ := gw["auth"].(map[string]any)
-	t, _ := auth["token"].(string)
-	p, _ := auth["password"].(string)
-	return strings.TrimSpace(t) != "" || strings.TrimSpace(p) != ""
 }
 
 // ChooseAuto picks the engine of a turn: the gateway when a live local
@@ -80,37 +44,21 @@ func ChooseAuto(cfg *config.Config, p Probe) Choice {
 	if getenv == nil {
 		getenv = func(string) string { return "" }
 	}
-	dial := p.Dial
-	if dial == nil {
-		dial = func(addr string, timeout time.Duration) error {
-			c, err := net.DialTimeout("tcp", addr, timeout)
-			if err == nil {
-				c.Close()
-			}
-			return err
-		}
-	}
 	var c Choice
 	if p.Gateway != nil {
 		where, err := p.Gateway()
 		if err == nil {
 			c.Spec = SpecGateway
-			c.Reasons = append(c.Reasons, "gateway: live at "+where+", the config's credentials accepted")
+			c.Reasons = append(c.Reasons, "gateway: live at "+where+", the credentials accepted")
 			return c
 		}
 		c.Reasons = append(c.Reasons, "gateway: "+err.Error())
+	} else if gw := detectGateway(cfg, p, getenv); gw.skip != "" {
+		c.Reasons = append(c.Reasons, "gateway: "+gw.skip)
 	} else {
-		addr := GatewayAddr(cfg, getenv)
-		switch {
-		case !gatewayCredentials(cfg, getenv):
-			c.Reasons = append(c.Reasons, "gateway: no credentials in the config (gateway.auth.token/password): skipped")
-		case dial(addr, 300*time.Millisecond) != nil:
-			c.Reasons = append(c.Reasons, "gateway: nothing listening at "+addr)
-		default:
-			c.Spec = SpecGateway
-			c.Reasons = append(c.Reasons, "gateway: live at "+addr)
-			return c
-		}
+		c.Spec = SpecGateway
+		c.Reasons = append(c.Reasons, "gateway: live at "+gw.url+" ("+gw.via+")")
+		return c
 	}
 	bin, err := FindOpenClaw(p.OpenClawFlag, getenv)
 	if err != nil {
@@ -122,4 +70,36 @@ func ChooseAuto(cfg *config.Config, p Probe) Choice {
 	c.Spec = SpecOpenClaw + ":" + bin
 	c.Reasons = append(c.Reasons, "openclaw: found "+bin)
 	return c
+}
+
+type gatewayProbe struct{ url, via, skip string }
+
+// detectGateway finds the local gateway the config describes the way
+// OpenClaw's CLI does (gateway.LocalEndpoint: $OPENCLAW_GATEWAY_PORT >
+// gateway.port > 18789; credentials from the environment or
+// gateway.auth.*) and whether it is live (gateway.DetectLocal: its lock
+// file naming a live process, else the port accepting a connection).
+func detectGateway(cfg *config.Config, p Probe, getenv func(string) string) gatewayProbe {
+	var raw map[string]any
+	cfgPath := ""
+	if cfg != nil {
+		raw, cfgPath = cfg.Raw, cfg.Path
+	}
+	ep, err := gateway.LocalEndpoint(gateway.Inputs{Getenv: getenv, Config: raw})
+	if err != nil {
+		return gatewayProbe{skip: err.Error()}
+	}
+	u, err := url.Parse(ep.URL)
+	if err != nil || !gateway.IsLoopbackHost(u.Hostname()) {
+		return gatewayProbe{skip: "the configured gateway " + gateway.RedactURL(ep.URL) + " is not local"}
+	}
+	if ep.Token == "" && ep.Password == "" {
+		return gatewayProbe{skip: "no credentials (gateway.auth.token/password, $OPENCLAW_GATEWAY_TOKEN/PASSWORD)"}
+	}
+	port, _ := strconv.Atoi(u.Port())
+	live := gateway.DetectLocal(gateway.DetectInput{StateDir: p.StateDir, ConfigPath: cfgPath, Port: port})
+	if live == nil {
+		return gatewayProbe{skip: "none live at " + ep.URL}
+	}
+	return gatewayProbe{url: ep.URL, via: live.Via}
 }

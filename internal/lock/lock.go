@@ -138,6 +138,10 @@ type HolderInfo struct {
 	Alive bool      // PID exists on this host (kill(pid, 0) succeeds or EPERM)
 	Stale bool      // old enough to be evicted by OpenClaw's age rule
 	Raw   string    // the payload as found
+	// Kind is FileKind of a lock path that is not a regular file (a FIFO, a
+	// symlink, a directory…): it was not opened; PID is 0, Alive and Stale
+	// false.
+	Kind string
 }
 
 // lockFile is one read of a lock file: the inode and its contents, taken from
@@ -146,9 +150,10 @@ type HolderInfo struct {
 // reused by a new lock file, so os.SameFile against fi is a reliable
 // identity check.
 type lockFile struct {
-	f   *os.File
-	fi  os.FileInfo
-	raw []byte
+	f    *os.File
+	fi   os.FileInfo
+	raw  []byte
+	kind string // FileKind of a lock path that is not a regular file (never opened)
 }
 
 func (lf *lockFile) close() {
@@ -160,16 +165,32 @@ func (lf *lockFile) close() {
 
 // readLock opens and reads a lock file. (nil, nil) when it does not exist.
 // The caller must close the result.
+//
+// A lock path that is not a regular file (a FIFO, a symlink, a directory, a
+// device or socket) is never opened — opening a FIFO blocks, a symlink may
+// point anywhere: the result then has only fi (from lstat) and Kind names
+// what the path is. The open itself uses O_NOFOLLOW|O_NONBLOCK and re-checks
+// the type, so a path swapped between lstat and open is not read either.
 func readLock(path string) (*lockFile, error) {
-	f, err := os.Open(path)
+	lst, err := os.Lstat(path)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			// Gone, or a dangling symlink: the latter still blocks link(2),
-			// so report it (empty) rather than retrying in a tight loop.
-			if lst, lerr := os.Lstat(path); lerr == nil {
-				return &lockFile{fi: lst}, nil
-			}
 			return nil, nil
+		}
+		return nil, err
+	}
+	if k := FileKind(lst.Mode()); k != "" {
+		return &lockFile{fi: lst, kind: k}, nil
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, nil
+		}
+		if lst2, lerr := os.Lstat(path); lerr == nil {
+			if k := FileKind(lst2.Mode()); k != "" {
+				return &lockFile{fi: lst2, kind: k}, nil
+			}
 		}
 		return nil, err
 	}
@@ -178,12 +199,37 @@ func readLock(path string) (*lockFile, error) {
 		f.Close()
 		return nil, err
 	}
+	if k := FileKind(fi.Mode()); k != "" {
+		f.Close()
+		return &lockFile{fi: fi, kind: k}, nil
+	}
 	raw, err := io.ReadAll(io.LimitReader(f, 64<<10))
 	if err != nil {
 		f.Close()
 		return nil, err
 	}
 	return &lockFile{f: f, fi: fi, raw: raw}, nil
+}
+
+// FileKind names what a lock path is when it is not a regular file:
+// "symlink", "fifo", "directory", "socket", "device" or "irregular"; "" for
+// a regular file.
+func FileKind(m fs.FileMode) string {
+	switch {
+	case m.IsRegular():
+		return ""
+	case m&fs.ModeSymlink != 0:
+		return "symlink"
+	case m&fs.ModeNamedPipe != 0:
+		return "fifo"
+	case m.IsDir():
+		return "directory"
+	case m&fs.ModeSocket != 0:
+		return "socket"
+	case m&(fs.ModeDevice|fs.ModeCharDevice) != 0:
+		return "device"
+	}
+	return "irregular"
 }
 
 // createLinked makes path exist with payload as its content in one step:

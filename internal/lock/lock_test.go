@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -869,4 +870,39 @@ func TestDanglingSymlinkLock(t *testing.T) {
 		t.Fatal(err)
 	}
 	h.Release()
+}
+
+// A lock path that is a FIFO, a symlink or a directory is reported for what
+// it is and never opened: opening a FIFO for reading would block forever.
+func TestInspectIrregularLockPaths(t *testing.T) {
+	dir := t.TempDir()
+	cases := map[string]func(p string) error{
+		"fifo":      func(p string) error { return syscall.Mkfifo(p, 0o600) },
+		"symlink":   func(p string) error { return os.Symlink(filepath.Join(dir, "elsewhere"), p) },
+		"directory": func(p string) error { return os.Mkdir(p, 0o700) },
+	}
+	for kind, mk := range cases {
+		t.Run(kind, func(t *testing.T) {
+			store := filepath.Join(dir, kind+".json")
+			if err := mk(store + ".lock"); err != nil {
+				t.Fatal(err)
+			}
+			h, err := InspectStore(store)
+			if err != nil || h == nil || h.Kind != kind || h.PID != 0 || h.Alive || h.Stale {
+				t.Fatalf("InspectStore: %+v, %v; want Kind %s", h, err, kind)
+			}
+			tr := filepath.Join(dir, kind+".jsonl")
+			if err := mk(tr + ".lock"); err != nil {
+				t.Fatal(err)
+			}
+			h, err = InspectTranscript(tr)
+			if err != nil || h == nil || h.Kind != kind {
+				t.Fatalf("InspectTranscript: %+v, %v; want Kind %s", h, err, kind)
+			}
+			// Acquiring waits (the path blocks creation) and gives up; it
+			// never hangs in open(2).
+			_, err = AcquireStore(context.Background(), store, Options{Timeout: 50 * time.Millisecond})
+			mustCode11(t, err, "by pid unknown")
+		})
+	}
 }

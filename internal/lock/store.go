@@ -199,6 +199,9 @@ func InspectStore(storePath string) (*HolderInfo, error) {
 		return nil, err
 	}
 	lf.close()
+	if lf.kind != "" {
+		return &HolderInfo{Path: lockPath, Since: lf.fi.ModTime(), Kind: lf.kind}, nil
+	}
 	h := &HolderInfo{
 		Path:  lockPath,
 		PID:   payloadPID(lf.raw),

@@ -177,6 +177,9 @@ func InspectTranscript(transcriptPath string) (*HolderInfo, error) {
 		return nil, err
 	}
 	lf.close()
+	if lf.kind != "" {
+		return &HolderInfo{Path: lockPath, Since: lf.fi.ModTime(), Kind: lf.kind}, nil
+	}
 	h := &HolderInfo{Path: lockPath, Since: lf.fi.ModTime(), Raw: string(lf.raw)}
 	tl, ok := parseTranscriptPayload(lf.raw)
 	if ok && tl.pidOK {

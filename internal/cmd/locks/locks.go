@@ -41,6 +41,9 @@ type Lock struct {
 	AgeSeconds int64  `json:"ageSeconds"`
 	Alive      bool   `json:"alive"`
 	Stale      bool   `json:"stale"`
+	// Type is set when the lock path is not a regular file ("fifo",
+	// "symlink", "directory", …): it is reported and never opened.
+	Type string `json:"type,omitempty"`
 }
 
 // Result is the JSON document of `sessions locks`.
@@ -72,10 +75,12 @@ For each: the session it guards, the holder's pid (from the lock's payload, or
 /proc/locks for runners), how long it has been held, whether that pid is alive
 on this host, and whether OpenClaw would evict it as stale. A lock held by a
 dead pid, or a stale one, is evicted by the next writer; nothing here removes
-it.
+it. A lock path that is not a regular file (a FIFO, a symlink, a directory) is
+listed with its type and never opened; sessions doctor explains it.
 
 JSON (--json): {"count":N,"locks":[{"kind","path","agentId","sessionKey",
-"runId","pid","since","ageSeconds","alive","stale"}...]} (since in ms).
+"runId","pid","since","ageSeconds","alive","stale","type"}...]} (since in ms;
+type only for a lock path that is not a regular file).
 Piped: kind, session key (or run id), pid, since (RFC 3339), alive, stale, path.`,
 		Example: `  sessions locks
   sessions locks --jq '.locks[] | select(.alive | not) | .path'`,
@@ -240,7 +245,7 @@ func runnerLocks(s *state.State, now time.Time) []Lock {
 }
 
 func row(kind string, h *lock.HolderInfo, now time.Time, agent string) Lock {
-	l := Lock{Kind: kind, Path: h.Path, AgentID: agent, PID: h.PID, Alive: h.Alive, Stale: h.Stale}
+	l := Lock{Kind: kind, Path: h.Path, AgentID: agent, PID: h.PID, Alive: h.Alive, Stale: h.Stale, Type: h.Kind}
 	if !h.Since.IsZero() {
 		l.Since = h.Since.UnixMilli()
 		l.AgeSeconds = max(0, int64(now.Sub(h.Since).Seconds()))

@@ -169,7 +169,7 @@ summary, source.`,
 			if source != sourceSessions {
 				hdr = append(hdr, "Source")
 			}
-			t := output.NewTable(hdr...).Flexible(4, 5, 6, 8).MinWidth(4, 24).Droppable(6, 9, 5, 3, 1, 8, 7)
+			t := output.NewTable(hdr...).Flexible(4, 5, 6, 8).MinWidth(4, 24).Droppable(6, 9, 3, 5, 1, 8, 7)
 			t.Color(2, f.IO.ColorScheme().Status)
 			for _, r := range out {
 				created := time.UnixMilli(r.CreatedAt).UTC().Format(time.RFC3339)

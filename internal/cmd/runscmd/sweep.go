@@ -18,10 +18,11 @@ import (
 const autoSweepLockTimeout = 150 * time.Millisecond
 
 // noSweep are the commands that never sweep: they must stay instant and
-// side-effect free (help, completion, version) or are the runner itself.
+// side-effect free (help, completion, version), are the runner itself, or
+// report due sub-agents themselves (doctor: read-only unless --fix).
 var noSweep = map[string]bool{
 	"__complete": true, "__completeNoDesc": true, "completion": true,
-	"help": true, "version": true, runner.CommandName: true,
+	"help": true, "version": true, runner.CommandName: true, "doctor": true,
 }
 
 // AutoSweep archives the sub-agent children whose archive time has come

@@ -181,7 +181,7 @@ func ChooseEngine(f *cmdutil.Factory, s *state.State, spec, openclawFlag string)
 			}
 			return f.ProbeLocalGateway(s)
 		}
-		c := engine.ChooseAuto(s.Cfg, engine.Probe{Getenv: f.Getenv, OpenClawFlag: openclawFlag, Gateway: probe})
+		c := engine.ChooseAuto(s.Cfg, engine.Probe{Getenv: f.Getenv, OpenClawFlag: openclawFlag, Gateway: probe, StateDir: s.Dir.Path})
 		for _, r := range c.Reasons {
 			f.Log.Debug("engine auto: " + r)
 		}

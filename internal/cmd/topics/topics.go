@@ -17,7 +17,8 @@ const ExitCodes = `sessions exits with one of these codes. Treat any other code 
   1   error: anything not listed below (an engine or runner failure, an
       ambiguous sessionId, sessionId prefix or label — the candidates are
       named —, a transcript outside the state dir, a --jq expression that
-      fails on the data)
+      fails on the data, a lifecycle refusal such as "Cannot delete the main
+      session (<key>).", doctor findings left)
   2   usage: an unknown command or flag, a bad argument or --jq expression, a
       number out of its range (e.g. --limit 5000), a value that is not one of
       an enum flag's choices (e.g. runs --status bogus; the choices are named),
@@ -35,6 +36,7 @@ const ExitCodes = `sessions exits with one of these codes. Treat any other code 
   5   timed out waiting: send --timeout or wait --timeout expired (the run
       goes on; follow it with 'sessions wait RUN_ID'); patch --wait-idle
       found OpenClaw still running a turn on the session (nothing written);
+      a live run on a session did not end within delete/reset --force's 15 s;
       or a gateway call did not answer in time
   10  state: the state dir or a file in it is missing, unreadable, corrupt or
       unsupported (e.g. an OpenClaw 2026.8+ SQLite store); a directory with
@@ -50,7 +52,8 @@ failed before reaching it — never filtered by --jq:
 
   {"status": "error" | "forbidden" | "timeout", "error": "message", ...}
 
-with "sessionKey" or "runId" when they are known. The message is also printed
+with "sessionKey" or "runId" when they are known. One exception: doctor's
+report is its document also on exit 1 and 10 (status "error", --jq applies). The message is also printed
 on stderr, prefixed with the command ('sessions history: ...'); without --json
 a usage error adds "Run 'sessions history --help' for usage.". 'history --follow' ends with 0 on Ctrl-C, SIGTERM or
 --idle-timeout.`
@@ -71,9 +74,6 @@ var Read = []EnvVar{
 	{"SESSIONS_ENGINE", "what produces agent turns for send and spawn (like --engine): auto (default), provider, openclaw, gateway or exec:COMMAND"},
 	{"SESSIONS_OPENCLAW", "the openclaw executable of --engine openclaw and auto (like --openclaw; default: openclaw on $PATH)"},
 	{"PATH", "where auto and --engine openclaw look for the openclaw executable"},
-	{"OPENCLAW_GATEWAY_PORT", "the local gateway's port auto probes (default gateway.port, else 18789)"},
-	{"OPENCLAW_GATEWAY_TOKEN", "gateway credentials auto accepts besides gateway.auth.token"},
-	{"OPENCLAW_GATEWAY_PASSWORD", "gateway credentials auto accepts besides gateway.auth.password"},
 	{"OPENCLAW_PROFILE", "the provider engine's default workspace is ~/.openclaw/workspace-$OPENCLAW_PROFILE (as OpenClaw)"},
 	{"TZ", "the time zone of the provider engine's system prompt when agents.defaults.userTimezone is unset"},
 	{"SESSIONS_DELIVER", "how announces are delivered (like --deliver): exec:COMMAND"},
@@ -87,6 +87,9 @@ var Read = []EnvVar{
 	{"OPENCLAW_GATEWAY_PASSWORD", "the gateway's password, when there is no token"},
 	{"OPENCLAW_GATEWAY_PORT", "the port of this host's own gateway (after it: gateway.port in openclaw.json, then 18789)"},
 	{"XDG_CONFIG_HOME", "where our own files live: $XDG_CONFIG_HOME/sessions (default ~/.config/sessions): contexts.json, the device key"},
+	{"XDG_CACHE_HOME", "usage keeps its per-file cache in $XDG_CACHE_HOME/sessions/usage (default ~/.cache/sessions/usage)"},
+	{"GOMEMLIMIT", "the Go heap limit; when unset, usage sets a soft 40 MiB one (it bounds its memory on big transcripts)"},
+	{"TZ", "the time zone of usage's days, weeks and months (default: the system's)"},
 	{"HOME", "where ~/.openclaw (and the legacy ~/.clawdbot, ~/.moltbot, ~/.moldbot) are looked for"},
 	{"NO_COLOR", "set to anything: never colour the output"},
 	{"CLICOLOR_FORCE", "set to anything but 0: colour even when stdout is not a terminal"},

@@ -1,0 +1,308 @@
+// Package lifecyclecmd implements `sessions delete`, `sessions reset` and
+// `sessions prune` over internal/lifecycle.
+package lifecyclecmd
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/openclaw/sessions/internal/apperr"
+	"github.com/openclaw/sessions/internal/cmdutil"
+	"github.com/openclaw/sessions/internal/keys"
+	"github.com/openclaw/sessions/internal/lifecycle"
+	"github.com/openclaw/sessions/internal/output"
+	"github.com/openclaw/sessions/internal/policy"
+	"github.com/openclaw/sessions/internal/state"
+	"github.com/spf13/cobra"
+)
+
+const jsonShape = `JSON (the same with --dry-run, "dryRun" aside): {"action","dryRun","count","bytes",
+"sessions":[{"key","agentId","sessionId","newSessionId","updatedAt","kind",
+"transcripts","bytes","kept"}],"skipped":[{"key","reason"}]} — transcripts are
+the new names (<file>.deleted.<time>), bytes their size.`
+
+type common struct {
+	DryRun bool
+	Force  bool
+}
+
+func (c *common) flags(cmd *cobra.Command) {
+	cmd.Flags().BoolVar(&c.DryRun, "dry-run", false, "print what would be done, change nothing")
+	cmd.Flags().BoolVar(&c.Force, "force", false, "wait up to 15 s for a live run on the session to end instead of refusing")
+}
+
+func (c *common) opts(f *cmdutil.Factory) lifecycle.Options {
+	return lifecycle.Options{DryRun: c.DryRun, Force: c.Force, LockTimeout: f.Flags.LockTimeout, Now: f.Now}
+}
+
+// NewCmdDelete builds `sessions delete`.
+func NewCmdDelete(f *cmdutil.Factory) *cobra.Command {
+	var c common
+	var keep bool
+	cmd := &cobra.Command{
+		Use:   "delete KEY|SESSION_ID...",
+		Short: "Delete sessions as OpenClaw's sessions.delete does (transcripts renamed .deleted.<time>)",
+		Long: `Delete sessions as OpenClaw's sessions.delete does: each entry is removed from
+sessions.json under OpenClaw's store lock (every other entry kept byte for
+byte) and its transcript renamed <file>.deleted.<time> — never deleted
+(--keep-transcript leaves it). Refused before anything is written: the main
+session ("Cannot delete the main session (<key>)."), and a session with a live
+run (OpenClaw's transcript lock held by a live pid, or one of our runs going)
+unless --force waited for it to end. Several keys are deleted in one store
+update per store. 2026.8+ SQLite stores are refused (exit 10).
+
+` + jsonShape,
+		Example: `  sessions delete agent:main:cron:9ebf7d12-92f8-4cd4-baed-e342d2ef4f39 --dry-run
+  sessions delete agent:main:hook:github:push-42 agent:main:telegram:group:-100123 --json`,
+		Args:              cobra.MinimumNArgs(1),
+		ValidArgsFunction: cmdutil.CompleteSessionArg(f),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			s, err := f.State()
+			if err != nil {
+				return err
+			}
+			var ts []*state.Target
+			seen := map[string]bool{}
+			for _, a := range args {
+				t, err := s.Resolve(a, policy.OpSend)
+				if err != nil {
+					return err
+				}
+				if !seen[t.Agent+"\x00"+t.Key] {
+					seen[t.Agent+"\x00"+t.Key] = true
+					ts = append(ts, t)
+				}
+			}
+			o := c.opts(f)
+			o.KeepTranscript = keep
+			res, err := lifecycle.Delete(context.Background(), s, ts, o)
+			if err != nil {
+				return err
+			}
+			return print(f, res)
+		},
+	}
+	c.flags(cmd)
+	cmd.Flags().BoolVar(&keep, "keep-transcript", false, "leave the transcripts where they are")
+	return cmd
+}
+
+// NewCmdReset builds `sessions reset`.
+func NewCmdReset(f *cmdutil.Factory) *cobra.Command {
+	var c common
+	cmd := &cobra.Command{
+		Use:   "reset KEY|SESSION_ID",
+		Short: "Start a session afresh as OpenClaw's sessions.reset does (new sessionId, old transcript kept)",
+		Long: `Reset a session as OpenClaw's sessions.reset does: the entry is replaced, under
+OpenClaw's store lock, by one with a new sessionId, updatedAt now, systemSent
+and abortedLastRun false, token counters zeroed, and only the fields 1.30
+keeps (thinkingLevel, verboseLevel, reasoningLevel, responseUsage, model,
+contextTokens, sendPolicy, label, origin, lastChannel, lastTo,
+skillsSnapshot). The old transcript stays where it is (sessions doctor reports
+it as an orphan later; --fix renames it). The next turn writes the new
+sessionId's transcript. A session with a live run is refused unless --force
+waited for it.
+
+` + jsonShape,
+		Example: `  sessions reset main --dry-run --json
+  sessions reset agent:main:telegram:group:-100123`,
+		Args:              cmdutil.ExactArgs(1, "session KEY or SESSION_ID"),
+		ValidArgsFunction: cmdutil.CompleteSessionArg(f),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			s, err := f.State()
+			if err != nil {
+				return err
+			}
+			t, err := s.Resolve(args[0], policy.OpSend)
+			if err != nil {
+				return err
+			}
+			res, err := lifecycle.Reset(context.Background(), s, t, c.opts(f))
+			if err != nil {
+				return err
+			}
+			return print(f, res)
+		},
+	}
+	c.flags(cmd)
+	return cmd
+}
+
+// NewCmdArchive builds `sessions archive`.
+func NewCmdArchive(f *cmdutil.Factory) *cobra.Command {
+	var c common
+	cmd := &cobra.Command{
+		Use:   "archive KEY|SESSION_ID",
+		Short: "Archive a session (2026.8+: archivedAt, as OpenClaw's archive; JSON era: as 1.30 archives sub-agents)",
+		Long: `Archive a session.
+
+On a 2026.8+ SQLite store with no OpenClaw process holding the state dir it is
+OpenClaw 2026.9.6's archive: the session stays, with archivedAt = now and
+archiveReason "manual" (its pin dropped), hidden from OpenClaw's default
+listings; written directly, in one transaction, only on agent schema 23 (else
+exit 10, as when a gateway or an agent run holds the state dir — then use
+OpenClaw's web UI or its gateway). --dry-run checks all that and writes
+nothing.
+
+A JSON-era store (OpenClaw 2026.7 and earlier) has no archived state: there
+it does what 1.30's sub-agent archiving does — sessions.delete, the entry
+removed under the store lock and the transcript renamed <file>.deleted.<time>.
+
+Every agent's main session is refused ("Cannot archive an agent's main
+session."), and a session with a live run unless --force waited for it.
+
+` + jsonShape + ` archivedAt is set on 2026.8+ stores.`,
+		Example: `  sessions archive agent:main:hook:github:push-42 --dry-run --json
+  sessions archive agent:main:telegram:group:-100123`,
+		Args:              cmdutil.ExactArgs(1, "session KEY or SESSION_ID"),
+		ValidArgsFunction: cmdutil.CompleteSessionArg(f),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			s, err := f.State()
+			if err != nil {
+				return err
+			}
+			t, err := s.Resolve(args[0], policy.OpSend)
+			if err != nil {
+				return err
+			}
+			res, err := lifecycle.Archive(context.Background(), s, t, c.opts(f))
+			if err != nil {
+				return err
+			}
+			return print(f, res)
+		},
+	}
+	c.flags(cmd)
+	return cmd
+}
+
+// NewCmdPrune builds `sessions prune`.
+func NewCmdPrune(f *cmdutil.Factory) *cobra.Command {
+	var c common
+	var yes, all bool
+	var older, kinds string
+	cmd := &cobra.Command{
+		Use:   "prune --older-than DUR (--dry-run | --yes)",
+		Short: "Delete every session not updated for a while (never a main session)",
+		Long: `Delete, as sessions delete does, every session of the agent (--agent, or
+--all-agents) last updated more than --older-than ago (e.g. 720h, 30d, 90m),
+only of --kinds when given; never a main session, never one with a live run
+(both listed under "skipped"). An entry updated meanwhile is left alone (the
+age is checked again under the store lock). --dry-run shows what would go and
+the bytes of transcripts that would be moved aside; --yes does it.
+
+` + jsonShape,
+		Example: `  sessions prune --older-than 30d --dry-run
+  sessions prune --older-than 30d --kinds cron,hook --all-agents --yes --json`,
+		Args: cmdutil.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if c.DryRun == yes {
+				return apperr.Usagef("give exactly one of --dry-run or --yes")
+			}
+			d, err := ParseAge(older)
+			if err != nil {
+				return apperr.Usagef("invalid --older-than %q: %v", older, err)
+			}
+			var ks []string
+			if kinds != "" {
+				for _, k := range strings.Split(kinds, ",") {
+					k = strings.TrimSpace(k)
+					if !keys.IsKind(k) {
+						return apperr.Usagef("invalid --kinds value %q (want %s)", k, strings.Join(keys.Kinds, ","))
+					}
+					ks = append(ks, k)
+				}
+			}
+			s, err := f.State()
+			if err != nil {
+				return err
+			}
+			if !s.Req.Operator() {
+				return apperr.Forbiddenf("sessions prune is for the host operator (run it without --as and OPENCLAW_SESSION_KEY); an agent deletes its own sessions one by one with sessions delete")
+			}
+			agents := s.AgentIDs()
+			if !all {
+				a := s.Default
+				if s.AgentFlag != "" {
+					a = s.AgentFlag
+				}
+				agents = []string{a}
+			}
+			res, err := lifecycle.Prune(context.Background(), s, agents, d, ks, c.opts(f))
+			if err != nil {
+				return err
+			}
+			return print(f, res)
+		},
+	}
+	c.flags(cmd)
+	cmd.Flags().BoolVar(&yes, "yes", false, "really delete")
+	cmd.Flags().BoolVar(&all, "all-agents", false, "every agent, not only --agent")
+	cmd.Flags().StringVar(&older, "older-than", "", "last updated more than `DUR` ago (required; 90m, 48h, 30d)")
+	cmd.Flags().StringVar(&kinds, "kinds", "", "only these kinds, comma-separated: main,group,cron,hook,node,other")
+	_ = cmd.MarkFlagRequired("older-than")
+	return cmd
+}
+
+// ParseAge is a Go duration, or N followed by d (days); positive.
+func ParseAge(s string) (time.Duration, error) {
+	s = strings.TrimSpace(s)
+	var d time.Duration
+	if n, ok := strings.CutSuffix(s, "d"); ok {
+		days, err := strconv.ParseFloat(n, 64)
+		if err != nil {
+			return 0, fmt.Errorf("want a duration such as 90m, 48h or 30d")
+		}
+		d = time.Duration(days * float64(24*time.Hour))
+	} else {
+		var err error
+		if d, err = time.ParseDuration(s); err != nil {
+			return 0, fmt.Errorf("want a duration such as 90m, 48h or 30d")
+		}
+	}
+	if d <= 0 {
+		return 0, fmt.Errorf("must be positive")
+	}
+	return d, nil
+}
+
+func print(f *cmdutil.Factory, res *lifecycle.Result) error {
+	if f.JSONMode() {
+		return f.PrintJSON(res)
+	}
+	verb := map[string]string{"delete": "deleted", "reset": "reset", "prune": "deleted", "archive": "archived"}[res.Action]
+	if res.DryRun {
+		verb = "would be " + verb
+	}
+	io := f.IO
+	if !io.IsStdoutTTY() {
+		t := output.NewTable()
+		for _, it := range res.Sessions {
+			t.Row(res.Action, it.Key, it.SessionID, it.NewSessionID, strconv.FormatInt(it.Bytes, 10), strings.Join(it.Transcripts, ","), strconv.FormatBool(res.DryRun))
+		}
+		for _, sk := range res.Skipped {
+			t.Row("skipped", sk.Key, "", "", "0", sk.Reason, strconv.FormatBool(res.DryRun))
+		}
+		return t.Render(io.Out, false, 0)
+	}
+	for _, it := range res.Sessions {
+		line := fmt.Sprintf("%s %s", verb, it.Key)
+		if it.NewSessionID != "" {
+			line += fmt.Sprintf(": sessionId %s → %s", it.SessionID, it.NewSessionID)
+		}
+		for _, tr := range it.Transcripts {
+			line += "\n  transcript → " + tr
+		}
+		fmt.Fprintln(io.Out, line)
+	}
+	for _, sk := range res.Skipped {
+		fmt.Fprintf(io.Out, "skipped %s: %s\n", sk.Key, sk.Reason)
+	}
+	if res.Action == "prune" || res.Count > 1 {
+		fmt.Fprintf(io.Out, "%d session(s) %s, %d bytes of transcripts moved aside, %d skipped\n", res.Count, verb, res.Bytes, len(res.Skipped))
+	}
+	return nil
+}
