@@ -27,6 +27,8 @@ type Data struct {
 	// Config is config.get's config (nil: config.get is refused for lack of
 	// operator.admin, as for a read-only token).
 	Config map[string]any `json:"config,omitempty"`
+	// Agents is agents.list's answer (nil: agent "main", the default).
+	Agents json.RawMessage `json:"agents,omitempty"`
 }
 
 // Server is a running fake gateway.
@@ -164,7 +166,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	hello := map[string]any{
 		"type": "hello-ok", "protocol": s.Protocol,
 		"server":   map[string]any{"version": "fake", "host": "gatewaytest", "connId": "c1"},
-		"features": map[string]any{"methods": []string{"sessions.list", "chat.history", "config.get", "health"}, "events": []string{"chat", "agent", "tick"}},
+		"features": map[string]any{"methods": []string{"sessions.list", "chat.history", "agents.list", "config.get", "health"}, "events": []string{"chat", "agent", "tick"}},
 		"policy":   map[string]any{"maxPayload": 524288, "tickIntervalMs": 30000},
 	}
 	if s.Protocol >= 4 {
@@ -255,6 +257,12 @@ func (s *Server) handle(c *conn, rq request) {
 			}
 		}
 		c.res(rq.ID, out)
+	case "agents.list":
+		if s.Data.Agents != nil {
+			c.res(rq.ID, s.Data.Agents)
+			return
+		}
+		c.res(rq.ID, map[string]any{"defaultId": "main", "mainKey": "main", "scope": "per-sender", "agents": []any{map[string]any{"id": "main"}}})
 	case "config.get":
 		if s.Data.Config == nil {
 			c.fail(rq.ID, "INVALID_REQUEST", "missing scope: operator.admin")
