@@ -72,14 +72,6 @@ removes it. updatedAt becomes max(updatedAt, now).
 The session is named by its key, its sessionId, a unique sessionId prefix (8+
 hex digits) or --target-label L [--agent A] (--label is the new label).
 
-OpenClaw undoes a change made while it runs a turn on the session: when the
-turn ends it rewrites the entry from the copy it took when the turn started.
-When a live process holds the session's transcript lock (an agent turn is
-running), patch warns that the change may be overwritten; --wait-idle[=D]
-(default 60s; give a duration as --wait-idle=D) waits for the turn to end
-and for OpenClaw to record it, then writes. Still busy after D: exit 5,
-nothing written.
-
 Through the gateway: with --gateway URL, --context NAME, $OPENCLAW_GATEWAY_URL
 or a current context, the session is found with the gateway's sessions.list
 and changed with its own sessions.patch (no local state dir needed; --as,
@@ -88,8 +80,16 @@ agent whose gateway is live on this host is patched through that gateway with
 the config's credentials (--log-level debug says so). A token without the
 operator.admin scope OpenClaw 1.30 needs is exit 3.
 
-A corrupt store, or an OpenClaw 2026.8+ (SQLite) agent with no gateway
-running, is refused with exit 10, a lock held past --lock-timeout with exit 11.
+OpenClaw undoes a change made while it runs a turn on the session: when the
+turn ends it rewrites the entry from the copy it took when the turn started.
+When a live process holds the session's transcript lock (an agent turn is
+running), patch warns that the change may be overwritten; --wait-idle[=D]
+(default 60s; give a duration as --wait-idle=D) waits for the turn to end
+and for OpenClaw to record it, then writes. Still busy after D: exit 5,
+nothing written.
+
+A corrupt store or an OpenClaw 2026.8+ (SQLite) agent is refused with exit 10,
+a lock held past --lock-timeout with exit 11.
 
 JSON (--json): {"ok":true,"key","path","entry","warnings"} with the entry as
 written; warnings only when there is one.`,
@@ -185,12 +185,12 @@ func run(o *Options) error {
 	if err != nil {
 		return err
 	}
+	if handled, err := patchViaGateway(o, s, t); handled {
+		return err
+	}
 	now := time.Now
 	if f.Now != nil {
 		now = f.Now
-	}
-	if handled, err := patchViaGateway(o, s, t); handled {
-		return err
 	}
 	if err := s.CheckWritable(t.Agent); err != nil {
 		return err
