@@ -16,10 +16,6 @@ const (
 	SpecGateway  = "gateway"
 )
 
-// GatewayEngineBuilt says whether this build has the gateway engine; until
-// it has, auto detects a live gateway but does not pick it.
-const GatewayEngineBuilt = false
-
 // Probe is what auto looks at; the zero value probes for real.
 type Probe struct {
 	Getenv func(string) string
@@ -28,6 +24,10 @@ type Probe struct {
 	StateDir string
 	// OpenClawFlag is --openclaw ("" when not given).
 	OpenClawFlag string
+	// Gateway checks for a live gateway that accepts the credentials (the
+	// full handshake): nil error and where it is, or why not. nil: the
+	// detection alone (lock file or port, credentials configured).
+	Gateway func() (where string, err error)
 }
 
 // Choice is auto's decision, with the reasons for the debug log.
@@ -37,23 +37,27 @@ type Choice struct {
 }
 
 // ChooseAuto picks the engine of a turn: the gateway when a live local
-// gateway is reachable with the config's credentials (only when this build
-// has the gateway engine), else openclaw when the executable is found, else
-// provider.
+// gateway is reachable with the config's credentials, else openclaw when
+// the executable is found, else provider.
 func ChooseAuto(cfg *config.Config, p Probe) Choice {
 	getenv := p.Getenv
 	if getenv == nil {
 		getenv = func(string) string { return "" }
 	}
 	var c Choice
-	switch gw := detectGateway(cfg, p, getenv); {
-	case gw.skip != "":
+	if p.Gateway != nil {
+		where, err := p.Gateway()
+		if err == nil {
+			c.Spec = SpecGateway
+			c.Reasons = append(c.Reasons, "gateway: live at "+where+", the credentials accepted")
+			return c
+		}
+		c.Reasons = append(c.Reasons, "gateway: "+err.Error())
+	} else if gw := detectGateway(cfg, p, getenv); gw.skip != "" {
 		c.Reasons = append(c.Reasons, "gateway: "+gw.skip)
-	case !GatewayEngineBuilt:
-		c.Reasons = append(c.Reasons, "gateway: a gateway is live at "+gw.url+" ("+gw.via+"), but this build has no gateway engine: skipped")
-	default:
+	} else {
 		c.Spec = SpecGateway
-		c.Reasons = append(c.Reasons, "gateway: live at "+gw.url)
+		c.Reasons = append(c.Reasons, "gateway: live at "+gw.url+" ("+gw.via+")")
 		return c
 	}
 	bin, err := FindOpenClaw(p.OpenClawFlag, getenv)
