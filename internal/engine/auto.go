@@ -1,9 +1,6 @@
 package engine
 
 import (
-	"net/url"
-	"strconv"
-
 	"github.com/openclaw/sessions/internal/config"
 	"github.com/openclaw/sessions/internal/gateway"
 )
@@ -85,21 +82,12 @@ func detectGateway(cfg *config.Config, p Probe, getenv func(string) string) gate
 	if cfg != nil {
 		raw, cfgPath = cfg.Raw, cfg.Path
 	}
-	ep, err := gateway.LocalEndpoint(gateway.Inputs{Getenv: getenv, Config: raw})
+	ep, live, err := gateway.FindLocal(gateway.LocalInput{StateDir: p.StateDir, ConfigPath: cfgPath, Config: raw, Getenv: getenv})
 	if err != nil {
 		return gatewayProbe{skip: err.Error()}
 	}
-	u, err := url.Parse(ep.URL)
-	if err != nil || !gateway.IsLoopbackHost(u.Hostname()) {
-		return gatewayProbe{skip: "the configured gateway " + gateway.RedactURL(ep.URL) + " is not local"}
-	}
 	if ep.Token == "" && ep.Password == "" {
 		return gatewayProbe{skip: "no credentials (gateway.auth.token/password, $OPENCLAW_GATEWAY_TOKEN/PASSWORD)"}
-	}
-	port, _ := strconv.Atoi(u.Port())
-	live := gateway.DetectLocal(gateway.DetectInput{StateDir: p.StateDir, ConfigPath: cfgPath, Port: port})
-	if live == nil {
-		return gatewayProbe{skip: "none live at " + ep.URL}
 	}
 	return gatewayProbe{url: ep.URL, via: live.Via}
 }

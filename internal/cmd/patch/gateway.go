@@ -73,14 +73,7 @@ func (o *Options) refuseOverGateway(named bool) error {
 	if !named {
 		return nil
 	}
-	as, from := o.f.Flags.As, "--as"
-	if as == "" {
-		as, from = strings.TrimSpace(o.f.Getenv("OPENCLAW_SESSION_KEY")), "$OPENCLAW_SESSION_KEY"
-	}
-	if as != "" {
-		return apperr.Usagef("%s cannot be used with patch over a gateway: its agent-to-agent policy lives in the gateway host's config (run sessions on that host, or drop %s to patch as the operator the gateway token stands for)", from, from)
-	}
-	return nil
+	return o.f.RefuseAsOverGateway()
 }
 
 // patchVia connects, finds the session (key "" : resolve o's reference
