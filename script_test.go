@@ -49,6 +49,7 @@ func TestScript(t *testing.T) {
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"gwfake":      gwWrite,
 			"copystate":   copyState,
 			"exitcode":    exitCode,
 			"snapshot":    snapshot,

@@ -21,7 +21,7 @@ func (f *Factory) Readers() (readers []backend.Reader, fleet bool, err error) {
 	if len(eps) == 0 {
 		return []backend.Reader{&backend.Local{State: f.State, Warn: f.Warn}}, false, nil
 	}
-	if err := f.refuseAsOverGateway(); err != nil {
+	if err := f.RefuseAsOverGateway(); err != nil {
 		return nil, false, err
 	}
 	for _, ep := range eps {
@@ -31,10 +31,11 @@ func (f *Factory) Readers() (readers []backend.Reader, fleet bool, err error) {
 	return readers, fleet, nil
 }
 
-// refuseAsOverGateway: --as (and $OPENCLAW_SESSION_KEY) are policy checks
-// against the config of the host where the sessions live; over a gateway
-// that config is not ours to read, so the requester cannot be honoured.
-func (f *Factory) refuseAsOverGateway() error {
+// RefuseAsOverGateway: --as (and $OPENCLAW_SESSION_KEY) are policy checks
+// against the config of the host where the sessions live; over a named
+// gateway that config is not ours to read, so the requester cannot be
+// honoured (every command that works through a named gateway refuses it).
+func (f *Factory) RefuseAsOverGateway() error {
 	as, from := f.Flags.As, "--as"
 	if as == "" {
 		as, from = strings.TrimSpace(f.Getenv("OPENCLAW_SESSION_KEY")), "$OPENCLAW_SESSION_KEY"
@@ -42,7 +43,7 @@ func (f *Factory) refuseAsOverGateway() error {
 	if as == "" {
 		return nil
 	}
-	return apperr.Usagef("%s cannot be used over a gateway: the agent-to-agent policy it needs lives in the gateway host's config, which sessions does not read remotely (run sessions on that host, or drop %s to read as the operator the gateway token stands for)", from, from)
+	return apperr.Usagef("%s cannot be used over a gateway: the agent-to-agent policy it needs lives in the gateway host's config, which sessions does not read remotely (run sessions on that host, or drop %s to act as the operator the gateway token stands for)", from, from)
 }
 
 // CloseReaders closes every reader.

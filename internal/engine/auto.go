@@ -1,9 +1,6 @@
 package engine
 
 import (
-	"net/url"
-	"strconv"
-
 	"github.com/openclaw/sessions/internal/config"
 	"github.com/openclaw/sessions/internal/gateway"
 )
@@ -16,10 +13,6 @@ const (
 	SpecGateway  = "gateway"
 )
 
-// GatewayEngineBuilt says whether this build has the gateway engine; until
-// it has, auto detects a live gateway but does not pick it.
-const GatewayEngineBuilt = false
-
 // Probe is what auto looks at; the zero value probes for real.
 type Probe struct {
 	Getenv func(string) string
@@ -28,6 +21,10 @@ type Probe struct {
 	StateDir string
 	// OpenClawFlag is --openclaw ("" when not given).
 	OpenClawFlag string
+	// Gateway checks for a live gateway that accepts the credentials (the
+	// full handshake): nil error and where it is, or why not. nil: the
+	// detection alone (lock file or port, credentials configured).
+	Gateway func() (where string, err error)
 }
 
 // Choice is auto's decision, with the reasons for the debug log.
@@ -37,23 +34,27 @@ type Choice struct {
 }
 
 // ChooseAuto picks the engine of a turn: the gateway when a live local
-// gateway is reachable with the config's credentials (only when this build
-// has the gateway engine), else openclaw when the executable is found, else
-// provider.
+// gateway is reachable with the config's credentials, else openclaw when
+// the executable is found, else provider.
 func ChooseAuto(cfg *config.Config, p Probe) Choice {
 	getenv := p.Getenv
 	if getenv == nil {
 		getenv = func(string) string { return "" }
 	}
 	var c Choice
-	switch gw := detectGateway(cfg, p, getenv); {
-	case gw.skip != "":
+	if p.Gateway != nil {
+		where, err := p.Gateway()
+		if err == nil {
+			c.Spec = SpecGateway
+			c.Reasons = append(c.Reasons, "gateway: live at "+where+", the credentials accepted")
+			return c
+		}
+		c.Reasons = append(c.Reasons, "gateway: "+err.Error())
+	} else if gw := detectGateway(cfg, p, getenv); gw.skip != "" {
 		c.Reasons = append(c.Reasons, "gateway: "+gw.skip)
-	case !GatewayEngineBuilt:
-		c.Reasons = append(c.Reasons, "gateway: a gateway is live at "+gw.url+" ("+gw.via+"), but this build has no gateway engine: skipped")
-	default:
+	} else {
 		c.Spec = SpecGateway
-		c.Reasons = append(c.Reasons, "gateway: live at "+gw.url)
+		c.Reasons = append(c.Reasons, "gateway: live at "+gw.url+" ("+gw.via+")")
 		return c
 	}
 	bin, err := FindOpenClaw(p.OpenClawFlag, getenv)
@@ -81,21 +82,12 @@ func detectGateway(cfg *config.Config, p Probe, getenv func(string) string) gate
 	if cfg != nil {
 		raw, cfgPath = cfg.Raw, cfg.Path
 	}
-	ep, err := gateway.LocalEndpoint(gateway.Inputs{Getenv: getenv, Config: raw})
+	ep, live, err := gateway.FindLocal(gateway.LocalInput{StateDir: p.StateDir, ConfigPath: cfgPath, Config: raw, Getenv: getenv})
 	if err != nil {
 		return gatewayProbe{skip: err.Error()}
 	}
-	u, err := url.Parse(ep.URL)
-	if err != nil || !gateway.IsLoopbackHost(u.Hostname()) {
-		return gatewayProbe{skip: "the configured gateway " + gateway.RedactURL(ep.URL) + " is not local"}
-	}
 	if ep.Token == "" && ep.Password == "" {
 		return gatewayProbe{skip: "no credentials (gateway.auth.token/password, $OPENCLAW_GATEWAY_TOKEN/PASSWORD)"}
-	}
-	port, _ := strconv.Atoi(u.Port())
-	live := gateway.DetectLocal(gateway.DetectInput{StateDir: p.StateDir, ConfigPath: cfgPath, Port: port})
-	if live == nil {
-		return gatewayProbe{skip: "none live at " + ep.URL}
 	}
 	return gatewayProbe{url: ep.URL, via: live.Via}
 }

@@ -10,6 +10,9 @@
 //     agent's persona as system prompt (package persona); it runs no tools;
 //   - "openclaw" runs a real OpenClaw turn, `openclaw agent --local`, which
 //     writes the transcript and the store itself (see OpenClaw);
+//   - "gateway" runs the turn in a live OpenClaw gateway (`agent` +
+//     `agent.wait`), which writes the transcript and the store itself (see
+//     Gateway);
 //   - "exec:<command>" runs `sh -c <command>`, writes a JSON request on its
 //     stdin and reads a JSON or plain-text reply from its stdout, so that
 //     `openclaw agent --local …` or any script can be the agent.
@@ -67,6 +70,9 @@ type Request struct {
 	Thinking                       string            // "", off, minimal, low, medium, high, xhigh
 	Timeout                        time.Duration     // whole-turn bound; ctx also cancels
 	Env                            []string          // extra environment for exec engines
+	// RunID and Step name the turn within its run (the gateway engine
+	// derives its idempotency key from them: a retry never sends twice).
+	RunID, Step string
 }
 
 // CostBreakdown is a cost in USD, as in pi's Usage.cost.
@@ -185,7 +191,8 @@ func fail(cause error, msg string) *apperr.Error {
 }
 
 // New builds the engine named by spec: "provider" (also ""),
-// "openclaw" (the executable found by FindOpenClaw), "openclaw:<path>" or
+// "openclaw" (the executable found by FindOpenClaw), "openclaw:<path>",
+// "gateway" (its Endpoint is the caller's to set) or
 // "exec:<shell command>".
 func New(spec string, cfg *config.Config) (Engine, error) {
 	s := strings.TrimSpace(spec)
@@ -198,6 +205,8 @@ func New(spec string, cfg *config.Config) (Engine, error) {
 			return nil, apperr.Usagef("engine %q: exec: needs a command (exec:<shell command>)", spec)
 		}
 		return &Exec{Command: cmd, Config: cfg}, nil
+	case s == SpecGateway:
+		return &Gateway{Config: cfg}, nil
 	case s == "openclaw" || strings.HasPrefix(s, "openclaw:"):
 		bin, err := FindOpenClaw(strings.TrimPrefix(strings.TrimPrefix(s, "openclaw"), ":"), os.Getenv)
 		if err != nil {
@@ -205,7 +214,7 @@ func New(spec string, cfg *config.Config) (Engine, error) {
 		}
 		return &OpenClaw{Bin: bin, Config: cfg}, nil
 	}
-	return nil, apperr.Usagef("unknown engine %q (want provider, openclaw[:PATH] or exec:<command>)", spec)
+	return nil, apperr.Usagef("unknown engine %q (want provider, openclaw[:PATH], gateway or exec:<command>)", spec)
 }
 
 // UserMessage returns the pi-format user message for text at time t:

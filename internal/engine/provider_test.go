@@ -586,7 +586,7 @@ func TestUserMessageAndNew(t *testing.T) {
 		t.Errorf("%s", m)
 	}
 	cfg := providerConfig(t, "fake", "openai-completions", "http://x/v1", "k", "")
-	for spec, want := range map[string]string{"": "*engine.Provider", "provider": "*engine.Provider", " exec: echo hi ": "*engine.Exec"} {
+	for spec, want := range map[string]string{"": "*engine.Provider", "provider": "*engine.Provider", " exec: echo hi ": "*engine.Exec", "gateway": "*engine.Gateway"} {
 		e, err := New(spec, cfg)
 		if err != nil || reflectType(e) != want {
 			t.Errorf("New(%q) = %T, %v", spec, e, err)
@@ -595,7 +595,7 @@ func TestUserMessageAndNew(t *testing.T) {
 	if e, _ := New("exec: echo hi", cfg); e.(*Exec).Command != "echo hi" {
 		t.Errorf("command %q", e.(*Exec).Command)
 	}
-	for _, spec := range []string{"exec:", "exec:  ", "gateway", "Provider"} {
+	for _, spec := range []string{"exec:", "exec:  ", "gateways", "Provider"} {
 		if _, err := New(spec, cfg); err == nil || apperr.CodeOf(err) != apperr.CodeUsage {
 			t.Errorf("New(%q): %v", spec, err)
 		}

@@ -359,6 +359,10 @@ func (p *AgentParams) build(c *Client) (map[string]any, error) {
 	return m, nil
 }
 
+// Params are the agent params as sent to c's version (for a caller that
+// reads the answers itself, e.g. replays of one idempotency key).
+func (p AgentParams) Params(c *Client) (map[string]any, error) { return p.build(c) }
+
 // AgentAck is agent's first answer.
 type AgentAck struct {
 	RunID      string `json:"runId"`

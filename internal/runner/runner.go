@@ -22,6 +22,7 @@ import (
 	"github.com/openclaw/sessions/internal/config"
 	"github.com/openclaw/sessions/internal/delivery"
 	"github.com/openclaw/sessions/internal/engine"
+	"github.com/openclaw/sessions/internal/gateway"
 	"github.com/openclaw/sessions/internal/jsonx"
 	"github.com/openclaw/sessions/internal/lock"
 	"github.com/openclaw/sessions/internal/runs"
@@ -45,6 +46,9 @@ type Runner struct {
 	// NewEngine builds the engine of a run (engine.New by default; tests
 	// inject fakes).
 	NewEngine func(spec string, cfg *config.Config) (engine.Engine, error)
+	// GatewayEndpoint is the gateway a `gateway` engine turn runs in (the
+	// invocation's explicit endpoint, else this host's live gateway).
+	GatewayEndpoint func() (gateway.Endpoint, error)
 }
 
 func (r *Runner) now() time.Time {
@@ -90,6 +94,10 @@ func (r *Runner) Execute(ctx context.Context, runID string) error {
 	if oc, ok := eng.(*engine.OpenClaw); ok { // this invocation's state dir
 		oc.StateDir = r.State.Dir.Path
 		oc.CacheDir = filepath.Join(r.State.Dir.Path, "sessions-cli")
+	}
+	if g, ok := eng.(*engine.Gateway); ok {
+		g.Endpoint = r.GatewayEndpoint
+		g.Log = func(m string) { r.Log.Debug(m) }
 	}
 	x := &job{r: r, rec: rec, eng: eng}
 	defer x.closeWrites()
@@ -459,6 +467,7 @@ func (x *job) agentTurn(ctx context.Context, s runs.Session, message, extra stri
 		TranscriptPath: path, History: history, Message: message, ExtraSystemPrompt: extra,
 		Provider: provider, Model: model, Timeout: timeout,
 		Thinking: o.Thinking, Env: o.Env,
+		RunID: x.rec.RunID, Step: x.stepID(),
 	}
 	res, turnErr := x.eng.Turn(tctx, req)
 	tt.mark("engine")
@@ -505,6 +514,17 @@ func (x *job) agentTurn(ctx context.Context, s runs.Session, message, extra stri
 	return res, nil
 }
 
+// stepID names the run's current step ("<index>-<name>-<turn>"): with the
+// run id, the gateway engine's idempotency key.
+func (x *job) stepID() string {
+	i := len(x.rec.Steps) - 1
+	if i < 0 {
+		return "0"
+	}
+	st := x.rec.Steps[i]
+	return fmt.Sprintf("%d-%s-%d", i, st.Name, st.Turn)
+}
+
 // sessionChannel is the channel a session talks on: its delivery context's,
 // else lastChannel, else channel.
 func sessionChannel(e *store.Entry) string {
@@ -522,7 +542,7 @@ func sessionChannel(e *store.Entry) string {
 // transcript of hundreds of MB — is read only for the other engines.
 func needsHistory(e engine.Engine) bool {
 	switch e.(type) {
-	case *engine.Exec, *engine.OpenClaw:
+	case *engine.Exec, *engine.OpenClaw, *engine.Gateway:
 		return false
 	}
 	return true

@@ -68,6 +68,14 @@ removes it. updatedAt becomes max(updatedAt, now).
 The session is named by its key, its sessionId, a unique sessionId prefix (8+
 hex digits) or --target-label L [--agent A] (--label is the new label).
 
+Through the gateway: with --gateway URL, --context NAME, $OPENCLAW_GATEWAY_URL
+or a current context, the session is found with the gateway's sessions.list
+and changed with its own sessions.patch (no local state dir needed; --as,
+--wait-idle and several contexts are refused). An OpenClaw 2026.8+ (SQLite)
+agent whose gateway is live on this host is patched through that gateway with
+the config's credentials (--log-level debug says so). A token without the
+operator.admin scope OpenClaw 1.30 needs is exit 3.
+
 OpenClaw undoes a change made while it runs a turn on the session: when the
 turn ends it rewrites the entry from the copy it took when the turn started.
 When a live process holds the session's transcript lock (an agent turn is
@@ -166,6 +174,9 @@ type Result struct {
 
 func run(o *Options) error {
 	f := o.f
+	if handled, err := patchRemote(o); handled {
+		return err
+	}
 	s, err := f.State()
 	if err != nil {
 		return err
@@ -173,6 +184,9 @@ func run(o *Options) error {
 	// A patch is a write: the checks of a send (visibility, agent-to-agent).
 	t, err := s.ResolveRef(state.Ref{Arg: o.Ref, Label: o.TargetLabel, Agent: f.Flags.Agent}, policy.OpSend)
 	if err != nil {
+		return err
+	}
+	if handled, err := patchViaGateway(o, s, t); handled {
 		return err
 	}
 	now := time.Now

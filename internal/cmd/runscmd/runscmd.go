@@ -15,6 +15,7 @@ import (
 	"github.com/openclaw/sessions/internal/backend"
 	"github.com/openclaw/sessions/internal/cmd/send"
 	"github.com/openclaw/sessions/internal/cmdutil"
+	"github.com/openclaw/sessions/internal/gateway"
 	"github.com/openclaw/sessions/internal/output"
 	"github.com/openclaw/sessions/internal/runner"
 	"github.com/openclaw/sessions/internal/runs"
@@ -326,7 +327,8 @@ func NewCmdRunner(f *cmdutil.Factory) *cobra.Command {
 			signal.Ignore(syscall.SIGHUP)
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			r := &runner.Runner{State: s, Runs: runs.Open(s.Dir.Path), Log: f.Log, Now: f.Now, LockTimeout: f.Flags.LockTimeout}
+			r := &runner.Runner{State: s, Runs: runs.Open(s.Dir.Path), Log: f.Log, Now: f.Now, LockTimeout: f.Flags.LockTimeout,
+				GatewayEndpoint: func() (gateway.Endpoint, error) { return f.TurnGateway(s) }}
 			return r.Execute(ctx, args[0])
 		},
 	}

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -13,6 +14,7 @@ import (
 	"github.com/openclaw/sessions/internal/apperr"
 	"github.com/openclaw/sessions/internal/cmdutil"
 	"github.com/openclaw/sessions/internal/engine"
+	"github.com/openclaw/sessions/internal/gateway"
 	"github.com/openclaw/sessions/internal/policy"
 	"github.com/openclaw/sessions/internal/runner"
 	"github.com/openclaw/sessions/internal/runs"
@@ -106,7 +108,7 @@ JSON: {"runId","status":"accepted","sessionKey"} with --timeout 0;
 	fl := cmd.Flags()
 	fl.StringVar(&o.Label, "label", "", "target the session with this `LABEL` (with --agent to pick the agent)")
 	fl.IntVar(&o.Timeout, "timeout", 30, "wait up to `S` seconds for the reply (0 = return at once)")
-	fl.StringVar(&o.Engine, "engine", "", "what produces the agent turn: auto | provider | openclaw | exec:COMMAND (default $SESSIONS_ENGINE, else auto)")
+	fl.StringVar(&o.Engine, "engine", "", "what produces the agent turn: auto | provider | openclaw | gateway | exec:COMMAND (default $SESSIONS_ENGINE, else auto)")
 	fl.StringVar(&o.OpenClaw, "openclaw", "", "the openclaw executable for --engine openclaw/auto (default $SESSIONS_OPENCLAW, else openclaw on $PATH)")
 	fl.StringVar(&o.Deliver, "deliver", "", "deliver announces through exec:COMMAND (default $SESSIONS_DELIVER)")
 	_ = cmd.RegisterFlagCompletionFunc("label", func(_ *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
@@ -117,11 +119,11 @@ JSON: {"runId","status":"accepted","sessionKey"} with --timeout 0;
 	return cmd
 }
 
-// CompleteEngine completes --engine: provider, or exec: followed by a
+// CompleteEngine completes --engine: auto, provider, openclaw, gateway, or exec: followed by a
 // command (no space after it).
 func CompleteEngine(_ *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
 	var out []string
-	for _, c := range []string{"auto\tgateway, else openclaw when found, else provider", "provider\tthe model provider openclaw.json configures (no tools)", "openclaw\ta real OpenClaw turn: openclaw agent --local", "exec:\trun COMMAND with the request on stdin"} {
+	for _, c := range []string{"auto\tgateway, else openclaw when found, else provider", "provider\tthe model provider openclaw.json configures (no tools)", "openclaw\ta real OpenClaw turn: openclaw agent --local", "gateway\ta real OpenClaw turn in the live gateway", "exec:\trun COMMAND with the request on stdin"} {
 		if strings.HasPrefix(c, toComplete) && !strings.Contains(toComplete, "\t") {
 			out = append(out, c)
 		}
@@ -155,14 +157,14 @@ func ResolveEngineDeliver(getenv func(string) string, engine, deliver *string) e
 // ValidateEngine checks an engine spec's syntax.
 func ValidateEngine(spec string) error {
 	switch {
-	case spec == "", spec == engine.SpecAuto, spec == engine.SpecProvider, spec == engine.SpecOpenClaw:
+	case spec == "", spec == engine.SpecAuto, spec == engine.SpecProvider, spec == engine.SpecOpenClaw, spec == engine.SpecGateway:
 		return nil
 	case strings.HasPrefix(spec, "openclaw:") && strings.TrimSpace(strings.TrimPrefix(spec, "openclaw:")) != "":
 		return nil
 	case strings.HasPrefix(spec, "exec:") && strings.TrimSpace(strings.TrimPrefix(spec, "exec:")) != "":
 		return nil
 	}
-	return apperr.Usagef("invalid --engine %q (want auto, provider, openclaw or exec:COMMAND)", spec)
+	return apperr.Usagef("invalid --engine %q (want auto, provider, openclaw, gateway or exec:COMMAND)", spec)
 }
 
 // ChooseEngine turns the engine asked for into the one the run records:
@@ -173,7 +175,13 @@ func ValidateEngine(spec string) error {
 func ChooseEngine(f *cmdutil.Factory, s *state.State, spec, openclawFlag string) (string, error) {
 	switch {
 	case spec == "" || spec == engine.SpecAuto:
-		c := engine.ChooseAuto(s.Cfg, engine.Probe{Getenv: f.Getenv, OpenClawFlag: openclawFlag, StateDir: s.Dir.Path})
+		probe := func() (string, error) {
+			if eps, err := f.GatewayEndpoints(); err == nil && len(eps) == 1 {
+				return eps[0].String() + " (given)", gateway.Probe(context.Background(), eps[0], cmdutil.ProbeTimeout)
+			}
+			return f.ProbeLocalGateway(s)
+		}
+		c := engine.ChooseAuto(s.Cfg, engine.Probe{Getenv: f.Getenv, OpenClawFlag: openclawFlag, Gateway: probe, StateDir: s.Dir.Path})
 		for _, r := range c.Reasons {
 			f.Log.Debug("engine auto: " + r)
 		}
@@ -186,6 +194,14 @@ func ChooseEngine(f *cmdutil.Factory, s *state.State, spec, openclawFlag string)
 		}
 		f.Log.Debug("engine chosen", "engine", "openclaw:"+bin, "asked", spec)
 		return engine.SpecOpenClaw + ":" + bin, nil
+	case spec == engine.SpecGateway:
+		// fail now (exit 10 when none runs), not in the detached runner
+		ep, err := f.TurnGateway(s)
+		if err != nil {
+			return "", err
+		}
+		f.Log.Debug("engine chosen", "engine", spec, "asked", spec, "gateway", ep.String())
+		return spec, nil
 	}
 	f.Log.Debug("engine chosen", "engine", spec, "asked", spec)
 	return spec, nil
@@ -348,6 +364,9 @@ func StartRunner(f *cmdutil.Factory, s *state.State, rs *runs.Store, rec *runs.R
 	if f.Flags.LockTimeout > 0 {
 		extra = append(extra, "--lock-timeout", f.Flags.LockTimeout.String())
 	}
+	if rec.Engine == engine.SpecGateway {
+		extra = append(extra, GatewayFlags(f.Flags)...)
+	}
 	if _, err := runner.Start(rs, rec.RunID, runner.StartOptions{StateDir: s.Dir.Path, ConfigPath: cfgPath, Extra: extra}); err != nil {
 		rec.Status = runs.StatusError
 		rec.Error = err.Error()
@@ -356,6 +375,31 @@ func StartRunner(f *cmdutil.Factory, s *state.State, rs *runs.Store, rec *runs.R
 		return err
 	}
 	return nil
+}
+
+// GatewayFlags are the global flags naming a gateway, for the runner of a
+// gateway-engine run (secrets stay in files and the environment, never on
+// a command line).
+func GatewayFlags(g *cmdutil.GlobalFlags) []string {
+	var out []string
+	if g.Gateway != "" {
+		out = append(out, "--gateway", g.Gateway)
+	}
+	if g.GatewayTokenFile != "" {
+		if abs, err := filepath.Abs(g.GatewayTokenFile); err == nil {
+			out = append(out, "--gateway-token-file", abs)
+		}
+	}
+	if g.InsecureGateway {
+		out = append(out, "--insecure-gateway")
+	}
+	if g.GatewayFingerprint != "" {
+		out = append(out, "--gateway-fingerprint", g.GatewayFingerprint)
+	}
+	for _, c := range g.Contexts {
+		out = append(out, "--context", c)
+	}
+	return out
 }
 
 // PrintAccepted prints the fire-and-forget result.

@@ -118,7 +118,7 @@ Follow the run with 'sessions wait RUN_ID' (the child's reply) or 'sessions runs
 	fl.StringVar(&o.Thinking, "thinking", "", "thinking `LEVEL`: off, minimal, low, medium, high (xhigh for some models)")
 	fl.IntVar(&o.RunTimeout, "run-timeout", 0, "abort the sub-agent's task after `S` seconds (0 = the turn timeout)")
 	cmdutil.EnumVar(cmd, &o.Cleanup, "cleanup", "keep", "after the announce: keep the child session, or delete it (archive its transcript)", "keep", "delete")
-	fl.StringVar(&o.Engine, "engine", "", "what produces the agent turns: auto | provider | openclaw | exec:COMMAND (default $SESSIONS_ENGINE, else auto)")
+	fl.StringVar(&o.Engine, "engine", "", "what produces the agent turns: auto | provider | openclaw | gateway | exec:COMMAND (default $SESSIONS_ENGINE, else auto)")
 	fl.StringVar(&o.OpenClaw, "openclaw", "", "the openclaw executable for --engine openclaw/auto (default $SESSIONS_OPENCLAW, else openclaw on $PATH)")
 	_ = cmd.RegisterFlagCompletionFunc("engine", send.CompleteEngine)
 	fl.StringVar(&o.Deliver, "deliver", "", "deliver the announce through exec:COMMAND (default $SESSIONS_DELIVER)")

@@ -75,7 +75,7 @@ var Read = []EnvVar{
 	{"CLAWDBOT_CONFIG_PATH", "legacy name of OPENCLAW_CONFIG_PATH"},
 	{"OPENCLAW_SESSION_KEY", "act as this session (like --as): an agent that shells out passes its own key; unset = the host operator"},
 	{"OPENCLAW_SANDBOXED", "1 or true: the requester is sandboxed (like --sandboxed)"},
-	{"SESSIONS_ENGINE", "what produces agent turns for send and spawn (like --engine): auto (default), provider, openclaw or exec:COMMAND"},
+	{"SESSIONS_ENGINE", "what produces agent turns for send and spawn (like --engine): auto (default), provider, openclaw, gateway or exec:COMMAND"},
 	{"SESSIONS_OPENCLAW", "the openclaw executable of --engine openclaw and auto (like --openclaw; default: openclaw on $PATH)"},
 	{"PATH", "where auto and --engine openclaw look for the openclaw executable"},
 	{"OPENCLAW_PROFILE", "the provider engine's default workspace is ~/.openclaw/workspace-$OPENCLAW_PROFILE (as OpenClaw)"},

@@ -36,6 +36,7 @@ type Server struct {
 	Protocol int    // 3 (OpenClaw 2026.1.30) or 4 (2026.9.x)
 	Token    string // the shared token it accepts
 	Data     Data
+	W        *Writes // the write methods (nil: refused as unknown)
 
 	srv *httptest.Server
 
@@ -201,6 +202,9 @@ func (s *Server) handle(c *conn, rq request) {
 	_ = json.Unmarshal(rq.Params, &m)
 	num := func(k string) int { f, _ := m[k].(float64); return int(f) }
 	str := func(k string) string { v, _ := m[k].(string); return v }
+	if s.handleWrite(c, rq, m) {
+		return
+	}
 	switch rq.Method {
 	case "health":
 		c.res(rq.ID, map[string]any{"ok": true})
