@@ -55,6 +55,7 @@ func TestScript(t *testing.T) {
 			"txlock":     transcriptLock,
 			"growstore":  growStore,
 			"sqlexec":    sqlExec,
+			"sqlquery":   sqlQuery,
 			"mkfifo":     mkfifoCmd,
 		},
 	})

@@ -52,7 +52,15 @@ byte) and its transcript renamed <file>.deleted.<time> — never deleted
 session ("Cannot delete the main session (<key>)."), and a session with a live
 run (OpenClaw's transcript lock held by a live pid, or one of our runs going)
 unless --force waited for it to end. Several keys are deleted in one store
-update per store. 2026.8+ SQLite stores are refused (exit 10).
+update per store.
+
+On a 2026.8+ SQLite store (no OpenClaw process holding the state dir; agent
+schema 23, else exit 10) it is OpenClaw 2026.9.6's sessions.delete with
+deleteTranscript false, written directly, one transaction per session: the
+session disappears from every listing, its row kept as OpenClaw's
+placeholder over the transcript, which stays in the database (OpenClaw's
+own transcript archive is written by its workers; use its gateway for
+that). Nothing is renamed there, so "transcripts" is empty.
 
 ` + jsonShape,
 		Example: `  sessions delete agent:main:cron:9ebf7d12-92f8-4cd4-baed-e342d2ef4f39 --dry-run
