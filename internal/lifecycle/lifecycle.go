@@ -79,6 +79,9 @@ type Options struct {
 	Wait        time.Duration
 	LockTimeout time.Duration
 	Now         func() time.Time
+	// Remote, when set, makes every write the gateway's RPC (remote.go);
+	// the files are not written.
+	Remote *Remote
 }
 
 func (o Options) now() time.Time {
@@ -170,12 +173,21 @@ func size(p string) int64 {
 func Delete(ctx context.Context, s *state.State, targets []*state.Target, o Options) (*Result, error) {
 	res := &Result{Action: "delete", DryRun: o.DryRun, Sessions: []Item{}}
 	for _, t := range targets {
-		if err := checkWritable(s, t.Agent); err != nil {
-			return nil, err
-		}
 		if IsMain(s, t.Agent, t.Key) || t.Key == keys.Global {
 			return nil, apperr.Errorf("%s", MsgMain(t.Key)).With("sessionKey", t.DisplayKey)
 		}
+		if o.Remote != nil {
+			continue
+		}
+		if err := checkWritable(s, t.Agent); err != nil {
+			return nil, err
+		}
+	}
+	if o.Remote != nil {
+		if err := remoteDelete(ctx, s, targets, o, res); err != nil {
+			return nil, err
+		}
+		return res, nil
 	}
 	for _, t := range targets {
 		if err := waitIdle(ctx, s, t, o); err != nil {
@@ -405,6 +417,16 @@ func ResetEntry(old *jsonx.Object, sessionID string, now time.Time) *jsonx.Objec
 // Reset gives t a new sessionId as sessions.reset does; the old transcript
 // stays where it is.
 func Reset(ctx context.Context, s *state.State, t *state.Target, o Options) (*Result, error) {
+	if o.Remote != nil {
+		return remoteReset(ctx, t, o)
+	}
+	if s.Era(t.Agent) == sqlitestore.EraSQLite {
+		// 2026.9.6's reset keeps the sessionId, sets a new
+		// lifecycleRevision, rebuilds the entry and appends a reset
+		// boundary to the transcript with its search index: not written
+		// directly (yet).
+		return nil, apperr.Statef("agent %s keeps its sessions in the OpenClaw 2026.8+ SQLite store %s: sessions reset goes through OpenClaw's gateway there (start it, or give --gateway); the direct writer does not reset", t.Agent, s.SQLitePath(t.Agent)).With("sessionKey", t.DisplayKey)
+	}
 	if err := s.CheckWritable(t.Agent); err != nil {
 		return nil, err
 	}
@@ -479,8 +501,10 @@ func Prune(ctx context.Context, s *state.State, agents []string, olderThan time.
 	var cands []Candidate
 	targets := map[string]*state.Target{}
 	for _, a := range agents {
-		if err := checkWritable(s, a); err != nil {
-			return nil, err
+		if o.Remote == nil {
+			if err := checkWritable(s, a); err != nil {
+				return nil, err
+			}
 		}
 		st, entries, err := s.Entries(a)
 		if err != nil {
@@ -508,6 +532,12 @@ func Prune(ctx context.Context, s *state.State, agents []string, olderThan time.
 		}
 		todo = append(todo, t)
 	}
+	if o.Remote != nil {
+		if err := remoteDelete(ctx, s, todo, o, res); err != nil {
+			return nil, err
+		}
+		return res, nil
+	}
 	if err := remove(ctx, s, todo, o, res, now.Add(-olderThan).UnixMilli()); err != nil {
 		return nil, err
 	}
@@ -529,6 +559,9 @@ const MsgArchiveMain = "Cannot archive an agent's main session."
 func Archive(ctx context.Context, s *state.State, t *state.Target, o Options) (*Result, error) {
 	if IsMain(s, t.Agent, t.Key) || t.Key == keys.Global {
 		return nil, apperr.Errorf("%s", MsgArchiveMain).With("sessionKey", t.DisplayKey)
+	}
+	if o.Remote != nil {
+		return remoteArchive(ctx, s, t, o)
 	}
 	if s.Era(t.Agent) != sqlitestore.EraSQLite {
 		if err := s.CheckWritable(t.Agent); err != nil {

@@ -34,8 +34,43 @@ func (c *common) flags(cmd *cobra.Command) {
 	cmd.Flags().BoolVar(&c.Force, "force", false, "wait up to 15 s for a live run on the session to end instead of refusing")
 }
 
-func (c *common) opts(f *cmdutil.Factory) lifecycle.Options {
-	return lifecycle.Options{DryRun: c.DryRun, Force: c.Force, LockTimeout: f.Flags.LockTimeout, Now: f.Now}
+// opts are the lifecycle options, with the gateway to go through (see
+// remote) when one applies to agents; the caller closes o.Remote.
+func (c *common) opts(f *cmdutil.Factory, s *state.State, agents []string) (lifecycle.Options, error) {
+	o := lifecycle.Options{DryRun: c.DryRun, Force: c.Force, LockTimeout: f.Flags.LockTimeout, Now: f.Now}
+	r, err := remote(f, s, agents)
+	if err != nil {
+		return o, err
+	}
+	o.Remote = r
+	return o, nil
+}
+
+// run runs op with the options of agents and closes the gateway after.
+func (c *common) run(f *cmdutil.Factory, s *state.State, agents []string, tweak func(*lifecycle.Options), op func(o lifecycle.Options) (*lifecycle.Result, error)) error {
+	o, err := c.opts(f, s, agents)
+	if err != nil {
+		return err
+	}
+	if o.Remote != nil {
+		defer o.Remote.Close()
+	}
+	if tweak != nil {
+		tweak(&o)
+	}
+	res, err := op(o)
+	if err != nil {
+		return err
+	}
+	return print(f, res)
+}
+
+func agentsOf(ts ...*state.Target) []string {
+	var out []string
+	for _, t := range ts {
+		out = append(out, t.Agent)
+	}
+	return out
 }
 
 // NewCmdDelete builds `sessions delete`.
@@ -84,13 +119,9 @@ that). Nothing is renamed there, so "transcripts" is empty.
 					ts = append(ts, t)
 				}
 			}
-			o := c.opts(f)
-			o.KeepTranscript = keep
-			res, err := lifecycle.Delete(context.Background(), s, ts, o)
-			if err != nil {
-				return err
-			}
-			return print(f, res)
+			return c.run(f, s, agentsOf(ts...), func(o *lifecycle.Options) { o.KeepTranscript = keep }, func(o lifecycle.Options) (*lifecycle.Result, error) {
+				return lifecycle.Delete(context.Background(), s, ts, o)
+			})
 		},
 	}
 	c.flags(cmd)
@@ -128,11 +159,9 @@ waited for it.
 			if err != nil {
 				return err
 			}
-			res, err := lifecycle.Reset(context.Background(), s, t, c.opts(f))
-			if err != nil {
-				return err
-			}
-			return print(f, res)
+			return c.run(f, s, agentsOf(t), nil, func(o lifecycle.Options) (*lifecycle.Result, error) {
+				return lifecycle.Reset(context.Background(), s, t, o)
+			})
 		},
 	}
 	c.flags(cmd)
@@ -176,11 +205,9 @@ session."), and a session with a live run unless --force waited for it.
 			if err != nil {
 				return err
 			}
-			res, err := lifecycle.Archive(context.Background(), s, t, c.opts(f))
-			if err != nil {
-				return err
-			}
-			return print(f, res)
+			return c.run(f, s, agentsOf(t), nil, func(o lifecycle.Options) (*lifecycle.Result, error) {
+				return lifecycle.Archive(context.Background(), s, t, o)
+			})
 		},
 	}
 	c.flags(cmd)
@@ -239,11 +266,9 @@ the bytes of transcripts that would be moved aside; --yes does it.
 				}
 				agents = []string{a}
 			}
-			res, err := lifecycle.Prune(context.Background(), s, agents, d, ks, c.opts(f))
-			if err != nil {
-				return err
-			}
-			return print(f, res)
+			return c.run(f, s, agents, nil, func(o lifecycle.Options) (*lifecycle.Result, error) {
+				return lifecycle.Prune(context.Background(), s, agents, d, ks, o)
+			})
 		},
 	}
 	c.flags(cmd)
