@@ -24,6 +24,15 @@ const jsonShape = `JSON (the same with --dry-run, "dryRun" aside): {"action","dr
 "transcripts","bytes","kept"}],"skipped":[{"key","reason"}]} — transcripts are
 the new names (<file>.deleted.<time>), bytes their size.`
 
+const gatewayNote = `Over a gateway: when one is selected (--gateway, --context,
+$OPENCLAW_GATEWAY_URL, the current context) or an agent keeps a 2026.8+ SQLite
+store and the state dir's gateway lock names a live process (--log-level debug
+says so), the write is the gateway's own RPC (sessions.delete, sessions.reset,
+archive as sessions.patch {archived} on 2026.9.x) with the same JSON;
+--dry-run then calls no writing RPC.
+
+`
+
 type common struct {
 	DryRun bool
 	Force  bool
@@ -89,7 +98,7 @@ run (OpenClaw's transcript lock held by a live pid, or one of our runs going)
 unless --force waited for it to end. Several keys are deleted in one store
 update per store.
 
-On a 2026.8+ SQLite store (no OpenClaw process holding the state dir; agent
+` + gatewayNote + `On a 2026.8+ SQLite store (no OpenClaw process holding the state dir; agent
 schema 23, else exit 10) it is OpenClaw 2026.9.6's sessions.delete with
 deleteTranscript false, written directly, one transaction per session: the
 session disappears from every listing, its row kept as OpenClaw's
@@ -143,9 +152,11 @@ contextTokens, sendPolicy, label, origin, lastChannel, lastTo,
 skillsSnapshot). The old transcript stays where it is (sessions doctor reports
 it as an orphan later; --fix renames it). The next turn writes the new
 sessionId's transcript. A session with a live run is refused unless --force
-waited for it.
+waited for it. On a 2026.8+ SQLite store reset needs the gateway (exit 10
+without one): OpenClaw 2026.9.6's reset keeps the sessionId and sets a new
+lifecycleRevision, so newSessionId is the same id there.
 
-` + jsonShape,
+` + gatewayNote + jsonShape,
 		Example: `  sessions reset main --dry-run --json
   sessions reset agent:main:telegram:group:-100123`,
 		Args:              cmdutil.ExactArgs(1, "session KEY or SESSION_ID"),
@@ -191,7 +202,7 @@ removed under the store lock and the transcript renamed <file>.deleted.<time>.
 Every agent's main session is refused ("Cannot archive an agent's main
 session."), and a session with a live run unless --force waited for it.
 
-` + jsonShape + ` archivedAt is set on 2026.8+ stores.`,
+` + gatewayNote + jsonShape + ` archivedAt is set on 2026.8+ stores.`,
 		Example: `  sessions archive agent:main:hook:github:push-42 --dry-run --json
   sessions archive agent:main:telegram:group:-100123`,
 		Args:              cmdutil.ExactArgs(1, "session KEY or SESSION_ID"),
