@@ -92,9 +92,12 @@ func TestInteropSQLiteDelete(t *testing.T) {
 	lint, _ := run96(t, p, state, "doctor", "--lint", "--json")
 	base, _ := run96(t, p, untouched, "doctor", "--lint", "--json")
 	findings := func(s string) map[string]bool {
+		if !gjson.Valid(s) || !gjson.Get(s, "checksRun").Exists() {
+			t.Fatalf("openclaw doctor --lint --json printed no report:\n%s", s)
+		}
 		m := map[string]bool{}
 		for _, f := range gjson.Get(s, "findings").Array() {
-			m[f.Get("code").Str+" "+f.Get("message").Str] = true
+			m[f.Get("checkId").Str+": "+f.Get("requirement").Str] = true
 		}
 		return m
 	}
@@ -159,7 +162,9 @@ func TestInteropGatewayLifecycle(t *testing.T) {
 				if k == key && after[k] {
 					t.Errorf("openclaw sessions still lists %s", k)
 				}
-				if k != key && !after[k] {
+				// The gateway's own sweeper archives the fixture's sub-agents,
+				// whose archiveAtMs is long past, whenever it gets to them.
+				if k != key && !after[k] && !strings.Contains(k, ":subagent:") {
 					t.Errorf("openclaw sessions no longer lists %s", k)
 				}
 			}
