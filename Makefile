@@ -37,7 +37,7 @@ FUZZTIME ?= 60s
 FUZZ_TARGETS := internal/keys:FuzzKeys internal/store:FuzzParse internal/store:FuzzUpdateRoundTrip \
 	internal/store:FuzzParseFast internal/transcript:FuzzReadMessages internal/config:FuzzLoad \
 	internal/sanitize:FuzzHistory internal/sanitize:FuzzStripEnvelopeText internal/cmd/list:FuzzPrintJSON \
-	internal/transcript:FuzzCursor
+	internal/transcript:FuzzCursor internal/usage:FuzzScan internal/search:FuzzScan
 fuzz:
 	@for t in $(FUZZ_TARGETS); do \
 		pkg=./$${t%%:*}; fn=$${t##*:}; echo "== $$fn ($$pkg, $(FUZZTIME))"; \
@@ -57,12 +57,14 @@ interop:
 # and spawn's; writes docs/PERFORMANCE.md figures to stdout. Each skips with one
 # line (exit 0) when the peer is unavailable (scripts/bench_lib.sh).
 BENCH_ENV = PEER="$(PEER)" BIN="$(abspath $(BIN))"
-.PHONY: bench-send bench-spawn bench-sqlite
+.PHONY: bench-send bench-spawn bench-sqlite bench-usage bench-search
 bench: build
 	$(BENCH_ENV) bash scripts/bench.sh
 	$(BENCH_ENV) bash scripts/bench_send.sh
 	$(BENCH_ENV) bash scripts/bench_spawn.sh
 	$(BENCH_ENV) bash scripts/bench_sqlite.sh
+	$(BENCH_ENV) bash scripts/bench_usage.sh
+	$(BENCH_ENV) bash scripts/bench_search.sh
 
 bench-send: build
 	$(BENCH_ENV) bash scripts/bench_send.sh
@@ -72,6 +74,14 @@ bench-spawn: build
 
 bench-sqlite: build
 	$(BENCH_ENV) bash scripts/bench_sqlite.sh
+
+# usage over 1,000 x 1 MB transcripts (cold beside cat, warm), peak RSS there and on one 1 GB transcript.
+bench-usage: build
+	$(BENCH_ENV) bash scripts/bench_usage.sh
+
+# sessions search beside grep -rF -c and rg -F -c (no peer needed; skips without python3 or /usr/bin/time).
+bench-search: build
+	$(BENCH_ENV) bash scripts/bench_search.sh
 
 lint: vet
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi

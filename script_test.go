@@ -39,6 +39,10 @@ func TestScript(t *testing.T) {
 			e.Setenv("TZ", "UTC")
 			e.Setenv("OPENCLAW_STATE_DIR", "")
 			e.Setenv("OPENCLAW_SESSION_KEY", "")
+			// the default engine (auto) depends on the machine (an openclaw
+			// on $PATH, a live gateway): scripts use provider unless they
+			// say otherwise (engine_auto.txtar tests auto)
+			e.Setenv("SESSIONS_ENGINE", "provider")
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){

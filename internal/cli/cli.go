@@ -21,9 +21,11 @@ import (
 	"github.com/openclaw/sessions/internal/cmd/list"
 	"github.com/openclaw/sessions/internal/cmd/patch"
 	"github.com/openclaw/sessions/internal/cmd/runscmd"
+	"github.com/openclaw/sessions/internal/cmd/search"
 	"github.com/openclaw/sessions/internal/cmd/send"
 	"github.com/openclaw/sessions/internal/cmd/show"
 	"github.com/openclaw/sessions/internal/cmd/spawn"
+	"github.com/openclaw/sessions/internal/cmd/usage"
 	"github.com/openclaw/sessions/internal/cmd/version"
 	"github.com/openclaw/sessions/internal/cmdutil"
 	"github.com/openclaw/sessions/internal/config"
@@ -227,10 +229,12 @@ on a terminal and scripts get tab-separated lines when piped.`,
 		list.NewCmd(f, nil),
 		history.NewCmd(f, nil),
 		show.NewCmd(f, nil),
+		search.NewCmd(f, nil),
 		patch.NewCmd(f, nil),
 		agents.NewCmd(f, nil),
 		send.NewCmd(f, nil),
 		spawn.NewCmd(f, nil),
+		usage.NewCmd(f, nil),
 		runscmd.NewCmdRuns(f),
 		runscmd.NewCmdWait(f),
 		runscmd.NewCmdRunner(f),

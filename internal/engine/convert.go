@@ -117,16 +117,14 @@ func parseContent(raw json.RawMessage, assistant bool) []cblock {
 		}
 		return nil
 	}
-	var arr []json.RawMessage
-	if json.Unmarshal(raw, &arr) != nil {
+	// one pass over the array when every block decodes (the usual case);
+	// else block by block, skipping the ones that do not
+	blocks, ok := decodeBlocks(raw)
+	if !ok {
 		return nil
 	}
 	var out []cblock
-	for _, el := range arr {
-		var b piBlock
-		if json.Unmarshal(el, &b) != nil {
-			continue
-		}
+	for _, b := range blocks {
 		switch b.Type {
 		case "text":
 			if b.Text != nil {
@@ -153,6 +151,27 @@ func parseContent(raw json.RawMessage, assistant bool) []cblock {
 		// thinking and unknown block types are dropped
 	}
 	return out
+}
+
+// decodeBlocks reads a content array; a block that is not a valid object
+// of block fields is left out (false: raw is not an array).
+func decodeBlocks(raw json.RawMessage) ([]piBlock, bool) {
+	var all []piBlock
+	if json.Unmarshal(raw, &all) == nil {
+		return all, true
+	}
+	var arr []json.RawMessage
+	if json.Unmarshal(raw, &arr) != nil {
+		return nil, false
+	}
+	out := make([]piBlock, 0, len(arr))
+	for _, el := range arr {
+		var b piBlock
+		if json.Unmarshal(el, &b) == nil {
+			out = append(out, b)
+		}
+	}
+	return out, true
 }
 
 // normArgs makes tool-call arguments a JSON object.

@@ -6,7 +6,10 @@
 //
 //   - "provider" calls the model provider configured in openclaw.json
 //     (models.providers.<p>, api "openai-completions" or "anthropic-messages"),
-//     non-streaming, with the transcript's leaf path as context;
+//     non-streaming, with the transcript's leaf path as context and the
+//     agent's persona as system prompt (package persona); it runs no tools;
+//   - "openclaw" runs a real OpenClaw turn, `openclaw agent --local`, which
+//     writes the transcript and the store itself (see OpenClaw);
 //   - "exec:<command>" runs `sh -c <command>`, writes a JSON request on its
 //     stdin and reads a JSON or plain-text reply from its stdout, so that
 //     `openclaw agent --local …` or any script can be the agent.
@@ -20,6 +23,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -54,6 +58,7 @@ const DefaultMaxTokens = 4096
 // an exec engine such as `openclaw agent --local` appends both itself.
 type Request struct {
 	AgentID, SessionKey, SessionID string
+	Channel, ChatType              string            // the session's channel and chat type ("" when unknown)
 	TranscriptPath                 string            // absolute
 	History                        []json.RawMessage // pi-format messages on the leaf path, root→leaf
 	Message                        string            // the new user message text (not in History)
@@ -111,6 +116,13 @@ type Result struct {
 	// IgnoredToolCalls names tool calls the model asked for; the engine has
 	// no tools, so they are not executed and not recorded.
 	IgnoredToolCalls []string
+	// DroppedMessages: the oldest history messages left out so that the
+	// request fits ContextWindow (provider engine).
+	DroppedMessages int
+	ContextWindow   int
+	// WroteStore: the engine updated the session's store entry itself (the
+	// openclaw engine); the runner leaves it alone.
+	WroteStore bool
 }
 
 // Engine performs agent turns.
@@ -172,7 +184,8 @@ func fail(cause error, msg string) *apperr.Error {
 	return &apperr.Error{Code: apperr.CodeError, Status: "error", Msg: msg, Err: cause}
 }
 
-// New builds the engine named by spec: "provider" (also "") or
+// New builds the engine named by spec: "provider" (also ""),
+// "openclaw" (the executable found by FindOpenClaw), "openclaw:<path>" or
 // "exec:<shell command>".
 func New(spec string, cfg *config.Config) (Engine, error) {
 	s := strings.TrimSpace(spec)
@@ -185,8 +198,14 @@ func New(spec string, cfg *config.Config) (Engine, error) {
 			return nil, apperr.Usagef("engine %q: exec: needs a command (exec:<shell command>)", spec)
 		}
 		return &Exec{Command: cmd, Config: cfg}, nil
+	case s == "openclaw" || strings.HasPrefix(s, "openclaw:"):
+		bin, err := FindOpenClaw(strings.TrimPrefix(strings.TrimPrefix(s, "openclaw"), ":"), os.Getenv)
+		if err != nil {
+			return nil, fail(ErrConfig, "openclaw engine: "+err.Error())
+		}
+		return &OpenClaw{Bin: bin, Config: cfg}, nil
 	}
-	return nil, apperr.Usagef("unknown engine %q (want provider or exec:<command>)", spec)
+	return nil, apperr.Usagef("unknown engine %q (want provider, openclaw[:PATH] or exec:<command>)", spec)
 }
 
 // UserMessage returns the pi-format user message for text at time t:

@@ -64,6 +64,21 @@ type Exec struct {
 	KillGrace time.Duration
 	// Now stamps the assistant message; nil means time.Now.
 	Now func() time.Time
+
+	// argv, when set, is run directly instead of `sh -c Command`, with an
+	// empty stdin (the openclaw engine); label names the engine in
+	// messages ("exec engine" by default); jsonOnly refuses a stdout that
+	// is not a JSON reply.
+	argv     []string
+	label    string
+	jsonOnly bool
+}
+
+func (e *Exec) name() string {
+	if e.label != "" {
+		return e.label
+	}
+	return "exec engine"
 }
 
 type execRequest struct {
@@ -96,9 +111,13 @@ func (e *Exec) Turn(ctx context.Context, req Request) (*Result, error) {
 	stdin = append(stdin, '\n')
 
 	cmd := exec.Command("sh", "-c", e.Command)
+	cmd.Stdin = bytes.NewReader(stdin)
+	if len(e.argv) > 0 {
+		cmd = exec.Command(e.argv[0], e.argv[1:]...)
+		cmd.Stdin = nil
+	}
 	cmd.Env = append(os.Environ(), execEnv(in)...)
 	cmd.Env = append(cmd.Env, req.Env...)
-	cmd.Stdin = bytes.NewReader(stdin)
 	stdout := &capBuffer{max: MaxExecOutput}
 	stderr := &tailBuffer{max: 8 << 10}
 	cmd.Stdout, cmd.Stderr = stdout, stderr
@@ -113,7 +132,11 @@ func (e *Exec) Turn(ctx context.Context, req Request) (*Result, error) {
 	offset := fileSize(req.TranscriptPath)
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
-		return nil, fail(ErrExec, fmt.Sprintf("exec engine: cannot start sh: %v", err))
+		what := "sh"
+		if len(e.argv) > 0 {
+			what = e.argv[0]
+		}
+		return nil, fail(ErrExec, fmt.Sprintf("%s: cannot start %s: %v", e.name(), what, err))
 	}
 	done := make(chan struct{})   // closed when Wait returned
 	watched := make(chan bool, 1) // the watcher's verdict: killed or not
@@ -132,19 +155,26 @@ func (e *Exec) Turn(ctx context.Context, req Request) (*Result, error) {
 	if killed {
 		killGroup(cmd) // whatever survived SIGTERM
 		if cerr := ctxFailure(tctx, ctx); errors.Is(cerr, ErrTimeout) {
-			return nil, fail(ErrTimeout, fmt.Sprintf("exec engine: timed out after %s; the command's process group was killed%s", roundDur(time.Since(start)), stderrSuffix(stderr)))
+			return nil, fail(ErrTimeout, fmt.Sprintf("%s: timed out after %s; the command's process group was killed%s", e.name(), roundDur(time.Since(start)), stderrSuffix(stderr)))
 		}
-		return nil, fail(ErrCanceled, "exec engine: canceled; the command's process group was killed")
+		return nil, fail(ErrCanceled, e.name()+": canceled; the command's process group was killed")
 	}
 	out := stdout.Bytes()
 	if stdout.over {
-		return nil, fail(ErrResponse, fmt.Sprintf("exec engine: stdout larger than %d MiB", MaxExecOutput>>20))
+		return nil, fail(ErrResponse, fmt.Sprintf("%s: stdout larger than %d MiB", e.name(), MaxExecOutput>>20))
+	}
+	if e.jsonOnly { // a banner line before the JSON document is skipped
+		if t := bytes.TrimSpace(out); len(t) > 0 && t[0] != '{' {
+			if i := bytes.Index(out, []byte("\n{")); i >= 0 {
+				out = out[i+1:]
+			}
+		}
 	}
 	reply, err := parseExecOutput(out)
 	if werr != nil {
 		var ee *exec.ExitError
 		if errors.As(werr, &ee) {
-			msg := fmt.Sprintf("exec engine: command %s", exitDescription(ee))
+			msg := fmt.Sprintf("%s: command %s", e.name(), exitDescription(ee))
 			if err == nil && reply.Error != "" {
 				msg += ": " + reply.Error
 			} else if s := stderr.Tail(1000); s != "" {
@@ -155,14 +185,17 @@ func (e *Exec) Turn(ctx context.Context, req Request) (*Result, error) {
 			return nil, fail(ErrExec, msg)
 		}
 		if !errors.Is(werr, exec.ErrWaitDelay) {
-			return nil, fail(ErrExec, fmt.Sprintf("exec engine: %v", werr))
+			return nil, fail(ErrExec, fmt.Sprintf("%s: %v", e.name(), werr))
 		}
 	}
 	if err != nil {
 		return nil, err
 	}
 	if reply.Error != "" {
-		return nil, fail(ErrExec, "exec engine: command reported an error: "+reply.Error)
+		return nil, fail(ErrExec, e.name()+": command reported an error: "+reply.Error)
+	}
+	if e.jsonOnly && !reply.JSON {
+		return nil, fail(ErrResponse, e.name()+": the command's output is not its JSON reply: "+tailString(strings.TrimSpace(string(out)), 300))
 	}
 
 	provider, model := req.Provider, req.Model
@@ -254,6 +287,7 @@ type execReply struct {
 	Provider, Model string
 	WroteTranscript *bool
 	Error           string
+	JSON            bool // read from a JSON reply (not plain text)
 }
 
 // parseExecOutput reads stdout: a JSON object of the protocol, else text.
@@ -344,6 +378,7 @@ func parseExecOutput(out []byte) (execReply, error) {
 	if !known {
 		return text, nil
 	}
+	r.JSON = true
 	return r, nil
 }
 

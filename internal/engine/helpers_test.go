@@ -8,11 +8,12 @@ import (
 	"testing"
 
 	"github.com/openclaw/sessions/internal/config"
+	"github.com/openclaw/sessions/internal/persona"
 )
 
 // loadConfig writes an openclaw.json and loads it with env as the only
 // environment.
-func loadConfig(t *testing.T, doc string, env map[string]string) *config.Config {
+func loadConfig(t testing.TB, doc string, env map[string]string) *config.Config {
 	t.Helper()
 	dir := t.TempDir()
 	p := filepath.Join(dir, "openclaw.json")
@@ -90,3 +91,7 @@ var richHistory = []json.RawMessage{
 	raw(`{"role":"weirdRole","content":"skip me"}`),
 	raw(`not json`),
 }
+
+// noHome builds system prompts without the real home directory (no
+// workspace files) and in UTC.
+var noHome = &persona.Env{Home: "/nonexistent-home", HostTZ: "UTC"}

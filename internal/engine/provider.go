@@ -18,6 +18,7 @@ import (
 
 	"github.com/openclaw/sessions/internal/config"
 	"github.com/openclaw/sessions/internal/jsonx"
+	"github.com/openclaw/sessions/internal/persona"
 )
 
 // MaxResponseBytes caps a provider response body.
@@ -46,6 +47,13 @@ type Provider struct {
 	Getenv func(string) string
 	// Now stamps the assistant message; nil means time.Now.
 	Now func() time.Time
+	// PersonaEnv is the home directory, environment and host time zone the
+	// system prompt is built with (workspace, $OPENCLAW_PROFILE, time
+	// zone); nil means this process's.
+	PersonaEnv *persona.Env
+	// Warn gets OpenClaw's bootstrap warnings (a truncated workspace
+	// file); nil drops them.
+	Warn func(string)
 }
 
 // target is a resolved provider model.
@@ -186,25 +194,32 @@ func sortedKeys(m map[string]string) []string {
 	return keys
 }
 
-// systemPrompt is a short base identifying the agent, then the step's context.
+// systemPrompt is the agent's persona as OpenClaw builds it (package
+// persona: workspace bootstrap files, identity, date and time zone, the
+// session's channel, the step's context), saying that the turn runs no
+// tools.
 func (e *Provider) systemPrompt(req Request) string {
-	who := "the OpenClaw agent"
-	if req.AgentID != "" {
-		who += " \"" + req.AgentID + "\""
-		if e.Config != nil {
-			if a := e.Config.Agent(req.AgentID); a != nil && a.Name != "" && a.Name != req.AgentID {
-				who += " (" + a.Name + ")"
-			}
-		}
+	env := persona.Env{Getenv: os.Getenv}
+	if e.PersonaEnv != nil {
+		env = *e.PersonaEnv
+	} else {
+		env.Home, _ = os.UserHomeDir()
+		env.HostTZ = persona.HostTimezone(os.Getenv)
 	}
-	s := "You are " + who + "."
-	if req.SessionKey != "" {
-		s += " Session: " + req.SessionKey + "."
+	def := ""
+	if e.Config != nil {
+		def = e.Config.DefaultAgentID()
 	}
-	s += " Reply to the latest message. No tools are available in this turn."
-	if x := strings.TrimSpace(req.ExtraSystemPrompt); x != "" {
-		s += "\n\n" + req.ExtraSystemPrompt
+	agent := req.AgentID
+	if agent == "" {
+		agent = def
 	}
+	s, _ := persona.Build(e.Config, persona.Params{
+		AgentID: agent, DefaultAgent: def, SessionKey: req.SessionKey,
+		Channel: req.Channel, ChatType: req.ChatType, Extra: req.ExtraSystemPrompt,
+		Provider: req.Provider, Model: req.Model, Thinking: req.Thinking,
+		Now: e.now(), Env: env, Warn: e.Warn,
+	})
 	return s
 }
 
@@ -230,6 +245,13 @@ func (e *Provider) Turn(ctx context.Context, req Request) (*Result, error) {
 		parse   func([]byte) (*apiResponse, error)
 	)
 	system := e.systemPrompt(req)
+	var def *config.ModelDef
+	if t.HasDef {
+		def = &t.Def
+	}
+	window := ContextWindow(e.Config, def)
+	var dropped int
+	req.History, dropped = FitHistory(req.History, HistoryBudget(window, t.MaxToken, system, req.Message))
 	switch t.API {
 	case APIOpenAICompletions:
 		url = strings.TrimRight(t.BaseURL, "/") + "/chat/completions"
@@ -285,6 +307,8 @@ func (e *Provider) Turn(ctx context.Context, req Request) (*Result, error) {
 		API:              t.API,
 		StopReason:       r.StopReason,
 		IgnoredToolCalls: r.ToolCalls,
+		DroppedMessages:  dropped,
+		ContextWindow:    window,
 	}, nil
 }
 

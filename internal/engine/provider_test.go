@@ -15,6 +15,7 @@ import (
 
 	"github.com/openclaw/sessions/internal/apperr"
 	"github.com/openclaw/sessions/internal/engine/enginetest"
+	"github.com/openclaw/sessions/internal/persona"
 )
 
 var fixedNow = time.UnixMilli(1795236228807)
@@ -22,7 +23,7 @@ var fixedNow = time.UnixMilli(1795236228807)
 func newProvider(t *testing.T, srv *enginetest.Server, apiKey string) *Provider {
 	t.Helper()
 	cfg := providerConfig(t, "fake", srv.APIName(), srv.URL, apiKey, "")
-	return &Provider{Config: cfg, Now: func() time.Time { return fixedNow }}
+	return &Provider{Config: cfg, Now: func() time.Time { return fixedNow }, PersonaEnv: noHome}
 }
 
 func baseRequest() Request {
@@ -106,7 +107,7 @@ func TestOpenAITurnRequestShapeAndUsage(t *testing.T) {
 		}
 	}
 	sys := msgs[0].(map[string]any)["content"].(string)
-	mustContain(t, sys, `"main" (Main Agent)`, "Session: agent:main:main.", "\n\nAgent-to-agent message context:\nAgent 2 (target) session: agent:main:main.")
+	mustContain(t, sys, "You are the OpenClaw agent main (Main Agent).", "Session: agent:main:main.", "\n## Group Chat Context\nAgent-to-agent message context:\nAgent 2 (target) session: agent:main:main.", persona.NoToolsNotice)
 
 	// result
 	if res.Reply != "the answer" || res.Provider != "fake" || res.Model != "m1" || res.API != "openai-completions" || res.StopReason != "stop" {
@@ -252,7 +253,7 @@ func TestAnthropicTurnRequestShapeAndUsage(t *testing.T) {
 				Usage: &enginetest.Usage{Prompt: 100, Completion: 20, CacheRead: 1000, CacheWrite: 50},
 			})
 			cfg := providerConfig(t, "anth", "anthropic-messages", srv.URL+suffix, "ak-test", "")
-			e := &Provider{Config: cfg, Now: func() time.Time { return fixedNow }}
+			e := &Provider{Config: cfg, Now: func() time.Time { return fixedNow }, PersonaEnv: noHome}
 			req := baseRequest()
 			req.Provider = "anth"
 			req.History = richHistory
@@ -271,7 +272,7 @@ func TestAnthropicTurnRequestShapeAndUsage(t *testing.T) {
 			if body["max_tokens"] != 2048.0 {
 				t.Errorf("max_tokens %v (model maxTokens 2048)", body["max_tokens"])
 			}
-			mustContain(t, body["system"].(string), `"main" (Main Agent)`, "Agent-to-agent message context:")
+			mustContain(t, body["system"].(string), "agent main (Main Agent)", "Agent-to-agent message context:", persona.NoToolsNotice)
 			if tc := body["tool_choice"].(map[string]any); tc["type"] != "none" {
 				t.Errorf("tool_choice %v", tc)
 			}

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"os"
 	"path/filepath"
@@ -128,4 +129,30 @@ func BenchmarkPhaseAppend(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// fit: the leaf path of the large transcript fitted to a 128k-token model
+// (the provider engine's context): the kept history stays under the budget
+// and ends with the transcript's newest message.
+func BenchmarkPhaseFitContext(b *testing.B) {
+	_, tp := benchData(b)
+	msgs, err := transcript.LeafPath(tp, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	budget := engine.HistoryBudget(128_000, 4096, "", "")
+	var kept []json.RawMessage
+	for b.Loop() {
+		kept, _ = engine.FitHistory(msgs, budget)
+	}
+	total := 0
+	for _, m := range kept {
+		total += engine.EstimateTokens(m)
+	}
+	if total > budget || len(kept) == 0 || string(kept[len(kept)-1]) != string(msgs[len(msgs)-1]) {
+		b.Fatalf("kept %d of %d messages, %d tokens (budget %d)", len(kept), len(msgs), total, budget)
+	}
+	b.ReportMetric(float64(len(msgs)), "leaf-messages")
+	b.ReportMetric(float64(len(kept)), "kept-messages")
+	b.ReportMetric(float64(total), "kept-tokens")
 }

@@ -90,6 +90,10 @@ func (r *Runner) Execute(ctx context.Context, runID string) error {
 	if err != nil {
 		return r.finish(rec, err)
 	}
+	if oc, ok := eng.(*engine.OpenClaw); ok { // this invocation's state dir
+		oc.StateDir = r.State.Dir.Path
+		oc.CacheDir = filepath.Join(r.State.Dir.Path, "sessions-cli")
+	}
 	x := &job{r: r, rec: rec, eng: eng}
 	switch rec.Kind {
 	case runs.KindSend:
@@ -408,7 +412,17 @@ func (x *job) agentTurn(ctx context.Context, s runs.Session, message, extra stri
 	tt.mark("locate")
 	var history []json.RawMessage
 	if _, err := os.Stat(path); err == nil && needsHistory(x.eng) {
-		if history, err = transcript.LeafPath(path, func(m string) { x.r.Log.Warn(m) }); err != nil {
+		// under OpenClaw's transcript lock: a turn OpenClaw is appending
+		// right now is complete in our context, not half-read or missed
+		h, err := lock.AcquireTranscript(ctx, path, lock.Options{Timeout: appendLockTimeout})
+		if err != nil {
+			return nil, fmt.Errorf("reading the context of %s: %w", s.Key, err)
+		}
+		history, err = transcript.LeafPath(path, func(m string) { x.r.Log.Warn(m) })
+		if rerr := h.Release(); rerr != nil {
+			x.r.Log.Warn("transcript lock", "path", path, "err", rerr)
+		}
+		if err != nil {
 			return nil, err
 		}
 	}
@@ -424,13 +438,20 @@ func (x *job) agentTurn(ctx context.Context, s runs.Session, message, extra stri
 	started := x.r.now()
 	req := engine.Request{
 		AgentID: s.AgentID, SessionKey: s.Key, SessionID: entry.SessionID,
+		Channel: sessionChannel(entry), ChatType: entry.ChatType,
 		TranscriptPath: path, History: history, Message: message, ExtraSystemPrompt: extra,
 		Provider: provider, Model: model, Timeout: timeout,
 		Thinking: o.Thinking, Env: o.Env,
 	}
 	res, turnErr := x.eng.Turn(tctx, req)
 	tt.mark("engine")
+	if turnErr == nil && res.DroppedMessages > 0 {
+		x.r.Log.Debug("context fitted to the model", "session", s.Key, "window", res.ContextWindow, "dropped", res.DroppedMessages, "kept", len(history)-res.DroppedMessages)
+	}
 	if turnErr == nil && res.WroteTranscript {
+		if res.WroteStore { // OpenClaw recorded the turn in the store itself
+			return res, nil
+		}
 		err := x.updateEntry(ctx, s, res)
 		tt.mark("store")
 		return res, err
@@ -462,12 +483,27 @@ func (x *job) agentTurn(ctx context.Context, s runs.Session, message, extra stri
 	return res, err
 }
 
+// sessionChannel is the channel a session talks on: its delivery context's,
+// else lastChannel, else channel.
+func sessionChannel(e *store.Entry) string {
+	if e.DC != nil && e.DC.Channel != "" {
+		return e.DC.Channel
+	}
+	if e.LastChannel != "" {
+		return e.LastChannel
+	}
+	return e.Channel
+}
+
 // needsHistory: an exec engine gets the transcript's path, not its messages
 // (its command reads what it wants), so the leaf path — seconds on a
 // transcript of hundreds of MB — is read only for the other engines.
 func needsHistory(e engine.Engine) bool {
-	_, isExec := e.(*engine.Exec)
-	return !isExec
+	switch e.(type) {
+	case *engine.Exec, *engine.OpenClaw:
+		return false
+	}
+	return true
 }
 
 // turnTimer records where a turn's time goes, for the debug log line

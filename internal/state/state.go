@@ -387,6 +387,29 @@ func (s *State) CanSeeAgent(agent string, op policy.Op) string {
 	return s.A2A.Check(op, s.Req.Agent, agent)
 }
 
+// AgentsInScope picks the agents a listing reads (CONTRACT §3): --agent
+// (refused when the requester may not see it), else the requester's own
+// agent for the operator without all, else every agent the requester may
+// see.
+func (s *State) AgentsInScope(all bool) ([]string, error) {
+	if s.AgentFlag != "" {
+		if msg := s.CanSeeAgent(s.AgentFlag, policy.OpHistory); msg != "" {
+			return nil, apperr.Forbiddenf("%s", msg)
+		}
+		return []string{s.AgentFlag}, nil
+	}
+	if s.Req.Operator() && !all {
+		return []string{s.Req.Agent}, nil
+	}
+	var out []string
+	for _, a := range s.AgentIDs() {
+		if s.CanSeeAgent(a, policy.OpHistory) == "" {
+			out = append(out, a)
+		}
+	}
+	return out, nil
+}
+
 // Visible reports whether an entry passes the sandbox restriction.
 func (s *State) Visible(e *store.Entry) bool {
 	if !s.Req.Restrict {

@@ -22,7 +22,6 @@ import (
 	"github.com/openclaw/sessions/internal/cmdutil"
 	"github.com/openclaw/sessions/internal/keys"
 	"github.com/openclaw/sessions/internal/output"
-	"github.com/openclaw/sessions/internal/policy"
 	"github.com/openclaw/sessions/internal/render"
 	"github.com/openclaw/sessions/internal/sanitize"
 	"github.com/openclaw/sessions/internal/sqlitestore"
@@ -143,33 +142,13 @@ type Result struct {
 	Sessions     []state.Row `json:"sessions"`
 }
 
-// agentsToList picks the agents whose sessions are listed (CONTRACT §3).
-func agentsToList(s *state.State, all bool) ([]string, error) {
-	if s.AgentFlag != "" {
-		if msg := s.CanSeeAgent(s.AgentFlag, policy.OpHistory); msg != "" {
-			return nil, apperr.Forbiddenf("%s", msg)
-		}
-		return []string{s.AgentFlag}, nil
-	}
-	if s.Req.Operator() && !all {
-		return []string{s.Req.Agent}, nil
-	}
-	var out []string
-	for _, a := range s.AgentIDs() {
-		if s.CanSeeAgent(a, policy.OpHistory) == "" {
-			out = append(out, a)
-		}
-	}
-	return out, nil
-}
-
 func run(o *Options) error {
 	f := o.f
 	s, err := f.State()
 	if err != nil {
 		return err
 	}
-	agents, err := agentsToList(s, o.AllAgents)
+	agents, err := s.AgentsInScope(o.AllAgents)
 	if err != nil {
 		return err
 	}

@@ -164,18 +164,18 @@ summary, source.`,
 			}
 			// The run id is never cut (it is what wait takes); the session,
 			// requester, label and summary shrink, then columns drop.
-			hdr := []string{"Run", "Kind", "Status", "Session", "Label", "From", "Created", "Summary"}
+			hdr := []string{"Run", "Kind", "Status", "Engine", "Session", "Label", "From", "Created", "Summary"}
 			if source != sourceSessions {
 				hdr = append(hdr, "Source")
 			}
-			t := output.NewTable(hdr...).Flexible(3, 4, 5, 7).MinWidth(3, 24).Droppable(5, 8, 4, 1, 7, 6)
+			t := output.NewTable(hdr...).Flexible(4, 5, 6, 8).MinWidth(4, 24).Droppable(6, 9, 3, 5, 1, 8, 7)
 			t.Color(2, f.IO.ColorScheme().Status)
 			for _, r := range out {
 				created := time.UnixMilli(r.CreatedAt).UTC().Format(time.RFC3339)
 				if tty {
 					created = cmdutil.Ago(now.Sub(time.UnixMilli(r.CreatedAt)))
 				}
-				t.Row(r.RunID, r.Kind, r.Status, targetOf(r), labelOf(r), requesterOf(r), created, runs.Summary(r), r.Source)
+				t.Row(r.RunID, r.Kind, r.Status, engineName(r.Engine), targetOf(r), labelOf(r), requesterOf(r), created, runs.Summary(r), r.Source)
 			}
 			return t.Render(f.IO.Out, tty, f.IO.TerminalWidth())
 		},
@@ -321,4 +321,13 @@ func NewCmdRunner(f *cmdutil.Factory) *cobra.Command {
 			return r.Execute(ctx, args[0])
 		},
 	}
+}
+
+// engineName is the engine column: the spec without the openclaw path or
+// the exec command ("openclaw", "exec").
+func engineName(spec string) string {
+	if i := strings.IndexByte(spec, ':'); i > 0 {
+		return spec[:i]
+	}
+	return spec
 }

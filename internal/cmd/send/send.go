@@ -12,6 +12,7 @@ import (
 	"github.com/briandowns/spinner"
 	"github.com/openclaw/sessions/internal/apperr"
 	"github.com/openclaw/sessions/internal/cmdutil"
+	"github.com/openclaw/sessions/internal/engine"
 	"github.com/openclaw/sessions/internal/policy"
 	"github.com/openclaw/sessions/internal/runner"
 	"github.com/openclaw/sessions/internal/runs"
@@ -22,13 +23,14 @@ import (
 
 // Options are the parsed flags of `sessions send`.
 type Options struct {
-	f       *cmdutil.Factory
-	Ref     string
-	Label   string
-	Message string
-	Timeout int
-	Engine  string
-	Deliver string
+	f        *cmdutil.Factory
+	Ref      string
+	Label    string
+	Message  string
+	Timeout  int
+	Engine   string
+	OpenClaw string
+	Deliver  string
 }
 
 // NewCmd builds the command.
@@ -52,8 +54,12 @@ must allow it, and the send policy must not deny it (forbidden, exit 3).
 or is killed does not stop the run: follow it with 'sessions wait RUN_ID'.
 
 The agent turn is produced by an engine (--engine or $SESSIONS_ENGINE):
-"provider" (default) calls the model provider openclaw.json configures for the
-agent; "exec:COMMAND" runs COMMAND with a JSON request on stdin. Announces are
+"auto" (default) takes openclaw when the executable is found, else provider;
+"openclaw" runs a real OpenClaw turn (openclaw agent --local, with its tools;
+--openclaw PATH or $SESSIONS_OPENCLAW names the executable); "provider" calls
+the model provider openclaw.json configures, with the agent's persona and
+workspace files but no tools; "exec:COMMAND" runs COMMAND with a JSON request
+on stdin. The engine chosen is in the run record ('sessions runs'). Announces are
 recorded in <state>/sessions-cli/outbox.jsonl and sent for real through
 --deliver exec:COMMAND (or $SESSIONS_DELIVER).
 
@@ -100,7 +106,8 @@ JSON: {"runId","status":"accepted","sessionKey"} with --timeout 0;
 	fl := cmd.Flags()
 	fl.StringVar(&o.Label, "label", "", "target the session with this `LABEL` (with --agent to pick the agent)")
 	fl.IntVar(&o.Timeout, "timeout", 30, "wait up to `S` seconds for the reply (0 = return at once)")
-	fl.StringVar(&o.Engine, "engine", "", "what produces the agent turn: provider | exec:COMMAND (default $SESSIONS_ENGINE, else provider)")
+	fl.StringVar(&o.Engine, "engine", "", "what produces the agent turn: auto | provider | openclaw | exec:COMMAND (default $SESSIONS_ENGINE, else auto)")
+	fl.StringVar(&o.OpenClaw, "openclaw", "", "the openclaw executable for --engine openclaw/auto (default $SESSIONS_OPENCLAW, else openclaw on $PATH)")
 	fl.StringVar(&o.Deliver, "deliver", "", "deliver announces through exec:COMMAND (default $SESSIONS_DELIVER)")
 	_ = cmd.RegisterFlagCompletionFunc("label", func(_ *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
 		return f.Labels(toComplete)
@@ -114,7 +121,7 @@ JSON: {"runId","status":"accepted","sessionKey"} with --timeout 0;
 // command (no space after it).
 func CompleteEngine(_ *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
 	var out []string
-	for _, c := range []string{"provider\tthe model provider openclaw.json configures", "exec:\trun COMMAND with the request on stdin"} {
+	for _, c := range []string{"auto\tgateway, else openclaw when found, else provider", "provider\tthe model provider openclaw.json configures (no tools)", "openclaw\ta real OpenClaw turn: openclaw agent --local", "exec:\trun COMMAND with the request on stdin"} {
 		if strings.HasPrefix(c, toComplete) && !strings.Contains(toComplete, "\t") {
 			out = append(out, c)
 		}
@@ -148,12 +155,40 @@ func ResolveEngineDeliver(getenv func(string) string, engine, deliver *string) e
 // ValidateEngine checks an engine spec's syntax.
 func ValidateEngine(spec string) error {
 	switch {
-	case spec == "", spec == "provider":
+	case spec == "", spec == engine.SpecAuto, spec == engine.SpecProvider, spec == engine.SpecOpenClaw:
+		return nil
+	case strings.HasPrefix(spec, "openclaw:") && strings.TrimSpace(strings.TrimPrefix(spec, "openclaw:")) != "":
 		return nil
 	case strings.HasPrefix(spec, "exec:") && strings.TrimSpace(strings.TrimPrefix(spec, "exec:")) != "":
 		return nil
 	}
-	return apperr.Usagef("invalid --engine %q (want provider or exec:COMMAND)", spec)
+	return apperr.Usagef("invalid --engine %q (want auto, provider, openclaw or exec:COMMAND)", spec)
+}
+
+// ChooseEngine turns the engine asked for into the one the run records:
+// "auto" (the default) picks gateway, openclaw or provider (engine.ChooseAuto);
+// "openclaw" becomes "openclaw:<path>" of the executable found (--openclaw
+// PATH, $SESSIONS_OPENCLAW, $PATH; exit 1 when there is none). The choice
+// and its reasons are logged at debug level.
+func ChooseEngine(f *cmdutil.Factory, s *state.State, spec, openclawFlag string) (string, error) {
+	switch {
+	case spec == "" || spec == engine.SpecAuto:
+		c := engine.ChooseAuto(s.Cfg, engine.Probe{Getenv: f.Getenv, OpenClawFlag: openclawFlag, StateDir: s.Dir.Path})
+		for _, r := range c.Reasons {
+			f.Log.Debug("engine auto: " + r)
+		}
+		f.Log.Debug("engine chosen", "engine", c.Spec, "asked", "auto")
+		return c.Spec, nil
+	case spec == engine.SpecOpenClaw:
+		bin, err := engine.FindOpenClaw(openclawFlag, f.Getenv)
+		if err != nil {
+			return "", apperr.Errorf("--engine openclaw: %v", err)
+		}
+		f.Log.Debug("engine chosen", "engine", "openclaw:"+bin, "asked", spec)
+		return engine.SpecOpenClaw + ":" + bin, nil
+	}
+	f.Log.Debug("engine chosen", "engine", spec, "asked", spec)
+	return spec, nil
 }
 
 // Result is the JSON document of `send` and `wait`.
@@ -207,6 +242,9 @@ func run(o *Options) error {
 	}
 	if s.SendPolicy(t) == "deny" {
 		return apperr.Forbiddenf("%s", policy.MsgSendBlocked).With("sessionKey", t.DisplayKey)
+	}
+	if o.Engine, err = ChooseEngine(f, s, o.Engine, o.OpenClaw); err != nil {
+		return err
 	}
 	if err := CheckEngine(s, t, o.Engine, f.Getenv); err != nil {
 		return err

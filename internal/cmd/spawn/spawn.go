@@ -39,6 +39,7 @@ type Options struct {
 	RunTimeout int
 	Cleanup    string
 	Engine     string
+	OpenClaw   string
 	Deliver    string
 }
 
@@ -113,7 +114,9 @@ Follow the run with 'sessions wait RUN_ID' (the child's reply) or 'sessions runs
 	fl.StringVar(&o.Thinking, "thinking", "", "thinking `LEVEL`: off, minimal, low, medium, high (xhigh for some models)")
 	fl.IntVar(&o.RunTimeout, "run-timeout", 0, "abort the sub-agent's task after `S` seconds (0 = the turn timeout)")
 	cmdutil.EnumVar(cmd, &o.Cleanup, "cleanup", "keep", "after the announce: keep the child session, or delete it (archive its transcript)", "keep", "delete")
-	fl.StringVar(&o.Engine, "engine", "", "what produces the agent turns: provider | exec:COMMAND (default $SESSIONS_ENGINE, else provider)")
+	fl.StringVar(&o.Engine, "engine", "", "what produces the agent turns: auto | provider | openclaw | exec:COMMAND (default $SESSIONS_ENGINE, else auto)")
+	fl.StringVar(&o.OpenClaw, "openclaw", "", "the openclaw executable for --engine openclaw/auto (default $SESSIONS_OPENCLAW, else openclaw on $PATH)")
+	_ = cmd.RegisterFlagCompletionFunc("engine", send.CompleteEngine)
 	fl.StringVar(&o.Deliver, "deliver", "", "deliver the announce through exec:COMMAND (default $SESSIONS_DELIVER)")
 	_ = cmd.RegisterFlagCompletionFunc("thinking", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return []string{"off", "minimal", "low", "medium", "high", "xhigh"}, cobra.ShellCompDirectiveNoFileComp
@@ -192,6 +195,9 @@ func run(o *Options) error {
 	}
 	// 4. what the runner could not do
 	if err := send.PreflightAgent(s, target); err != nil {
+		return err
+	}
+	if o.Engine, err = send.ChooseEngine(f, s, o.Engine, o.OpenClaw); err != nil {
 		return err
 	}
 	reqStorePath, _ := s.StorePath(reqAgent)

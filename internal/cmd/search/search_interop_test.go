@@ -1,0 +1,54 @@
+//go:build interop
+
+package search_test
+
+import (
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/openclaw/sessions/internal/testutil"
+	"github.com/openclaw/sessions/internal/testutil/peertest"
+)
+
+// TestInteropIndexAfterOpenClawTurn: the real OpenClaw 2026.9.6 runs a turn
+// (`openclaw agent --local`, the mock LLM) on a copy of the 2026.9.6
+// fixture; search then finds its new user and assistant messages through
+// OpenClaw's own search index, which OpenClaw keeps current, and the same
+// ones through the event scan.
+func TestInteropIndexAfterOpenClawTurn(t *testing.T) {
+	p := peertest.Peer(t)
+	if out, err := exec.Command(p, "install", "--version", "2026.9.6").CombinedOutput(); err != nil {
+		t.Skipf("OpenClaw 2026.9.6 peer unavailable: %v: %s", err, peertest.LastLine(string(out)))
+	}
+	base := t.TempDir()
+	state, home := filepath.Join(base, "state"), filepath.Join(base, "home")
+	if err := testutil.CopyTree(filepath.Join(testutil.Root(t), "testdata", "state-2026.9.6"), state); err != nil {
+		t.Fatal(err)
+	}
+	url, _ := peertest.StartMockLLM(t, p)
+	peertest.SetProviderURL(t, state, "mock", url)
+	word := "quagga" + time.Now().Format("150405")
+	cmd := exec.Command(p, "run", "--version", "2026.9.6", "--home", home, "--state", state, "--cwd", home, "--timeout", "300", "--",
+		"agent", "--local", "--agent", "main", "--session-key", "agent:main:main", "--message", "Tell me about the "+word, "--json")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("openclaw agent --local: %v\n%s", err, out)
+	}
+	viaIndex, _ := runSearch(t, state, word)
+	viaEvents, _ := runSearch(t, state, word, "--no-index")
+	if len(viaIndex.Hits) < 2 {
+		t.Fatalf("want OpenClaw's user message and the mock's echo, got %+v", viaIndex.Hits)
+	}
+	if strings.Join(viaIndex.got(), "|") != strings.Join(viaEvents.got(), "|") {
+		t.Fatalf("index %q\nevents %q", viaIndex.got(), viaEvents.got())
+	}
+	for _, h := range viaIndex.Hits {
+		if h.Source != "index" || h.Key != "main" {
+			t.Errorf("hit %+v: want source index, key main", h)
+		}
+	}
+	t.Logf("%d hits of %q through OpenClaw's index and through the events", len(viaIndex.Hits), word)
+}

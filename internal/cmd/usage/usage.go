@@ -1,0 +1,339 @@
+// Package usage implements `sessions usage`: tokens and cost of every
+// assistant message, rolled up by day, model, agent, session, ….
+package usage
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/openclaw/sessions/internal/apperr"
+	"github.com/openclaw/sessions/internal/cmdutil"
+	"github.com/openclaw/sessions/internal/output"
+	"github.com/openclaw/sessions/internal/usage"
+	"github.com/openclaw/sessions/internal/when"
+	"github.com/spf13/cobra"
+)
+
+// SchemaVersion is the version of the JSON document.
+const SchemaVersion = 1
+
+// memoryLimit is the soft heap limit of a usage run (runtime/debug).
+const memoryLimit = 40 << 20
+
+// Options of `sessions usage`.
+type Options struct {
+	f               *cmdutil.Factory
+	By              []string
+	Since, Until    string
+	AllAgents       bool
+	IncludeArchived bool
+	NoCache         bool
+}
+
+// NewCmd builds the command; runF replaces the behaviour in flag tests.
+func NewCmd(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
+	o := &Options{f: f}
+	var by []string
+	cmd := &cobra.Command{
+		Use:   "usage [flags]",
+		Short: "Tokens and cost of the agents' assistant messages, by day, model, agent, session…",
+		Long: `Sum the usage OpenClaw recorded on every assistant message — input, output,
+cache-read and cache-write tokens and the cost — over the transcripts of the
+requester's agent (or --agent ID, or --all-agents), rolled up by one or more
+dimensions: day, week (ISO), month, model, provider, agent, session, kind,
+channel, cron (the cron job id of a cron session). Days, weeks and months are
+in the local time zone ($TZ).
+
+The cost is what OpenClaw recorded (usage.cost.total); for a message without
+one it is computed from the model's configured cost (openclaw.json
+models.providers.<p>.models[].cost, USD per million tokens), else counted as 0
+and reported (costUnknownMessages).
+
+Both storage eras are read: JSONL transcripts (every <sessionId>.jsonl of the
+sessions dir, also those no session points to any more) and OpenClaw 2026.8+'s
+SQLite store (events and cold archives), read-only. --include-archived adds
+reset and deleted transcripts (<file>.jsonl.reset.<time>, .deleted.<time>,
+2026.8+ archives); a message is counted once, however many copies of its
+session exist (sessionId + entry id). A sandboxed requester counts only the
+sessions it spawned.
+
+A second run reads only the transcripts that changed: each file's usage is
+cached under the tool's own cache dir ($XDG_CACHE_HOME/sessions/usage, never in
+the state dir) keyed by device, inode, size and mtime; --no-cache reads
+everything (and leaves the cache alone).
+
+JSON (--json): {"schema_version":1,"by":[…],"since","until","count":N,
+"rows":[{<dimension>:value…,"messages","inputTokens","outputTokens",
+"cacheReadTokens","cacheWriteTokens","totalTokens","costUsd","costMicroUsd",
+"costComputedMessages","costUnknownMessages"}],"totals":{…},
+"files":{"total","read","cached"}}. costMicroUsd is the exact integer.
+
+Piped without --json, one tab-separated line per row: the dimension values,
+messages, input, output, cacheRead, cacheWrite, total tokens, cost in USD,
+cost in micro-USD; the last line is the totals, TOTAL in every dimension.`,
+		Example: `  sessions usage
+  sessions usage --by model --since 7d
+  sessions usage --by day,model --all-agents --json
+  sessions usage --by cron --since 2026-11-01 --until 2026-11-30
+  sessions usage --by session --jq '.rows | sort_by(-.costMicroUsd) | .[:5]'`,
+		Args: cmdutil.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			dims, err := usage.ParseBy(by)
+			if err != nil {
+				return apperr.Usagef("%v", err)
+			}
+			if len(dims) == 0 {
+				dims = []string{"day"}
+			}
+			o.By = dims
+			if o.AllAgents && f.Flags.Agent != "" {
+				return apperr.Usagef("--agent and --all-agents cannot be used together")
+			}
+			if runF != nil {
+				return runF(o)
+			}
+			return run(o)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringSliceVar(&by, "by", nil, "group by `DIM` (day, week, month, model, provider, agent, session, kind, channel, cron); repeat or comma-separate (default day)")
+	fl.StringVar(&o.Since, "since", "", "only messages from `WHEN` on: a duration back from now (7d, 12h), a date (2006-01-02) or RFC 3339")
+	fl.StringVar(&o.Until, "until", "", "only messages before `WHEN` (a date includes that whole day)")
+	fl.BoolVar(&o.AllAgents, "all-agents", false, "count the sessions of every agent")
+	fl.BoolVar(&o.IncludeArchived, "include-archived", false, "also count reset and deleted transcripts (each message once)")
+	fl.BoolVar(&o.NoCache, "no-cache", false, "read every transcript; neither use nor update the usage cache")
+	_ = cmd.RegisterFlagCompletionFunc("by", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return usage.Dimensions, cobra.ShellCompDirectiveNoFileComp
+	})
+	return cmd
+}
+
+func run(o *Options) error {
+	f := o.f
+	s, err := f.State()
+	if err != nil {
+		return err
+	}
+	loc := time.Local
+	now := f.Now()
+	ropts := usage.Options{By: o.By, Loc: loc, Price: pricer(s.Cfg)}
+	if o.Since != "" {
+		if ropts.Since, err = when.Parse(o.Since, now, loc, false); err != nil {
+			return apperr.Usagef("--since: %v", err)
+		}
+	}
+	if o.Until != "" {
+		if ropts.Until, err = when.Parse(o.Until, now, loc, true); err != nil {
+			return apperr.Usagef("--until: %v", err)
+		}
+	}
+	if ropts.Since != 0 && ropts.Until != 0 && ropts.Until <= ropts.Since {
+		return apperr.Usagef("--until must be later than --since")
+	}
+	// A soft heap limit (unless $GOMEMLIMIT sets one): a scan's garbage is
+	// collected before it grows the process beyond what the records need.
+	if os.Getenv("GOMEMLIMIT") == "" {
+		defer debug.SetMemoryLimit(debug.SetMemoryLimit(memoryLimit))
+	}
+	t0 := time.Now()
+	units, meta, err := discover(s, o)
+	if err != nil {
+		return err
+	}
+	var cache *usage.Cache
+	var tLoad time.Duration
+	if !o.NoCache {
+		tl := time.Now()
+		if dir, derr := usage.CacheDir(); derr == nil {
+			cache = usage.OpenCache(dir, s.Dir.Path)
+			if cache.Ignored != "" {
+				f.Log.Debug(fmt.Sprintf("usage: cache %s ignored: %s", cache.Path(), cache.Ignored))
+			}
+		} else {
+			f.Log.Debug("usage: no cache dir: " + derr.Error())
+		}
+		tLoad = time.Since(tl)
+	}
+	t1 := time.Now()
+	parts, stats := usage.Collect(units, cache, 0, f.Warn)
+	t2 := time.Now()
+	f.Log.Debug(fmt.Sprintf("usage: %d of %d files read, %d from cache", stats.Read, stats.Units, stats.Cached))
+	if cache != nil {
+		if err := cache.Save(); err != nil {
+			f.Log.Debug("usage: cache not saved: " + err.Error())
+		}
+	}
+	srcs, skips, skipFiles := meta.sources(s, units, parts)
+	if skips.Total() > 0 {
+		f.Warn(fmt.Sprintf("usage: skipped %d transcript line(s) in %d file(s): %s", skips.Total(), skipFiles, describe(skips)))
+	}
+	rep := usage.Rollup(srcs, ropts)
+	f.Log.Debug(fmt.Sprintf("usage: timings: discover %s, cache load %s, scan %s, roll-up %s",
+		(t1.Sub(t0) - tLoad).Round(time.Millisecond/10), tLoad.Round(time.Millisecond/10), t2.Sub(t1).Round(time.Millisecond/10), time.Since(t2).Round(time.Millisecond/10)))
+	res := result(rep, ropts, stats)
+	if f.JSONMode() {
+		return f.PrintJSON(res)
+	}
+	return printTable(f, rep)
+}
+
+func describe(sk usage.Skips) string {
+	var parts []string
+	for _, p := range []struct {
+		n    int
+		what string
+	}{{sk.InvalidUTF8, "invalid UTF-8"}, {sk.Corrupt, "not JSON"}, {sk.Torn, "torn last line"}, {sk.Oversize, "longer than 16 MiB"}} {
+		if p.n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", p.n, p.what))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// Row is one row of the JSON document: its dimension values, then its sums.
+type Row struct {
+	By   []string
+	Keys []string
+	usage.Totals
+}
+
+// MarshalJSON writes the dimensions first, in --by order, then the sums.
+func (r Row) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, d := range r.By {
+		k, _ := json.Marshal(d)
+		v, _ := json.Marshal(r.Keys[i])
+		b.Write(k)
+		b.WriteByte(':')
+		b.Write(v)
+		b.WriteByte(',')
+	}
+	t, err := json.Marshal(r.Totals)
+	if err != nil {
+		return nil, err
+	}
+	b.Write(t[1:])
+	return b.Bytes(), nil
+}
+
+// Files says how many transcript files (or stores) were read and how many
+// came from the cache.
+type Files struct {
+	Total  int `json:"total"`
+	Read   int `json:"read"`
+	Cached int `json:"cached"`
+}
+
+// Result is the JSON document.
+type Result struct {
+	SchemaVersion int          `json:"schema_version"`
+	By            []string     `json:"by"`
+	Since         string       `json:"since,omitempty"`
+	Until         string       `json:"until,omitempty"`
+	Count         int          `json:"count"`
+	Rows          []Row        `json:"rows"`
+	Totals        usage.Totals `json:"totals"`
+	Files         Files        `json:"files"`
+}
+
+func result(rep usage.Report, o usage.Options, st usage.Stats) Result {
+	r := Result{SchemaVersion: SchemaVersion, By: rep.By, Count: len(rep.Rows), Rows: []Row{}, Totals: rep.Totals,
+		Files: Files{Total: st.Units, Read: st.Read, Cached: st.Cached}}
+	if o.Since != 0 {
+		r.Since = time.UnixMilli(o.Since).UTC().Format(time.RFC3339Nano)
+	}
+	if o.Until != 0 {
+		r.Until = time.UnixMilli(o.Until).UTC().Format(time.RFC3339Nano)
+	}
+	for _, row := range rep.Rows {
+		r.Rows = append(r.Rows, Row{By: rep.By, Keys: row.Keys, Totals: row.Totals})
+	}
+	return r
+}
+
+func printTable(f *cmdutil.Factory, rep usage.Report) error {
+	if len(rep.Rows) == 0 {
+		if f.IO.IsStdoutTTY() {
+			fmt.Fprintln(f.IO.ErrOut, "No usage recorded.")
+		}
+		return nil
+	}
+	tty := f.IO.IsStdoutTTY()
+	var headers []string
+	for _, d := range rep.By {
+		headers = append(headers, d)
+	}
+	headers = append(headers, "Messages", "Input", "Output", "Cache read", "Cache write", "Total", "Cost (USD)")
+	if !tty {
+		headers = append(headers, "Cost (µUSD)")
+	}
+	t := output.NewTable(headers...)
+	row := func(keys []string, tot usage.Totals) {
+		cells := append([]string{}, keys...)
+		if tty {
+			cells = append(cells, num(tot.Messages), num(tot.Input), num(tot.Output), num(tot.CacheRead), num(tot.CacheWrite), num(tot.Total), money(tot))
+		} else {
+			for _, v := range []int64{tot.Messages, tot.Input, tot.Output, tot.CacheRead, tot.CacheWrite, tot.Total} {
+				cells = append(cells, strconv.FormatInt(v, 10))
+			}
+			cells = append(cells, strconv.FormatFloat(float64(tot.CostMicroUSD)/1e6, 'f', 6, 64), strconv.FormatInt(tot.CostMicroUSD, 10))
+		}
+		t.Row(cells...)
+	}
+	for _, r := range rep.Rows {
+		keys := make([]string, len(r.Keys))
+		for i, k := range r.Keys {
+			keys[i] = k
+			if tty && k == "" {
+				keys[i] = "-"
+			}
+		}
+		row(keys, r.Totals)
+	}
+	total := make([]string, len(rep.By))
+	for i := range total {
+		total[i] = "TOTAL"
+	}
+	row(total, rep.Totals)
+	if err := t.Render(f.IO.Out, tty, f.IO.TerminalWidth()); err != nil {
+		return err
+	}
+	if tty && (rep.Totals.CostUnknown > 0 || rep.Totals.CostComputed > 0) {
+		fmt.Fprintf(f.IO.ErrOut, "Cost: %d message(s) priced from the configured model cost, %d with no cost known (counted as 0).\n",
+			rep.Totals.CostComputed, rep.Totals.CostUnknown)
+	}
+	return nil
+}
+
+// num groups digits by thousands for people.
+func num(v int64) string {
+	s := strconv.FormatInt(v, 10)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}
+
+func money(t usage.Totals) string {
+	v := float64(t.CostMicroUSD) / 1e6
+	if v != 0 && v < 0.01 {
+		return "$" + strconv.FormatFloat(v, 'f', 4, 64)
+	}
+	return "$" + strconv.FormatFloat(v, 'f', 2, 64)
+}

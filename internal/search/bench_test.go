@@ -1,0 +1,65 @@
+package search
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// benchTranscript is ~8 MB of transcript lines like OpenClaw's: short user
+// and assistant messages, tool calls, and tool results with escaped text.
+func benchTranscript() []byte {
+	var b bytes.Buffer
+	out := strings.Repeat(`line of tool output with \"quotes\", a path /usr/lib/x and\n`, 40)
+	for i := 0; b.Len() < 8<<20; i++ {
+		fmt.Fprintf(&b, `{"type":"message","id":"u%07x","timestamp":"2026-11-21T04:43:35.141Z","message":{"role":"user","content":[{"type":"text","text":"please check the build number %d and report"}],"timestamp":1}}`+"\n", i, i)
+		fmt.Fprintf(&b, `{"type":"message","id":"a%07x","timestamp":"2026-11-21T04:43:36.141Z","message":{"role":"assistant","content":[{"type":"text","text":"Running it."},{"type":"toolCall","id":"c%d","name":"exec","arguments":{"command":"make build"}}]}}`+"\n", i, i)
+		fmt.Fprintf(&b, `{"type":"message","id":"t%07x","timestamp":"2026-11-21T04:43:37.141Z","message":{"role":"toolResult","toolCallId":"c%d","content":[{"type":"text","text":"%s"}]}}`+"\n", i, i, out)
+	}
+	if i := strings.Index(b.String()[4<<20:], "\n"); i >= 0 {
+		// one hit in the middle
+		at := 4<<20 + i + 1
+		hit := `{"type":"message","id":"needle","timestamp":"2026-11-21T05:00:00.000Z","message":{"role":"user","content":"the zebra42 is here"}}` + "\n"
+		return append(append(append([]byte{}, b.Bytes()[:at]...), hit...), b.Bytes()[at:]...)
+	}
+	return b.Bytes()
+}
+
+func benchScan(b *testing.B, q Query, tools bool, want int) {
+	data := benchTranscript()
+	m, err := Compile(q)
+	if err != nil {
+		b.Fatal(err)
+	}
+	sc := NewScanner(&Options{Matcher: m, IncludeTools: tools})
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		n := 0
+		if _, err := sc.Scan(bytes.NewReader(data), func(Hit) { n++ }); err != nil {
+			b.Fatal(err)
+		}
+		if n != want {
+			b.Fatalf("%d hits, want %d", n, want)
+		}
+	}
+}
+
+// BenchmarkScanLiteralRare: one hit in 8 MB — the byte search alone.
+func BenchmarkScanLiteralRare(b *testing.B) { benchScan(b, Query{Pattern: "zebra42"}, false, 1) }
+
+// BenchmarkScanLiteralFold: the same, case-insensitive.
+func BenchmarkScanLiteralFold(b *testing.B) {
+	benchScan(b, Query{Pattern: "ZEBRA42", IgnoreCase: true}, false, 1)
+}
+
+// BenchmarkScanRegexLiteral: a regex with a required literal is pre-filtered too.
+func BenchmarkScanRegexLiteral(b *testing.B) {
+	benchScan(b, Query{Pattern: `zebra[0-9]+ is`, Regex: true}, false, 1)
+}
+
+// BenchmarkScanRegexNoLiteral: nothing to pre-filter with: every line parsed.
+func BenchmarkScanRegexNoLiteral(b *testing.B) {
+	benchScan(b, Query{Pattern: `z[e]bra[0-9]+ is`, Regex: true}, false, 1)
+}

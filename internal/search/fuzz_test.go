@@ -1,0 +1,82 @@
+package search
+
+import (
+	"bytes"
+	"reflect"
+	"testing"
+	"testing/iotest"
+
+	"github.com/openclaw/sessions/internal/transcript"
+)
+
+// naiveScan is the oracle: every line split out of the whole input and
+// parsed, no pre-filter, no buffer.
+func naiveScan(data []byte, o *Options) []Hit {
+	var hits []Hit
+	var pos int64
+	for len(data) > 0 {
+		i := bytes.IndexByte(data, '\n')
+		line := data
+		last := i < 0
+		if !last {
+			line = data[:i]
+		}
+		h, ok, st := o.Line(line, pos)
+		if ok && !(last && st == transcript.StatusCorrupt) {
+			hits = append(hits, h)
+		}
+		if last {
+			break
+		}
+		data, pos = data[i+1:], pos+int64(i+1)
+	}
+	return hits
+}
+
+func fastScan(t testing.TB, data []byte, o *Options, oneByte bool) []Hit {
+	var hits []Hit
+	var r = bytes.NewReader(data)
+	var rd interface{ Read([]byte) (int, error) } = r
+	if oneByte {
+		rd = iotest.HalfReader(r)
+	}
+	if _, err := NewScanner(o).Scan(rd, func(h Hit) { hits = append(hits, h) }); err != nil {
+		t.Fatal(err)
+	}
+	return hits
+}
+
+const fuzzSeedTranscript = `{"type":"session","version":3,"id":"s1","timestamp":"2026-01-01T00:00:00.000Z"}
+{"type":"message","id":"a1","timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":[{"type":"text","text":"deploy the Kelvin build"}],"timestamp":1}}
+{"type":"message","id":"a2","timestamp":"2026-01-01T00:00:02.000Z","message":{"role":"assistant","content":[{"type":"thinking","thinking":"deploy secretly"},{"type":"text","text":"Deploying \"now\" \u0064eploy"},{"type":"toolCall","id":"c1","name":"exec","arguments":{"command":"deploy.sh"}}]}}
+{"type":"message","id":"a3","timestamp":"2026-01-01T00:00:03.000Z","message":{"role":"toolResult","toolCallId":"c1","content":[{"type":"text","text":"deploy ok"},{"type":"image","data":"ZGVwbG95"}]}}
+not json deploy
+{"type":"message","id":"a4","message":{"role":"user","content":"caf` + "\xff" + ` deploy"}}
+{"type":"message","id":"a5","message":{"role":"user","content":"torn deploy`
+
+func FuzzScan(f *testing.F) {
+	f.Add([]byte(fuzzSeedTranscript), "deploy", false, false, false, 64)
+	f.Add([]byte(fuzzSeedTranscript), "DEPLOY", false, true, true, 100)
+	f.Add([]byte(fuzzSeedTranscript), `"now"`, false, false, true, 1000)
+	f.Add([]byte(fuzzSeedTranscript), `dep(l|x)oy`, true, false, false, 0)
+	f.Add([]byte(fuzzSeedTranscript), `kelvin`, false, true, false, 0)
+	f.Add([]byte(fuzzSeedTranscript), `ing`, true, true, true, 200)
+	f.Add([]byte(fuzzSeedTranscript), "exec\n{", false, false, true, 0)
+	f.Add([]byte(fuzzSeedTranscript), `exec {`, false, false, true, 0)
+	f.Fuzz(func(t *testing.T, data []byte, pattern string, regex, fold, tools bool, maxLine int) {
+		m, err := Compile(Query{Pattern: pattern, Regex: regex, IgnoreCase: fold})
+		if err != nil {
+			return
+		}
+		if maxLine < 0 {
+			maxLine = -maxLine
+		}
+		o := &Options{Matcher: m, IncludeTools: tools, MaxLine: maxLine % (1 << 16)}
+		want := naiveScan(data, o)
+		for _, oneByte := range []bool{false, true} {
+			if got := fastScan(t, data, o, oneByte); !reflect.DeepEqual(got, want) {
+				t.Fatalf("pattern %q regex=%v fold=%v tools=%v maxLine=%d halfReads=%v:\nfast  %+v\nnaive %+v", pattern, regex, fold, tools, o.MaxLine, oneByte, got, want)
+			}
+		}
+	})
+}

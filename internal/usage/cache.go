@@ -1,0 +1,235 @@
+package usage
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// Stamp identifies one version of a file: a file whose stamp is unchanged is
+// not read again. Extra carries the stamp of a companion file (a SQLite
+// -wal) when there is one.
+type Stamp struct {
+	Dev, Ino  uint64
+	Size      int64
+	MtimeNano int64
+	Extra     string
+}
+
+// StampOf is the stamp of a file's info.
+func StampOf(fi fs.FileInfo) Stamp {
+	s := Stamp{Size: fi.Size(), MtimeNano: fi.ModTime().UnixNano()}
+	s.Dev, s.Ino = devIno(fi)
+	return s
+}
+
+// Part is what a unit holds for one session: a JSONL file holds one, an
+// agent's SQLite store one per session (and per archive).
+type Part struct {
+	SessionID string
+	Key       string // the session key when the unit itself names it (2026.8+ archives)
+	Archived  bool
+	Models    []Model // what Records[i].Model indexes
+	Records   []Record
+	Skips     Skips
+
+	index map[Model]uint32 // while records are added
+}
+
+// cacheEntry is a unit's parts at a stamp.
+type cacheEntry struct {
+	Stamp Stamp
+	Parts []Part
+}
+
+// castagnoli is the CRC-32C table: the checksum of the payload (a
+// corrupt file is detected, at memory speed; the cache is no security
+// boundary — it lives in the user's own cache dir).
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// cacheMagic starts a cache file; cacheVersion changes whenever what is
+// stored (or how records are extracted) changes: another version is
+// foreign and ignored.
+const (
+	cacheMagic   = "sessions-usage-cache\n"
+	cacheVersion = 4
+)
+
+// Cache is the per-file cache of one state dir, in the tool's own cache dir
+// (never in OpenClaw's state). A missing, corrupt (bad checksum, undecodable)
+// or foreign (other version, other state dir) file is ignored: it is never
+// trusted, only replaced.
+type Cache struct {
+	path     string
+	stateDir string
+	entries  map[string]cacheEntry
+	dirty    bool
+	// Ignored says why an existing cache file was not used ("" when it was
+	// used or absent).
+	Ignored string
+}
+
+// cacheFile is the encoded payload.
+type cacheFile struct {
+	Version  int
+	StateDir string
+	Entries  map[string]cacheEntry
+}
+
+// CacheDir is where the cache lives: os.UserCacheDir()/sessions/usage
+// ($XDG_CACHE_HOME/sessions/usage on Linux when set).
+func CacheDir() (string, error) {
+	d, err := os.UserCacheDir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(d, "sessions", "usage"), nil
+}
+
+// OpenCache loads the cache of stateDir from dir (an empty cache when there
+// is none or it cannot be trusted).
+func OpenCache(dir, stateDir string) *Cache {
+	sum := sha256.Sum256([]byte(stateDir))
+	c := &Cache{
+		path:     filepath.Join(dir, fmt.Sprintf("%x.cache", sum[:12])),
+		stateDir: stateDir,
+		entries:  map[string]cacheEntry{},
+	}
+	data, err := os.ReadFile(c.path)
+	if err != nil {
+		if !errors.Is(err, fs.ErrNotExist) {
+			c.Ignored = err.Error()
+		}
+		return c
+	}
+	f, why := decodeCache(data)
+	switch {
+	case why != "":
+		c.Ignored = why
+	case f.StateDir != stateDir:
+		c.Ignored = "it belongs to another state dir"
+	default:
+		c.entries = f.Entries
+	}
+	return c
+}
+
+func decodeCache(data []byte) (*cacheFile, string) {
+	if !bytes.HasPrefix(data, []byte(cacheMagic)) {
+		return nil, "not a usage cache"
+	}
+	data = data[len(cacheMagic):]
+	if len(data) < 4 {
+		return nil, "truncated"
+	}
+	sum, payload := binary.LittleEndian.Uint32(data), data[4:]
+	if crc32.Checksum(payload, castagnoli) != sum {
+		return nil, "bad checksum"
+	}
+	f, err := decodePayload(payload)
+	if err != nil {
+		return nil, "undecodable: " + err.Error()
+	}
+	if f.Version != cacheVersion {
+		return nil, fmt.Sprintf("version %d, not %d", f.Version, cacheVersion)
+	}
+	if f.Entries == nil {
+		f.Entries = map[string]cacheEntry{}
+	}
+	return f, ""
+}
+
+// Path is the cache file.
+func (c *Cache) Path() string { return c.path }
+
+// get returns the parts cached for path at stamp.
+func (c *Cache) get(path string, st Stamp) ([]Part, bool) {
+	if c == nil {
+		return nil, false
+	}
+	e, ok := c.entries[path]
+	if !ok || e.Stamp != st {
+		return nil, false
+	}
+	return e.Parts, true
+}
+
+func (c *Cache) put(path string, st Stamp, parts []Part) {
+	if c == nil {
+		return
+	}
+	c.entries[path] = cacheEntry{Stamp: st, Parts: parts}
+	c.dirty = true
+}
+
+// prune drops the entries of files that are gone (deleted or renamed); a
+// file this run did not consider (another agent's) keeps its entry.
+func (c *Cache) prune(keep map[string]bool) {
+	if c == nil {
+		return
+	}
+	for p := range c.entries {
+		if keep[p] {
+			continue
+		}
+		if _, err := os.Lstat(p); errors.Is(err, fs.ErrNotExist) {
+			delete(c.entries, p)
+			c.dirty = true
+		}
+	}
+}
+
+// Save writes the cache when it changed: a temporary file (0600) in the
+// cache dir, synced, renamed over the old one — a reader sees the old cache
+// or the new one, never a mix.
+func (c *Cache) Save() error { return c.save(cacheVersion) }
+
+func (c *Cache) save(version int) error {
+	if c == nil || !c.dirty {
+		return nil
+	}
+	payload := encodePayload(&cacheFile{Version: version, StateDir: c.stateDir, Entries: c.entries})
+	sum := binary.LittleEndian.AppendUint32(nil, crc32.Checksum(payload, castagnoli))
+	dir := filepath.Dir(c.path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(dir, ".usage-*.tmp")
+	if err != nil {
+		return err
+	}
+	name := tmp.Name()
+	ok := false
+	defer func() {
+		if !ok {
+			tmp.Close()
+			os.Remove(name)
+		}
+	}()
+	if err := tmp.Chmod(0o600); err != nil {
+		return err
+	}
+	for _, b := range [][]byte{[]byte(cacheMagic), sum, payload} {
+		if _, err := tmp.Write(b); err != nil {
+			return err
+		}
+	}
+	if err := tmp.Sync(); err != nil {
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	if err := os.Rename(name, c.path); err != nil {
+		return err
+	}
+	ok = true
+	c.dirty = false
+	return nil
+}
