@@ -191,8 +191,11 @@ func TestInteropGatewayLifecycle(t *testing.T) {
 			if json.Unmarshal(arch, &doc) != nil || len(doc.Sessions) != 1 || doc.Sessions[0].ArchivedAt == 0 {
 				t.Fatalf("archive: %s", arch)
 			}
-			if list()["agent:main:telegram:group:-100123"] {
-				t.Errorf("openclaw sessions still lists the archived session")
+			// 2026.9.6's `openclaw sessions` lists archived sessions too,
+			// with their archivedAt.
+			rows := gjson.GetBytes(g.OpenClaw(t, p, "sessions", "--json", "--all-agents"), `sessions.#(key=="agent:main:telegram:group:-100123")`)
+			if rows.Exists() && rows.Get("archivedAt").Int() != doc.Sessions[0].ArchivedAt {
+				t.Errorf("openclaw sessions lists the archived session without our archivedAt %d: %s", doc.Sessions[0].ArchivedAt, rows.Raw)
 			}
 		})
 	}
