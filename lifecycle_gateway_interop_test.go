@@ -121,7 +121,8 @@ func TestInteropSQLiteDelete(t *testing.T) {
 // TestInteropGatewayLifecycle: with a real gateway of each version on a
 // copy of that version's fixture, sessions delete (--gateway and the
 // environment's token) goes through sessions.delete: the real `openclaw
-// sessions --json` no longer lists the key and still lists the others. On
+// sessions --json` no longer lists the key and still lists the others;
+// reset goes through sessions.reset (1.30: a new sessionId; 9.6 keeps it). On
 // 2026.9.6 a second delete without --gateway finds the live gateway of the
 // state dir itself (said at --log-level debug) and goes through it; archive
 // is sessions.patch {archived}.
@@ -168,6 +169,21 @@ func TestInteropGatewayLifecycle(t *testing.T) {
 					t.Errorf("openclaw sessions no longer lists %s", k)
 				}
 			}
+			// reset through sessions.reset: 1.30 gives a new sessionId, 9.6
+			// keeps it; `openclaw sessions` shows what the JSON says.
+			const rkey = "agent:main:telegram:group:-100123"
+			rs := peertest.Sessions(t, bin, state, env, "--gateway", g.URL, "reset", rkey, "--json")
+			oldID, newID := gjson.GetBytes(rs, "sessions.0.sessionId").Str, gjson.GetBytes(rs, "sessions.0.newSessionId").Str
+			if newID == "" || (v.version == "2026.9.6") != (newID == oldID) {
+				t.Errorf("reset: %s", rs)
+			}
+			args := []string{"sessions", "--json"}
+			if v.version == "2026.9.6" {
+				args = append(args, "--all-agents")
+			}
+			if got := gjson.GetBytes(g.OpenClaw(t, p, args...), `sessions.#(key=="`+rkey+`").sessionId`).Str; got != newID {
+				t.Errorf("openclaw sessions: %s has sessionId %q, want the reset's %q", rkey, got, newID)
+			}
 			if v.version != "2026.9.6" {
 				return
 			}
@@ -191,11 +207,14 @@ func TestInteropGatewayLifecycle(t *testing.T) {
 			if json.Unmarshal(arch, &doc) != nil || len(doc.Sessions) != 1 || doc.Sessions[0].ArchivedAt == 0 {
 				t.Fatalf("archive: %s", arch)
 			}
-			// 2026.9.6's `openclaw sessions` lists archived sessions too,
-			// with their archivedAt.
-			rows := gjson.GetBytes(g.OpenClaw(t, p, "sessions", "--json", "--all-agents"), `sessions.#(key=="agent:main:telegram:group:-100123")`)
-			if rows.Exists() && rows.Get("archivedAt").Int() != doc.Sessions[0].ArchivedAt {
-				t.Errorf("openclaw sessions lists the archived session without our archivedAt %d: %s", doc.Sessions[0].ArchivedAt, rows.Raw)
+			// The gateway lists it among the archived sessions (2026.9.6's
+			// `openclaw sessions` lists archived ones too, without the field).
+			call, err := exec.Command(p, "gateway", "call", "--home", g.Home, "sessions.list", "--params", `{"archived":true}`, "--json").Output()
+			if err != nil {
+				t.Fatalf("gateway call sessions.list {archived:true}: %v\n%s", err, call)
+			}
+			if !gjson.GetBytes(call, `sessions.#(key=="agent:main:telegram:group:-100123")`).Exists() {
+				t.Errorf("the gateway does not list the session as archived:\n%s", call)
 			}
 		})
 	}
