@@ -57,7 +57,7 @@ interop:
 # and spawn's; writes docs/PERFORMANCE.md figures to stdout. Each skips with one
 # line (exit 0) when the peer is unavailable (scripts/bench_lib.sh).
 BENCH_ENV = PEER="$(PEER)" BIN="$(abspath $(BIN))"
-.PHONY: bench-send bench-spawn bench-sqlite bench-usage bench-search
+.PHONY: bench-send bench-spawn bench-sqlite bench-usage bench-search bench-gateway
 bench: build
 	$(BENCH_ENV) bash scripts/bench.sh
 	$(BENCH_ENV) bash scripts/bench_send.sh
@@ -65,6 +65,7 @@ bench: build
 	$(BENCH_ENV) bash scripts/bench_sqlite.sh
 	$(BENCH_ENV) bash scripts/bench_usage.sh
 	$(BENCH_ENV) bash scripts/bench_search.sh
+	$(BENCH_ENV) bash scripts/bench_gateway.sh
 
 bench-send: build
 	$(BENCH_ENV) bash scripts/bench_send.sh
@@ -82,6 +83,9 @@ bench-usage: build
 # sessions search beside grep -rF -c and rg -F -c (no peer needed; skips without python3 or /usr/bin/time).
 bench-search: build
 	$(BENCH_ENV) bash scripts/bench_search.sh
+
+bench-gateway: build
+	$(BENCH_ENV) bash scripts/bench_gateway.sh
 
 lint: vet
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -35,6 +36,7 @@ type example struct {
 //   - send, spawn and wait: they run an agent turn through a model provider
 //     (the demo's mock provider is not running) or wait for one;
 //   - --follow: it never ends, like tail -f;
+//   - --gateway and --context: they need a running gateway;
 //   - zsh syntax (${fpath[1]}): the examples run in bash.
 func TestExamples(t *testing.T) {
 	exs := append(helpExamples(t), readmeExamples(t)...)
@@ -276,6 +278,9 @@ func validityOnly(cmd *cobra.Command, argv []string, line string) string {
 		if a == "--follow" || a == "-f" {
 			return "--follow never ends"
 		}
+	}
+	if !strings.HasPrefix(cmd.CommandPath(), "sessions context") && (slices.Contains(argv, "--gateway") || slices.Contains(argv, "--context")) {
+		return "needs a running gateway"
 	}
 	if strings.Contains(line, "${fpath") {
 		return "zsh syntax"

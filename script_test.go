@@ -39,6 +39,9 @@ func TestScript(t *testing.T) {
 			e.Setenv("TZ", "UTC")
 			e.Setenv("OPENCLAW_STATE_DIR", "")
 			e.Setenv("OPENCLAW_SESSION_KEY", "")
+			e.Setenv("OPENCLAW_GATEWAY_URL", "")
+			e.Setenv("OPENCLAW_GATEWAY_TOKEN", "")
+			e.Setenv("OPENCLAW_GATEWAY_PASSWORD", "")
 			// the default engine (auto) depends on the machine (an openclaw
 			// on $PATH, a live gateway): scripts use provider unless they
 			// say otherwise (engine_auto.txtar tests auto)
@@ -60,6 +63,8 @@ func TestScript(t *testing.T) {
 			"growstore":  growStore,
 			"sqlexec":    sqlExec,
 			"sqlquery":   sqlQuery,
+			"fakegw":     fakeGateway,
+			"gwemit":     gwEmit,
 			"mkfifo":     mkfifoCmd,
 		},
 	})

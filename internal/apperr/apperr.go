@@ -30,10 +30,14 @@ type Error struct {
 	// Extra fields merged into the JSON error document (e.g. runId, sessionKey).
 	Extra map[string]any
 	// Printed: the command already wrote its one JSON document (a report
-	// whose outcome is a non-zero exit, e.g. doctor's findings); only the
-	// message goes to stderr.
+	// whose outcome is a non-zero exit, e.g. doctor's findings, a fleet
+	// listing with a failed host); only the message, if any, goes to stderr.
 	Printed bool
 }
+
+// Reported is the exit of a command whose output already said everything
+// (e.g. the per-host errors of a fleet listing): nothing more is printed.
+func Reported(code int) *Error { return &Error{Code: code, Status: "error", Printed: true} }
 
 // AfterOutput returns a copy of e marked Printed.
 func (e *Error) AfterOutput() *Error {

@@ -85,7 +85,9 @@ func report(f *cmdutil.Factory, cmd *cobra.Command, args []string, err error) in
 	jsonMode := f.JSONMode() || rawJSONMode(args)
 	var printed *apperr.Error
 	if errors.As(err, &printed) && printed.Printed {
-		fmt.Fprintf(f.IO.ErrOut, "%s: %s\n", cmd.CommandPath(), msg)
+		if msg != "" {
+			fmt.Fprintf(f.IO.ErrOut, "%s: %s\n", cmd.CommandPath(), msg)
+		}
 		return code
 	}
 	if jsonMode {

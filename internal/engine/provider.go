@@ -325,14 +325,14 @@ func (e *Provider) post(tctx, parent context.Context, t *target, url string, hea
 		resp, err := e.client().Do(hreq)
 		if err != nil {
 			if cerr := ctxFailure(tctx, parent); cerr != nil {
-				return 0, nil, "", ctxError(cerr, t, start)
+				return 0, nil, "", ctxError(cerr, t, start, tctx)
 			}
 			if attempt == 0 && errors.Is(err, syscall.ECONNREFUSED) {
 				select {
 				case <-time.After(connRefusedRetryDelay):
 					continue
 				case <-tctx.Done():
-					return 0, nil, "", ctxError(ctxFailure(tctx, parent), t, start)
+					return 0, nil, "", ctxError(ctxFailure(tctx, parent), t, start, tctx)
 				}
 			}
 			return 0, nil, "", fail(ErrResponse, fmt.Sprintf("provider %s: cannot reach %s: %v", t.Name, url, unwrapURLError(err)))
@@ -342,7 +342,7 @@ func (e *Provider) post(tctx, parent context.Context, t *target, url string, hea
 		ctype := resp.Header.Get("Content-Type")
 		if rerr != nil {
 			if cerr := ctxFailure(tctx, parent); cerr != nil {
-				return 0, nil, "", ctxError(cerr, t, start)
+				return 0, nil, "", ctxError(cerr, t, start, tctx)
 			}
 			return 0, nil, "", fail(ErrResponse, fmt.Sprintf("provider %s: connection closed while reading the response (HTTP %d, %d bytes read): %v", t.Name, resp.StatusCode, len(data), rerr))
 		}
@@ -353,9 +353,15 @@ func (e *Provider) post(tctx, parent context.Context, t *target, url string, hea
 	}
 }
 
-func ctxError(cerr error, t *target, start time.Time) error {
+// ctxError words a context failure; a timeout names the limit in force (the
+// turn's deadline), not the time measured, which a loaded host stretches.
+func ctxError(cerr error, t *target, start time.Time, tctx context.Context) error {
 	if errors.Is(cerr, ErrTimeout) {
-		return fail(ErrTimeout, fmt.Sprintf("provider %s: no complete response within %s (timed out)", t.Name, roundDur(time.Since(start))))
+		limit := time.Since(start)
+		if dl, ok := tctx.Deadline(); ok {
+			limit = dl.Sub(start)
+		}
+		return fail(ErrTimeout, fmt.Sprintf("provider %s: no complete response within %s (timed out)", t.Name, roundDur(limit)))
 	}
 	return fail(ErrCanceled, fmt.Sprintf("provider %s: request canceled", t.Name))
 }

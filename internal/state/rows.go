@@ -11,6 +11,9 @@ import (
 // Row is one session as `sessions list` shows it (CONTRACT §4). Field order
 // is the JSON order; every field is present only when known.
 type Row struct {
+	// Context is the named gateway context the row comes from, in fleet
+	// mode (--context all, or several); "" otherwise.
+	Context         string                 `json:"context,omitempty"`
 	Key             string                 `json:"key"`
 	Kind            string                 `json:"kind"`
 	Channel         string                 `json:"channel"`

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/openclaw/sessions/internal/backend"
 	"github.com/openclaw/sessions/internal/cmdutil"
 	"github.com/openclaw/sessions/internal/config"
 	"github.com/openclaw/sessions/internal/keys"
@@ -53,6 +54,7 @@ canSpawn, reason, tab-separated.`,
 
 // Agent is one row.
 type Agent struct {
+	Context     string `json:"context,omitempty"`
 	ID          string `json:"id"`
 	Name        string `json:"name,omitempty"`
 	Default     bool   `json:"default"`
@@ -83,10 +85,20 @@ type Result struct {
 	DefaultAgent string    `json:"defaultAgent"`
 	SpawnAllowed string    `json:"spawnAllowed"`
 	Agents       []Agent   `json:"agents"`
+	// Errors: the hosts that failed, in fleet mode only.
+	Errors *[]backend.HostError `json:"errors,omitempty"`
 }
 
 func run(o *Options) error {
 	f := o.f
+	readers, fleet, err := f.Readers()
+	if err != nil {
+		return err
+	}
+	defer cmdutil.CloseReaders(readers)
+	if _, ok := readers[0].(*backend.Gateway); ok {
+		return runRemote(o, readers, fleet)
+	}
 	s, err := f.State()
 	if err != nil {
 		return err

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/openclaw/sessions/internal/apperr"
+	"github.com/openclaw/sessions/internal/backend"
 	"github.com/openclaw/sessions/internal/cmdutil"
 	"github.com/openclaw/sessions/internal/jsonx"
 	"github.com/openclaw/sessions/internal/policy"
@@ -140,8 +141,10 @@ JSON (--json): {"sessionKey","sessionId","messages","truncated","dropped",
 				if o.Follow {
 					return apperr.Usagef("--before cannot be used with --follow (a page of older messages does not grow)")
 				}
-				if _, err := parseCursor(o.Before); err != nil {
-					return err
+				if !backend.IsGatewayCursor(o.Before) {
+					if _, err := parseCursor(o.Before); err != nil {
+						return err
+					}
 				}
 			}
 			if runF != nil {
@@ -230,6 +233,20 @@ func cursorErr(err error, t *state.Target) error {
 
 func run(o *Options) error {
 	f := o.f
+	readers, fleet, err := f.Readers()
+	if err != nil {
+		return err
+	}
+	defer cmdutil.CloseReaders(readers)
+	if fleet {
+		return apperr.Usagef("history reads one session: name one --context, not several or all")
+	}
+	if tr, ok := readers[0].(backend.Transcripts); ok {
+		return runTranscripts(o, tr)
+	}
+	if backend.IsGatewayCursor(o.Before) {
+		return apperr.Usagef("--before: the cursor was made over a gateway; pass it with the same --gateway or --context")
+	}
 	s, err := f.State()
 	if err != nil {
 		return err
@@ -309,7 +326,7 @@ func run(o *Options) error {
 		fmt.Fprintf(f.IO.ErrOut, "history: %d of %d messages fit the %d KiB cap; use --raw for all\n",
 			len(res.Messages), read, sanitize.DefaultCapBytes/1024)
 	}
-	p := newPrinter(o, s, t, res)
+	p := newPrinter(o, facts{key: t.DisplayKey, sessionID: t.Entry.SessionID, agent: t.Agent, label: t.Entry.Label}, res)
 	if !o.Follow && p.format == FormatJSON {
 		return f.PrintJSON(res)
 	}
@@ -381,7 +398,10 @@ type printer struct {
 	printed int // messages printed so far
 }
 
-func newPrinter(o *Options, s *state.State, t *state.Target, res Result) *printer {
+// facts are what the Markdown heading says about the session.
+type facts struct{ key, sessionID, agent, label string }
+
+func newPrinter(o *Options, t facts, res Result) *printer {
 	p := &printer{o: o, f: o.f, format: o.Format}
 	if p.format == "" {
 		p.format = FormatText
@@ -390,13 +410,13 @@ func newPrinter(o *Options, s *state.State, t *state.Target, res Result) *printe
 		}
 	}
 	if p.format == FormatMarkdown {
-		p.title = "Session `" + t.DisplayKey + "`"
-		p.facts = append(p.facts, [2]string{"Session key", "`" + t.DisplayKey + "`"})
-		if t.Entry.SessionID != "" {
-			p.facts = append(p.facts, [2]string{"Session id", "`" + t.Entry.SessionID + "`"})
+		p.title = "Session `" + t.key + "`"
+		p.facts = append(p.facts, [2]string{"Session key", "`" + t.key + "`"})
+		if t.sessionID != "" {
+			p.facts = append(p.facts, [2]string{"Session id", "`" + t.sessionID + "`"})
 		}
-		p.facts = append(p.facts, [2]string{"Agent", "`" + t.Agent + "`"})
-		if l := t.Entry.Label; l != "" {
+		p.facts = append(p.facts, [2]string{"Agent", "`" + t.agent + "`"})
+		if l := t.label; l != "" {
 			p.facts = append(p.facts, [2]string{"Label", l})
 		}
 		what := strconv.Itoa(len(res.Messages))

@@ -2,32 +2,24 @@
 package list
 
 import (
-	"cmp"
+	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
 	"math"
 	"reflect"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
 	"github.com/openclaw/sessions/internal/apperr"
+	"github.com/openclaw/sessions/internal/backend"
 	"github.com/openclaw/sessions/internal/cmdutil"
 	"github.com/openclaw/sessions/internal/keys"
 	"github.com/openclaw/sessions/internal/output"
 	"github.com/openclaw/sessions/internal/render"
-	"github.com/openclaw/sessions/internal/sanitize"
-	"github.com/openclaw/sessions/internal/sqlitestore"
 	"github.com/openclaw/sessions/internal/state"
-	"github.com/openclaw/sessions/internal/store"
-	"github.com/openclaw/sessions/internal/transcript"
 	"github.com/spf13/cobra"
 )
 
@@ -140,201 +132,50 @@ type Result struct {
 	LimitApplied *int        `json:"limitApplied"`
 	HasMore      bool        `json:"hasMore"`
 	Sessions     []state.Row `json:"sessions"`
+	// Errors: the hosts that failed, in fleet mode only (--context all);
+	// [] when none did.
+	Errors *[]backend.HostError `json:"errors,omitempty"`
 }
 
 func run(o *Options) error {
 	f := o.f
-	s, err := f.State()
+	readers, fleet, err := f.Readers()
 	if err != nil {
 		return err
 	}
-	agents, err := s.AgentsInScope(o.AllAgents)
-	if err != nil {
+	defer cmdutil.CloseReaders(readers)
+	q := backend.ListQuery{Kinds: o.Kinds, Limit: o.Limit.Max(), Active: o.Active, Messages: o.Messages, AllAgents: o.AllAgents, Now: f.Now()}
+	var lr *backend.ListResult
+	var failed []backend.HostError
+	if fleet {
+		lr, failed = backend.ListFleet(context.Background(), readers, q)
+	} else if lr, err = readers[0].List(context.Background(), q); err != nil {
 		return err
 	}
-	// Candidates in file order; rows are built (and filtered) only for the
-	// newest ones, up to --limit: a 10,000-entry store listed with the
-	// default limit builds 200 rows, not 10,000.
-	type cand struct {
-		agent string
-		st    *store.Store
-		e     *store.Entry
+	rows := lr.Rows
+	res := Result{Count: len(rows), TotalCount: lr.Total, LimitApplied: o.Limit.Applied(), HasMore: len(rows) < lr.Total, Sessions: rows}
+	if fleet {
+		if failed == nil {
+			failed = []backend.HostError{}
+		}
+		res.Errors = &failed
 	}
-	var cands []cand
-	var lastErr error
-	read := 0
-	for _, agent := range agents {
-		st, entries, err := s.Entries(agent)
-		if err != nil {
-			if len(agents) > 1 && s.Era(agent) == "sqlite" {
-				f.Warn(err.Error())
-				lastErr = err
-				continue
-			}
-			return err
-		}
-		read++
-		for _, e := range entries {
-			if !s.Listable(e.Key) || !s.Visible(e) {
-				continue
-			}
-			cands = append(cands, cand{agent, st, e})
-		}
-	}
-	if read == 0 && lastErr != nil {
-		return lastErr
-	}
-	order := make([]int, len(cands))
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortStableFunc(order, func(a, b int) int { // newest first; ties keep file order
-		return cmp.Compare(cands[b].e.Updated(), cands[a].e.Updated())
-	})
-	cutoff := f.Now().Add(-time.Duration(o.Active) * time.Minute).UnixMilli()
-	// Rows are built for the newest matching sessions up to the limit; the
-	// others are only counted (totalCount), from the entry alone unless
-	// --kinds needs the row's kind.
-	rows := []state.Row{}
-	total := 0
-	for _, i := range order {
-		c := cands[i]
-		if o.Active > 0 && !(c.e.Meta.UpdatedAt != nil && c.e.Updated() >= cutoff) {
-			continue
-		}
-		if !o.Limit.Reached(len(rows)) {
-			if r := s.Row(c.agent, c.st, c.e); keep(r, o, cutoff) {
-				rows = append(rows, r)
-				total++
-			}
-			continue
-		}
-		if len(o.Kinds) == 0 || keep(s.Row(c.agent, c.st, c.e), o, cutoff) {
-			total++
-		}
-	}
-	// Transcript paths, then the last messages on all CPUs (each transcript
-	// read is independent). Warnings are printed afterwards in row order,
-	// exactly as a sequential loop would print them.
-	warns := make([][]string, len(rows))
-	var withMsgs []int
-	for i := range rows {
-		r := &rows[i]
-		if state.IsSQLite(r.Store) {
-			// OpenClaw 2026.8+: no transcript file; messages come from the store.
-			if o.Messages > 0 {
-				withMsgs = append(withMsgs, i)
-			}
-			continue
-		}
-		tp, err := s.Transcript(r.AgentID, r.Store, r.Entry)
-		if err != nil {
-			warns[i] = append(warns[i], err.Error())
-			continue
-		}
-		r.TranscriptPath = tp.Path
-		if o.Messages > 0 && tp.Exists {
-			withMsgs = append(withMsgs, i)
-		}
-	}
-	parallel(len(withMsgs), func(j int) {
-		i := withMsgs[j]
-		r := &rows[i]
-		warn := func(msg string) { warns[i] = append(warns[i], msg) }
-		if state.IsSQLite(r.Store) {
-			r.Messages = lastMessagesSQLite(s.SQLiteDB(r.AgentID), r.Entry.SessionID, o.Messages, warn)
-		} else {
-			r.Messages = lastMessages(r.TranscriptPath, o.Messages, warn)
-		}
-	})
-	for _, w := range warns {
-		for _, msg := range w {
-			f.Warn(msg)
-		}
-	}
-	res := Result{Count: len(rows), TotalCount: total, LimitApplied: o.Limit.Applied(), HasMore: len(rows) < total, Sessions: rows}
 	if f.JSONMode() {
 		err = printJSON(f, res)
 	} else {
-		err = printTable(f, rows, len(agents) > 1, o.Messages > 0)
+		err = printTable(f, rows, lr.MultiAgent, o.Messages > 0, fleet)
 	}
 	if err == nil && res.HasMore && f.IO.IsStderrTTY() {
 		// After the rows, where a person reading a terminal looks last.
-		fmt.Fprintf(f.IO.ErrOut, "Showing %d of %d sessions (--limit all for every one)\n", len(rows), total)
+		fmt.Fprintf(f.IO.ErrOut, "Showing %d of %d sessions (--limit all for every one)\n", len(rows), lr.Total)
 	}
-	return err
-}
-
-// parallel calls fn(0), …, fn(n-1) on up to GOMAXPROCS goroutines.
-func parallel(n int, fn func(int)) {
-	workers := min(runtime.GOMAXPROCS(0), n)
-	if workers <= 1 {
-		for i := range n {
-			fn(i)
-		}
-		return
-	}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
-				fn(i)
-			}
-		}()
-	}
-	wg.Wait()
-}
-
-// keep applies --kinds and --active (cutoff: the oldest updatedAt kept, in
-// ms) to a row.
-func keep(r state.Row, o *Options, cutoff int64) bool {
-	if len(o.Kinds) > 0 && !slices.Contains(o.Kinds, r.Kind) {
-		return false
-	}
-	return o.Active == 0 || (r.UpdatedAt != nil && r.Entry.Updated() >= cutoff)
-}
-
-// lastMessages returns the last n messages, tool results removed, prepared
-// like `history`'s default output. It may run on any goroutine, so warn
-// must not print: the caller prints the warnings in row order.
-func lastMessages(path string, n int, warn func(string)) []json.RawMessage {
-	res, err := transcript.ReadMessages(path, transcript.Options{Limit: n, Warn: warn})
 	if err != nil {
-		warn(fmt.Sprintf("transcript %s: %v", path, err))
-		return nil
+		return err
 	}
-	return prepare(res.Messages)
+	return cmdutil.ReportHostErrors(f, failed)
 }
 
-// lastMessagesSQLite is lastMessages for a session of the SQLite era.
-func lastMessagesSQLite(db *sqlitestore.DB, sessionID string, n int, warn func(string)) []json.RawMessage {
-	if db == nil {
-		return nil
-	}
-	res, err := db.Messages(sessionID, transcript.Options{Limit: n, Warn: warn})
-	if err != nil {
-		if !errors.Is(err, fs.ErrNotExist) {
-			warn(fmt.Sprintf("session %s: %v", sessionID, err))
-		}
-		return nil
-	}
-	return prepare(res.Messages)
-}
-
-// prepare strips envelopes and sanitises like history's default output.
-func prepare(in []json.RawMessage) []json.RawMessage {
-	msgs := make([]json.RawMessage, len(in))
-	for i, m := range in {
-		msgs[i] = sanitize.StripEnvelope(m)
-	}
-	out, _, _ := sanitize.History(msgs, sanitize.DefaultCapBytes)
-	return out
-}
-
-func printTable(f *cmdutil.Factory, rows []state.Row, multiAgent, withMsgs bool) error {
+func printTable(f *cmdutil.Factory, rows []state.Row, multiAgent, withMsgs, fleet bool) error {
 	io := f.IO
 	tty := io.IsStdoutTTY()
 	if tty {
@@ -342,7 +183,11 @@ func printTable(f *cmdutil.Factory, rows []state.Row, multiAgent, withMsgs bool)
 			fmt.Fprintln(io.ErrOut, "No sessions found.")
 			return nil
 		}
-		hdr := []string{"Key", "Kind", "Channel"}
+		var hdr []string
+		if fleet {
+			hdr = append(hdr, "Context")
+		}
+		hdr = append(hdr, "Key", "Kind", "Channel")
 		if multiAgent {
 			hdr = append(hdr, "Agent")
 		}
@@ -369,7 +214,11 @@ func printTable(f *cmdutil.Factory, rows []state.Row, multiAgent, withMsgs bool)
 		}
 		now := f.Now()
 		for _, r := range rows {
-			cells := []string{r.Key, r.Kind, r.Channel}
+			var cells []string
+			if fleet {
+				cells = append(cells, r.Context)
+			}
+			cells = append(cells, r.Key, r.Kind, r.Channel)
 			if multiAgent {
 				cells = append(cells, r.AgentID)
 			}
@@ -383,7 +232,11 @@ func printTable(f *cmdutil.Factory, rows []state.Row, multiAgent, withMsgs bool)
 	}
 	t := output.NewTable()
 	for _, r := range rows {
-		t.Row(r.Key, r.Kind, r.Channel, r.AgentID, rfc3339(r.UpdatedAt), r.SessionID, r.Model, num(r.TotalTokens), r.Label)
+		cells := []string{r.Key, r.Kind, r.Channel, r.AgentID, rfc3339(r.UpdatedAt), r.SessionID, r.Model, num(r.TotalTokens), r.Label}
+		if fleet {
+			cells = append([]string{r.Context}, cells...)
+		}
+		t.Row(cells...)
 	}
 	return t.Render(io.Out, false, 0)
 }
@@ -458,7 +311,7 @@ func preview(msgs []json.RawMessage) string {
 // encoding/json; rowFieldsOK guards against Row gaining fields this writer
 // does not know.
 func printJSON(f *cmdutil.Factory, res Result) error {
-	if f.Flags.JQ != "" || !rowFieldsOK {
+	if f.Flags.JQ != "" || !rowFieldsOK || res.Errors != nil {
 		return f.PrintJSON(res)
 	}
 	for i := range res.Sessions {
@@ -544,6 +397,7 @@ func appendRow(b []byte, r *state.Row) ([]byte, error) {
 		}
 	}
 	b = append(b, '{')
+	str("context", r.Context, false)
 	str("key", r.Key, true)
 	str("kind", r.Kind, true)
 	str("channel", r.Channel, true)
@@ -678,7 +532,7 @@ func appendString(b []byte, s string) []byte {
 // rowJSONFields are the JSON names of state.Row and store.DeliveryContext
 // that appendRow writes, in order.
 var rowJSONFields = []string{
-	"key", "kind", "channel", "agentId", "label", "displayName", "updatedAt", "sessionId", "model",
+	"context", "key", "kind", "channel", "agentId", "label", "displayName", "updatedAt", "sessionId", "model",
 	"contextTokens", "totalTokens", "thinkingLevel", "verboseLevel", "systemSent", "abortedLastRun",
 	"sendPolicy", "spawnedBy", "lastChannel", "lastTo", "deliveryContext", "transcriptPath", "messages",
 	"deliveryContext.channel", "deliveryContext.to", "deliveryContext.accountId",

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/openclaw/sessions/internal/apperr"
+	"github.com/openclaw/sessions/internal/backend"
 	"github.com/openclaw/sessions/internal/cmd/send"
 	"github.com/openclaw/sessions/internal/cmdutil"
 	"github.com/openclaw/sessions/internal/output"
@@ -88,6 +89,11 @@ summary, source.`,
 			case sourceSessions, sourceOpenClaw, sourceAll:
 			default:
 				return apperr.Usagef("invalid --source %q (want %s)", source, strings.Join(sources, ", "))
+			}
+			if eps, err := f.GatewayEndpoints(); err != nil {
+				return err
+			} else if len(eps) > 0 {
+				return gatewayRuns(f, eps, limit, tree)
 			}
 			s, err := f.State()
 			if err != nil {
@@ -218,12 +224,15 @@ type Page struct {
 type ListResult struct {
 	Page
 	Runs []*runs.Record `json:"runs"`
+	// Errors: the hosts that failed, over a fleet only.
+	Errors *[]backend.HostError `json:"errors,omitempty"`
 }
 
 // TreeResult is the JSON document of `sessions runs --tree`.
 type TreeResult struct {
 	Page
-	Tree []*Node `json:"tree"`
+	Tree   []*Node              `json:"tree"`
+	Errors *[]backend.HostError `json:"errors,omitempty"`
 }
 
 func targetOf(r *runs.Record) string {

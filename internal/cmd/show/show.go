@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/openclaw/sessions/internal/apperr"
+	"github.com/openclaw/sessions/internal/backend"
 	"github.com/openclaw/sessions/internal/cmdutil"
 	"github.com/openclaw/sessions/internal/config"
 	"github.com/openclaw/sessions/internal/keys"
@@ -92,8 +93,8 @@ type Result struct {
 	Label       string          `json:"label,omitempty"`
 	DisplayName string          `json:"displayName,omitempty"`
 	UpdatedAt   *float64        `json:"updatedAt,omitempty"`
-	Era         string          `json:"era"`   // json | sqlite
-	Store       string          `json:"store"` // sessions.json or openclaw-agent.sqlite
+	Era         string          `json:"era"`   // json | sqlite | gateway
+	Store       string          `json:"store"` // sessions.json, openclaw-agent.sqlite, or the gateway's URL
 	Model       *Model          `json:"model,omitempty"`
 	Tokens      *Tokens         `json:"tokens,omitempty"`
 	Transcript  Transcript      `json:"transcript"`
@@ -149,6 +150,21 @@ type Lock struct {
 
 func run(o *Options) error {
 	f := o.f
+	readers, fleet, err := f.Readers()
+	if err != nil {
+		return err
+	}
+	defer cmdutil.CloseReaders(readers)
+	if fleet {
+		return apperr.Usagef("show describes one session: name one --context, not several or all")
+	}
+	if tr, ok := readers[0].(backend.Transcripts); ok {
+		res, err := buildRemote(o, tr, readers[0].Where())
+		if err != nil {
+			return err
+		}
+		return o.print(res)
+	}
 	s, err := f.State()
 	if err != nil {
 		return err
@@ -157,11 +173,16 @@ func run(o *Options) error {
 	if err != nil {
 		return err
 	}
-	now := f.Now()
-	res, err := build(s, t, now, f.Warn)
+	res, err := build(s, t, f.Now(), f.Warn)
 	if err != nil {
 		return err
 	}
+	return o.print(res)
+}
+
+func (o *Options) print(res *Result) error {
+	f := o.f
+	now := f.Now()
 	if f.JSONMode() {
 		return f.PrintJSON(res)
 	}

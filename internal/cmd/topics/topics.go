@@ -18,11 +18,14 @@ const ExitCodes = `sessions exits with one of these codes. Treat any other code 
       ambiguous sessionId, sessionId prefix or label — the candidates are
       named —, a transcript outside the state dir, a --jq expression that
       fails on the data, a lifecycle refusal such as "Cannot delete the main
-      session (<key>).", doctor findings left)
+      session (<key>).", doctor findings left); over a fleet (--context all),
+      one host or more failed: the others' rows are printed, the failures
+      are in "errors"
   2   usage: an unknown command or flag, a bad argument or --jq expression, a
       number out of its range (e.g. --limit 5000), a value that is not one of
       an enum flag's choices (e.g. runs --status bogus; the choices are named),
-      a history --before cursor that is malformed or made for another transcript
+      a history --before cursor that is malformed or made for another
+      transcript; --as over a gateway; history or show over a fleet
   3   forbidden by policy: the send policy denies it, the agent-to-agent
       policy or the sandbox visibility does not allow it, a spawn rule refuses
       it (OpenClaw's own messages); or a gateway refused the credentials,

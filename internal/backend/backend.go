@@ -1,0 +1,63 @@
+// Package backend is the seam between the read commands and where the
+// sessions live. A command asks a Reader for rows (list) — never for files,
+// a SQLite handle or a gateway connection — and prints what it gets the same
+// way whatever the Reader is:
+//
+//   - Local: the state dir on this host (JSON-era stores and transcripts,
+//     and the 2026.8+ per-agent SQLite store), through internal/state.
+//   - Gateway: one OpenClaw gateway over its WebSocket RPC (2026.1.30 and
+//     2026.9.x), through internal/gateway.
+//
+// Fleet fans one query out to several Readers concurrently and merges the
+// answers, keeping each host's failure apart (per-host errors, never a lost
+// host's rows hidden as "no sessions").
+//
+// The write side (patch, send, spawn, wait) is a separate interface, not
+// part of Reader: read-only commands never hold a writer.
+package backend
+
+import (
+	"context"
+	"time"
+
+	"github.com/openclaw/sessions/internal/state"
+)
+
+// Reader is what read commands need from where the sessions live.
+type Reader interface {
+	// Where names the reader in messages and in the rows' "context"
+	// field: "" for the local state dir, else the context name (or the
+	// gateway URL when it has none).
+	Where() string
+	// List returns the newest sessions matching q, up to q.Limit, and how
+	// many matched in all.
+	List(ctx context.Context, q ListQuery) (*ListResult, error)
+	// Close releases the reader (a gateway connection).
+	Close() error
+}
+
+// ListQuery is what `sessions list` asks for.
+type ListQuery struct {
+	Kinds     []string // only these kinds (empty: all)
+	Limit     int      // at most this many rows; < 0: all
+	Active    int      // only sessions updated in the last Active minutes (0: any)
+	Messages  int      // the last N messages of each row, prepared like history's
+	AllAgents bool     // every agent (locally the operator otherwise sees its own)
+	Now       time.Time
+}
+
+// ListResult is one reader's answer.
+type ListResult struct {
+	Rows  []state.Row // newest first, at most Limit
+	Total int         // sessions matching before the limit
+	// MultiAgent: the rows span several agents (the table shows the agent).
+	MultiAgent bool
+}
+
+// Limited cuts rows (newest first) to limit (< 0: all).
+func limited(rows []state.Row, limit int) []state.Row {
+	if limit >= 0 && len(rows) > limit {
+		return rows[:limit]
+	}
+	return rows
+}

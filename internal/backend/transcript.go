@@ -1,0 +1,399 @@
+package backend
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"strings"
+	"time"
+
+	"github.com/openclaw/sessions/internal/apperr"
+	"github.com/openclaw/sessions/internal/gateway"
+	"github.com/openclaw/sessions/internal/keys"
+	"github.com/openclaw/sessions/internal/state"
+)
+
+// Transcripts reads and follows a session's transcript where it lives. The
+// gateway implements it; the local state dir's reader (files, SQLite, the
+// file-watching follower) is still cmd/history's own code.
+type Transcripts interface {
+	// Session finds the session a reference names (key, sessionId, a
+	// unique sessionId prefix, or a label with --agent).
+	Session(ctx context.Context, ref, label string) (*Session, error)
+	// History reads a page of the transcript: the last q.Limit messages,
+	// or the ones before q.Before.
+	History(ctx context.Context, s *Session, q HistoryQuery) (*HistoryPage, error)
+	// Follow calls emit with the messages appended after last (a page's
+	// Last), as they come, until ctx ends or idle passes without one.
+	Follow(ctx context.Context, s *Session, q FollowQuery, emit func([]json.RawMessage) error) error
+}
+
+// Session is one session as the transcript readers know it.
+type Session struct {
+	Key       string // the whole key
+	SessionID string
+	Agent     string
+	Label     string
+	Row       state.Row
+	// Raw is the row as the gateway gave it (show's "entry").
+	Raw json.RawMessage
+	// Children are the keys whose spawnedBy is this session, newest first
+	// (2026.9 rows only: 1.30's never carry spawnedBy).
+	Children []string
+}
+
+// HistoryQuery is a page request.
+type HistoryQuery struct {
+	Limit        int
+	IncludeTools bool
+	Before       string // a NextCursor of an earlier page
+}
+
+// HistoryPage is a page of messages, oldest first, as stored (the command
+// sanitises them). CursorBefore(i) names the place before Messages[i].
+type HistoryPage struct {
+	Messages []json.RawMessage
+	More     bool // older messages exist before Messages[0]
+	anchors  []anchor
+	session  string
+	// Last is where Follow starts (the newest message read).
+	Last string
+	// Note is said once on stderr (e.g. a gateway that has no cursors).
+	Note string
+}
+
+// CursorBefore is the --before cursor of the page before Messages[i].
+func (p *HistoryPage) CursorBefore(i int) string {
+	if i < 0 || i >= len(p.anchors) {
+		return ""
+	}
+	return p.anchors[i].cursor(p.session)
+}
+
+// FollowQuery shapes Follow.
+type FollowQuery struct {
+	IncludeTools bool
+	Last         string        // HistoryPage.Last
+	Poll         time.Duration // re-read at least this often (events only wake it)
+	Idle         time.Duration // stop after this long without a message (0: never)
+	// Reset is told when the key's sessionId changes (a /new).
+	Reset func(newSessionID string)
+}
+
+// HistoryWindow is the most chat.history returns (both versions): over a
+// gateway, history reaches the last HistoryWindow messages of a session.
+const HistoryWindow = 1000
+
+// anchor names one message of a gateway transcript: its timestamp and how
+// many messages before it in the window share that timestamp. A place so
+// named survives appends (which the gateway's offsets, counted from the
+// newest message, do not).
+type anchor struct {
+	TS  int64 `json:"t"`
+	Dup int   `json:"d,omitempty"`
+}
+
+const cursorPrefix = "gw1."
+
+// IsGatewayCursor reports whether a --before cursor was made over a gateway.
+func IsGatewayCursor(s string) bool { return strings.HasPrefix(strings.TrimSpace(s), cursorPrefix) }
+
+func (a anchor) cursor(sessionID string) string {
+	b, _ := json.Marshal(struct {
+		S string `json:"s"`
+		anchor
+	}{sessionID, a})
+	return cursorPrefix + base64.RawURLEncoding.EncodeToString(b)
+}
+
+func parseGatewayCursor(s string) (string, anchor, error) {
+	var c struct {
+		S string `json:"s"`
+		anchor
+	}
+	raw, err := base64.RawURLEncoding.DecodeString(strings.TrimPrefix(strings.TrimSpace(s), cursorPrefix))
+	if err == nil {
+		err = json.Unmarshal(raw, &c)
+	}
+	if err != nil || c.TS == 0 {
+		return "", anchor{}, apperr.Usagef("invalid --before %q: not a cursor this command printed; pass the nextCursor of an earlier page as printed", s)
+	}
+	return c.S, c.anchor, nil
+}
+
+type msgHead struct {
+	Role      string  `json:"role"`
+	Timestamp float64 `json:"timestamp"`
+}
+
+func anchorsOf(msgs []json.RawMessage) []anchor {
+	out := make([]anchor, len(msgs))
+	for i, m := range msgs {
+		var h msgHead
+		_ = json.Unmarshal(m, &h)
+		a := anchor{TS: int64(h.Timestamp)}
+		for j := i - 1; j >= 0 && out[j].TS == a.TS; j-- {
+			a.Dup++
+		}
+		out[i] = a
+	}
+	return out
+}
+
+func isToolResult(m json.RawMessage) bool {
+	var h msgHead
+	return json.Unmarshal(m, &h) == nil && (h.Role == "toolResult" || h.Role == "tool")
+}
+
+// Session resolves ref over sessions.list: a key (whole, or `main` and
+// un-prefixed keys as agent "main"'s, or --agent's), a sessionId, a unique
+// sessionId prefix, or --label L.
+func (g *Gateway) Session(ctx context.Context, ref, label string) (*Session, error) {
+	ctx, cancel := context.WithTimeout(ctx, CallTimeout)
+	defer cancel()
+	c, err := g.Client(ctx)
+	if err != nil {
+		return nil, err
+	}
+	page, err := c.ListAllSessions(ctx, gateway.ListParams{AgentID: g.Agent, IncludeGlobal: true}, 0)
+	if err != nil {
+		return nil, err
+	}
+	rows := make([]state.Row, 0, len(page.Sessions))
+	raws := map[string]json.RawMessage{}
+	for _, s := range page.Sessions {
+		if r, err := RowOf(s.Raw); err == nil {
+			rows = append(rows, r)
+			raws[r.Key] = s.Raw
+		}
+	}
+	pick := func(r state.Row) *Session {
+		s := &Session{Key: r.Key, SessionID: r.SessionID, Agent: r.AgentID, Label: r.Label, Row: r, Raw: raws[r.Key], Children: []string{}}
+		for _, c := range rows { // newest first already
+			if c.SpawnedBy == r.Key {
+				s.Children = append(s.Children, c.Key)
+			}
+		}
+		return s
+	}
+	where := g.Where()
+	if label != "" {
+		var hits []state.Row
+		for _, r := range rows {
+			if r.Label == label {
+				hits = append(hits, r)
+			}
+		}
+		switch len(hits) {
+		case 0:
+			return nil, apperr.NotFoundf("no session labelled %q on gateway %s", label, where)
+		case 1:
+			return pick(hits[0]), nil
+		}
+		return nil, apperr.Usagef("label %q is on %d sessions on gateway %s (%s, %s…): give --agent or the key", label, len(hits), where, hits[0].Key, hits[1].Key)
+	}
+	agent := g.Agent
+	if agent == "" {
+		agent = "main"
+	}
+	id := func(s string) string { return strings.ToLower(s) }
+	for _, k := range keys.Candidates(ref, agent, agent, id) {
+		for _, r := range rows {
+			if r.Key == k {
+				return pick(r), nil
+			}
+		}
+	}
+	var pre []state.Row
+	for _, r := range rows {
+		if r.SessionID != "" && strings.EqualFold(r.SessionID, ref) {
+			return pick(r), nil
+		}
+		if state.IsIDPrefix(ref) && strings.HasPrefix(strings.ToLower(r.SessionID), strings.ToLower(ref)) {
+			pre = append(pre, r)
+		}
+	}
+	switch len(pre) {
+	case 0:
+		return nil, apperr.NotFoundf("session %q not found on gateway %s", ref, where)
+	case 1:
+		return pick(pre[0]), nil
+	}
+	return nil, apperr.Usagef("sessionId prefix %q matches %d sessions on gateway %s: give more digits", ref, len(pre), where)
+}
+
+// window reads the last HistoryWindow messages (tools dropped unless asked).
+func (g *Gateway) window(ctx context.Context, c *gateway.Client, s *Session, tools bool, limit int) ([]json.RawMessage, string, error) {
+	h, err := c.ChatHistory(ctx, gateway.HistoryParams{SessionKey: s.Key, Limit: limit})
+	if err != nil {
+		return nil, "", err
+	}
+	msgs := h.Messages
+	if !tools {
+		kept := msgs[:0:0]
+		for _, m := range msgs {
+			if !isToolResult(m) {
+				kept = append(kept, m)
+			}
+		}
+		msgs = kept
+	}
+	return msgs, h.SessionID, nil
+}
+
+// History reads the last HistoryWindow messages with one chat.history call
+// and pages them here: neither version pages older messages by a stable
+// place (2026.1.30 has no paging; 2026.9's offsets count from the newest
+// message and shift as OpenClaw appends), so a cursor names a message by
+// its timestamp and stays valid while it is within the window.
+func (g *Gateway) History(ctx context.Context, s *Session, q HistoryQuery) (*HistoryPage, error) {
+	ctx, cancel := context.WithTimeout(ctx, CallTimeout)
+	defer cancel()
+	c, err := g.Client(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var before *anchor
+	if q.Before != "" {
+		sid, a, err := parseGatewayCursor(q.Before)
+		if err != nil {
+			return nil, err
+		}
+		if sid != s.SessionID {
+			return nil, apperr.Usagef("--before: the cursor belongs to the transcript of session %q, not to %s (session %s); a cursor only pages the transcript it came from", sid, s.Key, s.SessionID)
+		}
+		before = &a
+	}
+	// The whole window: tool results are dropped and the page's place is
+	// found here, and whether older messages exist is only known so.
+	msgs, sid, err := g.window(ctx, c, s, q.IncludeTools, HistoryWindow)
+	if err != nil {
+		return nil, err
+	}
+	if sid != "" {
+		s.SessionID = sid
+	}
+	anchors := anchorsOf(msgs)
+	p := &HistoryPage{session: s.SessionID}
+	if len(msgs) > 0 {
+		p.Last = anchors[len(anchors)-1].cursor(s.SessionID)
+	}
+	end := len(msgs)
+	if before != nil {
+		end = -1
+		for i, a := range anchors {
+			if a == *before {
+				end = i
+				break
+			}
+		}
+		if end < 0 {
+			return nil, apperr.Usagef("--before: that message is no longer within the last %d messages the gateway returns for %s (or the transcript was rewritten); start again from the newest page", HistoryWindow, s.Key)
+		}
+	}
+	start := max(0, end-q.Limit)
+	p.Messages, p.anchors = msgs[start:end], anchors[start:end]
+	p.More = start > 0
+	if p.Messages == nil {
+		p.Messages = []json.RawMessage{}
+	}
+	if len(msgs) >= HistoryWindow && start == 0 {
+		p.Note = "over a gateway, history reaches the last 1000 messages (chat.history's maximum); older ones need sessions on the gateway's host"
+	}
+	return p, nil
+}
+
+// Follow re-reads the newest messages when the gateway's chat events for the
+// key say something happened, and every q.Poll besides (a user message or
+// a tool result has no chat event), printing those after the last one seen.
+func (g *Gateway) Follow(ctx context.Context, s *Session, q FollowQuery, emit func([]json.RawMessage) error) error {
+	c, err := g.Client(ctx)
+	if err != nil {
+		return err
+	}
+	sub := c.ChatEvents(s.Key)
+	defer sub.Close()
+	events := make(chan error, 1)
+	wake := make(chan struct{}, 1)
+	go func() {
+		for {
+			if _, err := sub.Next(ctx); err != nil {
+				events <- err
+				return
+			}
+			select {
+			case wake <- struct{}{}:
+			default:
+			}
+		}
+	}()
+	var last *anchor
+	if q.Last != "" {
+		if _, a, err := parseGatewayCursor(q.Last); err == nil {
+			last = &a
+		}
+	}
+	poll := q.Poll
+	if poll <= 0 {
+		poll = time.Second
+	}
+	tick := time.NewTicker(poll)
+	defer tick.Stop()
+	var idle <-chan time.Time
+	var idleTimer *time.Timer
+	if q.Idle > 0 {
+		idleTimer = time.NewTimer(q.Idle)
+		defer idleTimer.Stop()
+		idle = idleTimer.C
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-idle:
+			return nil
+		case err := <-events:
+			if ctx.Err() != nil {
+				return nil
+			}
+			return err
+		case <-wake:
+		case <-tick.C:
+		}
+		cctx, cancel := context.WithTimeout(ctx, CallTimeout)
+		msgs, sid, err := g.window(cctx, c, s, q.IncludeTools, HistoryWindow)
+		cancel()
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return err
+		}
+		anchors := anchorsOf(msgs)
+		from := 0
+		if sid != "" && s.SessionID != "" && sid != s.SessionID {
+			s.SessionID = sid
+			if q.Reset != nil {
+				q.Reset(sid)
+			}
+		} else if last != nil {
+			from = len(msgs) // not found: nothing new we can place
+			for i := len(anchors) - 1; i >= 0; i-- {
+				if anchors[i] == *last {
+					from = i + 1
+					break
+				}
+			}
+		}
+		if from < len(msgs) {
+			if err := emit(msgs[from:]); err != nil {
+				return err
+			}
+			a := anchors[len(anchors)-1]
+			last = &a
+			if idleTimer != nil {
+				idleTimer.Reset(q.Idle)
+			}
+		}
+	}
+}

@@ -1,0 +1,101 @@
+package agents
+
+import (
+	"context"
+	"strconv"
+	"sync"
+
+	"github.com/openclaw/sessions/internal/backend"
+	"github.com/openclaw/sessions/internal/cmdutil"
+	"github.com/openclaw/sessions/internal/output"
+)
+
+// gatewayReason is why no agent is a spawn target over a gateway.
+const gatewayReason = "over the gateway: spawn is not available there yet"
+
+// runRemote is agents over one gateway or a fleet: agents.list and the
+// session counts of sessions.list. Era is "gateway", store the context or
+// URL; nothing is writable or a spawn target from here. In a fleet every
+// row says its context, requester and defaultAgent are empty (each row's
+// default says it per host), and failed hosts are in "errors" (exit 1).
+func runRemote(o *Options, readers []backend.Reader, fleet bool) error {
+	f := o.f
+	lists := make([][]backend.AgentInfo, len(readers))
+	errs := make([]error, len(readers))
+	var wg sync.WaitGroup
+	for i, r := range readers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			lists[i], errs[i] = r.(*backend.Gateway).Agents(context.Background())
+		}()
+	}
+	wg.Wait()
+	if !fleet && errs[0] != nil {
+		return errs[0]
+	}
+	res := Result{Agents: []Agent{}}
+	var failed []backend.HostError
+	for i, r := range readers {
+		if errs[i] != nil {
+			failed = append(failed, backend.HostError{Context: r.Where(), Error: errs[i].Error(), Err: errs[i]})
+			continue
+		}
+		for _, a := range lists[i] {
+			n := a.Sessions
+			row := Agent{ID: a.ID, Name: a.Name, Default: a.Default, Configured: a.Name != "" || a.Default, Era: "gateway",
+				Store: r.Where(), Sessions: &n, Visible: true, Reason: gatewayReason}
+			if fleet {
+				row.Context = r.Where()
+			} else if a.Default {
+				res.DefaultAgent, res.Requester.AgentID = a.ID, a.ID
+			}
+			res.Agents = append(res.Agents, row)
+		}
+	}
+	if fleet {
+		if failed == nil {
+			failed = []backend.HostError{}
+		}
+		res.Errors = &failed
+	}
+	if f.JSONMode() {
+		if err := f.PrintJSON(res); err != nil {
+			return err
+		}
+		return cmdutil.ReportHostErrors(f, failed)
+	}
+	tty := f.IO.IsStdoutTTY()
+	hdr := []string{"Agent", "Name", "Default", "Era", "Sessions", "Visible", "Spawn target", "Writable", "Can spawn", "Reason"}
+	if tty {
+		hdr = []string{"Agent", "Name", "Default", "Era", "Sessions", "Visible", "Writable", "Spawn"}
+	}
+	if fleet {
+		hdr = append([]string{"Context"}, hdr...)
+	}
+	t := output.NewTable(hdr...)
+	if tty {
+		t.Flexible(len(hdr) - 1)
+	}
+	for _, a := range res.Agents {
+		b := strconv.FormatBool
+		var cells []string
+		if tty {
+			yes := map[bool]string{true: "yes", false: "no"}
+			cells = []string{a.ID, a.Name, yes[a.Default], a.Era, strconv.Itoa(*a.Sessions), yes[a.Visible], yes[a.Writable], "no: " + a.Reason}
+		} else {
+			cells = []string{a.ID, a.Name, b(a.Default), a.Era, strconv.Itoa(*a.Sessions), b(a.Visible), b(a.SpawnTarget), b(a.Writable), b(a.CanSpawn), a.Reason}
+		}
+		if fleet {
+			cells = append([]string{a.Context}, cells...)
+		}
+		t.Row(cells...)
+	}
+	if err := t.Render(f.IO.Out, tty, f.IO.TerminalWidth()); err != nil {
+		return err
+	}
+	if len(failed) > 0 {
+		return cmdutil.ReportHostErrors(f, failed)
+	}
+	return nil
+}
