@@ -63,6 +63,7 @@ func TestScript(t *testing.T) {
 			"txlock":     transcriptLock,
 			"growstore":  growStore,
 			"sqlexec":    sqlExec,
+			"sqlquery":   sqlQuery,
 			"fakegw":     fakeGateway,
 			"gwemit":     gwEmit,
 			"mkfifo":     mkfifoCmd,
