@@ -63,10 +63,10 @@ func TestScript(t *testing.T) {
 			"txlock":      transcriptLock,
 			"growstore":   growStore,
 			"sqlexec":     sqlExec,
+			"sqlquery":    sqlQuery,
 			"fakegw":      fakeGateway,
 			"gwemit":      gwEmit,
 			"mkfifo":      mkfifoCmd,
-			"sqlquery":    sqlQuery,
 			"gatewaylock": gatewayLock,
 		},
 	})

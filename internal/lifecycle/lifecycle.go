@@ -9,6 +9,7 @@ package lifecycle
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -78,6 +79,9 @@ type Options struct {
 	Wait        time.Duration
 	LockTimeout time.Duration
 	Now         func() time.Time
+	// Remote, when set, makes every write the gateway's RPC (remote.go);
+	// the files are not written.
+	Remote *Remote
 }
 
 func (o Options) now() time.Time {
@@ -169,28 +173,142 @@ func size(p string) int64 {
 func Delete(ctx context.Context, s *state.State, targets []*state.Target, o Options) (*Result, error) {
 	res := &Result{Action: "delete", DryRun: o.DryRun, Sessions: []Item{}}
 	for _, t := range targets {
-		if err := s.CheckWritable(t.Agent); err != nil {
-			return nil, err
-		}
-		if IsMain(s, t.Agent, t.Key) {
+		if IsMain(s, t.Agent, t.Key) || t.Key == keys.Global {
 			return nil, apperr.Errorf("%s", MsgMain(t.Key)).With("sessionKey", t.DisplayKey)
 		}
+		if o.Remote != nil {
+			continue
+		}
+		if err := checkWritable(s, t.Agent); err != nil {
+			return nil, err
+		}
+	}
+	if o.Remote != nil {
+		if err := remoteDelete(ctx, s, targets, o, res); err != nil {
+			return nil, err
+		}
+		return res, nil
 	}
 	for _, t := range targets {
 		if err := waitIdle(ctx, s, t, o); err != nil {
 			return nil, err
 		}
 	}
-	if err := remove(ctx, s, targets, o, res, nil); err != nil {
+	if err := remove(ctx, s, targets, o, res, 0); err != nil {
 		return nil, err
 	}
 	return res, nil
 }
 
+// checkWritable is state.CheckWritable for the JSON era; a 2026.8+ SQLite
+// store is written through internal/sqlitewrite, whose Open checks its own
+// preconditions.
+func checkWritable(s *state.State, agent string) error {
+	if s.Era(agent) == sqlitestore.EraSQLite {
+		return nil
+	}
+	return s.CheckWritable(agent)
+}
+
 // remove deletes targets' entries, grouped by store, then renames.
-// still, when set, must hold for an entry as re-read under the lock
-// (prune: still old enough).
-func remove(ctx context.Context, s *state.State, targets []*state.Target, o Options, res *Result, still func(store.Meta) bool) error {
+// cutoff, when not 0, must still be above an entry's updatedAt as re-read
+// under the lock (prune: still old enough).
+func remove(ctx context.Context, s *state.State, targets []*state.Target, o Options, res *Result, cutoff int64) error {
+	var jsonEra []*state.Target
+	for _, t := range targets {
+		if s.Era(t.Agent) != sqlitestore.EraSQLite {
+			jsonEra = append(jsonEra, t)
+		}
+	}
+	if err := removeSQLite(s, targets, o, res, cutoff); err != nil {
+		return err
+	}
+	var still func(store.Meta) bool
+	if cutoff != 0 {
+		still = func(m store.Meta) bool { return m.Updated() < cutoff }
+	}
+	return removeJSON(ctx, s, jsonEra, o, res, still)
+}
+
+// removeSQLite deletes the targets of 2026.8+ SQLite stores, one writer per
+// agent database, one BEGIN IMMEDIATE step per session, as 2026.9.6's
+// sessions.delete with deleteTranscript false (sqlitewrite.DeleteEntry):
+// the transcript stays in the database, so nothing is renamed. A session
+// changed since it was read is skipped. A dry run checks that no OpenClaw
+// process holds the state dir and opens nothing for writing.
+func removeSQLite(s *state.State, targets []*state.Target, o Options, res *Result, cutoff int64) error {
+	byAgent := map[string][]*state.Target{}
+	var order []string
+	for _, t := range targets {
+		if s.Era(t.Agent) != sqlitestore.EraSQLite {
+			continue
+		}
+		if _, ok := byAgent[t.Agent]; !ok {
+			order = append(order, t.Agent)
+		}
+		byAgent[t.Agent] = append(byAgent[t.Agent], t)
+	}
+	for _, a := range order {
+		ts := byAgent[a]
+		var w *sqlitewrite.Writer
+		if o.DryRun {
+			if err := checkNotHeld(s, a, o); err != nil {
+				return err
+			}
+		} else {
+			var err error
+			w, err = sqlitewrite.Open(s.Dir.Path, a, sqlitewrite.Options{LockTimeout: o.LockTimeout, Now: o.Now})
+			if err != nil {
+				return err
+			}
+		}
+		for _, t := range ts {
+			it := Item{Key: t.Key, AgentID: a, SessionID: t.Entry.SessionID, UpdatedAt: t.Entry.Updated(), Kind: keys.Kind(t.Key, t.Entry.ChatType)}
+			if w != nil {
+				dr, err := w.DeleteEntry(t.Key, t.Entry.SessionID, cutoff)
+				if errors.Is(err, sqlitewrite.ErrChanged) {
+					res.Skipped = append(res.Skipped, Skip{Key: t.Key, Reason: "changed since it was read"})
+					continue
+				}
+				if err != nil {
+					w.Close()
+					return err
+				}
+				it.SessionID, it.UpdatedAt = dr.SessionID, dr.UpdatedAt
+			}
+			res.Sessions = append(res.Sessions, it)
+		}
+		if w != nil {
+			if err := w.Close(); err != nil {
+				return err
+			}
+		}
+	}
+	res.Count = len(res.Sessions)
+	return nil
+}
+
+// checkNotHeld refuses, as sqlitewrite.Open does, a state dir a live
+// OpenClaw process holds; it opens nothing.
+func checkNotHeld(s *state.State, agent string, o Options) error {
+	db, err := filepath.Abs(s.SQLitePath(agent))
+	if err != nil {
+		return err
+	}
+	hs, err := sqlitewrite.Holders(s.Dir.Path, db, o.now())
+	if err != nil {
+		return err
+	}
+	if len(hs) > 0 {
+		return sqlitewrite.HeldError(s.Dir.Path, hs)
+	}
+	return nil
+}
+
+// removeJSON deletes JSON-era targets' entries, grouped by store, then
+// renames. still, when set, must hold for an entry as re-read under the
+// lock (prune: still old enough).
+func removeJSON(ctx context.Context, s *state.State, targets []*state.Target, o Options, res *Result, still func(store.Meta) bool) error {
 	now := o.now()
 	suffix := ".deleted." + archive.Timestamp(now)
 	byStore := map[string][]*state.Target{}
@@ -299,6 +417,16 @@ func ResetEntry(old *jsonx.Object, sessionID string, now time.Time) *jsonx.Objec
 // Reset gives t a new sessionId as sessions.reset does; the old transcript
 // stays where it is.
 func Reset(ctx context.Context, s *state.State, t *state.Target, o Options) (*Result, error) {
+	if o.Remote != nil {
+		return remoteReset(ctx, t, o)
+	}
+	if s.Era(t.Agent) == sqlitestore.EraSQLite {
+		// 2026.9.6's reset keeps the sessionId, sets a new
+		// lifecycleRevision, rebuilds the entry and appends a reset
+		// boundary to the transcript with its search index: not written
+		// directly (yet).
+		return nil, apperr.Statef("agent %s keeps its sessions in the OpenClaw 2026.8+ SQLite store %s: sessions reset goes through OpenClaw's gateway there (start it, or give --gateway); the direct writer does not reset", t.Agent, s.SQLitePath(t.Agent)).With("sessionKey", t.DisplayKey)
+	}
 	if err := s.CheckWritable(t.Agent); err != nil {
 		return nil, err
 	}
@@ -373,8 +501,10 @@ func Prune(ctx context.Context, s *state.State, agents []string, olderThan time.
 	var cands []Candidate
 	targets := map[string]*state.Target{}
 	for _, a := range agents {
-		if err := s.CheckWritable(a); err != nil {
-			return nil, err
+		if o.Remote == nil {
+			if err := checkWritable(s, a); err != nil {
+				return nil, err
+			}
 		}
 		st, entries, err := s.Entries(a)
 		if err != nil {
@@ -402,8 +532,13 @@ func Prune(ctx context.Context, s *state.State, agents []string, olderThan time.
 		}
 		todo = append(todo, t)
 	}
-	cutoff := now.Add(-olderThan).UnixMilli()
-	if err := remove(ctx, s, todo, o, res, func(m store.Meta) bool { return m.Updated() < cutoff }); err != nil {
+	if o.Remote != nil {
+		if err := remoteDelete(ctx, s, todo, o, res); err != nil {
+			return nil, err
+		}
+		return res, nil
+	}
+	if err := remove(ctx, s, todo, o, res, now.Add(-olderThan).UnixMilli()); err != nil {
 		return nil, err
 	}
 	return res, nil
@@ -425,6 +560,9 @@ func Archive(ctx context.Context, s *state.State, t *state.Target, o Options) (*
 	if IsMain(s, t.Agent, t.Key) || t.Key == keys.Global {
 		return nil, apperr.Errorf("%s", MsgArchiveMain).With("sessionKey", t.DisplayKey)
 	}
+	if o.Remote != nil {
+		return remoteArchive(ctx, s, t, o)
+	}
 	if s.Era(t.Agent) != sqlitestore.EraSQLite {
 		if err := s.CheckWritable(t.Agent); err != nil {
 			return nil, err
@@ -433,7 +571,7 @@ func Archive(ctx context.Context, s *state.State, t *state.Target, o Options) (*
 			return nil, err
 		}
 		res := &Result{Action: "archive", DryRun: o.DryRun, Sessions: []Item{}}
-		if err := remove(ctx, s, []*state.Target{t}, o, res, nil); err != nil {
+		if err := remove(ctx, s, []*state.Target{t}, o, res, 0); err != nil {
 			return nil, err
 		}
 		return res, nil
@@ -443,19 +581,11 @@ func Archive(ctx context.Context, s *state.State, t *state.Target, o Options) (*
 	}
 	it := Item{Key: t.Key, AgentID: t.Agent, SessionID: t.Entry.SessionID, Kind: keys.Kind(t.Key, t.Entry.ChatType)}
 	if o.DryRun {
-		// Opening the writer is not free (SQLite checkpoints and removes an
-		// idle -wal/-shm when its last connection closes): a dry run checks
-		// for a live OpenClaw holder and answers from the read it made.
-		db, err := filepath.Abs(s.SQLitePath(t.Agent))
-		if err != nil {
+		// Opening the writer is not free (closing it checkpoints the
+		// database): a dry run checks for a live OpenClaw holder and
+		// answers from the read it made.
+		if err := checkNotHeld(s, t.Agent, o); err != nil {
 			return nil, err
-		}
-		hs, err := sqlitewrite.Holders(s.Dir.Path, db, o.now())
-		if err != nil {
-			return nil, err
-		}
-		if len(hs) > 0 {
-			return nil, sqlitewrite.HeldError(s.Dir.Path, hs)
 		}
 		now := o.now().UnixMilli()
 		it.ArchivedAt, it.UpdatedAt = now, max(t.Entry.Updated(), now)

@@ -79,6 +79,13 @@ func (db *DB) Store() (*store.Store, error) {
 			if IsInternalKey(r.key) {
 				continue
 			}
+			// entry_json {} is OpenClaw's placeholder of a deleted session
+			// whose transcript windows stay (2026.9.6
+			// clearSqliteSessionEntryPreservingWindows, entry_valid -1): no
+			// session, and nothing to warn about.
+			if string(raw) == "{}" {
+				continue
+			}
 			// A driver that reused its buffer would hand over the same
 			// memory again: then (and only then) copy.
 			if ptr := unsafe.SliceData(raw); ptr != nil && ptr == prev {

@@ -26,7 +26,9 @@
 //
 // The file is opened mode=rw (never created), foreign_keys=ON,
 // synchronous=NORMAL, with one connection; journal_mode and locking_mode are
-// left as found, -wal/-shm are never deleted, renamed or copied. Each
+// left as found, -wal/-shm are never deleted, renamed or copied (Close
+// keeps a -wal/-shm that was there at Open, emptied by the checkpoint, and
+// leaves none where there was none). Each
 // logical step (append a turn, create a child, update an entry, archive,
 // delete) is one BEGIN IMMEDIATE transaction: the JSON is prepared before,
 // and inside everything is read again and checked (schema cookie, node

@@ -1,6 +1,7 @@
 package sqlitewrite
 
 import (
+	"context"
 	"database/sql"
 	"encoding/json"
 	"flag"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/tidwall/gjson"
+	"modernc.org/sqlite"
 
 	"github.com/openclaw/sessions/internal/apperr"
 	"github.com/openclaw/sessions/internal/jsonx"
@@ -522,3 +524,88 @@ func TestNoLegacyFiles(t *testing.T) {
 }
 
 var _ = sql.ErrNoRows
+
+// sideFiles reports the size of p's -wal and -shm, -1 when absent.
+func sideFiles(p string) (wal, shm int64) {
+	wal, shm = -1, -1
+	if fi, err := os.Stat(p + "-wal"); err == nil {
+		wal = fi.Size()
+	}
+	if fi, err := os.Stat(p + "-shm"); err == nil {
+		shm = fi.Size()
+	}
+	return wal, shm
+}
+
+// leaveIdleWAL leaves p as OpenClaw 2026.9.6 leaves a database after any
+// command: an empty -wal and a -shm beside it, nobody connected.
+func leaveIdleWAL(t *testing.T, p string) {
+	t.Helper()
+	db := rawDB(t, p)
+	ctx := context.Background()
+	c, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.ExecContext(ctx, "SELECT count(*) FROM session_nodes"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.ExecContext(ctx, "PRAGMA journal_size_limit = 0"); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Raw(func(dc any) error {
+		_, err := dc.(sqlite.FileControl).FileControlPersistWAL("main", 1)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+	db.Close()
+	if wal, shm := sideFiles(p); wal != 0 || shm <= 0 {
+		t.Fatalf("setup: -wal %d bytes, -shm %d bytes", wal, shm)
+	}
+}
+
+// Closing the writer keeps an idle database's empty -wal and its -shm
+// (SQLite's last-connection close would checkpoint and delete both), with
+// the write checkpointed into the main file (the -wal is empty again);
+// a database that had neither gets neither left behind.
+func TestCloseKeepsSideFilesAsFound(t *testing.T) {
+	for _, had := range []bool{true, false} {
+		t.Run(fmt.Sprintf("had=%v", had), func(t *testing.T) {
+			state := copyState(t)
+			p := Path(state, "main")
+			if had {
+				leaveIdleWAL(t, p)
+			}
+			w, err := Open(state, "main", Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			lbl := "kept side files"
+			if _, err := w.PatchEntry(mainKey, Patch{Label: &lbl}); err != nil {
+				t.Fatal(err)
+			}
+			if err := w.Close(); err != nil {
+				t.Fatal(err)
+			}
+			wal, shm := sideFiles(p)
+			if had && (wal != 0 || shm <= 0) {
+				t.Fatalf("after close: -wal %d bytes, -shm %d bytes; want an empty -wal and the -shm kept", wal, shm)
+			}
+			if !had && (wal != -1 || shm != -1) {
+				t.Fatalf("after close: -wal %d bytes, -shm %d bytes; want neither", wal, shm)
+			}
+			// The label is in the main file: read it immutable, ignoring any -wal.
+			u := "file:" + filepath.ToSlash(p) + "?immutable=1"
+			db, err := sql.Open("sqlite", u)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			if got := queryString(t, db, "SELECT label FROM session_nodes WHERE session_key = ?", mainKey); got != lbl {
+				t.Fatalf("label in the main file %q, want %q", got, lbl)
+			}
+		})
+	}
+}

@@ -54,6 +54,10 @@ type Writer struct {
 	conn     *sql.DB
 	cookie   int64 // schema_version when the schema was checked
 	lastHold time.Duration
+	// keepWAL: a -wal was beside the database at Open; Close keeps it
+	// (and the -shm) instead of letting SQLite's last-connection close
+	// delete them.
+	keepWAL bool
 }
 
 // LastLockHold is how long the last write transaction held the database's
@@ -88,6 +92,9 @@ func Open(stateDir, agentID string, opts Options) (*Writer, error) {
 		return nil, err
 	}
 	w := &Writer{path: p, stateDir: stateDir, agentID: agentID, opts: opts}
+	if _, err := os.Lstat(p + "-wal"); err == nil {
+		w.keepWAL = true
+	}
 	// The schema is checked first on a read-only connection: a database
 	// refused here gets no byte written and, when quiescent, no -wal/-shm.
 	cookie, err := w.checkReadOnly()
@@ -186,14 +193,50 @@ func walResetSafe(v string) bool {
 // Path is the database file.
 func (w *Writer) Path() string { return w.path }
 
-// Close closes the connection. It removes no file itself.
+// Close closes the connection. It removes no file itself, and leaves the
+// -wal/-shm as Open found them: closing the last connection of a WAL
+// database makes SQLite checkpoint it and delete both files; when a -wal
+// was there at Open, the connection is switched to persistent WAL
+// (SQLITE_FCNTL_PERSIST_WAL) with journal_size_limit 0 first, so the
+// checkpointed -wal is truncated to 0 bytes and both files stay — the
+// state OpenClaw 2026.9.6 leaves after any command. A database that had
+// none gets none left behind.
 func (w *Writer) Close() error {
 	if w.conn == nil {
 		return nil
 	}
+	var kerr error
+	if w.keepWAL {
+		kerr = w.persistWAL()
+	}
 	err := w.conn.Close()
 	w.conn = nil
+	if err == nil && kerr != nil {
+		err = apperr.Statef("cannot keep the -wal/-shm of %s: %v", w.path, kerr)
+	}
 	return err
+}
+
+// persistWAL sets SQLITE_FCNTL_PERSIST_WAL and journal_size_limit 0 on the
+// writer's one connection, right before it closes.
+func (w *Writer) persistWAL() error {
+	ctx := context.Background()
+	c, err := w.conn.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	if _, err := c.ExecContext(ctx, "PRAGMA journal_size_limit = 0"); err != nil {
+		return err
+	}
+	return c.Raw(func(dc any) error {
+		fc, ok := dc.(sqlite.FileControl)
+		if !ok {
+			return errors.New("the SQLite driver has no file control")
+		}
+		_, err := fc.FileControlPersistWAL("main", 1)
+		return err
+	})
 }
 
 func (w *Writer) dsn() string {

@@ -24,6 +24,15 @@ const jsonShape = `JSON (the same with --dry-run, "dryRun" aside): {"action","dr
 "transcripts","bytes","kept"}],"skipped":[{"key","reason"}]} — transcripts are
 the new names (<file>.deleted.<time>), bytes their size.`
 
+const gatewayNote = `Over a gateway: when one is selected (--gateway, --context,
+$OPENCLAW_GATEWAY_URL, the current context) or an agent keeps a 2026.8+ SQLite
+store and the state dir's gateway lock names a live process (--log-level debug
+says so), the write is the gateway's own RPC (sessions.delete, sessions.reset,
+archive as sessions.patch {archived} on 2026.9.x) with the same JSON;
+--dry-run then calls no writing RPC.
+
+`
+
 type common struct {
 	DryRun bool
 	Force  bool
@@ -34,8 +43,43 @@ func (c *common) flags(cmd *cobra.Command) {
 	cmd.Flags().BoolVar(&c.Force, "force", false, "wait up to 15 s for a live run on the session to end instead of refusing")
 }
 
-func (c *common) opts(f *cmdutil.Factory) lifecycle.Options {
-	return lifecycle.Options{DryRun: c.DryRun, Force: c.Force, LockTimeout: f.Flags.LockTimeout, Now: f.Now}
+// opts are the lifecycle options, with the gateway to go through (see
+// remote) when one applies to agents; the caller closes o.Remote.
+func (c *common) opts(f *cmdutil.Factory, s *state.State, agents []string) (lifecycle.Options, error) {
+	o := lifecycle.Options{DryRun: c.DryRun, Force: c.Force, LockTimeout: f.Flags.LockTimeout, Now: f.Now}
+	r, err := remote(f, s, agents)
+	if err != nil {
+		return o, err
+	}
+	o.Remote = r
+	return o, nil
+}
+
+// run runs op with the options of agents and closes the gateway after.
+func (c *common) run(f *cmdutil.Factory, s *state.State, agents []string, tweak func(*lifecycle.Options), op func(o lifecycle.Options) (*lifecycle.Result, error)) error {
+	o, err := c.opts(f, s, agents)
+	if err != nil {
+		return err
+	}
+	if o.Remote != nil {
+		defer o.Remote.Close()
+	}
+	if tweak != nil {
+		tweak(&o)
+	}
+	res, err := op(o)
+	if err != nil {
+		return err
+	}
+	return print(f, res)
+}
+
+func agentsOf(ts ...*state.Target) []string {
+	var out []string
+	for _, t := range ts {
+		out = append(out, t.Agent)
+	}
+	return out
 }
 
 // NewCmdDelete builds `sessions delete`.
@@ -52,7 +96,15 @@ byte) and its transcript renamed <file>.deleted.<time> — never deleted
 session ("Cannot delete the main session (<key>)."), and a session with a live
 run (OpenClaw's transcript lock held by a live pid, or one of our runs going)
 unless --force waited for it to end. Several keys are deleted in one store
-update per store. 2026.8+ SQLite stores are refused (exit 10).
+update per store.
+
+` + gatewayNote + `On a 2026.8+ SQLite store (no OpenClaw process holding the state dir; agent
+schema 23, else exit 10) it is OpenClaw 2026.9.6's sessions.delete with
+deleteTranscript false, written directly, one transaction per session: the
+session disappears from every listing, its row kept as OpenClaw's
+placeholder over the transcript, which stays in the database (OpenClaw's
+own transcript archive is written by its workers; use its gateway for
+that). Nothing is renamed there, so "transcripts" is empty.
 
 ` + jsonShape,
 		Example: `  sessions delete agent:main:cron:9ebf7d12-92f8-4cd4-baed-e342d2ef4f39 --dry-run
@@ -76,13 +128,9 @@ update per store. 2026.8+ SQLite stores are refused (exit 10).
 					ts = append(ts, t)
 				}
 			}
-			o := c.opts(f)
-			o.KeepTranscript = keep
-			res, err := lifecycle.Delete(context.Background(), s, ts, o)
-			if err != nil {
-				return err
-			}
-			return print(f, res)
+			return c.run(f, s, agentsOf(ts...), func(o *lifecycle.Options) { o.KeepTranscript = keep }, func(o lifecycle.Options) (*lifecycle.Result, error) {
+				return lifecycle.Delete(context.Background(), s, ts, o)
+			})
 		},
 	}
 	c.flags(cmd)
@@ -104,9 +152,11 @@ contextTokens, sendPolicy, label, origin, lastChannel, lastTo,
 skillsSnapshot). The old transcript stays where it is (sessions doctor reports
 it as an orphan later; --fix renames it). The next turn writes the new
 sessionId's transcript. A session with a live run is refused unless --force
-waited for it.
+waited for it. On a 2026.8+ SQLite store reset needs the gateway (exit 10
+without one): OpenClaw 2026.9.6's reset keeps the sessionId and sets a new
+lifecycleRevision, so newSessionId is the same id there.
 
-` + jsonShape,
+` + gatewayNote + jsonShape,
 		Example: `  sessions reset main --dry-run --json
   sessions reset agent:main:telegram:group:-100123`,
 		Args:              cmdutil.ExactArgs(1, "session KEY or SESSION_ID"),
@@ -120,11 +170,9 @@ waited for it.
 			if err != nil {
 				return err
 			}
-			res, err := lifecycle.Reset(context.Background(), s, t, c.opts(f))
-			if err != nil {
-				return err
-			}
-			return print(f, res)
+			return c.run(f, s, agentsOf(t), nil, func(o lifecycle.Options) (*lifecycle.Result, error) {
+				return lifecycle.Reset(context.Background(), s, t, o)
+			})
 		},
 	}
 	c.flags(cmd)
@@ -154,7 +202,7 @@ removed under the store lock and the transcript renamed <file>.deleted.<time>.
 Every agent's main session is refused ("Cannot archive an agent's main
 session."), and a session with a live run unless --force waited for it.
 
-` + jsonShape + ` archivedAt is set on 2026.8+ stores.`,
+` + gatewayNote + jsonShape + ` archivedAt is set on 2026.8+ stores.`,
 		Example: `  sessions archive agent:main:hook:github:push-42 --dry-run --json
   sessions archive agent:main:telegram:group:-100123`,
 		Args:              cmdutil.ExactArgs(1, "session KEY or SESSION_ID"),
@@ -168,11 +216,9 @@ session."), and a session with a live run unless --force waited for it.
 			if err != nil {
 				return err
 			}
-			res, err := lifecycle.Archive(context.Background(), s, t, c.opts(f))
-			if err != nil {
-				return err
-			}
-			return print(f, res)
+			return c.run(f, s, agentsOf(t), nil, func(o lifecycle.Options) (*lifecycle.Result, error) {
+				return lifecycle.Archive(context.Background(), s, t, o)
+			})
 		},
 	}
 	c.flags(cmd)
@@ -231,11 +277,9 @@ the bytes of transcripts that would be moved aside; --yes does it.
 				}
 				agents = []string{a}
 			}
-			res, err := lifecycle.Prune(context.Background(), s, agents, d, ks, c.opts(f))
-			if err != nil {
-				return err
-			}
-			return print(f, res)
+			return c.run(f, s, agents, nil, func(o lifecycle.Options) (*lifecycle.Result, error) {
+				return lifecycle.Prune(context.Background(), s, agents, d, ks, o)
+			})
 		},
 	}
 	c.flags(cmd)
