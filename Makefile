@@ -57,12 +57,13 @@ interop:
 # and spawn's; writes docs/PERFORMANCE.md figures to stdout. Each skips with one
 # line (exit 0) when the peer is unavailable (scripts/bench_lib.sh).
 BENCH_ENV = PEER="$(PEER)" BIN="$(abspath $(BIN))"
-.PHONY: bench-send bench-spawn bench-sqlite bench-usage bench-search bench-gateway
+.PHONY: bench-send bench-spawn bench-sqlite bench-sqlite-send bench-usage bench-search bench-gateway
 bench: build
 	$(BENCH_ENV) bash scripts/bench.sh
 	$(BENCH_ENV) bash scripts/bench_send.sh
 	$(BENCH_ENV) bash scripts/bench_spawn.sh
 	$(BENCH_ENV) bash scripts/bench_sqlite.sh
+	$(BENCH_ENV) bash scripts/bench_sqlite_send.sh
 	$(BENCH_ENV) bash scripts/bench_usage.sh
 	$(BENCH_ENV) bash scripts/bench_search.sh
 	$(BENCH_ENV) bash scripts/bench_gateway.sh
@@ -75,6 +76,10 @@ bench-spawn: build
 
 bench-sqlite: build
 	$(BENCH_ENV) bash scripts/bench_sqlite.sh
+
+# send --timeout 0 beside list on a 10,000-session 2026.8+ SQLite store (no peer needed).
+bench-sqlite-send: build
+	$(BENCH_ENV) bash scripts/bench_sqlite_send.sh
 
 # usage over 1,000 x 1 MB transcripts (cold beside cat, warm), peak RSS there and on one 1 GB transcript.
 bench-usage: build

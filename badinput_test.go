@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/openclaw/sessions/internal/sqlitewrite"
 )
 
 // The bad-input corpus (testdata/badinput/, one directory per case, see its
@@ -263,11 +265,20 @@ func biCases() []biCase {
 		}},
 
 		// ---- OpenClaw 2026.8+ state (SQLite only): read-only, writes refused
-		{name: "sqlite-only", fixture: "state-2026.9.6", cmds: []biCmd{
+		// 2026.8+ state held by a live OpenClaw (its gateway.state.lock naming
+		// our pid): readable; patch goes to that gateway (unreachable here),
+		// send and spawn refuse naming the pid and --gateway
+		{name: "sqlite-held", fixture: "state-2026.9.6", setup: func(t *testing.T, e *biEnv) {
+			dir := sqlitewrite.LockDir(e.path("state"))
+			must(t, os.MkdirAll(dir, 0o700))
+			must(t, os.WriteFile(filepath.Join(dir, "gateway.state.lock"),
+				[]byte(fmt.Sprintf(`{"pid":%d,"createdAt":"2026-11-23T00:00:00.000Z","configPath":"/x/openclaw.json","role":"gateway"}`, os.Getpid())), 0o600))
+		}, cmds: []biCmd{
 			{args: []string{"list", "--all-agents", "--jq", ".count"}, stdout: `^[1-9]\d*\n$`},
 			{args: []string{"agents", "--jq", `[.agents[].era] | join(",")`}, stdout: `sqlite`},
-			{args: []string{"patch", "main", "--label", "x"}, code: 10, stderr: `SQLite store .*/agents/main/agent/openclaw-agent.sqlite`},
-			{args: []string{"send", "main", "hi", "--timeout", "5"}, code: 10, stderr: `SQLite store .*/agents/main/agent/openclaw-agent.sqlite`},
+			{args: []string{"patch", "main", "--label", "x"}, code: 10, stderr: `gateway ws://.* unreachable`},
+			{args: []string{"send", "main", "hi", "--timeout", "5"}, code: 10, stderr: `OpenClaw gateway \(pid \d+, .*gateway.state.lock\) holds the state dir .*--gateway`},
+			{args: []string{"spawn", "a task"}, code: 10, stderr: `holds the state dir .*--gateway`},
 		}, check: func(t *testing.T, e *biEnv, _ []relResult) {
 			mustNotExist(t, e.path("state/agents/main/sessions/sessions.json"))
 		}},

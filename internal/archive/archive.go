@@ -26,6 +26,7 @@ import (
 	"github.com/openclaw/sessions/internal/jsonx"
 	"github.com/openclaw/sessions/internal/lock"
 	"github.com/openclaw/sessions/internal/runs"
+	"github.com/openclaw/sessions/internal/sqlitewrite"
 	"github.com/openclaw/sessions/internal/state"
 	"github.com/openclaw/sessions/internal/store"
 	"github.com/tidwall/gjson"
@@ -46,6 +47,9 @@ type Result struct {
 	Warning string   `json:"warning,omitempty"` // a rename that failed
 	Store   string   `json:"store"`             // the store file
 	At      int64    `json:"at"`                // ms
+	// Archived: an OpenClaw 2026.8+ (SQLite) session was archived
+	// (archivedAt set, as sessions.patch archived does), not deleted.
+	Archived bool `json:"archived,omitempty"`
 }
 
 // Session deletes the entry key from agent's store and renames its
@@ -54,7 +58,19 @@ type Result struct {
 // sessions.delete {deleteTranscript: true} does. A missing store or entry
 // is not an error (Existed is false, nothing is renamed). Transcripts whose
 // real path lies outside the state dir and the store dir are never touched.
+//
+// An agent on OpenClaw 2026.8+'s SQLite store gets its session archived
+// instead (SQLite): 2026.9.6 deletes a session row only through its own
+// gateway, which sqlitewrite does not reproduce.
 func Session(ctx context.Context, s *state.State, agent, key string, now time.Time, lockTimeout time.Duration) (*Result, error) {
+	if s.Era(agent) == "sqlite" {
+		w, err := sqlitewrite.Open(s.Dir.Path, agent, sqlitewrite.Options{LockTimeout: lockTimeout, Now: func() time.Time { return now }})
+		if err != nil {
+			return nil, err
+		}
+		defer w.Close()
+		return SQLite(w, key, now)
+	}
 	path, _ := s.StorePath(agent)
 	res := &Result{Key: key, Store: path, At: now.UnixMilli()}
 	var meta store.Meta
@@ -124,6 +140,23 @@ func Transcripts(s *state.State, agent, storeDir string, meta store.Meta) (insid
 		inside = append(inside, c)
 	}
 	return inside, outside
+}
+
+// SQLite archives key in an OpenClaw 2026.8+ agent database as
+// sessions.patch {archived: true} does (archivedAt = now, archiveReason
+// manual, the pin dropped); its transcript stays in the database. A missing
+// session is not an error (Existed false).
+func SQLite(w *sqlitewrite.Writer, key string, now time.Time) (*Result, error) {
+	res := &Result{Key: key, Store: w.Path(), At: now.UnixMilli()}
+	yes := true
+	if _, err := w.PatchEntry(key, sqlitewrite.Patch{Archived: &yes}); err != nil {
+		if apperr.CodeOf(err) == apperr.CodeNotFound {
+			return res, nil
+		}
+		return nil, err
+	}
+	res.Existed, res.Archived = true, true
+	return res, nil
 }
 
 // ---- the index -------------------------------------------------------
@@ -350,6 +383,7 @@ func Sweep(ctx context.Context, s *state.State, now time.Time, o SweepOptions) (
 		rep.Archived = append(rep.Archived, Swept{RunID: e.RunID, ChildKey: e.ChildKey, Existed: res.Existed, Renamed: res.Renamed, DueAtMs: e.ArchiveAtMs})
 		if rec, err := rs.Load(e.RunID); err == nil && rec.Spawn != nil && rec.Spawn.ArchivedAt == 0 {
 			rec.Spawn.ArchivedAt, rec.Spawn.ArchivedBy, rec.Spawn.Archived = res.At, "sweep", res.Renamed
+			rec.Spawn.RowArchived = res.Archived
 			_ = rs.Save(rec)
 		}
 	}

@@ -23,8 +23,10 @@ import (
 	"github.com/openclaw/sessions/internal/delivery"
 	"github.com/openclaw/sessions/internal/engine"
 	"github.com/openclaw/sessions/internal/gateway"
+	"github.com/openclaw/sessions/internal/jsonx"
 	"github.com/openclaw/sessions/internal/lock"
 	"github.com/openclaw/sessions/internal/runs"
+	"github.com/openclaw/sessions/internal/sessionwrite"
 	"github.com/openclaw/sessions/internal/state"
 	"github.com/openclaw/sessions/internal/store"
 	"github.com/openclaw/sessions/internal/transcript"
@@ -33,11 +35,6 @@ import (
 // DefaultTurnTimeout bounds one agent turn when agents.defaults.timeoutSeconds
 // is not set (OpenClaw's default is 600 s).
 const DefaultTurnTimeout = 600 * time.Second
-
-// appendLockTimeout is how long a runner waits for OpenClaw's transcript
-// lock: a live OpenClaw run holds it for a whole turn, and the runner is in
-// the background, so it waits longer than the interactive 10 s.
-const appendLockTimeout = 3 * time.Minute
 
 // Runner executes runs against one state dir.
 type Runner struct {
@@ -103,6 +100,7 @@ func (r *Runner) Execute(ctx context.Context, runID string) error {
 		g.Log = func(m string) { r.Log.Debug(m) }
 	}
 	x := &job{r: r, rec: rec, eng: eng}
+	defer x.closeWrites()
 	switch rec.Kind {
 	case runs.KindSend:
 		err = x.send(ctx)
@@ -142,6 +140,32 @@ type job struct {
 	// located is the entry each session's latest turn of this run read
 	// (by stored key).
 	located map[string]*store.Entry
+	// writes is where each agent's session writes go (by agent id).
+	writes map[string]sessionwrite.Writes
+}
+
+// writesFor opens (once) where agent's session writes go: its JSON store
+// or its OpenClaw 2026.8+ SQLite database (sessionwrite.Open).
+func (x *job) writesFor(agent string) (sessionwrite.Writes, error) {
+	if w, ok := x.writes[agent]; ok {
+		return w, nil
+	}
+	w, err := sessionwrite.Open(x.r.State, agent, sessionwrite.Options{LockTimeout: x.r.LockTimeout, Now: x.r.now})
+	if err != nil {
+		return nil, err
+	}
+	if x.writes == nil {
+		x.writes = map[string]sessionwrite.Writes{}
+	}
+	x.writes[agent] = w
+	return w, nil
+}
+
+func (x *job) closeWrites() {
+	for a, w := range x.writes {
+		_ = w.Close()
+		delete(x.writes, a)
+	}
 }
 
 func (x *job) save() {
@@ -239,11 +263,11 @@ func (x *job) announceTarget(s runs.Session) *delivery.Target {
 // moment ago (nil: read the store now).
 func (x *job) announceTargetFrom(s runs.Session, e *store.Entry) *delivery.Target {
 	if e == nil {
-		st, err := store.Load(x.storePath(s.AgentID))
+		l, err := x.locate(s)
 		if err != nil {
 			return delivery.FromKey(s.Key)
 		}
-		e, _ = st.Lookup(s.Key)
+		e = l.Entry
 	}
 	var route delivery.Route
 	if e != nil {
@@ -292,13 +316,16 @@ func (x *job) mirror(ctx context.Context, s runs.Session, text string) error {
 	if text == "" {
 		return nil
 	}
-	path, entry, err := x.locate(s)
+	l, err := x.locate(s)
 	if err != nil {
 		return err
 	}
-	_, err = transcript.Append(ctx, path, transcript.AppendOptions{SessionID: entry.SessionID, Cwd: x.workspace(s.AgentID), LockTimeout: appendLockTimeout},
+	w, err := x.writesFor(s.AgentID)
+	if err != nil {
+		return err
+	}
+	return w.Append(ctx, l, "sessions-cli:"+x.rec.RunID+":mirror:"+s.Key, x.workspace(s.AgentID), nil,
 		transcript.DeliveryMirrorMessage(text, x.r.now()))
-	return err
 }
 
 func (x *job) storePath(agent string) string {
@@ -306,22 +333,14 @@ func (x *job) storePath(agent string) string {
 	return p
 }
 
-// locate reads the session's current entry and transcript path afresh (the
+// locate reads the session's current entry and transcript afresh (the
 // store may have changed since the run was accepted).
-func (x *job) locate(s runs.Session) (string, *store.Entry, error) {
-	st, err := store.Load(x.storePath(s.AgentID))
+func (x *job) locate(s runs.Session) (*sessionwrite.Located, error) {
+	w, err := x.writesFor(s.AgentID)
 	if err != nil {
-		return "", nil, err
+		return nil, err
 	}
-	e, ok := st.Lookup(s.Key)
-	if !ok {
-		return "", nil, apperr.NotFoundf("session %s no longer exists", s.Key)
-	}
-	tp, err := store.NewResolver(x.r.State.Dir.Path).Transcript(st, e, x.r.State.SessionsDir(s.AgentID))
-	if err != nil {
-		return "", nil, err
-	}
-	return tp.Path, e, nil
+	return w.Locate(s.Key)
 }
 
 // workspace is the header cwd for a transcript we create: the agent's
@@ -409,28 +428,26 @@ func (x *job) agentTurn(ctx context.Context, s runs.Session, message, extra stri
 	}
 	defer sl.Unlock()
 	tt.mark("wait")
-	path, entry, err := x.locate(s)
+	idem := fmt.Sprintf("sessions-cli:%s:step:%d", x.rec.RunID, len(x.rec.Steps)-1)
+	w, err := x.writesFor(s.AgentID)
 	if err != nil {
 		return nil, err
 	}
+	loc, err := w.Locate(s.Key)
+	if err != nil {
+		return nil, err
+	}
+	path, entry := loc.Path, loc.Entry
 	if x.located == nil {
 		x.located = map[string]*store.Entry{}
 	}
 	x.located[s.Key] = entry
 	tt.mark("locate")
 	var history []json.RawMessage
-	if _, err := os.Stat(path); err == nil && needsHistory(x.eng) {
-		// under OpenClaw's transcript lock: a turn OpenClaw is appending
-		// right now is complete in our context, not half-read or missed
-		h, err := lock.AcquireTranscript(ctx, path, lock.Options{Timeout: appendLockTimeout})
-		if err != nil {
-			return nil, fmt.Errorf("reading the context of %s: %w", s.Key, err)
-		}
-		history, err = transcript.LeafPath(path, func(m string) { x.r.Log.Warn(m) })
-		if rerr := h.Release(); rerr != nil {
-			x.r.Log.Warn("transcript lock", "path", path, "err", rerr)
-		}
-		if err != nil {
+	if needsHistory(x.eng) {
+		// JSON era: under OpenClaw's transcript lock (a turn OpenClaw is
+		// appending right now is complete in our context, not half-read)
+		if history, err = w.History(ctx, loc, func(m string) { x.r.Log.Warn(m) }); err != nil {
 			return nil, err
 		}
 	}
@@ -461,7 +478,7 @@ func (x *job) agentTurn(ctx context.Context, s runs.Session, message, extra stri
 		if res.WroteStore { // OpenClaw recorded the turn in the store itself
 			return res, nil
 		}
-		err := x.updateEntry(ctx, s, res)
+		err := w.UpdateEntry(ctx, s.Key, x.turnUpdate(res))
 		tt.mark("store")
 		return res, err
 	}
@@ -477,19 +494,24 @@ func (x *job) agentTurn(ctx context.Context, s runs.Session, message, extra stri
 	} else {
 		assistant = res.Assistant
 	}
-	if _, err := transcript.Append(ctx, path, transcript.AppendOptions{SessionID: entry.SessionID, Cwd: x.workspace(s.AgentID), LockTimeout: appendLockTimeout}, user, assistant); err != nil {
+	var update sessionwrite.TurnUpdate
+	if turnErr == nil {
+		update = x.turnUpdate(res)
+	}
+	if err := w.Append(ctx, loc, idem, x.workspace(s.AgentID), update, user, assistant); err != nil {
 		if turnErr != nil {
 			return nil, turnErr
 		}
-		return nil, fmt.Errorf("cannot append the turn to %s: %w", path, err)
+		if ee := (*sessionwrite.EntryError)(nil); errors.As(err, &ee) {
+			return nil, ee.Err // appended; the store update failed
+		}
+		return nil, fmt.Errorf("cannot append the turn to %s: %w", loc.Where, err)
 	}
-	tt.mark("append")
+	tt.mark("append+store")
 	if turnErr != nil {
 		return nil, turnErr
 	}
-	err = x.updateEntry(ctx, s, res)
-	tt.mark("store")
-	return res, err
+	return res, nil
 }
 
 // stepID names the run's current step ("<index>-<name>-<turn>"): with the
@@ -543,24 +565,15 @@ func (t *turnTimer) mark(name string) {
 	t.last = now
 }
 
-// updateEntry records the turn in the store entry like OpenClaw does after
-// a run (updateSessionStoreAfterAgentRun: updatedAt, model, modelProvider,
-// contextTokens, abortedLastRun, and — only when the turn reported usage —
-// the token counts; totalTokens is the prompt size).
-func (x *job) updateEntry(ctx context.Context, s runs.Session, res *engine.Result) error {
-	path := x.storePath(s.AgentID)
+// turnUpdate records the turn in the store entry like OpenClaw does after
+// a run (updateSessionStoreAfterAgentRun: updatedAt — set by the writer —,
+// model, modelProvider, contextTokens, abortedLastRun, and — only when the
+// turn reported usage — the token counts; totalTokens is the prompt size).
+func (x *job) turnUpdate(res *engine.Result) sessionwrite.TurnUpdate {
 	ctxTokens := contextTokens(x.r.State.Cfg, res.Provider, res.Model)
 	u := res.Usage
 	hasUsage := u.Input > 0 || u.Output > 0 || u.CacheRead > 0 || u.CacheWrite > 0 || u.TotalTokens > 0
-	_, err := store.Update(ctx, path, store.UpdateOptions{LockTimeout: x.r.LockTimeout, SQLitePath: x.r.State.SQLitePath(s.AgentID)}, func(tx *store.Tx) error {
-		e, ok := tx.Entry(s.Key)
-		if !ok {
-			return nil // deleted meanwhile: nothing to record
-		}
-		now := tx.Now().UnixMilli()
-		if old, ok := e.Number("updatedAt"); !ok || int64(old) < now {
-			_ = e.Set("updatedAt", now)
-		}
+	return func(e *jsonx.Object) {
 		if res.Provider != "" {
 			_ = e.Set("modelProvider", res.Provider)
 		}
@@ -574,10 +587,7 @@ func (x *job) updateEntry(ctx context.Context, s runs.Session, res *engine.Resul
 			_ = e.Set("outputTokens", u.Output)
 			_ = e.Set("totalTokens", res.PromptTokens)
 		}
-		tx.Put(s.Key, e)
-		return nil
-	})
-	return err
+	}
 }
 
 // defaultContextTokens is OpenClaw's DEFAULT_CONTEXT_TOKENS.

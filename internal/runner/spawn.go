@@ -9,7 +9,7 @@ import (
 
 	"github.com/openclaw/sessions/internal/archive"
 	"github.com/openclaw/sessions/internal/runs"
-	"github.com/openclaw/sessions/internal/store"
+	"github.com/openclaw/sessions/internal/sessionwrite"
 	"github.com/openclaw/sessions/internal/transcript"
 )
 
@@ -88,11 +88,16 @@ func (x *job) spawn(ctx context.Context) error {
 	x.save()
 
 	if sp.Cleanup == "delete" {
-		res, err := archive.Session(ctx, x.r.State, child.AgentID, child.Key, x.r.now(), x.r.LockTimeout)
+		var res *sessionwrite.Removed
+		w, err := x.writesFor(child.AgentID)
+		if err == nil {
+			res, err = w.RemoveChild(ctx, child.Key)
+		}
 		if err != nil {
 			x.r.Log.Warn("cannot delete the sub-agent session", "session", child.Key, "err", err)
 		} else {
 			sp.ArchivedAt, sp.ArchivedBy, sp.Archived = res.At, "cleanup", res.Renamed
+			sp.RowArchived = res.Archived // OpenClaw 2026.8+: archived, not deleted
 			if err := archive.Remove(x.r.State.Dir.Path, rec.RunID); err != nil {
 				x.r.Log.Warn("cannot update the archive index", "err", err)
 			}
@@ -115,7 +120,7 @@ func (x *job) announceToRequester(ctx context.Context, req runs.Session, text st
 		rec.Delivery.Error = "no delivery route for " + req.Key
 		rec.Delivery.Message = text
 	}
-	path, _, err := x.locate(req)
+	l, err := x.locate(req)
 	if err == nil {
 		err = x.mirror(ctx, req, transcript.MirrorText(text, nil))
 	}
@@ -124,25 +129,24 @@ func (x *job) announceToRequester(ctx context.Context, req runs.Session, text st
 		x.r.Log.Warn("cannot write the announce into the requester's transcript", "session", req.Key, "err", err)
 		return
 	}
-	rec.Spawn.RequesterTranscript = path
+	rec.Spawn.RequesterTranscript = l.Where
 }
 
 // statsLine is OpenClaw's stats line, from the child's store entry as the
 // run left it (tokens, model) and the task step's times.
 func (x *job) statsLine(child runs.Session, task runs.Step) string {
 	in := StatsInput{SessionKey: child.Key, StartedAt: task.StartedAt, EndedAt: task.EndedAt}
-	path := x.storePath(child.AgentID)
-	st, err := store.Load(path)
+	l, err := x.locate(child)
 	if err != nil {
 		return FormatStats(in)
 	}
-	e, ok := st.Lookup(child.Key)
-	if !ok {
-		return FormatStats(in)
-	}
+	e := l.Entry
 	in.SessionID = e.SessionID
 	if e.SessionID != "" {
-		in.Transcript = filepath.Join(st.Dir, e.SessionID+".jsonl")
+		in.Transcript = l.Where
+		if l.Path != "" {
+			in.Transcript = filepath.Join(filepath.Dir(x.storePath(child.AgentID)), e.SessionID+".jsonl")
+		}
 	}
 	in.Input, in.Output, in.Total = e.InputTokens, e.OutputTokens, e.TotalTokens
 	if p, ok := x.r.State.Cfg.Models.Providers[strings.TrimSpace(e.ModelProvider)]; ok {

@@ -145,9 +145,12 @@ type Spawn struct {
 	// ArchivedAt is when the child entry was removed and its transcript
 	// renamed (cleanup delete or the archive sweep); Archived lists the
 	// renamed files.
-	ArchivedAt int64    `json:"archivedAt,omitempty"`
-	ArchivedBy string   `json:"archivedBy,omitempty"` // cleanup | sweep
-	Archived   []string `json:"archived,omitempty"`
+	ArchivedAt int64  `json:"archivedAt,omitempty"`
+	ArchivedBy string `json:"archivedBy,omitempty"` // cleanup | sweep
+	// RowArchived: an OpenClaw 2026.8+ (SQLite) child was archived in its
+	// database (archivedAt set) instead of deleted.
+	RowArchived bool     `json:"rowArchived,omitempty"`
+	Archived    []string `json:"archived,omitempty"`
 }
 
 // Terminal reports whether a status is final.

@@ -146,3 +146,41 @@ func (w *Writer) Entry(key string) (*jsonx.Object, error) {
 	})
 	return e, err
 }
+
+// TouchEntry changes key's entry with fn (fields other than updatedAt, which
+// becomes max(updatedAt, now)) in one BEGIN IMMEDIATE transaction, as
+// OpenClaw's updateSessionStoreAfterAgentRun does after a turn whose
+// transcript is already written. A session with an active run is refused.
+func (w *Writer) TouchEntry(key string, fn func(e *jsonx.Object)) (*PatchResult, error) {
+	now := w.opts.Now().UnixMilli()
+	res := &PatchResult{}
+	_, err := w.write("update a session", func(tx *sql.Tx) error {
+		n, err := readNode(tx, w.path, key)
+		if err != nil {
+			return err
+		}
+		if err := n.checkValid(w.path); err != nil {
+			return err
+		}
+		if err := n.checkIdle(w.path); err != nil {
+			return err
+		}
+		e := n.entry.Clone()
+		fn(e)
+		updated := maxMillis(n.entry, now)
+		_ = e.Set("updatedAt", updated)
+		if err := writeEntry(tx, n, e); err != nil {
+			return err
+		}
+		raw, err := e.MarshalJSON()
+		if err != nil {
+			return err
+		}
+		res.Entry, res.UpdatedAt = raw, updated
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}

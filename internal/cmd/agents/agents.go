@@ -4,6 +4,8 @@ package agents
 import (
 	"fmt"
 	"strconv"
+	"strings"
+	"time"
 
 	"github.com/openclaw/sessions/internal/backend"
 	"github.com/openclaw/sessions/internal/cmdutil"
@@ -11,6 +13,8 @@ import (
 	"github.com/openclaw/sessions/internal/keys"
 	"github.com/openclaw/sessions/internal/output"
 	"github.com/openclaw/sessions/internal/policy"
+	"github.com/openclaw/sessions/internal/sqlitewrite"
+	"github.com/openclaw/sessions/internal/state"
 	"github.com/spf13/cobra"
 )
 
@@ -31,7 +35,8 @@ has, whether the requester may see its sessions (agent-to-agent policy),
 whether the requester agent's subagents.allowAgents lets 'sessions spawn
 --agent ID' target it (spawnTarget), whether sessions can write its store
 (writable: send, spawn and patch; an OpenClaw 2026.8+ SQLite store is
-read-only here), and so whether a spawn into it can succeed (canSpawn), with
+writable when no OpenClaw process holds the state dir and its schema is
+2026.9.6's — with OpenClaw running, the gateway is the way), and so whether a spawn into it can succeed (canSpawn), with
 the reason when it cannot.
 
 JSON (--json): {"requester":{"key","agentId"},"defaultAgent","spawnAllowed",
@@ -64,8 +69,9 @@ type Agent struct {
 	Sessions    *int   `json:"sessions,omitempty"`
 	Visible     bool   `json:"visible"`
 	SpawnTarget bool   `json:"spawnTarget"`
-	// Writable: send, spawn and patch can write this agent's store (not an
-	// OpenClaw 2026.8+ SQLite store).
+	// Writable: send, spawn and patch can write this agent's store (an
+	// OpenClaw 2026.8+ SQLite store: when no OpenClaw process holds the
+	// state dir).
 	Writable bool `json:"writable"`
 	// CanSpawn: spawnTarget and writable — 'spawn --agent ID' would be
 	// accepted by the requester; Reason says why not otherwise.
@@ -135,11 +141,12 @@ func run(o *Options) error {
 		}
 		refusal := policy.SpawnTarget(allow, s.Req.Agent, id, config.NormalizeAgentID)
 		a.SpawnTarget = !fromSubagent && refusal == ""
-		a.Writable = s.CheckWritable(id) == nil
+		werr := s.CheckSessionWritable(id)
+		a.Writable = werr == nil
 		a.CanSpawn = a.SpawnTarget && a.Writable
 		switch {
 		case !a.Writable:
-			a.Reason = "read-only: OpenClaw 2026.8+ SQLite store"
+			a.Reason = notWritable(s, id, a.Era, werr)
 		case fromSubagent:
 			a.Reason = "a sub-agent may not spawn"
 		case !a.SpawnTarget:
@@ -190,4 +197,30 @@ func run(o *Options) error {
 		fmt.Fprintf(f.IO.ErrOut, "Requester: %s (agent %s); spawn may target: %s\n", who, s.Req.Agent, res.SpawnAllowed)
 	}
 	return nil
+}
+
+// notWritable is the reason an agent cannot be written: an OpenClaw
+// process holding the state dir of a 2026.8+ (SQLite) agent (the gateway is
+// the way), else the refusal itself.
+func notWritable(s *state.State, id, era string, err error) string {
+	if era == "sqlite" {
+		if hs, herr := sqlitewrite.Holders(s.Dir.Path, s.SQLitePath(id), time.Now()); herr == nil && len(hs) > 0 {
+			pids := make([]string, 0, len(hs))
+			for _, h := range hs {
+				if h.PID > 0 {
+					pids = append(pids, strconv.Itoa(h.PID))
+				}
+			}
+			who := "OpenClaw is running"
+			if len(pids) > 0 {
+				who += " (pid " + strings.Join(pids, ", ") + ")"
+			}
+			return who + ": write through the gateway (--gateway)"
+		}
+	}
+	msg := err.Error()
+	if i := strings.IndexAny(msg, ":;"); i > 0 && len(msg) > 120 {
+		msg = msg[:i]
+	}
+	return "not writable: " + msg
 }

@@ -4,23 +4,19 @@
 package patch
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
 	"unicode/utf16"
-	"unicode/utf8"
 
 	"github.com/openclaw/sessions/internal/apperr"
 	"github.com/openclaw/sessions/internal/cmdutil"
-	"github.com/openclaw/sessions/internal/jsonx"
 	"github.com/openclaw/sessions/internal/policy"
+	"github.com/openclaw/sessions/internal/sessionwrite"
 	"github.com/openclaw/sessions/internal/state"
-	"github.com/openclaw/sessions/internal/store"
 	"github.com/spf13/cobra"
-	"github.com/tidwall/gjson"
 )
 
 // MaxLabelLen is sessions.patch's label limit (JS string length, UTF-16
@@ -88,7 +84,12 @@ running), patch warns that the change may be overwritten; --wait-idle[=D]
 and for OpenClaw to record it, then writes. Still busy after D: exit 5,
 nothing written.
 
-A corrupt store or an OpenClaw 2026.8+ (SQLite) agent is refused with exit 10,
+On OpenClaw 2026.8+ state the entry is patched in the agent's SQLite store as
+2026.9.6's sessions.patch does, when no OpenClaw process holds the state dir
+(else exit 10 naming its pid: use --gateway); a session with an active run
+is refused there.
+
+A corrupt store is refused with exit 10,
 a lock held past --lock-timeout with exit 11.
 
 JSON (--json): {"ok":true,"key","path","entry","warnings"} with the entry as
@@ -192,45 +193,46 @@ func run(o *Options) error {
 	if f.Now != nil {
 		now = f.Now
 	}
-	if err := s.CheckWritable(t.Agent); err != nil {
-		return err
-	}
-	storePath, _ := s.StorePath(t.Agent)
-	warnings, err := o.checkIdle(s, t, storePath, now)
+	w, err := sessionwrite.Open(s, t.Agent, sessionwrite.Options{LockTimeout: f.Flags.LockTimeout, Now: now})
 	if err != nil {
 		return err
 	}
-	key := t.Key
-	var entry json.RawMessage
-	res, err := store.Update(context.Background(), storePath, store.UpdateOptions{
-		LockTimeout: f.Flags.LockTimeout,
-		SQLitePath:  s.SQLitePath(t.Agent),
-		Now:         now,
-	}, func(tx *store.Tx) error {
-		e, ok := tx.Entry(key)
-		if !ok {
-			return apperr.NotFoundf("No session found: %s", strings.TrimSpace(o.Ref))
-		}
-		if t.ViaID {
-			// The key may have moved on to a new session (/new) since we
-			// resolved the id outside the lock.
-			if id, _ := e.String("sessionId"); !strings.EqualFold(id, t.Entry.SessionID) {
-				return apperr.NotFoundf("No session found: %s", strings.TrimSpace(o.Ref))
-			}
-		}
-		if err := Apply(tx, key, e, o); err != nil {
+	defer w.Close()
+	var warnings []string
+	if w.Era() == "json" {
+		// the SQLite era refuses a session with an active run itself
+		storePath, _ := s.StorePath(t.Agent)
+		if warnings, err = o.checkIdle(s, t, storePath, now); err != nil {
 			return err
 		}
-		tx.Put(key, e)
-		return nil
-	})
+	}
+	key := t.Key
+	p := sessionwrite.Patch{NotFound: apperr.NotFoundf("No session found: %s", strings.TrimSpace(o.Ref))}
+	if t.ViaID {
+		// the key may have moved on to a new session (/new) since we
+		// resolved the id
+		p.SessionID = t.Entry.SessionID
+	}
+	if o.SetLabel {
+		p.Label = &o.Label
+	}
+	if o.ClearLabel {
+		empty := ""
+		p.Label = &empty
+	}
+	switch o.SendPolicy {
+	case "allow", "deny":
+		p.SendPolicy = &o.SendPolicy
+	case "inherit":
+		empty := ""
+		p.SendPolicy = &empty
+	}
+	res, err := w.Patch(context.Background(), key, p)
 	if err != nil {
 		return err
 	}
-	entry = res.Entries[key] // as written, normalised by the writer
-	tm := res.Timings
-	f.Log.Debug("store updated", "path", res.Path, "key", key, "bytes", res.Bytes,
-		"lockWait", tm.LockWait, "held", tm.Held, "read", tm.Read, "render", tm.Render, "write", tm.Write, "total", tm.Total)
+	entry := res.Entry // as written, normalised by the writer
+	f.Log.Debug("store updated", append([]any{"path", res.Path, "key", key, "era", w.Era()}, res.Debug...)...)
 	if f.JSONMode() {
 		return f.PrintJSON(Result{OK: true, Key: key, Path: res.Path, Entry: entry, Warnings: warnings})
 	}
@@ -246,71 +248,4 @@ func run(o *Options) error {
 	}
 	fmt.Fprintf(f.IO.Out, "patched %s: %s\n", t.DisplayKey, strings.Join(parts, ", "))
 	return nil
-}
-
-// Apply applies the patch of o to entry e (stored under key in tx), as
-// sessions.patch does (format §6.7): label uniqueness within the store,
-// sendPolicy (inherit deletes), updatedAt = max(old, now).
-func Apply(tx *store.Tx, key string, e *jsonx.Object, o *Options) error {
-	if o.SetLabel {
-		if other := LabelOwner(tx, o.Label, key); other != "" {
-			return apperr.Errorf("label already in use: %s (%s)", o.Label, other)
-		}
-		_ = e.Set("label", o.Label)
-	}
-	if o.ClearLabel {
-		e.Delete("label")
-	}
-	switch o.SendPolicy {
-	case "allow", "deny":
-		_ = e.Set("sendPolicy", o.SendPolicy)
-	case "inherit":
-		e.Delete("sendPolicy")
-	}
-	// updatedAt = max(old, now): a later timestamp is kept as it is.
-	nowMs := tx.Now().UnixMilli()
-	if old, ok := e.Number("updatedAt"); !ok || old < float64(nowMs) {
-		_ = e.Set("updatedAt", nowMs)
-	}
-	return nil
-}
-
-// LabelOwner returns the key (other than self) whose entry has exactly
-// label, or "". Entries whose bytes cannot contain the label are skipped
-// without parsing.
-func LabelOwner(tx *store.Tx, label, self string) string {
-	var needle []byte
-	if plainJSONString(label) {
-		needle, _ = jsonx.Marshal(label)
-	}
-	owner := ""
-	tx.ForEach(func(k string, raw json.RawMessage) bool {
-		if k == self || len(raw) == 0 || raw[0] != '{' {
-			return true
-		}
-		if needle != nil && !bytes.Contains(raw, needle) {
-			return true
-		}
-		if v := tx.Field(k, "label"); v.Type == gjson.String && v.Str == label {
-			owner = k
-			return false
-		}
-		return true
-	})
-	return owner
-}
-
-// plainJSONString reports whether s encodes the same way in Go and in
-// JSON.stringify with no escapes at all, so that its quoted form can be
-// searched for in the raw bytes of an entry.
-func plainJSONString(s string) bool {
-	if !utf8.ValidString(s) {
-		return false
-	}
-	for _, r := range s {
-		if r < 0x20 || r == '"' || r == '\\' || r == 0x2028 || r == 0x2029 || r == 0x7f {
-			return false
-		}
-	}
-	return true
 }

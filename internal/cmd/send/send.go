@@ -301,11 +301,16 @@ func Requester(s *state.State) *runs.Session {
 }
 
 // Preflight refuses what the runner could not do, before a run exists: an
-// agent on the 2026.8+ SQLite store, or a transcript whose first line is
-// not a session header (OpenClaw would overwrite it; we never repair it).
+// agent whose store cannot be written (PreflightAgent), or a transcript
+// whose first line is not a session header (OpenClaw would overwrite it; we
+// never repair it). A 2026.8+ (SQLite) transcript is checked by the writer
+// in the transaction that appends.
 func Preflight(s *state.State, t *state.Target) error {
 	if err := PreflightAgent(s, t.Agent); err != nil {
 		return err
+	}
+	if s.Era(t.Agent) == "sqlite" {
+		return nil
 	}
 	tp, err := s.Transcript(t.Agent, t.Store, t.Entry)
 	if err != nil {
@@ -328,9 +333,10 @@ func Preflight(s *state.State, t *state.Target) error {
 	return nil
 }
 
-// PreflightAgent refuses an agent on the 2026.8+ SQLite store (exit 10):
-// sessions cannot write there.
-func PreflightAgent(s *state.State, agent string) error { return s.CheckWritable(agent) }
+// PreflightAgent refuses an agent sessions cannot write (state.CheckSessionWritable:
+// on the 2026.8+ SQLite store, an OpenClaw process holding the state dir or a
+// schema other than 2026.9.6's, exit 10).
+func PreflightAgent(s *state.State, agent string) error { return s.CheckSessionWritable(agent) }
 
 // Launch records the run, starts its runner and waits as asked.
 func Launch(f *cmdutil.Factory, s *state.State, rec *runs.Record, timeout time.Duration) error {

@@ -22,6 +22,7 @@ import (
 	"github.com/openclaw/sessions/internal/keys"
 	"github.com/openclaw/sessions/internal/policy"
 	"github.com/openclaw/sessions/internal/runs"
+	"github.com/openclaw/sessions/internal/sessionwrite"
 	"github.com/openclaw/sessions/internal/state"
 	"github.com/openclaw/sessions/internal/store"
 	"github.com/openclaw/sessions/internal/transcript"
@@ -75,7 +76,10 @@ Refused before anything is written: a sub-agent requester (forbidden), an
 agent not allowed (forbidden), an unknown agent (exit 4), an invalid thinking
 level, a label over 64 characters (exit 2), a model that is malformed, of an
 unconfigured provider, missing from the provider's models list or outside the
-agents.defaults.models allowlist (exit 1), an OpenClaw 2026.8+ agent (exit 10).
+agents.defaults.models allowlist (exit 1), an OpenClaw 2026.8+ (SQLite) agent
+while an OpenClaw process holds the state dir (exit 10: use --gateway).
+On 2026.8+ state --cleanup delete archives the child row (archivedAt) instead
+of deleting it; the run record says so (spawn.rowArchived).
 
 The engine (--engine or $SESSIONS_ENGINE) is as for send; an exec engine runs
 with OPENCLAW_SESSION_KEY set to the child's key.
@@ -221,26 +225,36 @@ func run(o *Options) error {
 
 	// 5. the child (steps 6, 9, 11): created in one locked insert; the
 	// requester entry is read inside the same lock when it shares the store
+	// (JSON era), or just before (SQLite era: sessionwrite)
 	now := f.Now()
 	childKey := "agent:" + target + ":subagent:" + uuid.NewString()
 	sessionID := uuid.NewString()
 	ctx := context.Background()
-	res, err := store.Insert(ctx, childStorePath, store.UpdateOptions{LockTimeout: f.Flags.LockTimeout, Create: true, SQLitePath: s.SQLitePath(target)}, childKey, func(st *store.Store) (*jsonx.Object, error) {
-		if sameStore {
-			reqEntry, reqStore = lookup(s, st, reqKey), st
-			if reqEntry != nil {
-				if err := checkRequesterTranscript(s, reqAgent, st, reqEntry); err != nil {
-					return nil, err
-				}
-			}
-		}
-		return childEntry(s, sessionID, now, label, reqKey, model, thinking, target, reqEntry), nil
-	})
+	w, err := sessionwrite.Open(s, target, sessionwrite.Options{LockTimeout: f.Flags.LockTimeout, Now: f.Now})
 	if err != nil {
 		return err
 	}
-	f.Log.Debug("child session created", "key", childKey, "store", res.Path, "bytes", res.Bytes,
-		"lockWait", res.Timings.LockWait, "held", res.Timings.Held, "read", res.Timings.Read, "write", res.Timings.Write)
+	defer w.Close()
+	child := sessionwrite.Child{Key: childKey, SessionID: sessionID, ParentKey: reqKey, RequesterAgent: reqAgent, Label: label,
+		Build: func(st *store.Store, req *store.Entry) (*jsonx.Object, error) {
+			if sameStore {
+				reqEntry, reqStore = req, st
+				if reqEntry != nil && w.Era() == "json" {
+					if err := checkRequesterTranscript(s, reqAgent, st, reqEntry); err != nil {
+						return nil, err
+					}
+				}
+			}
+			return childEntry(s, sessionID, now, label, reqKey, model, thinking, target, reqEntry), nil
+		}}
+	if sameStore {
+		child.RequesterKeys = keys.Candidates(reqKey, s.Req.Agent, s.Default, config.NormalizeAgentID)
+	}
+	res, err := w.CreateChild(ctx, child)
+	if err != nil {
+		return err
+	}
+	f.Log.Debug("child session created", "key", childKey, "store", res.Path, "era", w.Era())
 
 	// 6. the run (steps 11, 12)
 	requester := &runs.Session{Key: reqKey, DisplayKey: s.Req.Raw, AgentID: reqAgent}
@@ -300,16 +314,6 @@ func run(o *Options) error {
 	fmt.Fprintf(f.IO.Out, "%s\t%s\n", rec.RunID, childKey)
 	if f.IO.IsStderrTTY() {
 		fmt.Fprintf(f.IO.ErrOut, "Spawned %s; follow with: sessions wait %s\n", childKey, rec.RunID)
-	}
-	return nil
-}
-
-// lookup finds the requester's entry in a store by its key candidates.
-func lookup(s *state.State, st *store.Store, key string) *store.Entry {
-	for _, k := range keys.Candidates(key, s.Req.Agent, s.Default, config.NormalizeAgentID) {
-		if e, ok := st.Lookup(k); ok {
-			return e
-		}
 	}
 	return nil
 }

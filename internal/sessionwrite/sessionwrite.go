@@ -1,0 +1,149 @@
+// Package sessionwrite is the one seam through which `sessions` writes a
+// session: patch an entry, create a spawned child, append a turn (or a
+// delivery mirror) to a transcript, update the entry after a turn, archive a
+// child, and read the context a turn needs. Two implementations, chosen per
+// agent by its era (state.Era): the JSON era (sessions.json under OpenClaw's
+// store lock, JSONL transcripts: packages store and transcript) and the
+// OpenClaw 2026.8+ SQLite store (package sqlitewrite, with all its
+// preconditions: a live OpenClaw holding the state dir is exit 10, a busy
+// database past --lock-timeout exit 11).
+package sessionwrite
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/openclaw/sessions/internal/jsonx"
+	"github.com/openclaw/sessions/internal/state"
+	"github.com/openclaw/sessions/internal/store"
+)
+
+// Located is a session's entry as read a moment ago.
+type Located struct {
+	Key   string
+	Entry *store.Entry
+	// Path is the transcript file (JSON era) or "" (SQLite era: the
+	// transcript is rows of the database, there is no file).
+	Path string
+	// Where names the transcript for messages: the file, or the database
+	// and session id.
+	Where string
+}
+
+// Patch is a change of an entry's label / sendPolicy; nil leaves a field.
+type Patch struct {
+	Label      *string // "" removes the label
+	SendPolicy *string // allow | deny; "" removes the override
+	// SessionID, when set, must still be the key's session (a key resolved
+	// through its session id may have moved on to a new session).
+	SessionID string
+	// NotFound is the error when the key (or its session) is gone.
+	NotFound error
+}
+
+// PatchResult is the entry as written and where.
+type PatchResult struct {
+	Entry json.RawMessage
+	Path  string
+	// Debug are key/value pairs for the debug log (the JSON era's lock
+	// wait and timings; the SQLite era's write-lock hold).
+	Debug []any
+}
+
+// Child is a spawned sub-agent session to create.
+type Child struct {
+	Key, SessionID string
+	ParentKey      string // the requester's canonical key
+	RequesterAgent string
+	Label          string
+	// Build returns the child's entry given the child's store and the
+	// requester's entry as read there (nil when it has none, or when
+	// RequesterKeys is empty); in the JSON era it runs inside the store lock.
+	// The SQLite era keeps the fields other than those sessions_spawn sets
+	// itself (sessionId, updatedAt, spawnedBy, label).
+	Build func(st *store.Store, requester *store.Entry) (*jsonx.Object, error)
+	// RequesterKeys are the candidate keys of the requester's entry in the
+	// child's store (JSON era, same store: read inside the lock).
+	RequesterKeys []string
+}
+
+// ChildResult says what was created.
+type ChildResult struct {
+	Path      string          // the store written
+	Requester *store.Entry    // the requester's entry as read (nil: none)
+	Entry     json.RawMessage // the child's entry as written
+}
+
+// Removed is what removing (JSON era: deleting) or archiving (SQLite era) a
+// child did.
+type Removed struct {
+	Existed bool
+	// Renamed are the transcripts renamed to .deleted.<ts> (JSON era).
+	Renamed []string
+	// Archived: the row was archived (archivedAt set), not deleted — the
+	// SQLite era (see RemoveChild).
+	Archived bool
+	At       int64
+}
+
+// TurnUpdate is what the runner records in the entry after a turn:
+// modelProvider, model, contextTokens, abortedLastRun, token counts.
+type TurnUpdate func(e *jsonx.Object)
+
+// Writes is where one agent's session writes go.
+type Writes interface {
+	// Era is "json" or "sqlite".
+	Era() string
+	// Locate reads key's current entry afresh (NotFound when gone).
+	Locate(key string) (*Located, error)
+	// History is the context a turn needs: the messages on the transcript's
+	// path to its leaf, read under OpenClaw's transcript lock (JSON era) / in
+	// seq order (SQLite era); nil when the session has no transcript yet.
+	History(ctx context.Context, l *Located, warn func(string)) ([]json.RawMessage, error)
+	// Append appends msgs (a turn's user and assistant messages, or one
+	// delivery mirror) to l's transcript in one step, and, when update is
+	// set, records the turn in the entry (JSON era: a second locked write of
+	// the store; SQLite era: the same transaction). idem identifies the
+	// step: a retry with the same key never appends twice (SQLite era).
+	Append(ctx context.Context, l *Located, idem, cwd string, update TurnUpdate, msgs ...json.RawMessage) error
+	// UpdateEntry records a turn in the entry without appending (the
+	// engine wrote the transcript itself); a gone key is no error.
+	UpdateEntry(ctx context.Context, key string, update TurnUpdate) error
+	// Patch changes key's label / sendPolicy (updatedAt = max(old, now)).
+	Patch(ctx context.Context, key string, p Patch) (*PatchResult, error)
+	// CreateChild creates a spawned child session.
+	CreateChild(ctx context.Context, c Child) (*ChildResult, error)
+	// RemoveChild deletes (JSON era, with its transcript renamed) or
+	// archives (SQLite era: archivedAt, as sessions.patch archived does;
+	// OpenClaw 2026.9.6's row delete is not available to us) a child.
+	RemoveChild(ctx context.Context, key string) (*Removed, error)
+	// Close releases what Open took.
+	Close() error
+}
+
+// EntryError is an Append whose messages were appended but whose entry
+// update then failed (the JSON era writes the two separately).
+type EntryError struct{ Err error }
+
+func (e *EntryError) Error() string { return e.Err.Error() }
+func (e *EntryError) Unwrap() error { return e.Err }
+
+// Options are shared by both eras.
+type Options struct {
+	LockTimeout time.Duration // --lock-timeout
+	Now         func() time.Time
+}
+
+// Open returns where agent's session writes go, by its era. The SQLite era
+// checks sqlitewrite's preconditions here (exit 10 naming a live OpenClaw
+// holder and the --gateway way; schema not 2026.9.6's agent schema 23).
+func Open(s *state.State, agent string, o Options) (Writes, error) {
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if s.Era(agent) == "sqlite" {
+		return openSQLite(s, agent, o)
+	}
+	return &jsonWrites{s: s, agent: agent, o: o}, nil
+}
