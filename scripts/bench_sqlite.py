@@ -1,5 +1,6 @@
 """sessions list vs the real openclaw@2026.9.6 `sessions --json` on one 10,000-session SQLite store
-(scripts/bench_sqlite.sh). Round-robin, wall time per process, medians."""
+(scripts/bench_sqlite.sh), and the floor: the native sqlite3 shell selecting the rows' entry_json to
+/dev/null (issue 13). Round-robin, wall time per process, medians."""
 import argparse, json, os, sys
 
 import benchlib
@@ -10,6 +11,9 @@ benchlib.NAME = "bench_sqlite"
 ap = argparse.ArgumentParser()
 for a in ("--bin", "--state", "--oc-state", "--node", "--openclaw", "--home"):
     ap.add_argument(a, required=True)
+ap.add_argument("--sqlite3", default="", help="the sqlite3 shell for the floor (none: no floor row)")
+ap.add_argument("--db", default="", help="agent main's database, for the floor")
+ap.add_argument("--bin-before", default="", help="an earlier sessions binary, timed beside (before/after)")
 ap.add_argument("--runs", type=int, default=11)
 ap.add_argument("--oc-runs", type=int, default=5)
 o = ap.parse_args()
@@ -19,12 +23,20 @@ oc_env = dict(ours_env, TMPDIR=o.home, OPENCLAW_STATE_DIR=o.oc_state, OPENCLAW_N
               OPENCLAW_DISABLE_BONJOUR="1")
 cases = [
     ("`sessions list --all-agents --json`", [o.bin, "--state-dir", o.state, "list", "--all-agents", "--json"], ours_env, o.runs, 200),
-    ("`sessions list --all-agents --limit 10001 --json`", [o.bin, "--state-dir", o.state, "list", "--all-agents", "--limit", "10001", "--json"], ours_env, o.runs, 10001),
+    ("`sessions list --all-agents --limit all --json`", [o.bin, "--state-dir", o.state, "list", "--all-agents", "--limit", "all", "--json"], ours_env, o.runs, 10001),
     ("`openclaw sessions --json --all-agents --limit all` (2026.9.6)", [o.node, o.openclaw, "sessions", "--json", "--all-agents", "--limit", "all"], oc_env, o.oc_runs, 10001),
 ]
+if o.bin_before:
+    cases.append(("`sessions list --all-agents --limit all --json` (before)", [o.bin_before, "--state-dir", o.state, "list", "--all-agents", "--limit", "all", "--json"], ours_env, o.runs, 10001))
+FLOOR = "`sqlite3 -readonly DB 'SELECT entry_json FROM session_nodes' >/dev/null` (floor)"
+if o.sqlite3:
+    # The shell's own output goes straight to /dev/null (not through a pipe to this harness).
+    cases.append((FLOOR, ["sh", "-c", 'exec "$0" -readonly "$1" "SELECT entry_json FROM session_nodes" >/dev/null', o.sqlite3, o.db], ours_env, o.runs, None))
 # Check the outputs first: a broken command must not look fast.
 for name, cmd, env, _, want in cases:
     _, out, _ = timed(cmd, env)
+    if want is None:
+        continue
     got = json.loads(out)["count"]
     if got != want:
         sys.exit(f"bench_sqlite: {name}: count {got}, want {want}")
@@ -42,5 +54,9 @@ print("|---|---:|---:|---:|")
 for name, *_ in cases:
     print(f"| {name} | {med(times[name]):.1f} ms | {min(times[name]):.1f} ms | {len(times[name])} |")
 print()
-for name, *_ in cases[:2]:
+for name in [c[0] for c in cases[:2]] + [c[0] for c in cases[3:] if c[4] is not None]:
     print(f"- {name}: **{oc / med(times[name]):.1f}×** faster than OpenClaw 2026.9.6")
+if o.sqlite3:
+    floor = med(times[FLOOR])
+    for name in [c[0] for c in cases[:2]] + [c[0] for c in cases[3:] if c[4] is not None]:
+        print(f"- {name}: **{med(times[name]) / floor:.2f}×** the sqlite3 floor")

@@ -389,3 +389,41 @@ func TestEntriesOwnTheirBytes(t *testing.T) {
 		}
 	}
 }
+
+// TestStoreKeyOrder: Store reads the rows in table order (not through the
+// key index) and returns them in session_key order all the same, bytewise
+// as SQLite's BINARY collation; the warning names the first bad row in key
+// order, not in table order.
+func TestStoreKeyOrder(t *testing.T) {
+	dir := copyFixture(t)
+	p := Path(dir, "main")
+	w := rw(t, p)
+	// Rows inserted after the fixture's, keys that sort before and between
+	// them ("Z" < "a" bytewise, unlike a case-folding order).
+	for _, k := range []string{"agent:main:zz", "agent:main:Zebra", "agent:main:a", "agent:main:bb"} {
+		mustExec(t, w, `INSERT INTO session_nodes (session_key, current_session_id, entry_json, updated_at)
+			SELECT ?, current_session_id, entry_json, updated_at FROM session_nodes WHERE session_key = 'agent:main:main'`, k)
+	}
+	mustExec(t, w, `UPDATE session_nodes SET entry_json = '{"bad":1}' WHERE session_key IN ('agent:main:zz', 'agent:main:bb')`)
+	w.Close()
+	var warns []string
+	db, err := Open(p, Options{Warn: func(m string) { warns = append(warns, m) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	st, err := db.Store()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	for _, e := range st.Entries {
+		keys = append(keys, e.Key)
+	}
+	if !slices.IsSorted(keys) || len(keys) != 6 || keys[0] != "agent:main:Zebra" || keys[1] != "agent:main:a" {
+		t.Errorf("keys = %q", keys)
+	}
+	if len(warns) != 1 || !strings.Contains(warns[0], `"agent:main:bb" (and 1 more)`) {
+		t.Errorf("warns = %q", warns)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"unsafe"
@@ -62,7 +63,11 @@ func (db *DB) Store() (*store.Store, error) {
 		// of SQLite for this row alone; sql.RawBytes then keeps that copy
 		// instead of copying it again (entry_json is most of the 14 KB of a
 		// 2026.9 row: skillsSnapshot, systemPromptReport).
-		rows, err := tx.Query("SELECT session_key, CAST(entry_json AS BLOB), updated_at FROM session_nodes ORDER BY session_key")
+		//
+		// The rows come in table (rowid) order, the order their pages lie in
+		// the file, and are sorted by key here: ORDER BY session_key would
+		// walk the key index and seek into the table once per row.
+		rows, err := tx.Query("SELECT session_key, CAST(entry_json AS BLOB), updated_at FROM session_nodes")
 		if err != nil {
 			return err
 		}
@@ -101,7 +106,7 @@ func (db *DB) Store() (*store.Store, error) {
 		}
 		for _, out := range p.wait() {
 			if out.problem != "" {
-				if skipped == 0 {
+				if skipped == 0 || out.e.Key < firstBad {
 					firstBad, why = out.e.Key, out.problem
 				}
 				skipped++
@@ -109,6 +114,9 @@ func (db *DB) Store() (*store.Store, error) {
 			}
 			entries = append(entries, out.e)
 		}
+		// session_key order (SQLite's BINARY collation compares bytes, as
+		// Go's string comparison does); keys are unique.
+		slices.SortFunc(entries, func(a, b store.Entry) int { return strings.Compare(a.Key, b.Key) })
 		return nil
 	})
 	if err != nil {
