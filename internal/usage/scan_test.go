@@ -145,3 +145,30 @@ func TestScanEscapedKeys(t *testing.T) {
 		}
 	}
 }
+
+// TestExtractFastDecidesPlainLines: the one-pass extractor decides every
+// line of the fixture itself (no hand-off to Extract) and agrees with
+// Extract on each; FuzzScan covers the rest.
+func TestExtractFastDecidesPlainLines(t *testing.T) {
+	n := 0
+	for _, line := range bytes.Split(fixtureData(t), []byte("\n")) {
+		if len(line) == 0 {
+			continue
+		}
+		p := fastParser{b: line}
+		m, st, ok := p.line()
+		if !ok {
+			t.Fatalf("handed off a plain line: %.200s", line)
+		}
+		wm, wst := Extract(line)
+		if st != wst || m.Clone() != wm.Clone() {
+			t.Fatalf("fast %v %+v, Extract %v %+v: %.200s", st, m, wst, wm, line)
+		}
+		if st == lineRecord {
+			n++
+		}
+	}
+	if n == 0 {
+		t.Fatal("no assistant usage in the fixture")
+	}
+}
