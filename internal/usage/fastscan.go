@@ -1,6 +1,7 @@
 package usage
 
 import (
+	"encoding/binary"
 	"math"
 	"strconv"
 	"time"
@@ -66,8 +67,7 @@ func (p *fastParser) str() (start, end int, esc bool) {
 		// Eight bytes at a time while none is a quote, a backslash or a
 		// control character.
 		for i+8 <= len(b) {
-			w := uint64(b[i]) | uint64(b[i+1])<<8 | uint64(b[i+2])<<16 | uint64(b[i+3])<<24 |
-				uint64(b[i+4])<<32 | uint64(b[i+5])<<40 | uint64(b[i+6])<<48 | uint64(b[i+7])<<56
+			w := binary.LittleEndian.Uint64(b[i:])
 			if hasLess(w, 0x20) || hasZero(w^(0x22*lsb)) || hasZero(w^(0x5c*lsb)) {
 				break
 			}
