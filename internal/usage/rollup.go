@@ -157,7 +157,18 @@ func Rollup(srcs []Source, opts Options) Report {
 		ok         bool
 	}
 	buckets := make([]bucket, nd)
-	var key [maxDims]uint32
+	var key, lastKey [maxDims]uint32
+	var last *Row
+	// What each dimension depends on, decided once, not per message.
+	kinds := make([]int, nd)
+	for k, d := range opts.By {
+		switch {
+		case timeDim(d):
+			kinds[k] = dimTime
+		case d == "model" || d == "provider":
+			kinds[k] = dimModel
+		}
+	}
 	var perModel [][]uint32 // per source: the model dims' ids by model index
 	for _, i := range order {
 		src := &srcs[i]
@@ -203,15 +214,15 @@ func Rollup(srcs []Source, opts Options) Report {
 				md = src.Models[r.Model]
 			}
 			for k, d := range opts.By {
-				switch {
-				case timeDim(d):
+				switch kinds[k] {
+				case dimTime:
 					b := &buckets[k]
 					if !b.ok || r.TS < b.start || r.TS >= b.end {
 						v, st, en := timeBucket(d, r.TS, loc)
 						*b = bucket{start: st, end: en, id: intern(k, v), ok: true}
 					}
 					key[k] = b.id
-				case d == "model" || d == "provider":
+				case dimModel:
 					if valid {
 						key[k] = perModel[r.Model][k]
 					} else {
@@ -219,13 +230,18 @@ func Rollup(srcs []Source, opts Options) Report {
 					}
 				}
 			}
-			g := groups[key]
-			if g == nil {
-				g = &Row{Keys: make([]string, nd)}
-				for k := range nd {
-					g.Keys[k] = names[k][key[k]]
+			// Consecutive messages mostly share a group (same day, same
+			// model): the last one is reused without a map lookup.
+			g := last
+			if g == nil || key != lastKey {
+				if g = groups[key]; g == nil {
+					g = &Row{Keys: make([]string, nd)}
+					for k := range nd {
+						g.Keys[k] = names[k][key[k]]
+					}
+					groups[key] = g
 				}
-				groups[key] = g
+				last, lastKey = g, key
 			}
 			add(&g.Totals, r, md, opts.Price)
 			add(&rep.Totals, r, md, opts.Price)
@@ -240,6 +256,14 @@ func Rollup(srcs []Source, opts Options) Report {
 	slices.SortFunc(rep.Rows, func(a, b Row) int { return slices.Compare(a.Keys, b.Keys) })
 	return rep
 }
+
+// A dimension's dependence: on the session only, on the message's time, or
+// on its model.
+const (
+	dimSession = iota
+	dimTime
+	dimModel
+)
 
 func btoi(b bool) int {
 	if b {

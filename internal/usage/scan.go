@@ -267,7 +267,7 @@ func scan(r io.Reader, size, maxLine int, fn func(Message)) (Skips, error) {
 		if !wanted(line) {
 			return
 		}
-		rec, st := Extract(line)
+		rec, st := extractFast(line)
 		switch st {
 		case lineRecord:
 			fn(rec)

@@ -145,3 +145,47 @@ func TestScanEscapedKeys(t *testing.T) {
 		}
 	}
 }
+
+// TestExtractFastDecidesPlainLines: the one-pass extractor decides every
+// line of the fixture itself (no hand-off to Extract) and agrees with
+// Extract on each; FuzzScan covers the rest.
+func TestExtractFastDecidesPlainLines(t *testing.T) {
+	n := 0
+	for _, line := range bytes.Split(fixtureData(t), []byte("\n")) {
+		if len(line) == 0 {
+			continue
+		}
+		p := fastParser{b: line}
+		m, st, ok := p.line()
+		if !ok {
+			t.Fatalf("handed off a plain line: %.200s", line)
+		}
+		wm, wst := Extract(line)
+		if st != wst || m.Clone() != wm.Clone() {
+			t.Fatalf("fast %v %+v, Extract %v %+v: %.200s", st, m, wst, wm, line)
+		}
+		if st == lineRecord {
+			n++
+		}
+	}
+	if n == 0 {
+		t.Fatal("no assistant usage in the fixture")
+	}
+}
+
+// FuzzExtractFast holds the one-pass extractor equal to Extract line by
+// line (FuzzScan covers it inside the scan).
+func FuzzExtractFast(f *testing.F) {
+	for _, line := range bytes.Split(hard(), []byte("\n")) {
+		f.Add(line)
+	}
+	f.Add([]byte(`{"id":"x","timestamp":"2026-11-20T10:00:02.5+01:00","message":{"role":"assistant","usage":{"input":1e2,"output":-0.5,"cacheRead":2.5,"cost":{"total":1E-3,"total":2}},"timestamp":null,"model":"","provider":"p","usage":{}}}`))
+	f.Add([]byte(` {"message" : {"role":"assistant" , "usage":{"cost":[]} ,"timestamp":17e11} } `))
+	f.Fuzz(func(t *testing.T, line []byte) {
+		m, st := extractFast(line)
+		wm, wst := Extract(line)
+		if st != wst || m != wm {
+			t.Fatalf("fast %v %+v, Extract %v %+v", st, m, wst, wm)
+		}
+	})
+}
