@@ -322,34 +322,46 @@ func run(o *Options) error {
 		res.HasMore = true
 		res.NextCursor = transcript.Cursor{Era: era, SessionID: t.Entry.SessionID, Pos: r.Positions[first], Check: r.Checks[first]}.String()
 	}
-	if res.Truncated {
-		fmt.Fprintf(f.IO.ErrOut, "history: %d of %d messages fit the %d KiB cap; use --raw for all\n",
-			len(res.Messages), read, sanitize.DefaultCapBytes/1024)
-	}
-	p := newPrinter(o, facts{key: t.DisplayKey, sessionID: t.Entry.SessionID, agent: t.Agent, label: t.Entry.Label}, res)
-	if !o.Follow && p.format == FormatJSON {
-		return f.PrintJSON(res)
-	}
-	if err := p.start(); err != nil {
+	p, done, err := o.showPage(facts{key: t.DisplayKey, sessionID: t.Entry.SessionID, agent: t.Agent, label: t.Entry.Label}, res, read)
+	if done || err != nil {
 		return err
-	}
-	if err := p.print(res.Messages); err != nil {
-		return err
-	}
-	if !o.Follow {
-		if len(res.Messages) == 0 && p.format == FormatText && f.IO.IsStdoutTTY() {
-			fmt.Fprintln(f.IO.ErrOut, "No messages.")
-		}
-		if res.NextCursor != "" && (f.IO.IsStdoutTTY() || f.IO.IsStderrTTY()) {
-			fmt.Fprintln(f.IO.ErrOut, "older messages: "+o.nextCommand(o.Ref, res.NextCursor))
-		}
-		return nil
 	}
 	fw := &follower{o: o, s: s, t: t, p: p, path: tp.Path, off: offset, sessionID: t.Entry.SessionID, db: s.SQLiteDB(t.Agent)}
 	if fw.db == nil && !tp.Exists {
 		fw.off = 0
 	}
 	return fw.run()
+}
+
+// showPage prints one page: the cap line, then the JSON document or the
+// messages, then (without --follow) the empty and next-page hints on a
+// terminal. done: nothing follows (no --follow, or the JSON document).
+func (o *Options) showPage(fx facts, res Result, read int) (p *printer, done bool, err error) {
+	f := o.f
+	if res.Truncated {
+		fmt.Fprintf(f.IO.ErrOut, "history: %d of %d messages fit the %d KiB cap; use --raw for all\n",
+			len(res.Messages), read, sanitize.DefaultCapBytes/1024)
+	}
+	p = newPrinter(o, fx, res)
+	if !o.Follow && p.format == FormatJSON {
+		return p, true, f.PrintJSON(res)
+	}
+	if err := p.start(); err != nil {
+		return p, true, err
+	}
+	if err := p.print(res.Messages); err != nil {
+		return p, true, err
+	}
+	if o.Follow {
+		return p, false, nil
+	}
+	if len(res.Messages) == 0 && p.format == FormatText && f.IO.IsStdoutTTY() {
+		fmt.Fprintln(f.IO.ErrOut, "No messages.")
+	}
+	if res.NextCursor != "" && (f.IO.IsStdoutTTY() || f.IO.IsStderrTTY()) {
+		fmt.Fprintln(f.IO.ErrOut, "older messages: "+o.nextCommand(o.Ref, res.NextCursor))
+	}
+	return p, true, nil
 }
 
 // nextCommand is the command line that prints the page before cursor: the

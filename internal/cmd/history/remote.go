@@ -56,28 +56,9 @@ func runTranscripts(o *Options, tr backend.Transcripts) error {
 		res.HasMore = true
 		res.NextCursor = page.CursorBefore(first)
 	}
-	if res.Truncated {
-		fmt.Fprintf(f.IO.ErrOut, "history: %d of %d messages fit the %d KiB cap; use --raw for all\n",
-			len(res.Messages), read, sanitize.DefaultCapBytes/1024)
-	}
-	p := newPrinter(o, facts{key: sess.Key, sessionID: sess.SessionID, agent: sess.Agent, label: sess.Label}, res)
-	if !o.Follow && p.format == FormatJSON {
-		return f.PrintJSON(res)
-	}
-	if err := p.start(); err != nil {
+	p, done, err := o.showPage(facts{key: sess.Key, sessionID: sess.SessionID, agent: sess.Agent, label: sess.Label}, res, read)
+	if done || err != nil {
 		return err
-	}
-	if err := p.print(res.Messages); err != nil {
-		return err
-	}
-	if !o.Follow {
-		if len(res.Messages) == 0 && p.format == FormatText && f.IO.IsStdoutTTY() {
-			fmt.Fprintln(f.IO.ErrOut, "No messages.")
-		}
-		if res.NextCursor != "" && (f.IO.IsStdoutTTY() || f.IO.IsStderrTTY()) {
-			fmt.Fprintln(f.IO.ErrOut, "older messages: "+o.nextCommand(o.Ref, res.NextCursor))
-		}
-		return nil
 	}
 	if f.IO.IsStderrTTY() && !f.JSONMode() {
 		fmt.Fprintf(f.IO.ErrOut, "Following %s (Ctrl-C to stop)\n", sess.Key)
