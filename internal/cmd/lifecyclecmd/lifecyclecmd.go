@@ -161,22 +161,28 @@ lifecycleRevision, so newSessionId is the same id there.
   sessions reset agent:main:telegram:group:-100123`,
 		Args:              cmdutil.ExactArgs(1, "session KEY or SESSION_ID"),
 		ValidArgsFunction: cmdutil.CompleteSessionArg(f),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			s, err := f.State()
-			if err != nil {
-				return err
-			}
-			t, err := s.Resolve(args[0], policy.OpSend)
-			if err != nil {
-				return err
-			}
-			return c.run(f, s, agentsOf(t), nil, func(o lifecycle.Options) (*lifecycle.Result, error) {
-				return lifecycle.Reset(context.Background(), s, t, o)
-			})
-		},
+		RunE:              c.oneSession(f, lifecycle.Reset),
 	}
 	c.flags(cmd)
 	return cmd
+}
+
+// oneSession is the RunE of a lifecycle command on one session (reset,
+// archive): resolve it, then act through c.run (files, database or gateway).
+func (c *common) oneSession(f *cmdutil.Factory, act func(context.Context, *state.State, *state.Target, lifecycle.Options) (*lifecycle.Result, error)) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, args []string) error {
+		s, err := f.State()
+		if err != nil {
+			return err
+		}
+		t, err := s.Resolve(args[0], policy.OpSend)
+		if err != nil {
+			return err
+		}
+		return c.run(f, s, agentsOf(t), nil, func(o lifecycle.Options) (*lifecycle.Result, error) {
+			return act(context.Background(), s, t, o)
+		})
+	}
 }
 
 // NewCmdArchive builds `sessions archive`.
@@ -207,19 +213,7 @@ session."), and a session with a live run unless --force waited for it.
   sessions archive agent:main:telegram:group:-100123`,
 		Args:              cmdutil.ExactArgs(1, "session KEY or SESSION_ID"),
 		ValidArgsFunction: cmdutil.CompleteSessionArg(f),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			s, err := f.State()
-			if err != nil {
-				return err
-			}
-			t, err := s.Resolve(args[0], policy.OpSend)
-			if err != nil {
-				return err
-			}
-			return c.run(f, s, agentsOf(t), nil, func(o lifecycle.Options) (*lifecycle.Result, error) {
-				return lifecycle.Archive(context.Background(), s, t, o)
-			})
-		},
+		RunE:              c.oneSession(f, lifecycle.Archive),
 	}
 	c.flags(cmd)
 	return cmd
