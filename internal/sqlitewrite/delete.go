@@ -53,14 +53,8 @@ var nodeArtifactTables = []string{"session_pending_inputs", "board_widgets", "bo
 func (w *Writer) DeleteEntry(key, expectSessionID string, updatedBefore int64) (*DeleteResult, error) {
 	res := &DeleteResult{}
 	_, err := w.write("delete a session", func(tx *sql.Tx) error {
-		n, err := readNode(tx, w.path, key)
+		n, err := readIdleNode(tx, w.path, key)
 		if err != nil {
-			return err
-		}
-		if err := n.checkValid(w.path); err != nil {
-			return err
-		}
-		if err := n.checkIdle(w.path); err != nil {
 			return err
 		}
 		if err := n.checkOwners(w.path); err != nil {

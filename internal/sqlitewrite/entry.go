@@ -36,6 +36,22 @@ func readNode(tx *sql.Tx, path, key string) (*node, error) {
 	return n, nil
 }
 
+// readIdleNode reads key's row and checks it is valid and has no active run:
+// the preconditions of every change to an entry.
+func readIdleNode(tx *sql.Tx, path, key string) (*node, error) {
+	n, err := readNode(tx, path, key)
+	if err != nil {
+		return nil, err
+	}
+	if err := n.checkValid(path); err != nil {
+		return nil, err
+	}
+	if err := n.checkIdle(path); err != nil {
+		return nil, err
+	}
+	return n, nil
+}
+
 // checkValid requires what OpenClaw's readers require of every row
 // (parseSqliteSessionEntryRecord) plus entry_valid = 1: a row OpenClaw
 // itself has not certified is left for `openclaw doctor --fix`.

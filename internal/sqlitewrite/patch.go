@@ -63,20 +63,7 @@ func (w *Writer) PatchEntry(key string, p Patch) (*PatchResult, error) {
 			return nil, apperr.Usagef("invalid sendPolicy (use \"allow\"|\"deny\")")
 		}
 	}
-	now := w.opts.Now().UnixMilli()
-	res := &PatchResult{}
-	_, err := w.write("patch a session", func(tx *sql.Tx) error {
-		n, err := readNode(tx, w.path, key)
-		if err != nil {
-			return err
-		}
-		if err := n.checkValid(w.path); err != nil {
-			return err
-		}
-		if err := n.checkIdle(w.path); err != nil {
-			return err
-		}
-		e := n.entry.Clone()
+	return w.updateEntry("patch a session", key, func(tx *sql.Tx, n *node, e *jsonx.Object, now int64) error {
 		if p.Label != nil {
 			if label == "" {
 				e.Delete("label")
@@ -112,22 +99,8 @@ func (w *Writer) PatchEntry(key string, p Patch) (*PatchResult, error) {
 				e.Delete("archiveReason")
 			}
 		}
-		updated := maxMillis(n.entry, now)
-		_ = e.Set("updatedAt", updated)
-		if err := writeEntry(tx, n, e); err != nil {
-			return err
-		}
-		raw, err := e.MarshalJSON()
-		if err != nil {
-			return err
-		}
-		res.Entry, res.UpdatedAt = raw, updated
 		return nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	return res, nil
 }
 
 // Entry reads key's entry (the raw entry_json) in a read transaction.
@@ -152,21 +125,27 @@ func (w *Writer) Entry(key string) (*jsonx.Object, error) {
 // OpenClaw's updateSessionStoreAfterAgentRun does after a turn whose
 // transcript is already written. A session with an active run is refused.
 func (w *Writer) TouchEntry(key string, fn func(e *jsonx.Object)) (*PatchResult, error) {
+	return w.updateEntry("update a session", key, func(_ *sql.Tx, _ *node, e *jsonx.Object, _ int64) error {
+		fn(e)
+		return nil
+	})
+}
+
+// updateEntry is one entry change in one BEGIN IMMEDIATE transaction: the
+// row read and checked (valid, no active run), fn applied to a copy of its
+// entry (with now), updatedAt = max(updatedAt, now), the row written back.
+func (w *Writer) updateEntry(what, key string, fn func(tx *sql.Tx, n *node, e *jsonx.Object, now int64) error) (*PatchResult, error) {
 	now := w.opts.Now().UnixMilli()
 	res := &PatchResult{}
-	_, err := w.write("update a session", func(tx *sql.Tx) error {
-		n, err := readNode(tx, w.path, key)
+	_, err := w.write(what, func(tx *sql.Tx) error {
+		n, err := readIdleNode(tx, w.path, key)
 		if err != nil {
 			return err
 		}
-		if err := n.checkValid(w.path); err != nil {
-			return err
-		}
-		if err := n.checkIdle(w.path); err != nil {
-			return err
-		}
 		e := n.entry.Clone()
-		fn(e)
+		if err := fn(tx, n, e, now); err != nil {
+			return err
+		}
 		updated := maxMillis(n.entry, now)
 		_ = e.Set("updatedAt", updated)
 		if err := writeEntry(tx, n, e); err != nil {
