@@ -129,6 +129,9 @@ type Transcript struct {
 	Messages       int    `json:"messages"`
 	FirstMessageAt int64  `json:"firstMessageAt,omitempty"`
 	LastMessageAt  int64  `json:"lastMessageAt,omitempty"`
+	// Partial: over a gateway, only the last backend.HistoryWindow messages
+	// are reachable; messages and firstMessageAt count those (stderr says so).
+	Partial bool `json:"partial,omitempty"`
 }
 
 // Lineage is who spawned the session and whom it spawned.
