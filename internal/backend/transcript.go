@@ -60,6 +60,9 @@ type HistoryPage struct {
 	Last string
 	// Note is said once on stderr (e.g. a gateway that has no cursors).
 	Note string
+	// WindowFull: the gateway returned as many messages as chat.history
+	// ever does (HistoryWindow); older ones, if any, are out of its reach.
+	WindowFull bool
 }
 
 // CursorBefore is the --before cursor of the page before Messages[i].
@@ -297,7 +300,8 @@ func (g *Gateway) History(ctx context.Context, s *Session, q HistoryQuery) (*His
 	if p.Messages == nil {
 		p.Messages = []json.RawMessage{}
 	}
-	if len(msgs) >= HistoryWindow && start == 0 {
+	p.WindowFull = len(msgs) >= HistoryWindow
+	if p.WindowFull && start == 0 {
 		p.Note = "over a gateway, history reaches the last 1000 messages (chat.history's maximum); older ones need sessions on the gateway's host"
 	}
 	return p, nil

@@ -200,6 +200,10 @@ type Result struct {
 	// NextCursor, given to --before, returns the page before it.
 	HasMore    bool   `json:"hasMore"`
 	NextCursor string `json:"nextCursor,omitempty"`
+	// WindowFull (over a gateway): this page reaches the oldest of the last
+	// 1000 messages chat.history returns; older ones, if any, are out of
+	// reach there (stderr says so too).
+	WindowFull bool `json:"windowFull,omitempty"`
 }
 
 // parseCursor decodes --before (exit 2 when it is not a cursor).

@@ -34,7 +34,7 @@ func runTranscripts(o *Options, tr backend.Transcripts) error {
 	if page.Note != "" {
 		f.Warn(page.Note)
 	}
-	res := Result{SessionKey: sess.Key, SessionID: sess.SessionID, Messages: []json.RawMessage{}}
+	res := Result{SessionKey: sess.Key, SessionID: sess.SessionID, Messages: []json.RawMessage{}, WindowFull: page.WindowFull && !page.More}
 	read := len(page.Messages)
 	first := 0
 	if o.Raw {

@@ -50,7 +50,7 @@ func buildRemote(o *Options, tr backend.Transcripts, where string) (*Result, err
 	res.Transcript.Exists = len(page.Messages) > 0
 	res.Transcript.Messages = len(page.Messages)
 	res.Transcript.FirstMessageAt, res.Transcript.LastMessageAt = messageTimes(page.Messages)
-	if page.More {
+	if page.WindowFull {
 		res.Transcript.Partial = true
 		o.f.Warn(fmt.Sprintf("show: the gateway returns the last %d messages of %s; transcript.messages and firstMessageAt count those only", backend.HistoryWindow, sess.Key))
 	}

@@ -14,15 +14,15 @@ import (
 )
 
 // window is a gateway whose chat.history window holds the session's last
-// messages only (more: older ones exist beyond it).
-type window struct{ more bool }
+// messages only (full: as many as chat.history ever returns).
+type window struct{ full bool }
 
 func (w window) Session(context.Context, string, string) (*backend.Session, error) {
 	return &backend.Session{Key: "agent:main:main", SessionID: "s1", Row: state.Row{Key: "agent:main:main"}}, nil
 }
 
 func (w window) History(context.Context, *backend.Session, backend.HistoryQuery) (*backend.HistoryPage, error) {
-	return &backend.HistoryPage{More: w.more, Messages: []json.RawMessage{
+	return &backend.HistoryPage{WindowFull: w.full, Messages: []json.RawMessage{
 		json.RawMessage(`{"role":"user","content":"a","timestamp":1000}`),
 		json.RawMessage(`{"role":"assistant","content":[{"type":"text","text":"b"}],"timestamp":2000}`),
 	}}, nil
@@ -39,7 +39,7 @@ func TestRemoteShowSaysWhenTheWindowIsPartial(t *testing.T) {
 	for _, more := range []bool{false, true} {
 		var logs bytes.Buffer
 		o := &Options{f: &cmdutil.Factory{Log: log.New(&logs)}, Ref: "main"}
-		res, err := buildRemote(o, window{more: more}, "ws://127.0.0.1:1")
+		res, err := buildRemote(o, window{full: more}, "ws://127.0.0.1:1")
 		if err != nil {
 			t.Fatal(err)
 		}
