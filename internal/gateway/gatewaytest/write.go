@@ -55,6 +55,7 @@ func (s *Server) handleWrite(c *conn, rq request, m map[string]any) bool {
 	}
 	switch rq.Method {
 	case "sessions.patch", "agent", "agent.wait":
+	case "sessions.create", "sessions.describe", "sessions.delete", "chat.inject":
 	default:
 		return false
 	}
@@ -71,6 +72,8 @@ func (s *Server) handleWrite(c *conn, rq request, m map[string]any) bool {
 		s.agent(c, rq.ID, m)
 	case "agent.wait":
 		s.agentWait(c, rq.ID, m)
+	default:
+		s.handleSpawn(c, rq, m)
 	}
 	return true
 }
@@ -90,13 +93,13 @@ var patchable = []string{"label", "sendPolicy", "thinkingLevel", "model"}
 // patch is sessions.patch: admin scope, label unique in the store, null
 // clears, a missing key is created (1.30) or refused (9.x).
 func (s *Server) patch(c *conn, id string, m map[string]any) {
-	if s.W.NoAdmin {
+	if s.W.NoAdmin && (s.Protocol < 4 || !writeScopePatch(m)) {
 		s.missingScope(c, id, "operator.admin")
 		return
 	}
 	key, _ := m["key"].(string)
 	for k := range m {
-		if k != "key" && !slices.Contains(patchable, k) {
+		if k != "key" && !slices.Contains(patchable, k) && (s.Protocol < 4 || !slices.Contains(patchable4, k)) {
 			c.fail(id, "INVALID_REQUEST", fmt.Sprintf("invalid sessions.patch params: at root: unexpected property '%s'", k))
 			return
 		}
@@ -109,6 +112,21 @@ func (s *Server) patch(c *conn, id string, m map[string]any) {
 		var row map[string]any
 		if json.Unmarshal(r, &row) == nil && row["key"] == key {
 			idx, entry = i, row
+		}
+	}
+	if want, ok := m["expectedSessionId"].(string); ok {
+		if idx < 0 || entry["sessionId"] != want {
+			c.send(map[string]any{"type": "res", "id": id, "ok": false, "error": map[string]any{"code": "INVALID_REQUEST",
+				"message": "Session " + key + " changed before patch. Retry.", "details": map[string]any{"reason": "session-changed"}}})
+			return
+		}
+		delete(m, "expectedSessionId")
+	}
+	if a, ok := m["archived"].(bool); ok {
+		if a {
+			m["archivedAt"] = time.Now().UnixMilli()
+		} else {
+			m["archivedAt"] = nil
 		}
 	}
 	if label, ok := m["label"].(string); ok {
@@ -187,7 +205,19 @@ func (s *Server) agent(c *conn, id string, m map[string]any) {
 	w.runs[key] = r
 	w.turns++
 	w.mu.Unlock()
+	if m["lane"] == "subagent" || m["spawnedBy"] != nil {
+		s.ensureEntry(sk, m) // 1.30's agent writes the entry (label, spawnedBy) before answering
+	}
 	c.res(id, map[string]any{"runId": key, "status": "accepted", "acceptedAt": r.started})
+	s.runTurn(key, r, func(final map[string]any) { c.res(id, final) })
+}
+
+// runTurn runs the turn of run r (idempotency key / runId key) in the
+// background: user and assistant messages into the history, then r.final,
+// then done (nil: nobody waits for the final answer).
+func (s *Server) runTurn(key string, r *agentRun, done func(final map[string]any)) {
+	w := s.W
+	msg, sk := r.message, r.key
 	go func() {
 		time.Sleep(w.TurnDelay)
 		reply := "MOCK reply: " + msg
@@ -213,7 +243,9 @@ func (s *Server) agent(c *conn, id string, m map[string]any) {
 				"sessionId": "s-" + key, "provider": "mock", "model": "mock-1", "usage": usage}}}}
 		w.mu.Unlock()
 		close(r.done)
-		c.res(id, r.final)
+		if done != nil {
+			done(r.final)
+		}
 	}()
 }
 
