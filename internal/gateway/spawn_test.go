@@ -293,7 +293,7 @@ func TestAnnounce(t *testing.T) {
 	for _, proto := range []int{3, 4} {
 		c, _, log := spawnFake(t, proto, false)
 		a, err := c.Announce(ctx, AnnounceParams{SessionKey: requester, Message: "Status: completed successfully", Label: "counter"})
-		if err != nil || a.Route != "chat.inject" || a.MessageID == "" || lastText(t, c, requester) != "Status: completed successfully" {
+		if err != nil || a.Route != "chat.inject" || a.MessageID == "" || lastText(t, c, requester) != "[counter]\n\nStatus: completed successfully" {
 			t.Fatalf("protocol %d inject %+v %v", proto, a, err)
 		}
 		if inj := log.calls("chat.inject"); len(inj) != 1 || inj[0]["label"] != "counter" {

@@ -57,6 +57,9 @@ func (s *Server) handleSpawn(c *conn, rq request, m map[string]any) {
 		}
 		key, _ := m["sessionKey"].(string)
 		msg, _ := m["message"].(string)
+		if l, _ := m["label"].(string); l != "" {
+			msg = "[" + l + "]\n\n" + msg // both versions prefix the label
+		}
 		am, _ := json.Marshal(map[string]any{"role": "assistant", "content": []any{map[string]any{"type": "text", "text": msg}},
 			"stopReason": "injected", "timestamp": time.Now().UnixMilli()})
 		s.mu.Lock()
