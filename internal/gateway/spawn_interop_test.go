@@ -53,7 +53,7 @@ func TestInteropSpawn(t *testing.T) {
 			}
 
 			sp := gateway.SpawnParams{RequesterKey: req, Task: "interop spawn task", Label: "interop-child",
-				SystemPrompt: "# Subagent Context\n\nYou are a **subagent** spawned by the main agent for a specific task.",
+				SystemPrompt:   "# Subagent Context\n\nYou are a **subagent** spawned by the main agent for a specific task.",
 				IdempotencyKey: gateway.NewIdempotencyKey()}
 			st, err := rw.Spawn(ctx, sp)
 			if err != nil {
