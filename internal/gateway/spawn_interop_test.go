@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -65,7 +66,7 @@ func TestInteropSpawn(t *testing.T) {
 				t.Fatalf("started %+v", st)
 			}
 			w, err := rw.WaitAgent(ctx, st.RunID, 2*time.Minute)
-			if err != nil || w.Status != "ok" {
+			if err != nil || w.Status != "ok" || (tc.protocol >= 4) != (w.TerminalReply != nil) {
 				t.Fatalf("wait %+v %v", w, err)
 			}
 			// The task and the mock LLM's reply are in the child's history (the
@@ -78,6 +79,9 @@ func TestInteropSpawn(t *testing.T) {
 			if first := messageText(h.Messages[0]); !strings.HasPrefix(reply, "MOCK reply #1: ") || !strings.Contains(first, "interop spawn task") ||
 				(tc.protocol >= 4) != strings.Contains(first, "[Subagent Task]") {
 				t.Fatalf("child history: task %q, reply %q", first, reply)
+			}
+			if w.TerminalReply != nil && w.TerminalReply.Text != reply {
+				t.Fatalf("9.x terminalReply %q, history %q", w.TerminalReply.Text, reply)
 			}
 			n := historyLen(t, ctx, rw, st.ChildSessionKey)
 
@@ -180,6 +184,26 @@ func TestInteropSpawn(t *testing.T) {
 				}
 				if w, err := rw.WaitAgent(ctx, st2.RunID, 2*time.Minute); err != nil || w.Status != "ok" {
 					t.Fatalf("wait 2: %+v %v", w, err)
+				}
+				// With a device identity Spawn also gives sessions.create the
+				// idempotency key (without one 9.6 refuses it).
+				dir := t.TempDir()
+				id, err := gateway.LoadOrCreateIdentity(filepath.Join(dir, gateway.IdentityFile), time.Now())
+				if err != nil {
+					t.Fatal(err)
+				}
+				dc, err := gateway.Dial(ctx, gateway.Options{URL: g.URL, Token: g.Token, Device: gateway.DeviceAlways, Identity: id,
+					Tokens: &gateway.TokenStore{Path: filepath.Join(dir, gateway.TokensFile)}, Scopes: []string{"operator.read", "operator.write"}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer dc.Close()
+				st3, err := dc.Spawn(ctx, gateway.SpawnParams{RequesterKey: req, Task: "device child"})
+				if err != nil || !dc.UsedDevice() {
+					t.Fatalf("spawn with a device identity: %v", err)
+				}
+				if w, err := dc.WaitAgent(ctx, st3.RunID, 2*time.Minute); err != nil || w.Status != "ok" {
+					t.Fatalf("wait 3: %+v %v", w, err)
 				}
 				if _, err := rw.ArchiveSpawned(ctx, st2.ChildSessionKey, st2.SessionID); err != nil {
 					t.Fatal(err)

@@ -211,7 +211,7 @@ func TestSpawn96Create(t *testing.T) {
 		t.Fatal("9.x spawn sent agent or sessions.patch")
 	}
 	w, err := c.WaitAgent(ctx, st.RunID, 10*time.Second)
-	if err != nil || w.Status != "ok" {
+	if err != nil || w.Status != "ok" || w.TerminalReply == nil || !strings.HasPrefix(w.TerminalReply.Text, "MOCK reply: [Subagent Context]") {
 		t.Fatalf("wait %+v %v", w, err)
 	}
 	row := findRow(t, c, ListParams{}, wantKey)

@@ -33,6 +33,7 @@ type Writes struct {
 
 type agentRun struct {
 	key, message string
+	reply        string
 	started      int64
 	ended        int64
 	done         chan struct{}
@@ -236,7 +237,7 @@ func (s *Server) runTurn(key string, r *agentRun, done func(final map[string]any
 		s.Data.History[sk] = append(s.Data.History[sk], um, am)
 		s.mu.Unlock()
 		w.mu.Lock()
-		r.ended = now
+		r.ended, r.reply = now, reply
 		r.final = map[string]any{"runId": key, "status": "ok", "summary": "completed", "result": map[string]any{
 			"payloads": []any{map[string]any{"text": reply, "mediaUrl": nil}},
 			"meta": map[string]any{"durationMs": now - r.started, "agentMeta": map[string]any{
@@ -267,6 +268,9 @@ func (s *Server) agentWait(c *conn, id string, m map[string]any) {
 			case <-r.done:
 				w.mu.Lock()
 				out := map[string]any{"runId": runID, "status": "ok", "startedAt": r.started, "endedAt": r.ended}
+				if s.Protocol >= 4 {
+					out["terminalReply"] = map[string]any{"disposition": "visible", "text": r.reply}
+				}
 				w.mu.Unlock()
 				c.res(id, out)
 				return
