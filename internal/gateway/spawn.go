@@ -142,6 +142,9 @@ func (c *Client) Spawn(ctx context.Context, p SpawnParams) (*SpawnStarted, error
 			p.AgentID = "main"
 		}
 	}
+	if strings.ContainsAny(p.AgentID, ": \t\n") {
+		return nil, apperr.Usagef("spawn: invalid agent id %q", p.AgentID)
+	}
 	if p.IdempotencyKey == "" {
 		p.IdempotencyKey = NewIdempotencyKey()
 	}

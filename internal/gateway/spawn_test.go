@@ -281,8 +281,13 @@ func TestSpawnUnknownMethod(t *testing.T) {
 	if apperr.CodeOf(err) != apperr.CodeState || !strings.Contains(err.Error(), "does not support sessions.describe") {
 		t.Fatalf("%d %v", apperr.CodeOf(err), err)
 	}
-	if _, err := c.Spawn(context.Background(), SpawnParams{RequesterKey: requester}); apperr.CodeOf(err) != apperr.CodeUsage {
-		t.Fatalf("empty task: %v", err)
+	for _, p := range []SpawnParams{{RequesterKey: requester}, {Task: "x"}, {RequesterKey: requester, Task: "x", AgentID: "a:b"}, {RequesterKey: requester, Task: "x", RunTimeoutSeconds: -1}} {
+		if _, err := c.Spawn(context.Background(), p); apperr.CodeOf(err) != apperr.CodeUsage {
+			t.Fatalf("%+v: %v", p, err)
+		}
+	}
+	if len(srv.Methods()) != 1 {
+		t.Fatalf("refused spawns reached the gateway: %v", srv.Methods())
 	}
 }
 
