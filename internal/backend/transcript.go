@@ -8,8 +8,10 @@ import (
 	"time"
 
 	"github.com/openclaw/sessions/internal/apperr"
+	"github.com/openclaw/sessions/internal/config"
 	"github.com/openclaw/sessions/internal/gateway"
 	"github.com/openclaw/sessions/internal/keys"
+	"github.com/openclaw/sessions/internal/policy"
 	"github.com/openclaw/sessions/internal/state"
 )
 
@@ -158,6 +160,15 @@ func (g *Gateway) Session(ctx context.Context, ref, label string) (*Session, err
 	if err != nil {
 		return nil, err
 	}
+	acc, err := g.Access(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	if acc != nil && label != "" && g.Agent != "" {
+		if err := acc.CheckLabelAgent(config.NormalizeAgentID(g.Agent), policy.OpHistory); err != nil {
+			return nil, err
+		}
+	}
 	page, err := c.ListAllSessions(ctx, gateway.ListParams{AgentID: g.Agent, IncludeGlobal: true}, 0)
 	if err != nil {
 		return nil, err
@@ -170,14 +181,22 @@ func (g *Gateway) Session(ctx context.Context, ref, label string) (*Session, err
 			raws[r.Key] = s.Raw
 		}
 	}
-	pick := func(r state.Row) *Session {
+	// pick checks what the requester (--as) may read, as state.Resolve.
+	pick := func(r state.Row) (*Session, error) {
+		named := ref
+		if label != "" {
+			named = label
+		}
+		if err := CheckSession(ctx, c, acc, named, r, policy.OpHistory); err != nil {
+			return nil, err
+		}
 		s := &Session{Key: r.Key, SessionID: r.SessionID, Agent: r.AgentID, Label: r.Label, Row: r, Raw: raws[r.Key], Children: []string{}}
-		for _, c := range rows { // newest first already
-			if c.SpawnedBy == r.Key {
+		for _, c := range rows { // newest first already; the ones the requester may see, as locally
+			if c.SpawnedBy == r.Key && (acc == nil || acc.CanSeeAgent(c.AgentID, policy.OpHistory) == "" && acc.SeesSpawnedBy(c.SpawnedBy)) {
 				s.Children = append(s.Children, c.Key)
 			}
 		}
-		return s
+		return s, nil
 	}
 	where := g.Where()
 	if label != "" {
@@ -191,26 +210,29 @@ func (g *Gateway) Session(ctx context.Context, ref, label string) (*Session, err
 		case 0:
 			return nil, apperr.NotFoundf("no session labelled %q on gateway %s", label, where)
 		case 1:
-			return pick(hits[0]), nil
+			return pick(hits[0])
 		}
 		return nil, apperr.Usagef("label %q is on %d sessions on gateway %s (%s, %s…): give --agent or the key", label, len(hits), where, hits[0].Key, hits[1].Key)
 	}
-	agent := g.Agent
+	agent, def := g.Agent, g.Agent
 	if agent == "" {
-		agent = "main"
+		agent, def = "main", "main"
+	}
+	if acc != nil { // a bare key is the requester's agent's, as locally
+		agent, def = acc.Req.Agent, acc.Default
 	}
 	id := func(s string) string { return strings.ToLower(s) }
-	for _, k := range keys.Candidates(ref, agent, agent, id) {
+	for _, k := range keys.Candidates(ref, agent, def, id) {
 		for _, r := range rows {
 			if r.Key == k {
-				return pick(r), nil
+				return pick(r)
 			}
 		}
 	}
 	var pre []state.Row
 	for _, r := range rows {
 		if r.SessionID != "" && strings.EqualFold(r.SessionID, ref) {
-			return pick(r), nil
+			return pick(r)
 		}
 		if state.IsIDPrefix(ref) && strings.HasPrefix(strings.ToLower(r.SessionID), strings.ToLower(ref)) {
 			pre = append(pre, r)
@@ -218,9 +240,12 @@ func (g *Gateway) Session(ctx context.Context, ref, label string) (*Session, err
 	}
 	switch len(pre) {
 	case 0:
+		if acc != nil && acc.Req.Restrict {
+			return nil, acc.NotFound(ref)
+		}
 		return nil, apperr.NotFoundf("session %q not found on gateway %s", ref, where)
 	case 1:
-		return pick(pre[0]), nil
+		return pick(pre[0])
 	}
 	return nil, apperr.Usagef("sessionId prefix %q matches %d sessions on gateway %s: give more digits", ref, len(pre), where)
 }
