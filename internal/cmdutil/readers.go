@@ -26,7 +26,9 @@ func (f *Factory) Readers() (readers []backend.Reader, fleet bool, err error) {
 	}
 	for _, ep := range eps {
 		g := &backend.Gateway{Endpoint: ep, Agent: f.Flags.Agent, Log: func(m string) { f.Log.Debug(m) }}
-		g.As = func(ctx context.Context, c *gateway.Client) (*state.Access, error) { return f.AsOverGateway(ctx, c, g.Where()) }
+		g.As = func(ctx context.Context, c *gateway.Client) (*state.Access, error) {
+			return f.AsOverGateway(ctx, c, g.Where())
+		}
 		readers = append(readers, g)
 	}
 	fleet = len(eps) > 1 || slices.ContainsFunc(f.Flags.Contexts, func(c string) bool { return strings.EqualFold(strings.TrimSpace(c), "all") })
