@@ -2,6 +2,7 @@ package backend
 
 import (
 	"context"
+	"encoding/json"
 	"slices"
 	"strings"
 
@@ -33,13 +34,14 @@ func ConfigScope(protocol int) string {
 
 // configSnapshot is the part of config.get's answer --as needs. Both
 // versions answer {path, exists, valid, config, …}: 2026.1.30 the config
-// as loaded (defaults applied, secrets included), 2026.9.x the same with
-// its secrets redacted. Only the policy fields are decoded from it; the
+// as loaded (agents.list, defaults applied, secrets included, and the
+// file's raw text), 2026.9.x its resolved runtime config (agents.entries
+// keyed by id; config.FromJSON reads both) with secrets redacted. Only the policy fields are decoded from it; the
 // answer is never printed or logged.
 type configSnapshot struct {
-	Path   string         `json:"path"`
-	Valid  *bool          `json:"valid"`
-	Config map[string]any `json:"config"`
+	Path   string          `json:"path"`
+	Valid  *bool           `json:"valid"`
+	Config json.RawMessage `json:"config"`
 }
 
 // GatewayAccess is what in.As means on the gateway c is connected to
@@ -71,7 +73,10 @@ func GatewayAccess(ctx context.Context, c *gateway.Client, where string, in AsIn
 	if snap.Valid != nil && !*snap.Valid {
 		return nil, apperr.Statef("%s over gateway %s: that host's config is invalid (config.get says valid: false), so its policy cannot be checked; fix it there (openclaw doctor)", from, where)
 	}
-	cfg := config.FromTree(snap.Path, snap.Config)
+	cfg, err := config.FromJSON(snap.Path, snap.Config)
+	if err != nil {
+		return nil, apperr.Statef("%s over gateway %s: config.get answered a config sessions cannot read (%v)", from, where, err)
+	}
 	agent := ""
 	if strings.TrimSpace(in.Agent) != "" {
 		agent = config.NormalizeAgentID(in.Agent)
