@@ -22,7 +22,8 @@ func (f *Factory) Readers() (readers []backend.Reader, fleet bool, err error) {
 		return nil, false, err
 	}
 	if len(eps) == 0 {
-		return []backend.Reader{&backend.Local{State: f.State, Warn: f.Warn}}, false, nil
+		return []backend.Reader{&backend.Local{State: f.State, Warn: f.Warn, Agent: f.Flags.Agent,
+			Debug: func(msg string, kv ...any) { f.Log.Debug(msg, kv...) }}}, false, nil
 	}
 	for _, ep := range eps {
 		g := &backend.Gateway{Endpoint: ep, Agent: f.Flags.Agent, Log: func(m string) { f.Log.Debug(m) }}
