@@ -221,10 +221,13 @@ func run(o *Options) error {
 		return err
 	}
 	ctx := o.Context
-	if ctx == nil {
+	if ctx == nil && o.Follow { // --follow ends on Ctrl-C or SIGTERM with exit 0
 		var stop context.CancelFunc
 		ctx, stop = signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 		defer stop()
+	}
+	if ctx == nil {
+		ctx = context.Background()
 	}
 	sess, err := tr.Session(ctx, o.Ref, o.Label)
 	if err != nil {
