@@ -8,8 +8,11 @@ import (
 	"sync"
 	"time"
 
+	"github.com/openclaw/sessions/internal/apperr"
+	"github.com/openclaw/sessions/internal/config"
 	"github.com/openclaw/sessions/internal/gateway"
 	"github.com/openclaw/sessions/internal/keys"
+	"github.com/openclaw/sessions/internal/policy"
 	"github.com/openclaw/sessions/internal/state"
 	"github.com/openclaw/sessions/internal/store"
 )
@@ -31,18 +34,48 @@ type Gateway struct {
 	// Dial connects (default: gateway.Dial with our device files).
 	Dial func(ctx context.Context, o gateway.Options) (*gateway.Client, error)
 	Log  func(string)
+	// As resolves the requester (--as) on this gateway once connected,
+	// from that host's config (GatewayAccess); nil, or a nil answer: no
+	// requester, the operator the credentials stand for.
+	As func(ctx context.Context, c *gateway.Client) (*state.Access, error)
 
 	once   sync.Once
 	client *gateway.Client
 	err    error
+
+	accOnce sync.Once
+	acc     *state.Access
+	accErr  error
+}
+
+// Requester is the requester resolved on this gateway by an earlier call
+// (nil: the operator, or not resolved yet).
+func (g *Gateway) Requester() *state.Access { return g.acc }
+
+// Access is the requester on this gateway (nil: the operator), resolved
+// once per connection.
+func (g *Gateway) Access(ctx context.Context, c *gateway.Client) (*state.Access, error) {
+	if g.As == nil {
+		return nil, nil
+	}
+	g.accOnce.Do(func() {
+		g.acc, g.accErr = g.As(ctx, c)
+		if g.acc != nil && g.acc.Req.Operator() {
+			g.acc = nil
+		}
+	})
+	return g.acc, g.accErr
 }
 
 // Where is the context's name, else the URL.
-func (g *Gateway) Where() string {
-	if g.Endpoint.Context != "" {
-		return g.Endpoint.Context
+func (g *Gateway) Where() string { return WhereOf(g.Endpoint) }
+
+// WhereOf names a gateway in messages and rows: its context, else its URL.
+func WhereOf(ep gateway.Endpoint) string {
+	if ep.Context != "" {
+		return ep.Context
 	}
-	return g.Endpoint.URL
+	return ep.URL
 }
 
 // Close closes the connection, if one was made.
@@ -147,9 +180,27 @@ func (g *Gateway) List(ctx context.Context, q ListQuery) (*ListResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	acc, err := g.Access(ctx, c)
+	if err != nil {
+		return nil, err
+	}
 	p := gateway.ListParams{ActiveMinutes: q.Active, AgentID: g.Agent}
+	if acc != nil {
+		// As locally (state.AgentsInScope, Visible): --agent is refused
+		// when the requester may not see it, the other agents' rows are
+		// left out, and a restricted requester sees only what it spawned
+		// (the gateway's spawnedBy filter: 1.30's rows do not say).
+		if g.Agent != "" {
+			if msg := acc.CanSeeAgent(config.NormalizeAgentID(g.Agent), policy.OpHistory); msg != "" {
+				return nil, apperr.Forbiddenf("%s", msg)
+			}
+		}
+		if acc.Req.Restrict {
+			p.SpawnedBy = acc.Req.Key
+		}
+	}
 	max := 0
-	serverTotal := len(q.Kinds) == 0 && c.Protocol() >= 4 && q.Limit >= 0
+	serverTotal := acc == nil && len(q.Kinds) == 0 && c.Protocol() >= 4 && q.Limit >= 0
 	if serverTotal {
 		max = q.Limit
 	}
@@ -165,6 +216,9 @@ func (g *Gateway) List(ctx context.Context, q ListQuery) (*ListResult, error) {
 			continue
 		}
 		if g.Agent != "" && r.AgentID != g.Agent {
+			continue
+		}
+		if acc != nil && (acc.CanSeeAgent(r.AgentID, policy.OpHistory) != "" || (r.SpawnedBy != "" && !acc.SeesSpawnedBy(r.SpawnedBy))) {
 			continue
 		}
 		if len(q.Kinds) > 0 && !slices.Contains(q.Kinds, r.Kind) {
@@ -244,6 +298,9 @@ type AgentInfo struct {
 	Name     string
 	Default  bool
 	Sessions int
+	// Hidden: the requester (--as) may not see this agent's sessions
+	// (Sessions is then not counted).
+	Hidden bool
 }
 
 // Agents lists the gateway's agents (agents.list: the configured ones and
@@ -263,6 +320,10 @@ func (g *Gateway) Agents(ctx context.Context) ([]AgentInfo, error) {
 		} `json:"agents"`
 	}
 	if err := c.Call(ctx, "agents.list", map[string]any{}, &al); err != nil {
+		return nil, err
+	}
+	acc, err := g.Access(ctx, c)
+	if err != nil {
 		return nil, err
 	}
 	page, err := c.ListAllSessions(ctx, gateway.ListParams{}, 0)
@@ -295,6 +356,13 @@ func (g *Gateway) Agents(ctx context.Context) ([]AgentInfo, error) {
 	slices.Sort(extra)
 	for _, id := range extra {
 		out = append(out, AgentInfo{ID: id, Sessions: counts[id]})
+	}
+	if acc != nil {
+		for i := range out {
+			if acc.CanSeeAgent(out[i].ID, policy.OpHistory) != "" {
+				out[i].Hidden, out[i].Sessions = true, 0
+			}
+		}
 	}
 	return out, nil
 }

@@ -26,6 +26,10 @@ type Local struct {
 	State func() (*state.State, error)
 	// Warn prints a warning (in row order: never from another goroutine).
 	Warn func(string)
+	// Agent is --agent as given (a label's agent for Session).
+	Agent string
+	// Debug logs at --log-level debug (nil: not logged).
+	Debug func(msg string, kv ...any)
 }
 
 // Where is "" for the local state dir.

@@ -8,24 +8,31 @@ import (
 	"time"
 
 	"github.com/openclaw/sessions/internal/apperr"
+	"github.com/openclaw/sessions/internal/config"
 	"github.com/openclaw/sessions/internal/gateway"
 	"github.com/openclaw/sessions/internal/keys"
+	"github.com/openclaw/sessions/internal/policy"
 	"github.com/openclaw/sessions/internal/state"
 )
 
-// Transcripts reads and follows a session's transcript where it lives. The
-// gateway implements it; the local state dir's reader (files, SQLite, the
-// file-watching follower) is still cmd/history's own code.
+// Transcripts reads and follows a session's transcript where it lives:
+// Local (the JSONL files or the 2026.8+ SQLite store, a file-watching
+// follower) and Gateway (chat.history and its chat events) implement it,
+// and history and show read through it whatever the reader is.
 type Transcripts interface {
+	// CheckCursor refuses, before any lookup, a --before cursor this
+	// reader cannot page (one made by the other kind of reader).
+	CheckCursor(before string) error
 	// Session finds the session a reference names (key, sessionId, a
 	// unique sessionId prefix, or a label with --agent).
 	Session(ctx context.Context, ref, label string) (*Session, error)
 	// History reads a page of the transcript: the last q.Limit messages,
 	// or the ones before q.Before.
 	History(ctx context.Context, s *Session, q HistoryQuery) (*HistoryPage, error)
-	// Follow calls emit with the messages appended after last (a page's
-	// Last), as they come, until ctx ends or idle passes without one.
-	Follow(ctx context.Context, s *Session, q FollowQuery, emit func([]json.RawMessage) error) error
+	// Follow calls emit with the messages appended after the page History
+	// read (q.Last over a gateway), as they come, until ctx ends or q.Idle
+	// passes without one; emit says how many it printed.
+	Follow(ctx context.Context, s *Session, q FollowQuery, emit func([]json.RawMessage) (int, error)) error
 }
 
 // Session is one session as the transcript readers know it.
@@ -40,6 +47,8 @@ type Session struct {
 	// Children are the keys whose spawnedBy is this session, newest first
 	// (2026.9 rows only: 1.30's never carry spawnedBy).
 	Children []string
+
+	local *localSession // the local reader's session
 }
 
 // HistoryQuery is a page request.
@@ -47,6 +56,12 @@ type HistoryQuery struct {
 	Limit        int
 	IncludeTools bool
 	Before       string // a NextCursor of an earlier page
+	// Follow: the page starts a follow (whether older messages exist need
+	// not be known, and a missing transcript is no news).
+	Follow bool
+	// All: every message the reader reaches, Limit ignored (over a
+	// gateway: chat.history's window).
+	All bool
 }
 
 // HistoryPage is a page of messages, oldest first, as stored (the command
@@ -56,6 +71,7 @@ type HistoryPage struct {
 	More     bool // older messages exist before Messages[0]
 	anchors  []anchor
 	session  string
+	cursorAt func(i int) string // the local reader's cursors
 	// Last is where Follow starts (the newest message read).
 	Last string
 	// Note is said once on stderr (e.g. a gateway that has no cursors).
@@ -67,6 +83,9 @@ type HistoryPage struct {
 
 // CursorBefore is the --before cursor of the page before Messages[i].
 func (p *HistoryPage) CursorBefore(i int) string {
+	if p.cursorAt != nil {
+		return p.cursorAt(i)
+	}
 	if i < 0 || i >= len(p.anchors) {
 		return ""
 	}
@@ -79,8 +98,10 @@ type FollowQuery struct {
 	Last         string        // HistoryPage.Last
 	Poll         time.Duration // re-read at least this often (events only wake it)
 	Idle         time.Duration // stop after this long without a message (0: never)
-	// Reset is told when the key's sessionId changes (a /new).
-	Reset func(newSessionID string)
+	// Notice gets the lines said on stderr while following: a reset (a
+	// /new: the key's new sessionId), a transcript replaced or truncated,
+	// the key gone from its store.
+	Notice func(line string)
 }
 
 // HistoryWindow is the most chat.history returns (both versions): over a
@@ -148,6 +169,9 @@ func isToolResult(m json.RawMessage) bool {
 	return json.Unmarshal(m, &h) == nil && (h.Role == "toolResult" || h.Role == "tool")
 }
 
+// CheckCursor: every cursor is checked when its page is read (History).
+func (g *Gateway) CheckCursor(string) error { return nil }
+
 // Session resolves ref over sessions.list: a key (whole, or `main` and
 // un-prefixed keys as agent "main"'s, or --agent's), a sessionId, a unique
 // sessionId prefix, or --label L.
@@ -157,6 +181,15 @@ func (g *Gateway) Session(ctx context.Context, ref, label string) (*Session, err
 	c, err := g.Client(ctx)
 	if err != nil {
 		return nil, err
+	}
+	acc, err := g.Access(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	if acc != nil && label != "" && g.Agent != "" {
+		if err := acc.CheckLabelAgent(config.NormalizeAgentID(g.Agent), policy.OpHistory); err != nil {
+			return nil, err
+		}
 	}
 	page, err := c.ListAllSessions(ctx, gateway.ListParams{AgentID: g.Agent, IncludeGlobal: true}, 0)
 	if err != nil {
@@ -170,14 +203,22 @@ func (g *Gateway) Session(ctx context.Context, ref, label string) (*Session, err
 			raws[r.Key] = s.Raw
 		}
 	}
-	pick := func(r state.Row) *Session {
+	// pick checks what the requester (--as) may read, as state.Resolve.
+	pick := func(r state.Row) (*Session, error) {
+		named := ref
+		if label != "" {
+			named = label
+		}
+		if err := CheckSession(ctx, c, acc, named, r, policy.OpHistory); err != nil {
+			return nil, err
+		}
 		s := &Session{Key: r.Key, SessionID: r.SessionID, Agent: r.AgentID, Label: r.Label, Row: r, Raw: raws[r.Key], Children: []string{}}
-		for _, c := range rows { // newest first already
-			if c.SpawnedBy == r.Key {
+		for _, c := range rows { // newest first already; the ones the requester may see, as locally
+			if c.SpawnedBy == r.Key && (acc == nil || acc.CanSeeAgent(c.AgentID, policy.OpHistory) == "" && acc.SeesSpawnedBy(c.SpawnedBy)) {
 				s.Children = append(s.Children, c.Key)
 			}
 		}
-		return s
+		return s, nil
 	}
 	where := g.Where()
 	if label != "" {
@@ -191,26 +232,29 @@ func (g *Gateway) Session(ctx context.Context, ref, label string) (*Session, err
 		case 0:
 			return nil, apperr.NotFoundf("no session labelled %q on gateway %s", label, where)
 		case 1:
-			return pick(hits[0]), nil
+			return pick(hits[0])
 		}
 		return nil, apperr.Usagef("label %q is on %d sessions on gateway %s (%s, %s…): give --agent or the key", label, len(hits), where, hits[0].Key, hits[1].Key)
 	}
-	agent := g.Agent
+	agent, def := g.Agent, g.Agent
 	if agent == "" {
-		agent = "main"
+		agent, def = "main", "main"
+	}
+	if acc != nil { // a bare key is the requester's agent's, as locally
+		agent, def = acc.Req.Agent, acc.Default
 	}
 	id := func(s string) string { return strings.ToLower(s) }
-	for _, k := range keys.Candidates(ref, agent, agent, id) {
+	for _, k := range keys.Candidates(ref, agent, def, id) {
 		for _, r := range rows {
 			if r.Key == k {
-				return pick(r), nil
+				return pick(r)
 			}
 		}
 	}
 	var pre []state.Row
 	for _, r := range rows {
 		if r.SessionID != "" && strings.EqualFold(r.SessionID, ref) {
-			return pick(r), nil
+			return pick(r)
 		}
 		if state.IsIDPrefix(ref) && strings.HasPrefix(strings.ToLower(r.SessionID), strings.ToLower(ref)) {
 			pre = append(pre, r)
@@ -218,9 +262,12 @@ func (g *Gateway) Session(ctx context.Context, ref, label string) (*Session, err
 	}
 	switch len(pre) {
 	case 0:
+		if acc != nil && acc.Req.Restrict {
+			return nil, acc.NotFound(ref)
+		}
 		return nil, apperr.NotFoundf("session %q not found on gateway %s", ref, where)
 	case 1:
-		return pick(pre[0]), nil
+		return pick(pre[0])
 	}
 	return nil, apperr.Usagef("sessionId prefix %q matches %d sessions on gateway %s: give more digits", ref, len(pre), where)
 }
@@ -294,7 +341,11 @@ func (g *Gateway) History(ctx context.Context, s *Session, q HistoryQuery) (*His
 			return nil, apperr.Usagef("--before: that message is no longer within the last %d messages the gateway returns for %s (or the transcript was rewritten); start again from the newest page", HistoryWindow, s.Key)
 		}
 	}
-	start := max(0, end-q.Limit)
+	limit := q.Limit
+	if q.All {
+		limit = HistoryWindow
+	}
+	start := max(0, end-limit)
 	p.Messages, p.anchors = msgs[start:end], anchors[start:end]
 	p.More = start > 0
 	if p.Messages == nil {
@@ -310,7 +361,7 @@ func (g *Gateway) History(ctx context.Context, s *Session, q HistoryQuery) (*His
 // Follow re-reads the newest messages when the gateway's chat events for the
 // key say something happened, and every q.Poll besides (a user message or
 // a tool result has no chat event), printing those after the last one seen.
-func (g *Gateway) Follow(ctx context.Context, s *Session, q FollowQuery, emit func([]json.RawMessage) error) error {
+func (g *Gateway) Follow(ctx context.Context, s *Session, q FollowQuery, emit func([]json.RawMessage) (int, error)) error {
 	c, err := g.Client(ctx)
 	if err != nil {
 		return err
@@ -377,8 +428,8 @@ func (g *Gateway) Follow(ctx context.Context, s *Session, q FollowQuery, emit fu
 		from := 0
 		if sid != "" && s.SessionID != "" && sid != s.SessionID {
 			s.SessionID = sid
-			if q.Reset != nil {
-				q.Reset(sid)
+			if q.Notice != nil {
+				q.Notice("sessions: " + s.Key + " was reset: now session " + sid)
 			}
 		} else if last != nil {
 			from = len(msgs) // not found: nothing new we can place
@@ -390,7 +441,7 @@ func (g *Gateway) Follow(ctx context.Context, s *Session, q FollowQuery, emit fu
 			}
 		}
 		if from < len(msgs) {
-			if err := emit(msgs[from:]); err != nil {
+			if _, err := emit(msgs[from:]); err != nil {
 				return err
 			}
 			a := anchors[len(anchors)-1]

@@ -72,12 +72,7 @@ func (f *Factory) State() (*state.State, error) {
 		if as == "" {
 			as = f.Getenv("OPENCLAW_SESSION_KEY")
 		}
-		sandboxed := f.Flags.Sandboxed
-		if v := strings.TrimSpace(f.Getenv("OPENCLAW_SANDBOXED")); v != "" {
-			if b, err := strconv.ParseBool(v); err == nil && b {
-				sandboxed = true
-			}
-		}
+		sandboxed := f.sandboxed()
 		f.st, f.stErr = state.Open(state.Options{
 			StateDir:   f.Flags.StateDir,
 			ConfigPath: f.Flags.Config,
@@ -90,6 +85,15 @@ func (f *Factory) State() (*state.State, error) {
 		})
 	})
 	return f.st, f.stErr
+}
+
+// sandboxed is --sandboxed or $OPENCLAW_SANDBOXED (true).
+func (f *Factory) sandboxed() bool {
+	if f.Flags.Sandboxed {
+		return true
+	}
+	b, err := strconv.ParseBool(strings.TrimSpace(f.Getenv("OPENCLAW_SANDBOXED")))
+	return err == nil && b
 }
 
 // PrepareJQ compiles --jq early, so a bad expression fails before any work.

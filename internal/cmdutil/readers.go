@@ -1,12 +1,15 @@
 package cmdutil
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
 
 	"github.com/openclaw/sessions/internal/apperr"
 	"github.com/openclaw/sessions/internal/backend"
+	"github.com/openclaw/sessions/internal/gateway"
+	"github.com/openclaw/sessions/internal/state"
 )
 
 // Readers returns where this invocation's read commands read from: the
@@ -19,31 +22,43 @@ func (f *Factory) Readers() (readers []backend.Reader, fleet bool, err error) {
 		return nil, false, err
 	}
 	if len(eps) == 0 {
-		return []backend.Reader{&backend.Local{State: f.State, Warn: f.Warn}}, false, nil
-	}
-	if err := f.RefuseAsOverGateway(); err != nil {
-		return nil, false, err
+		return []backend.Reader{&backend.Local{State: f.State, Warn: f.Warn, Agent: f.Flags.Agent,
+			Debug: func(msg string, kv ...any) { f.Log.Debug(msg, kv...) }}}, false, nil
 	}
 	for _, ep := range eps {
-		readers = append(readers, &backend.Gateway{Endpoint: ep, Agent: f.Flags.Agent, Log: func(m string) { f.Log.Debug(m) }})
+		g := &backend.Gateway{Endpoint: ep, Agent: f.Flags.Agent, Log: func(m string) { f.Log.Debug(m) }}
+		g.As = func(ctx context.Context, c *gateway.Client) (*state.Access, error) {
+			return f.AsOverGateway(ctx, c, g.Where())
+		}
+		readers = append(readers, g)
 	}
 	fleet = len(eps) > 1 || slices.ContainsFunc(f.Flags.Contexts, func(c string) bool { return strings.EqualFold(strings.TrimSpace(c), "all") })
 	return readers, fleet, nil
 }
 
-// RefuseAsOverGateway: --as (and $OPENCLAW_SESSION_KEY) are policy checks
-// against the config of the host where the sessions live; over a named
-// gateway that config is not ours to read, so the requester cannot be
-// honoured (every command that works through a named gateway refuses it).
-func (f *Factory) RefuseAsOverGateway() error {
+// AsOverGateway is what --as (or $OPENCLAW_SESSION_KEY, with --sandboxed
+// and --agent) means on the gateway c is connected to (where names it in
+// messages): the requester and that host's agent-to-agent and sandbox
+// policy, read from its config with config.get and checked exactly as the
+// local config is checked locally (backend.GatewayAccess). nil, nil
+// without a requester: the operator the credentials stand for. Exit 3
+// when the credentials lack the scope config.get needs (operator.admin on
+// 2026.1.30, operator.read on 2026.9.x), exit 4 when the requester is no
+// session there. Every command that works through a gateway calls it,
+// once per connection (fleet: per host).
+func (f *Factory) AsOverGateway(ctx context.Context, c *gateway.Client, where string) (*state.Access, error) {
 	as, from := f.Flags.As, "--as"
 	if as == "" {
 		as, from = strings.TrimSpace(f.Getenv("OPENCLAW_SESSION_KEY")), "$OPENCLAW_SESSION_KEY"
 	}
-	if as == "" {
-		return nil
+	if strings.TrimSpace(as) == "" {
+		return nil, nil
 	}
-	return apperr.Usagef("%s cannot be used over a gateway: the agent-to-agent policy it needs lives in the gateway host's config, which sessions does not read remotely (run sessions on that host, or drop %s to act as the operator the gateway token stands for)", from, from)
+	acc, err := backend.GatewayAccess(ctx, c, where, backend.AsInput{As: as, From: from, Agent: f.Flags.Agent, Sandboxed: f.sandboxed()})
+	if err == nil {
+		f.Log.Debug("requester over the gateway, checked against its config (config.get)", "gateway", where, "as", acc.Req.Key, "agent", acc.Req.Agent, "sandboxed", acc.Req.Sandboxed, "restricted", acc.Req.Restrict)
+	}
+	return acc, err
 }
 
 // CloseReaders closes every reader.

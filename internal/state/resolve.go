@@ -95,11 +95,8 @@ func (s *State) Resolve(ref string, op policy.Op) (*Target, error) {
 		}
 		return nil, apperr.NotFoundf("No session found: %s", raw)
 	}
-	if !s.Visible(t.Entry) {
-		return nil, apperr.Forbiddenf("%s%s", policy.MsgNotVisible, raw).With("sessionKey", t.DisplayKey)
-	}
-	if msg := s.CanSeeAgent(t.Agent, op); msg != "" {
-		return nil, apperr.Forbiddenf("%s", msg).With("sessionKey", t.DisplayKey)
+	if err := s.CheckTarget(raw, t.DisplayKey, t.Agent, t.Entry.SpawnedBy, op); err != nil {
+		return nil, err
 	}
 	return t, nil
 }
@@ -251,11 +248,8 @@ func (s *State) ResolveLabel(label, agent string, op policy.Op) (*Target, error)
 	agents := s.AgentIDs()
 	if strings.TrimSpace(agent) != "" {
 		req := config.NormalizeAgentID(agent)
-		if s.Req.Restrict && req != s.Req.Agent {
-			return nil, apperr.Forbiddenf("%s", policy.MsgSandboxLabelLookup)
-		}
-		if msg := s.CanSeeAgent(req, op); msg != "" {
-			return nil, apperr.Forbiddenf("%s", msg)
+		if err := s.CheckLabelAgent(req, op); err != nil {
+			return nil, err
 		}
 		agents = []string{req}
 	}

@@ -50,13 +50,12 @@ func (r Requester) Operator() bool { return r.Key == "" }
 
 // State is the resolved state of one invocation.
 type State struct {
-	Dir      config.StateDir
-	Cfg      *config.Config
-	Env      config.Env
-	Default  string // default agent id
-	Req      Requester
-	A2A      policy.A2A
-	Sandbox  policy.Sandbox
+	Dir config.StateDir
+	Cfg *config.Config
+	Env config.Env
+	// Access: the requester and the policies of the local config (Default
+	// is the default agent id).
+	Access
 	Resolver *store.Resolver
 	// AgentFlag is --agent (normalised), "" when not given.
 	AgentFlag string
@@ -92,7 +91,6 @@ func Open(o Options) (*State, error) {
 	}
 	s := &State{
 		Dir: sd, Cfg: cfg, Env: o.Env,
-		Default:  cfg.DefaultAgentID(),
 		Resolver: store.NewResolver(sd.Path),
 		warn:     o.Warn,
 		stores:   map[string]*store.Store{},
@@ -102,35 +100,18 @@ func Open(o Options) (*State, error) {
 	if s.warn == nil {
 		s.warn = func(string) {}
 	}
-	s.A2A = policy.A2A{Enabled: cfg.Tools.AgentToAgent.Enabled, Allow: cfg.Tools.AgentToAgent.Allow}
-	s.Sandbox = policy.Sandbox{
-		Flag:       o.Sandboxed,
-		Mode:       cfg.Defaults.Sandbox.Mode,
-		Visibility: cfg.Defaults.Sandbox.SessionToolsVisibility,
-	}
+	agent := ""
 	if strings.TrimSpace(o.Agent) != "" {
-		s.AgentFlag = config.NormalizeAgentID(o.Agent)
+		agent = config.NormalizeAgentID(o.Agent)
+	}
+	s.Access = NewAccess(cfg, o.As, agent, o.Sandboxed)
+	if agent != "" {
+		s.AgentFlag = agent
 		if err := s.CheckAgent(s.AgentFlag); err != nil {
 			return nil, err
 		}
 	}
-	req := Requester{Agent: s.Default}
-	if s.AgentFlag != "" {
-		req.Agent = s.AgentFlag
-	}
-	if raw := strings.TrimSpace(o.As); raw != "" {
-		req.Raw = raw
-		req.Key = keys.Canonical(raw, s.Default, config.NormalizeAgentID)
-		req.Agent = keys.AgentOf(req.Key, s.Default, config.NormalizeAgentID)
-		req.Subagent = keys.IsSubagent(req.Key)
-		main := keys.MainOf(req.Agent)
-		req.Sandboxed = s.Sandbox.Sandboxed(req.Key, main)
-		req.Restrict = s.Sandbox.RestrictToSpawned(req.Key, main, req.Subagent)
-	} else if o.Sandboxed {
-		req.Sandboxed = true
-	}
-	s.Req = req
-	if req.Raw != "" {
+	if s.Req.Raw != "" {
 		if err := s.checkRequester(); err != nil {
 			s.Close()
 			return nil, err
@@ -399,15 +380,6 @@ func (s *State) Entries(agent string) (*store.Store, []*store.Entry, error) {
 	return st, out, nil
 }
 
-// CanSeeAgent reports whether the requester may read the sessions of agent
-// (always for the operator), and OpenClaw's refusal message when not.
-func (s *State) CanSeeAgent(agent string, op policy.Op) string {
-	if s.Req.Operator() {
-		return ""
-	}
-	return s.A2A.Check(op, s.Req.Agent, agent)
-}
-
 // AgentsInScope picks the agents a listing reads (CONTRACT §3): --agent
 // (refused when the requester may not see it), else the requester's own
 // agent for the operator without all, else every agent the requester may
@@ -432,12 +404,7 @@ func (s *State) AgentsInScope(all bool) ([]string, error) {
 }
 
 // Visible reports whether an entry passes the sandbox restriction.
-func (s *State) Visible(e *store.Entry) bool {
-	if !s.Req.Restrict {
-		return true
-	}
-	return e.SpawnedBy != "" && (e.SpawnedBy == s.Req.Key || e.SpawnedBy == s.Req.Raw)
-}
+func (s *State) Visible(e *store.Entry) bool { return s.SeesSpawnedBy(e.SpawnedBy) }
 
 // DisplayKey is the key as shown to the requester.
 func (s *State) DisplayKey(key string) string {

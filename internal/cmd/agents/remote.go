@@ -44,7 +44,10 @@ func runRemote(o *Options, readers []backend.Reader, fleet bool) error {
 		for _, a := range lists[i] {
 			n := a.Sessions
 			row := Agent{ID: a.ID, Name: a.Name, Default: a.Default, Configured: a.Name != "" || a.Default, Era: "gateway",
-				Store: r.Where(), Sessions: &n, Visible: true, Reason: gatewayReason}
+				Store: r.Where(), Sessions: &n, Visible: !a.Hidden, Reason: gatewayReason}
+			if a.Hidden { // as locally: no count for an agent the requester may not see
+				row.Sessions = nil
+			}
 			if fleet {
 				row.Context = r.Where()
 			} else if a.Default {
@@ -52,6 +55,9 @@ func runRemote(o *Options, readers []backend.Reader, fleet bool) error {
 			}
 			res.Agents = append(res.Agents, row)
 		}
+	}
+	if acc := readers[0].(*backend.Gateway).Requester(); !fleet && acc != nil {
+		res.Requester = Requester{Key: acc.Req.Key, AgentID: acc.Req.Agent}
 	}
 	if fleet {
 		if failed == nil {
@@ -82,9 +88,9 @@ func runRemote(o *Options, readers []backend.Reader, fleet bool) error {
 		var cells []string
 		if tty {
 			yes := map[bool]string{true: "yes", false: "no"}
-			cells = []string{a.ID, a.Name, yes[a.Default], a.Era, strconv.Itoa(*a.Sessions), yes[a.Visible], yes[a.Writable], "no: " + a.Reason}
+			cells = []string{a.ID, a.Name, yes[a.Default], a.Era, count(a.Sessions), yes[a.Visible], yes[a.Writable], "no: " + a.Reason}
 		} else {
-			cells = []string{a.ID, a.Name, b(a.Default), a.Era, strconv.Itoa(*a.Sessions), b(a.Visible), b(a.SpawnTarget), b(a.Writable), b(a.CanSpawn), a.Reason}
+			cells = []string{a.ID, a.Name, b(a.Default), a.Era, count(a.Sessions), b(a.Visible), b(a.SpawnTarget), b(a.Writable), b(a.CanSpawn), a.Reason}
 		}
 		if fleet {
 			cells = append([]string{a.Context}, cells...)
@@ -98,4 +104,12 @@ func runRemote(o *Options, readers []backend.Reader, fleet bool) error {
 		return cmdutil.ReportHostErrors(f, failed)
 	}
 	return nil
+}
+
+// count is a session count cell ("" when not counted).
+func count(n *int) string {
+	if n == nil {
+		return ""
+	}
+	return strconv.Itoa(*n)
 }

@@ -4,23 +4,20 @@ package history
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
+	"os"
+	"os/signal"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/openclaw/sessions/internal/apperr"
 	"github.com/openclaw/sessions/internal/backend"
 	"github.com/openclaw/sessions/internal/cmdutil"
 	"github.com/openclaw/sessions/internal/jsonx"
-	"github.com/openclaw/sessions/internal/policy"
 	"github.com/openclaw/sessions/internal/render"
 	"github.com/openclaw/sessions/internal/sanitize"
-	"github.com/openclaw/sessions/internal/state"
-	"github.com/openclaw/sessions/internal/store"
-	"github.com/openclaw/sessions/internal/transcript"
 	"github.com/spf13/cobra"
 )
 
@@ -142,7 +139,7 @@ JSON (--json): {"sessionKey","sessionId","messages","truncated","dropped",
 					return apperr.Usagef("--before cannot be used with --follow (a page of older messages does not grow)")
 				}
 				if !backend.IsGatewayCursor(o.Before) {
-					if _, err := parseCursor(o.Before); err != nil {
+					if _, err := backend.ParseCursor(o.Before); err != nil {
 						return err
 					}
 				}
@@ -206,35 +203,9 @@ type Result struct {
 	WindowFull bool `json:"windowFull,omitempty"`
 }
 
-// parseCursor decodes --before (exit 2 when it is not a cursor).
-func parseCursor(s string) (transcript.Cursor, error) {
-	c, err := transcript.ParseCursor(strings.TrimSpace(s))
-	if err != nil {
-		return c, apperr.Usagef("invalid --before %q: %v; pass the nextCursor of an earlier page as printed", s, err)
-	}
-	return c, nil
-}
-
-// checkCursor refuses a cursor made for another transcript.
-func checkCursor(c transcript.Cursor, era transcript.Era, t *state.Target) error {
-	if c.Era != era {
-		return apperr.Usagef("--before: the cursor was made for %s, but %s is %s", c.Era, t.DisplayKey, era)
-	}
-	if c.SessionID != t.Entry.SessionID {
-		return apperr.Usagef("--before: the cursor belongs to the transcript of session %q, not to %s (session %s); a cursor only pages the transcript it came from",
-			c.SessionID, t.DisplayKey, t.Entry.SessionID)
-	}
-	return nil
-}
-
-// cursorErr maps a read's cursor mismatch to a usage error.
-func cursorErr(err error, t *state.Target) error {
-	if errors.Is(err, transcript.ErrCursorMismatch) {
-		return apperr.Usagef("--before: the cursor does not match the transcript of %s any more (it was replaced or rewritten); start again from the newest page", t.DisplayKey)
-	}
-	return err
-}
-
+// run reads the session's transcript through the reader the invocation
+// selects (the local state dir, or one gateway): the same page,
+// sanitising, cap, cursors, output and --follow whatever it is.
 func run(o *Options) error {
 	f := o.f
 	readers, fleet, err := f.Readers()
@@ -245,75 +216,40 @@ func run(o *Options) error {
 	if fleet {
 		return apperr.Usagef("history reads one session: name one --context, not several or all")
 	}
-	if tr, ok := readers[0].(backend.Transcripts); ok {
-		return runTranscripts(o, tr)
+	tr := readers[0].(backend.Transcripts)
+	if err := tr.CheckCursor(o.Before); err != nil {
+		return err
 	}
-	if backend.IsGatewayCursor(o.Before) {
-		return apperr.Usagef("--before: the cursor was made over a gateway; pass it with the same --gateway or --context")
+	ctx := o.Context
+	if ctx == nil && o.Follow { // --follow ends on Ctrl-C or SIGTERM with exit 0
+		var stop context.CancelFunc
+		ctx, stop = signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		defer stop()
 	}
-	s, err := f.State()
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	sess, err := tr.Session(ctx, o.Ref, o.Label)
 	if err != nil {
 		return err
 	}
-	t, err := s.ResolveRef(state.Ref{Arg: o.Ref, Label: o.Label, Agent: f.Flags.Agent}, policy.OpHistory)
+	page, err := tr.History(ctx, sess, backend.HistoryQuery{Limit: o.Limit, IncludeTools: o.IncludeTools, Before: o.Before, Follow: o.Follow})
 	if err != nil {
 		return err
 	}
-	res := Result{SessionKey: t.DisplayKey, SessionID: t.Entry.SessionID, Messages: []json.RawMessage{}}
-	opts := transcript.Options{Limit: o.Limit, IncludeTools: o.IncludeTools, Warn: f.Warn, More: !o.Follow}
-	era := transcript.EraFile
-	if state.IsSQLite(t.Store) {
-		era = transcript.EraSQLite
+	if page.Note != "" {
+		f.Warn(page.Note)
 	}
-	if o.Before != "" {
-		c, err := parseCursor(o.Before)
-		if err != nil {
-			return err
-		}
-		if err := checkCursor(c, era, t); err != nil {
-			return err
-		}
-		opts.Before, opts.BeforeCheck = c.Pos, c.Check
-	}
-	var tp store.Transcript
-	var offset int64
-	r := &transcript.Result{Messages: []json.RawMessage{}}
-	if era == transcript.EraSQLite {
-		// OpenClaw 2026.8+: the transcript is the SQLite store's events.
-		if r, err = s.SQLiteMessages(t.Agent, t.Entry, opts); err != nil {
-			return cursorErr(err, t)
-		}
-		offset = r.Size
-	} else {
-		if tp, err = s.Transcript(t.Agent, t.Store, t.Entry); err != nil {
-			return err
-		}
-		if tp.Fallback != "" {
-			f.Log.Debug("transcript fallback", "reason", tp.Fallback, "path", tp.Path)
-		}
-		if tp.Exists {
-			if r, err = transcript.ReadMessages(tp.Path, opts); err != nil {
-				if errors.Is(err, transcript.ErrCursorMismatch) {
-					return cursorErr(err, t)
-				}
-				return readErr(tp.Path, err)
-			}
-			offset = r.Size
-		} else if o.Before != "" {
-			return cursorErr(transcript.ErrCursorMismatch, t)
-		} else if !o.Follow {
-			f.Warn("session " + t.DisplayKey + " has no transcript yet (" + tp.Path + ")")
-		}
-	}
-	read := len(r.Messages)
-	first := 0 // r.Messages[first] is the oldest message returned
+	res := Result{SessionKey: sess.Key, SessionID: sess.SessionID, Messages: []json.RawMessage{}, WindowFull: page.WindowFull && !page.More}
+	read := len(page.Messages)
+	first := 0 // page.Messages[first] is the oldest message returned
 	if o.Raw {
-		res.Messages = r.Messages
+		res.Messages = page.Messages
 		b, _ := jsonx.Marshal(res.Messages)
 		res.Bytes = len(b)
 	} else {
-		msgs := make([]json.RawMessage, len(r.Messages))
-		for i, m := range r.Messages {
+		msgs := make([]json.RawMessage, len(page.Messages))
+		for i, m := range page.Messages {
 			msgs[i] = sanitize.StripEnvelope(m)
 		}
 		res.Messages, first, res.Dropped, res.Bytes = sanitize.HistoryPage(msgs, sanitize.DefaultCapBytes)
@@ -322,19 +258,29 @@ func run(o *Options) error {
 			res.Messages = []json.RawMessage{}
 		}
 	}
-	if len(res.Messages) > 0 && (r.More || first > 0) && first < len(r.Positions) {
-		res.HasMore = true
-		res.NextCursor = transcript.Cursor{Era: era, SessionID: t.Entry.SessionID, Pos: r.Positions[first], Check: r.Checks[first]}.String()
+	if len(res.Messages) > 0 && (page.More || first > 0) && !o.Follow {
+		if c := page.CursorBefore(first); c != "" {
+			res.HasMore, res.NextCursor = true, c
+		}
 	}
-	p, done, err := o.showPage(facts{key: t.DisplayKey, sessionID: t.Entry.SessionID, agent: t.Agent, label: t.Entry.Label}, res, read)
+	p, done, err := o.showPage(facts{key: sess.Key, sessionID: sess.SessionID, agent: sess.Agent, label: sess.Label}, res, read)
 	if done || err != nil {
 		return err
 	}
-	fw := &follower{o: o, s: s, t: t, p: p, path: tp.Path, off: offset, sessionID: t.Entry.SessionID, db: s.SQLiteDB(t.Agent)}
-	if fw.db == nil && !tp.Exists {
-		fw.off = 0
+	if f.IO.IsStderrTTY() && !f.JSONMode() {
+		fmt.Fprintf(f.IO.ErrOut, "Following %s (Ctrl-C to stop)\n", sess.Key)
 	}
-	return fw.run()
+	poll := o.Poll
+	if poll <= 0 {
+		poll = DefaultPoll
+	}
+	return tr.Follow(ctx, sess, backend.FollowQuery{
+		IncludeTools: o.IncludeTools, Last: page.Last, Poll: poll, Idle: o.IdleTimeout,
+		Notice: func(line string) { fmt.Fprintln(f.IO.ErrOut, line) },
+	}, func(msgs []json.RawMessage) (int, error) {
+		out := o.prepare(msgs)
+		return len(out), p.print(out)
+	})
 }
 
 // showPage prints one page: the cap line, then the JSON document or the
@@ -394,13 +340,6 @@ func shellQuote(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
-func readErr(path string, err error) error {
-	if errors.Is(err, fs.ErrPermission) {
-		return apperr.Statef("cannot read transcript %s: permission denied", path)
-	}
-	return apperr.Statef("cannot read transcript %s: %v", path, err)
 }
 
 // printer writes messages in the chosen format, incrementally (--follow

@@ -26,8 +26,8 @@ the new names (<file>.deleted.<time>), bytes their size.`
 
 const gatewayNote = `Over a gateway: when one is selected (--gateway, --context,
 $OPENCLAW_GATEWAY_URL, the current context) or an agent keeps a 2026.8+ SQLite
-store and the state dir's gateway lock names a live process (--log-level debug
-says so), the write is the gateway's own RPC (sessions.delete, sessions.reset,
+store and this host's gateway for the state dir is live (its lock names a live
+process, or its configured port answers; --log-level debug says so), the write is the gateway's own RPC (sessions.delete, sessions.reset,
 archive as sessions.patch {archived} on 2026.9.x) with the same JSON;
 --dry-run then calls no writing RPC.
 

@@ -2,8 +2,6 @@ package lifecyclecmd
 
 import (
 	"context"
-	"net/url"
-	"strconv"
 
 	"github.com/openclaw/sessions/internal/apperr"
 	"github.com/openclaw/sessions/internal/cmdutil"
@@ -16,8 +14,10 @@ import (
 // remote picks the gateway the lifecycle goes through, nil for the files:
 // an endpoint the invocation selects (--gateway, --context,
 // $OPENCLAW_GATEWAY_URL, the current context), else, when one of agents
-// keeps a 2026.8+ SQLite store and a gateway's lock in the state dir names
-// a live process, that local gateway (logged at --log-level debug).
+// keeps a 2026.8+ SQLite store and this host's gateway for the state dir is
+// live (cmdutil.LocalGateway: its lock names a live process, or its port
+// answers), that gateway with the config's credentials (logged at
+// --log-level debug).
 func remote(f *cmdutil.Factory, s *state.State, agents []string) (*lifecycle.Remote, error) {
 	eps, err := f.GatewayEndpoints()
 	if err != nil {
@@ -39,26 +39,14 @@ func remote(f *cmdutil.Factory, s *state.State, agents []string) (*lifecycle.Rem
 	if !sqlite {
 		return nil, nil
 	}
-	// Only the state dir's own gateway lock counts (no port probe: another
-	// state dir's gateway may listen on the configured port).
-	lg := gateway.DetectLocal(gateway.DetectInput{StateDir: s.Dir.Path})
-	if lg == nil {
-		f.Log.Debug("no live gateway holds the state dir: writing the SQLite store directly", "stateDir", s.Dir.Path)
+	// This host's gateway for the state dir, found the one way every
+	// command finds it (cmdutil.LocalGateway: its lock, or its port).
+	e, live, err := f.LocalGateway(s)
+	if err != nil {
+		f.Log.Debug("no live gateway holds the state dir: writing the SQLite store directly", "stateDir", s.Dir.Path, "reason", err.Error())
 		return nil, nil
 	}
-	in := gateway.Inputs{Getenv: f.Getenv, TokenFile: f.Flags.GatewayTokenFile, Insecure: f.Flags.InsecureGateway, Fingerprint: f.Flags.GatewayFingerprint}
-	if s.Cfg != nil {
-		in.Config = s.Cfg.Raw
-	}
-	e, err := gateway.LocalEndpoint(in)
-	if err != nil {
-		return nil, err
-	}
-	if u, perr := url.Parse(e.URL); perr == nil && lg.Port > 0 && gateway.IsLoopbackHost(u.Hostname()) {
-		u.Host = "127.0.0.1:" + strconv.Itoa(lg.Port)
-		e.URL = u.String()
-	}
-	f.Log.Debug("a live OpenClaw gateway holds the state dir: going through it", "pid", lg.PID, "lock", lg.LockPath, "gateway", e.String())
+	f.Log.Debug("a live OpenClaw gateway holds the state dir: going through it", "found", live.Describe(), "gateway", e.String(), "auth", e.AuthSource)
 	return newRemote(e), nil
 }
 

@@ -9,7 +9,10 @@ import (
 	"time"
 
 	"github.com/openclaw/sessions/internal/apperr"
+	"github.com/openclaw/sessions/internal/backend"
+	"github.com/openclaw/sessions/internal/config"
 	"github.com/openclaw/sessions/internal/gateway"
+	"github.com/openclaw/sessions/internal/policy"
 	"github.com/openclaw/sessions/internal/state"
 )
 
@@ -63,17 +66,14 @@ func patchViaGateway(o *Options, s *state.State, t *state.Target) (bool, error) 
 	return true, o.patchVia(ep, t.Key)
 }
 
-// refuseOverGateway: what a gateway patch cannot honour. --as is checked
-// against the local config (ResolveRef) on the automatic route, but over a
-// named gateway that config is the other host's.
-func (o *Options) refuseOverGateway(named bool) error {
+// refuseOverGateway: what a gateway patch cannot honour. (--as is checked
+// against the local config by ResolveRef on the automatic route, and
+// against the named gateway's own config in patchVia.)
+func (o *Options) refuseOverGateway(bool) error {
 	if o.WaitIdle > 0 {
 		return apperr.Usagef("--wait-idle applies to a patch of the local state dir; through the gateway, OpenClaw itself orders the patch with its runs")
 	}
-	if !named {
-		return nil
-	}
-	return o.f.RefuseAsOverGateway()
+	return nil
 }
 
 // patchVia connects, finds the session (key "" : resolve o's reference
@@ -94,10 +94,29 @@ func (o *Options) patchVia(ep gateway.Endpoint, key string) error {
 	defer c.Close()
 	display := key
 	if key == "" {
-		if key, err = o.remoteKey(ctx, c); err != nil {
+		// A named gateway: --as means what it means locally, checked
+		// against that host's config (a patch is a write: the checks of
+		// a send).
+		acc, err := f.AsOverGateway(ctx, c, backend.WhereOf(ep))
+		if err != nil {
 			return err
 		}
-		display = key
+		row, err := o.remoteKey(ctx, c, acc)
+		if err != nil {
+			return err
+		}
+		r, err := backend.RowOf(row.Raw)
+		if err != nil {
+			return err
+		}
+		named := o.Ref
+		if o.TargetLabel != "" {
+			named = o.TargetLabel
+		}
+		if err := backend.CheckSession(ctx, c, acc, named, r, policy.OpSend); err != nil {
+			return err
+		}
+		key, display = row.Key, row.Key
 	}
 	r, err := c.PatchSession(ctx, key, o.fields())
 	if err != nil {
@@ -149,60 +168,76 @@ var hexPrefix = regexp.MustCompile(`^[0-9a-fA-F-]{8,}$`)
 // sessionId, a unique sessionId prefix (8+ hex digits), or --target-label
 // [--agent]. 1.30's sessions.patch would create a key it does not have:
 // the session must be listed first.
-func (o *Options) remoteKey(ctx context.Context, c *gateway.Client) (string, error) {
+func (o *Options) remoteKey(ctx context.Context, c *gateway.Client, acc *state.Access) (gateway.SessionRow, error) {
 	agent := strings.ToLower(strings.TrimSpace(o.f.Flags.Agent))
 	if o.TargetLabel != "" {
-		page, err := c.ListSessions(ctx, gateway.ListParams{Label: o.TargetLabel, AgentID: agent})
-		if err != nil {
-			return "", err
-		}
-		var keys []string // the gateway filters; checked again here
-		for _, r := range page.Sessions {
-			if r.Label == o.TargetLabel {
-				keys = append(keys, r.Key)
+		if acc != nil && agent != "" {
+			if err := acc.CheckLabelAgent(config.NormalizeAgentID(agent), policy.OpSend); err != nil {
+				return gateway.SessionRow{}, err
 			}
 		}
-		switch len(keys) {
-		case 0:
-			return "", apperr.NotFoundf("No session found with label: %s", o.TargetLabel)
-		case 1:
-			return keys[0], nil
+		page, err := c.ListSessions(ctx, gateway.ListParams{Label: o.TargetLabel, AgentID: agent})
+		if err != nil {
+			return gateway.SessionRow{}, err
 		}
-		return "", apperr.Usagef("label %q names %d sessions on the gateway (%s); give --agent or the key", o.TargetLabel, len(keys), strings.Join(keys, ", "))
+		var hits []gateway.SessionRow // the gateway filters; checked again here
+		var keys []string
+		for _, r := range page.Sessions {
+			if r.Label == o.TargetLabel {
+				hits, keys = append(hits, r), append(keys, r.Key)
+			}
+		}
+		switch len(hits) {
+		case 0:
+			return gateway.SessionRow{}, apperr.NotFoundf("No session found with label: %s", o.TargetLabel)
+		case 1:
+			return hits[0], nil
+		}
+		return gateway.SessionRow{}, apperr.Usagef("label %q names %d sessions on the gateway (%s); give --agent or the key", o.TargetLabel, len(keys), strings.Join(keys, ", "))
 	}
 	ref := strings.TrimSpace(o.Ref)
 	page, err := c.ListAllSessions(ctx, gateway.ListParams{AgentID: agent}, 0)
 	if err != nil {
-		return "", err
+		return gateway.SessionRow{}, err
 	}
 	lower := strings.ToLower(ref)
 	alias := ""
 	if !strings.HasPrefix(lower, "agent:") {
 		a := agent
+		if acc != nil { // a bare key is the requester's agent's, as locally
+			a = acc.Req.Agent
+		}
 		if a == "" {
 			a = "main"
 		}
 		alias = "agent:" + a + ":" + lower
 	}
-	var byPrefix []string
+	var byPrefix []gateway.SessionRow
 	for _, r := range page.Sessions {
 		k := strings.ToLower(r.Key)
 		switch {
 		case k == lower || (alias != "" && k == alias):
-			return r.Key, nil
+			return r, nil
 		case r.SessionID != "" && strings.EqualFold(r.SessionID, ref):
-			return r.Key, nil
+			return r, nil
 		case hexPrefix.MatchString(ref) && strings.HasPrefix(strings.ToLower(r.SessionID), lower):
-			byPrefix = append(byPrefix, r.Key)
+			byPrefix = append(byPrefix, r)
 		}
 	}
 	switch len(byPrefix) {
 	case 1:
 		return byPrefix[0], nil
 	case 0:
-		return "", apperr.NotFoundf("No session found: %s", ref)
+		if acc != nil {
+			return gateway.SessionRow{}, acc.NotFound(ref)
+		}
+		return gateway.SessionRow{}, apperr.NotFoundf("No session found: %s", ref)
 	}
-	return "", apperr.Usagef("session id prefix %s is ambiguous on the gateway: %s", ref, strings.Join(byPrefix, ", "))
+	keys := make([]string, len(byPrefix))
+	for i, r := range byPrefix {
+		keys[i] = r.Key
+	}
+	return gateway.SessionRow{}, apperr.Usagef("session id prefix %s is ambiguous on the gateway: %s", ref, strings.Join(keys, ", "))
 }
 
 func describeContexts(ctxs []string, n int) string {

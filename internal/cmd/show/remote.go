@@ -1,27 +1,19 @@
 package show
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 
 	"github.com/openclaw/sessions/internal/backend"
 )
 
-// buildRemote is show over a gateway: the session's sessions.list row (as
-// "entry") and its transcript through chat.history. What the gateway does
-// not give is absent: transcript path and bytes, the lock, our run records;
+// buildRemote is what a gateway knows about the session beside its
+// messages: its sessions.list row (as "entry"). What the gateway does not
+// give is absent: transcript path and bytes, the lock, our run records;
 // lineage children only from 2026.9 rows; busy from 2026.9's hasActiveRun.
-func buildRemote(o *Options, tr backend.Transcripts, where string) (*Result, error) {
-	ctx := context.Background()
-	sess, err := tr.Session(ctx, o.Ref, o.Label)
-	if err != nil {
-		return nil, err
-	}
-	page, err := tr.History(ctx, sess, backend.HistoryQuery{Limit: backend.HistoryWindow, IncludeTools: true})
-	if err != nil {
-		return nil, err
-	}
+// The window chat.history reaches may not be the whole transcript
+// (transcript.partial, a line on stderr).
+func buildRemote(o *Options, sess *backend.Session, page *backend.HistoryPage, where string) *Result {
 	r := sess.Row
 	res := &Result{
 		Key: r.Key, StoreKey: r.Key, AgentID: r.AgentID, Kind: r.Kind, Channel: r.Channel,
@@ -47,12 +39,9 @@ func buildRemote(o *Options, tr backend.Transcripts, where string) (*Result, err
 		res.Tokens = &Tokens{Input: g.InputTokens, Output: g.OutputTokens, Total: r.TotalTokens, Context: r.ContextTokens}
 	}
 	res.Busy = g.HasActiveRun
-	res.Transcript.Exists = len(page.Messages) > 0
-	res.Transcript.Messages = len(page.Messages)
-	res.Transcript.FirstMessageAt, res.Transcript.LastMessageAt = messageTimes(page.Messages)
 	if page.WindowFull {
 		res.Transcript.Partial = true
 		o.f.Warn(fmt.Sprintf("show: the gateway returns the last %d messages of %s; transcript.messages and firstMessageAt count those only", backend.HistoryWindow, sess.Key))
 	}
-	return res, nil
+	return res
 }

@@ -6,6 +6,7 @@ package show
 
 import (
 	"cmp"
+	"context"
 	"encoding/json"
 	"errors"
 	"io/fs"
@@ -22,7 +23,6 @@ import (
 	"github.com/openclaw/sessions/internal/policy"
 	"github.com/openclaw/sessions/internal/state"
 	"github.com/openclaw/sessions/internal/store"
-	"github.com/openclaw/sessions/internal/transcript"
 	"github.com/spf13/cobra"
 	"github.com/tidwall/gjson"
 )
@@ -151,6 +151,10 @@ type Lock struct {
 	Stale      bool   `json:"stale"`
 }
 
+// run finds the session and reads its transcript through the reader the
+// invocation selects (the local state dir, or one gateway), then adds what
+// that reader knows about the session: locally the entry as stored, the
+// file, its lock and our run records; over a gateway its row.
 func run(o *Options) error {
 	f := o.f
 	readers, fleet, err := f.Readers()
@@ -161,24 +165,33 @@ func run(o *Options) error {
 	if fleet {
 		return apperr.Usagef("show describes one session: name one --context, not several or all")
 	}
-	if tr, ok := readers[0].(backend.Transcripts); ok {
-		res, err := buildRemote(o, tr, readers[0].Where())
+	tr := readers[0].(backend.Transcripts)
+	ctx := context.Background()
+	sess, err := tr.Session(ctx, o.Ref, o.Label)
+	if err != nil {
+		return err
+	}
+	page, err := tr.History(ctx, sess, backend.HistoryQuery{All: true, IncludeTools: true})
+	if err != nil {
+		return err
+	}
+	var res *Result
+	if t := sess.Target(); t != nil {
+		s, err := f.State()
 		if err != nil {
 			return err
 		}
-		return o.print(res)
+		res, err = build(s, t, sess.TranscriptFile(), f.Now())
+		if err != nil {
+			return err
+		}
+	} else {
+		res = buildRemote(o, sess, page, readers[0].Where())
 	}
-	s, err := f.State()
-	if err != nil {
-		return err
-	}
-	t, err := s.ResolveRef(state.Ref{Arg: o.Ref, Label: o.Label, Agent: f.Flags.Agent}, policy.OpHistory)
-	if err != nil {
-		return err
-	}
-	res, err := build(s, t, f.Now(), f.Warn)
-	if err != nil {
-		return err
+	res.Transcript.Messages = len(page.Messages)
+	res.Transcript.FirstMessageAt, res.Transcript.LastMessageAt = messageTimes(page.Messages)
+	if res.Era == "sqlite" || res.Era == "gateway" {
+		res.Transcript.Exists = len(page.Messages) > 0
 	}
 	return o.print(res)
 }
@@ -195,8 +208,10 @@ func (o *Options) print(res *Result) error {
 	return printTSV(f.IO.Out, res)
 }
 
-// build gathers everything about t.
-func build(s *state.State, t *state.Target, now time.Time, warn func(string)) (*Result, error) {
+// build gathers what the local state knows about t beside its messages
+// (read through the seam): the entry as stored, the store, the transcript
+// file (tp, "" in the SQLite era) and its lock, lineage and runs.
+func build(s *state.State, t *state.Target, tp string, now time.Time) (*Result, error) {
 	row := s.Row(t.Agent, t.Store, t.Entry)
 	m := &t.Entry.Meta
 	res := &Result{
@@ -224,41 +239,19 @@ func build(s *state.State, t *state.Target, now time.Time, warn func(string)) (*
 	}
 	res.Entry = raw
 
-	// Transcript: messages of either era, then the file and its lock.
-	opts := transcript.Options{IncludeTools: true, Warn: warn}
-	var msgs []json.RawMessage
-	if sqlite {
-		r, err := s.SQLiteMessages(t.Agent, t.Entry, opts)
-		if err != nil {
-			return nil, err
-		}
-		msgs = r.Messages
-		res.Transcript.Exists = len(msgs) > 0
-	} else {
-		tp, err := s.Transcript(t.Agent, t.Store, t.Entry)
-		if err != nil {
-			return nil, err
-		}
-		res.Transcript.Path = tp.Path
-		if tp.Exists {
-			fi, err := os.Stat(tp.Path)
-			if err != nil {
-				return nil, apperr.Statef("cannot read transcript %s: %v", tp.Path, err)
-			}
+	// The transcript file (the messages were read through the seam), and
+	// its lock.
+	if !sqlite {
+		res.Transcript.Path = tp
+		if fi, err := os.Stat(tp); err == nil {
 			res.Transcript.Exists = true
 			size := fi.Size()
 			res.Transcript.Bytes = &size
-			r, err := transcript.ReadMessages(tp.Path, opts)
-			if err != nil {
-				if errors.Is(err, fs.ErrPermission) {
-					return nil, apperr.Statef("cannot read transcript %s: permission denied", tp.Path)
-				}
-				return nil, apperr.Statef("cannot read transcript %s: %v", tp.Path, err)
-			}
-			msgs = r.Messages
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			return nil, apperr.Statef("cannot read transcript %s: %v", tp, err)
 		}
-		if tp.Path != "" {
-			if h, err := lock.InspectTranscript(tp.Path); err == nil && h != nil {
+		if tp != "" {
+			if h, err := lock.InspectTranscript(tp); err == nil && h != nil {
 				l := &Lock{Path: h.Path, PID: h.PID, Alive: h.Alive, Stale: h.Stale}
 				if !h.Since.IsZero() {
 					l.Since = h.Since.UnixMilli()
@@ -269,9 +262,6 @@ func build(s *state.State, t *state.Target, now time.Time, warn func(string)) (*
 			}
 		}
 	}
-	res.Transcript.Messages = len(msgs)
-	res.Transcript.FirstMessageAt, res.Transcript.LastMessageAt = messageTimes(msgs)
-
 	res.Lineage.Children = children(s, t)
 	res.Runs = collectRuns(s, t)
 	return res, nil

@@ -25,13 +25,14 @@ const ExitCodes = `sessions exits with one of these codes. Treat any other code 
       number out of its range (e.g. --limit 5000), a value that is not one of
       an enum flag's choices (e.g. runs --status bogus; the choices are named),
       a history --before cursor that is malformed or made for another
-      transcript; --as over a gateway; history or show over a fleet
+      transcript; history or show over a fleet
   3   forbidden by policy: the send policy denies it, the agent-to-agent
       policy or the sandbox visibility does not allow it, a spawn rule refuses
       it (OpenClaw's own messages); or a gateway refused the credentials,
-      lacks a scope for the call (e.g. operator.admin), or wants this device
-      paired first (the message names the 'openclaw devices approve' command
-      to run on the gateway host)
+      lacks a scope for the call (e.g. operator.admin; --as over a gateway
+      needs config.get's: operator.admin on 2026.1.30, operator.read on
+      2026.9.x), or wants this device paired first (the message names the
+      'openclaw devices approve' command to run on the gateway host)
   4   not found: no such session, label, run or agent (an unknown --agent,
       for every command, names the known agents), or an --as key that names
       no session (an agent's main session, agent:<id>:main or main, is

@@ -24,8 +24,9 @@ type Data struct {
 	Sessions []json.RawMessage `json:"sessions"`
 	// History maps a session key to its chat.history messages, oldest first.
 	History map[string][]json.RawMessage `json:"history"`
-	// Config is config.get's config (nil: config.get is refused for lack of
-	// operator.admin, as for a read-only token).
+	// Config is config.get's config (nil: config.get is refused "missing
+	// scope", as for credentials without the scope it needs: operator.admin
+	// on 2026.1.30, operator.read on 2026.9.x).
 	Config map[string]any `json:"config,omitempty"`
 	// Agents is agents.list's answer (nil: agent "main", the default).
 	Agents json.RawMessage `json:"agents,omitempty"`
@@ -209,7 +210,7 @@ func (s *Server) handle(c *conn, rq request) {
 	case "health":
 		c.res(rq.ID, map[string]any{"ok": true})
 	case "sessions.list":
-		rows := s.filterRows(s.rows(str("agentId"), num("activeMinutes")), m)
+		rows := s.filterRows(s.rows(str("agentId"), str("spawnedBy")), m)
 		out := map[string]any{"ts": 1795446189848, "path": "(multiple)"}
 		if s.Protocol < 4 {
 			if l := num("limit"); l > 0 && l < len(rows) {
@@ -265,23 +266,45 @@ func (s *Server) handle(c *conn, rq request) {
 		c.res(rq.ID, map[string]any{"defaultId": "main", "mainKey": "main", "scope": "per-sender", "agents": []any{map[string]any{"id": "main"}}})
 	case "config.get":
 		if s.Data.Config == nil {
-			c.fail(rq.ID, "INVALID_REQUEST", "missing scope: operator.admin")
+			scope := "operator.admin"
+			if s.Protocol >= 4 {
+				scope = "operator.read"
+			}
+			s.missingScope(c, rq.ID, scope)
 			return
 		}
-		c.res(rq.ID, map[string]any{"path": "/fake/openclaw.json", "exists": true, "config": s.Data.Config})
+		// The snapshot both versions answer: 2026.1.30 with the file's
+		// raw text (secrets and all), 2026.9.x redacted (here: no raw).
+		snap := map[string]any{"path": "/fake/openclaw.json", "exists": true, "valid": true, "config": s.Data.Config,
+			"parsed": s.Data.Config, "hash": "fakehash", "issues": []any{}, "warnings": []any{}}
+		if s.Protocol < 4 {
+			raw, _ := json.Marshal(s.Data.Config)
+			snap["raw"], snap["legacyIssues"] = string(raw), []any{}
+		} else {
+			snap["raw"] = nil
+		}
+		c.res(rq.ID, snap)
 	default:
 		c.fail(rq.ID, "INVALID_REQUEST", fmt.Sprintf("unknown method: %s", rq.Method))
 	}
 }
 
-func (s *Server) rows(agent string, _ int) []json.RawMessage {
+// rows are the sessions.list rows of agent ("": all) spawned by spawnedBy
+// ("": any). The filter reads a row's spawnedBy, or else its
+// "_spawnedBy": what a 2026.1.30 store knows but its rows never show.
+func (s *Server) rows(agent, spawnedBy string) []json.RawMessage {
 	out := []json.RawMessage{}
 	for _, r := range s.Data.Sessions {
 		var row struct {
-			Key     string `json:"key"`
-			AgentID string `json:"agentId"`
+			Key         string `json:"key"`
+			AgentID     string `json:"agentId"`
+			SpawnedBy   string `json:"spawnedBy"`
+			StoreParent string `json:"_spawnedBy"`
 		}
 		_ = json.Unmarshal(r, &row)
+		if spawnedBy != "" && row.SpawnedBy != spawnedBy && row.StoreParent != spawnedBy {
+			continue
+		}
 		if agent != "" {
 			a := row.AgentID
 			if a == "" {

@@ -254,7 +254,7 @@ func (s *Server) filterRows(rows []json.RawMessage, m map[string]any) []json.Raw
 		if json.Unmarshal(r, &row) != nil {
 			continue
 		}
-		if spawnedBy != "" && row["spawnedBy"] != spawnedBy {
+		if spawnedBy != "" && row["spawnedBy"] != spawnedBy && row["_spawnedBy"] != spawnedBy {
 			continue
 		}
 		if search != "" {

@@ -1,15 +1,14 @@
-package history
+package backend
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/fsnotify/fsnotify"
@@ -19,7 +18,7 @@ import (
 	"github.com/openclaw/sessions/internal/transcript"
 )
 
-// follower implements --follow: it prints what is appended to the
+// follower is Local.Follow: it emits what is appended to the
 // transcript of a session key, from the offset the first read ended at, and
 // switches to the key's new transcript when the session is reset.
 //
@@ -29,10 +28,11 @@ import (
 // missed event or a file system without inotify costs at most one poll
 // interval.
 type follower struct {
-	o *Options
-	s *state.State
-	t *state.Target
-	p *printer
+	l    *Local
+	q    FollowQuery
+	emit func([]json.RawMessage) (int, error)
+	s    *state.State
+	t    *state.Target
 
 	path      string      // transcript being followed
 	off       int64       // read up to here (a line boundary)
@@ -55,24 +55,40 @@ type follower struct {
 // the whole store, so it is not done on every poll tick.
 const sqliteResetEvery = 2 * time.Second
 
-func (fw *follower) run() error {
-	f := fw.o.f
-	ctx := fw.o.Context
-	if ctx == nil {
-		var stop context.CancelFunc
-		ctx, stop = signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-		defer stop()
+// Follow emits the messages appended to the session's transcript after
+// the page History read, as they come (file events on the transcript's and
+// the store's directories wake it, q.Poll re-checks besides), following
+// the key across a reset, until ctx ends or q.Idle passes without one.
+// emit returns how many messages it printed (what resets the idle timer).
+func (l *Local) Follow(ctx context.Context, sess *Session, q FollowQuery, emit func([]json.RawMessage) (int, error)) error {
+	ls := sess.local
+	fw := &follower{l: l, q: q, emit: emit, s: ls.s, t: ls.t, path: ls.tp, off: ls.off, sessionID: ls.t.Entry.SessionID, db: ls.s.SQLiteDB(ls.t.Agent)}
+	return fw.run(ctx)
+}
+
+func (fw *follower) debug(msg string, kv ...any) {
+	if fw.l.Debug != nil {
+		fw.l.Debug(msg, kv...)
 	}
-	poll := fw.o.Poll
+}
+
+func (fw *follower) notice(format string, args ...any) {
+	if fw.q.Notice != nil {
+		fw.q.Notice(fmt.Sprintf(format, args...))
+	}
+}
+
+func (fw *follower) run(ctx context.Context) error {
+	poll := fw.q.Poll
 	if poll <= 0 {
-		poll = DefaultPoll
+		poll = time.Second
 	}
 	if w, err := fsnotify.NewWatcher(); err == nil {
 		fw.watcher = w
 		fw.watching = map[string]bool{}
 		defer w.Close()
 	} else {
-		f.Log.Debug("no file events; polling", "err", err)
+		fw.debug("no file events; polling", "err", err)
 	}
 	if fw.db != nil {
 		fw.path = fw.db.Path()
@@ -85,13 +101,10 @@ func (fw *follower) run() error {
 	if fi, err := os.Stat(fw.t.Store.Path); err == nil {
 		fw.storeFI = fi
 	}
-	if f.IO.IsStderrTTY() && !f.JSONMode() {
-		fmt.Fprintf(f.IO.ErrOut, "Following %s (Ctrl-C to stop)\n", fw.t.DisplayKey)
-	}
 
 	var idle <-chan time.Time
 	var idleTimer *time.Timer
-	if d := fw.o.IdleTimeout; d > 0 {
+	if d := fw.q.Idle; d > 0 {
 		idleTimer = time.NewTimer(d)
 		defer idleTimer.Stop()
 		idle = idleTimer.C
@@ -112,7 +125,7 @@ func (fw *follower) run() error {
 				return err
 			}
 			if n > 0 && idleTimer != nil {
-				idleTimer.Reset(fw.o.IdleTimeout)
+				idleTimer.Reset(fw.q.Idle)
 			}
 		}
 		select {
@@ -123,7 +136,7 @@ func (fw *follower) run() error {
 		case ev := <-events:
 			wake = ev.Name == fw.path || ev.Name == fw.t.Store.Path || (fw.db != nil && strings.HasPrefix(ev.Name, fw.path))
 		case err := <-errs:
-			f.Log.Debug("file watch error; polling", "err", err)
+			fw.debug("file watch error; polling", "err", err)
 			wake = false
 		case <-tick.C:
 			wake = true
@@ -137,7 +150,7 @@ func (fw *follower) watch(dir string) {
 		return
 	}
 	if err := fw.watcher.Add(dir); err != nil {
-		fw.o.f.Log.Debug("cannot watch; polling", "dir", dir, "err", err)
+		fw.debug("cannot watch; polling", "dir", dir, "err", err)
 		return
 	}
 	fw.watching[dir] = true
@@ -164,11 +177,10 @@ func (fw *follower) check() (int, error) {
 	if err != nil {
 		return n, err
 	}
-	f := fw.o.f
 	if next.SessionID != "" {
-		fmt.Fprintf(f.IO.ErrOut, "sessions: %s was reset: now session %s; following %s\n", fw.t.DisplayKey, next.SessionID, next.path)
+		fw.notice("sessions: %s was reset: now session %s; following %s", fw.t.DisplayKey, next.SessionID, next.path)
 	} else {
-		fmt.Fprintf(f.IO.ErrOut, "sessions: %s was reset; following %s\n", fw.t.DisplayKey, next.path)
+		fw.notice("sessions: %s was reset; following %s", fw.t.DisplayKey, next.path)
 	}
 	fw.path, fw.off, fw.fi, fw.sessionID = next.path, 0, nil, next.SessionID
 	fw.watch(filepath.Dir(fw.path))
@@ -178,35 +190,33 @@ func (fw *follower) check() (int, error) {
 
 // drain reads and prints what was appended to the current transcript.
 func (fw *follower) drain() (int, error) {
-	f := fw.o.f
 	fi, err := os.Stat(fw.path)
 	if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
-			f.Log.Debug("cannot stat transcript", "path", fw.path, "err", err)
+			fw.debug("cannot stat transcript", "path", fw.path, "err", err)
 		}
 		return 0, nil // not created yet, or moved away: wait
 	}
 	if fw.fi != nil && !os.SameFile(fw.fi, fi) {
-		fmt.Fprintf(f.IO.ErrOut, "sessions: %s was replaced; following the new file from its start\n", fw.path)
+		fw.notice("sessions: %s was replaced; following the new file from its start", fw.path)
 		fw.off = 0
 	}
 	fw.fi = fi
-	res, err := transcript.ReadMessagesFrom(fw.path, fw.off, transcript.Options{IncludeTools: fw.o.IncludeTools, Warn: f.Warn})
+	res, err := transcript.ReadMessagesFrom(fw.path, fw.off, transcript.Options{IncludeTools: fw.q.IncludeTools, Warn: fw.l.Warn})
 	if errors.Is(err, transcript.ErrShrunk) {
-		fmt.Fprintf(f.IO.ErrOut, "sessions: %s was truncated; following it from its start\n", fw.path)
+		fw.notice("sessions: %s was truncated; following it from its start", fw.path)
 		fw.off = 0
-		res, err = transcript.ReadMessagesFrom(fw.path, 0, transcript.Options{IncludeTools: fw.o.IncludeTools, Warn: f.Warn})
+		res, err = transcript.ReadMessagesFrom(fw.path, 0, transcript.Options{IncludeTools: fw.q.IncludeTools, Warn: fw.l.Warn})
 	}
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return 0, nil
 		}
-		f.Log.Debug("cannot read transcript; retrying", "path", fw.path, "err", err)
+		fw.debug("cannot read transcript; retrying", "path", fw.path, "err", err)
 		return 0, nil
 	}
 	fw.off = res.Size
-	msgs := fw.o.prepare(res.Messages)
-	return len(msgs), fw.p.print(msgs)
+	return fw.emit(res.Messages)
 }
 
 // next is where a reset key now lives.
@@ -218,7 +228,6 @@ type next struct {
 // reset re-reads the store when it changed and reports the key's new
 // transcript when its sessionId (or transcript) changed; nil otherwise.
 func (fw *follower) reset() *next {
-	f := fw.o.f
 	sp := fw.t.Store.Path
 	fi, err := os.Stat(sp)
 	if err != nil {
@@ -229,14 +238,14 @@ func (fw *follower) reset() *next {
 	}
 	st, err := store.Load(sp)
 	if err != nil {
-		f.Log.Debug("cannot reload the store; retrying", "path", sp, "err", err)
+		fw.debug("cannot reload the store; retrying", "path", sp, "err", err)
 		return nil
 	}
 	fw.storeFI = fi
 	e, ok := st.Lookup(fw.t.Key)
 	if !ok {
 		if !fw.gone {
-			fmt.Fprintf(f.IO.ErrOut, "sessions: %s is no longer in the session store; still following %s\n", fw.t.DisplayKey, fw.path)
+			fw.notice("sessions: %s is no longer in the session store; still following %s", fw.t.DisplayKey, fw.path)
 		}
 		fw.gone = true
 		return nil
@@ -248,7 +257,7 @@ func (fw *follower) reset() *next {
 	// A fresh resolver: the cached directory listing predates the new file.
 	tp, err := store.NewResolver(fw.s.Dir.Path).Transcript(st, e, fw.s.SessionsDir(fw.t.Agent))
 	if err != nil {
-		f.Warn(err.Error())
+		fw.l.Warn(err.Error())
 		fw.sessionID = e.SessionID // reported once
 		return nil
 	}
@@ -262,7 +271,6 @@ func (fw *follower) reset() *next {
 // checkSQLite is check for a SQLite-era key: new events of the current
 // session, then (throttled) whether the key moved to a new session.
 func (fw *follower) checkSQLite() (int, error) {
-	f := fw.o.f
 	n, err := fw.drainSQLite()
 	if err != nil || time.Since(fw.dbChecked) < sqliteResetEvery {
 		return n, err
@@ -270,31 +278,29 @@ func (fw *follower) checkSQLite() (int, error) {
 	fw.dbChecked = time.Now()
 	st, err := fw.db.Store()
 	if err != nil {
-		f.Log.Debug("cannot reload the SQLite store; retrying", "err", err)
+		fw.debug("cannot reload the SQLite store; retrying", "err", err)
 		return n, nil
 	}
 	e, ok := st.Lookup(fw.t.Key)
 	if !ok || e.SessionID == fw.sessionID {
 		return n, nil
 	}
-	fmt.Fprintf(f.IO.ErrOut, "sessions: %s was reset: now session %s\n", fw.t.DisplayKey, e.SessionID)
+	fw.notice("sessions: %s was reset: now session %s", fw.t.DisplayKey, e.SessionID)
 	fw.sessionID, fw.off = e.SessionID, 0
 	m, err := fw.drainSQLite()
 	return n + m, err
 }
 
 func (fw *follower) drainSQLite() (int, error) {
-	f := fw.o.f
-	res, err := fw.db.MessagesSince(fw.sessionID, fw.off, transcript.Options{IncludeTools: fw.o.IncludeTools, Warn: f.Warn})
+	res, err := fw.db.MessagesSince(fw.sessionID, fw.off, transcript.Options{IncludeTools: fw.q.IncludeTools, Warn: fw.l.Warn})
 	if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
-			f.Log.Debug("cannot read the SQLite transcript; retrying", "err", err)
+			fw.debug("cannot read the SQLite transcript; retrying", "err", err)
 		}
 		return 0, nil
 	}
 	if res.Size > fw.off {
 		fw.off = res.Size
 	}
-	msgs := fw.o.prepare(res.Messages)
-	return len(msgs), fw.p.print(msgs)
+	return fw.emit(res.Messages)
 }

@@ -1,0 +1,173 @@
+package backend
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"strings"
+
+	"github.com/openclaw/sessions/internal/apperr"
+	"github.com/openclaw/sessions/internal/policy"
+	"github.com/openclaw/sessions/internal/state"
+	"github.com/openclaw/sessions/internal/transcript"
+)
+
+// localSession is what the local reader keeps of a session between
+// History and Follow.
+type localSession struct {
+	t  *state.Target
+	s  *state.State
+	tp string // the transcript file ("" for a SQLite-era session)
+	// off is where the page's read ended (a line boundary, or the next
+	// event seq): Follow prints what comes after it.
+	off int64
+}
+
+// Target is the local state's session behind s (nil over a gateway).
+func (s *Session) Target() *state.Target {
+	if s.local == nil {
+		return nil
+	}
+	return s.local.t
+}
+
+// TranscriptFile is the transcript file History read ("" over a gateway,
+// for a SQLite-era session, or before History).
+func (s *Session) TranscriptFile() string {
+	if s.local == nil {
+		return ""
+	}
+	return s.local.tp
+}
+
+// CheckCursor refuses a --before cursor made over a gateway: it pages the
+// gateway's window, not a local transcript.
+func (l *Local) CheckCursor(before string) error {
+	if IsGatewayCursor(before) {
+		return apperr.Usagef("--before: the cursor was made over a gateway; pass it with the same --gateway or --context")
+	}
+	return nil
+}
+
+// Session resolves ref (or label) in the local state with the requester's
+// checks (state.ResolveRef, as history and show read).
+func (l *Local) Session(_ context.Context, ref, label string) (*Session, error) {
+	s, err := l.State()
+	if err != nil {
+		return nil, err
+	}
+	t, err := s.ResolveRef(state.Ref{Arg: ref, Label: label, Agent: l.Agent}, policy.OpHistory)
+	if err != nil {
+		return nil, err
+	}
+	return &Session{Key: t.DisplayKey, SessionID: t.Entry.SessionID, Agent: t.Agent, Label: t.Entry.Label,
+		local: &localSession{t: t, s: s}}, nil
+}
+
+// History reads a page of the session's transcript: a JSONL file
+// (OpenClaw up to 2026.7) or the SQLite store's events (2026.8+).
+func (l *Local) History(_ context.Context, sess *Session, q HistoryQuery) (*HistoryPage, error) {
+	ls := sess.local
+	s, t := ls.s, ls.t
+	limit := q.Limit
+	if q.All {
+		limit = 0
+	}
+	opts := transcript.Options{Limit: limit, IncludeTools: q.IncludeTools, Warn: l.Warn, More: !q.Follow && !q.All}
+	era := transcript.EraFile
+	if state.IsSQLite(t.Store) {
+		era = transcript.EraSQLite
+	}
+	if q.Before != "" {
+		c, err := ParseCursor(q.Before)
+		if err != nil {
+			return nil, err
+		}
+		if err := checkCursor(c, era, t); err != nil {
+			return nil, err
+		}
+		opts.Before, opts.BeforeCheck = c.Pos, c.Check
+	}
+	r := &transcript.Result{Messages: []json.RawMessage{}}
+	p := &HistoryPage{}
+	var err error
+	if era == transcript.EraSQLite {
+		// OpenClaw 2026.8+: the transcript is the SQLite store's events.
+		if r, err = s.SQLiteMessages(t.Agent, t.Entry, opts); err != nil {
+			return nil, cursorErr(err, t)
+		}
+		ls.off = r.Size
+	} else {
+		tp, err := s.Transcript(t.Agent, t.Store, t.Entry)
+		if err != nil {
+			return nil, err
+		}
+		ls.tp = tp.Path
+		if tp.Fallback != "" && l.Debug != nil {
+			l.Debug("transcript fallback", "reason", tp.Fallback, "path", tp.Path)
+		}
+		switch {
+		case tp.Exists:
+			if r, err = transcript.ReadMessages(tp.Path, opts); err != nil {
+				if errors.Is(err, transcript.ErrCursorMismatch) {
+					return nil, cursorErr(err, t)
+				}
+				return nil, readErr(tp.Path, err)
+			}
+			ls.off = r.Size
+		case q.Before != "":
+			return nil, cursorErr(transcript.ErrCursorMismatch, t)
+		case !q.Follow:
+			p.Note = "session " + t.DisplayKey + " has no transcript yet (" + tp.Path + ")"
+		}
+	}
+	p.Messages, p.More = r.Messages, r.More
+	if p.Messages == nil {
+		p.Messages = []json.RawMessage{}
+	}
+	positions, checks, sid := r.Positions, r.Checks, t.Entry.SessionID
+	p.cursorAt = func(i int) string {
+		if i < 0 || i >= len(positions) {
+			return ""
+		}
+		return transcript.Cursor{Era: era, SessionID: sid, Pos: positions[i], Check: checks[i]}.String()
+	}
+	return p, nil
+}
+
+// ParseCursor decodes a local --before cursor (exit 2 when it is not one).
+func ParseCursor(s string) (transcript.Cursor, error) {
+	c, err := transcript.ParseCursor(strings.TrimSpace(s))
+	if err != nil {
+		return c, apperr.Usagef("invalid --before %q: %v; pass the nextCursor of an earlier page as printed", s, err)
+	}
+	return c, nil
+}
+
+// checkCursor refuses a cursor made for another transcript.
+func checkCursor(c transcript.Cursor, era transcript.Era, t *state.Target) error {
+	if c.Era != era {
+		return apperr.Usagef("--before: the cursor was made for %s, but %s is %s", c.Era, t.DisplayKey, era)
+	}
+	if c.SessionID != t.Entry.SessionID {
+		return apperr.Usagef("--before: the cursor belongs to the transcript of session %q, not to %s (session %s); a cursor only pages the transcript it came from",
+			c.SessionID, t.DisplayKey, t.Entry.SessionID)
+	}
+	return nil
+}
+
+// cursorErr maps a read's cursor mismatch to a usage error.
+func cursorErr(err error, t *state.Target) error {
+	if errors.Is(err, transcript.ErrCursorMismatch) {
+		return apperr.Usagef("--before: the cursor does not match the transcript of %s any more (it was replaced or rewritten); start again from the newest page", t.DisplayKey)
+	}
+	return err
+}
+
+func readErr(path string, err error) error {
+	if errors.Is(err, fs.ErrPermission) {
+		return apperr.Statef("cannot read transcript %s: permission denied", path)
+	}
+	return apperr.Statef("cannot read transcript %s: %v", path, err)
+}

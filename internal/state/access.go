@@ -1,0 +1,107 @@
+package state
+
+import (
+	"strings"
+
+	"github.com/openclaw/sessions/internal/apperr"
+	"github.com/openclaw/sessions/internal/config"
+	"github.com/openclaw/sessions/internal/keys"
+	"github.com/openclaw/sessions/internal/policy"
+)
+
+// Access is who is asking and what one config lets them reach (CONTRACT
+// §3): the requester (--as), the agent-to-agent policy and the sandbox.
+// The config is the local one (Open), or a gateway host's as its
+// config.get returns it (internal/backend): --as means the same either
+// way. Pure: no I/O.
+type Access struct {
+	Default string // the config's default agent id
+	Req     Requester
+	A2A     policy.A2A
+	Sandbox policy.Sandbox
+}
+
+// NewAccess identifies the requester under cfg: as is --as (or
+// $OPENCLAW_SESSION_KEY; "" for the host operator), agent is --agent
+// normalised ("" when not given), sandboxed is --sandboxed.
+func NewAccess(cfg *config.Config, as, agent string, sandboxed bool) Access {
+	a := Access{
+		Default: cfg.DefaultAgentID(),
+		A2A:     policy.A2A{Enabled: cfg.Tools.AgentToAgent.Enabled, Allow: cfg.Tools.AgentToAgent.Allow},
+		Sandbox: policy.Sandbox{
+			Flag:       sandboxed,
+			Mode:       cfg.Defaults.Sandbox.Mode,
+			Visibility: cfg.Defaults.Sandbox.SessionToolsVisibility,
+		},
+	}
+	req := Requester{Agent: a.Default}
+	if agent != "" {
+		req.Agent = agent
+	}
+	if raw := strings.TrimSpace(as); raw != "" {
+		req.Raw = raw
+		req.Key = keys.Canonical(raw, a.Default, config.NormalizeAgentID)
+		req.Agent = keys.AgentOf(req.Key, a.Default, config.NormalizeAgentID)
+		req.Subagent = keys.IsSubagent(req.Key)
+		main := keys.MainOf(req.Agent)
+		req.Sandboxed = a.Sandbox.Sandboxed(req.Key, main)
+		req.Restrict = a.Sandbox.RestrictToSpawned(req.Key, main, req.Subagent)
+	} else if sandboxed {
+		req.Sandboxed = true
+	}
+	a.Req = req
+	return a
+}
+
+// CanSeeAgent reports whether the requester may read (or, by op, send to)
+// the sessions of agent — always for the operator —, and OpenClaw's
+// refusal message when not.
+func (a *Access) CanSeeAgent(agent string, op policy.Op) string {
+	if a.Req.Operator() {
+		return ""
+	}
+	return a.A2A.Check(op, a.Req.Agent, agent)
+}
+
+// SeesSpawnedBy reports whether a session spawned by spawnedBy passes the
+// sandbox restriction (a restricted requester sees only its own children).
+func (a *Access) SeesSpawnedBy(spawnedBy string) bool {
+	if !a.Req.Restrict {
+		return true
+	}
+	return spawnedBy != "" && (spawnedBy == a.Req.Key || spawnedBy == a.Req.Raw)
+}
+
+// CheckTarget is what Resolve checks on the session a reference found:
+// sandbox visibility first, then the agent-to-agent policy (format §6.2).
+// ref is the reference as given, display the key as shown.
+func (a *Access) CheckTarget(ref, display, agent, spawnedBy string, op policy.Op) error {
+	if !a.SeesSpawnedBy(spawnedBy) {
+		return apperr.Forbiddenf("%s%s", policy.MsgNotVisible, ref).With("sessionKey", display)
+	}
+	if msg := a.CanSeeAgent(agent, op); msg != "" {
+		return apperr.Forbiddenf("%s", msg).With("sessionKey", display)
+	}
+	return nil
+}
+
+// NotFound is the error of a reference that names no session: for a
+// restricted requester "not visible" (it may not learn what exists).
+func (a *Access) NotFound(ref string) error {
+	if a.Req.Restrict {
+		return apperr.Forbiddenf("%s%s", policy.MsgNotVisible, ref)
+	}
+	return apperr.NotFoundf("No session found: %s", ref)
+}
+
+// CheckLabelAgent is what a label lookup in agent's sessions checks first
+// (format §6.3 step 3).
+func (a *Access) CheckLabelAgent(agent string, op policy.Op) error {
+	if a.Req.Restrict && agent != a.Req.Agent {
+		return apperr.Forbiddenf("%s", policy.MsgSandboxLabelLookup)
+	}
+	if msg := a.CanSeeAgent(agent, op); msg != "" {
+		return apperr.Forbiddenf("%s", msg)
+	}
+	return nil
+}
