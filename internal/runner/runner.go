@@ -49,6 +49,9 @@ type Runner struct {
 	// GatewayEndpoint is the gateway a `gateway` engine turn runs in (the
 	// invocation's explicit endpoint, else this host's live gateway).
 	GatewayEndpoint func() (gateway.Endpoint, error)
+	// Gateways are the invocation's gateways, for where each agent's
+	// session writes go (sessionwrite.Choose); nil: the local state only.
+	Gateways *sessionwrite.Gateways
 }
 
 func (r *Runner) now() time.Time {
@@ -144,13 +147,21 @@ type job struct {
 	writes map[string]sessionwrite.Writes
 }
 
-// writesFor opens (once) where agent's session writes go: its JSON store
-// or its OpenClaw 2026.8+ SQLite database (sessionwrite.Open).
+// writesFor opens (once) where agent's session writes go: its JSON store,
+// its OpenClaw 2026.8+ SQLite database, or a gateway (sessionwrite.Choose).
 func (x *job) writesFor(agent string) (sessionwrite.Writes, error) {
 	if w, ok := x.writes[agent]; ok {
 		return w, nil
 	}
-	w, err := sessionwrite.Open(x.r.State, agent, sessionwrite.Options{LockTimeout: x.r.LockTimeout, Now: x.r.now})
+	o := sessionwrite.Options{LockTimeout: x.r.LockTimeout, Now: x.r.now, Gateways: x.r.Gateways}
+	route, err := sessionwrite.Choose(x.r.State, agent, o)
+	if err != nil {
+		return nil, err
+	}
+	if route.Why != "" {
+		x.r.Log.Debug("writes of agent "+agent+": "+route.Why, "era", route.Era)
+	}
+	w, err := sessionwrite.OpenRoute(x.r.State, agent, route, o)
 	if err != nil {
 		return nil, err
 	}

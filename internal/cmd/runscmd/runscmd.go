@@ -327,8 +327,12 @@ func NewCmdRunner(f *cmdutil.Factory) *cobra.Command {
 			signal.Ignore(syscall.SIGHUP)
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
+			wo, err := f.WriteOptions(s)
+			if err != nil {
+				return err
+			}
 			r := &runner.Runner{State: s, Runs: runs.Open(s.Dir.Path), Log: f.Log, Now: f.Now, LockTimeout: f.Flags.LockTimeout,
-				GatewayEndpoint: func() (gateway.Endpoint, error) { return f.TurnGateway(s) }}
+				GatewayEndpoint: func() (gateway.Endpoint, error) { return f.TurnGateway(s) }, Gateways: wo.Gateways}
 			return r.Execute(ctx, args[0])
 		},
 	}

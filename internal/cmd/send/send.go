@@ -18,6 +18,7 @@ import (
 	"github.com/openclaw/sessions/internal/policy"
 	"github.com/openclaw/sessions/internal/runner"
 	"github.com/openclaw/sessions/internal/runs"
+	"github.com/openclaw/sessions/internal/sessionwrite"
 	"github.com/openclaw/sessions/internal/state"
 	"github.com/openclaw/sessions/internal/transcript"
 	"github.com/spf13/cobra"
@@ -207,6 +208,33 @@ func ChooseEngine(f *cmdutil.Factory, s *state.State, spec, openclawFlag string)
 	return spec, nil
 }
 
+// ChooseEngineFor is ChooseEngine for a run whose sessions are written
+// through route: through a gateway, the turn is the gateway's own (the
+// gateway engine; auto picks it), and any other engine is a usage error —
+// it would write the turn itself, where only the gateway may.
+func ChooseEngineFor(f *cmdutil.Factory, s *state.State, route sessionwrite.Route, agent, spec, openclawFlag string) (string, error) {
+	if route.Era != sessionwrite.EraGateway {
+		return ChooseEngine(f, s, spec, openclawFlag)
+	}
+	switch spec {
+	case "", engine.SpecAuto, engine.SpecGateway:
+		asked := spec
+		if asked == "" {
+			asked = engine.SpecAuto
+		}
+		f.Log.Debug("engine chosen", "engine", engine.SpecGateway, "asked", asked, "why", "the sessions of agent "+agent+" are written through the gateway "+route.Endpoint.String())
+		return engine.SpecGateway, nil
+	}
+	return "", apperr.Usagef("--engine %s cannot run a turn on agent %s: its sessions are written through the gateway %s (%s), which runs the turns itself; use --engine gateway (or auto)", spec, agent, route.Endpoint.String(), whyShort(route))
+}
+
+func whyShort(r sessionwrite.Route) string {
+	if r.Named {
+		return "the gateway this invocation names"
+	}
+	return "a 2026.8+ SQLite store whose gateway is live on this host"
+}
+
 // Result is the JSON document of `send` and `wait`.
 type Result struct {
 	RunID      string         `json:"runId"`
@@ -253,13 +281,23 @@ func run(o *Options) error {
 	if err != nil {
 		return err
 	}
-	if err := Preflight(s, t); err != nil {
+	route, wo, err := f.WriteRoute(s, t.Agent, "send")
+	if err != nil {
+		return err
+	}
+	if route.Era == sessionwrite.EraGateway {
+		// the gateway answers (handshake, credentials: exit 10, 3, 5) and
+		// has the session, before a run exists
+		if err := CheckGatewayTarget(s, t.Agent, t.Key, route, wo); err != nil {
+			return err
+		}
+	} else if err := Preflight(s, t); err != nil {
 		return err
 	}
 	if s.SendPolicy(t) == "deny" {
 		return apperr.Forbiddenf("%s", policy.MsgSendBlocked).With("sessionKey", t.DisplayKey)
 	}
-	if o.Engine, err = ChooseEngine(f, s, o.Engine, o.OpenClaw); err != nil {
+	if o.Engine, err = ChooseEngineFor(f, s, route, t.Agent, o.Engine, o.OpenClaw); err != nil {
 		return err
 	}
 	if err := CheckEngine(s, t, o.Engine, f.Getenv); err != nil {
@@ -331,6 +369,20 @@ func Preflight(s *state.State, t *state.Target) error {
 		}
 	}
 	return nil
+}
+
+// CheckGatewayTarget refuses, before a run exists, what the runner could
+// not do through route's gateway: connecting (unreachable or a failed
+// handshake: exit 10; credentials refused or pairing required: exit 3; a
+// call timing out: exit 5) and finding key there (exit 4).
+func CheckGatewayTarget(s *state.State, agent, key string, route sessionwrite.Route, o sessionwrite.Options) error {
+	w, err := sessionwrite.OpenRoute(s, agent, route, o)
+	if err != nil {
+		return err
+	}
+	defer w.Close()
+	_, err = w.Locate(key)
+	return err
 }
 
 // PreflightAgent refuses an agent sessions cannot write (state.CheckSessionWritable:
