@@ -116,6 +116,9 @@ type Record struct {
 	// a run of ours, SourceOpenClaw for one of OpenClaw's own sub-agent
 	// registry (OpenClawRuns).
 	Source string `json:"source,omitempty"`
+	// Context is set when runs are listed over several gateways (a
+	// fleet), never stored: the context (or URL) whose runs it is.
+	Context string `json:"context,omitempty"`
 }
 
 // Spawn holds what only a spawn run has. The run's Target is the child

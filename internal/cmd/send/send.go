@@ -273,6 +273,11 @@ func deliveryOf(r *runs.Record) *DeliveryState {
 
 func run(o *Options) error {
 	f := o.f
+	if ep, err := NamedGateway(f); err != nil {
+		return err
+	} else if ep != nil {
+		return runRemote(o, *ep)
+	}
 	s, err := f.State()
 	if err != nil {
 		return err
@@ -418,6 +423,13 @@ func StartRunner(f *cmdutil.Factory, s *state.State, rs *runs.Store, rec *runs.R
 	}
 	if rec.Engine == engine.SpecGateway {
 		extra = append(extra, GatewayFlags(f.Flags)...)
+		// a gateway of the current context: that context by name, so the
+		// runner talks to the same one if the current context changes
+		if f.Flags.Gateway == "" && len(f.Flags.Contexts) == 0 {
+			if ep, err := NamedGateway(f); err == nil && ep != nil && ep.Context != "" && ep.URLSource == "context" {
+				extra = append(extra, "--context", ep.Context)
+			}
+		}
 	}
 	if _, err := runner.Start(rs, rec.RunID, runner.StartOptions{StateDir: s.Dir.Path, ConfigPath: cfgPath, Extra: extra}); err != nil {
 		rec.Status = runs.StatusError
