@@ -193,7 +193,10 @@ func (g *Gateway) replay(ctx context.Context, c *gateway.Client, p gateway.Agent
 	if err := json.Unmarshal(raw, &fin); err != nil {
 		return nil, fail(ErrResponse, "gateway agent: unexpected answer: "+err.Error())
 	}
-	if fin.Status == "accepted" || fin.Status == "" {
+	switch fin.Status {
+	case "", "accepted", "started", "in_flight":
+		// still running: 1.30 replays the key's ack ("accepted"); 9.x
+		// answers "in_flight" while the call is finishing (seen live)
 		return nil, nil
 	}
 	return &fin, nil
