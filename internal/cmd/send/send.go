@@ -66,6 +66,17 @@ on stdin. The engine chosen is in the run record ('sessions runs'). Announces ar
 recorded in <state>/sessions-cli/outbox.jsonl and sent for real through
 --deliver exec:COMMAND (or $SESSIONS_DELIVER).
 
+Through a gateway: with --gateway URL, --context NAME, $OPENCLAW_GATEWAY_URL
+or a current context, the session is found with the gateway's sessions.list
+and every turn is the gateway's own (the gateway engine; --as and several
+contexts are refused); no local state dir is needed, and the run is recorded
+on this machine in the gateway's home under $XDG_STATE_HOME/sessions/gateways/
+('sessions wait' and 'sessions runs' with the same gateway find it). An
+OpenClaw 2026.8+ (SQLite) agent whose gateway is live on this host is sent
+to through that gateway with the config's credentials (--log-level debug
+says so), nothing written to its database by us. There, an --engine other
+than gateway (or auto) is a usage error.
+
 JSON: {"runId","status":"accepted","sessionKey"} with --timeout 0;
 {"runId","status":"ok","reply","sessionKey","delivery":{"status":"pending","mode":"announce"}};
 {"runId","status":"timeout","error"} (exit 5); {"runId","status":"error","error"} (exit 1).`,
