@@ -444,6 +444,14 @@ type WaitResult struct {
 	StartedAt int64  `json:"startedAt,omitempty"`
 	EndedAt   int64  `json:"endedAt,omitempty"`
 	Error     string `json:"error,omitempty"`
+	// TerminalReply (9.x) is the run's final reply, e.g. a spawned child's.
+	TerminalReply *TerminalReply `json:"terminalReply,omitempty"`
+}
+
+// TerminalReply is 2026.9's agent.wait terminalReply.
+type TerminalReply struct {
+	Disposition string `json:"disposition"` // e.g. "visible"
+	Text        string `json:"text"`
 }
 
 // WaitAgent waits up to timeout on the gateway for a run to end. The call's

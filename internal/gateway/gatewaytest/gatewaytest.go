@@ -209,7 +209,7 @@ func (s *Server) handle(c *conn, rq request) {
 	case "health":
 		c.res(rq.ID, map[string]any{"ok": true})
 	case "sessions.list":
-		rows := s.rows(str("agentId"), num("activeMinutes"))
+		rows := s.filterRows(s.rows(str("agentId"), num("activeMinutes")), m)
 		out := map[string]any{"ts": 1795446189848, "path": "(multiple)"}
 		if s.Protocol < 4 {
 			if l := num("limit"); l > 0 && l < len(rows) {

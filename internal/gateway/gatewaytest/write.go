@@ -33,6 +33,7 @@ type Writes struct {
 
 type agentRun struct {
 	key, message string
+	reply        string
 	started      int64
 	ended        int64
 	done         chan struct{}
@@ -55,6 +56,7 @@ func (s *Server) handleWrite(c *conn, rq request, m map[string]any) bool {
 	}
 	switch rq.Method {
 	case "sessions.patch", "agent", "agent.wait":
+	case "sessions.create", "sessions.describe", "sessions.delete", "chat.inject":
 	default:
 		return false
 	}
@@ -71,6 +73,8 @@ func (s *Server) handleWrite(c *conn, rq request, m map[string]any) bool {
 		s.agent(c, rq.ID, m)
 	case "agent.wait":
 		s.agentWait(c, rq.ID, m)
+	default:
+		s.handleSpawn(c, rq, m)
 	}
 	return true
 }
@@ -90,13 +94,13 @@ var patchable = []string{"label", "sendPolicy", "thinkingLevel", "model"}
 // patch is sessions.patch: admin scope, label unique in the store, null
 // clears, a missing key is created (1.30) or refused (9.x).
 func (s *Server) patch(c *conn, id string, m map[string]any) {
-	if s.W.NoAdmin {
+	if s.W.NoAdmin && (s.Protocol < 4 || !writeScopePatch(m)) {
 		s.missingScope(c, id, "operator.admin")
 		return
 	}
 	key, _ := m["key"].(string)
 	for k := range m {
-		if k != "key" && !slices.Contains(patchable, k) {
+		if k != "key" && !slices.Contains(patchable, k) && (s.Protocol < 4 || !slices.Contains(patchable4, k)) {
 			c.fail(id, "INVALID_REQUEST", fmt.Sprintf("invalid sessions.patch params: at root: unexpected property '%s'", k))
 			return
 		}
@@ -109,6 +113,21 @@ func (s *Server) patch(c *conn, id string, m map[string]any) {
 		var row map[string]any
 		if json.Unmarshal(r, &row) == nil && row["key"] == key {
 			idx, entry = i, row
+		}
+	}
+	if want, ok := m["expectedSessionId"].(string); ok {
+		if idx < 0 || entry["sessionId"] != want {
+			c.send(map[string]any{"type": "res", "id": id, "ok": false, "error": map[string]any{"code": "INVALID_REQUEST",
+				"message": "Session " + key + " changed before patch. Retry.", "details": map[string]any{"reason": "session-changed"}}})
+			return
+		}
+		delete(m, "expectedSessionId")
+	}
+	if a, ok := m["archived"].(bool); ok {
+		if a {
+			m["archivedAt"] = time.Now().UnixMilli()
+		} else {
+			m["archivedAt"] = nil
 		}
 	}
 	if label, ok := m["label"].(string); ok {
@@ -187,7 +206,19 @@ func (s *Server) agent(c *conn, id string, m map[string]any) {
 	w.runs[key] = r
 	w.turns++
 	w.mu.Unlock()
+	if m["lane"] == "subagent" || m["spawnedBy"] != nil {
+		s.ensureEntry(sk, m) // 1.30's agent writes the entry (label, spawnedBy) before answering
+	}
 	c.res(id, map[string]any{"runId": key, "status": "accepted", "acceptedAt": r.started})
+	s.runTurn(key, r, func(final map[string]any) { c.res(id, final) })
+}
+
+// runTurn runs the turn of run r (idempotency key / runId key) in the
+// background: user and assistant messages into the history, then r.final,
+// then done (nil: nobody waits for the final answer).
+func (s *Server) runTurn(key string, r *agentRun, done func(final map[string]any)) {
+	w := s.W
+	msg, sk := r.message, r.key
 	go func() {
 		time.Sleep(w.TurnDelay)
 		reply := "MOCK reply: " + msg
@@ -206,14 +237,16 @@ func (s *Server) agent(c *conn, id string, m map[string]any) {
 		s.Data.History[sk] = append(s.Data.History[sk], um, am)
 		s.mu.Unlock()
 		w.mu.Lock()
-		r.ended = now
+		r.ended, r.reply = now, reply
 		r.final = map[string]any{"runId": key, "status": "ok", "summary": "completed", "result": map[string]any{
 			"payloads": []any{map[string]any{"text": reply, "mediaUrl": nil}},
 			"meta": map[string]any{"durationMs": now - r.started, "agentMeta": map[string]any{
 				"sessionId": "s-" + key, "provider": "mock", "model": "mock-1", "usage": usage}}}}
 		w.mu.Unlock()
 		close(r.done)
-		c.res(id, r.final)
+		if done != nil {
+			done(r.final)
+		}
 	}()
 }
 
@@ -235,6 +268,9 @@ func (s *Server) agentWait(c *conn, id string, m map[string]any) {
 			case <-r.done:
 				w.mu.Lock()
 				out := map[string]any{"runId": runID, "status": "ok", "startedAt": r.started, "endedAt": r.ended}
+				if s.Protocol >= 4 {
+					out["terminalReply"] = map[string]any{"disposition": "visible", "text": r.reply}
+				}
 				w.mu.Unlock()
 				c.res(id, out)
 				return
