@@ -390,6 +390,8 @@ type turnOptions struct {
 	Timeout  time.Duration // the turn's bound (default turnTimeout)
 	Thinking string        // engine.Request.Thinking
 	Env      []string      // engine.Request.Env (exec engines)
+	// AwaitRunID: the gateway started the turn already (engine.Request.AwaitRunID).
+	AwaitRunID string
 }
 
 // step runs one agent turn and records it as a step of the run.
@@ -478,7 +480,12 @@ func (x *job) agentTurn(ctx context.Context, s runs.Session, message, extra stri
 		TranscriptPath: path, History: history, Message: message, ExtraSystemPrompt: extra,
 		Provider: provider, Model: model, Timeout: timeout,
 		Thinking: o.Thinking, Env: o.Env,
-		RunID: x.rec.RunID, Step: x.stepID(),
+		RunID: x.rec.RunID, Step: x.stepID(), AwaitRunID: o.AwaitRunID,
+	}
+	if o.AwaitRunID != "" {
+		if _, ok := x.eng.(*engine.Gateway); !ok {
+			return nil, fmt.Errorf("the turn on %s was started by the gateway (run %s): only the gateway engine can wait for it, not %s", s.Key, o.AwaitRunID, x.rec.Engine)
+		}
 	}
 	res, turnErr := x.eng.Turn(tctx, req)
 	tt.mark("engine")

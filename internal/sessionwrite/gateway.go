@@ -33,7 +33,9 @@ var GatewayCallTimeout = 60 * time.Second
 //   - Patch: sessions.patch (label, sendPolicy; 1.30 needs operator.admin,
 //     9.x for sendPolicy); the key must be listed first (1.30 would create
 //     a missing one).
-//   - CreateChild / RemoveChild: see spawn over a gateway.
+//   - CreateChild / RemoveChild: gateway.Client.Spawn (the task turn starts
+//     with the child) and RemoveSpawned.
+//   - Announce (Announcer): chat.inject, else a turn of the requester.
 //
 // Each operation dials, calls and closes: a runner's steps are minutes
 // apart, and a connection kept that long would need its own keepalive.
@@ -216,13 +218,71 @@ func nullIfEmpty(s string) any {
 	return s
 }
 
-// CreateChild is not possible through this route yet: the spawn command
-// refuses a gateway route before anything is created (see spawn).
-func (w *gatewayWrites) CreateChild(ctx context.Context, c Child) (*ChildResult, error) {
-	return nil, apperr.Statef("spawn through the gateway %s: not supported", w.ep)
+// CreateChild creates the child by starting its task turn, the most
+// faithful way the gateway's version allows (gateway.Client.Spawn): 1.30's
+// own sessions_spawn recipe (an `agent` turn on the child key with
+// spawnedBy, label, lane "subagent" and the sub-agent system prompt; the
+// model patched first, which needs operator.admin); 9.x's sessions.create
+// with parentSessionKey, spawnDepth and 9.6's task envelope (no spawnedBy:
+// only OpenClaw's in-process tool gets it).
+func (w *gatewayWrites) CreateChild(ctx context.Context, ch Child) (*ChildResult, error) {
+	var out *ChildResult
+	err := w.with(ctx, func(ctx context.Context, c *gateway.Client) error {
+		agent := gateway.AgentOfKey(ch.Key)
+		if agent == "" {
+			agent = w.agent
+		}
+		st, err := c.Spawn(ctx, gateway.SpawnParams{
+			RequesterKey: ch.ParentKey, AgentID: agent, Task: ch.Task, Label: ch.Label,
+			Model: ch.Model, Thinking: ch.Thinking, RunTimeoutSeconds: ch.RunTimeoutSeconds,
+			SystemPrompt: ch.SystemPrompt, IdempotencyKey: ch.IdempotencyKey,
+		})
+		if err != nil {
+			return err
+		}
+		out = &ChildResult{Path: "gateway " + w.ep.String(), Key: st.ChildSessionKey, SessionID: st.SessionID,
+			RunID: st.RunID, RunRoute: st.Route, ModelApplied: st.ModelApplied, Warning: st.Warning}
+		w.log("spawned " + st.ChildSessionKey + " through the gateway (" + st.Route + ", run " + st.RunID + ")")
+		return nil
+	})
+	return out, err
 }
 
-// RemoveChild: see CreateChild.
+// RemoveChild deletes the child through the gateway (RemoveSpawned: 1.30
+// sessions.delete, operator.admin; 9.x archive then delete, operator.write),
+// its transcript archived by the gateway.
 func (w *gatewayWrites) RemoveChild(ctx context.Context, key string) (*Removed, error) {
-	return nil, apperr.Statef("removing a sub-agent session through the gateway %s: not supported", w.ep)
+	var out *Removed
+	err := w.with(ctx, func(ctx context.Context, c *gateway.Client) error {
+		r, err := c.RemoveSpawned(ctx, key, "")
+		if err != nil {
+			if apperr.CodeOf(err) == apperr.CodeNotFound {
+				out = &Removed{At: w.o.Now().UnixMilli()}
+				return nil
+			}
+			return err
+		}
+		out = &Removed{Existed: true, Renamed: r.Paths, Archived: r.Archived && !r.Deleted, At: w.o.Now().UnixMilli()}
+		return nil
+	})
+	return out, err
+}
+
+// Announce puts an announce into the session: chat.inject (operator.admin
+// on both versions), else a turn of that session with the announce as its
+// message (OpenClaw's own announce flow), idem its idempotency key.
+func (w *gatewayWrites) Announce(ctx context.Context, l *Located, text, idem string) (string, error) {
+	how := ""
+	err := w.with(ctx, func(ctx context.Context, c *gateway.Client) error {
+		a, err := c.Announce(ctx, gateway.AnnounceParams{SessionKey: l.Key, Message: text, IdempotencyKey: idem})
+		if err != nil {
+			return err
+		}
+		how = a.Route
+		if a.RunID != "" {
+			how += " (run " + a.RunID + ")"
+		}
+		return nil
+	})
+	return how, err
 }

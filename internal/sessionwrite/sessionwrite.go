@@ -67,6 +67,15 @@ type Child struct {
 	// RequesterKeys are the candidate keys of the requester's entry in the
 	// child's store (JSON era, same store: read inside the lock).
 	RequesterKeys []string
+
+	// Through a gateway the child is created by starting its task turn
+	// (gateway.Client.Spawn: 1.30's sessions_spawn recipe, 9.x's
+	// sessions.create): what that turn needs. The other implementations
+	// ignore them (the runner starts the task turn). The child's key is
+	// derived from IdempotencyKey there (gateway.SubagentKey).
+	Task, SystemPrompt, Model, Thinking string
+	RunTimeoutSeconds                   int
+	IdempotencyKey                      string
 }
 
 // ChildResult says what was created.
@@ -74,6 +83,22 @@ type ChildResult struct {
 	Path      string          // the store written
 	Requester *store.Entry    // the requester's entry as read (nil: none)
 	Entry     json.RawMessage // the child's entry as written
+
+	// Through a gateway: the child's key and sessionId as the gateway made
+	// them, the run its task turn is (RunRoute "agent": the idempotency
+	// key, replayed by the gateway engine; "sessions.create": the
+	// gateway's own run id, waited on), and the model patch's outcome.
+	Key, SessionID, RunID, RunRoute string
+	ModelApplied                    bool
+	Warning                         string
+}
+
+// Announcer is implemented by writes that announce into a session
+// otherwise than by appending a mirror: through a gateway, chat.inject or
+// — without operator.admin — a turn of the requester (gateway.Announce).
+// It returns how the announce went in.
+type Announcer interface {
+	Announce(ctx context.Context, l *Located, text, idem string) (string, error)
 }
 
 // Removed is what removing (JSON era: deleting) or archiving (SQLite era) a

@@ -140,6 +140,11 @@ type Result struct {
 
 func run(o *Options) error {
 	f := o.f
+	if ep, err := send.NamedGateway(f); err != nil {
+		return err
+	} else if ep != nil {
+		return runRemote(o, *ep)
+	}
 	s, err := f.State()
 	if err != nil {
 		return err
@@ -197,7 +202,27 @@ func run(o *Options) error {
 		}
 		model = &m
 	}
-	// 4. what the runner could not do
+	// 4. where the child is written: through the live gateway of a 2026.8+
+	// agent, the gateway's own spawn (nothing written to its database)
+	route, wo, err := f.WriteRoute(s, target, "spawn")
+	if err != nil {
+		return err
+	}
+	if route.Era == sessionwrite.EraGateway {
+		if o.Engine, err = send.ChooseEngineFor(f, s, route, target, o.Engine, o.OpenClaw); err != nil {
+			return err
+		}
+		req := runs.Session{Key: reqKey, DisplayKey: s.Req.Raw, AgentID: reqAgent}
+		if t, err := s.Lookup(reqKey); err == nil && t != nil {
+			req.Key, req.SessionID, req.Channel = t.Entry.Key, t.Entry.SessionID, s.ChannelOf(t.Entry)
+		}
+		modelKey := ""
+		if model != nil {
+			modelKey = model.Key()
+		}
+		return spawnVia(o, s, route, wo, target, req, label, modelKey, thinking)
+	}
+	// what the runner could not do
 	if err := send.PreflightAgent(s, target); err != nil {
 		return err
 	}
