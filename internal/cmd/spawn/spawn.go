@@ -84,6 +84,16 @@ of deleting it; the run record says so (spawn.rowArchived).
 The engine (--engine or $SESSIONS_ENGINE) is as for send; an exec engine runs
 with OPENCLAW_SESSION_KEY set to the child's key.
 
+Through a gateway (--gateway URL, --context NAME, $OPENCLAW_GATEWAY_URL, a
+current context: the host operator's spawn from agent:<--agent or main>:main,
+no local state dir needed; or an OpenClaw 2026.8+ agent whose gateway is live
+on this host), the child is made by the gateway's own spawn: 1.30's
+sessions_spawn recipe (an agent turn with spawnedBy, label, lane subagent and
+the sub-agent system prompt), 9.x's sessions.create with parentSessionKey.
+The announce goes into the requester with chat.inject, or as a turn of the
+requester when the token lacks operator.admin; --cleanup delete removes the
+child through the gateway. The engine is the gateway's (another one: exit 2).
+
 JSON: {"status":"accepted","childSessionKey","runId"[,"modelApplied":true]}.
 Follow the run with 'sessions wait RUN_ID' (the child's reply) or 'sessions runs'.`,
 		Example: `  sessions spawn "Collect build stats for the last 3 CI runs" --label ci-stats
