@@ -14,7 +14,7 @@ import (
 // WriteOptions are the sessionwrite options of this invocation: the lock
 // timeout, the clock and its gateways (sessionwrite.Choose): the one it
 // names, and this host's live gateway for s (nil s: a named gateway only).
-// Several gateways are a usage error: a write happens on one host.
+// Several gateways are a usage error: send, spawn and wait work on one host.
 func (f *Factory) WriteOptions(s *state.State) (sessionwrite.Options, error) {
 	now := f.Now
 	if now == nil {
@@ -28,7 +28,7 @@ func (f *Factory) WriteOptions(s *state.State) (sessionwrite.Options, error) {
 	g := &sessionwrite.Gateways{Log: func(m string) { f.Log.Debug(m) }}
 	switch {
 	case len(eps) > 1 || slices.ContainsFunc(f.Flags.Contexts, func(c string) bool { return strings.EqualFold(strings.TrimSpace(c), "all") }):
-		return o, apperr.Usagef("a write happens on one host: give one --context (or --gateway URL), not %d", len(eps))
+		return o, apperr.Usagef("send, spawn and wait work on one host: give one --context (or --gateway URL), not %d contexts", len(eps))
 	case len(eps) == 1:
 		g.Named = &eps[0]
 	case s != nil:

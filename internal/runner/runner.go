@@ -112,6 +112,9 @@ func (r *Runner) Execute(ctx context.Context, runID string) error {
 	default:
 		err = fmt.Errorf("unknown run kind %q", rec.Kind)
 	}
+	// the writes closed (a SQLite writer checkpoints its WAL) before the
+	// run says it ended: whoever sees "ok" sees everything it wrote
+	x.closeWrites()
 	return r.finish(rec, err)
 }
 

@@ -302,8 +302,12 @@ func run(o *Options) error {
 		return err
 	}
 	if route.Era == sessionwrite.EraGateway {
-		// the gateway answers (handshake, credentials: exit 10, 3, 5) and
-		// has the session, before a run exists
+		// the engine first (a usage error), then the gateway answers
+		// (handshake, credentials: exit 10, 3, 5) and has the session,
+		// before a run exists
+		if o.Engine, err = ChooseEngineFor(f, s, route, t.Agent, o.Engine, o.OpenClaw); err != nil {
+			return err
+		}
 		if err := CheckGatewayTarget(s, t.Agent, t.Key, route, wo); err != nil {
 			return err
 		}
@@ -313,8 +317,10 @@ func run(o *Options) error {
 	if s.SendPolicy(t) == "deny" {
 		return apperr.Forbiddenf("%s", policy.MsgSendBlocked).With("sessionKey", t.DisplayKey)
 	}
-	if o.Engine, err = ChooseEngineFor(f, s, route, t.Agent, o.Engine, o.OpenClaw); err != nil {
-		return err
+	if route.Era != sessionwrite.EraGateway {
+		if o.Engine, err = ChooseEngine(f, s, o.Engine, o.OpenClaw); err != nil {
+			return err
+		}
 	}
 	if err := CheckEngine(s, t, o.Engine, f.Getenv); err != nil {
 		return err
