@@ -77,7 +77,9 @@ agent not allowed (forbidden), an unknown agent (exit 4), an invalid thinking
 level, a label over 64 characters (exit 2), a model that is malformed, of an
 unconfigured provider, missing from the provider's models list or outside the
 agents.defaults.models allowlist (exit 1), an OpenClaw 2026.8+ (SQLite) agent
-while an OpenClaw process holds the state dir (exit 10: use --gateway).
+while an OpenClaw process other than a gateway live on this host holds the
+state dir (exit 10: use --gateway; with its gateway live, the spawn goes
+through it, below).
 On 2026.8+ state --cleanup delete archives the child row (archivedAt) instead
 of deleting it; the run record says so (spawn.rowArchived).
 
