@@ -7,6 +7,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -72,6 +73,7 @@ func TestInteropSendOverGateway(t *testing.T) {
 			if !hostHas(t, bin, g, reply) {
 				t.Fatalf("the transcript on the gateway's host lacks the reply %q", reply)
 			}
+			benchSend(t, p, bin, g, env, gw)
 			if version != "2026.9.6" {
 				return
 			}
@@ -114,6 +116,46 @@ func TestInteropSendOverGateway(t *testing.T) {
 			t.Logf("OpenClaw's logs name the run %s: %v", ours, shown)
 		})
 	}
+}
+
+// benchSend logs, side by side on the same gateway, the wall time of a
+// `sessions --gateway URL send … --json` (start-up, handshake, the session
+// looked up, the run recorded, the detached runner's turn, the reply) and of
+// OpenClaw's own `openclaw agent --message … --json` through the gateway
+// (Node's start-up, its handshake, the same agent turn), medians of 5; each
+// run's announce step is waited for, untimed, so turns never queue.
+func benchSend(t *testing.T, p, bin string, g *peertest.Gateway, env, gw []string) {
+	t.Helper()
+	const n = 5
+	var ours, theirs []time.Duration
+	target := []string{"--session-key", "agent:main:main"}
+	if g.Version == "2026.1.30" {
+		out, _ := run(t, bin, env, append(gw, "list", "--json")...)
+		target = []string{"--agent", "main", "--session-id", gjson.GetBytes(out, `sessions.#(key=="agent:main:main").sessionId`).String()}
+	}
+	for i := 0; i < n; i++ {
+		start := time.Now()
+		out, _ := run(t, bin, env, append(gw, "send", "main", fmt.Sprintf("bench ours %d", i), "--json")...)
+		ours = append(ours, time.Since(start))
+		waitOK(t, bin, env, gw, gjson.GetBytes(out, "runId").String())
+		start = time.Now()
+		g.OpenClaw(t, p, append(append([]string{"agent"}, target...), "--message", fmt.Sprintf("bench openclaw %d", i), "--json")...)
+		theirs = append(theirs, time.Since(start))
+	}
+	mo, mt := median(ours), median(theirs)
+	t.Logf("OpenClaw %s, send through the gateway with the reply (median of %d): sessions %v, openclaw agent %v (%.2fx)", g.Version, n, mo, mt, float64(mt)/float64(mo))
+}
+
+func median(d []time.Duration) time.Duration {
+	s := append([]time.Duration(nil), d...)
+	for i := range s {
+		for j := i + 1; j < len(s); j++ {
+			if s[j] < s[i] {
+				s[i], s[j] = s[j], s[i]
+			}
+		}
+	}
+	return s[len(s)/2]
 }
 
 // run runs the sessions binary with env; a failure fails the test.
