@@ -40,10 +40,8 @@ func gatewayRuns(f *cmdutil.Factory, eps []gateway.Endpoint, source string, tree
 		return nil, nil, apperr.Statef("runs --source %s: OpenClaw's own sub-agent runs are not available over the gateway %s: no RPC of OpenClaw 2026.1.30 or 2026.9.x lists them; run `sessions runs --source %s` on that host", source, eps[0], source)
 	}
 	fleet := len(eps) > 1 || slices.ContainsFunc(f.Flags.Contexts, func(c string) bool { return strings.EqualFold(strings.TrimSpace(c), "all") })
-	if !fleet {
-		if err := f.RefuseAsOverGateway(); err != nil {
-			return nil, nil, err
-		}
+	if err := f.RefuseAsOverGateway(); err != nil {
+		return nil, nil, err
 	}
 	var out []*runs.Record
 	failed := []backend.HostError{}
