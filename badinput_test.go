@@ -277,8 +277,10 @@ func biCases() []biCase {
 			{args: []string{"list", "--all-agents", "--jq", ".count"}, stdout: `^[1-9]\d*\n$`},
 			{args: []string{"agents", "--jq", `[.agents[].era] | join(",")`}, stdout: `sqlite`},
 			{args: []string{"patch", "main", "--label", "x"}, code: 10, stderr: `gateway ws://.* unreachable`},
-			{args: []string{"send", "main", "hi", "--timeout", "5"}, code: 10, stderr: `OpenClaw gateway \(pid \d+, .*gateway.state.lock\) holds the state dir .*--gateway`},
-			{args: []string{"spawn", "a task"}, code: 10, stderr: `holds the state dir .*--gateway`},
+			// send and spawn go to that gateway too (issue 12), where only
+			// its own turns may run: the exec engine asked for is exit 2
+			{args: []string{"send", "main", "hi", "--timeout", "5"}, code: 2, stderr: `--engine exec:.* cannot run a turn on agent main: its sessions are written through the gateway ws://`},
+			{args: []string{"spawn", "a task"}, code: 2, stderr: `cannot run a turn on agent main: its sessions are written through the gateway`},
 		}, check: func(t *testing.T, e *biEnv, _ []relResult) {
 			mustNotExist(t, e.path("state/agents/main/sessions/sessions.json"))
 		}},

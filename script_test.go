@@ -42,6 +42,10 @@ func TestScript(t *testing.T) {
 			e.Setenv("OPENCLAW_GATEWAY_URL", "")
 			e.Setenv("OPENCLAW_GATEWAY_TOKEN", "")
 			e.Setenv("OPENCLAW_GATEWAY_PASSWORD", "")
+			// the run records of runs through a named gateway
+			e.Setenv("XDG_STATE_HOME", filepath.Join(e.WorkDir, ".xdg-state"))
+			// contexts and device files: never outside the script's dir
+			e.Setenv("XDG_CONFIG_HOME", filepath.Join(e.WorkDir, ".xdg-config"))
 			// the default engine (auto) depends on the machine (an openclaw
 			// on $PATH, a live gateway): scripts use provider unless they
 			// say otherwise (engine_auto.txtar tests auto)

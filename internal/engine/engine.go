@@ -73,6 +73,11 @@ type Request struct {
 	// RunID and Step name the turn within its run (the gateway engine
 	// derives its idempotency key from them: a retry never sends twice).
 	RunID, Step string
+	// AwaitRunID: the turn was started already on the gateway under this
+	// run id (a sub-agent's task, started by sessions.create on 2026.9.x):
+	// the gateway engine waits for it and reads its reply instead of
+	// starting a turn. Only the gateway engine takes it (the runner checks).
+	AwaitRunID string
 }
 
 // CostBreakdown is a cost in USD, as in pi's Usage.cost.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/openclaw/sessions/internal/apperr"
@@ -71,6 +72,16 @@ func (g *Gateway) Turn(ctx context.Context, req Request) (*Result, error) {
 	}
 	if timeout > 0 {
 		p.TimeoutSeconds = int(math.Ceil(timeout.Seconds()))
+	}
+	if req.AwaitRunID != "" {
+		res, err := g.await(tctx, ep, req)
+		if err != nil {
+			if f := ctxFailure(tctx, ctx); f != nil && !errors.Is(err, ErrTimeout) {
+				return nil, fail(f, fmt.Sprintf("gateway %s: turn on %s: %v", ep.URL, req.SessionKey, f))
+			}
+			return nil, err
+		}
+		return res, nil
 	}
 	var fin *gateway.AgentFinal
 	// One retry after a lost connection: the same idempotency key, so the
@@ -193,7 +204,10 @@ func (g *Gateway) replay(ctx context.Context, c *gateway.Client, p gateway.Agent
 	if err := json.Unmarshal(raw, &fin); err != nil {
 		return nil, fail(ErrResponse, "gateway agent: unexpected answer: "+err.Error())
 	}
-	if fin.Status == "accepted" || fin.Status == "" {
+	switch fin.Status {
+	case "", "accepted", "started", "in_flight":
+		// still running: 1.30 replays the key's ack ("accepted"); 9.x
+		// answers "in_flight" while the call is finishing (seen live)
 		return nil, nil
 	}
 	return &fin, nil
@@ -212,4 +226,78 @@ func lostConnection(err error) bool {
 		return false
 	}
 	return apperr.CodeOf(err) == apperr.CodeState && !errors.Is(err, context.DeadlineExceeded)
+}
+
+// await waits for a turn the gateway started itself (Request.AwaitRunID:
+// 9.x's sessions.create starts a spawned child's task through chat.send,
+// under a run id of its own) and reads its reply: agent.wait's
+// terminalReply when 9.x gives it, else the session's last assistant
+// message (chat.history), whose usage and model the result carries.
+func (g *Gateway) await(ctx context.Context, ep gateway.Endpoint, req Request) (*Result, error) {
+	o, err := ep.Options().WithDefaultDeviceFiles()
+	if err != nil {
+		return nil, err
+	}
+	o.Log = g.Log
+	dial := g.Dial
+	if dial == nil {
+		dial = gateway.Dial
+	}
+	c, err := dial(ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close()
+	wait := time.Duration(math.MaxInt64)
+	if dl, ok := ctx.Deadline(); ok {
+		wait = time.Until(dl)
+	}
+	w, err := c.WaitAgent(ctx, req.AwaitRunID, wait)
+	if err != nil {
+		return nil, err
+	}
+	switch w.Status {
+	case "ok":
+	case "error":
+		return nil, fail(ErrResponse, fmt.Sprintf("gateway %s: the turn failed: %s", ep.URL, w.Error))
+	default: // timeout, pending
+		return nil, fail(ErrTimeout, fmt.Sprintf("gateway %s: the turn did not end within %s (agent.wait: %s)", ep.URL, wait.Round(time.Second), w.Status))
+	}
+	res := &Result{API: APIGateway, StopReason: "stop", WroteTranscript: true, WroteStore: true}
+	h, err := c.ChatHistory(ctx, gateway.HistoryParams{SessionKey: req.SessionKey, Limit: 20})
+	if err != nil {
+		return nil, err
+	}
+	var last struct {
+		Role     string `json:"role"`
+		Provider string `json:"provider"`
+		Model    string `json:"model"`
+		Content  []struct {
+			Type string `json:"type"`
+			Text string `json:"text"`
+		} `json:"content"`
+		Usage Usage `json:"usage"`
+	}
+	for i := len(h.Messages) - 1; i >= 0; i-- {
+		if json.Unmarshal(h.Messages[i], &last) == nil && last.Role == "assistant" {
+			break
+		}
+		last.Role = ""
+	}
+	if last.Role == "assistant" {
+		var parts []string
+		for _, b := range last.Content {
+			if b.Type == "text" && b.Text != "" {
+				parts = append(parts, b.Text)
+			}
+		}
+		res.Reply = strings.Join(parts, "\n")
+		res.Provider, res.Model, res.Usage = last.Provider, last.Model, last.Usage
+		res.Usage.Cost = EstimateCost(g.Config, res.Provider, res.Model, res.Usage)
+		res.PromptTokens = res.Usage.PromptTokens()
+	}
+	if w.TerminalReply != nil && w.TerminalReply.Text != "" {
+		res.Reply = w.TerminalReply.Text
+	}
+	return res, nil
 }

@@ -49,6 +49,9 @@ type Runner struct {
 	// GatewayEndpoint is the gateway a `gateway` engine turn runs in (the
 	// invocation's explicit endpoint, else this host's live gateway).
 	GatewayEndpoint func() (gateway.Endpoint, error)
+	// Gateways are the invocation's gateways, for where each agent's
+	// session writes go (sessionwrite.Choose); nil: the local state only.
+	Gateways *sessionwrite.Gateways
 }
 
 func (r *Runner) now() time.Time {
@@ -109,6 +112,9 @@ func (r *Runner) Execute(ctx context.Context, runID string) error {
 	default:
 		err = fmt.Errorf("unknown run kind %q", rec.Kind)
 	}
+	// the writes closed (a SQLite writer checkpoints its WAL) before the
+	// run says it ended: whoever sees "ok" sees everything it wrote
+	x.closeWrites()
 	return r.finish(rec, err)
 }
 
@@ -144,13 +150,21 @@ type job struct {
 	writes map[string]sessionwrite.Writes
 }
 
-// writesFor opens (once) where agent's session writes go: its JSON store
-// or its OpenClaw 2026.8+ SQLite database (sessionwrite.Open).
+// writesFor opens (once) where agent's session writes go: its JSON store,
+// its OpenClaw 2026.8+ SQLite database, or a gateway (sessionwrite.Choose).
 func (x *job) writesFor(agent string) (sessionwrite.Writes, error) {
 	if w, ok := x.writes[agent]; ok {
 		return w, nil
 	}
-	w, err := sessionwrite.Open(x.r.State, agent, sessionwrite.Options{LockTimeout: x.r.LockTimeout, Now: x.r.now})
+	o := sessionwrite.Options{LockTimeout: x.r.LockTimeout, Now: x.r.now, Gateways: x.r.Gateways}
+	route, err := sessionwrite.Choose(x.r.State, agent, o)
+	if err != nil {
+		return nil, err
+	}
+	if route.Why != "" {
+		x.r.Log.Debug("writes of agent "+agent+": "+route.Why, "era", route.Era)
+	}
+	w, err := sessionwrite.OpenRoute(x.r.State, agent, route, o)
 	if err != nil {
 		return nil, err
 	}
@@ -379,6 +393,8 @@ type turnOptions struct {
 	Timeout  time.Duration // the turn's bound (default turnTimeout)
 	Thinking string        // engine.Request.Thinking
 	Env      []string      // engine.Request.Env (exec engines)
+	// AwaitRunID: the gateway started the turn already (engine.Request.AwaitRunID).
+	AwaitRunID string
 }
 
 // step runs one agent turn and records it as a step of the run.
@@ -467,7 +483,12 @@ func (x *job) agentTurn(ctx context.Context, s runs.Session, message, extra stri
 		TranscriptPath: path, History: history, Message: message, ExtraSystemPrompt: extra,
 		Provider: provider, Model: model, Timeout: timeout,
 		Thinking: o.Thinking, Env: o.Env,
-		RunID: x.rec.RunID, Step: x.stepID(),
+		RunID: x.rec.RunID, Step: x.stepID(), AwaitRunID: o.AwaitRunID,
+	}
+	if o.AwaitRunID != "" {
+		if _, ok := x.eng.(*engine.Gateway); !ok {
+			return nil, fmt.Errorf("the turn on %s was started by the gateway (run %s): only the gateway engine can wait for it, not %s", s.Key, o.AwaitRunID, x.rec.Engine)
+		}
 	}
 	res, turnErr := x.eng.Turn(tctx, req)
 	tt.mark("engine")

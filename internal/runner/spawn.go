@@ -45,7 +45,12 @@ func (x *job) spawn(ctx context.Context) error {
 	if sp.RunTimeoutSeconds > 0 {
 		o.Timeout = time.Duration(sp.RunTimeoutSeconds) * time.Second
 	}
-	reply, err := x.stepWith(ctx, "task", 0, child, sp.Task, SubagentSystemPrompt(c), o)
+	// through a 9.x gateway the task turn is already running (started by
+	// sessions.create): the task step waits for it; through 1.30 the
+	// step replays the spawn's own idempotency key (the same run)
+	to := o
+	to.AwaitRunID = sp.GatewayRunID
+	reply, err := x.stepWith(ctx, "task", 0, child, sp.Task, SubagentSystemPrompt(c), to)
 	task := rec.Steps[len(rec.Steps)-1]
 	outcome := runs.StatusOK
 	switch {
@@ -122,7 +127,17 @@ func (x *job) announceToRequester(ctx context.Context, req runs.Session, text st
 	}
 	l, err := x.locate(req)
 	if err == nil {
-		err = x.mirror(ctx, req, transcript.MirrorText(text, nil))
+		var w sessionwrite.Writes
+		if w, err = x.writesFor(req.AgentID); err == nil {
+			if a, ok := w.(sessionwrite.Announcer); ok {
+				// through a gateway: chat.inject, else a turn of the requester
+				var how string
+				how, err = a.Announce(ctx, l, text, "sessions-"+rec.RunID+"-announce-requester")
+				rec.Spawn.AnnouncedVia = how
+			} else {
+				err = x.mirror(ctx, req, transcript.MirrorText(text, nil))
+			}
+		}
 	}
 	if err != nil {
 		rec.Spawn.RequesterError = err.Error()

@@ -116,6 +116,9 @@ type Record struct {
 	// a run of ours, SourceOpenClaw for one of OpenClaw's own sub-agent
 	// registry (OpenClawRuns).
 	Source string `json:"source,omitempty"`
+	// Context is set when runs are listed over several gateways (a
+	// fleet), never stored: the context (or URL) whose runs it is.
+	Context string `json:"context,omitempty"`
 }
 
 // Spawn holds what only a spawn run has. The run's Target is the child
@@ -151,6 +154,15 @@ type Spawn struct {
 	// database (archivedAt set) instead of deleted.
 	RowArchived bool     `json:"rowArchived,omitempty"`
 	Archived    []string `json:"archived,omitempty"`
+	// Through a gateway: how the child was made and its task started
+	// (gateway.Client.Spawn: "agent", 1.30's sessions_spawn recipe, or
+	// "sessions.create", 9.x), the gateway's run id of the task when it is
+	// not ours (sessions.create), the model patch's warning, and how the
+	// announce went into the requester ("chat.inject", or "agent": a turn).
+	GatewayRoute string `json:"gatewayRoute,omitempty"`
+	GatewayRunID string `json:"gatewayRunId,omitempty"`
+	Warning      string `json:"warning,omitempty"`
+	AnnouncedVia string `json:"announcedVia,omitempty"`
 }
 
 // Terminal reports whether a status is final.

@@ -1,12 +1,13 @@
 // Package sessionwrite is the one seam through which `sessions` writes a
 // session: patch an entry, create a spawned child, append a turn (or a
 // delivery mirror) to a transcript, update the entry after a turn, archive a
-// child, and read the context a turn needs. Two implementations, chosen per
-// agent by its era (state.Era): the JSON era (sessions.json under OpenClaw's
-// store lock, JSONL transcripts: packages store and transcript) and the
-// OpenClaw 2026.8+ SQLite store (package sqlitewrite, with all its
-// preconditions: a live OpenClaw holding the state dir is exit 10, a busy
-// database past --lock-timeout exit 11).
+// child, and read the context a turn needs. Three implementations, chosen
+// in one place (Choose): the JSON era (sessions.json under OpenClaw's store
+// lock, JSONL transcripts: packages store and transcript), the OpenClaw
+// 2026.8+ SQLite store (package sqlitewrite, with all its preconditions: a
+// live OpenClaw holding the state dir is exit 10, a busy database past
+// --lock-timeout exit 11), and an OpenClaw gateway's own RPC (a gateway the
+// invocation names, or the live local gateway of a 2026.8+ agent).
 package sessionwrite
 
 import (
@@ -66,6 +67,15 @@ type Child struct {
 	// RequesterKeys are the candidate keys of the requester's entry in the
 	// child's store (JSON era, same store: read inside the lock).
 	RequesterKeys []string
+
+	// Through a gateway the child is created by starting its task turn
+	// (gateway.Client.Spawn: 1.30's sessions_spawn recipe, 9.x's
+	// sessions.create): what that turn needs. The other implementations
+	// ignore them (the runner starts the task turn). The child's key is
+	// derived from IdempotencyKey there (gateway.SubagentKey).
+	Task, SystemPrompt, Model, Thinking string
+	RunTimeoutSeconds                   int
+	IdempotencyKey                      string
 }
 
 // ChildResult says what was created.
@@ -73,6 +83,22 @@ type ChildResult struct {
 	Path      string          // the store written
 	Requester *store.Entry    // the requester's entry as read (nil: none)
 	Entry     json.RawMessage // the child's entry as written
+
+	// Through a gateway: the child's key and sessionId as the gateway made
+	// them, the run its task turn is (RunRoute "agent": the idempotency
+	// key, replayed by the gateway engine; "sessions.create": the
+	// gateway's own run id, waited on), and the model patch's outcome.
+	Key, SessionID, RunID, RunRoute string
+	ModelApplied                    bool
+	Warning                         string
+}
+
+// Announcer is implemented by writes that announce into a session
+// otherwise than by appending a mirror: through a gateway, chat.inject or
+// — without operator.admin — a turn of the requester (gateway.Announce).
+// It returns how the announce went in.
+type Announcer interface {
+	Announce(ctx context.Context, l *Located, text, idem string) (string, error)
 }
 
 // Removed is what removing (JSON era: deleting) or archiving (SQLite era) a
@@ -93,7 +119,7 @@ type TurnUpdate func(e *jsonx.Object)
 
 // Writes is where one agent's session writes go.
 type Writes interface {
-	// Era is "json" or "sqlite".
+	// Era is "json", "sqlite" or "gateway".
 	Era() string
 	// Locate reads key's current entry afresh (NotFound when gone).
 	Locate(key string) (*Located, error)
@@ -129,20 +155,36 @@ type EntryError struct{ Err error }
 func (e *EntryError) Error() string { return e.Err.Error() }
 func (e *EntryError) Unwrap() error { return e.Err }
 
-// Options are shared by both eras.
+// Options are shared by every implementation.
 type Options struct {
 	LockTimeout time.Duration // --lock-timeout
 	Now         func() time.Time
+	// Gateways: the invocation's gateways (nil: only the local state dir;
+	// see Choose).
+	Gateways *Gateways
 }
 
-// Open returns where agent's session writes go, by its era. The SQLite era
-// checks sqlitewrite's preconditions here (exit 10 naming a live OpenClaw
-// holder and the --gateway way; schema not 2026.9.6's agent schema 23).
+// Open returns where agent's session writes go (Choose): a gateway's RPC,
+// or by its era the JSON files or the SQLite store. The SQLite era checks
+// sqlitewrite's preconditions here (exit 10 naming a live OpenClaw holder
+// and the --gateway way; schema not 2026.9.6's agent schema 23).
 func Open(s *state.State, agent string, o Options) (Writes, error) {
+	r, err := Choose(s, agent, o)
+	if err != nil {
+		return nil, err
+	}
+	return OpenRoute(s, agent, r, o)
+}
+
+// OpenRoute opens the writes of a route Choose returned.
+func OpenRoute(s *state.State, agent string, r Route, o Options) (Writes, error) {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	if s.Era(agent) == "sqlite" {
+	switch r.Era {
+	case EraGateway:
+		return openGateway(r.Endpoint, agent, o), nil
+	case EraSQLite:
 		return openSQLite(s, agent, o)
 	}
 	return &jsonWrites{s: s, agent: agent, o: o}, nil

@@ -71,7 +71,7 @@ summary, source.`,
   sessions runs --status running --limit all
   sessions runs --source openclaw --jq '.runs[] | [.runId, .status, .spawn.label] | @tsv'`,
 		Args: cmdutil.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
+		RunE: func(cmd *cobra.Command, args []string) (retErr error) {
 			if err := limit.Check("limit"); err != nil {
 				return err
 			}
@@ -91,31 +91,37 @@ summary, source.`,
 			default:
 				return apperr.Usagef("invalid --source %q (want %s)", source, strings.Join(sources, ", "))
 			}
+			now := f.Now()
+			var ours, theirs []*runs.Record
+			var failed *[]backend.HostError
 			if eps, err := f.GatewayEndpoints(); err != nil {
 				return err
 			} else if len(eps) > 0 {
-				return gatewayRuns(f, eps, limit, tree)
-			}
-			s, err := f.State()
-			if err != nil {
-				return err
-			}
-			now := f.Now()
-			var ours, theirs []*runs.Record
-			if source != sourceOpenClaw {
-				rs := runs.Open(s.Dir.Path)
-				if ours, err = rs.List(); err != nil {
+				if ours, failed, err = gatewayRuns(f, eps, source, tree, now); err != nil {
 					return err
 				}
-				for i, r := range ours {
-					if ours[i], err = rs.Reap(r, now); err != nil {
+			} else {
+				s, err := f.State()
+				if err != nil {
+					return err
+				}
+				if source != sourceOpenClaw {
+					if ours, err = ourRuns(runs.Open(s.Dir.Path), now); err != nil {
 						return err
 					}
-					ours[i].Source = runs.SourceSessions
+				}
+				if source != sourceSessions {
+					theirs = runs.OpenClawRuns(s.Dir.Path, sqlitestore.Options{BusyTimeout: f.Flags.LockTimeout}, f.Warn)
 				}
 			}
-			if source != sourceSessions {
-				theirs = runs.OpenClawRuns(s.Dir.Path, sqlitestore.Options{BusyTimeout: f.Flags.LockTimeout}, f.Warn)
+			if failed != nil {
+				// after the rows of the hosts that answered: a line each on
+				// stderr, exit 1
+				defer func() {
+					if retErr == nil {
+						retErr = cmdutil.ReportHostErrors(f, *failed)
+					}
+				}()
 			}
 			out := []*runs.Record{}
 			total := 0
@@ -148,7 +154,7 @@ summary, source.`,
 			if tree {
 				roots := buildTree(out)
 				if f.JSONMode() {
-					return f.PrintJSON(TreeResult{Page: page, Tree: roots})
+					return f.PrintJSON(TreeResult{Page: page, Tree: roots, Errors: failed})
 				}
 				if len(roots) == 0 {
 					if f.IO.IsStdoutTTY() {
@@ -160,7 +166,7 @@ summary, source.`,
 				return nil
 			}
 			if f.JSONMode() {
-				return f.PrintJSON(ListResult{Page: page, Runs: out})
+				return f.PrintJSON(ListResult{Page: page, Runs: out, Errors: failed})
 			}
 			tty := f.IO.IsStdoutTTY()
 			if len(out) == 0 {
@@ -172,8 +178,11 @@ summary, source.`,
 			// The run id is never cut (it is what wait takes); the session,
 			// requester, label and summary shrink, then columns drop.
 			hdr := []string{"Run", "Kind", "Status", "Engine", "Session", "Label", "From", "Created", "Summary"}
-			if source != sourceSessions {
+			if source != sourceSessions || failed != nil {
 				hdr = append(hdr, "Source")
+			}
+			if failed != nil { // a fleet: whose runs
+				hdr = append(hdr, "Context")
 			}
 			t := output.NewTable(hdr...).Flexible(4, 5, 6, 8).MinWidth(4, 24).Droppable(6, 9, 3, 5, 1, 8, 7)
 			t.Color(2, f.IO.ColorScheme().Status)
@@ -182,7 +191,11 @@ summary, source.`,
 				if tty {
 					created = cmdutil.Ago(now.Sub(time.UnixMilli(r.CreatedAt)))
 				}
-				t.Row(r.RunID, r.Kind, r.Status, engineName(r.Engine), targetOf(r), labelOf(r), requesterOf(r), created, runs.Summary(r), r.Source)
+				row := []string{r.RunID, r.Kind, r.Status, engineName(r.Engine), targetOf(r), labelOf(r), requesterOf(r), created, runs.Summary(r), r.Source}
+				if failed != nil {
+					row = append(row, r.Context)
+				}
+				t.Row(row...)
 			}
 			return t.Render(f.IO.Out, tty, f.IO.TerminalWidth())
 		},
@@ -295,11 +308,10 @@ A run whose runner died ends as "error: runner exited" at once. --timeout S
 			if timeout < 1 {
 				return apperr.Usagef("--timeout must be at least 1 second (got %d)", timeout)
 			}
-			s, err := f.State()
+			rs, err := runsOf(f)
 			if err != nil {
 				return err
 			}
-			rs := runs.Open(s.Dir.Path)
 			rec, err := rs.Load(strings.TrimSpace(args[0]))
 			if err != nil {
 				return err
@@ -309,6 +321,32 @@ A run whose runner died ends as "error: runner exited" at once. --timeout S
 	}
 	cmd.Flags().IntVar(&timeout, "timeout", 30, "wait up to `S` seconds")
 	return cmd
+}
+
+// runsOf is where this invocation's runs are recorded: the home of the
+// gateway it names (the runs send and spawn made through it), else the
+// local state dir's.
+func runsOf(f *cmdutil.Factory) (*runs.Store, error) {
+	ep, err := send.NamedGateway(f)
+	if err != nil {
+		return nil, err
+	}
+	if ep != nil {
+		if err := f.RefuseAsOverGateway(); err != nil {
+			return nil, err
+		}
+		home, err := runs.GatewayHome(f.Getenv, ep.URL, false)
+		if err != nil {
+			return nil, err
+		}
+		f.Log.Debug("runs through the gateway "+ep.String()+" are kept in "+home, "gateway", ep.String())
+		return runs.Open(home), nil
+	}
+	s, err := f.State()
+	if err != nil {
+		return nil, err
+	}
+	return runs.Open(s.Dir.Path), nil
 }
 
 // NewCmdRunner builds the hidden command a detached runner executes.
@@ -327,8 +365,12 @@ func NewCmdRunner(f *cmdutil.Factory) *cobra.Command {
 			signal.Ignore(syscall.SIGHUP)
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
+			wo, err := f.WriteOptions(s)
+			if err != nil {
+				return err
+			}
 			r := &runner.Runner{State: s, Runs: runs.Open(s.Dir.Path), Log: f.Log, Now: f.Now, LockTimeout: f.Flags.LockTimeout,
-				GatewayEndpoint: func() (gateway.Endpoint, error) { return f.TurnGateway(s) }}
+				GatewayEndpoint: func() (gateway.Endpoint, error) { return f.TurnGateway(s) }, Gateways: wo.Gateways}
 			return r.Execute(ctx, args[0])
 		},
 	}

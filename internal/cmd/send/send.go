@@ -18,6 +18,7 @@ import (
 	"github.com/openclaw/sessions/internal/policy"
 	"github.com/openclaw/sessions/internal/runner"
 	"github.com/openclaw/sessions/internal/runs"
+	"github.com/openclaw/sessions/internal/sessionwrite"
 	"github.com/openclaw/sessions/internal/state"
 	"github.com/openclaw/sessions/internal/transcript"
 	"github.com/spf13/cobra"
@@ -64,6 +65,17 @@ workspace files but no tools; "exec:COMMAND" runs COMMAND with a JSON request
 on stdin. The engine chosen is in the run record ('sessions runs'). Announces are
 recorded in <state>/sessions-cli/outbox.jsonl and sent for real through
 --deliver exec:COMMAND (or $SESSIONS_DELIVER).
+
+Through a gateway: with --gateway URL, --context NAME, $OPENCLAW_GATEWAY_URL
+or a current context, the session is found with the gateway's sessions.list
+and every turn is the gateway's own (the gateway engine; --as and several
+contexts are refused); no local state dir is needed, and the run is recorded
+on this machine in the gateway's home under $XDG_STATE_HOME/sessions/gateways/
+('sessions wait' and 'sessions runs' with the same gateway find it). An
+OpenClaw 2026.8+ (SQLite) agent whose gateway is live on this host is sent
+to through that gateway with the config's credentials (--log-level debug
+says so), nothing written to its database by us. There, an --engine other
+than gateway (or auto) is a usage error.
 
 JSON: {"runId","status":"accepted","sessionKey"} with --timeout 0;
 {"runId","status":"ok","reply","sessionKey","delivery":{"status":"pending","mode":"announce"}};
@@ -207,6 +219,33 @@ func ChooseEngine(f *cmdutil.Factory, s *state.State, spec, openclawFlag string)
 	return spec, nil
 }
 
+// ChooseEngineFor is ChooseEngine for a run whose sessions are written
+// through route: through a gateway, the turn is the gateway's own (the
+// gateway engine; auto picks it), and any other engine is a usage error —
+// it would write the turn itself, where only the gateway may.
+func ChooseEngineFor(f *cmdutil.Factory, s *state.State, route sessionwrite.Route, agent, spec, openclawFlag string) (string, error) {
+	if route.Era != sessionwrite.EraGateway {
+		return ChooseEngine(f, s, spec, openclawFlag)
+	}
+	switch spec {
+	case "", engine.SpecAuto, engine.SpecGateway:
+		asked := spec
+		if asked == "" {
+			asked = engine.SpecAuto
+		}
+		f.Log.Debug("engine chosen", "engine", engine.SpecGateway, "asked", asked, "why", "the sessions of agent "+agent+" are written through the gateway "+route.Endpoint.String())
+		return engine.SpecGateway, nil
+	}
+	return "", apperr.Usagef("--engine %s cannot run a turn on agent %s: its sessions are written through the gateway %s (%s), which runs the turns itself; use --engine gateway (or auto)", spec, agent, route.Endpoint.String(), whyShort(route))
+}
+
+func whyShort(r sessionwrite.Route) string {
+	if r.Named {
+		return "the gateway this invocation names"
+	}
+	return "a 2026.8+ SQLite store whose gateway is live on this host"
+}
+
 // Result is the JSON document of `send` and `wait`.
 type Result struct {
 	RunID      string         `json:"runId"`
@@ -245,6 +284,11 @@ func deliveryOf(r *runs.Record) *DeliveryState {
 
 func run(o *Options) error {
 	f := o.f
+	if ep, err := NamedGateway(f); err != nil {
+		return err
+	} else if ep != nil {
+		return runRemote(o, *ep)
+	}
 	s, err := f.State()
 	if err != nil {
 		return err
@@ -253,14 +297,30 @@ func run(o *Options) error {
 	if err != nil {
 		return err
 	}
-	if err := Preflight(s, t); err != nil {
+	route, wo, err := f.WriteRoute(s, t.Agent, "send")
+	if err != nil {
+		return err
+	}
+	if route.Era == sessionwrite.EraGateway {
+		// the engine first (a usage error), then the gateway answers
+		// (handshake, credentials: exit 10, 3, 5) and has the session,
+		// before a run exists
+		if o.Engine, err = ChooseEngineFor(f, s, route, t.Agent, o.Engine, o.OpenClaw); err != nil {
+			return err
+		}
+		if err := CheckGatewayTarget(s, t.Agent, t.Key, route, wo); err != nil {
+			return err
+		}
+	} else if err := Preflight(s, t); err != nil {
 		return err
 	}
 	if s.SendPolicy(t) == "deny" {
 		return apperr.Forbiddenf("%s", policy.MsgSendBlocked).With("sessionKey", t.DisplayKey)
 	}
-	if o.Engine, err = ChooseEngine(f, s, o.Engine, o.OpenClaw); err != nil {
-		return err
+	if route.Era != sessionwrite.EraGateway {
+		if o.Engine, err = ChooseEngine(f, s, o.Engine, o.OpenClaw); err != nil {
+			return err
+		}
 	}
 	if err := CheckEngine(s, t, o.Engine, f.Getenv); err != nil {
 		return err
@@ -333,6 +393,20 @@ func Preflight(s *state.State, t *state.Target) error {
 	return nil
 }
 
+// CheckGatewayTarget refuses, before a run exists, what the runner could
+// not do through route's gateway: connecting (unreachable or a failed
+// handshake: exit 10; credentials refused or pairing required: exit 3; a
+// call timing out: exit 5) and finding key there (exit 4).
+func CheckGatewayTarget(s *state.State, agent, key string, route sessionwrite.Route, o sessionwrite.Options) error {
+	w, err := sessionwrite.OpenRoute(s, agent, route, o)
+	if err != nil {
+		return err
+	}
+	defer w.Close()
+	_, err = w.Locate(key)
+	return err
+}
+
 // PreflightAgent refuses an agent sessions cannot write (state.CheckSessionWritable:
 // on the 2026.8+ SQLite store, an OpenClaw process holding the state dir or a
 // schema other than 2026.9.6's, exit 10).
@@ -366,6 +440,13 @@ func StartRunner(f *cmdutil.Factory, s *state.State, rs *runs.Store, rec *runs.R
 	}
 	if rec.Engine == engine.SpecGateway {
 		extra = append(extra, GatewayFlags(f.Flags)...)
+		// a gateway of the current context: that context by name, so the
+		// runner talks to the same one if the current context changes
+		if f.Flags.Gateway == "" && len(f.Flags.Contexts) == 0 {
+			if ep, err := NamedGateway(f); err == nil && ep != nil && ep.Context != "" && ep.URLSource == "context" {
+				extra = append(extra, "--context", ep.Context)
+			}
+		}
 	}
 	if _, err := runner.Start(rs, rec.RunID, runner.StartOptions{StateDir: s.Dir.Path, ConfigPath: cfgPath, Extra: extra}); err != nil {
 		rec.Status = runs.StatusError

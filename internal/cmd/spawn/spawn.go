@@ -77,12 +77,24 @@ agent not allowed (forbidden), an unknown agent (exit 4), an invalid thinking
 level, a label over 64 characters (exit 2), a model that is malformed, of an
 unconfigured provider, missing from the provider's models list or outside the
 agents.defaults.models allowlist (exit 1), an OpenClaw 2026.8+ (SQLite) agent
-while an OpenClaw process holds the state dir (exit 10: use --gateway).
+while an OpenClaw process other than a gateway live on this host holds the
+state dir (exit 10: use --gateway; with its gateway live, the spawn goes
+through it, below).
 On 2026.8+ state --cleanup delete archives the child row (archivedAt) instead
 of deleting it; the run record says so (spawn.rowArchived).
 
 The engine (--engine or $SESSIONS_ENGINE) is as for send; an exec engine runs
 with OPENCLAW_SESSION_KEY set to the child's key.
+
+Through a gateway (--gateway URL, --context NAME, $OPENCLAW_GATEWAY_URL, a
+current context: the host operator's spawn from agent:<--agent or main>:main,
+no local state dir needed; or an OpenClaw 2026.8+ agent whose gateway is live
+on this host), the child is made by the gateway's own spawn: 1.30's
+sessions_spawn recipe (an agent turn with spawnedBy, label, lane subagent and
+the sub-agent system prompt), 9.x's sessions.create with parentSessionKey.
+The announce goes into the requester with chat.inject, or as a turn of the
+requester when the token lacks operator.admin; --cleanup delete removes the
+child through the gateway. The engine is the gateway's (another one: exit 2).
 
 JSON: {"status":"accepted","childSessionKey","runId"[,"modelApplied":true]}.
 Follow the run with 'sessions wait RUN_ID' (the child's reply) or 'sessions runs'.`,
@@ -140,6 +152,11 @@ type Result struct {
 
 func run(o *Options) error {
 	f := o.f
+	if ep, err := send.NamedGateway(f); err != nil {
+		return err
+	} else if ep != nil {
+		return runRemote(o, *ep)
+	}
 	s, err := f.State()
 	if err != nil {
 		return err
@@ -197,7 +214,27 @@ func run(o *Options) error {
 		}
 		model = &m
 	}
-	// 4. what the runner could not do
+	// 4. where the child is written: through the live gateway of a 2026.8+
+	// agent, the gateway's own spawn (nothing written to its database)
+	route, wo, err := f.WriteRoute(s, target, "spawn")
+	if err != nil {
+		return err
+	}
+	if route.Era == sessionwrite.EraGateway {
+		if o.Engine, err = send.ChooseEngineFor(f, s, route, target, o.Engine, o.OpenClaw); err != nil {
+			return err
+		}
+		req := runs.Session{Key: reqKey, DisplayKey: s.Req.Raw, AgentID: reqAgent}
+		if t, err := s.Lookup(reqKey); err == nil && t != nil {
+			req.Key, req.SessionID, req.Channel = t.Entry.Key, t.Entry.SessionID, s.ChannelOf(t.Entry)
+		}
+		modelKey := ""
+		if model != nil {
+			modelKey = model.Key()
+		}
+		return spawnVia(o, s, route, wo, target, req, label, modelKey, thinking)
+	}
+	// what the runner could not do
 	if err := send.PreflightAgent(s, target); err != nil {
 		return err
 	}

@@ -25,7 +25,9 @@ const ExitCodes = `sessions exits with one of these codes. Treat any other code 
       number out of its range (e.g. --limit 5000), a value that is not one of
       an enum flag's choices (e.g. runs --status bogus; the choices are named),
       a history --before cursor that is malformed or made for another
-      transcript; history or show over a fleet
+      transcript; history or show over a fleet, a
+      write over several gateways; an --engine other than gateway (or auto)
+      for a send whose sessions are written through a gateway
   3   forbidden by policy: the send policy denies it, the agent-to-agent
       policy or the sandbox visibility does not allow it, a spawn rule refuses
       it (OpenClaw's own messages); or a gateway refused the credentials,
@@ -92,6 +94,7 @@ var Read = []EnvVar{
 	{"OPENCLAW_GATEWAY_PASSWORD", "the gateway's password, when there is no token"},
 	{"OPENCLAW_GATEWAY_PORT", "the port of this host's own gateway (after it: gateway.port in openclaw.json, then 18789)"},
 	{"XDG_CONFIG_HOME", "where our own files live: $XDG_CONFIG_HOME/sessions (default ~/.config/sessions): contexts.json, the device key"},
+	{"XDG_STATE_HOME", "the run records of sends through a named gateway: $XDG_STATE_HOME/sessions/gateways/<host>-<port>-<hash>/ (default ~/.local/state/sessions/gateways/)"},
 	{"XDG_CACHE_HOME", "usage keeps its per-file cache in $XDG_CACHE_HOME/sessions/usage (default ~/.cache/sessions/usage)"},
 	{"GOMEMLIMIT", "the Go heap limit; when unset, usage sets a soft 40 MiB one (it bounds its memory on big transcripts)"},
 	{"TZ", "the time zone of usage's days, weeks and months (default: the system's)"},

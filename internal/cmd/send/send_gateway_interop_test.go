@@ -1,0 +1,240 @@
+//go:build interop
+
+package send_test
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tidwall/gjson"
+	_ "modernc.org/sqlite"
+
+	"github.com/openclaw/sessions/internal/gateway"
+	"github.com/openclaw/sessions/internal/testutil/peertest"
+)
+
+// TestInteropSendOverGateway: against REAL gateways of both versions,
+// `sessions --gateway URL send` with no local state dir gets the mock LLM's
+// reply, `wait` and `runs` with the same gateway find the run, and the
+// transcript on the gateway's host has the turn (1.30: its JSONL file;
+// 9.6: its SQLite store, read with `sessions history` on that state). On
+// 2026.9.6, a plain `sessions send` on the state dir whose gateway is up
+// goes through that gateway (said at debug level): the transcript events
+// carry our gateway idempotency key sessions-<run>-<step>, and none of
+// them is one we wrote (our own writes' keys start "sessions-cli:").
+func TestInteropSendOverGateway(t *testing.T) {
+	p := peertest.Peer(t)
+	bin := peertest.BuildSessions(t)
+	for _, version := range []string{"2026.1.30", "2026.9.6"} {
+		t.Run(version, func(t *testing.T) {
+			t.Parallel()
+			g := peertest.StartGateway(t, p, version)
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+			defer cancel()
+			c, err := gateway.Dial(ctx, gateway.Options{URL: g.URL, Token: g.Token})
+			if err != nil {
+				t.Fatal(err)
+			}
+			const key = "agent:main:main"
+			_, err = c.RunAgent(ctx, gateway.AgentParams{Message: "seed the session", SessionKey: key}, nil)
+			c.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			tmp := t.TempDir()
+			tokFile := filepath.Join(tmp, "token")
+			if err := os.WriteFile(tokFile, []byte(g.Token+"\n"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			env := []string{"XDG_STATE_HOME=" + filepath.Join(tmp, "xdg-state"), "XDG_CONFIG_HOME=" + filepath.Join(tmp, "xdg-config")}
+			gw := []string{"--gateway", g.URL, "--gateway-token-file", tokFile}
+
+			// a named gateway, no state dir
+			out, _ := run(t, bin, env, append(gw, "send", "main", "interop over a named gateway", "--json")...)
+			reply := gjson.GetBytes(out, "reply").String()
+			if !strings.Contains(reply, "MOCK") || gjson.GetBytes(out, "status").String() != "ok" {
+				t.Fatalf("send: %s", out)
+			}
+			runID := gjson.GetBytes(out, "runId").String()
+			waitOK(t, bin, env, gw, runID)
+			out, _ = run(t, bin, env, append(gw, "wait", runID, "--json")...)
+			if gjson.GetBytes(out, "reply").String() != reply {
+				t.Fatalf("wait: %s", out)
+			}
+			if !hostHas(t, bin, g, reply) {
+				t.Fatalf("the transcript on the gateway's host lacks the reply %q", reply)
+			}
+			benchSend(t, p, bin, g, env, gw)
+			if version != "2026.9.6" {
+				return
+			}
+
+			// the current era without a flag: through the live gateway
+			local := []string{"--state-dir", g.StateDir, "--config", g.ConfigPath}
+			out, stderr := run(t, bin, env, append(local, "--log-level", "debug", "send", "main", "interop auto-routed", "--json")...)
+			if !strings.Contains(stderr, "writing through the gateway, not the database") {
+				t.Fatalf("no routing line:\n%s", stderr)
+			}
+			reply = gjson.GetBytes(out, "reply").String()
+			runID = gjson.GetBytes(out, "runId").String()
+			if !strings.Contains(reply, "MOCK") {
+				t.Fatalf("send: %s", out)
+			}
+			waitOK(t, bin, env, local, runID)
+			if !hostHas(t, bin, g, reply) {
+				t.Fatalf("the transcript lacks the reply %q", reply)
+			}
+			keys := idempotencyKeys(t, filepath.Join(g.StateDir, "agents", "main", "agent", "openclaw-agent.sqlite"))
+			ours := "sessions-" + runID + "-0-turn-0"
+			found := false
+			for _, k := range keys {
+				if strings.HasPrefix(k, "sessions-cli:") {
+					t.Errorf("an event we wrote ourselves: %s", k)
+				}
+				if strings.Contains(k, ours) {
+					found = true
+				}
+			}
+			if !found {
+				t.Errorf("no transcript event carries our gateway idempotency key %s (keys: %v)", ours, keys)
+			}
+			shown := false
+			for _, f := range []string{g.GatewayLog, g.LogFile} {
+				if b, err := os.ReadFile(f); err == nil && bytes.Contains(b, []byte(ours)) {
+					shown = true
+				}
+			}
+			t.Logf("OpenClaw's logs name the run %s: %v", ours, shown)
+		})
+	}
+}
+
+// benchSend logs, side by side on the same gateway, the wall time of a
+// `sessions --gateway URL send … --json` (start-up, handshake, the session
+// looked up, the run recorded, the detached runner's turn, the reply) and of
+// OpenClaw's own `openclaw agent --message … --json` through the gateway
+// (Node's start-up, its handshake, the same agent turn), medians of 5; each
+// run's announce step is waited for, untimed, so turns never queue.
+func benchSend(t *testing.T, p, bin string, g *peertest.Gateway, env, gw []string) {
+	t.Helper()
+	const n = 5
+	var ours, theirs []time.Duration
+	target := []string{"--session-key", "agent:main:main"}
+	if g.Version == "2026.1.30" {
+		out, _ := run(t, bin, env, append(gw, "list", "--json")...)
+		target = []string{"--agent", "main", "--session-id", gjson.GetBytes(out, `sessions.#(key=="agent:main:main").sessionId`).String()}
+	}
+	for i := 0; i < n; i++ {
+		start := time.Now()
+		out, _ := run(t, bin, env, append(gw, "send", "main", fmt.Sprintf("bench ours %d", i), "--json")...)
+		ours = append(ours, time.Since(start))
+		waitOK(t, bin, env, gw, gjson.GetBytes(out, "runId").String())
+		start = time.Now()
+		g.OpenClaw(t, p, append(append([]string{"agent"}, target...), "--message", fmt.Sprintf("bench openclaw %d", i), "--json")...)
+		theirs = append(theirs, time.Since(start))
+	}
+	mo, mt := median(ours), median(theirs)
+	t.Logf("OpenClaw %s, send through the gateway with the reply (median of %d): sessions %v, openclaw agent %v (%.2fx)", g.Version, n, mo, mt, float64(mt)/float64(mo))
+}
+
+func median(d []time.Duration) time.Duration {
+	s := append([]time.Duration(nil), d...)
+	for i := range s {
+		for j := i + 1; j < len(s); j++ {
+			if s[j] < s[i] {
+				s[i], s[j] = s[j], s[i]
+			}
+		}
+	}
+	return s[len(s)/2]
+}
+
+// run runs the sessions binary with env; a failure fails the test.
+func run(t *testing.T, bin string, env []string, args ...string) ([]byte, string) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append(os.Environ(), "OPENCLAW_SESSION_KEY=", "OPENCLAW_STATE_DIR=", "OPENCLAW_GATEWAY_URL=", "OPENCLAW_GATEWAY_TOKEN=", "OPENCLAW_GATEWAY_PORT=", "SESSIONS_ENGINE=", "SESSIONS_DELIVER=")
+	cmd.Env = append(cmd.Env, env...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("sessions %s: %v\n%s%s", strings.Join(args, " "), err, out, stderr.String())
+	}
+	return out, stderr.String()
+}
+
+// waitOK waits until the run (found with `runs` and the same selection)
+// has ended ok.
+func waitOK(t *testing.T, bin string, env, sel []string, runID string) {
+	t.Helper()
+	for i := 0; i < 300; i++ {
+		out, _ := run(t, bin, env, append(sel, "runs", "--json")...)
+		switch st := gjson.GetBytes(out, "runs.#(runId==\""+runID+"\").status").String(); st {
+		case "ok":
+			return
+		case "error", "timeout":
+			t.Fatalf("run %s: %s", runID, out)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	t.Fatalf("run %s did not end", runID)
+}
+
+// hostHas: an assistant message with text is in agent:main:main's
+// transcript on the gateway's host, read from its state dir.
+func hostHas(t *testing.T, bin string, g *peertest.Gateway, text string) bool {
+	t.Helper()
+	out, _ := run(t, bin, nil, "--state-dir", g.StateDir, "--config", g.ConfigPath, "history", "main", "--limit", "50", "--json")
+	var h struct {
+		Messages []json.RawMessage `json:"messages"`
+	}
+	if err := json.Unmarshal(out, &h); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range h.Messages {
+		if gjson.GetBytes(m, "role").String() != "assistant" {
+			continue
+		}
+		for _, b := range gjson.GetBytes(m, "content").Array() {
+			if b.Get("text").String() == text {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// idempotencyKeys are the message idempotency keys of 9.6's transcript
+// events in db (read-only).
+func idempotencyKeys(t *testing.T, db string) []string {
+	t.Helper()
+	d, err := sql.Open("sqlite", "file:"+db+"?mode=ro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	rows, err := d.Query("SELECT message_idempotency_key FROM transcript_event_identities WHERE message_idempotency_key IS NOT NULL")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var k string
+		if err := rows.Scan(&k); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, k)
+	}
+	return out
+}

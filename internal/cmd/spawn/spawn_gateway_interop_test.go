@@ -1,0 +1,197 @@
+//go:build interop
+
+package spawn_test
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tidwall/gjson"
+	_ "modernc.org/sqlite"
+
+	"github.com/openclaw/sessions/internal/gateway"
+	"github.com/openclaw/sessions/internal/testutil/peertest"
+)
+
+// TestInteropSpawnOverGateway: against REAL gateways of both versions,
+// `sessions --gateway URL spawn` (no local state dir) makes a child that
+// OpenClaw lists — with spawnedBy on 1.30 (its store), parentSessionKey on
+// 9.6 (`openclaw sessions --json`) — the run ends ok (task and announce
+// step), and the announce reaches the requester's transcript on the
+// gateway's host. On 2026.9.6 a plain `sessions spawn` on the state dir
+// whose gateway is up goes through that gateway (said at debug level), and
+// no transcript event of the database is one we wrote.
+func TestInteropSpawnOverGateway(t *testing.T) {
+	p := peertest.Peer(t)
+	bin := peertest.BuildSessions(t)
+	for _, version := range []string{"2026.1.30", "2026.9.6"} {
+		t.Run(version, func(t *testing.T) {
+			t.Parallel()
+			g := peertest.StartGateway(t, p, version)
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+			defer cancel()
+			c, err := gateway.Dial(ctx, gateway.Options{URL: g.URL, Token: g.Token})
+			if err != nil {
+				t.Fatal(err)
+			}
+			const req = "agent:main:main"
+			_, err = c.RunAgent(ctx, gateway.AgentParams{Message: "seed the requester", SessionKey: req}, nil)
+			c.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			tmp := t.TempDir()
+			tokFile := filepath.Join(tmp, "token")
+			if err := os.WriteFile(tokFile, []byte(g.Token+"\n"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			env := []string{"XDG_STATE_HOME=" + filepath.Join(tmp, "xdg-state"), "XDG_CONFIG_HOME=" + filepath.Join(tmp, "xdg-config")}
+			gw := []string{"--gateway", g.URL, "--gateway-token-file", tokFile}
+
+			out, _ := gwRun(t, bin, env, append(gw, "spawn", "interop spawn over the gateway", "--label", "interop-gw", "--json")...)
+			child, runID := gjson.GetBytes(out, "childSessionKey").String(), gjson.GetBytes(out, "runId").String()
+			if !strings.HasPrefix(child, "agent:main:subagent:") || runID == "" {
+				t.Fatalf("spawn: %s", out)
+			}
+			rec := waitRunOK(t, bin, env, gw, runID)
+			if steps := gjson.Get(rec, "steps.#.name").String(); steps != `["task","announce"]` {
+				t.Errorf("steps %s", steps)
+			}
+			if r := gjson.Get(rec, "reply").String(); !strings.Contains(r, "MOCK") {
+				t.Errorf("reply %q", r)
+			}
+			t.Logf("run: route %s, announced via %s, delivery %s", gjson.Get(rec, "spawn.gatewayRoute"), gjson.Get(rec, "spawn.announcedVia"), gjson.Get(rec, "delivery.status"))
+			checkChild(t, p, g, child, req, "interop-gw")
+			if !requesterHas(t, bin, g, "Status: completed successfully") {
+				t.Fatalf("the announce is not in the requester's transcript on the gateway's host")
+			}
+			if version != "2026.9.6" {
+				return
+			}
+
+			// the current era without a flag: through the live gateway
+			local := []string{"--state-dir", g.StateDir, "--config", g.ConfigPath}
+			out, stderr := gwRun(t, bin, env, append(local, "--log-level", "debug", "spawn", "interop auto-routed spawn", "--json")...)
+			if !strings.Contains(stderr, "writing through the gateway, not the database") {
+				t.Fatalf("no routing line:\n%s", stderr)
+			}
+			child, runID = gjson.GetBytes(out, "childSessionKey").String(), gjson.GetBytes(out, "runId").String()
+			waitRunOK(t, bin, env, local, runID)
+			checkChild(t, p, g, child, req, "")
+			for _, k := range eventKeys(t, filepath.Join(g.StateDir, "agents", "main", "agent", "openclaw-agent.sqlite")) {
+				if strings.HasPrefix(k, "sessions-cli:") {
+					t.Errorf("an event we wrote ourselves: %s", k)
+				}
+			}
+		})
+	}
+}
+
+func gwRun(t *testing.T, bin string, env []string, args ...string) ([]byte, string) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append(os.Environ(), "OPENCLAW_SESSION_KEY=", "OPENCLAW_STATE_DIR=", "OPENCLAW_GATEWAY_URL=", "OPENCLAW_GATEWAY_TOKEN=", "OPENCLAW_GATEWAY_PORT=", "SESSIONS_ENGINE=", "SESSIONS_DELIVER=")
+	cmd.Env = append(cmd.Env, env...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("sessions %s: %v\n%s%s", strings.Join(args, " "), err, out, stderr.String())
+	}
+	return out, stderr.String()
+}
+
+// waitRunOK waits for the run to end ok and returns its record.
+func waitRunOK(t *testing.T, bin string, env, sel []string, runID string) string {
+	t.Helper()
+	for i := 0; i < 600; i++ {
+		out, _ := gwRun(t, bin, env, append(sel, "runs", "--json")...)
+		r := gjson.GetBytes(out, "runs.#(runId==\""+runID+"\")")
+		switch r.Get("status").String() {
+		case "ok":
+			return r.Raw
+		case "error", "timeout":
+			t.Fatalf("run %s: %s", runID, r.Raw)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	t.Fatalf("run %s did not end", runID)
+	return ""
+}
+
+// checkChild: OpenClaw lists the child with its lineage — 1.30's store has
+// spawnedBy (its CLI rows do not show it), 9.6's rows parentSessionKey.
+func checkChild(t *testing.T, p string, g *peertest.Gateway, child, req, label string) {
+	t.Helper()
+	out := g.OpenClaw(t, p, "sessions", "--json")
+	row := gjson.GetBytes(out, "sessions.#(key==\""+child+"\")")
+	if !row.Exists() {
+		t.Fatalf("openclaw sessions --json does not list %s: %s", child, out)
+	}
+	if g.Version == "2026.1.30" {
+		data, err := os.ReadFile(filepath.Join(g.StateDir, "agents", "main", "sessions", "sessions.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		e := gjson.GetBytes(data, gjson.Escape(child))
+		if e.Get("spawnedBy").String() != req || e.Get("label").String() != label {
+			t.Fatalf("1.30 child entry: %s", e.Raw)
+		}
+		return
+	}
+	if row.Get("parentSessionKey").String() != req || (label != "" && row.Get("label").String() != label) {
+		t.Fatalf("9.6 child row: %s", row.Raw)
+	}
+}
+
+// requesterHas: an assistant message of agent:main:main on the gateway's
+// host contains text (read with `sessions history` on its state dir).
+func requesterHas(t *testing.T, bin string, g *peertest.Gateway, text string) bool {
+	t.Helper()
+	out, _ := gwRun(t, bin, nil, "--state-dir", g.StateDir, "--config", g.ConfigPath, "history", "main", "--limit", "50", "--json")
+	var h struct {
+		Messages []json.RawMessage `json:"messages"`
+	}
+	if err := json.Unmarshal(out, &h); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range h.Messages {
+		for _, b := range gjson.GetBytes(m, "content").Array() {
+			if gjson.GetBytes(m, "role").String() == "assistant" && strings.Contains(b.Get("text").String(), text) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func eventKeys(t *testing.T, db string) []string {
+	t.Helper()
+	d, err := sql.Open("sqlite", "file:"+db+"?mode=ro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	rows, err := d.Query("SELECT message_idempotency_key FROM transcript_event_identities WHERE message_idempotency_key IS NOT NULL")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var k string
+		if err := rows.Scan(&k); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, k)
+	}
+	return out
+}
