@@ -62,6 +62,10 @@ func (w *sqliteWrites) Locate(key string) (*Located, error) {
 	if !ok {
 		return nil, apperr.NotFoundf("session %s no longer exists", key)
 	}
+	// refused now rather than after the model's turn
+	if err := w.w.CheckIdle(key); err != nil {
+		return nil, err
+	}
 	return &Located{Key: key, Entry: e, Where: w.w.Path() + " (session " + e.SessionID + ")"}, nil
 }
 

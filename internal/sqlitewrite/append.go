@@ -203,7 +203,7 @@ func (w *Writer) AppendTurn(t Turn) (*AppendResult, error) {
 		} else if !errors.Is(err, sql.ErrNoRows) {
 			return err
 		}
-		if err := n.checkIdle(w.path); err != nil {
+		if err := w.checkIdle(tx, n); err != nil {
 			return err
 		}
 		if err := n.checkOwners(w.path); err != nil {
@@ -309,7 +309,10 @@ func (w *Writer) AppendTurn(t Turn) (*AppendResult, error) {
 			_ = e.Set("lastActivityAt", createdAt)
 		}
 		res.UpdatedAt = updated
-		return writeEntry(tx, n, e)
+		if err := writeEntry(tx, n, e); err != nil {
+			return err
+		}
+		return w.remember(tx, t.SessionKey)
 	})
 	if err != nil {
 		return nil, err

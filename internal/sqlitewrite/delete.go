@@ -53,7 +53,7 @@ var nodeArtifactTables = []string{"session_pending_inputs", "board_widgets", "bo
 func (w *Writer) DeleteEntry(key, expectSessionID string, updatedBefore int64) (*DeleteResult, error) {
 	res := &DeleteResult{}
 	_, err := w.write("delete a session", func(tx *sql.Tx) error {
-		n, err := readIdleNode(tx, w.path, key)
+		n, err := w.readIdleNode(tx, key)
 		if err != nil {
 			return err
 		}

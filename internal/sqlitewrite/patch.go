@@ -120,6 +120,27 @@ func (w *Writer) Entry(key string) (*jsonx.Object, error) {
 	return e, err
 }
 
+// CheckIdle tells, before a turn is run for key, whether a write to it
+// would be refused now for an OpenClaw process running beside us (a
+// gateway, maintenance, or an embedded agent turn on this session) or an
+// entry OpenClaw has not certified: the refusal comes before the model is
+// called. Every write step checks it all again inside its transaction.
+func (w *Writer) CheckIdle(key string) error {
+	if err := w.admit(); err != nil {
+		return err
+	}
+	return w.read(func(tx *sql.Tx) error {
+		n, err := readNode(tx, w.path, key)
+		if err != nil {
+			return err
+		}
+		if err := n.checkValid(w.path); err != nil {
+			return err
+		}
+		return w.checkIdle(tx, n)
+	})
+}
+
 // TouchEntry changes key's entry with fn (fields other than updatedAt, which
 // becomes max(updatedAt, now)) in one BEGIN IMMEDIATE transaction, as
 // OpenClaw's updateSessionStoreAfterAgentRun does after a turn whose
@@ -138,7 +159,7 @@ func (w *Writer) updateEntry(what, key string, fn func(tx *sql.Tx, n *node, e *j
 	now := w.opts.Now().UnixMilli()
 	res := &PatchResult{}
 	_, err := w.write(what, func(tx *sql.Tx) error {
-		n, err := readIdleNode(tx, w.path, key)
+		n, err := w.readIdleNode(tx, key)
 		if err != nil {
 			return err
 		}
@@ -149,6 +170,9 @@ func (w *Writer) updateEntry(what, key string, fn func(tx *sql.Tx, n *node, e *j
 		updated := maxMillis(n.entry, now)
 		_ = e.Set("updatedAt", updated)
 		if err := writeEntry(tx, n, e); err != nil {
+			return err
+		}
+		if err := w.remember(tx, key); err != nil {
 			return err
 		}
 		raw, err := e.MarshalJSON()

@@ -153,7 +153,10 @@ func (w *Writer) CreateChild(c Child) (*ChildResult, error) {
 			primary_conversation_id, transcript_observed_at)
 			VALUES (?, ?, NULL, ?, ?, 1, 0, NULL, NULL, NULL, 'conversation', NULL, NULL, NULL, NULL, NULL, NULL, ?, ?, NULL, ?, ?, ?, NULL, ?)`,
 			c.SessionID, c.Key, now, now, normText(e, "modelProvider"), normText(e, "model"), parent, parent, displayName(e), now)
-		return err
+		if err != nil {
+			return err
+		}
+		return w.remember(tx, c.Key)
 	})
 	if err != nil {
 		return nil, err

@@ -58,6 +58,13 @@ type Writer struct {
 	// (and the -shm) instead of letting SQLite's last-connection close
 	// delete them.
 	keepWAL bool
+	// embedded are the embedded agent turns (`openclaw agent --local`)
+	// running beside us, as found right before the current write step;
+	// checkIdle keeps their sessions out of reach.
+	embedded []Holder
+	// left are the (updated_at, window stamp) our last step left on each
+	// session written while an embedded agent ran (see remember).
+	left map[string][2]int64
 }
 
 // LastLockHold is how long the last write transaction held the database's
@@ -81,17 +88,13 @@ func Open(stateDir, agentID string, opts Options) (*Writer, error) {
 	if err := checkFile(p); err != nil {
 		return nil, err
 	}
-	hs, err := Holders(stateDir, p, opts.Now())
-	if err != nil {
+	w := &Writer{path: p, stateDir: stateDir, agentID: agentID, opts: opts}
+	if err := w.admit(); err != nil {
 		return nil, err
-	}
-	if len(hs) > 0 {
-		return nil, HeldError(stateDir, hs)
 	}
 	if err := checkSQLiteLibrary(); err != nil {
 		return nil, err
 	}
-	w := &Writer{path: p, stateDir: stateDir, agentID: agentID, opts: opts}
 	if _, err := os.Lstat(p + "-wal"); err == nil {
 		w.keepWAL = true
 	}
@@ -114,12 +117,28 @@ func Open(stateDir, agentID string, opts Options) (*Writer, error) {
 	return w, nil
 }
 
+// admit looks for the OpenClaw processes that hold the state dir, right
+// before Open and before every write step (a gateway may have started while
+// we waited on a model): any but an embedded agent turn is a refusal; those
+// are kept for checkIdle.
+func (w *Writer) admit() error {
+	hs, err := Holders(w.stateDir, w.path, w.opts.Now())
+	if err != nil {
+		return err
+	}
+	if b := Blocking(hs); len(b) > 0 {
+		return HeldError(w.stateDir, b)
+	}
+	w.embedded = hs
+	return nil
+}
+
 // checkReadOnly runs checkSchema on a read-only connection: immutable when
-// the -wal is absent or empty (every committed page is in the main file; no
-// lock, no -wal/-shm created), else an ordinary mode=ro reader.
+// immutableOK (every committed page is in the main file; no lock, no
+// -wal/-shm created), else an ordinary mode=ro reader.
 func (w *Writer) checkReadOnly() (int64, error) {
 	q := url.Values{}
-	if fi, err := os.Stat(w.path + "-wal"); err != nil || fi.Size() == 0 {
+	if immutableOK(w.path, len(w.embedded) > 0) {
 		q.Set("immutable", "1")
 	} else {
 		q.Set("mode", "ro")
@@ -270,6 +289,9 @@ var errAlreadyDone = errors.New("already done")
 func (w *Writer) write(what string, fn func(tx *sql.Tx) error) (already bool, err error) {
 	if w.conn == nil {
 		return false, apperr.Errorf("OpenClaw SQLite store %s is closed", w.path)
+	}
+	if err := w.admit(); err != nil {
+		return false, err
 	}
 	ctx := context.Background()
 	tx, err := w.conn.BeginTx(ctx, nil) // _txlock=immediate: BEGIN IMMEDIATE
