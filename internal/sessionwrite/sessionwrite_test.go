@@ -208,3 +208,27 @@ func TestJSONWrites(t *testing.T) {
 		t.Errorf("after the turn: %d messages (was %d), model %q, label %q", len(n1), len(n0), l2.Entry.Model, l2.Entry.Label)
 	}
 }
+
+// Labels: 2026.9.6's rule on the SQLite era (JavaScript trim, 512 UTF-16
+// units), 2026.1.30's 64 otherwise, the loosest before the era is known.
+func TestParseLabelEras(t *testing.T) {
+	long := strings.Repeat("é", 100)
+	if l, err := ParseLabel("sqlite", "\ufeff\u00a0"+long+"\u2028"); err != nil || l != long {
+		t.Fatalf("sqlite: %q %v", l, err)
+	}
+	if l, err := ParseLabel("sqlite", "\u0085x"); err != nil || l != "\u0085x" {
+		t.Fatalf("U+0085 is not JavaScript whitespace: %q %v", l, err)
+	}
+	if _, err := ParseLabel("sqlite", strings.Repeat("😀", 257)); apperr.CodeOf(err) != apperr.CodeUsage {
+		t.Fatalf("514 UTF-16 units accepted: %v", err)
+	}
+	if _, err := ParseLabel("json", long); apperr.CodeOf(err) != apperr.CodeUsage || !strings.Contains(err.Error(), "max 64") {
+		t.Fatalf("json: %v", err)
+	}
+	if _, err := ParseLabel("", long); err != nil {
+		t.Fatalf("the loosest rule refused: %v", err)
+	}
+	if _, err := ParseLabel("json", " \ufeff "); err == nil || !strings.Contains(err.Error(), "empty") {
+		t.Fatalf("blank: %v", err)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"database/sql"
 	"errors"
 	"strings"
+	"unicode"
 	"unicode/utf16"
 
 	"github.com/openclaw/sessions/internal/apperr"
@@ -14,10 +15,10 @@ import (
 // after trimming). 2026.1.30 allowed 64.
 const MaxLabelLen = 512
 
-// ParseLabel is parseSessionLabel: trimmed, not empty, at most 512 UTF-16
-// code units.
+// ParseLabel is parseSessionLabel: trimmed as JavaScript's String.trim
+// trims, not empty, at most 512 UTF-16 code units, any characters.
 func ParseLabel(raw string) (string, error) {
-	l := strings.TrimSpace(raw)
+	l := jsTrim(raw)
 	if l == "" {
 		return "", apperr.Usagef("invalid label: empty")
 	}
@@ -25,6 +26,19 @@ func ParseLabel(raw string) (string, error) {
 		return "", apperr.Usagef("invalid label: too long (max %d)", MaxLabelLen)
 	}
 	return l, nil
+}
+
+// jsTrim is String.prototype.trim: WhiteSpace (TAB, VT, FF, SP, NBSP,
+// ZWNBSP U+FEFF, the Zs space separators) and LineTerminators (LF, CR,
+// U+2028, U+2029) at both ends — not U+0085, which Go's TrimSpace trims.
+func jsTrim(s string) string {
+	return strings.TrimFunc(s, func(r rune) bool {
+		switch r {
+		case '\t', '\n', '\v', '\f', '\r', ' ', '\u00a0', '\ufeff', '\u2028', '\u2029':
+			return true
+		}
+		return unicode.Is(unicode.Zs, r)
+	})
 }
 
 // Patch is a sessions.patch of the fields sessions sets. A nil pointer
