@@ -23,7 +23,7 @@ type node struct {
 }
 
 // readNode reads key's row; a missing row is apperr.NotFoundf.
-func readNode(tx *sql.Tx, path, key string) (*node, error) {
+func readNode(tx dbtx, path, key string) (*node, error) {
 	n := &node{key: key}
 	err := tx.QueryRow(`SELECT current_session_id, entry_json, entry_valid, updated_at, status FROM session_nodes WHERE session_key = ?`, key).
 		Scan(&n.sid, &n.entryJSON, &n.valid, &n.updatedAt, &n.status)
@@ -38,7 +38,7 @@ func readNode(tx *sql.Tx, path, key string) (*node, error) {
 
 // readIdleNode reads key's row and checks it is valid and has no active run:
 // the preconditions of every change to an entry.
-func (w *Writer) readIdleNode(tx *sql.Tx, key string) (*node, error) {
+func (w *Writer) readIdleNode(tx dbtx, key string) (*node, error) {
 	n, err := readNode(tx, w.path, key)
 	if err != nil {
 		return nil, err
@@ -87,7 +87,7 @@ func (n *node) checkValid(path string) error {
 // and the transcript). OpenClaw's run would lose its own appends or entry
 // update to ours (SqliteTranscriptMutationConflictError,
 // SqliteSessionMutationConflictError).
-func (w *Writer) checkIdle(tx *sql.Tx, n *node) error {
+func (w *Writer) checkIdle(tx dbtx, n *node) error {
 	st, _ := n.entry.String("status")
 	if n.status.String == "running" || st == "running" || n.entry.Has("lifecycleRunId") {
 		return apperr.Statef("session %s in %s has an active OpenClaw run: refusing to write beside it", n.key, w.path)
@@ -148,7 +148,7 @@ func (n *node) checkOwners(path string) error {
 // on key while an embedded agent runs beside us: our next step on the same
 // session (the entry touch after a turn, the first turn of a child we
 // created) is ours, not the agent's.
-func (w *Writer) remember(tx *sql.Tx, key string) error {
+func (w *Writer) remember(tx dbtx, key string) error {
 	if len(w.embedded) == 0 {
 		return nil
 	}
@@ -221,7 +221,7 @@ func maxMillis(e *jsonx.Object, now int64) int64 {
 // order and every unknown field kept), the promoted columns that derive
 // from them, entry_valid restored to 1, and the retained window's
 // updated_at, display_name and transcript_observed_at.
-func writeEntry(tx *sql.Tx, n *node, e *jsonx.Object) error {
+func writeEntry(tx dbtx, n *node, e *jsonx.Object) error {
 	raw, err := e.MarshalJSON()
 	if err != nil {
 		return err

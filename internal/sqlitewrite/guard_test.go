@@ -177,3 +177,42 @@ func TestRefuseBesideOtherHolders(t *testing.T) {
 		t.Fatal("a refused step changed the database")
 	}
 }
+
+// TestCheckpointAfterCommit: with SQLite's auto-checkpoint moved out of
+// COMMIT, the -wal still stops growing at ~wal_autocheckpoint pages (a
+// PASSIVE checkpoint after the commit that reaches it) and every appended
+// turn stays readable.
+func TestCheckpointAfterCommit(t *testing.T) {
+	state := copyState(t)
+	w := openWriter(t, state, "main")
+	wal := func() int64 {
+		fi, err := os.Stat(w.Path() + "-wal")
+		if err != nil {
+			return 0
+		}
+		return fi.Size()
+	}
+	turn := func(i int) {
+		if _, err := w.AppendTurn(Turn{SessionKey: mainKey, IdempotencyKey: fmt.Sprintf("sessions:ckpt-%d", i),
+			Messages: []json.RawMessage{userMsg(strings.Repeat("x", 3000)), assistantMsg(strings.Repeat("y", 3000))}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	turn(0)
+	perTurn := wal()
+	limit := int64(walCheckpointPages * (4096 + 24))
+	n := int(3*limit/perTurn) + 1 // three times what fits without a checkpoint
+	var most int64
+	for i := 1; i <= n; i++ {
+		turn(i)
+		most = max(most, wal())
+	}
+	if most > limit+4*perTurn {
+		t.Fatalf("the -wal grew to %d bytes over %d turns (%d each): no checkpoint", most, n, perTurn)
+	}
+	db := rawDB(t, w.Path())
+	if got := queryInt(t, db, "SELECT count(*) FROM transcript_event_identities WHERE message_idempotency_key LIKE 'sessions:ckpt-%'"); got != int64(n+1) {
+		t.Fatalf("%d turns readable, want %d", got, n+1)
+	}
+	checkClean(t, db)
+}

@@ -77,7 +77,7 @@ func (w *Writer) PatchEntry(key string, p Patch) (*PatchResult, error) {
 			return nil, apperr.Usagef("invalid sendPolicy (use \"allow\"|\"deny\")")
 		}
 	}
-	return w.updateEntry("patch a session", key, func(tx *sql.Tx, n *node, e *jsonx.Object, now int64) error {
+	return w.updateEntry("patch a session", key, func(tx dbtx, n *node, e *jsonx.Object, now int64) error {
 		if p.Label != nil {
 			if label == "" {
 				e.Delete("label")
@@ -120,7 +120,7 @@ func (w *Writer) PatchEntry(key string, p Patch) (*PatchResult, error) {
 // Entry reads key's entry (the raw entry_json) in a read transaction.
 func (w *Writer) Entry(key string) (*jsonx.Object, error) {
 	var e *jsonx.Object
-	err := w.read(func(tx *sql.Tx) error {
+	err := w.read(func(tx dbtx) error {
 		n, err := readNode(tx, w.path, key)
 		if err != nil {
 			return err
@@ -143,7 +143,7 @@ func (w *Writer) CheckIdle(key string) error {
 	if err := w.admit(); err != nil {
 		return err
 	}
-	return w.read(func(tx *sql.Tx) error {
+	return w.read(func(tx dbtx) error {
 		n, err := readNode(tx, w.path, key)
 		if err != nil {
 			return err
@@ -160,7 +160,7 @@ func (w *Writer) CheckIdle(key string) error {
 // OpenClaw's updateSessionStoreAfterAgentRun does after a turn whose
 // transcript is already written. A session with an active run is refused.
 func (w *Writer) TouchEntry(key string, fn func(e *jsonx.Object)) (*PatchResult, error) {
-	return w.updateEntry("update a session", key, func(_ *sql.Tx, _ *node, e *jsonx.Object, _ int64) error {
+	return w.updateEntry("update a session", key, func(_ dbtx, _ *node, e *jsonx.Object, _ int64) error {
 		fn(e)
 		return nil
 	})
@@ -169,10 +169,10 @@ func (w *Writer) TouchEntry(key string, fn func(e *jsonx.Object)) (*PatchResult,
 // updateEntry is one entry change in one BEGIN IMMEDIATE transaction: the
 // row read and checked (valid, no active run), fn applied to a copy of its
 // entry (with now), updatedAt = max(updatedAt, now), the row written back.
-func (w *Writer) updateEntry(what, key string, fn func(tx *sql.Tx, n *node, e *jsonx.Object, now int64) error) (*PatchResult, error) {
+func (w *Writer) updateEntry(what, key string, fn func(tx dbtx, n *node, e *jsonx.Object, now int64) error) (*PatchResult, error) {
 	now := w.opts.Now().UnixMilli()
 	res := &PatchResult{}
-	_, err := w.write(what, func(tx *sql.Tx) error {
+	_, err := w.write(what, func(tx dbtx) error {
 		n, err := w.readIdleNode(tx, key)
 		if err != nil {
 			return err

@@ -75,7 +75,7 @@ func (w *Writer) CreateChild(c Child) (*ChildResult, error) {
 		label = l
 	}
 	res := &ChildResult{Key: c.Key, SessionID: c.SessionID, CreatedAt: now}
-	_, err := w.write("create a child session", func(tx *sql.Tx) error {
+	_, err := w.write("create a child session", func(tx dbtx) error {
 		var one int
 		if err := tx.QueryRow(`SELECT 1 FROM session_nodes WHERE session_key = ?`, c.Key).Scan(&one); err == nil {
 			return apperr.Statef("session %s already exists in %s", c.Key, w.path)
