@@ -17,7 +17,9 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"github.com/openclaw/sessions/internal/sqlitestore"
 	"github.com/openclaw/sessions/internal/testutil/peertest"
+	"github.com/openclaw/sessions/internal/transcript"
 )
 
 // peer96 is the openclaw-peer script with OpenClaw 2026.9.6 installed, or
@@ -212,6 +214,9 @@ func TestInterop96(t *testing.T) {
 	if !strings.Contains(string(last), "Remember the word "+uniqueWord) || !strings.Contains(string(last), "I will remember "+uniqueWord) {
 		t.Errorf("the model's request does not carry our turn:\n%s", last)
 	}
+	// our ContextMessages of the transcript as it was is the history
+	// OpenClaw itself sent the model for that turn
+	checkContextLikeOpenClaw(t, Path(state, "main"), sid, before, reqs[len(reqs)-1])
 
 	// 4. the same on the child with events over 1 KiB: OpenClaw writes zstd rows after ours
 	db = rawDB(t, Path(state, "main"))
@@ -379,4 +384,76 @@ func TestInterop96BesideEmbeddedAgent(t *testing.T) {
 		t.Fatalf("append after the agent exited: %v", err)
 	}
 	checkClean(t, rawDB(t, w.Path()))
+}
+
+// checkContextLikeOpenClaw: ContextMessages over the session's events up to
+// seq before gives, in order, the user and assistant messages of the
+// model request OpenClaw 2026.9.6 made for its next turn (its own new
+// user message and its internal context blocks aside; OpenClaw may wrap a
+// user text, so each of ours is contained in its counterpart).
+func checkContextLikeOpenClaw(t *testing.T, dbPath, sid string, before int64, req peertest.MockRequest) {
+	t.Helper()
+	db, err := sqlitestore.Open(dbPath, sqlitestore.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var events [][]byte
+	err = db.Events(sid, transcript.Options{}.MaxLine(), func() { events = nil }, func(seq int64, data []byte, _ transcript.Status) {
+		if seq <= before {
+			events = append(events, append([]byte(nil), data...))
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := func(c gjson.Result) string {
+		if c.Type == gjson.String {
+			return strings.TrimSpace(c.Str)
+		}
+		var parts []string
+		c.ForEach(func(_, b gjson.Result) bool {
+			if b.Get("type").String() == "text" {
+				parts = append(parts, b.Get("text").String())
+			}
+			return true
+		})
+		return strings.TrimSpace(strings.Join(parts, "\n"))
+	}
+	var ours []string
+	for _, m := range ContextMessages(events) {
+		r := gjson.ParseBytes(m)
+		if role := r.Get("role").String(); role == "user" || role == "assistant" {
+			if s := text(r.Get("content")); s != "" {
+				ours = append(ours, role+": "+s)
+			}
+		}
+	}
+	var theirs []string
+	for _, m := range req.Request.Messages {
+		raw, _ := json.Marshal(m)
+		r := gjson.ParseBytes(raw)
+		role := r.Get("role").String()
+		s := text(r.Get("content"))
+		if role != "user" && role != "assistant" || s == "" || strings.HasPrefix(s, "<<<BEGIN_OPENCLAW_INTERNAL_CONTEXT>>>") {
+			continue
+		}
+		theirs = append(theirs, role+": "+s)
+	}
+	if len(theirs) > 0 {
+		theirs = theirs[:len(theirs)-1] // its new user message
+	}
+	t.Logf("context: %d user/assistant messages, ours and OpenClaw's alike", len(ours))
+	if len(ours) < 2 {
+		t.Fatalf("context: %d messages, not even our turn: %q", len(ours), ours)
+	}
+	if len(ours) != len(theirs) {
+		t.Fatalf("context: ours %d user/assistant messages, OpenClaw's request %d\nours: %q\ntheirs: %q", len(ours), len(theirs), ours, theirs)
+	}
+	for i := range ours {
+		r, o := strings.SplitN(theirs[i], ": ", 2), strings.SplitN(ours[i], ": ", 2)
+		if r[0] != o[0] || !strings.Contains(r[1], o[1]) {
+			t.Errorf("context message %d: ours %.200q, OpenClaw's %.200q", i, ours[i], theirs[i])
+		}
+	}
 }
