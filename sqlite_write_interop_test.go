@@ -7,7 +7,9 @@
 // `openclaw sessions --json --all-agents` lists every key with label,
 // spawnedBy and updatedAt and no complaint, and `openclaw agent --local
 // --session-key` continues the session we appended to (the mock LLM's
-// request carries our user and assistant messages).
+// request carries our user and assistant messages), `openclaw doctor --lint`
+// (read-only) finds nothing an untouched copy does not, and its gateway's
+// sessions.search finds the unique word our send appended.
 // Run: make interop (or OPENCLAW_PEER=../shared/peer/openclaw-peer go test
 // -tags interop -run TestInteropSQLiteWrite -count=1 -v .).
 
@@ -177,6 +179,33 @@ func TestInteropSQLiteWriteCLI(t *testing.T) {
 		t.Errorf("openclaw sessions complains:\n%s", serr)
 	}
 
+	// 2b. openclaw doctor (read-only) finds nothing an untouched copy of the
+	// same 2026.9.6 state does not
+	baseState, baseHome := filepath.Join(root, "base-state"), filepath.Join(root, "base-home")
+	if err := testutil.CopyTree(filepath.Join(testutil.Root(t), "testdata", "state-2026.9.6"), baseState); err != nil {
+		t.Fatal(err)
+	}
+	os.MkdirAll(baseHome, 0o755)
+	findings := func(doc string) map[string]bool {
+		t.Helper()
+		if !gjson.Valid(doc) {
+			t.Fatalf("doctor --lint --json printed no JSON:\n%.2000s", doc)
+		}
+		m := map[string]bool{}
+		for _, f := range gjson.Get(doc, "findings").Array() {
+			m[f.Get("checkId").String()+": "+f.Get("requirement").String()] = true
+		}
+		return m
+	}
+	baseLint, _, _ := oc96(t, p, baseHome, baseState, "doctor", "--lint", "--json")
+	lint, _, _ := oc96(t, p, home, state, "doctor", "--lint", "--json")
+	base := findings(baseLint)
+	for f := range findings(lint) {
+		if !base[f] {
+			t.Errorf("openclaw doctor finds after our send/spawn/patch: %s", f)
+		}
+	}
+
 	// 3. openclaw agent --local continues the session we appended to
 	nBefore := len(peertest.ReadMockLog(t, logPath))
 	second := "interop " + stamp + ": which word did I ask you to remember?"
@@ -228,5 +257,35 @@ func TestInteropSQLiteWriteCLI(t *testing.T) {
 	if err := db.QueryRow(`SELECT count(*) FROM transcript_event_identities ti JOIN session_nodes n ON n.current_session_id = ti.session_id
 		WHERE n.session_key = ? AND ti.parent_id = ?`, mainKey, ourAssistant).Scan(&descends); err != nil || descends == 0 {
 		t.Errorf("no OpenClaw event is parented on our last event %s (%v)", ourAssistant, err)
+	}
+	var ourUser string
+	if err := db.QueryRow(`SELECT ti.event_id FROM transcript_event_identities ti JOIN session_nodes n ON n.current_session_id = ti.session_id
+		JOIN transcript_events te ON te.session_id = ti.session_id AND te.seq = ti.seq
+		WHERE n.session_key = ? AND instr(te.event_json, ?) > 0 ORDER BY ti.seq LIMIT 1`, mainKey, first).Scan(&ourUser); err != nil {
+		t.Fatalf("our user event: %v", err)
+	}
+	db.Close()
+
+	// 4. OpenClaw's transcript search (its gateway's sessions.search) finds
+	// the unique word of our send
+	gwHome := filepath.Join(root, "gw")
+	os.MkdirAll(gwHome, 0o755)
+	if out, err := exec.Command(p, "gateway", "start", "--version", "2026.9.6", "--home", gwHome, "--state", state, "--max-seconds", "240").CombinedOutput(); err != nil {
+		t.Fatalf("gateway start: %v\n%s", err, out)
+	}
+	defer exec.Command(p, "gateway", "stop", "--home", gwHome).Run()
+	word := "quokkaberry"
+	res, err := exec.Command(p, "gateway", "call", "--home", gwHome, "sessions.search", "--params", `{"agentId":"main","sessionKeys":["`+mainKey+`"],"query":"`+word+`"}`, "--json").CombinedOutput()
+	if err != nil {
+		t.Fatalf("sessions.search: %v\n%s", err, res)
+	}
+	found := false
+	for _, h := range gjson.GetBytes(res, "results").Array() {
+		if h.Get("messageId").String() == ourUser {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("sessions.search %q does not find our message %s:\n%.3000s", word, ourUser, res)
 	}
 }

@@ -59,7 +59,11 @@ func GatewayLockPaths(in DetectInput) []string {
 func DetectLocal(in DetectInput) *LiveGateway {
 	for _, p := range GatewayLockPaths(in) {
 		l, err := readGatewayLock(p)
-		if err != nil || l.PID <= 0 {
+		// 2026.9 writes the same lock for non-gateway owners of the state
+		// dir (role agent-embedded: `openclaw agent --local`; doctor's
+		// sqlite-maintenance; skill-workshop-apply): those serve no RPC, and
+		// OpenClaw's own readVerifiedGatewayLockIdentity skips them too.
+		if err != nil || l.PID <= 0 || l.Role != "" && l.Role != "gateway" {
 			continue
 		}
 		if !pidAlive(l.PID, l.StartTime) {
@@ -88,6 +92,7 @@ func DetectLocal(in DetectInput) *LiveGateway {
 type gatewayLock struct {
 	PID       int    `json:"pid"`
 	Port      int    `json:"port"`
+	Role      string `json:"role"` // 2026.9: absent or "gateway" for a gateway
 	StateDir  string `json:"stateDir"`
 	StartTime int64  `json:"startTime"` // /proc/<pid>/stat field 22, when recorded
 }

@@ -293,6 +293,14 @@ func TestDetectLocal(t *testing.T) {
 	if got == nil || got.Via != "lock" || got.PID != os.Getpid() || got.Port != 1234 {
 		t.Fatalf("9.x lock: %+v", got)
 	}
+	// The same lock of `openclaw agent --local` (role agent-embedded) or of
+	// doctor's maintenance: no gateway.
+	for _, role := range []string{"agent-embedded", "sqlite-maintenance"} {
+		write(paths[0], `{"pid": `+strconv.Itoa(os.Getpid())+`, "role": "`+role+`", "startTime": `+strconv.FormatInt(st, 10)+`}`)
+		if got := DetectLocal(in); got != nil {
+			t.Fatalf("a %s lock detected as a gateway: %+v", role, got)
+		}
+	}
 	// The 1.30 lock in the tmp dir, named after the config path.
 	must := os.Remove(paths[0])
 	if must != nil {

@@ -299,8 +299,8 @@ func checkNotHeld(s *state.State, agent string, o Options) error {
 	if err != nil {
 		return err
 	}
-	if len(hs) > 0 {
-		return sqlitewrite.HeldError(s.Dir.Path, hs)
+	if b := sqlitewrite.Blocking(hs); len(b) > 0 { // an embedded agent turn does not block (sqlitewrite.Holder.Shared)
+		return sqlitewrite.HeldError(s.Dir.Path, b)
 	}
 	return nil
 }

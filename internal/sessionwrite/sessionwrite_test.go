@@ -2,6 +2,7 @@ package sessionwrite
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"io/fs"
@@ -81,6 +82,33 @@ func TestSQLiteWrites(t *testing.T) {
 	}
 	if len(after) != len(before)+2 || !strings.Contains(string(after[len(after)-1]), "pong") {
 		t.Fatalf("history after the turn: %d messages (was %d)", len(after), len(before))
+	}
+	// a regeneration OpenClaw-style: a new reply branched off our user
+	// event; the next turn's context follows the new leaf, "pong" is out
+	db, err := sql.Open("sqlite", "file:"+sqlitewrite.Path(s.Dir.Path, "main")+"?mode=rw&_pragma=foreign_keys(1)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var userID string
+	var seq int64
+	if err := db.QueryRow(`SELECT event_id, (SELECT max(seq) + 1 FROM transcript_events WHERE session_id = ?) FROM transcript_event_identities
+		WHERE session_id = ? AND message_idempotency_key = 'test:step:0'`, l.Entry.SessionID, l.Entry.SessionID).Scan(&userID, &seq); err != nil {
+		t.Fatal(err)
+	}
+	regen := fmt.Sprintf(`{"type":"message","id":"regen-1","parentId":%q,"timestamp":"2026-11-23T12:00:00.000Z","message":{"role":"assistant","content":[{"type":"text","text":"pong again"}],"timestamp":3}}`, userID)
+	if _, err := db.Exec(`INSERT INTO transcript_events(session_id, seq, event_json, created_at) VALUES (?, ?, ?, 0)`, l.Entry.SessionID, seq, regen); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`INSERT INTO transcript_event_identities(session_id, event_id, seq, event_type, parent_id, created_at) VALUES (?, 'regen-1', ?, 'message', ?, 0)`, l.Entry.SessionID, seq, userID); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	branched, err := w.History(context.Background(), l, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(branched) != len(after) || !strings.Contains(string(branched[len(branched)-1]), "pong again") || strings.Contains(string(branched[len(branched)-2]), "pong") {
+		t.Fatalf("context after a regeneration: %d messages (%d before), last %s", len(branched), len(after), branched[len(branched)-1])
 	}
 	l2, _ := w.Locate(key)
 	if l2.Entry.Model != "m-test" {
@@ -178,5 +206,29 @@ func TestJSONWrites(t *testing.T) {
 	l2, _ := w.Locate("agent:main:main")
 	if len(n1) != len(n0)+2 || l2.Entry.Model != "m-json" || l2.Entry.Label != "json-label" {
 		t.Errorf("after the turn: %d messages (was %d), model %q, label %q", len(n1), len(n0), l2.Entry.Model, l2.Entry.Label)
+	}
+}
+
+// Labels: 2026.9.6's rule on the SQLite era (JavaScript trim, 512 UTF-16
+// units), 2026.1.30's 64 otherwise, the loosest before the era is known.
+func TestParseLabelEras(t *testing.T) {
+	long := strings.Repeat("é", 100)
+	if l, err := ParseLabel("sqlite", "\ufeff\u00a0"+long+"\u2028"); err != nil || l != long {
+		t.Fatalf("sqlite: %q %v", l, err)
+	}
+	if l, err := ParseLabel("sqlite", "\u0085x"); err != nil || l != "\u0085x" {
+		t.Fatalf("U+0085 is not JavaScript whitespace: %q %v", l, err)
+	}
+	if _, err := ParseLabel("sqlite", strings.Repeat("😀", 257)); apperr.CodeOf(err) != apperr.CodeUsage {
+		t.Fatalf("514 UTF-16 units accepted: %v", err)
+	}
+	if _, err := ParseLabel("json", long); apperr.CodeOf(err) != apperr.CodeUsage || !strings.Contains(err.Error(), "max 64") {
+		t.Fatalf("json: %v", err)
+	}
+	if _, err := ParseLabel("", long); err != nil {
+		t.Fatalf("the loosest rule refused: %v", err)
+	}
+	if _, err := ParseLabel("json", " \ufeff "); err == nil || !strings.Contains(err.Error(), "empty") {
+		t.Fatalf("blank: %v", err)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 
 	"github.com/openclaw/sessions/internal/apperr"
@@ -62,23 +63,42 @@ func (w *sqliteWrites) Locate(key string) (*Located, error) {
 	if !ok {
 		return nil, apperr.NotFoundf("session %s no longer exists", key)
 	}
+	// refused now rather than after the model's turn
+	if err := w.w.CheckIdle(key); err != nil {
+		return nil, err
+	}
 	return &Located{Key: key, Entry: e, Where: w.w.Path() + " (session " + e.SessionID + ")"}, nil
 }
 
+// History is the model's context for the next turn as OpenClaw 2026.9.6
+// builds it: the active leaf's path through the transcript tree (branches
+// left by an edit or a regeneration out), windowed at its last compaction
+// or reset (sqlitewrite.ContextMessages).
 func (w *sqliteWrites) History(ctx context.Context, l *Located, warn func(string)) ([]json.RawMessage, error) {
 	db, err := sqlitestore.Open(w.w.Path(), sqlitestore.Options{Warn: warn})
 	if err != nil {
 		return nil, err
 	}
 	defer db.Close()
-	res, err := db.Messages(l.Entry.SessionID, transcript.Options{IncludeTools: true, Warn: warn})
+	var events [][]byte
+	skipped := 0
+	err = db.Events(l.Entry.SessionID, transcript.Options{}.MaxLine(), func() { events, skipped = nil, 0 }, func(_ int64, data []byte, st transcript.Status) {
+		if data == nil {
+			skipped++
+			return
+		}
+		events = append(events, append([]byte(nil), data...))
+	})
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	return res.Messages, nil
+	if skipped > 0 && warn != nil {
+		warn(fmt.Sprintf("%s: %d unreadable transcript events left out of the model's context", l.Where, skipped))
+	}
+	return sqlitewrite.ContextMessages(events), nil
 }
 
 func (w *sqliteWrites) Append(ctx context.Context, l *Located, idem, cwd string, update TurnUpdate, msgs ...json.RawMessage) error {

@@ -183,7 +183,7 @@ func (w *Writer) AppendTurn(t Turn) (*AppendResult, error) {
 		cwd = "/"
 	}
 	res := &AppendResult{}
-	already, err := w.write("append a turn", func(tx *sql.Tx) error {
+	already, err := w.write("append a turn", func(tx dbtx) error {
 		*res = AppendResult{}
 		n, err := readNode(tx, w.path, t.SessionKey)
 		if err != nil {
@@ -203,7 +203,7 @@ func (w *Writer) AppendTurn(t Turn) (*AppendResult, error) {
 		} else if !errors.Is(err, sql.ErrNoRows) {
 			return err
 		}
-		if err := n.checkIdle(w.path); err != nil {
+		if err := w.checkIdle(tx, n); err != nil {
 			return err
 		}
 		if err := n.checkOwners(w.path); err != nil {
@@ -309,7 +309,10 @@ func (w *Writer) AppendTurn(t Turn) (*AppendResult, error) {
 			_ = e.Set("lastActivityAt", createdAt)
 		}
 		res.UpdatedAt = updated
-		return writeEntry(tx, n, e)
+		if err := writeEntry(tx, n, e); err != nil {
+			return err
+		}
+		return w.remember(tx, t.SessionKey)
 	})
 	if err != nil {
 		return nil, err
@@ -331,7 +334,7 @@ var canonicalTypes = map[string]bool{
 // (not a side append) → its id; only the header → null. Anything else (a
 // leaf control, a side append, events without identities) is refused:
 // only OpenClaw's navigation scan resolves those.
-func appendParent(tx *sql.Tx, path, key, sid string, maxSeq int64) (string, error) {
+func appendParent(tx dbtx, path, key, sid string, maxSeq int64) (string, error) {
 	var eventID string
 	var typ sql.NullString
 	var seq int64
@@ -387,7 +390,7 @@ func appendParent(tx *sql.Tx, path, key, sid string, maxSeq int64) (string, erro
 
 // insertEvent writes identity storage (event_json, no zstd, no
 // navigation_json), valid for any size; OpenClaw reads it like its own.
-func insertEvent(tx *sql.Tx, sid string, seq int64, body []byte, createdAt int64) error {
+func insertEvent(tx dbtx, sid string, seq int64, body []byte, createdAt int64) error {
 	if !utf8.Valid(body) {
 		return apperr.Errorf("event %d is not valid UTF-8", seq)
 	}
@@ -396,7 +399,7 @@ func insertEvent(tx *sql.Tx, sid string, seq int64, body []byte, createdAt int64
 	return err
 }
 
-func insertIdentity(tx *sql.Tx, sid, id string, seq int64, typ string, parent, idem any, createdAt int64) error {
+func insertIdentity(tx dbtx, sid, id string, seq int64, typ string, parent, idem any, createdAt int64) error {
 	_, err := tx.Exec(`INSERT INTO transcript_event_identities(session_id, event_id, seq, event_type, parent_id, message_idempotency_key, created_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(session_id, event_id) DO NOTHING`, sid, id, seq, typ, parent, idem, createdAt)
 	return err

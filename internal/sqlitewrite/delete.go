@@ -52,8 +52,8 @@ var nodeArtifactTables = []string{"session_pending_inputs", "board_widgets", "bo
 // not owned by ACP, a plugin, a CLI backend, another harness or incognito.
 func (w *Writer) DeleteEntry(key, expectSessionID string, updatedBefore int64) (*DeleteResult, error) {
 	res := &DeleteResult{}
-	_, err := w.write("delete a session", func(tx *sql.Tx) error {
-		n, err := readIdleNode(tx, w.path, key)
+	_, err := w.write("delete a session", func(tx dbtx) error {
+		n, err := w.readIdleNode(tx, key)
 		if err != nil {
 			return err
 		}
@@ -133,7 +133,7 @@ func (w *Writer) DeleteEntry(key, expectSessionID string, updatedBefore int64) (
 	return res, nil
 }
 
-func stringsOf(tx *sql.Tx, q string, args ...any) ([]string, error) {
+func stringsOf(tx dbtx, q string, args ...any) ([]string, error) {
 	rows, err := tx.Query(q, args...)
 	if err != nil {
 		return nil, err

@@ -6,12 +6,17 @@
 //
 // # Preconditions (Open)
 //
-//   - No OpenClaw process holds the state dir: no gateway*.lock in
-//     <state>/tmp/openclaw-<uid>/ naming a live pid (gateway, embedded agent,
-//     skill workshop or SQLite maintenance), no live maintenance lease
+//   - No OpenClaw gateway or maintenance holds the state dir: no gateway*.lock
+//     in <state>/tmp/openclaw-<uid>/ naming a live pid with role gateway,
+//     skill-workshop-apply or sqlite-maintenance, no live maintenance lease
 //     (state_leases scope core:agent-database-maintenance) and no live
-//     agent_database_leases row for this database in <state>/state/openclaw.sqlite.
-//     Those files and rows are only read, never created, changed or removed.
+//     agent_database_leases row for this database of a process that holds no
+//     lock, in <state>/state/openclaw.sqlite. An embedded agent turn (role
+//     agent-embedded: `openclaw agent --local`) is allowed beside us: its
+//     session — named by its command line, or written since it took the
+//     lock — is refused (checkIdle). Checked at Open and before every write
+//     step. Those files and rows are only read, never created, changed or
+//     removed.
 //   - The database is exactly agent schema 23: PRAGMA user_version = 23, the
 //     schema_meta 'primary' row (role agent, schema_version 23, agent_id =
 //     the agent), encoding UTF-8, and every table, index and trigger a write

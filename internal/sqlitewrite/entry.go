@@ -23,7 +23,7 @@ type node struct {
 }
 
 // readNode reads key's row; a missing row is apperr.NotFoundf.
-func readNode(tx *sql.Tx, path, key string) (*node, error) {
+func readNode(tx dbtx, path, key string) (*node, error) {
 	n := &node{key: key}
 	err := tx.QueryRow(`SELECT current_session_id, entry_json, entry_valid, updated_at, status FROM session_nodes WHERE session_key = ?`, key).
 		Scan(&n.sid, &n.entryJSON, &n.valid, &n.updatedAt, &n.status)
@@ -38,15 +38,15 @@ func readNode(tx *sql.Tx, path, key string) (*node, error) {
 
 // readIdleNode reads key's row and checks it is valid and has no active run:
 // the preconditions of every change to an entry.
-func readIdleNode(tx *sql.Tx, path, key string) (*node, error) {
-	n, err := readNode(tx, path, key)
+func (w *Writer) readIdleNode(tx dbtx, key string) (*node, error) {
+	n, err := readNode(tx, w.path, key)
 	if err != nil {
 		return nil, err
 	}
-	if err := n.checkValid(path); err != nil {
+	if err := n.checkValid(w.path); err != nil {
 		return nil, err
 	}
-	if err := n.checkIdle(path); err != nil {
+	if err := w.checkIdle(tx, n); err != nil {
 		return nil, err
 	}
 	return n, nil
@@ -78,12 +78,44 @@ func (n *node) checkValid(path string) error {
 	return nil
 }
 
-// checkIdle refuses a session with an active run (status running or a
-// lifecycleRunId): OpenClaw's run would lose its own appends to ours.
-func (n *node) checkIdle(path string) error {
+// checkIdle refuses a session with an active run: status running or a
+// lifecycleRunId (a gateway run), or the session of an embedded agent turn
+// that runs beside us (`openclaw agent --local`, see Holder.Shared): the
+// session its command line names, and every session it has written since
+// it took the state lock (2026.9.6 marks its run only by a new
+// activeWriterRunId, which stays after the run, and by touching updatedAt
+// and the transcript). OpenClaw's run would lose its own appends or entry
+// update to ours (SqliteTranscriptMutationConflictError,
+// SqliteSessionMutationConflictError).
+func (w *Writer) checkIdle(tx dbtx, n *node) error {
 	st, _ := n.entry.String("status")
 	if n.status.String == "running" || st == "running" || n.entry.Has("lifecycleRunId") {
-		return apperr.Statef("session %s in %s has an active OpenClaw run: refusing to write beside it", n.key, path)
+		return apperr.Statef("session %s in %s has an active OpenClaw run: refusing to write beside it", n.key, w.path)
+	}
+	if len(w.embedded) == 0 {
+		return nil
+	}
+	var touched sql.NullInt64
+	if err := tx.QueryRow(`SELECT max(coalesce(transcript_updated_at, 0), updated_at) FROM session_windows WHERE session_id = ?`, n.sid).Scan(&touched); err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return err
+	}
+	if left, ok := w.left[n.key]; ok && left == [2]int64{n.updatedAt, touched.Int64} {
+		return nil // nobody but us has written it since our last step
+	}
+	for _, h := range w.embedded {
+		why := ""
+		switch {
+		case h.SessionKey != "" && h.SessionKey == n.key:
+			why = "it runs this session"
+		case h.SessionID != "" && h.SessionID == n.sid:
+			why = "it runs this session's transcript"
+		case n.updatedAt >= h.Since.UnixMilli() || touched.Int64 >= h.Since.UnixMilli():
+			why = "it has written this session since it started"
+		}
+		if why != "" {
+			return apperr.Statef("session %s in %s is in use by %s (%s): refusing to write beside it; retry when it has finished",
+				n.key, w.path, h, why).With("holders", []int{h.PID})
+		}
 	}
 	return nil
 }
@@ -109,6 +141,27 @@ func (n *node) checkOwners(path string) error {
 	if owner != "" {
 		return apperr.Statef("session %s in %s is owned by %s: sessions does not write it", n.key, path, owner)
 	}
+	return nil
+}
+
+// remember notes, inside our transaction, the row stamps our write leaves
+// on key while an embedded agent runs beside us: our next step on the same
+// session (the entry touch after a turn, the first turn of a child we
+// created) is ours, not the agent's.
+func (w *Writer) remember(tx dbtx, key string) error {
+	if len(w.embedded) == 0 {
+		return nil
+	}
+	var u, touched sql.NullInt64
+	err := tx.QueryRow(`SELECT n.updated_at, max(coalesce(sw.transcript_updated_at, 0), sw.updated_at) FROM session_nodes n
+		JOIN session_windows sw ON sw.session_id = n.current_session_id WHERE n.session_key = ?`, key).Scan(&u, &touched)
+	if err != nil {
+		return err
+	}
+	if w.left == nil {
+		w.left = map[string][2]int64{}
+	}
+	w.left[key] = [2]int64{u.Int64, touched.Int64}
 	return nil
 }
 
@@ -168,7 +221,7 @@ func maxMillis(e *jsonx.Object, now int64) int64 {
 // order and every unknown field kept), the promoted columns that derive
 // from them, entry_valid restored to 1, and the retained window's
 // updated_at, display_name and transcript_observed_at.
-func writeEntry(tx *sql.Tx, n *node, e *jsonx.Object) error {
+func writeEntry(tx dbtx, n *node, e *jsonx.Object) error {
 	raw, err := e.MarshalJSON()
 	if err != nil {
 		return err

@@ -22,7 +22,27 @@ type Holder struct {
 	PID    int
 	Role   string // gateway, agent-embedded, skill-workshop-apply, sqlite-maintenance, lease
 	Source string // the lock file or state-database table that names it
+	// Since is when an agent-embedded holder took gateway.state.lock (its
+	// createdAt); zero when the lock does not say.
+	Since time.Time
+	// SessionKey / SessionID are the session an agent-embedded holder was
+	// started on (--session-key / --session-id of its command line), when
+	// readable.
+	SessionKey, SessionID string
 }
+
+// RoleEmbedded is the lock role of `openclaw agent --local` (and of
+// OpenClaw's state cleanup): one embedded agent turn.
+const RoleEmbedded = "agent-embedded"
+
+// Shared reports whether sessions may write beside this holder: only an
+// embedded agent turn whose start is known. OpenClaw itself lets its CLI
+// open the agent database beside it (agent_database_leases are shared; its
+// writes are BEGIN IMMEDIATE with everything re-read inside), and the turn
+// fences only its own session. A gateway, a skill-workshop apply, SQLite
+// maintenance (doctor) and an OpenClaw process known only by its lease row
+// own more than one session's rows: never beside those.
+func (h Holder) Shared() bool { return h.Role == RoleEmbedded && !h.Since.IsZero() }
 
 func (h Holder) String() string {
 	role := h.Role
@@ -48,6 +68,7 @@ func LockDir(stateDir string) string {
 type lockPayload struct {
 	PID       int      `json:"pid"`
 	Role      string   `json:"role"`
+	CreatedAt string   `json:"createdAt"`
 	StartTime *float64 `json:"startTime"`
 }
 
@@ -86,22 +107,128 @@ func Holders(stateDir, dbPath string, now time.Time) ([]Holder, error) {
 			st = &v
 		}
 		if processAlive(pl.PID, st) {
-			out = append(out, Holder{PID: pl.PID, Role: pl.Role, Source: p})
+			h := Holder{PID: pl.PID, Role: pl.Role, Source: p}
+			if h.Role == RoleEmbedded {
+				if t, err := time.Parse(time.RFC3339Nano, pl.CreatedAt); err == nil {
+					h.Since = t
+				}
+				h.SessionKey, h.SessionID = embeddedSession(pl.PID)
+			}
+			out = append(out, h)
 		}
 	}
-	leases, err := stateLeases(stateDir, dbPath, now)
+	// A live lock holder may be writing the state database: read it as an
+	// ordinary reader then, never immutable.
+	leases, err := stateLeases(stateDir, dbPath, now, len(out) > 0)
 	if err != nil {
 		return nil, err
 	}
-	return mergeHolders(append(out, leases...)), nil
+	return mergeHolders(out, leases), nil
+}
+
+// Blocking is the holders sessions never writes beside (see Shared).
+func Blocking(hs []Holder) []Holder {
+	var out []Holder
+	for _, h := range hs {
+		if !h.Shared() {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+// procCmdline reads /proc/<pid>/cmdline (a variable for tests).
+var procCmdline = func(pid int) []string {
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
+	if err != nil {
+		return nil
+	}
+	return strings.Split(strings.TrimRight(string(data), "\x00"), "\x00")
+}
+
+// procParent is /proc/<pid>/stat's ppid (field 4), 0 when unknown.
+func procParent(pid int) int {
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0
+	}
+	s := string(data)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 {
+		return 0
+	}
+	f := strings.Fields(s[i+1:])
+	if len(f) < 2 {
+		return 0
+	}
+	v, _ := strconv.Atoi(f[1])
+	return v
+}
+
+// embeddedSession finds the --session-key / --session-id of an embedded
+// agent's command line: 2026.9.6 renames its process ("openclaw-agent"),
+// so the arguments are read from it or from its parents (the openclaw
+// launcher that respawned it), whichever still carries `agent`.
+func embeddedSession(pid int) (key, id string) {
+	for i, p := 0, pid; i < 4 && p > 1; i, p = i+1, procParent(p) {
+		args := procCmdline(p)
+		hasAgent := false
+		for j, a := range args {
+			if a == "agent" {
+				hasAgent = true
+			}
+			next := func() string {
+				if j+1 < len(args) {
+					return args[j+1]
+				}
+				return ""
+			}
+			switch {
+			case a == "--session-key":
+				key = next()
+			case strings.HasPrefix(a, "--session-key="):
+				key = strings.TrimPrefix(a, "--session-key=")
+			case a == "--session-id":
+				id = next()
+			case strings.HasPrefix(a, "--session-id="):
+				id = strings.TrimPrefix(a, "--session-id=")
+			}
+		}
+		if hasAgent {
+			return strings.TrimSpace(key), strings.TrimSpace(id)
+		}
+		key, id = "", ""
+	}
+	return "", ""
+}
+
+// descendsFrom reports whether pid is ancestor or one of its children
+// (OpenClaw's SQLite worker processes claim leases of their own).
+func descendsFrom(pid, ancestor int) bool {
+	for i := 0; i < 6 && pid > 1; i, pid = i+1, procParent(pid) {
+		if pid == ancestor {
+			return true
+		}
+	}
+	return false
 }
 
 // mergeHolders folds what names the same pid (a process holds the state
-// lock, the config lock and a lease row at once) into one holder.
-func mergeHolders(hs []Holder) []Holder {
+// lock, the config lock and a lease row at once) into one holder; a lease
+// row of a child of a lock holder (its worker process) folds into the
+// holder.
+func mergeHolders(locks, leases []Holder) []Holder {
 	var out []Holder
 	at := map[int]int{}
-	for _, h := range hs {
+	for _, h := range append(locks, leases...) {
+		if h.Role == "lease" && h.PID > 0 {
+			for _, l := range locks {
+				if l.PID != h.PID && descendsFrom(h.PID, l.PID) {
+					h.PID = l.PID
+					break
+				}
+			}
+		}
 		if i, ok := at[h.PID]; ok && h.PID > 0 {
 			if !strings.Contains(out[i].Source, h.Source) {
 				out[i].Source += ", " + h.Source
@@ -152,17 +279,15 @@ func procStartTime(pid int) (uint64, bool) {
 // (openclaw-agent-db-lease: AGENT_DATABASE_MAINTENANCE_LEASE).
 const maintenanceScope = "core:agent-database-maintenance"
 
-// stateLeases reads <state>/state/openclaw.sqlite strictly read-only.
-func stateLeases(stateDir, dbPath string, now time.Time) ([]Holder, error) {
+// stateLeases reads <state>/state/openclaw.sqlite strictly read-only
+// (never immutable when live is set: an OpenClaw process may write it).
+func stateLeases(stateDir, dbPath string, now time.Time, live bool) ([]Holder, error) {
 	p := filepath.Join(stateDir, "state", "openclaw.sqlite")
 	if _, err := os.Stat(p); errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
 	q := url.Values{}
-	// A WAL database whose -wal is absent or empty has every committed page
-	// in the main file: read it immutable (no -shm created). Otherwise share
-	// the writer's -wal as an ordinary reader.
-	if fi, err := os.Stat(p + "-wal"); err != nil || fi.Size() == 0 {
+	if immutableOK(p, live) {
 		q.Set("immutable", "1")
 	} else {
 		q.Set("mode", "ro")
@@ -232,6 +357,15 @@ func stateLeases(stateDir, dbPath string, now time.Time) ([]Holder, error) {
 	return out, nil
 }
 
+// immutableOK: a WAL database may be read immutable (no lock, no -wal/-shm
+// created) when it has no -wal — nobody has it open in WAL mode — or an
+// empty one while no OpenClaw process runs beside us; else it is read as an
+// ordinary mode=ro reader sharing the writer's -wal.
+func immutableOK(p string, live bool) bool {
+	fi, err := os.Stat(p + "-wal")
+	return err != nil || fi.Size() == 0 && !live
+}
+
 func samePath(a, b string) bool {
 	if a == b {
 		return true
@@ -251,6 +385,6 @@ func HeldError(stateDir string, hs []Holder) error {
 			pids = append(pids, h.PID)
 		}
 	}
-	return apperr.Statef("%s holds the state dir %s: sessions writes OpenClaw's SQLite store itself only when no OpenClaw process runs; write through the running gateway with --gateway, or stop it and retry",
+	return apperr.Statef("%s holds the state dir %s: sessions writes OpenClaw's SQLite store itself only when no OpenClaw gateway or maintenance runs (an `openclaw agent --local` turn on another session is fine); write through the running gateway with --gateway, or stop it and retry",
 		strings.Join(names, ", "), stateDir).With("holders", pids)
 }

@@ -21,14 +21,14 @@ type cursor struct {
 // needs_rebuild = 1 with its counters kept, which OpenClaw's reconcile
 // rebuilds from the raw events (its documented fallback).
 type indexer struct {
-	tx    *sql.Tx
+	tx    dbtx
 	sid   string
 	now   time.Time
 	state *cursor // nil: no row
 	dirty bool    // marked (or left) for rebuild: stop indexing
 }
 
-func newIndexer(tx *sql.Tx, sid string, now time.Time) (*indexer, error) {
+func newIndexer(tx dbtx, sid string, now time.Time) (*indexer, error) {
 	ix := &indexer{tx: tx, sid: sid, now: now}
 	var c cursor
 	var rebuild int64

@@ -17,7 +17,9 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"github.com/openclaw/sessions/internal/sqlitestore"
 	"github.com/openclaw/sessions/internal/testutil/peertest"
+	"github.com/openclaw/sessions/internal/transcript"
 )
 
 // peer96 is the openclaw-peer script with OpenClaw 2026.9.6 installed, or
@@ -212,6 +214,9 @@ func TestInterop96(t *testing.T) {
 	if !strings.Contains(string(last), "Remember the word "+uniqueWord) || !strings.Contains(string(last), "I will remember "+uniqueWord) {
 		t.Errorf("the model's request does not carry our turn:\n%s", last)
 	}
+	// our ContextMessages of the transcript as it was is the history
+	// OpenClaw itself sent the model for that turn
+	checkContextLikeOpenClaw(t, Path(state, "main"), sid, before, reqs[len(reqs)-1])
 
 	// 4. the same on the child with events over 1 KiB: OpenClaw writes zstd rows after ours
 	db = rawDB(t, Path(state, "main"))
@@ -312,17 +317,19 @@ func checkContinuation(t *testing.T, dbPath, sid, ourAssistant string, before in
 	}
 }
 
-// TestInterop96RefusesBesideEmbeddedAgent: while a real `openclaw agent
-// --local` runs on another session of the same agent (it holds
-// gateway.state.lock with role agent-embedded and an agent_database_leases
-// row), Open refuses naming its pid; once it has exited, writing works and
-// the database is clean.
-func TestInterop96RefusesBesideEmbeddedAgent(t *testing.T) {
+// TestInterop96BesideEmbeddedAgent: while a real `openclaw agent --local`
+// runs on one session of the main agent (it holds gateway.state.lock with
+// role agent-embedded and agent_database_leases rows), Open goes through,
+// a turn appended to another session and a patch are written, and a turn
+// on the agent's own session is refused naming its pid; once it has
+// exited, the database is clean and its session writable again.
+func TestInterop96BesideEmbeddedAgent(t *testing.T) {
 	p := peer96(t)
 	state, home := interopState(t)
+	theirs := "agent:main:cron:peer-job-1"
 	// no mock LLM: the turn retries its provider for longer than we need
 	cmd := exec.Command(p, "run", "--version", "2026.9.6", "--home", home, "--state", state, "--cwd", home, "--timeout", "150", "--",
-		"agent", "--local", "--session-key", "agent:main:cron:peer-job-1", "--message", "hold the state dir")
+		"agent", "--local", "--session-key", theirs, "--message", "hold the state dir")
 	var agentOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &agentOut, &agentOut
 	if err := cmd.Start(); err != nil {
@@ -335,7 +342,7 @@ func TestInterop96RefusesBesideEmbeddedAgent(t *testing.T) {
 	var pid int
 	for deadline := time.Now().Add(120 * time.Second); time.Now().Before(deadline) && pid == 0; time.Sleep(200 * time.Millisecond) {
 		var pl lockPayload
-		if data, err := os.ReadFile(lock); err == nil && json.Unmarshal(data, &pl) == nil && pl.Role == "agent-embedded" {
+		if data, err := os.ReadFile(lock); err == nil && json.Unmarshal(data, &pl) == nil && pl.Role == RoleEmbedded {
 			pid = pl.PID
 		}
 	}
@@ -348,18 +355,105 @@ func TestInterop96RefusesBesideEmbeddedAgent(t *testing.T) {
 		<-done
 		t.Fatalf("openclaw agent --local took no gateway.state.lock (lock dir: %v)\n%s", names, agentOut.String())
 	}
-	_, err := Open(state, "main", Options{})
-	if err == nil || !strings.Contains(err.Error(), "pid "+strconv.Itoa(pid)) || !strings.Contains(err.Error(), "agent-embedded") {
-		t.Fatalf("Open beside a running openclaw agent --local (pid %d): %v", pid, err)
-	}
-	<-done
 	w, err := Open(state, "main", Options{})
 	if err != nil {
-		t.Fatalf("Open after the agent exited: %v", err)
+		t.Fatalf("Open beside a running openclaw agent --local (pid %d): %v", pid, err)
 	}
 	defer w.Close()
-	if _, err := w.AppendTurn(Turn{SessionKey: mainKey, IdempotencyKey: "sessions:after-agent", Messages: []json.RawMessage{userMsg("after"), assistantMsg("ok")}}); err != nil {
-		t.Fatal(err)
+	if len(w.embedded) != 1 || w.embedded[0].PID != pid || w.embedded[0].SessionKey != theirs {
+		t.Errorf("the embedded agent as found: %+v", w.embedded)
+	}
+	if _, err := w.AppendTurn(Turn{SessionKey: mainKey, IdempotencyKey: "sessions:beside-agent", Messages: []json.RawMessage{userMsg("beside"), assistantMsg("ok")}}); err != nil {
+		t.Fatalf("append to another session beside the agent: %v", err)
+	}
+	lbl := "beside the agent"
+	if _, err := w.PatchEntry("agent:main:telegram:group:-100123", Patch{Label: &lbl}); err != nil {
+		t.Fatalf("patch beside the agent: %v", err)
+	}
+	select {
+	case <-done:
+		t.Skip("openclaw agent --local ended before the refusal could be checked")
+	default:
+	}
+	_, err = w.AppendTurn(Turn{SessionKey: theirs, IdempotencyKey: "sessions:its-session", Messages: []json.RawMessage{userMsg("no"), assistantMsg("no")}})
+	if err == nil || !strings.Contains(err.Error(), "pid "+strconv.Itoa(pid)) {
+		t.Fatalf("append to the agent's own session (pid %d): %v", pid, err)
+	}
+	<-done
+	if _, err := w.AppendTurn(Turn{SessionKey: theirs, IdempotencyKey: "sessions:after-agent", Messages: []json.RawMessage{userMsg("after"), assistantMsg("ok")}}); err != nil {
+		t.Fatalf("append after the agent exited: %v", err)
 	}
 	checkClean(t, rawDB(t, w.Path()))
+}
+
+// checkContextLikeOpenClaw: ContextMessages over the session's events up to
+// seq before gives, in order, the user and assistant messages of the
+// model request OpenClaw 2026.9.6 made for its next turn (its own new
+// user message and its internal context blocks aside; OpenClaw may wrap a
+// user text, so each of ours is contained in its counterpart).
+func checkContextLikeOpenClaw(t *testing.T, dbPath, sid string, before int64, req peertest.MockRequest) {
+	t.Helper()
+	db, err := sqlitestore.Open(dbPath, sqlitestore.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var events [][]byte
+	err = db.Events(sid, transcript.Options{}.MaxLine(), func() { events = nil }, func(seq int64, data []byte, _ transcript.Status) {
+		if seq <= before {
+			events = append(events, append([]byte(nil), data...))
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := func(c gjson.Result) string {
+		if c.Type == gjson.String {
+			return strings.TrimSpace(c.Str)
+		}
+		var parts []string
+		c.ForEach(func(_, b gjson.Result) bool {
+			if b.Get("type").String() == "text" {
+				parts = append(parts, b.Get("text").String())
+			}
+			return true
+		})
+		return strings.TrimSpace(strings.Join(parts, "\n"))
+	}
+	var ours []string
+	for _, m := range ContextMessages(events) {
+		r := gjson.ParseBytes(m)
+		if role := r.Get("role").String(); role == "user" || role == "assistant" {
+			if s := text(r.Get("content")); s != "" {
+				ours = append(ours, role+": "+s)
+			}
+		}
+	}
+	var theirs []string
+	for _, m := range req.Request.Messages {
+		raw, _ := json.Marshal(m)
+		r := gjson.ParseBytes(raw)
+		role := r.Get("role").String()
+		s := text(r.Get("content"))
+		if role != "user" && role != "assistant" || s == "" || strings.HasPrefix(s, "<<<BEGIN_OPENCLAW_INTERNAL_CONTEXT>>>") {
+			continue
+		}
+		theirs = append(theirs, role+": "+s)
+	}
+	if len(theirs) > 0 {
+		theirs = theirs[:len(theirs)-1] // its new user message
+	}
+	t.Logf("context: %d user/assistant messages, ours and OpenClaw's alike", len(ours))
+	if len(ours) < 2 {
+		t.Fatalf("context: %d messages, not even our turn: %q", len(ours), ours)
+	}
+	if len(ours) != len(theirs) {
+		t.Fatalf("context: ours %d user/assistant messages, OpenClaw's request %d\nours: %q\ntheirs: %q", len(ours), len(theirs), ours, theirs)
+	}
+	for i := range ours {
+		r, o := strings.SplitN(theirs[i], ": ", 2), strings.SplitN(ours[i], ": ", 2)
+		if r[0] != o[0] || !strings.Contains(r[1], o[1]) {
+			t.Errorf("context message %d: ours %.200q, OpenClaw's %.200q", i, ours[i], theirs[i])
+		}
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"database/sql"
 	"errors"
 	"strings"
+	"unicode"
 	"unicode/utf16"
 
 	"github.com/openclaw/sessions/internal/apperr"
@@ -14,10 +15,10 @@ import (
 // after trimming). 2026.1.30 allowed 64.
 const MaxLabelLen = 512
 
-// ParseLabel is parseSessionLabel: trimmed, not empty, at most 512 UTF-16
-// code units.
+// ParseLabel is parseSessionLabel: trimmed as JavaScript's String.trim
+// trims, not empty, at most 512 UTF-16 code units, any characters.
 func ParseLabel(raw string) (string, error) {
-	l := strings.TrimSpace(raw)
+	l := jsTrim(raw)
 	if l == "" {
 		return "", apperr.Usagef("invalid label: empty")
 	}
@@ -25,6 +26,19 @@ func ParseLabel(raw string) (string, error) {
 		return "", apperr.Usagef("invalid label: too long (max %d)", MaxLabelLen)
 	}
 	return l, nil
+}
+
+// jsTrim is String.prototype.trim: WhiteSpace (TAB, VT, FF, SP, NBSP,
+// ZWNBSP U+FEFF, the Zs space separators) and LineTerminators (LF, CR,
+// U+2028, U+2029) at both ends — not U+0085, which Go's TrimSpace trims.
+func jsTrim(s string) string {
+	return strings.TrimFunc(s, func(r rune) bool {
+		switch r {
+		case '\t', '\n', '\v', '\f', '\r', ' ', '\u00a0', '\ufeff', '\u2028', '\u2029':
+			return true
+		}
+		return unicode.Is(unicode.Zs, r)
+	})
 }
 
 // Patch is a sessions.patch of the fields sessions sets. A nil pointer
@@ -63,7 +77,7 @@ func (w *Writer) PatchEntry(key string, p Patch) (*PatchResult, error) {
 			return nil, apperr.Usagef("invalid sendPolicy (use \"allow\"|\"deny\")")
 		}
 	}
-	return w.updateEntry("patch a session", key, func(tx *sql.Tx, n *node, e *jsonx.Object, now int64) error {
+	return w.updateEntry("patch a session", key, func(tx dbtx, n *node, e *jsonx.Object, now int64) error {
 		if p.Label != nil {
 			if label == "" {
 				e.Delete("label")
@@ -106,7 +120,7 @@ func (w *Writer) PatchEntry(key string, p Patch) (*PatchResult, error) {
 // Entry reads key's entry (the raw entry_json) in a read transaction.
 func (w *Writer) Entry(key string) (*jsonx.Object, error) {
 	var e *jsonx.Object
-	err := w.read(func(tx *sql.Tx) error {
+	err := w.read(func(tx dbtx) error {
 		n, err := readNode(tx, w.path, key)
 		if err != nil {
 			return err
@@ -120,12 +134,33 @@ func (w *Writer) Entry(key string) (*jsonx.Object, error) {
 	return e, err
 }
 
+// CheckIdle tells, before a turn is run for key, whether a write to it
+// would be refused now for an OpenClaw process running beside us (a
+// gateway, maintenance, or an embedded agent turn on this session) or an
+// entry OpenClaw has not certified: the refusal comes before the model is
+// called. Every write step checks it all again inside its transaction.
+func (w *Writer) CheckIdle(key string) error {
+	if err := w.admit(); err != nil {
+		return err
+	}
+	return w.read(func(tx dbtx) error {
+		n, err := readNode(tx, w.path, key)
+		if err != nil {
+			return err
+		}
+		if err := n.checkValid(w.path); err != nil {
+			return err
+		}
+		return w.checkIdle(tx, n)
+	})
+}
+
 // TouchEntry changes key's entry with fn (fields other than updatedAt, which
 // becomes max(updatedAt, now)) in one BEGIN IMMEDIATE transaction, as
 // OpenClaw's updateSessionStoreAfterAgentRun does after a turn whose
 // transcript is already written. A session with an active run is refused.
 func (w *Writer) TouchEntry(key string, fn func(e *jsonx.Object)) (*PatchResult, error) {
-	return w.updateEntry("update a session", key, func(_ *sql.Tx, _ *node, e *jsonx.Object, _ int64) error {
+	return w.updateEntry("update a session", key, func(_ dbtx, _ *node, e *jsonx.Object, _ int64) error {
 		fn(e)
 		return nil
 	})
@@ -134,11 +169,11 @@ func (w *Writer) TouchEntry(key string, fn func(e *jsonx.Object)) (*PatchResult,
 // updateEntry is one entry change in one BEGIN IMMEDIATE transaction: the
 // row read and checked (valid, no active run), fn applied to a copy of its
 // entry (with now), updatedAt = max(updatedAt, now), the row written back.
-func (w *Writer) updateEntry(what, key string, fn func(tx *sql.Tx, n *node, e *jsonx.Object, now int64) error) (*PatchResult, error) {
+func (w *Writer) updateEntry(what, key string, fn func(tx dbtx, n *node, e *jsonx.Object, now int64) error) (*PatchResult, error) {
 	now := w.opts.Now().UnixMilli()
 	res := &PatchResult{}
-	_, err := w.write(what, func(tx *sql.Tx) error {
-		n, err := readIdleNode(tx, w.path, key)
+	_, err := w.write(what, func(tx dbtx) error {
+		n, err := w.readIdleNode(tx, key)
 		if err != nil {
 			return err
 		}
@@ -149,6 +184,9 @@ func (w *Writer) updateEntry(what, key string, fn func(tx *sql.Tx, n *node, e *j
 		updated := maxMillis(n.entry, now)
 		_ = e.Set("updatedAt", updated)
 		if err := writeEntry(tx, n, e); err != nil {
+			return err
+		}
+		if err := w.remember(tx, key); err != nil {
 			return err
 		}
 		raw, err := e.MarshalJSON()

@@ -38,7 +38,7 @@ var touchedTables = func() map[string]bool {
 // of agent agentID with 2026.9.6's definitions of every object a write can
 // reach. It returns the schema cookie (PRAGMA schema_version), which a later
 // transaction compares to know nothing was redefined since.
-func checkSchema(tx *sql.Tx, path, agentID string) (int64, error) {
+func checkSchema(tx dbtx, path, agentID string) (int64, error) {
 	var uv int64
 	if err := tx.QueryRow("PRAGMA user_version").Scan(&uv); err != nil {
 		return 0, err

@@ -75,7 +75,7 @@ func (w *Writer) CreateChild(c Child) (*ChildResult, error) {
 		label = l
 	}
 	res := &ChildResult{Key: c.Key, SessionID: c.SessionID, CreatedAt: now}
-	_, err := w.write("create a child session", func(tx *sql.Tx) error {
+	_, err := w.write("create a child session", func(tx dbtx) error {
 		var one int
 		if err := tx.QueryRow(`SELECT 1 FROM session_nodes WHERE session_key = ?`, c.Key).Scan(&one); err == nil {
 			return apperr.Statef("session %s already exists in %s", c.Key, w.path)
@@ -153,7 +153,10 @@ func (w *Writer) CreateChild(c Child) (*ChildResult, error) {
 			primary_conversation_id, transcript_observed_at)
 			VALUES (?, ?, NULL, ?, ?, 1, 0, NULL, NULL, NULL, 'conversation', NULL, NULL, NULL, NULL, NULL, NULL, ?, ?, NULL, ?, ?, ?, NULL, ?)`,
 			c.SessionID, c.Key, now, now, normText(e, "modelProvider"), normText(e, "model"), parent, parent, displayName(e), now)
-		return err
+		if err != nil {
+			return err
+		}
+		return w.remember(tx, c.Key)
 	})
 	if err != nil {
 		return nil, err

@@ -242,8 +242,8 @@ func (s *State) ResolveLabel(label, agent string, op policy.Op) (*Target, error)
 	switch {
 	case l == "":
 		return nil, apperr.Usagef("invalid label: empty")
-	case len([]rune(l)) > 64:
-		return nil, apperr.Usagef("invalid label: too long (max 64)")
+	case len([]rune(l)) > 512: // 2026.9.6's limit; a 1.30 store has none over 64
+		return nil, apperr.Usagef("invalid label: too long (max 512)")
 	}
 	agents := s.AgentIDs()
 	if strings.TrimSpace(agent) != "" {

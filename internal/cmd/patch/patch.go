@@ -6,10 +6,10 @@ package patch
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
-	"unicode/utf16"
 
 	"github.com/openclaw/sessions/internal/apperr"
 	"github.com/openclaw/sessions/internal/cmdutil"
@@ -19,9 +19,10 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// MaxLabelLen is sessions.patch's label limit (JS string length, UTF-16
-// code units, after trimming).
-const MaxLabelLen = 64
+// MaxLabelLen is 2026.1.30's sessions.patch label limit (JS string length,
+// UTF-16 code units, after trimming); a 2026.8+ agent allows 512
+// (sessionwrite.ParseLabel).
+const MaxLabelLen = sessionwrite.JSONMaxLabelLen
 
 // Options are the parsed flags of `sessions patch`.
 type Options struct {
@@ -62,7 +63,8 @@ unknown field kept), and replacing the file atomically (mode 0600).
 
 --send-policy allow|deny sets the session's send policy override; inherit
 removes it (the configured session.sendPolicy applies again). --label sets the
-label (trimmed, 1-64 characters, unique within the store); --clear-label
+label (trimmed, 1-64 characters on a 2026.7-and-earlier agent, 1-512 on a
+2026.8+ one as OpenClaw 2026.9.6 allows, unique within the agent's store); --clear-label
 removes it. updatedAt becomes max(updatedAt, now).
 
 The session is named by its key, its sessionId, a unique sessionId prefix (8+
@@ -120,7 +122,7 @@ written; warnings only when there is one.`,
 	}
 	fl := cmd.Flags()
 	cmdutil.EnumVar(cmd, &o.SendPolicy, "send-policy", "", "send policy override (inherit removes the override)", "allow", "deny", "inherit")
-	fl.StringVar(&o.Label, "label", "", "set the session's `LABEL` (1-64 characters, unique in the store)")
+	fl.StringVar(&o.Label, "label", "", "set the session's `LABEL` (1-64 characters; 1-512 on a 2026.8+ agent; unique in the store)")
 	fl.BoolVar(&o.ClearLabel, "clear-label", false, "remove the session's label")
 	cmdutil.AddRefLabelFlag(cmd, f, &o.TargetLabel, "target-label")
 	fl.DurationVar(&o.WaitIdle, "wait-idle", 0, "first wait up to `DURATION` (--wait-idle=D; default 60s) for an OpenClaw turn running on the session to end")
@@ -138,9 +140,11 @@ func (o *Options) validate() error {
 		return apperr.Usagef("--label and --clear-label cannot be used together")
 	}
 	if o.SetLabel {
-		l, err := ParseLabel(o.Label)
+		// the loosest rule (2026.9.6's 512) here; the target's era decides
+		// once it is known (2026.1.30: 64)
+		l, err := sessionwrite.ParseLabel("", o.Label)
 		if err != nil {
-			return apperr.Usagef("invalid --label: %v", err)
+			return apperr.Usagef("invalid --label: %s", strings.TrimPrefix(err.Error(), "invalid label: "))
 		}
 		o.Label = l
 	}
@@ -150,15 +154,12 @@ func (o *Options) validate() error {
 	return nil
 }
 
-// ParseLabel is sessions.patch's label check: trimmed, not empty, at most
-// 64 characters (JS length).
+// ParseLabel is 2026.1.30's sessions.patch label check: trimmed, not
+// empty, at most 64 characters (JS length).
 func ParseLabel(raw string) (string, error) {
-	l := strings.TrimSpace(raw)
-	if l == "" {
-		return "", fmt.Errorf("empty")
-	}
-	if n := len(utf16.Encode([]rune(l))); n > MaxLabelLen {
-		return "", fmt.Errorf("too long (max %d)", MaxLabelLen)
+	l, err := sessionwrite.ParseLabel("json", raw)
+	if err != nil {
+		return "", errors.New(strings.TrimPrefix(err.Error(), "invalid label: "))
 	}
 	return l, nil
 }
@@ -198,6 +199,11 @@ func run(o *Options) error {
 		return err
 	}
 	defer w.Close()
+	if o.SetLabel {
+		if o.Label, err = sessionwrite.ParseLabel(w.Era(), o.Label); err != nil {
+			return apperr.Usagef("invalid --label: %s", strings.TrimPrefix(err.Error(), "invalid label: "))
+		}
+	}
 	var warnings []string
 	if w.Era() == "json" {
 		// the SQLite era refuses a session with an active run itself

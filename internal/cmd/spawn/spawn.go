@@ -14,7 +14,6 @@ import (
 	"github.com/google/uuid"
 	"github.com/openclaw/sessions/internal/apperr"
 	"github.com/openclaw/sessions/internal/archive"
-	"github.com/openclaw/sessions/internal/cmd/patch"
 	"github.com/openclaw/sessions/internal/cmd/send"
 	"github.com/openclaw/sessions/internal/cmdutil"
 	"github.com/openclaw/sessions/internal/config"
@@ -74,7 +73,7 @@ main session of --agent or the default agent. --agent ID spawns into another
 agent when the requester agent's subagents.allowAgents allows it ("*" = any).
 Refused before anything is written: a sub-agent requester (forbidden), an
 agent not allowed (forbidden), an unknown agent (exit 4), an invalid thinking
-level, a label over 64 characters (exit 2), a model that is malformed, of an
+level, a label over 64 characters (512 on a 2026.8+ agent; exit 2), a model that is malformed, of an
 unconfigured provider, missing from the provider's models list or outside the
 agents.defaults.models allowlist (exit 1), an OpenClaw 2026.8+ (SQLite) agent
 while an OpenClaw process other than a gateway live on this host holds the
@@ -125,7 +124,7 @@ Follow the run with 'sessions wait RUN_ID' (the child's reply) or 'sessions runs
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&o.Label, "label", "", "label the child session with `LABEL` (1-64 characters)")
+	fl.StringVar(&o.Label, "label", "", "label the child session with `LABEL` (1-64 characters; 1-512 on a 2026.8+ agent)")
 	fl.StringVar(&o.Model, "model", "", "run the sub-agent with this `PROVIDER/MODEL` (or alias); default: the agent's subagents.model")
 	fl.StringVar(&o.Thinking, "thinking", "", "thinking `LEVEL`: off, minimal, low, medium, high (xhigh for some models)")
 	fl.IntVar(&o.RunTimeout, "run-timeout", 0, "abort the sub-agent's task after `S` seconds (0 = the turn timeout)")
@@ -167,9 +166,10 @@ func run(o *Options) error {
 	}
 	label := ""
 	if strings.TrimSpace(o.Label) != "" {
-		l, err := patch.ParseLabel(o.Label)
+		// 2026.9.6's 512 here; the target's era decides once it is open
+		l, err := sessionwrite.ParseLabel("", o.Label)
 		if err != nil {
-			return apperr.Usagef("invalid label: %v", err)
+			return err
 		}
 		label = l
 	}
@@ -272,6 +272,11 @@ func run(o *Options) error {
 		return err
 	}
 	defer w.Close()
+	if label != "" {
+		if label, err = sessionwrite.ParseLabel(w.Era(), label); err != nil {
+			return err
+		}
+	}
 	child := sessionwrite.Child{Key: childKey, SessionID: sessionID, ParentKey: reqKey, RequesterAgent: reqAgent, Label: label,
 		Build: func(st *store.Store, req *store.Entry) (*jsonx.Object, error) {
 			if sameStore {

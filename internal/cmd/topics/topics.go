@@ -46,7 +46,8 @@ const ExitCodes = `sessions exits with one of these codes. Treat any other code 
       or a gateway call did not answer in time
   10  state: the state dir or a file in it is missing, unreadable, corrupt or
       unsupported (e.g. an OpenClaw 2026.8+ SQLite store of another schema
-      than 2026.9.6's, or one an OpenClaw process holds); a directory with
+      than 2026.9.6's, one an OpenClaw gateway or doctor holds, or the
+      session a running 'openclaw agent --local' turn uses); a directory with
       neither an agents/ directory nor a config file is not a state dir; or a
       gateway is unreachable, its handshake failed, it speaks an unsupported
       protocol version, or the connection was lost mid-call

@@ -1,0 +1,28 @@
+package sessionwrite
+
+import (
+	"unicode/utf16"
+
+	"github.com/openclaw/sessions/internal/apperr"
+	"github.com/openclaw/sessions/internal/sqlitewrite"
+)
+
+// JSONMaxLabelLen is OpenClaw 2026.1.30's label limit (sessions.patch: JS
+// string length after trimming); 2026.9.6 allows sqlitewrite.MaxLabelLen.
+const JSONMaxLabelLen = 64
+
+// ParseLabel validates a label as the OpenClaw of the agent's era does:
+// "sqlite" (2026.8+) is 2026.9.6's parseSessionLabel (JavaScript trim, 1-512
+// UTF-16 code units, any characters); any other era 2026.1.30's (the same
+// trim, 1-64). Era "" is the loosest (512): the check before the target's
+// era is known. Uniqueness is the writer's (per agent store, exact match).
+func ParseLabel(era, raw string) (string, error) {
+	l, err := sqlitewrite.ParseLabel(raw)
+	if err != nil || era == "sqlite" || era == "" {
+		return l, err
+	}
+	if len(utf16.Encode([]rune(l))) > JSONMaxLabelLen {
+		return "", apperr.Usagef("invalid label: too long (max %d)", JSONMaxLabelLen)
+	}
+	return l, nil
+}
