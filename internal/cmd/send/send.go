@@ -308,11 +308,17 @@ func run(o *Options) error {
 		if o.Engine, err = ChooseEngineFor(f, s, route, t.Agent, o.Engine, o.OpenClaw); err != nil {
 			return err
 		}
-		if err := CheckGatewayTarget(s, t.Agent, t.Key, route, wo); err != nil {
+		if err := CheckTarget(s, t.Agent, t.Key, route, wo); err != nil {
 			return err
 		}
 	} else if err := Preflight(s, t); err != nil {
 		return err
+	} else if s.Era(t.Agent) == "sqlite" {
+		// an OpenClaw process beside us that runs (or has just written)
+		// the session: exit 10 before a run exists, not a failed run
+		if err := CheckTarget(s, t.Agent, t.Key, route, wo); err != nil {
+			return err
+		}
 	}
 	if s.SendPolicy(t) == "deny" {
 		return apperr.Forbiddenf("%s", policy.MsgSendBlocked).With("sessionKey", t.DisplayKey)
@@ -393,11 +399,12 @@ func Preflight(s *state.State, t *state.Target) error {
 	return nil
 }
 
-// CheckGatewayTarget refuses, before a run exists, what the runner could
-// not do through route's gateway: connecting (unreachable or a failed
+// CheckTarget refuses, before a run exists, what the runner could not do
+// on route: through a gateway, connecting (unreachable or a failed
 // handshake: exit 10; credentials refused or pairing required: exit 3; a
-// call timing out: exit 5) and finding key there (exit 4).
-func CheckGatewayTarget(s *state.State, agent, key string, route sessionwrite.Route, o sessionwrite.Options) error {
+// call timing out: exit 5) and finding key there (exit 4); on the SQLite
+// store, writing key beside an OpenClaw process that runs it (exit 10).
+func CheckTarget(s *state.State, agent, key string, route sessionwrite.Route, o sessionwrite.Options) error {
 	w, err := sessionwrite.OpenRoute(s, agent, route, o)
 	if err != nil {
 		return err
