@@ -66,6 +66,15 @@ type DB struct {
 
 	hasCold bool // the database has session_transcript_cold_archives
 	zdec    *zstd.Decoder
+
+	// direct is what Store needs to read session_nodes straight from the
+	// file (nil: always through SQLite); see direct.go.
+	direct *directTable
+	// mainFile is the main file, kept open while conn is: closing a
+	// descriptor of it would drop SQLite's POSIX locks (direct.go).
+	mainFile *os.File
+	// directReads counts the Store reads the direct path did (tests).
+	directReads int
 }
 
 // openMode is how the file is opened.
@@ -163,6 +172,7 @@ func (db *DB) Close() error {
 	}
 	err := db.conn.Close()
 	db.conn = nil
+	db.closeMainFile()
 	return err
 }
 
@@ -175,6 +185,7 @@ func (db *DB) open() error {
 		db.conn.Close()
 		db.conn = nil
 	}
+	db.closeMainFile()
 	f, err := os.Open(db.path)
 	if err != nil {
 		return db.fileErr(err)
@@ -324,6 +335,7 @@ func (db *DB) reopenAs(m openMode) error {
 	if db.conn != nil {
 		db.conn.Close()
 	}
+	db.closeMainFile()
 	db.mode = m
 	conn, err := sql.Open("sqlite", db.dsn())
 	if err != nil {
@@ -359,6 +371,7 @@ var required = map[string][]string{
 func (db *DB) checkSchema() error {
 	var version int64
 	var cold bool
+	var direct *directTable
 	err := db.read("schema check", func(tx *sql.Tx) error {
 		if err := tx.QueryRow("PRAGMA user_version").Scan(&version); err != nil {
 			return err
@@ -389,12 +402,18 @@ func (db *DB) checkSchema() error {
 				}
 			}
 		}
-		return tx.QueryRow("SELECT count(*) > 0 FROM sqlite_master WHERE type = 'table' AND name = 'session_transcript_cold_archives'").Scan(&cold)
+		if err := tx.QueryRow("SELECT count(*) > 0 FROM sqlite_master WHERE type = 'table' AND name = 'session_transcript_cold_archives'").Scan(&cold); err != nil {
+			return err
+		}
+		var err error
+		direct, err = directTableOf(tx)
+		return err
 	})
 	if err != nil {
 		return err
 	}
 	db.hasCold = cold
+	db.direct = direct
 	if version > SchemaVersion && db.opts.Warn != nil {
 		db.opts.Warn(fmt.Sprintf("OpenClaw SQLite store %s has schema version %d, newer than %d (OpenClaw 2026.9.6); reading what this version knows", db.path, version, SchemaVersion))
 	}

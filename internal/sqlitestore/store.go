@@ -55,6 +55,14 @@ func (db *DB) Store() (*store.Store, error) {
 	var firstBad, why string
 	err := db.read("read sessions", func(tx *sql.Tx) error {
 		entries, skipped, firstBad, why = nil, 0, "", ""
+		var outs []parsed
+		if directRead && db.direct != nil {
+			var ok bool
+			if outs, ok = db.storeDirect(tx); ok {
+				entries, skipped, firstBad, why = collect(outs)
+				return nil
+			}
+		}
 		var n int
 		if err := tx.QueryRow("SELECT count(*) FROM session_nodes").Scan(&n); err != nil {
 			return err
@@ -81,14 +89,7 @@ func (db *DB) Store() (*store.Store, error) {
 			if err := rows.Scan(&r.key, &raw, &r.updated); err != nil {
 				return err
 			}
-			if IsInternalKey(r.key) {
-				continue
-			}
-			// entry_json {} is OpenClaw's placeholder of a deleted session
-			// whose transcript windows stay (2026.9.6
-			// clearSqliteSessionEntryPreservingWindows, entry_valid -1): no
-			// session, and nothing to warn about.
-			if string(raw) == "{}" {
+			if hidden(r.key, raw) {
 				continue
 			}
 			// A driver that reused its buffer would hand over the same
@@ -104,19 +105,7 @@ func (db *DB) Store() (*store.Store, error) {
 		if err := rows.Err(); err != nil {
 			return err
 		}
-		for _, out := range p.wait() {
-			if out.problem != "" {
-				if skipped == 0 || out.e.Key < firstBad {
-					firstBad, why = out.e.Key, out.problem
-				}
-				skipped++
-				continue
-			}
-			entries = append(entries, out.e)
-		}
-		// session_key order (SQLite's BINARY collation compares bytes, as
-		// Go's string comparison does); keys are unique.
-		slices.SortFunc(entries, func(a, b store.Entry) int { return strings.Compare(a.Key, b.Key) })
+		entries, skipped, firstBad, why = collect(p.wait())
 		return nil
 	})
 	if err != nil {
@@ -130,6 +119,48 @@ func (db *DB) Store() (*store.Store, error) {
 		db.opts.Warn(fmt.Sprintf("OpenClaw SQLite store %s: left out session %q%s: %s", db.path, firstBad, more, why))
 	}
 	return store.FromEntries(db.path, entries, skipped), nil
+}
+
+// hidden reports the rows OpenClaw's listing leaves out silently: the
+// internal-effects rows, and entry_json {} — OpenClaw's placeholder of a
+// deleted session whose transcript windows stay (2026.9.6
+// clearSqliteSessionEntryPreservingWindows, entry_valid -1): no session,
+// and nothing to warn about.
+func hidden(key string, raw []byte) bool {
+	return IsInternalKey(key) || string(raw) == "{}"
+}
+
+// collect splits parsed rows into entries in session_key order (SQLite's
+// BINARY collation compares bytes, as Go's string comparison does; keys
+// are unique) and the rows left out: how many, and the first by key with
+// why.
+func collect(outs []parsed) (entries []store.Entry, skipped int, firstBad, why string) {
+	entries = make([]store.Entry, 0, len(outs))
+	for _, out := range outs {
+		if out.problem != "" {
+			if skipped == 0 || out.e.Key < firstBad {
+				firstBad, why = out.e.Key, out.problem
+			}
+			skipped++
+			continue
+		}
+		entries = append(entries, out.e)
+	}
+	if len(entries) == 0 {
+		entries = nil
+	}
+	slices.SortFunc(entries, func(a, b store.Entry) int { return strings.Compare(a.Key, b.Key) })
+	return entries, skipped, firstBad, why
+}
+
+// parse turns one row into its entry, or says why it is not one.
+func parse(key string, raw []byte, updated sql.NullFloat64) parsed {
+	var out parsed
+	out.e, out.problem = entryOf(key, raw, updated)
+	if out.problem != "" {
+		out.e.Key = key
+	}
+	return out
 }
 
 // rawRow is one session_nodes row as read.
@@ -173,10 +204,7 @@ func newParser(n int) *parser {
 				p.mu.Unlock()
 				out := make([]parsed, len(in))
 				for j, r := range in {
-					out[j].e, out[j].problem = entryOf(r.key, r.raw, r.updated)
-					if out[j].problem != "" {
-						out[j].e.Key = r.key
-					}
+					out[j] = parse(r.key, r.raw, r.updated)
 				}
 				p.mu.Lock()
 				p.outs[i] = out

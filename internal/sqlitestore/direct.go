@@ -1,0 +1,276 @@
+package sqlitestore
+
+import (
+	"database/sql"
+	"errors"
+	"os"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/openclaw/sessions/internal/sqlitefile"
+)
+
+// Store's direct read: session_nodes straight from the database file
+// (internal/sqlitefile), inside the same read transaction the SQL path
+// would use, and only where the result is provably what SQLite returns.
+//
+// Why: selecting a 10,000-session table's 140 MB of entry_json through
+// modernc.org/sqlite costs several times what reading the pages costs
+// (docs/PERFORMANCE.md, issue 13); reading them in place, scanning each
+// entry right after its bytes are copied out, on every CPU, is within 2× of
+// the native sqlite3 shell.
+//
+// Safety, in order:
+//
+//   - The SQL read transaction is opened first (a query on sqlite_master):
+//     SQLite's own locks and busy timeout apply exactly as before (a writer
+//     in locking_mode=EXCLUSIVE still ends in exit 11), and with a live
+//     -wal our read mark keeps any checkpoint from writing a page of the
+//     main file that our snapshot reads there (a checkpoint only copies
+//     frames up to the oldest reader's mark, and every page with such a
+//     frame is read from the -wal) and the WAL from restarting under us.
+//   - The table's definition (its CREATE TABLE text) and root page must be
+//     the ones the schema check saw and SQLite's own sqlite_master holds in
+//     this transaction; the columns read must be plain stored columns (no
+//     generated column shifts the record, none is the rowid alias).
+//   - sqlitefile takes no lock and writes nothing; the main file is mapped
+//     from a descriptor kept open as long as the SQL connection (closing
+//     one would drop SQLite's POSIX locks on it).
+//   - After the read, the main file and the -wal header must be unchanged
+//     (sqlitefile.Snapshot.Unchanged); an immutable read is then also
+//     checked by read() as before.
+//   - Any value of a type the SQL path would convert (a numeric key, a text
+//     updated_at, a row written before a column was added), any error of
+//     the file reader (corrupt, unsupported, changed, truncated): the
+//     whole read is done by the SQL path instead, in the same transaction.
+//
+// FuzzReader (internal/sqlitefile) holds the file reader equal to
+// modernc.org/sqlite; TestDirectMatchesSQL holds Store's two paths equal.
+
+// directRead switches the direct read on (tests compare both paths).
+var directRead = true
+
+// directTable is where session_nodes' columns are in its records.
+type directTable struct {
+	sql                       string // the CREATE TABLE statement
+	root                      int64
+	key, entry, updated, last int // record column numbers
+}
+
+// directTableOf inspects session_nodes in the schema-check transaction;
+// nil when its definition is one the direct read does not handle.
+func directTableOf(tx *sql.Tx) (*directTable, error) {
+	t := &directTable{key: -1, entry: -1, updated: -1}
+	err := tx.QueryRow("SELECT rootpage, sql FROM sqlite_master WHERE type = 'table' AND name = 'session_nodes'").Scan(&t.root, &t.sql)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if strings.Contains(strings.ToUpper(t.sql), "WITHOUT ROWID") {
+		return nil, nil
+	}
+	rows, err := tx.Query("SELECT cid, name, type, pk, hidden FROM pragma_table_xinfo('session_nodes') ORDER BY cid")
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	n := 0
+	for rows.Next() {
+		var cid, pk, hiddenCol int
+		var name, typ string
+		if err := rows.Scan(&cid, &name, &typ, &pk, &hiddenCol); err != nil {
+			return nil, err
+		}
+		if cid != n || hiddenCol != 0 {
+			return nil, rows.Close() // generated columns: not in every record
+		}
+		n++
+		var at *int
+		switch name {
+		case "session_key":
+			at = &t.key
+		case "entry_json":
+			at = &t.entry
+		case "updated_at":
+			at = &t.updated
+		default:
+			continue
+		}
+		if pk > 0 && strings.EqualFold(strings.TrimSpace(typ), "INTEGER") {
+			return nil, rows.Close() // the rowid alias: NULL in the record
+		}
+		*at = cid
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	if t.key < 0 || t.entry < 0 || t.updated < 0 {
+		return nil, nil
+	}
+	return t, nil
+}
+
+// errFallback ends a direct read the SQL path must redo.
+var errFallback = errors.New("sqlitestore: read through SQLite")
+
+// storeDirect reads every row of session_nodes from the file and parses it
+// (see above). ok is false when the SQL path must read instead; the SQL
+// errors of the transaction itself are left for it to report.
+func (db *DB) storeDirect(tx *sql.Tx) (outs []parsed, ok bool) {
+	t := db.direct
+	var root int64
+	var def string
+	if err := tx.QueryRow("SELECT rootpage, sql FROM sqlite_master WHERE type = 'table' AND name = 'session_nodes'").Scan(&root, &def); err != nil || root != t.root || def != t.sql {
+		return nil, false
+	}
+	if db.mainFile == nil {
+		f, err := os.Open(db.path)
+		if err != nil {
+			return nil, false
+		}
+		db.mainFile = f
+	}
+	snap, err := sqlitefile.Open(db.path, db.mainFile)
+	if err != nil {
+		return nil, false
+	}
+	defer snap.Close()
+	sroot, sdef, found, err := snap.Table("session_nodes")
+	if err != nil || !found || int64(sroot) != root || sdef != def {
+		return nil, false
+	}
+	leaves, err := snap.Leaves(sroot)
+	if err != nil {
+		return nil, false
+	}
+	outs, err = scanDirect(snap, leaves, t)
+	if err != nil || !snap.Unchanged() {
+		return nil, false
+	}
+	db.directReads++
+	return outs, true
+}
+
+// directChunk is how many leaf pages a worker takes at a time.
+const directChunk = 32
+
+// scanDirect reads and parses the rows of the given leaves on every CPU,
+// a chunk of leaves at a time, each row parsed right after it is copied
+// out (still in cache); the result is in leaf order.
+func scanDirect(snap *sqlitefile.Snapshot, leaves []uint32, t *directTable) ([]parsed, error) {
+	cols, idx := directCols(t)
+	chunks := make([][]parsed, (len(leaves)+directChunk-1)/directChunk)
+	var next atomic.Int64
+	var failed atomic.Bool
+	var firstErr error
+	var once sync.Once
+	var wg sync.WaitGroup
+	workers := max(1, min(runtime.GOMAXPROCS(0), 4, len(chunks)))
+	for range workers {
+		wg.Go(func() {
+			var a sqlitefile.Arena
+			for !failed.Load() {
+				c := int(next.Add(1) - 1)
+				if c >= len(chunks) {
+					return
+				}
+				lo, hi := c*directChunk, min((c+1)*directChunk, len(leaves))
+				var out []parsed
+				err := snap.ScanLeaves(leaves[lo:hi], cols, &a, func(_ int64, v []sqlitefile.Value) error {
+					key, raw, updated, ok := directRow(v[idx[0]], v[idx[1]], v[idx[2]])
+					if !ok {
+						return errFallback
+					}
+					if hidden(key, raw) {
+						return nil
+					}
+					out = append(out, parse(key, raw, updated))
+					return nil
+				})
+				if err != nil {
+					failed.Store(true)
+					once.Do(func() { firstErr = err })
+					return
+				}
+				chunks[c] = out
+			}
+		})
+	}
+	wg.Wait()
+	if failed.Load() {
+		return nil, firstErr
+	}
+	n := 0
+	for _, c := range chunks {
+		n += len(c)
+	}
+	all := make([]parsed, 0, n)
+	for _, c := range chunks {
+		all = append(all, c...)
+	}
+	return all, nil
+}
+
+// directCols returns the record columns to read, in increasing order, and
+// where key, entry and updated are among them.
+func directCols(t *directTable) ([]int, [3]int) {
+	want := [3]int{t.key, t.entry, t.updated}
+	var cols []int
+	for c := 0; c <= max(t.key, t.entry, t.updated); c++ {
+		if c == t.key || c == t.entry || c == t.updated {
+			cols = append(cols, c)
+		}
+	}
+	var idx [3]int
+	for i, w := range want {
+		for j, c := range cols {
+			if c == w {
+				idx[i] = j
+			}
+		}
+	}
+	return cols, idx
+}
+
+// directRow converts a record's values the way the SQL path's Scan does
+// (session_key into a string, CAST(entry_json AS BLOB) into bytes,
+// updated_at into a NullFloat64); ok is false for any value the SQL path
+// would convert or refuse differently — it then reads instead.
+func directRow(k, e, u sqlitefile.Value) (key string, raw []byte, updated sql.NullFloat64, ok bool) {
+	switch k.Kind {
+	case sqlitefile.Text, sqlitefile.Blob:
+		key = string(k.Bytes)
+	default:
+		return "", nil, updated, false
+	}
+	switch e.Kind {
+	case sqlitefile.Text, sqlitefile.Blob:
+		raw = e.Bytes
+	case sqlitefile.Null:
+	default:
+		return "", nil, updated, false
+	}
+	switch u.Kind {
+	case sqlitefile.Int:
+		updated = sql.NullFloat64{Float64: float64(u.Int), Valid: true}
+	case sqlitefile.Float:
+		updated = sql.NullFloat64{Float64: u.Float, Valid: true}
+	case sqlitefile.Null:
+	default:
+		return "", nil, updated, false
+	}
+	return key, raw, updated, true
+}
+
+// closeMainFile closes the descriptor the direct read keeps (only once the
+// SQL connection is closed: see DB.mainFile).
+func (db *DB) closeMainFile() {
+	if db.mainFile != nil {
+		db.mainFile.Close()
+		db.mainFile = nil
+	}
+}
