@@ -131,6 +131,76 @@ func (s *Snapshot) leaf(pg uint32) (p []byte, h, n int, err error) {
 	return p, h, n, nil
 }
 
+// Subtrees splits the table b-tree rooted at root into at least want
+// subtrees where it can: the pages of the shallowest level of the tree
+// that has want pages or more (or its leaves, when no level has), in key
+// order. Their Leaves, one after the other, are the tree's — each can be
+// walked on its own goroutine.
+func (s *Snapshot) Subtrees(root uint32, want int) (pages []uint32, err error) {
+	err = s.protect(func() error {
+		pages = []uint32{root}
+		for depth := 0; len(pages) < want; depth++ {
+			if depth > maxDepth {
+				return corruptf("b-tree deeper than %d", maxDepth)
+			}
+			var next []uint32
+			interior := false
+			for _, pg := range pages {
+				kids, err := s.children(pg)
+				if err != nil {
+					return err
+				}
+				if kids == nil {
+					next = append(next, pg) // a leaf stays
+					continue
+				}
+				interior = true
+				next = append(next, kids...)
+			}
+			pages = next
+			if !interior {
+				break
+			}
+		}
+		return nil
+	})
+	return pages, err
+}
+
+// children returns the child pages of interior table page pg in key order,
+// or nil for a leaf.
+func (s *Snapshot) children(pg uint32) ([]uint32, error) {
+	p, err := s.page(pg)
+	if err != nil {
+		return nil, err
+	}
+	h := 0
+	if pg == 1 {
+		h = 100
+	}
+	switch p[h] {
+	case pageTableLeaf:
+		return nil, nil
+	case pageTableInterior:
+	default:
+		return nil, corruptf("page %d has type %#x, not a table b-tree page", pg, p[h])
+	}
+	n := int(binary.BigEndian.Uint16(p[h+3:]))
+	ptrs := h + 12
+	if ptrs+2*n > len(p) {
+		return nil, corruptf("page %d: %d cells do not fit", pg, n)
+	}
+	kids := make([]uint32, 0, n+1)
+	for i := range n {
+		c := int(binary.BigEndian.Uint16(p[ptrs+2*i:]))
+		if c < ptrs+2*n || c+4 > len(p) {
+			return nil, corruptf("page %d: cell %d at %d out of the page", pg, i, c)
+		}
+		kids = append(kids, binary.BigEndian.Uint32(p[c:]))
+	}
+	return append(kids, binary.BigEndian.Uint32(p[h+8:])), nil
+}
+
 // Leaves returns the leaf pages of the table b-tree rooted at root, in key
 // (rowid) order. A page reached twice, a tree deeper than SQLite allows or
 // a page that is not a table b-tree page is ErrCorrupt.
@@ -149,37 +219,20 @@ func (s *Snapshot) Leaves(root uint32) (leaves []uint32, err error) {
 				return corruptf("page %d reached twice", pg)
 			}
 			seen[pg/64] |= 1 << (pg % 64)
-			p, err := s.page(pg)
+			kids, err := s.children(pg)
 			if err != nil {
 				return err
 			}
-			h := 0
-			if pg == 1 {
-				h = 100
-			}
-			switch p[h] {
-			case pageTableLeaf:
+			if kids == nil {
 				leaves = append(leaves, pg)
 				return nil
-			case pageTableInterior:
-			default:
-				return corruptf("page %d has type %#x, not a table b-tree page", pg, p[h])
 			}
-			n := int(binary.BigEndian.Uint16(p[h+3:]))
-			ptrs := h + 12
-			if ptrs+2*n > len(p) {
-				return corruptf("page %d: %d cells do not fit", pg, n)
-			}
-			for i := range n {
-				c := int(binary.BigEndian.Uint16(p[ptrs+2*i:]))
-				if c < ptrs+2*n || c+4 > len(p) {
-					return corruptf("page %d: cell %d at %d out of the page", pg, i, c)
-				}
-				if err := walk(binary.BigEndian.Uint32(p[c:]), depth+1); err != nil {
+			for _, k := range kids {
+				if err := walk(k, depth+1); err != nil {
 					return err
 				}
 			}
-			return walk(binary.BigEndian.Uint32(p[h+8:]), depth+1)
+			return nil
 		}
 		return walk(root, 0)
 	})

@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -131,9 +132,31 @@ func direct(t testing.TB, path, table string, cols []int) ([]row, error) {
 	if err != nil {
 		return nil, err
 	}
-	var a Arena
+	// The subtrees' leaves, one after the other, are the tree's.
+	for _, want := range []int{2, 5, 50} {
+		subs, err := s.Subtrees(root, want)
+		if err != nil {
+			return nil, err
+		}
+		var all []uint32
+		for _, sub := range subs {
+			l, err := s.Leaves(sub)
+			if err != nil {
+				return nil, err
+			}
+			all = append(all, l...)
+		}
+		if !slices.Equal(all, leaves) {
+			t.Fatalf("Subtrees(%d): leaves %v, the tree's %v", want, all, leaves)
+		}
+	}
+	size, err := s.PayloadSize(leaves)
+	if err != nil {
+		return nil, err
+	}
+	a := NewArena(Buffer(size / 2)) // and then the arena grows
 	var out []row
-	err = s.ScanLeaves(leaves, cols, &a, func(rowid int64, vals []Value) error {
+	err = s.ScanLeaves(leaves, cols, a, func(rowid int64, vals []Value) error {
 		out = append(out, row{rowid: rowid, vals: append([]Value(nil), vals...)})
 		return nil
 	})

@@ -143,11 +143,7 @@ func (db *DB) storeDirect(tx *sql.Tx) (outs []parsed, ok bool) {
 	if err != nil || !found || int64(sroot) != root || sdef != def {
 		return nil, false
 	}
-	leaves, err := snap.Leaves(sroot)
-	if err != nil {
-		return nil, false
-	}
-	outs, err = scanDirect(snap, leaves, t)
+	outs, err = scanDirect(snap, sroot, t)
 	if err != nil || !snap.Unchanged() {
 		return nil, false
 	}
@@ -155,76 +151,99 @@ func (db *DB) storeDirect(tx *sql.Tx) (outs []parsed, ok bool) {
 	return outs, true
 }
 
-// directChunk is how many leaf pages a worker takes at a time.
-const directChunk = 32
-
-// scanDirect reads and parses the rows of the given leaves on every CPU,
-// a chunk of leaves at a time, each row parsed right after it is copied
-// out (still in cache); the result is in leaf order.
-func scanDirect(snap *sqlitefile.Snapshot, leaves []uint32, t *directTable) ([]parsed, error) {
-	cols, idx := directCols(t)
-	chunks := make([][]parsed, (len(leaves)+directChunk-1)/directChunk)
-	// One buffer for every chunk's values, sized by a first pass over the
-	// leaves' cell headers: one allocation instead of hundreds (each a
-	// garbage-collection assist on the workers).
-	offs := make([]int, len(chunks)+1)
-	for c := range chunks {
-		n, err := snap.PayloadSize(leaves[c*directChunk : min((c+1)*directChunk, len(leaves))])
-		if err != nil {
-			return nil, err
-		}
-		offs[c+1] = offs[c] + n
+// scanDirect reads and parses the rows of the table b-tree at root on every
+// CPU: the tree is split into subtrees; their leaves and the size of their
+// records are gathered in parallel; one buffer is allocated for all the
+// values (one allocation instead of hundreds, each a garbage-collection
+// assist on the workers); then each subtree's rows are copied out and each
+// parsed right after its copy (still in cache). The result is in table
+// order.
+func scanDirect(snap *sqlitefile.Snapshot, root uint32, t *directTable) ([]parsed, error) {
+	workers := max(1, min(runtime.GOMAXPROCS(0), 4))
+	subs, err := snap.Subtrees(root, 4*workers)
+	if err != nil {
+		return nil, err
 	}
-	buf := sqlitefile.Buffer(offs[len(chunks)])
+	type part struct {
+		leaves []uint32
+		size   int
+		out    []parsed
+	}
+	parts := make([]part, len(subs))
+	err = forEach(len(parts), workers, func(i int) error {
+		leaves, err := snap.Leaves(subs[i])
+		if err != nil {
+			return err
+		}
+		size, err := snap.PayloadSize(leaves)
+		parts[i].leaves, parts[i].size = leaves, size
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	offs := make([]int, len(parts)+1)
+	for i, p := range parts {
+		offs[i+1] = offs[i] + p.size
+	}
+	buf := sqlitefile.Buffer(offs[len(parts)])
+	cols, idx := directCols(t)
+	err = forEach(len(parts), workers, func(i int) error {
+		a := sqlitefile.NewArena(buf[offs[i]:offs[i+1]:offs[i+1]])
+		var out []parsed
+		err := snap.ScanLeaves(parts[i].leaves, cols, a, func(_ int64, v []sqlitefile.Value) error {
+			key, raw, updated, ok := directRow(v[idx[0]], v[idx[1]], v[idx[2]])
+			if !ok {
+				return errFallback
+			}
+			if hidden(key, raw) {
+				return nil
+			}
+			out = append(out, parse(key, raw, updated))
+			return nil
+		})
+		parts[i].out = out
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	n := 0
+	for _, p := range parts {
+		n += len(p.out)
+	}
+	all := make([]parsed, 0, n)
+	for _, p := range parts {
+		all = append(all, p.out...)
+	}
+	return all, nil
+}
+
+// forEach runs fn(0..n-1) on up to workers goroutines and returns the
+// first error (after which no new fn starts).
+func forEach(n, workers int, fn func(i int) error) error {
 	var next atomic.Int64
 	var failed atomic.Bool
-	var firstErr error
+	var first error
 	var once sync.Once
 	var wg sync.WaitGroup
-	workers := max(1, min(runtime.GOMAXPROCS(0), 4, len(chunks)))
-	for range workers {
+	for range min(workers, n) {
 		wg.Go(func() {
 			for !failed.Load() {
-				c := int(next.Add(1) - 1)
-				if c >= len(chunks) {
+				i := int(next.Add(1) - 1)
+				if i >= n {
 					return
 				}
-				lo, hi := c*directChunk, min((c+1)*directChunk, len(leaves))
-				var out []parsed
-				a := sqlitefile.NewArena(buf[offs[c]:offs[c+1]:offs[c+1]])
-				err := snap.ScanLeaves(leaves[lo:hi], cols, a, func(_ int64, v []sqlitefile.Value) error {
-					key, raw, updated, ok := directRow(v[idx[0]], v[idx[1]], v[idx[2]])
-					if !ok {
-						return errFallback
-					}
-					if hidden(key, raw) {
-						return nil
-					}
-					out = append(out, parse(key, raw, updated))
-					return nil
-				})
-				if err != nil {
+				if err := fn(i); err != nil {
 					failed.Store(true)
-					once.Do(func() { firstErr = err })
+					once.Do(func() { first = err })
 					return
 				}
-				chunks[c] = out
 			}
 		})
 	}
 	wg.Wait()
-	if failed.Load() {
-		return nil, firstErr
-	}
-	n := 0
-	for _, c := range chunks {
-		n += len(c)
-	}
-	all := make([]parsed, 0, n)
-	for _, c := range chunks {
-		all = append(all, c...)
-	}
-	return all, nil
+	return first
 }
 
 // directCols returns the record columns to read, in increasing order, and
