@@ -127,14 +127,11 @@ func (db *DB) storeDirect(tx *sql.Tx) (outs []parsed, ok bool) {
 	if err := tx.QueryRow("SELECT rootpage, sql FROM sqlite_master WHERE type = 'table' AND name = 'session_nodes'").Scan(&root, &def); err != nil || root != t.root || def != t.sql {
 		return nil, false
 	}
-	if db.mainFile == nil {
-		f, err := os.Open(db.path)
-		if err != nil {
-			return nil, false
-		}
-		db.mainFile = f
+	main, err := mainFile(db.path)
+	if err != nil {
+		return nil, false
 	}
-	snap, err := sqlitefile.Open(db.path, db.mainFile)
+	snap, err := sqlitefile.Open(db.path, main)
 	if err != nil {
 		return nil, false
 	}
@@ -297,11 +294,50 @@ func directRow(k, e, u sqlitefile.Value) (key string, raw []byte, updated sql.Nu
 	return key, raw, updated, true
 }
 
-// closeMainFile closes the descriptor the direct read keeps (only once the
-// SQL connection is closed: see DB.mainFile).
-func (db *DB) closeMainFile() {
-	if db.mainFile != nil {
-		db.mainFile.Close()
-		db.mainFile = nil
+// mainFiles holds one read-only descriptor per database file (device and
+// inode) the direct read has mapped, for the life of the process: closing a
+// descriptor of a file drops every POSIX lock the process holds on it —
+// those of this package's SQLite connections and of internal/sqlitewrite's
+// alike — and a process reads a handful of agent databases at most.
+var mainFiles fileSet
+
+type fileSet struct {
+	sync.Mutex
+	m map[fileID]*os.File
+}
+
+func (fs *fileSet) add(id fileID, f *os.File) {
+	if fs.m == nil {
+		fs.m = map[fileID]*os.File{}
 	}
+	fs.m[id] = f
+}
+
+// mainFile returns the kept descriptor of the file at path, opening it the
+// first time.
+func mainFile(path string) (*os.File, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	id := fileIDOf(path, fi)
+	mainFiles.Lock()
+	defer mainFiles.Unlock()
+	if f := mainFiles.m[id]; f != nil {
+		return f, nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	if ffi, err := f.Stat(); err != nil || fileIDOf(path, ffi) != id {
+		// Replaced in between: keep this descriptor too (never close
+		// one), under the identity it has, and let the caller retry later.
+		if err == nil {
+			mainFiles.add(fileIDOf(path, ffi), f)
+		}
+		return nil, errors.New("sqlitestore: the database file was replaced")
+	}
+	mainFiles.add(id, f)
+	return f, nil
 }

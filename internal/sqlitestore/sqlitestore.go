@@ -70,9 +70,6 @@ type DB struct {
 	// direct is what Store needs to read session_nodes straight from the
 	// file (nil: always through SQLite); see direct.go.
 	direct *directTable
-	// mainFile is the main file, kept open while conn is: closing a
-	// descriptor of it would drop SQLite's POSIX locks (direct.go).
-	mainFile *os.File
 	// directReads counts the Store reads the direct path did (tests).
 	directReads int
 }
@@ -172,7 +169,6 @@ func (db *DB) Close() error {
 	}
 	err := db.conn.Close()
 	db.conn = nil
-	db.closeMainFile()
 	return err
 }
 
@@ -185,7 +181,6 @@ func (db *DB) open() error {
 		db.conn.Close()
 		db.conn = nil
 	}
-	db.closeMainFile()
 	f, err := os.Open(db.path)
 	if err != nil {
 		return db.fileErr(err)
@@ -335,7 +330,6 @@ func (db *DB) reopenAs(m openMode) error {
 	if db.conn != nil {
 		db.conn.Close()
 	}
-	db.closeMainFile()
 	db.mode = m
 	conn, err := sql.Open("sqlite", db.dsn())
 	if err != nil {
