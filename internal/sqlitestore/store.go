@@ -49,7 +49,16 @@ func IsInternalKey(key string) bool {
 //
 // Store.Path is the database file and Store.Dir its directory; there is no
 // sessions.json and no transcript file: read transcripts with Messages.
-func (db *DB) Store() (*store.Store, error) {
+func (db *DB) Store() (*store.Store, error) { return db.store(false) }
+
+// StoreMeta is Store for readers that need only keys and Meta (listing,
+// lookups), as store.LoadMeta is for a sessions.json: the entries have no
+// Raw. The rows' entry_json is then scanned where it lies and nothing of it
+// is kept — on a 10,000-session database, 140 MB less to copy, and to
+// allocate, fault in and zero first.
+func (db *DB) StoreMeta() (*store.Store, error) { return db.store(true) }
+
+func (db *DB) store(lean bool) (*store.Store, error) {
 	var entries []store.Entry
 	var skipped int
 	var firstBad, why string
@@ -58,7 +67,7 @@ func (db *DB) Store() (*store.Store, error) {
 		var outs []parsed
 		if directRead && db.direct != nil {
 			var ok bool
-			if outs, ok = db.storeDirect(tx); ok {
+			if outs, ok = db.storeDirect(tx, lean); ok {
 				entries, skipped, firstBad, why = collect(outs)
 				return nil
 			}
@@ -80,7 +89,7 @@ func (db *DB) Store() (*store.Store, error) {
 			return err
 		}
 		defer rows.Close()
-		p := newParser(n)
+		p := newParser(n, lean)
 		defer p.stop()
 		var prev *byte
 		for rows.Next() {
@@ -199,7 +208,7 @@ type parser struct {
 
 const parseBatch = 256
 
-func newParser(n int) *parser {
+func newParser(n int, lean bool) *parser {
 	p := &parser{work: make(chan int, 8)}
 	p.batches = make([][]rawRow, 0, n/parseBatch+1)
 	workers := max(1, min(runtime.GOMAXPROCS(0)-1, 4))
@@ -212,6 +221,9 @@ func newParser(n int) *parser {
 				out := make([]parsed, len(in))
 				for j, r := range in {
 					out[j] = parse(r.key, r.raw, r.updated)
+					if lean {
+						out[j].e.Raw = nil
+					}
 				}
 				p.mu.Lock()
 				p.outs[i] = out
