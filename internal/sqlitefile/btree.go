@@ -96,9 +96,9 @@ func Buffer(n int) []byte {
 	return b
 }
 
-// PayloadSize returns the total size of the records on the given leaf
-// pages: an upper bound of what ScanLeaves copies out of them.
-func (s *Snapshot) PayloadSize(leaves []uint32) (total int, err error) {
+// Count returns how many rows the given leaf pages hold and the total size
+// of their records (an upper bound of what ScanLeaves copies out of them).
+func (s *Snapshot) Count(leaves []uint32) (rows, total int, err error) {
 	err = s.protect(func() error {
 		for _, pg := range leaves {
 			p, h, n, err := s.leaf(pg)
@@ -119,10 +119,11 @@ func (s *Snapshot) PayloadSize(leaves []uint32) (total int, err error) {
 					return corruptf("payloads too large")
 				}
 			}
+			rows += n
 		}
 		return nil
 	})
-	return total, err
+	return rows, total, err
 }
 
 // leaf returns table leaf page pg, its header's offset and its cell count.

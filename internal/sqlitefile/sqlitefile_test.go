@@ -115,7 +115,7 @@ func oracle(t testing.TB, q interface {
 }
 
 // direct reads the same through this package.
-func direct(t testing.TB, path, table string, cols []int) ([]row, error) {
+func direct(t testing.TB, path, table string, cols []int) (out []row, err error) {
 	t.Helper()
 	s, err := Open(path, nil)
 	if err != nil {
@@ -151,12 +151,16 @@ func direct(t testing.TB, path, table string, cols []int) ([]row, error) {
 			t.Fatalf("Subtrees(%d): leaves %v, the tree's %v", want, all, leaves)
 		}
 	}
-	size, err := s.PayloadSize(leaves)
+	nrows, size, err := s.Count(leaves)
 	if err != nil {
 		return nil, err
 	}
+	defer func() {
+		if err == nil && len(out) != nrows {
+			t.Fatalf("Count: %d rows, the scan %d", nrows, len(out))
+		}
+	}()
 	a := NewArena(Buffer(size / 2)) // and then the arena grows
-	var out []row
 	err = s.ScanLeaves(leaves, cols, a, func(rowid int64, vals []Value) error {
 		out = append(out, row{rowid: rowid, vals: append([]Value(nil), vals...)})
 		return nil

@@ -120,7 +120,7 @@ var errFallback = errors.New("sqlitestore: read through SQLite")
 // storeDirect reads every row of session_nodes from the file and parses it
 // (see above). ok is false when the SQL path must read instead; the SQL
 // errors of the transaction itself are left for it to report.
-func (db *DB) storeDirect(tx *sql.Tx, lean bool) (outs []parsed, ok bool) {
+func (db *DB) storeDirect(tx *sql.Tx, lean bool) (outs [][]parsed, ok bool) {
 	t := db.direct
 	var root int64
 	var def string
@@ -154,29 +154,28 @@ func (db *DB) storeDirect(tx *sql.Tx, lean bool) (outs []parsed, ok bool) {
 // values (one allocation instead of hundreds, each a garbage-collection
 // assist on the workers); then each subtree's rows are copied out and each
 // parsed right after its copy (still in cache). The result is in table
-// order. lean (StoreMeta): no buffer at all — each worker copies a row into
+// order, part by part. lean (StoreMeta): no buffer at all — each worker copies a row into
 // the same scratch memory, parses it there and keeps only the entry's
 // fields.
-func scanDirect(snap *sqlitefile.Snapshot, root uint32, t *directTable, lean bool) ([]parsed, error) {
+func scanDirect(snap *sqlitefile.Snapshot, root uint32, t *directTable, lean bool) ([][]parsed, error) {
 	workers := max(1, min(runtime.GOMAXPROCS(0), 4))
 	subs, err := snap.Subtrees(root, 4*workers)
 	if err != nil {
 		return nil, err
 	}
 	type part struct {
-		leaves []uint32
-		size   int
-		out    []parsed
+		leaves     []uint32
+		rows, size int
+		out        []parsed
 	}
 	parts := make([]part, len(subs))
 	err = forEach(len(parts), workers, func(i int) error {
 		leaves, err := snap.Leaves(subs[i])
-		if err != nil || lean {
-			parts[i].leaves = leaves
+		if err != nil {
 			return err
 		}
-		size, err := snap.PayloadSize(leaves)
-		parts[i].leaves, parts[i].size = leaves, size
+		rows, size, err := snap.Count(leaves)
+		parts[i].leaves, parts[i].rows, parts[i].size = leaves, rows, size
 		return err
 	})
 	if err != nil {
@@ -196,7 +195,7 @@ func scanDirect(snap *sqlitefile.Snapshot, root uint32, t *directTable, lean boo
 		if !lean {
 			a = sqlitefile.NewArena(buf[offs[i]:offs[i+1]:offs[i+1]])
 		}
-		var out []parsed
+		out := make([]parsed, 0, parts[i].rows)
 		err := snap.ScanLeaves(parts[i].leaves, cols, a, func(_ int64, v []sqlitefile.Value) error {
 			key, raw, updated, ok := directRow(v[idx[0]], v[idx[1]], v[idx[2]])
 			if !ok {
@@ -218,15 +217,11 @@ func scanDirect(snap *sqlitefile.Snapshot, root uint32, t *directTable, lean boo
 	if err != nil {
 		return nil, err
 	}
-	n := 0
-	for _, p := range parts {
-		n += len(p.out)
+	outs := make([][]parsed, len(parts))
+	for i, p := range parts {
+		outs[i] = p.out
 	}
-	all := make([]parsed, 0, n)
-	for _, p := range parts {
-		all = append(all, p.out...)
-	}
-	return all, nil
+	return outs, nil
 }
 
 // forEach runs fn(0..n-1) on up to workers goroutines and returns the

@@ -64,7 +64,7 @@ func (db *DB) store(lean bool) (*store.Store, error) {
 	var firstBad, why string
 	err := db.read("read sessions", func(tx *sql.Tx) error {
 		entries, skipped, firstBad, why = nil, 0, "", ""
-		var outs []parsed
+		var outs [][]parsed
 		if directRead && db.direct != nil {
 			var ok bool
 			if outs, ok = db.storeDirect(tx, lean); ok {
@@ -114,7 +114,7 @@ func (db *DB) store(lean bool) (*store.Store, error) {
 		if err := rows.Err(); err != nil {
 			return err
 		}
-		entries, skipped, firstBad, why = collect(p.wait())
+		entries, skipped, firstBad, why = collect([][]parsed{p.wait()})
 		return nil
 	})
 	if err != nil {
@@ -139,32 +139,41 @@ func hidden(key string, raw []byte) bool {
 	return IsInternalKey(key) || string(raw) == "{}"
 }
 
-// collect splits parsed rows into entries in session_key order (SQLite's
+// collect splits parsed rows (in parts) into entries in session_key order (SQLite's
 // BINARY collation compares bytes, as Go's string comparison does; keys
 // are unique) and the rows left out: how many, and the first by key with
 // why.
-func collect(outs []parsed) (entries []store.Entry, skipped int, firstBad, why string) {
+func collect(parts [][]parsed) (entries []store.Entry, skipped int, firstBad, why string) {
 	// Sort positions, then move each entry once: an Entry is several
 	// hundred bytes, and sorting 10,000 of them in place moves each many
 	// times over.
-	order := make([]int32, 0, len(outs))
-	for i, out := range outs {
-		if out.problem != "" {
-			if skipped == 0 || out.e.Key < firstBad {
-				firstBad, why = out.e.Key, out.problem
+	type at struct{ p, i int32 }
+	n := 0
+	for _, outs := range parts {
+		n += len(outs)
+	}
+	order := make([]at, 0, n)
+	for p, outs := range parts {
+		for i, out := range outs {
+			if out.problem != "" {
+				if skipped == 0 || out.e.Key < firstBad {
+					firstBad, why = out.e.Key, out.problem
+				}
+				skipped++
+				continue
 			}
-			skipped++
-			continue
+			order = append(order, at{int32(p), int32(i)})
 		}
-		order = append(order, int32(i))
 	}
 	if len(order) == 0 {
 		return nil, skipped, firstBad, why
 	}
-	slices.SortFunc(order, func(a, b int32) int { return strings.Compare(outs[a].e.Key, outs[b].e.Key) })
+	slices.SortFunc(order, func(a, b at) int {
+		return strings.Compare(parts[a.p][a.i].e.Key, parts[b.p][b.i].e.Key)
+	})
 	entries = make([]store.Entry, len(order))
-	for j, i := range order {
-		entries[j] = outs[i].e
+	for j, o := range order {
+		entries[j] = parts[o.p][o.i].e
 	}
 	return entries, skipped, firstBad, why
 }
