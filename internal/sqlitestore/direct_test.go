@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"reflect"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"testing"
@@ -178,5 +179,30 @@ func TestDirectFallsBack(t *testing.T) {
 				t.Fatal("no entries")
 			}
 		})
+	}
+}
+
+// TestRelaxGC: reads raise the collector's target for their duration, and
+// the last of overlapping reads puts the setting back as it was.
+func TestRelaxGC(t *testing.T) {
+	old := debug.SetGCPercent(100)
+	defer debug.SetGCPercent(old)
+	r1 := relaxGC()
+	r2 := relaxGC()
+	if got := debug.SetGCPercent(relaxedGC); got != relaxedGC {
+		t.Fatalf("during reads: GOGC %d", got)
+	}
+	r1()
+	if got := debug.SetGCPercent(relaxedGC); got != relaxedGC {
+		t.Fatalf("one read still running: GOGC %d", got)
+	}
+	r2()
+	if got := debug.SetGCPercent(100); got != 100 {
+		t.Fatalf("after the reads: GOGC %d, want 100 back", got)
+	}
+	debug.SetGCPercent(-1)
+	relaxGC()()
+	if got := debug.SetGCPercent(100); got != -1 {
+		t.Fatalf("GOGC off: a read turned it to %d", got)
 	}
 }

@@ -59,6 +59,7 @@ func (db *DB) Store() (*store.Store, error) { return db.store(false) }
 func (db *DB) StoreMeta() (*store.Store, error) { return db.store(true) }
 
 func (db *DB) store(lean bool) (*store.Store, error) {
+	defer relaxGC()()
 	var entries []store.Entry
 	var skipped int
 	var firstBad, why string
