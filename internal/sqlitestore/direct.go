@@ -61,22 +61,21 @@ type directTable struct {
 }
 
 // directTableOf inspects session_nodes in the schema-check transaction;
-// nil when its definition is one the direct read does not handle.
-func directTableOf(tx *sql.Tx) (*directTable, error) {
+// nil when its definition is one the direct read does not handle, or when
+// anything about it cannot be asked: the direct read is only ever a faster
+// way to the same answer, never a reason for Open to fail.
+func directTableOf(tx *sql.Tx) *directTable {
 	t := &directTable{key: -1, entry: -1, updated: -1}
-	err := tx.QueryRow("SELECT rootpage, sql FROM sqlite_master WHERE type = 'table' AND name = 'session_nodes'").Scan(&t.root, &t.sql)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, nil
+	var root sql.NullInt64
+	var def sql.NullString
+	err := tx.QueryRow("SELECT rootpage, sql FROM sqlite_master WHERE type = 'table' AND name = 'session_nodes'").Scan(&root, &def)
+	if err != nil || !root.Valid || !def.Valid || strings.Contains(strings.ToUpper(def.String), "WITHOUT ROWID") {
+		return nil
 	}
-	if err != nil {
-		return nil, err
-	}
-	if strings.Contains(strings.ToUpper(t.sql), "WITHOUT ROWID") {
-		return nil, nil
-	}
+	t.root, t.sql = root.Int64, def.String
 	rows, err := tx.Query("SELECT cid, name, type, pk, hidden FROM pragma_table_xinfo('session_nodes') ORDER BY cid")
 	if err != nil {
-		return nil, err
+		return nil
 	}
 	defer rows.Close()
 	n := 0
@@ -84,10 +83,10 @@ func directTableOf(tx *sql.Tx) (*directTable, error) {
 		var cid, pk, hiddenCol int
 		var name, typ string
 		if err := rows.Scan(&cid, &name, &typ, &pk, &hiddenCol); err != nil {
-			return nil, err
+			return nil
 		}
 		if cid != n || hiddenCol != 0 {
-			return nil, rows.Close() // generated columns: not in every record
+			return nil // generated columns: not in every record
 		}
 		n++
 		var at *int
@@ -102,17 +101,14 @@ func directTableOf(tx *sql.Tx) (*directTable, error) {
 			continue
 		}
 		if pk > 0 && strings.EqualFold(strings.TrimSpace(typ), "INTEGER") {
-			return nil, rows.Close() // the rowid alias: NULL in the record
+			return nil // the rowid alias: NULL in the record
 		}
 		*at = cid
 	}
-	if err := rows.Err(); err != nil {
-		return nil, err
+	if rows.Err() != nil || t.key < 0 || t.entry < 0 || t.updated < 0 {
+		return nil
 	}
-	if t.key < 0 || t.entry < 0 || t.updated < 0 {
-		return nil, nil
-	}
-	return t, nil
+	return t
 }
 
 // errFallback ends a direct read the SQL path must redo.

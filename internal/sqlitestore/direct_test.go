@@ -151,6 +151,7 @@ func TestDirectFallsBack(t *testing.T) {
 		prep []string
 	}{
 		{"rollback journal", []string{"PRAGMA journal_mode = DELETE"}},
+		{"generated column", []string{"ALTER TABLE session_nodes ADD COLUMN g INTEGER GENERATED ALWAYS AS (1) VIRTUAL"}},
 		{"text updated_at", []string{
 			// A copy of the table without STRICT, so a value of another
 			// type can be stored; the direct read must not convert it itself.

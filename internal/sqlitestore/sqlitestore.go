@@ -399,9 +399,8 @@ func (db *DB) checkSchema() error {
 		if err := tx.QueryRow("SELECT count(*) > 0 FROM sqlite_master WHERE type = 'table' AND name = 'session_transcript_cold_archives'").Scan(&cold); err != nil {
 			return err
 		}
-		var err error
-		direct, err = directTableOf(tx)
-		return err
+		direct = directTableOf(tx)
+		return nil
 	})
 	if err != nil {
 		return err
