@@ -123,16 +123,13 @@ func first200(st *store.Store) []byte {
 
 // BenchmarkStore10k: Open + Store() + the first 200 rows of `list`, newest
 // first, on the 10k-session database (the direct read of session_nodes).
-func BenchmarkStore10k(b *testing.B) { benchStore(b, true, false) }
+func BenchmarkStore10k(b *testing.B) { benchStore(b, true) }
 
 // BenchmarkStore10kSQL: the same through modernc.org/sqlite only (the path
 // before the direct read, and its fallback).
-func BenchmarkStore10kSQL(b *testing.B) { benchStore(b, false, false) }
+func BenchmarkStore10kSQL(b *testing.B) { benchStore(b, false) }
 
-// BenchmarkStoreMeta10k: StoreMeta (what list reads): no entry_json kept.
-func BenchmarkStoreMeta10k(b *testing.B) { benchStore(b, true, true) }
-
-func benchStore(b *testing.B, direct, lean bool) {
+func benchStore(b *testing.B, direct bool) {
 	p := Path(filepath.Join(benchState(b), "state"), "main")
 	defer func(was bool) { directRead = was }(directRead)
 	directRead = direct
@@ -143,11 +140,7 @@ func benchStore(b *testing.B, direct, lean bool) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		read := db.Store
-		if lean {
-			read = db.StoreMeta
-		}
-		st, err := read()
+		st, err := db.Store()
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -5,7 +5,6 @@ import (
 	"os"
 	"reflect"
 	"runtime/debug"
-	"slices"
 	"strings"
 	"testing"
 
@@ -14,11 +13,10 @@ import (
 
 // storeBoth reads p's sessions with the direct read and through SQLite
 // only, and returns both with their warnings; direct says whether the
-// direct read did the first. It also holds StoreMeta, by either path, equal
-// to Store without Raw.
+// direct read did the first.
 func storeBoth(t *testing.T, p string) (fast, slow *store.Store, fastWarn, slowWarn []string, direct bool) {
 	t.Helper()
-	read := func(on, lean bool) (*store.Store, []string, bool) {
+	read := func(on bool) (*store.Store, []string, bool) {
 		defer func(was bool) { directRead = was }(directRead)
 		directRead = on
 		var warns []string
@@ -27,29 +25,14 @@ func storeBoth(t *testing.T, p string) (fast, slow *store.Store, fastWarn, slowW
 			t.Fatal(err)
 		}
 		defer db.Close()
-		read := db.Store
-		if lean {
-			read = db.StoreMeta
-		}
-		st, err := read()
+		st, err := db.Store()
 		if err != nil {
 			t.Fatal(err)
 		}
 		return st, warns, db.directReads > 0
 	}
-	fast, fastWarn, direct = read(true, false)
-	slow, slowWarn, _ = read(false, false)
-	slowMeta := store.FromEntries(slow.Path, slices.Clone(slow.Entries), slow.Skipped)
-	for i := range slowMeta.Entries {
-		slowMeta.Entries[i].Raw = nil
-	}
-	for _, on := range []bool{true, false} {
-		lean, warns, d := read(on, true)
-		if d != (on && direct) {
-			t.Fatalf("StoreMeta (direct read %v): direct read used: %v", on, d)
-		}
-		sameStore(t, fmt.Sprintf("StoreMeta (direct read %v)", on), lean, slowMeta, warns, slowWarn)
-	}
+	fast, fastWarn, direct = read(true)
+	slow, slowWarn, _ = read(false)
 	return
 }
 

@@ -92,9 +92,9 @@
 // <agents>/<id>/sessions/cold/<sha256>.jsonl.zst or embedded) are read from
 // the verified archive and merged with any events still hot.
 //
-// # The direct read of session_nodes (Store, StoreMeta)
+// # The direct read of session_nodes (Store)
 //
-// Store and StoreMeta read session_nodes' rows straight from the database
+// Store reads session_nodes' rows straight from the database
 // file (internal/sqlitefile: b-tree, records, overflow chains, committed
 // WAL frames) inside the SQL read transaction, on every CPU, each row parsed
 // right after it is copied out — where the result is provably the SQL
@@ -102,8 +102,7 @@
 // own sqlite_master has them, plain stored columns, and values of the types
 // the SQL path would hand over unconverted; the files unchanged afterwards.
 // Otherwise, and on any error of the file reader, the SQL path reads. See
-// direct.go. StoreMeta (what internal/state uses, as store.LoadMeta for a
-// sessions.json) keeps no entry_json: Entry.Raw is nil.
+// direct.go.
 //
 // # Which era is read
 //

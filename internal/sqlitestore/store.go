@@ -49,16 +49,7 @@ func IsInternalKey(key string) bool {
 //
 // Store.Path is the database file and Store.Dir its directory; there is no
 // sessions.json and no transcript file: read transcripts with Messages.
-func (db *DB) Store() (*store.Store, error) { return db.store(false) }
-
-// StoreMeta is Store for readers that need only keys and Meta (listing,
-// lookups), as store.LoadMeta is for a sessions.json: the entries have no
-// Raw. The rows' entry_json is then scanned where it lies and nothing of it
-// is kept — on a 10,000-session database, 140 MB less to copy, and to
-// allocate, fault in and zero first.
-func (db *DB) StoreMeta() (*store.Store, error) { return db.store(true) }
-
-func (db *DB) store(lean bool) (*store.Store, error) {
+func (db *DB) Store() (*store.Store, error) {
 	defer relaxGC()()
 	var entries []store.Entry
 	var skipped int
@@ -68,7 +59,7 @@ func (db *DB) store(lean bool) (*store.Store, error) {
 		var outs [][]parsed
 		if directRead && db.direct != nil {
 			var ok bool
-			if outs, ok = db.storeDirect(tx, lean); ok {
+			if outs, ok = db.storeDirect(tx); ok {
 				entries, skipped, firstBad, why = collect(outs)
 				return nil
 			}
@@ -90,7 +81,7 @@ func (db *DB) store(lean bool) (*store.Store, error) {
 			return err
 		}
 		defer rows.Close()
-		p := newParser(n, lean)
+		p := newParser(n)
 		defer p.stop()
 		var prev *byte
 		for rows.Next() {
@@ -218,7 +209,7 @@ type parser struct {
 
 const parseBatch = 256
 
-func newParser(n int, lean bool) *parser {
+func newParser(n int) *parser {
 	p := &parser{work: make(chan int, 8)}
 	p.batches = make([][]rawRow, 0, n/parseBatch+1)
 	workers := max(1, min(runtime.GOMAXPROCS(0)-1, 4))
@@ -231,9 +222,6 @@ func newParser(n int, lean bool) *parser {
 				out := make([]parsed, len(in))
 				for j, r := range in {
 					out[j] = parse(r.key, r.raw, r.updated)
-					if lean {
-						out[j].e.Raw = nil
-					}
 				}
 				p.mu.Lock()
 				p.outs[i] = out

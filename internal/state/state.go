@@ -330,7 +330,7 @@ func (s *State) Store(agent string) (*store.Store, error) {
 		if err != nil {
 			return nil, err
 		}
-		st, err := db.StoreMeta() // keys and fields only, as LoadMeta below
+		st, err := db.Store()
 		if err != nil {
 			db.Close()
 			return nil, err
