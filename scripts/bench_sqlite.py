@@ -1,7 +1,7 @@
 """sessions list vs the real openclaw@2026.9.6 `sessions --json` on one 10,000-session SQLite store
 (scripts/bench_sqlite.sh), and the floor: the native sqlite3 shell selecting the rows' entry_json to
 /dev/null (issue 13). Round-robin, wall time per process, medians."""
-import argparse, json, os, sys
+import argparse, json, os, subprocess, sys
 
 import benchlib
 from benchlib import log, med, timed
@@ -48,11 +48,22 @@ for r in range(max(c[3] for c in cases) + 1):
             if r > 0:  # round 0 warms up
                 times[name].append(dt * 1000)
     log(f"round {r}")
+
+
+def peak_rss(cmd, env):
+    """The peak resident set (MB) of one run of cmd, its output to /dev/null."""
+    p = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _, _, ru = os.wait4(p.pid, 0)
+    p.returncode = 0
+    return ru.ru_maxrss / 1024
+
+
+rss = {name: peak_rss(cmd, env) for name, cmd, env, *_ in cases}
 oc = med(times[cases[2][0]])
-print("| command | median wall | min wall | runs |")
-print("|---|---:|---:|---:|")
+print("| command | median wall | min wall | runs | peak RSS |")
+print("|---|---:|---:|---:|---:|")
 for name, *_ in cases:
-    print(f"| {name} | {med(times[name]):.1f} ms | {min(times[name]):.1f} ms | {len(times[name])} |")
+    print(f"| {name} | {med(times[name]):.1f} ms | {min(times[name]):.1f} ms | {len(times[name])} | {rss[name]:.0f} MB |")
 print()
 for name in [c[0] for c in cases[:2]] + [c[0] for c in cases[3:] if c[4] is not None]:
     print(f"- {name}: **{oc / med(times[name]):.1f}×** faster than OpenClaw 2026.9.6")

@@ -122,10 +122,19 @@ func first200(st *store.Store) []byte {
 }
 
 // BenchmarkStore10k: Open + Store() + the first 200 rows of `list`, newest
-// first, on the 10k-session database.
-func BenchmarkStore10k(b *testing.B) {
+// first, on the 10k-session database (the direct read of session_nodes).
+func BenchmarkStore10k(b *testing.B) { benchStore(b, true) }
+
+// BenchmarkStore10kSQL: the same through modernc.org/sqlite only (the path
+// before the direct read, and its fallback).
+func BenchmarkStore10kSQL(b *testing.B) { benchStore(b, false) }
+
+func benchStore(b *testing.B, direct bool) {
 	p := Path(filepath.Join(benchState(b), "state"), "main")
+	defer func(was bool) { directRead = was }(directRead)
+	directRead = direct
 	b.ResetTimer()
+	cpu0 := cpuTime()
 	for b.Loop() {
 		db, err := Open(p, Options{})
 		if err != nil {
@@ -141,6 +150,9 @@ func BenchmarkStore10k(b *testing.B) {
 		first200(st)
 		db.Close()
 	}
+	// CPU time beside wall time: the shared machine's load moves the
+	// latter, much less the former.
+	b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N), "cpu-ns/op")
 }
 
 // BenchmarkJSONStore10k: the same 10k entries as a sessions.json read by

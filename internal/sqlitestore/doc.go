@@ -92,6 +92,18 @@
 // <agents>/<id>/sessions/cold/<sha256>.jsonl.zst or embedded) are read from
 // the verified archive and merged with any events still hot.
 //
+// # The direct read of session_nodes (Store)
+//
+// Store reads session_nodes' rows straight from the database
+// file (internal/sqlitefile: b-tree, records, overflow chains, committed
+// WAL frames) inside the SQL read transaction, on every CPU, each row parsed
+// right after it is copied out — where the result is provably the SQL
+// path's: a WAL database, the table's definition and root page as SQLite's
+// own sqlite_master has them, plain stored columns, and values of the types
+// the SQL path would hand over unconverted; the files unchanged afterwards.
+// Otherwise, and on any error of the file reader, the SQL path reads. See
+// direct.go.
+//
 // # Which era is read
 //
 // Detect decides per agent, and says why: see its comment.

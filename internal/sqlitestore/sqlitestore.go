@@ -66,6 +66,12 @@ type DB struct {
 
 	hasCold bool // the database has session_transcript_cold_archives
 	zdec    *zstd.Decoder
+
+	// direct is what Store needs to read session_nodes straight from the
+	// file (nil: always through SQLite); see direct.go.
+	direct *directTable
+	// directReads counts the Store reads the direct path did (tests).
+	directReads int
 }
 
 // openMode is how the file is opened.
@@ -359,6 +365,7 @@ var required = map[string][]string{
 func (db *DB) checkSchema() error {
 	var version int64
 	var cold bool
+	var direct *directTable
 	err := db.read("schema check", func(tx *sql.Tx) error {
 		if err := tx.QueryRow("PRAGMA user_version").Scan(&version); err != nil {
 			return err
@@ -389,12 +396,17 @@ func (db *DB) checkSchema() error {
 				}
 			}
 		}
-		return tx.QueryRow("SELECT count(*) > 0 FROM sqlite_master WHERE type = 'table' AND name = 'session_transcript_cold_archives'").Scan(&cold)
+		if err := tx.QueryRow("SELECT count(*) > 0 FROM sqlite_master WHERE type = 'table' AND name = 'session_transcript_cold_archives'").Scan(&cold); err != nil {
+			return err
+		}
+		direct = directTableOf(tx)
+		return nil
 	})
 	if err != nil {
 		return err
 	}
 	db.hasCold = cold
+	db.direct = direct
 	if version > SchemaVersion && db.opts.Warn != nil {
 		db.opts.Warn(fmt.Sprintf("OpenClaw SQLite store %s has schema version %d, newer than %d (OpenClaw 2026.9.6); reading what this version knows", db.path, version, SchemaVersion))
 	}

@@ -50,11 +50,20 @@ func IsInternalKey(key string) bool {
 // Store.Path is the database file and Store.Dir its directory; there is no
 // sessions.json and no transcript file: read transcripts with Messages.
 func (db *DB) Store() (*store.Store, error) {
+	defer relaxGC()()
 	var entries []store.Entry
 	var skipped int
 	var firstBad, why string
 	err := db.read("read sessions", func(tx *sql.Tx) error {
 		entries, skipped, firstBad, why = nil, 0, "", ""
+		var outs [][]parsed
+		if directRead && db.direct != nil {
+			var ok bool
+			if outs, ok = db.storeDirect(tx); ok {
+				entries, skipped, firstBad, why = collect(outs)
+				return nil
+			}
+		}
 		var n int
 		if err := tx.QueryRow("SELECT count(*) FROM session_nodes").Scan(&n); err != nil {
 			return err
@@ -81,14 +90,7 @@ func (db *DB) Store() (*store.Store, error) {
 			if err := rows.Scan(&r.key, &raw, &r.updated); err != nil {
 				return err
 			}
-			if IsInternalKey(r.key) {
-				continue
-			}
-			// entry_json {} is OpenClaw's placeholder of a deleted session
-			// whose transcript windows stay (2026.9.6
-			// clearSqliteSessionEntryPreservingWindows, entry_valid -1): no
-			// session, and nothing to warn about.
-			if string(raw) == "{}" {
+			if hidden(r.key, raw) {
 				continue
 			}
 			// A driver that reused its buffer would hand over the same
@@ -104,19 +106,7 @@ func (db *DB) Store() (*store.Store, error) {
 		if err := rows.Err(); err != nil {
 			return err
 		}
-		for _, out := range p.wait() {
-			if out.problem != "" {
-				if skipped == 0 || out.e.Key < firstBad {
-					firstBad, why = out.e.Key, out.problem
-				}
-				skipped++
-				continue
-			}
-			entries = append(entries, out.e)
-		}
-		// session_key order (SQLite's BINARY collation compares bytes, as
-		// Go's string comparison does); keys are unique.
-		slices.SortFunc(entries, func(a, b store.Entry) int { return strings.Compare(a.Key, b.Key) })
+		entries, skipped, firstBad, why = collect([][]parsed{p.wait()})
 		return nil
 	})
 	if err != nil {
@@ -130,6 +120,64 @@ func (db *DB) Store() (*store.Store, error) {
 		db.opts.Warn(fmt.Sprintf("OpenClaw SQLite store %s: left out session %q%s: %s", db.path, firstBad, more, why))
 	}
 	return store.FromEntries(db.path, entries, skipped), nil
+}
+
+// hidden reports the rows OpenClaw's listing leaves out silently: the
+// internal-effects rows, and entry_json {} — OpenClaw's placeholder of a
+// deleted session whose transcript windows stay (2026.9.6
+// clearSqliteSessionEntryPreservingWindows, entry_valid -1): no session,
+// and nothing to warn about.
+func hidden(key string, raw []byte) bool {
+	return IsInternalKey(key) || string(raw) == "{}"
+}
+
+// collect splits parsed rows (in parts) into entries in session_key order (SQLite's
+// BINARY collation compares bytes, as Go's string comparison does; keys
+// are unique) and the rows left out: how many, and the first by key with
+// why.
+func collect(parts [][]parsed) (entries []store.Entry, skipped int, firstBad, why string) {
+	// Sort positions, then move each entry once: an Entry is several
+	// hundred bytes, and sorting 10,000 of them in place moves each many
+	// times over.
+	type at struct{ p, i int32 }
+	n := 0
+	for _, outs := range parts {
+		n += len(outs)
+	}
+	order := make([]at, 0, n)
+	for p, outs := range parts {
+		for i, out := range outs {
+			if out.problem != "" {
+				if skipped == 0 || out.e.Key < firstBad {
+					firstBad, why = out.e.Key, out.problem
+				}
+				skipped++
+				continue
+			}
+			order = append(order, at{int32(p), int32(i)})
+		}
+	}
+	if len(order) == 0 {
+		return nil, skipped, firstBad, why
+	}
+	slices.SortFunc(order, func(a, b at) int {
+		return strings.Compare(parts[a.p][a.i].e.Key, parts[b.p][b.i].e.Key)
+	})
+	entries = make([]store.Entry, len(order))
+	for j, o := range order {
+		entries[j] = parts[o.p][o.i].e
+	}
+	return entries, skipped, firstBad, why
+}
+
+// parse turns one row into its entry, or says why it is not one.
+func parse(key string, raw []byte, updated sql.NullFloat64) parsed {
+	var out parsed
+	out.e, out.problem = entryOf(key, raw, updated)
+	if out.problem != "" {
+		out.e.Key = key
+	}
+	return out
 }
 
 // rawRow is one session_nodes row as read.
@@ -173,10 +221,7 @@ func newParser(n int) *parser {
 				p.mu.Unlock()
 				out := make([]parsed, len(in))
 				for j, r := range in {
-					out[j].e, out[j].problem = entryOf(r.key, r.raw, r.updated)
-					if out[j].problem != "" {
-						out[j].e.Key = r.key
-					}
+					out[j] = parse(r.key, r.raw, r.updated)
 				}
 				p.mu.Lock()
 				p.outs[i] = out

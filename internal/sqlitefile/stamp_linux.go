@@ -1,0 +1,17 @@
+//go:build linux
+
+package sqlitefile
+
+import (
+	"io/fs"
+	"syscall"
+)
+
+// sysStamp returns the inode and ctime (ns) of fi, which change when the
+// file is replaced or written.
+func sysStamp(fi fs.FileInfo) (uint64, int64) {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return uint64(st.Ino), st.Ctim.Sec*1e9 + st.Ctim.Nsec
+	}
+	return 0, 0
+}

@@ -1,0 +1,14 @@
+//go:build unix
+
+package sqlitestore
+
+import "syscall"
+
+// cpuTime is the process's user+system CPU time so far, in ns.
+func cpuTime() int64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return ru.Utime.Nano() + ru.Stime.Nano()
+}

@@ -1,0 +1,192 @@
+package sqlitestore
+
+import (
+	"fmt"
+	"os"
+	"reflect"
+	"runtime/debug"
+	"strings"
+	"testing"
+
+	"github.com/openclaw/sessions/internal/store"
+)
+
+// storeBoth reads p's sessions with the direct read and through SQLite
+// only, and returns both with their warnings; direct says whether the
+// direct read did the first.
+func storeBoth(t *testing.T, p string) (fast, slow *store.Store, fastWarn, slowWarn []string, direct bool) {
+	t.Helper()
+	read := func(on bool) (*store.Store, []string, bool) {
+		defer func(was bool) { directRead = was }(directRead)
+		directRead = on
+		var warns []string
+		db, err := Open(p, Options{Warn: func(m string) { warns = append(warns, m) }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		st, err := db.Store()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st, warns, db.directReads > 0
+	}
+	fast, fastWarn, direct = read(true)
+	slow, slowWarn, _ = read(false)
+	return
+}
+
+func sameStore(t *testing.T, what string, fast, slow *store.Store, fw, sw []string) {
+	t.Helper()
+	if len(fast.Entries) != len(slow.Entries) || fast.Skipped != slow.Skipped || fast.Path != slow.Path {
+		t.Fatalf("%s: direct %d entries (%d skipped), SQL %d (%d)", what, len(fast.Entries), fast.Skipped, len(slow.Entries), slow.Skipped)
+	}
+	for i := range fast.Entries {
+		if !reflect.DeepEqual(fast.Entries[i], slow.Entries[i]) {
+			t.Fatalf("%s: entry %d differs:\ndirect %+v\nSQL    %+v", what, i, fast.Entries[i].Meta, slow.Entries[i].Meta)
+		}
+	}
+	if !reflect.DeepEqual(fw, sw) {
+		t.Fatalf("%s: warnings differ:\ndirect %q\nSQL    %q", what, fw, sw)
+	}
+}
+
+// TestDirectMatchesSQL: Store's direct read of session_nodes returns what
+// the SQL path returns — entries (key, Raw byte for byte, Meta), order,
+// skipped rows and their warning — on the real 2026.9.6 database as it is,
+// with rows OpenClaw's listing drops or hides, with entries large enough
+// for overflow chains, with rows deleted, and with every change still in
+// a live writer's -wal; and it is the direct read that did it.
+func TestDirectMatchesSQL(t *testing.T) {
+	cases := []struct {
+		name  string
+		prep  []string
+		live  bool // keep the writer open: the changes stay in the -wal
+		wantN int
+	}{
+		{name: "fixture", wantN: 4},
+		{name: "dropped and hidden rows", wantN: 2, prep: []string{
+			`UPDATE session_nodes SET entry_json = '{"bad":1}' WHERE session_key = 'agent:main:cron:peer-job-1'`,
+			`UPDATE session_nodes SET entry_json = 'not json' WHERE session_key = 'agent:main:telegram:group:-100123'`,
+			`INSERT INTO session_nodes (session_key, current_session_id, entry_json, updated_at)
+				SELECT 'agent:main:internal-session-effects:run-1', current_session_id, entry_json, updated_at FROM session_nodes WHERE session_key = 'agent:main:main'`,
+			`INSERT INTO session_nodes (session_key, current_session_id, entry_json, updated_at, entry_valid)
+				SELECT 'agent:main:deleted', current_session_id, '{}', updated_at, -1 FROM session_nodes WHERE session_key = 'agent:main:main'`,
+		}},
+		{name: "large entries, deleted rows", wantN: 4 + 300 - 100, prep: bigRows()},
+		{name: "live -wal", live: true, wantN: 4 + 300 - 100, prep: bigRows()},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := copyFixture(t)
+			p := Path(dir, "main")
+			if len(c.prep) > 0 {
+				w := rw(t, p)
+				if c.live {
+					mustExec(t, w, "PRAGMA wal_autocheckpoint = 0")
+				}
+				for _, q := range c.prep {
+					mustExec(t, w, q)
+				}
+				if c.live {
+					defer w.Close()
+					if fi, err := os.Stat(p + "-wal"); err != nil || fi.Size() == 0 {
+						t.Fatalf("no live -wal: %v", err)
+					}
+				} else {
+					w.Close()
+				}
+			}
+			before := snapshot(t, dir)
+			fast, slow, fw, sw, direct := storeBoth(t, p)
+			if !direct {
+				t.Fatal("the direct read was not used")
+			}
+			sameStore(t, c.name, fast, slow, fw, sw)
+			if len(fast.Entries) != c.wantN {
+				t.Errorf("%d entries, want %d", len(fast.Entries), c.wantN)
+			}
+			if !c.live {
+				assertUnchanged(t, dir, before)
+			}
+		})
+	}
+}
+
+// bigRows adds 300 sessions whose entries carry 5-40 KB of extra text
+// (overflow chains of 2-10 pages), then deletes a third (free pages).
+func bigRows() []string {
+	var q []string
+	for i := range 300 {
+		q = append(q, fmt.Sprintf(`INSERT INTO session_nodes (session_key, current_session_id, entry_json, updated_at)
+			SELECT 'agent:main:big:%03d', current_session_id, json_set(entry_json, '$.label', 'big %d', '$.pad', '%s'), updated_at
+			FROM session_nodes WHERE session_key = 'agent:main:main'`, i, i, strings.Repeat("p", 5000+i*120)))
+	}
+	return append(q, `DELETE FROM session_nodes WHERE session_key LIKE 'agent:main:big:%' AND CAST(substr(session_key, 16) AS INTEGER) % 3 = 0`)
+}
+
+// TestDirectFallsBack: where the direct read cannot promise SQLite's answer
+// — a key stored as a number (Scan would convert it), a rollback-journal
+// database — the SQL path reads, with the same result.
+func TestDirectFallsBack(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		prep []string
+	}{
+		{"rollback journal", []string{"PRAGMA journal_mode = DELETE"}},
+		{"generated column", []string{"ALTER TABLE session_nodes ADD COLUMN g INTEGER GENERATED ALWAYS AS (1) VIRTUAL"}},
+		{"text updated_at", []string{
+			// A copy of the table without STRICT, so a value of another
+			// type can be stored; the direct read must not convert it itself.
+			`CREATE TABLE sn2 AS SELECT * FROM session_nodes`,
+			`DROP TABLE session_nodes`,
+			`CREATE TABLE session_nodes (session_key TEXT NOT NULL PRIMARY KEY, current_session_id TEXT NOT NULL, entry_json TEXT NOT NULL, updated_at)`,
+			`INSERT INTO session_nodes SELECT session_key, current_session_id, entry_json, updated_at FROM sn2`,
+			`UPDATE session_nodes SET updated_at = CAST(updated_at AS TEXT) WHERE session_key = 'agent:main:main'`,
+			`DROP TABLE sn2`,
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := copyFixture(t)
+			p := Path(dir, "main")
+			w := rw(t, p)
+			for _, q := range c.prep {
+				mustExec(t, w, q)
+			}
+			w.Close()
+			fast, slow, fw, sw, direct := storeBoth(t, p)
+			if direct {
+				t.Fatal("the direct read was used")
+			}
+			sameStore(t, c.name, fast, slow, fw, sw)
+			if len(fast.Entries) == 0 {
+				t.Fatal("no entries")
+			}
+		})
+	}
+}
+
+// TestRelaxGC: reads raise the collector's target for their duration, and
+// the last of overlapping reads puts the setting back as it was.
+func TestRelaxGC(t *testing.T) {
+	old := debug.SetGCPercent(100)
+	defer debug.SetGCPercent(old)
+	r1 := relaxGC()
+	r2 := relaxGC()
+	if got := debug.SetGCPercent(relaxedGC); got != relaxedGC {
+		t.Fatalf("during reads: GOGC %d", got)
+	}
+	r1()
+	if got := debug.SetGCPercent(relaxedGC); got != relaxedGC {
+		t.Fatalf("one read still running: GOGC %d", got)
+	}
+	r2()
+	if got := debug.SetGCPercent(100); got != 100 {
+		t.Fatalf("after the reads: GOGC %d, want 100 back", got)
+	}
+	debug.SetGCPercent(-1)
+	relaxGC()()
+	if got := debug.SetGCPercent(100); got != -1 {
+		t.Fatalf("GOGC off: a read turned it to %d", got)
+	}
+}
