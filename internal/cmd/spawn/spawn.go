@@ -232,7 +232,7 @@ func run(o *Options) error {
 		if model != nil {
 			modelKey = model.Key()
 		}
-		return spawnVia(o, s, route, wo, target, req, label, modelKey, thinking)
+		return spawnVia(o, s, route, wo, target, req, label, modelKey, thinking, nil)
 	}
 	// what the runner could not do
 	if err := send.PreflightAgent(s, target); err != nil {
