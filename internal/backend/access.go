@@ -82,6 +82,7 @@ func GatewayAccess(ctx context.Context, c *gateway.Client, where string, in AsIn
 		agent = config.NormalizeAgentID(in.Agent)
 	}
 	acc := state.NewAccess(cfg, raw, agent, in.Sandboxed)
+	acc.Remote = cfg
 	if err := checkRequester(ctx, c, where, from, cfg, &acc); err != nil {
 		return nil, err
 	}

@@ -176,6 +176,13 @@ func (g *Gateway) CheckCursor(string) error { return nil }
 // un-prefixed keys as agent "main"'s, or --agent's), a sessionId, a unique
 // sessionId prefix, or --label L.
 func (g *Gateway) Session(ctx context.Context, ref, label string) (*Session, error) {
+	return g.SessionFor(ctx, ref, label, policy.OpHistory)
+}
+
+// SessionFor is Session for what the requester means to do with it (op:
+// policy.OpSend for send, spawn's requester checks and patch), with that
+// op's messages, as state.ResolveRef.
+func (g *Gateway) SessionFor(ctx context.Context, ref, label string, op policy.Op) (*Session, error) {
 	ctx, cancel := context.WithTimeout(ctx, CallTimeout)
 	defer cancel()
 	c, err := g.Client(ctx)
@@ -187,7 +194,7 @@ func (g *Gateway) Session(ctx context.Context, ref, label string) (*Session, err
 		return nil, err
 	}
 	if acc != nil && label != "" && g.Agent != "" {
-		if err := acc.CheckLabelAgent(config.NormalizeAgentID(g.Agent), policy.OpHistory); err != nil {
+		if err := acc.CheckLabelAgent(config.NormalizeAgentID(g.Agent), op); err != nil {
 			return nil, err
 		}
 	}
@@ -209,12 +216,12 @@ func (g *Gateway) Session(ctx context.Context, ref, label string) (*Session, err
 		if label != "" {
 			named = label
 		}
-		if err := CheckSession(ctx, c, acc, named, r, policy.OpHistory); err != nil {
+		if err := CheckSession(ctx, c, acc, named, r, op); err != nil {
 			return nil, err
 		}
 		s := &Session{Key: r.Key, SessionID: r.SessionID, Agent: r.AgentID, Label: r.Label, Row: r, Raw: raws[r.Key], Children: []string{}}
 		for _, c := range rows { // newest first already; the ones the requester may see, as locally
-			if c.SpawnedBy == r.Key && (acc == nil || acc.CanSeeAgent(c.AgentID, policy.OpHistory) == "" && acc.SeesSpawnedBy(c.SpawnedBy)) {
+			if c.SpawnedBy == r.Key && (acc == nil || acc.CanSeeAgent(c.AgentID, op) == "" && acc.SeesSpawnedBy(c.SpawnedBy)) {
 				s.Children = append(s.Children, c.Key)
 			}
 		}

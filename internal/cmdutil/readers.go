@@ -61,22 +61,6 @@ func (f *Factory) AsOverGateway(ctx context.Context, c *gateway.Client, where st
 	return acc, err
 }
 
-// RefuseAsOverGateway is the refusal of --as (and $OPENCLAW_SESSION_KEY)
-// by the commands that start or list runs through a named gateway (send,
-// spawn, runs): the reads and patch check the requester with
-// AsOverGateway; a run's requester would also need its ping-pong and
-// announce settings from that host's config.
-func (f *Factory) RefuseAsOverGateway() error {
-	as, from := f.Flags.As, "--as"
-	if as == "" {
-		as, from = strings.TrimSpace(f.Getenv("OPENCLAW_SESSION_KEY")), "$OPENCLAW_SESSION_KEY"
-	}
-	if strings.TrimSpace(as) == "" {
-		return nil
-	}
-	return apperr.Usagef("%s cannot be used for send, spawn or runs through a gateway this invocation names: run sessions on that host, or drop %s to act as the operator the gateway token stands for", from, from)
-}
-
 // CloseReaders closes every reader.
 func CloseReaders(rs []backend.Reader) {
 	for _, r := range rs {

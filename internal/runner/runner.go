@@ -226,6 +226,9 @@ func (x *job) send(ctx context.Context) error {
 	}
 	latest := reply
 	max := x.r.State.Cfg.PingPongTurns()
+	if st := rec.Settings; st != nil && st.PingPongTurns != nil {
+		max = *st.PingPongTurns
+	}
 	if rec.Requester != nil && rec.Requester.Key != "" && rec.Requester.Key != tgt.Key && max > 0 {
 		current, next := *rec.Requester, tgt
 		requesterTurn := true
@@ -382,6 +385,9 @@ func (x *job) sessionLock(s runs.Session) *lock.Flock {
 }
 
 func (x *job) turnTimeout() time.Duration {
+	if st := x.rec.Settings; st != nil && st.TurnTimeoutSeconds != nil && *st.TurnTimeoutSeconds > 0 {
+		return time.Duration(*st.TurnTimeoutSeconds * float64(time.Second))
+	}
 	if t := x.r.State.Cfg.Defaults.TimeoutSeconds; t != nil && *t > 0 {
 		return time.Duration(*t * float64(time.Second))
 	}

@@ -112,6 +112,12 @@ type Record struct {
 	// Spawn runs.
 	Spawn *Spawn `json:"spawn,omitempty"`
 
+	// Settings are the run settings read from the gateway host's config
+	// (config.get) for a run through a named gateway with --as; the runner
+	// takes them over its own state's config. nil: that config's (or
+	// OpenClaw's defaults).
+	Settings *Settings `json:"settings,omitempty"`
+
 	// Source is set when runs are listed, never stored: SourceSessions for
 	// a run of ours, SourceOpenClaw for one of OpenClaw's own sub-agent
 	// registry (OpenClawRuns).
@@ -163,6 +169,16 @@ type Spawn struct {
 	GatewayRunID string `json:"gatewayRunId,omitempty"`
 	Warning      string `json:"warning,omitempty"`
 	AnnouncedVia string `json:"announcedVia,omitempty"`
+}
+
+// Settings are what the runner otherwise reads from its state's config.
+type Settings struct {
+	// From names where they were read ("config.get on <gateway>").
+	From string `json:"from,omitempty"`
+	// PingPongTurns: session.agentToAgent.maxPingPongTurns (clamped 0..5).
+	PingPongTurns *int `json:"pingPongTurns,omitempty"`
+	// TurnTimeoutSeconds: agents.defaults.timeoutSeconds.
+	TurnTimeoutSeconds *float64 `json:"turnTimeoutSeconds,omitempty"`
 }
 
 // Terminal reports whether a status is final.

@@ -19,6 +19,10 @@ type Access struct {
 	Req     Requester
 	A2A     policy.A2A
 	Sandbox policy.Sandbox
+	// Remote is the gateway host's config the requester was checked
+	// against (config.get; backend.GatewayAccess), for what a run through
+	// that gateway reads from it; nil locally (State.Cfg is the config).
+	Remote *config.Config
 }
 
 // NewAccess identifies the requester under cfg: as is --as (or

@@ -291,15 +291,22 @@ func (s *State) ResolveLabel(label, agent string, op policy.Op) (*Target, error)
 
 // SendPolicy evaluates the send policy for a target (format §7.1).
 func (s *State) SendPolicy(t *Target) string {
-	var cfg *policy.SendConfig
-	if sp := s.Cfg.Session.SendPolicy; sp != nil {
-		cfg = &policy.SendConfig{Default: sp.Default}
-		for _, r := range sp.Rules {
-			cfg.Rules = append(cfg.Rules, policy.SendRule{Action: r.Action, Channel: r.Match.Channel, ChatType: r.Match.ChatType, KeyPrefix: r.Match.KeyPrefix})
-		}
-	}
 	m := t.Entry.Meta
-	return policy.Send(cfg, policy.SendInput{Key: t.Key, EntryPolicy: m.SendPolicy, EntryChannel: m.Channel, LastChannel: m.LastChannel, ChatType: m.ChatType})
+	return policy.Send(SendConfigOf(s.Cfg), policy.SendInput{Key: t.Key, EntryPolicy: m.SendPolicy, EntryChannel: m.Channel, LastChannel: m.LastChannel, ChatType: m.ChatType})
+}
+
+// SendConfigOf is cfg's session.sendPolicy for policy.Send (nil: none) —
+// the local config's, or a gateway host's (config.get).
+func SendConfigOf(c *config.Config) *policy.SendConfig {
+	if c == nil || c.Session.SendPolicy == nil {
+		return nil
+	}
+	sp := c.Session.SendPolicy
+	cfg := &policy.SendConfig{Default: sp.Default}
+	for _, r := range sp.Rules {
+		cfg.Rules = append(cfg.Rules, policy.SendRule{Action: r.Action, Channel: r.Match.Channel, ChatType: r.Match.ChatType, KeyPrefix: r.Match.KeyPrefix})
+	}
+	return cfg
 }
 
 // ChannelOf is the channel of a session as rows show it ("" when unknown).

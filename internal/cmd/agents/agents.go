@@ -5,14 +5,17 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/openclaw/sessions/internal/backend"
 	"github.com/openclaw/sessions/internal/cmdutil"
 	"github.com/openclaw/sessions/internal/config"
+	"github.com/openclaw/sessions/internal/gateway"
 	"github.com/openclaw/sessions/internal/keys"
 	"github.com/openclaw/sessions/internal/output"
 	"github.com/openclaw/sessions/internal/policy"
+	"github.com/openclaw/sessions/internal/sessionwrite"
 	"github.com/openclaw/sessions/internal/sqlitewrite"
 	"github.com/openclaw/sessions/internal/state"
 	"github.com/spf13/cobra"
@@ -36,8 +39,16 @@ whether the requester agent's subagents.allowAgents lets 'sessions spawn
 --agent ID' target it (spawnTarget), whether sessions can write its store
 (writable: send, spawn and patch; an OpenClaw 2026.8+ SQLite store is
 writable when no OpenClaw process holds the state dir and its schema is
-2026.9.6's — with OpenClaw running, the gateway is the way), and so whether a spawn into it can succeed (canSpawn), with
-the reason when it cannot.
+2026.9.6's, or when its gateway is live on this host: the writes are then
+routed through it, and reason says "routed through the live gateway at
+URL"), and so whether a spawn into it can succeed (canSpawn), with the
+reason when it cannot.
+
+Over a gateway (--gateway, --context): every agent is writable through it;
+with --as, spawnTarget and spawnAllowed come from the requester agent's
+subagents.allowAgents in that host's config (config.get), without --as
+every agent is a spawn target (the operator's spawn there starts from the
+target agent's own main session).
 
 JSON (--json): {"requester":{"key","agentId"},"defaultAgent","spawnAllowed",
 "agents":[{"id","name","default","configured","era","store","sessions",
@@ -120,6 +131,7 @@ func run(o *Options) error {
 		Agents:       []Agent{},
 	}
 	fromSubagent := keys.IsSubagent(s.Req.Key)
+	gatewayOf := writeGateway(f, s)
 	for _, id := range s.AgentIDs() {
 		a := Agent{ID: id, Default: id == s.Default, Era: s.Era(id)}
 		if c := s.Cfg.Agent(id); c != nil {
@@ -141,8 +153,14 @@ func run(o *Options) error {
 		}
 		refusal := policy.SpawnTarget(allow, s.Req.Agent, id, config.NormalizeAgentID)
 		a.SpawnTarget = !fromSubagent && refusal == ""
+		// where send, spawn and patch would write (sessionwrite.Choose): a
+		// 2026.8+ agent whose gateway is live here goes through it
+		via := ""
+		if a.Era == sessionwrite.EraSQLite {
+			via = gatewayOf(id)
+		}
 		werr := s.CheckSessionWritable(id)
-		a.Writable = werr == nil
+		a.Writable = werr == nil || via != ""
 		a.CanSpawn = a.SpawnTarget && a.Writable
 		switch {
 		case !a.Writable:
@@ -151,6 +169,8 @@ func run(o *Options) error {
 			a.Reason = "a sub-agent may not spawn"
 		case !a.SpawnTarget:
 			a.Reason = "not allowed by " + s.Req.Agent + " (subagents.allowAgents: " + res.SpawnAllowed + ")"
+		case via != "":
+			a.Reason = "routed through the live gateway at " + via
 		}
 		res.Agents = append(res.Agents, a)
 	}
@@ -199,6 +219,33 @@ func run(o *Options) error {
 	return nil
 }
 
+// writeGateway returns, per agent, the URL of the live gateway of this
+// host its writes are routed through (sessionwrite.Choose, as send, spawn
+// and patch decide), "" when they are written locally; the gateway is
+// looked for once.
+func writeGateway(f *cmdutil.Factory, s *state.State) func(agent string) string {
+	wo, err := f.WriteOptions(s)
+	if err != nil || wo.Gateways == nil || wo.Gateways.Local == nil {
+		return func(string) string { return "" }
+	}
+	local := wo.Gateways.Local
+	var once sync.Once
+	var ep gateway.Endpoint
+	var found string
+	var lerr error
+	wo.Gateways.Local = func() (gateway.Endpoint, string, error) {
+		once.Do(func() { ep, found, lerr = local() })
+		return ep, found, lerr
+	}
+	return func(agent string) string {
+		r, err := sessionwrite.Choose(s, agent, wo)
+		if err != nil || r.Era != sessionwrite.EraGateway {
+			return ""
+		}
+		return r.Endpoint.URL
+	}
+}
+
 // notWritable is the reason an agent cannot be written: an OpenClaw
 // process holding the state dir of a 2026.8+ (SQLite) agent (the gateway is
 // the way), else the refusal itself.
@@ -215,7 +262,7 @@ func notWritable(s *state.State, id, era string, err error) string {
 			if len(pids) > 0 {
 				who += " (pid " + strings.Join(pids, ", ") + ")"
 			}
-			return who + ": write through the gateway (--gateway)"
+			return who + " and no gateway of it is live here: write through its gateway (--gateway URL)"
 		}
 	}
 	msg := err.Error()

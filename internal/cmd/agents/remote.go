@@ -7,15 +7,20 @@ import (
 
 	"github.com/openclaw/sessions/internal/backend"
 	"github.com/openclaw/sessions/internal/cmdutil"
+	"github.com/openclaw/sessions/internal/config"
 	"github.com/openclaw/sessions/internal/output"
+	"github.com/openclaw/sessions/internal/policy"
+	"github.com/openclaw/sessions/internal/state"
 )
-
-// gatewayReason is why no agent is a spawn target over a gateway.
-const gatewayReason = "over the gateway: spawn is not available there yet"
 
 // runRemote is agents over one gateway or a fleet: agents.list and the
 // session counts of sessions.list. Era is "gateway", store the context or
-// URL; nothing is writable or a spawn target from here. In a fleet every
+// URL; every agent is writable through the gateway (send, spawn and patch
+// go there), and whether spawn may target it is computed as locally:
+// with --as from the host's config (config.get: the requester agent's
+// subagents.allowAgents, no spawn from a sub-agent), without it for the
+// operator, whose spawn through a gateway starts from the target agent's
+// own main session (always allowed). In a fleet every
 // row says its context, requester and defaultAgent are empty (each row's
 // default says it per host), and failed hosts are in "errors" (exit 1).
 func runRemote(o *Options, readers []backend.Reader, fleet bool) error {
@@ -41,10 +46,16 @@ func runRemote(o *Options, readers []backend.Reader, fleet bool) error {
 			failed = append(failed, backend.HostError{Context: r.Where(), Error: errs[i].Error(), Err: errs[i]})
 			continue
 		}
+		sp := spawnRules(r.(*backend.Gateway).Requester())
+		if !fleet {
+			res.SpawnAllowed = sp.allowed
+		}
 		for _, a := range lists[i] {
 			n := a.Sessions
 			row := Agent{ID: a.ID, Name: a.Name, Default: a.Default, Configured: a.Name != "" || a.Default, Era: "gateway",
-				Store: r.Where(), Sessions: &n, Visible: !a.Hidden, Reason: gatewayReason}
+				Store: r.Where(), Sessions: &n, Visible: !a.Hidden, Writable: true}
+			row.SpawnTarget, row.Reason = sp.target(a.ID, r.Where())
+			row.CanSpawn = row.SpawnTarget
 			if a.Hidden { // as locally: no count for an agent the requester may not see
 				row.Sessions = nil
 			}
@@ -88,7 +99,11 @@ func runRemote(o *Options, readers []backend.Reader, fleet bool) error {
 		var cells []string
 		if tty {
 			yes := map[bool]string{true: "yes", false: "no"}
-			cells = []string{a.ID, a.Name, yes[a.Default], a.Era, count(a.Sessions), yes[a.Visible], yes[a.Writable], "no: " + a.Reason}
+			spawn := "yes: " + a.Reason
+			if !a.CanSpawn {
+				spawn = "no: " + a.Reason
+			}
+			cells = []string{a.ID, a.Name, yes[a.Default], a.Era, count(a.Sessions), yes[a.Visible], yes[a.Writable], spawn}
 		} else {
 			cells = []string{a.ID, a.Name, b(a.Default), a.Era, count(a.Sessions), b(a.Visible), b(a.SpawnTarget), b(a.Writable), b(a.CanSpawn), a.Reason}
 		}
@@ -112,4 +127,42 @@ func count(n *int) string {
 		return ""
 	}
 	return strconv.Itoa(*n)
+}
+
+// remoteSpawn is what spawn may target on one gateway (spawnRules).
+type remoteSpawn struct {
+	acc     *state.Access
+	allow   []string
+	allowed string // the requester agent's allowAgents as agents shows it
+}
+
+// spawnRules are the spawn rules of the requester on a gateway: with
+// --as, its agent's subagents.allowAgents from the host's config, as
+// locally (nil acc: the operator).
+func spawnRules(acc *state.Access) remoteSpawn {
+	sp := remoteSpawn{acc: acc}
+	if acc == nil || acc.Remote == nil {
+		return sp
+	}
+	if a := acc.Remote.Agent(acc.Req.Agent); a != nil {
+		sp.allow = a.Subagents.AllowAgents
+	}
+	sp.allowed = policy.SpawnAllowedList(sp.allow, config.NormalizeAgentID)
+	return sp
+}
+
+// target: may spawn target agent id, and the reason (why not, else how the
+// write goes).
+func (sp remoteSpawn) target(id, where string) (bool, string) {
+	via := "routed through the gateway " + where
+	if sp.acc == nil || sp.acc.Remote == nil {
+		return true, via + " (the operator's spawn from agent:" + id + ":main)"
+	}
+	if sp.acc.Req.Subagent {
+		return false, "a sub-agent may not spawn"
+	}
+	if policy.SpawnTarget(sp.allow, sp.acc.Req.Agent, id, config.NormalizeAgentID) != "" {
+		return false, "not allowed by " + sp.acc.Req.Agent + " (subagents.allowAgents: " + sp.allowed + ")"
+	}
+	return true, via
 }

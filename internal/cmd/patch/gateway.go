@@ -13,6 +13,7 @@ import (
 	"github.com/openclaw/sessions/internal/config"
 	"github.com/openclaw/sessions/internal/gateway"
 	"github.com/openclaw/sessions/internal/policy"
+	"github.com/openclaw/sessions/internal/sessionwrite"
 	"github.com/openclaw/sessions/internal/state"
 )
 
@@ -22,8 +23,10 @@ var GatewayTimeout = 60 * time.Second
 
 // patchRemote handles an invocation that names a gateway (--gateway,
 // --context, $OPENCLAW_GATEWAY_URL, the current context): the session is
-// found with sessions.list and patched with the gateway's own
-// sessions.patch. false: no gateway named — patch the local state.
+// found with sessions.list (--as checked against that host's config, a
+// patch making the checks of a send) and patched through the write seam's
+// gateway route (sessionwrite.Choose: its Patch is the gateway's own
+// sessions.patch). false: no gateway named — patch the local state.
 func patchRemote(o *Options) (bool, error) {
 	f := o.f
 	eps, err := f.GatewayEndpoints()
@@ -36,115 +39,77 @@ func patchRemote(o *Options) (bool, error) {
 	case len(eps) > 1 || slices.ContainsFunc(f.Flags.Contexts, func(c string) bool { return strings.EqualFold(strings.TrimSpace(c), "all") }):
 		return true, apperr.Usagef("patch changes one session on one host: give one --context (or --gateway URL), not %s", describeContexts(f.Flags.Contexts, len(eps)))
 	}
-	if err := o.refuseOverGateway(true); err != nil {
+	if err := o.refuseOverGateway(); err != nil {
 		return true, err
 	}
 	ep := eps[0]
 	f.Log.Debug("patch over the gateway", "gateway", ep.String(), "auth", ep.AuthSource)
-	return true, o.patchVia(ep, "")
-}
-
-// patchViaGateway is the route of a 2026.8+ (SQLite) agent whose gateway
-// is live on this host: the gateway owns the database while it runs, so the
-// patch goes through its sessions.patch with the config's credentials
-// instead of a write to the database. false: no live gateway (the local
-// path decides).
-func patchViaGateway(o *Options, s *state.State, t *state.Target) (bool, error) {
-	if s.Era(t.Agent) != "sqlite" {
-		return false, nil
-	}
-	ep, live, err := o.f.LocalGateway(s)
+	wo, err := f.WriteOptions(nil)
 	if err != nil {
-		o.f.Log.Debug("patch: no live gateway for the SQLite store, patching locally", "reason", err.Error())
-		return false, nil
-	}
-	if err := o.refuseOverGateway(false); err != nil {
 		return true, err
 	}
-	o.f.Log.Debug("patch: agent "+t.Agent+" is on the 2026.8+ SQLite store and its gateway is live: patching through the gateway, not the database",
-		"gateway", ep.URL, "found", live.Describe(), "auth", ep.AuthSource)
-	return true, o.patchVia(ep, t.Key)
-}
-
-// refuseOverGateway: what a gateway patch cannot honour. (--as is checked
-// against the local config by ResolveRef on the automatic route, and
-// against the named gateway's own config in patchVia.)
-func (o *Options) refuseOverGateway(bool) error {
-	if o.WaitIdle > 0 {
-		return apperr.Usagef("--wait-idle applies to a patch of the local state dir; through the gateway, OpenClaw itself orders the patch with its runs")
+	route, err := sessionwrite.Choose(nil, "", wo)
+	if err != nil {
+		return true, err
 	}
-	return nil
-}
-
-// patchVia connects, finds the session (key "" : resolve o's reference
-// over the gateway), patches it and prints the result like a local patch.
-func (o *Options) patchVia(ep gateway.Endpoint, key string) error {
-	f := o.f
 	ctx, cancel := context.WithTimeout(context.Background(), GatewayTimeout)
 	defer cancel()
+	r, err := o.remoteTarget(ctx, ep)
+	if err != nil {
+		return true, err
+	}
+	w, err := sessionwrite.OpenRoute(nil, r.AgentID, route, wo)
+	if err != nil {
+		return true, err
+	}
+	defer w.Close()
+	return true, o.write(ctx, w, r.Key, r.Key, "", nil)
+}
+
+// remoteTarget connects, checks --as (a named gateway: against that
+// host's config, the checks of a send) and finds o's session there.
+func (o *Options) remoteTarget(ctx context.Context, ep gateway.Endpoint) (state.Row, error) {
+	f := o.f
 	opts, err := ep.Options().WithDefaultDeviceFiles()
 	if err != nil {
-		return err
+		return state.Row{}, err
 	}
 	opts.Log = func(m string) { f.Log.Debug(m) }
 	c, err := gateway.Dial(ctx, opts)
 	if err != nil {
-		return err
+		return state.Row{}, err
 	}
 	defer c.Close()
-	display := key
-	if key == "" {
-		// A named gateway: --as means what it means locally, checked
-		// against that host's config (a patch is a write: the checks of
-		// a send).
-		acc, err := f.AsOverGateway(ctx, c, backend.WhereOf(ep))
-		if err != nil {
-			return err
-		}
-		row, err := o.remoteKey(ctx, c, acc)
-		if err != nil {
-			return err
-		}
-		r, err := backend.RowOf(row.Raw)
-		if err != nil {
-			return err
-		}
-		named := o.Ref
-		if o.TargetLabel != "" {
-			named = o.TargetLabel
-		}
-		if err := backend.CheckSession(ctx, c, acc, named, r, policy.OpSend); err != nil {
-			return err
-		}
-		key, display = row.Key, row.Key
-	}
-	r, err := c.PatchSession(ctx, key, o.fields())
+	acc, err := f.AsOverGateway(ctx, c, backend.WhereOf(ep))
 	if err != nil {
-		return err
+		return state.Row{}, err
 	}
-	if f.JSONMode() {
-		return f.PrintJSON(Result{OK: true, Key: r.Key, Path: r.Path, Entry: r.Entry})
+	row, err := o.remoteKey(ctx, c, acc)
+	if err != nil {
+		return state.Row{}, err
 	}
-	fmt.Fprintf(f.IO.Out, "patched %s: %s\n", display, o.describe())
-	return nil
+	r, err := backend.RowOf(row.Raw)
+	if err != nil {
+		return state.Row{}, err
+	}
+	named := o.Ref
+	if o.TargetLabel != "" {
+		named = o.TargetLabel
+	}
+	if err := backend.CheckSession(ctx, c, acc, named, r, policy.OpSend); err != nil {
+		return state.Row{}, err
+	}
+	return r, nil
 }
 
-// fields are sessions.patch's params for o (null clears).
-func (o *Options) fields() map[string]any {
-	m := map[string]any{}
-	if o.SetLabel {
-		m["label"] = o.Label
+// refuseOverGateway: what a gateway patch cannot honour. (--as is checked
+// against the local config by ResolveRef on the automatic route, and
+// against the named gateway's own config in remoteTarget.)
+func (o *Options) refuseOverGateway() error {
+	if o.WaitIdle > 0 {
+		return apperr.Usagef("--wait-idle applies to a patch of the local state dir; through the gateway, OpenClaw itself orders the patch with its runs")
 	}
-	if o.ClearLabel {
-		m["label"] = nil
-	}
-	switch o.SendPolicy {
-	case "allow", "deny":
-		m["sendPolicy"] = o.SendPolicy
-	case "inherit":
-		m["sendPolicy"] = nil
-	}
-	return m
+	return nil
 }
 
 func (o *Options) describe() string {

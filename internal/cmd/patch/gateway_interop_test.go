@@ -61,7 +61,7 @@ func TestInteropPatchOverGateway(t *testing.T) {
 			}
 			// the current era, no flag: through the live gateway
 			out, stderr := run(t, bin, "--state-dir", g.StateDir, "--config", g.ConfigPath, "--log-level", "debug", "patch", "main", "--label", "auto-routed", "--send-policy", "inherit", "--json")
-			if !strings.Contains(stderr, "patching through the gateway, not the database") || !strings.Contains(stderr, g.URL) {
+			if !strings.Contains(stderr, "writing through the gateway, not the database") || !strings.Contains(stderr, g.URL) {
 				t.Fatalf("no routing line:\n%s", stderr)
 			}
 			if strings.Contains(stderr, "store updated") {

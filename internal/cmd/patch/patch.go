@@ -187,14 +187,19 @@ func run(o *Options) error {
 	if err != nil {
 		return err
 	}
-	if handled, err := patchViaGateway(o, s, t); handled {
+	// where the write goes (sessionwrite.Choose): a 2026.8+ (SQLite) agent
+	// whose gateway is live on this host through that gateway (it owns the
+	// database while it runs), else the agent's files or database
+	route, wo, err := f.WriteRoute(s, t.Agent, "patch")
+	if err != nil {
 		return err
 	}
-	now := time.Now
-	if f.Now != nil {
-		now = f.Now
+	if route.Era == sessionwrite.EraGateway {
+		if err := o.refuseOverGateway(); err != nil {
+			return err
+		}
 	}
-	w, err := sessionwrite.Open(s, t.Agent, sessionwrite.Options{LockTimeout: f.Flags.LockTimeout, Now: now})
+	w, err := sessionwrite.OpenRoute(s, t.Agent, route, wo)
 	if err != nil {
 		return err
 	}
@@ -205,20 +210,31 @@ func run(o *Options) error {
 		}
 	}
 	var warnings []string
-	if w.Era() == "json" {
+	if w.Era() == sessionwrite.EraJSON {
 		// the SQLite era refuses a session with an active run itself
 		storePath, _ := s.StorePath(t.Agent)
+		now := time.Now
+		if f.Now != nil {
+			now = f.Now
+		}
 		if warnings, err = o.checkIdle(s, t, storePath, now); err != nil {
 			return err
 		}
 	}
-	key := t.Key
-	p := sessionwrite.Patch{NotFound: apperr.NotFoundf("No session found: %s", strings.TrimSpace(o.Ref))}
+	sessionID := ""
 	if t.ViaID {
 		// the key may have moved on to a new session (/new) since we
 		// resolved the id
-		p.SessionID = t.Entry.SessionID
+		sessionID = t.Entry.SessionID
 	}
+	return o.write(context.Background(), w, t.Key, t.DisplayKey, sessionID, warnings)
+}
+
+// write patches key through w (every route: the JSON files, the SQLite
+// store, a gateway's sessions.patch) and prints the result.
+func (o *Options) write(ctx context.Context, w sessionwrite.Writes, key, display, sessionID string, warnings []string) error {
+	f := o.f
+	p := sessionwrite.Patch{NotFound: apperr.NotFoundf("No session found: %s", strings.TrimSpace(o.Ref)), SessionID: sessionID}
 	if o.SetLabel {
 		p.Label = &o.Label
 	}
@@ -233,25 +249,19 @@ func run(o *Options) error {
 		empty := ""
 		p.SendPolicy = &empty
 	}
-	res, err := w.Patch(context.Background(), key, p)
+	res, err := w.Patch(ctx, key, p)
 	if err != nil {
 		return err
 	}
-	entry := res.Entry // as written, normalised by the writer
-	f.Log.Debug("store updated", append([]any{"path", res.Path, "key", key, "era", w.Era()}, res.Debug...)...)
+	entry := res.Entry // as written, normalised by the writer (a gateway: as it answers)
+	if w.Era() == sessionwrite.EraGateway {
+		f.Log.Debug("patched through the gateway's sessions.patch", append([]any{"key", key}, res.Debug...)...)
+	} else {
+		f.Log.Debug("store updated", append([]any{"path", res.Path, "key", key, "era", w.Era()}, res.Debug...)...)
+	}
 	if f.JSONMode() {
 		return f.PrintJSON(Result{OK: true, Key: key, Path: res.Path, Entry: entry, Warnings: warnings})
 	}
-	var parts []string
-	if o.SendPolicy != "" {
-		parts = append(parts, "sendPolicy="+o.SendPolicy)
-	}
-	if o.SetLabel {
-		parts = append(parts, fmt.Sprintf("label=%q", o.Label))
-	}
-	if o.ClearLabel {
-		parts = append(parts, "label cleared")
-	}
-	fmt.Fprintf(f.IO.Out, "patched %s: %s\n", t.DisplayKey, strings.Join(parts, ", "))
+	fmt.Fprintf(f.IO.Out, "patched %s: %s\n", display, o.describe())
 	return nil
 }

@@ -34,15 +34,13 @@ func ourRuns(rs *runs.Store, now time.Time) ([]*runs.Record, error) {
 // own sub-agent registry is not reachable over the gateway (no RPC of
 // 2026.1.30 or 2026.9.x lists it): --source openclaw or all is exit 10.
 // With several contexts (a fleet) every row says its context, and a host
-// whose records cannot be read is in failed (nil: not a fleet).
+// whose records cannot be read is in failed (nil: not a fleet). --as does
+// not filter them, as locally: the records are this machine's.
 func gatewayRuns(f *cmdutil.Factory, eps []gateway.Endpoint, source string, tree bool, now time.Time) ([]*runs.Record, *[]backend.HostError, error) {
 	if source == sourceOpenClaw || (source == sourceAll && !tree) {
 		return nil, nil, apperr.Statef("runs --source %s: OpenClaw's own sub-agent runs are not available over the gateway %s: no RPC of OpenClaw 2026.1.30 or 2026.9.x lists them; run `sessions runs --source %s` on that host", source, eps[0], source)
 	}
 	fleet := len(eps) > 1 || slices.ContainsFunc(f.Flags.Contexts, func(c string) bool { return strings.EqualFold(strings.TrimSpace(c), "all") })
-	if err := f.RefuseAsOverGateway(); err != nil {
-		return nil, nil, err
-	}
 	var out []*runs.Record
 	failed := []backend.HostError{}
 	for _, ep := range eps {

@@ -332,9 +332,6 @@ func runsOf(f *cmdutil.Factory) (*runs.Store, error) {
 		return nil, err
 	}
 	if ep != nil {
-		if err := f.RefuseAsOverGateway(); err != nil {
-			return nil, err
-		}
 		home, err := runs.GatewayHome(f.Getenv, ep.URL, false)
 		if err != nil {
 			return nil, err

@@ -68,10 +68,14 @@ recorded in <state>/sessions-cli/outbox.jsonl and sent for real through
 
 Through a gateway: with --gateway URL, --context NAME, $OPENCLAW_GATEWAY_URL
 or a current context, the session is found with the gateway's sessions.list
-and every turn is the gateway's own (the gateway engine; --as and several
-contexts are refused); no local state dir is needed, and the run is recorded
-on this machine in the gateway's home under $XDG_STATE_HOME/sessions/gateways/
-('sessions wait' and 'sessions runs' with the same gateway find it). An
+and every turn is the gateway's own (the gateway engine; several contexts
+are refused); no local state dir is needed, and the run is recorded on this
+machine in the gateway's home under $XDG_STATE_HOME/sessions/gateways/
+('sessions wait' and 'sessions runs' with the same gateway find it). --as
+there is checked against that host's config (config.get: exit 3 when the
+credentials lack its scope), and the run takes the host's maxPingPongTurns
+and agents.defaults.timeoutSeconds from it (without --as: OpenClaw's
+defaults, 5 turns and 600 s). An
 OpenClaw 2026.8+ (SQLite) agent whose gateway is live on this host is sent
 to through that gateway with the config's credentials (--log-level debug
 says so), nothing written to its database by us. There, an --engine other

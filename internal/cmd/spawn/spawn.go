@@ -87,8 +87,10 @@ with OPENCLAW_SESSION_KEY set to the child's key.
 
 Through a gateway (--gateway URL, --context NAME, $OPENCLAW_GATEWAY_URL, a
 current context: the host operator's spawn from agent:<--agent or main>:main,
-no local state dir needed; or an OpenClaw 2026.8+ agent whose gateway is live
-on this host), the child is made by the gateway's own spawn: 1.30's
+or with --as the requester's spawn checked against that host's config read
+with config.get — the same refusals as above, the target agent's sub-agent
+model default —, no local state dir needed; or an OpenClaw 2026.8+ agent
+whose gateway is live on this host), the child is made by the gateway's own spawn: 1.30's
 sessions_spawn recipe (an agent turn with spawnedBy, label, lane subagent and
 the sub-agent system prompt), 9.x's sessions.create with parentSessionKey.
 The announce goes into the requester with chat.inject, or as a turn of the
@@ -232,7 +234,7 @@ func run(o *Options) error {
 		if model != nil {
 			modelKey = model.Key()
 		}
-		return spawnVia(o, s, route, wo, target, req, label, modelKey, thinking)
+		return spawnVia(o, s, route, wo, target, req, label, modelKey, thinking, nil)
 	}
 	// what the runner could not do
 	if err := send.PreflightAgent(s, target); err != nil {
