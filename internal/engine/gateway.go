@@ -127,11 +127,8 @@ func (g *Gateway) Turn(ctx context.Context, req Request) (*Result, error) {
 	return res, nil
 }
 
-// turnOnce: connect, agent (accepted, or the cached answer of the key),
-// agent.wait for the run's end, then the call's final answer — replaying
-// the key until the gateway has it (agent.wait answers at the run's
-// lifecycle end, a moment before the call has written the store).
-func (g *Gateway) turnOnce(ctx context.Context, ep gateway.Endpoint, p gateway.AgentParams) (*gateway.AgentFinal, error) {
+// connect dials ep with our device files (g.Dial, else gateway.Dial).
+func (g *Gateway) connect(ctx context.Context, ep gateway.Endpoint) (*gateway.Client, error) {
 	o, err := ep.Options().WithDefaultDeviceFiles()
 	if err != nil {
 		return nil, err
@@ -141,7 +138,15 @@ func (g *Gateway) turnOnce(ctx context.Context, ep gateway.Endpoint, p gateway.A
 	if dial == nil {
 		dial = gateway.Dial
 	}
-	c, err := dial(ctx, o)
+	return dial(ctx, o)
+}
+
+// turnOnce: connect, agent (accepted, or the cached answer of the key),
+// agent.wait for the run's end, then the call's final answer — replaying
+// the key until the gateway has it (agent.wait answers at the run's
+// lifecycle end, a moment before the call has written the store).
+func (g *Gateway) turnOnce(ctx context.Context, ep gateway.Endpoint, p gateway.AgentParams) (*gateway.AgentFinal, error) {
+	c, err := g.connect(ctx, ep)
 	if err != nil {
 		return nil, err
 	}
@@ -234,16 +239,7 @@ func lostConnection(err error) bool {
 // terminalReply when 9.x gives it, else the session's last assistant
 // message (chat.history), whose usage and model the result carries.
 func (g *Gateway) await(ctx context.Context, ep gateway.Endpoint, req Request) (*Result, error) {
-	o, err := ep.Options().WithDefaultDeviceFiles()
-	if err != nil {
-		return nil, err
-	}
-	o.Log = g.Log
-	dial := g.Dial
-	if dial == nil {
-		dial = gateway.Dial
-	}
-	c, err := dial(ctx, o)
+	c, err := g.connect(ctx, ep)
 	if err != nil {
 		return nil, err
 	}

@@ -31,22 +31,8 @@ func TestInteropPatchOverGateway(t *testing.T) {
 		t.Run(version, func(t *testing.T) {
 			t.Parallel()
 			g := peertest.StartGateway(t, p, version)
-			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-			defer cancel()
-			c, err := gateway.Dial(ctx, gateway.Options{URL: g.URL, Token: g.Token})
-			if err != nil {
-				t.Fatal(err)
-			}
 			const key = "agent:main:main"
-			_, err = c.RunAgent(ctx, gateway.AgentParams{Message: "seed the session", SessionKey: key}, nil)
-			c.Close()
-			if err != nil {
-				t.Fatal(err)
-			}
-			tokFile := filepath.Join(t.TempDir(), "token")
-			if err := os.WriteFile(tokFile, []byte(g.Token+"\n"), 0o600); err != nil {
-				t.Fatal(err)
-			}
+			tokFile := g.Seeded(t, key).TokenFile
 			empty := t.TempDir() // no local state needed over a named gateway
 			out, _ := run(t, bin, "--state-dir", empty, "--gateway", g.URL, "--gateway-token-file", tokFile, "patch", key, "--label", "over-gw", "--send-policy", "deny", "--json")
 			if gjson.GetBytes(out, "ok").Bool() != true || gjson.GetBytes(out, "key").String() != key {

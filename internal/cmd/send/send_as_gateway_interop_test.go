@@ -3,15 +3,11 @@
 package send_test
 
 import (
-	"context"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/tidwall/gjson"
 
-	"github.com/openclaw/sessions/internal/gateway"
 	"github.com/openclaw/sessions/internal/testutil/peertest"
 )
 
@@ -29,27 +25,9 @@ func TestInteropSendAsOverGateway(t *testing.T) {
 		t.Run(version, func(t *testing.T) {
 			t.Parallel()
 			g := peertest.StartGateway(t, p, version)
-			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-			defer cancel()
-			c, err := gateway.Dial(ctx, gateway.Options{URL: g.URL, Token: g.Token})
-			if err != nil {
-				t.Fatal(err)
-			}
 			const target, requester = "agent:main:main", "agent:main:cron:as-requester"
-			for _, k := range []string{target, requester} {
-				if _, err := c.RunAgent(ctx, gateway.AgentParams{Message: "seed " + k, SessionKey: k}, nil); err != nil {
-					c.Close()
-					t.Fatal(err)
-				}
-			}
-			c.Close()
-			tmp := t.TempDir()
-			tokFile := filepath.Join(tmp, "token")
-			if err := os.WriteFile(tokFile, []byte(g.Token+"\n"), 0o600); err != nil {
-				t.Fatal(err)
-			}
-			env := []string{"XDG_STATE_HOME=" + filepath.Join(tmp, "xdg-state"), "XDG_CONFIG_HOME=" + filepath.Join(tmp, "xdg-config")}
-			gw := []string{"--gateway", g.URL, "--gateway-token-file", tokFile}
+			cl := g.Seeded(t, target, requester)
+			env, gw := cl.Env, cl.Flags
 
 			out, _ := run(t, bin, env, append(gw, "--as", requester, "send", "main", "interop as a requester", "--json")...)
 			if gjson.GetBytes(out, "status").String() != "ok" {

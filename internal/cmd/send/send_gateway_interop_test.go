@@ -4,7 +4,6 @@ package send_test
 
 import (
 	"bytes"
-	"context"
 	"database/sql"
 	"encoding/json"
 	"fmt"
@@ -18,7 +17,6 @@ import (
 	"github.com/tidwall/gjson"
 	_ "modernc.org/sqlite"
 
-	"github.com/openclaw/sessions/internal/gateway"
 	"github.com/openclaw/sessions/internal/testutil/peertest"
 )
 
@@ -38,25 +36,9 @@ func TestInteropSendOverGateway(t *testing.T) {
 		t.Run(version, func(t *testing.T) {
 			t.Parallel()
 			g := peertest.StartGateway(t, p, version)
-			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-			defer cancel()
-			c, err := gateway.Dial(ctx, gateway.Options{URL: g.URL, Token: g.Token})
-			if err != nil {
-				t.Fatal(err)
-			}
 			const key = "agent:main:main"
-			_, err = c.RunAgent(ctx, gateway.AgentParams{Message: "seed the session", SessionKey: key}, nil)
-			c.Close()
-			if err != nil {
-				t.Fatal(err)
-			}
-			tmp := t.TempDir()
-			tokFile := filepath.Join(tmp, "token")
-			if err := os.WriteFile(tokFile, []byte(g.Token+"\n"), 0o600); err != nil {
-				t.Fatal(err)
-			}
-			env := []string{"XDG_STATE_HOME=" + filepath.Join(tmp, "xdg-state"), "XDG_CONFIG_HOME=" + filepath.Join(tmp, "xdg-config")}
-			gw := []string{"--gateway", g.URL, "--gateway-token-file", tokFile}
+			cl := g.Seeded(t, key)
+			env, gw := cl.Env, cl.Flags
 
 			// a named gateway, no state dir
 			out, _ := run(t, bin, env, append(gw, "send", "main", "interop over a named gateway", "--json")...)

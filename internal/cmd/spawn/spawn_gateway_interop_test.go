@@ -4,7 +4,6 @@ package spawn_test
 
 import (
 	"bytes"
-	"context"
 	"database/sql"
 	"encoding/json"
 	"os"
@@ -17,7 +16,6 @@ import (
 	"github.com/tidwall/gjson"
 	_ "modernc.org/sqlite"
 
-	"github.com/openclaw/sessions/internal/gateway"
 	"github.com/openclaw/sessions/internal/testutil/peertest"
 )
 
@@ -36,25 +34,9 @@ func TestInteropSpawnOverGateway(t *testing.T) {
 		t.Run(version, func(t *testing.T) {
 			t.Parallel()
 			g := peertest.StartGateway(t, p, version)
-			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-			defer cancel()
-			c, err := gateway.Dial(ctx, gateway.Options{URL: g.URL, Token: g.Token})
-			if err != nil {
-				t.Fatal(err)
-			}
 			const req = "agent:main:main"
-			_, err = c.RunAgent(ctx, gateway.AgentParams{Message: "seed the requester", SessionKey: req}, nil)
-			c.Close()
-			if err != nil {
-				t.Fatal(err)
-			}
-			tmp := t.TempDir()
-			tokFile := filepath.Join(tmp, "token")
-			if err := os.WriteFile(tokFile, []byte(g.Token+"\n"), 0o600); err != nil {
-				t.Fatal(err)
-			}
-			env := []string{"XDG_STATE_HOME=" + filepath.Join(tmp, "xdg-state"), "XDG_CONFIG_HOME=" + filepath.Join(tmp, "xdg-config")}
-			gw := []string{"--gateway", g.URL, "--gateway-token-file", tokFile}
+			cl := g.Seeded(t, req)
+			env, gw := cl.Env, cl.Flags
 
 			out, _ := gwRun(t, bin, env, append(gw, "spawn", "interop spawn over the gateway", "--label", "interop-gw", "--json")...)
 			child, runID := gjson.GetBytes(out, "childSessionKey").String(), gjson.GetBytes(out, "runId").String()

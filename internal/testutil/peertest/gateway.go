@@ -1,13 +1,19 @@
 package peertest
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
+	"time"
+
+	"github.com/openclaw/sessions/internal/gateway"
 )
 
 // Gateway is a real OpenClaw gateway the peer started (`openclaw-peer
@@ -98,4 +104,43 @@ func (g *Gateway) OpenClaw(t testing.TB, p string, args ...string) []byte {
 		t.Fatalf("openclaw %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
 	}
 	return out
+}
+
+// Client is what a `sessions` test needs to work through g: the sessions
+// keys seeded on it (one real agent turn each, so they exist on both
+// versions), its token in a 0600 file, the global flags naming g, and an
+// environment whose XDG dirs (contexts, device key, gateway run homes) are
+// the test's own.
+type Client struct {
+	TokenFile string
+	Flags     []string // --gateway URL --gateway-token-file FILE
+	Env       []string // XDG_STATE_HOME, XDG_CONFIG_HOME under a temp dir
+}
+
+// Seeded makes one agent turn on each of keys through g (bounded by 5
+// minutes) and returns the client side of a test that works through it.
+func (g *Gateway) Seeded(t testing.TB, keys ...string) *Client {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	c, err := gateway.Dial(ctx, gateway.Options{URL: g.URL, Token: g.Token})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	for _, k := range keys {
+		if _, err := c.RunAgent(ctx, gateway.AgentParams{Message: "seed " + k, SessionKey: k}, nil); err != nil {
+			t.Fatalf("seed %s: %v", k, err)
+		}
+	}
+	tmp := t.TempDir()
+	tok := filepath.Join(tmp, "token")
+	if err := os.WriteFile(tok, []byte(g.Token+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return &Client{
+		TokenFile: tok,
+		Flags:     []string{"--gateway", g.URL, "--gateway-token-file", tok},
+		Env:       []string{"XDG_STATE_HOME=" + filepath.Join(tmp, "xdg-state"), "XDG_CONFIG_HOME=" + filepath.Join(tmp, "xdg-config")},
+	}
 }
