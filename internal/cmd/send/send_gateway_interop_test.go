@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -141,35 +140,13 @@ func median(d []time.Duration) time.Duration {
 }
 
 // run runs the sessions binary with env; a failure fails the test.
-func run(t *testing.T, bin string, env []string, args ...string) ([]byte, string) {
-	t.Helper()
-	cmd := exec.Command(bin, args...)
-	cmd.Env = append(os.Environ(), "OPENCLAW_SESSION_KEY=", "OPENCLAW_STATE_DIR=", "OPENCLAW_GATEWAY_URL=", "OPENCLAW_GATEWAY_TOKEN=", "OPENCLAW_GATEWAY_PORT=", "SESSIONS_ENGINE=", "SESSIONS_DELIVER=")
-	cmd.Env = append(cmd.Env, env...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("sessions %s: %v\n%s%s", strings.Join(args, " "), err, out, stderr.String())
-	}
-	return out, stderr.String()
-}
+var run = peertest.RunSessions
 
 // waitOK waits until the run (found with `runs` and the same selection)
 // has ended ok.
 func waitOK(t *testing.T, bin string, env, sel []string, runID string) {
 	t.Helper()
-	for i := 0; i < 300; i++ {
-		out, _ := run(t, bin, env, append(sel, "runs", "--json")...)
-		switch st := gjson.GetBytes(out, "runs.#(runId==\""+runID+"\").status").String(); st {
-		case "ok":
-			return
-		case "error", "timeout":
-			t.Fatalf("run %s: %s", runID, out)
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
-	t.Fatalf("run %s did not end", runID)
+	peertest.WaitRunOK(t, bin, env, sel, runID)
 }
 
 // hostHas: an assistant message with text is in agent:main:main's

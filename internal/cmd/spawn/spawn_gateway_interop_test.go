@@ -3,15 +3,12 @@
 package spawn_test
 
 import (
-	"bytes"
 	"database/sql"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/tidwall/gjson"
 	_ "modernc.org/sqlite"
@@ -77,37 +74,10 @@ func TestInteropSpawnOverGateway(t *testing.T) {
 	}
 }
 
-func gwRun(t *testing.T, bin string, env []string, args ...string) ([]byte, string) {
-	t.Helper()
-	cmd := exec.Command(bin, args...)
-	cmd.Env = append(os.Environ(), "OPENCLAW_SESSION_KEY=", "OPENCLAW_STATE_DIR=", "OPENCLAW_GATEWAY_URL=", "OPENCLAW_GATEWAY_TOKEN=", "OPENCLAW_GATEWAY_PORT=", "SESSIONS_ENGINE=", "SESSIONS_DELIVER=")
-	cmd.Env = append(cmd.Env, env...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("sessions %s: %v\n%s%s", strings.Join(args, " "), err, out, stderr.String())
-	}
-	return out, stderr.String()
-}
+var gwRun = peertest.RunSessions
 
 // waitRunOK waits for the run to end ok and returns its record.
-func waitRunOK(t *testing.T, bin string, env, sel []string, runID string) string {
-	t.Helper()
-	for i := 0; i < 600; i++ {
-		out, _ := gwRun(t, bin, env, append(sel, "runs", "--json")...)
-		r := gjson.GetBytes(out, "runs.#(runId==\""+runID+"\")")
-		switch r.Get("status").String() {
-		case "ok":
-			return r.Raw
-		case "error", "timeout":
-			t.Fatalf("run %s: %s", runID, r.Raw)
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
-	t.Fatalf("run %s did not end", runID)
-	return ""
-}
+var waitRunOK = peertest.WaitRunOK
 
 // checkChild: OpenClaw lists the child with its lineage — 1.30's store has
 // spawnedBy (its CLI rows do not show it), 9.6's rows parentSessionKey.

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tidwall/gjson"
+
 	"github.com/openclaw/sessions/internal/gateway"
 )
 
@@ -143,4 +145,42 @@ func (g *Gateway) Seeded(t testing.TB, keys ...string) *Client {
 		Flags:     []string{"--gateway", g.URL, "--gateway-token-file", tok},
 		Env:       []string{"XDG_STATE_HOME=" + filepath.Join(tmp, "xdg-state"), "XDG_CONFIG_HOME=" + filepath.Join(tmp, "xdg-config")},
 	}
+}
+
+// RunSessions runs `BIN ARGS...` (no --state-dir added) and returns its
+// stdout and stderr; a failure fails the test with both. Like Sessions it
+// inherits no requester, state dir, gateway, engine or delivery setting
+// from the environment; env (K=V, applied last) sets what the test wants.
+func RunSessions(t *testing.T, bin string, env []string, args ...string) ([]byte, string) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append(os.Environ(), "OPENCLAW_SESSION_KEY=", "OPENCLAW_STATE_DIR=", "OPENCLAW_GATEWAY_URL=", "OPENCLAW_GATEWAY_TOKEN=", "OPENCLAW_GATEWAY_PORT=", "SESSIONS_ENGINE=", "SESSIONS_DELIVER=")
+	cmd.Env = append(cmd.Env, env...)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("sessions %s: %v\n%s%s", strings.Join(args, " "), err, out, stderr.String())
+	}
+	return out, stderr.String()
+}
+
+// WaitRunOK polls `sessions SEL... runs --json` until runID has ended ok
+// (at most 2 minutes) and returns its record; an error or timeout status
+// fails the test.
+func WaitRunOK(t *testing.T, bin string, env, sel []string, runID string) string {
+	t.Helper()
+	for i := 0; i < 600; i++ {
+		out, _ := RunSessions(t, bin, env, append(sel, "runs", "--json")...)
+		r := gjson.GetBytes(out, "runs.#(runId==\""+runID+"\")")
+		switch r.Get("status").String() {
+		case "ok":
+			return r.Raw
+		case "error", "timeout":
+			t.Fatalf("run %s: %s", runID, r.Raw)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	t.Fatalf("run %s did not end", runID)
+	return ""
 }
