@@ -60,7 +60,12 @@ JSON (--json): {"key","storeKey","agentId","kind","channel","sessionId",
 "runs":[…],"entry"} (times in ms since the epoch).
 Piped: one "field<TAB>value" line per value of that document, nested fields
 as dotted paths (transcript.messages, entry.deliveryContext.channel,
-lineage.children.0), times (…At fields) in RFC 3339.`,
+lineage.children.0), times (…At fields) in RFC 3339.
+
+Over several gateways (--context all, or --context repeated) every host is
+asked at once: {"sessions":[…one document per host that has the session,
+each with "context"],"count","errors":[{"context","error"}]}; a host that
+fails is in "errors" and on stderr (exit 1), none having it is exit 4.`,
 		Example: `  sessions show main
   sessions show 26a610b5
   sessions show --label build-stats --json
@@ -84,6 +89,8 @@ lineage.children.0), times (…At fields) in RFC 3339.`,
 
 // Result is the JSON document of `sessions show`.
 type Result struct {
+	// Context names the gateway over a fleet (show --context all).
+	Context     string          `json:"context,omitempty"`
 	Key         string          `json:"key"`
 	StoreKey    string          `json:"storeKey"`
 	AgentID     string          `json:"agentId"`
@@ -163,7 +170,7 @@ func run(o *Options) error {
 	}
 	defer cmdutil.CloseReaders(readers)
 	if fleet {
-		return apperr.Usagef("show describes one session: name one --context, not several or all")
+		return runFleet(o, readers)
 	}
 	tr := readers[0].(backend.Transcripts)
 	ctx := context.Background()
@@ -188,12 +195,19 @@ func run(o *Options) error {
 	} else {
 		res = buildRemote(o, sess, page, readers[0].Where())
 	}
+	return o.print(counted(res, page))
+}
+
+// counted completes res with what the messages read say: their count,
+// first and last times, and (no file in the SQLite era or over a gateway)
+// whether there is a transcript at all.
+func counted(res *Result, page *backend.HistoryPage) *Result {
 	res.Transcript.Messages = len(page.Messages)
 	res.Transcript.FirstMessageAt, res.Transcript.LastMessageAt = messageTimes(page.Messages)
 	if res.Era == "sqlite" || res.Era == "gateway" {
 		res.Transcript.Exists = len(page.Messages) > 0
 	}
-	return o.print(res)
+	return res
 }
 
 func (o *Options) print(res *Result) error {

@@ -25,8 +25,8 @@ const ExitCodes = `sessions exits with one of these codes. Treat any other code 
       number out of its range (e.g. --limit 5000), a value that is not one of
       an enum flag's choices (e.g. runs --status bogus; the choices are named),
       a history --before cursor that is malformed or made for another
-      transcript; history or show over a fleet, a
-      write over several gateways; an --engine other than gateway (or auto)
+      transcript; history over a fleet, a write over several
+      gateways; an --engine other than gateway (or auto)
       for a send whose sessions are written through a gateway
   3   forbidden by policy: the send policy denies it, the agent-to-agent
       policy or the sandbox visibility does not allow it, a spawn rule refuses
