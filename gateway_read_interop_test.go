@@ -150,6 +150,36 @@ func TestInteropGatewayRead(t *testing.T) {
 	if per["v130"] < 2 || per["v96"] < 2 || len(fleet.Errors) != 1 || fleet.Errors[0].Context != "stopped" || !strings.Contains(fleet.Errors[0].Error, "unreachable") {
 		t.Fatalf("fleet: rows per context %v, errors %+v", per, fleet.Errors)
 	}
+
+	// show over the same fleet: each live host's main session (as that
+	// host's own state has it), the stopped one in errors, exit 1.
+	cmd = exec.Command(bin, "--context", "all", "show", "agent:main:main", "--json")
+	cmd.Env = append(os.Environ(), env...)
+	out, err = cmd.Output()
+	if !errors.As(err, &ee) || ee.ExitCode() != 1 {
+		t.Fatalf("show --context all with a stopped gateway: exit %v, want 1\n%s", err, out)
+	}
+	var shown struct {
+		Sessions []struct {
+			Context, SessionID string
+		} `json:"sessions"`
+		Errors []struct{ Context string } `json:"errors"`
+	}
+	decodeJSON(t, out, &shown)
+	got := map[string]string{}
+	for _, s := range shown.Sessions {
+		got[s.Context] = s.SessionID
+	}
+	for i, name := range []string{"v130", "v96"} {
+		var local struct{ SessionID string }
+		decodeJSON(t, runSessions2(t, bin, env, "--state-dir", gws[i].StateDir, "show", "agent:main:main", "--json"), &local)
+		if got[name] == "" || got[name] != local.SessionID {
+			t.Fatalf("show over the fleet: %s has %q, its state %q (all: %s)", name, got[name], local.SessionID, out)
+		}
+	}
+	if len(shown.Errors) != 1 || shown.Errors[0].Context != "stopped" {
+		t.Fatalf("show over the fleet: errors %+v", shown.Errors)
+	}
 }
 
 func runSessions2(t *testing.T, bin string, env []string, args ...string) []byte {
