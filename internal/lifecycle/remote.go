@@ -132,7 +132,11 @@ func remoteArchive(ctx context.Context, s *state.State, t *state.Target, o Optio
 	if o.DryRun {
 		now := o.now().UnixMilli()
 		it.ArchivedAt, it.UpdatedAt = now, max(t.Entry.Updated(), now)
-		if at := gjson.GetBytes(t.Entry.Raw, "archivedAt"); at.Exists() {
+		raw, _, err := s.EntryRaw(t.Agent, t.Entry) // state keeps fields only
+		if err != nil {
+			return nil, err
+		}
+		if at := gjson.GetBytes(raw, "archivedAt"); at.Exists() {
 			it.ArchivedAt = at.Int()
 		}
 	} else {

@@ -44,9 +44,16 @@ type Value struct {
 // value, and a scan of a few rows a small one. The zero Arena is ready to
 // use; an Arena is for one goroutine.
 type Arena struct {
-	buf  []byte
-	next int // the size of the next chunk
+	buf     []byte
+	next    int  // the size of the next chunk
+	scratch bool // memory reused row after row (NewScratch)
 }
+
+// NewScratch returns an Arena whose memory is reused for every row: the
+// Bytes of a value are then valid only during the ScanLeaves callback that
+// receives it, and a scan of any size touches about one row's worth of
+// memory (no copy kept, no page to fault in and zero).
+func NewScratch() *Arena { return &Arena{scratch: true} }
 
 const (
 	arenaFirst = 64 << 10
@@ -54,6 +61,11 @@ const (
 )
 
 func (a *Arena) alloc(n int) []byte {
+	if a.scratch && cap(a.buf)-len(a.buf) < n {
+		// The row's earlier values keep the old buffer alive; the next
+		// rows use the new one.
+		a.buf = make([]byte, 0, max(2*cap(a.buf), n, arenaFirst))
+	}
 	if cap(a.buf)-len(a.buf) < n {
 		size := max(a.next, arenaFirst)
 		a.next = min(2*size, arenaMax)
@@ -243,7 +255,7 @@ func (s *Snapshot) Leaves(root uint32) (leaves []uint32, err error) {
 // ScanLeaves calls fn with the rowid and the columns cols (record column
 // numbers, in increasing order) of every row on the given leaf pages, in
 // order. vals is only valid during the call; the Bytes of its values are
-// copies in a and stay valid.
+// copies in a, and stay valid unless a is a NewScratch arena.
 func (s *Snapshot) ScanLeaves(leaves []uint32, cols []int, a *Arena, fn func(rowid int64, vals []Value) error) error {
 	for i := 1; i < len(cols); i++ {
 		if cols[i] <= cols[i-1] {
@@ -267,6 +279,9 @@ func (s *Snapshot) ScanLeaves(leaves []uint32, cols []int, a *Arena, fn func(row
 				rowid, r, err := s.cell(p, c, pg)
 				if err != nil {
 					return err
+				}
+				if a.scratch {
+					a.buf = a.buf[:0]
 				}
 				if hdr, err = r.record(cols, vals, hdr, a); err != nil {
 					return err

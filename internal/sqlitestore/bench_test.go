@@ -123,13 +123,16 @@ func first200(st *store.Store) []byte {
 
 // BenchmarkStore10k: Open + Store() + the first 200 rows of `list`, newest
 // first, on the 10k-session database (the direct read of session_nodes).
-func BenchmarkStore10k(b *testing.B) { benchStore(b, true) }
+func BenchmarkStore10k(b *testing.B) { benchStore(b, true, false) }
 
 // BenchmarkStore10kSQL: the same through modernc.org/sqlite only (the path
 // before the direct read, and its fallback).
-func BenchmarkStore10kSQL(b *testing.B) { benchStore(b, false) }
+func BenchmarkStore10kSQL(b *testing.B) { benchStore(b, false, false) }
 
-func benchStore(b *testing.B, direct bool) {
+// BenchmarkStoreMeta10k: StoreMeta (what list reads): no entry_json kept.
+func BenchmarkStoreMeta10k(b *testing.B) { benchStore(b, true, true) }
+
+func benchStore(b *testing.B, direct, lean bool) {
 	p := Path(filepath.Join(benchState(b), "state"), "main")
 	defer func(was bool) { directRead = was }(directRead)
 	directRead = direct
@@ -140,7 +143,11 @@ func benchStore(b *testing.B, direct bool) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		st, err := db.Store()
+		read := db.Store
+		if lean {
+			read = db.StoreMeta
+		}
+		st, err := read()
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -117,7 +117,7 @@ var errFallback = errors.New("sqlitestore: read through SQLite")
 // storeDirect reads every row of session_nodes from the file and parses it
 // (see above). ok is false when the SQL path must read instead; the SQL
 // errors of the transaction itself are left for it to report.
-func (db *DB) storeDirect(tx *sql.Tx) (outs [][]parsed, ok bool) {
+func (db *DB) storeDirect(tx *sql.Tx, lean bool) (outs [][]parsed, ok bool) {
 	t := db.direct
 	var root int64
 	var def string
@@ -137,7 +137,7 @@ func (db *DB) storeDirect(tx *sql.Tx) (outs [][]parsed, ok bool) {
 	if err != nil || !found || int64(sroot) != root || sdef != def {
 		return nil, false
 	}
-	outs, err = scanDirect(snap, sroot, t)
+	outs, err = scanDirect(snap, sroot, t, lean)
 	if err != nil || !snap.Unchanged() {
 		return nil, false
 	}
@@ -151,8 +151,10 @@ func (db *DB) storeDirect(tx *sql.Tx) (outs [][]parsed, ok bool) {
 // values (one allocation instead of hundreds, each a garbage-collection
 // assist on the workers); then each subtree's rows are copied out and each
 // parsed right after its copy (still in cache). The result is in table
-// order, part by part.
-func scanDirect(snap *sqlitefile.Snapshot, root uint32, t *directTable) ([][]parsed, error) {
+// order, part by part. lean (StoreMeta): no buffer at all — each worker
+// copies a row into the same scratch memory, parses it there and keeps only
+// the entry's fields.
+func scanDirect(snap *sqlitefile.Snapshot, root uint32, t *directTable, lean bool) ([][]parsed, error) {
 	workers := max(1, min(runtime.GOMAXPROCS(0), 4))
 	subs, err := snap.Subtrees(root, 4*workers)
 	if err != nil {
@@ -180,10 +182,16 @@ func scanDirect(snap *sqlitefile.Snapshot, root uint32, t *directTable) ([][]par
 	for i, p := range parts {
 		offs[i+1] = offs[i] + p.size
 	}
-	buf := sqlitefile.Buffer(offs[len(parts)])
+	var buf []byte
+	if !lean {
+		buf = sqlitefile.Buffer(offs[len(parts)])
+	}
 	cols, idx := directCols(t)
 	err = forEach(len(parts), workers, func(i int) error {
-		a := sqlitefile.NewArena(buf[offs[i]:offs[i+1]:offs[i+1]])
+		a := sqlitefile.NewScratch()
+		if !lean {
+			a = sqlitefile.NewArena(buf[offs[i]:offs[i+1]:offs[i+1]])
+		}
 		out := make([]parsed, 0, parts[i].rows)
 		err := snap.ScanLeaves(parts[i].leaves, cols, a, func(_ int64, v []sqlitefile.Value) error {
 			key, raw, updated, ok := directRow(v[idx[0]], v[idx[1]], v[idx[2]])
@@ -193,7 +201,11 @@ func scanDirect(snap *sqlitefile.Snapshot, root uint32, t *directTable) ([][]par
 			if hidden(key, raw) {
 				return nil
 			}
-			out = append(out, parse(key, raw, updated))
+			e := parse(key, raw, updated)
+			if lean {
+				e.e.Raw = nil
+			}
+			out = append(out, e)
 			return nil
 		})
 		parts[i].out = out

@@ -1,10 +1,12 @@
 package sqlitestore
 
 import (
+	"database/sql"
 	"fmt"
 	"os"
 	"reflect"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"testing"
 
@@ -13,10 +15,11 @@ import (
 
 // storeBoth reads p's sessions with the direct read and through SQLite
 // only, and returns both with their warnings; direct says whether the
-// direct read did the first.
+// direct read did the first. It also holds StoreMeta, by either path, equal
+// to Store without Raw.
 func storeBoth(t *testing.T, p string) (fast, slow *store.Store, fastWarn, slowWarn []string, direct bool) {
 	t.Helper()
-	read := func(on bool) (*store.Store, []string, bool) {
+	read := func(on, lean bool) (*store.Store, []string, bool) {
 		defer func(was bool) { directRead = was }(directRead)
 		directRead = on
 		var warns []string
@@ -25,15 +28,77 @@ func storeBoth(t *testing.T, p string) (fast, slow *store.Store, fastWarn, slowW
 			t.Fatal(err)
 		}
 		defer db.Close()
-		st, err := db.Store()
+		read := db.Store
+		if lean {
+			read = db.StoreMeta
+		}
+		st, err := read()
 		if err != nil {
 			t.Fatal(err)
 		}
 		return st, warns, db.directReads > 0
 	}
-	fast, fastWarn, direct = read(true)
-	slow, slowWarn, _ = read(false)
+	fast, fastWarn, direct = read(true, false)
+	slow, slowWarn, _ = read(false, false)
+	slowMeta := store.FromEntries(slow.Path, slices.Clone(slow.Entries), slow.Skipped)
+	for i := range slowMeta.Entries {
+		slowMeta.Entries[i].Raw = nil
+	}
+	entryRawMatches(t, p, slow)
+	for _, on := range []bool{true, false} {
+		lean, warns, d := read(on, true)
+		if d != (on && direct) {
+			t.Fatalf("StoreMeta (direct read %v): direct read used: %v", on, d)
+		}
+		sameStore(t, fmt.Sprintf("StoreMeta (direct read %v)", on), lean, slowMeta, warns, slowWarn)
+	}
 	return
+}
+
+// entryRawMatches: EntryRaw, the single-row read beside StoreMeta, gives
+// every kept entry's Raw byte for byte, and nothing (ok false) for a key
+// Store left out or that does not exist.
+func entryRawMatches(t *testing.T, p string, full *store.Store) {
+	t.Helper()
+	db, err := Open(p, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	kept := map[string]bool{}
+	for _, e := range full.Entries {
+		kept[e.Key] = true
+		raw, ok, err := db.EntryRaw(e.Key)
+		if err != nil || !ok || string(raw) != string(e.Raw) {
+			t.Fatalf("EntryRaw(%q) = %d bytes, %v, %v; Store's Raw is %d bytes", e.Key, len(raw), ok, err, len(e.Raw))
+		}
+	}
+	keys := []string{"agent:main:no-such-session"}
+	if err := db.read("keys", func(tx *sql.Tx) error {
+		rows, err := tx.Query("SELECT session_key FROM session_nodes")
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var k string
+			if err := rows.Scan(&k); err != nil {
+				return err
+			}
+			keys = append(keys, k)
+		}
+		return rows.Err()
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range keys {
+		if kept[k] {
+			continue
+		}
+		if raw, ok, err := db.EntryRaw(k); err != nil || ok || raw != nil {
+			t.Fatalf("EntryRaw(%q) of a row Store leaves out = %q, %v, %v", k, raw, ok, err)
+		}
+	}
 }
 
 func sameStore(t *testing.T, what string, fast, slow *store.Store, fw, sw []string) {

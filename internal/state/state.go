@@ -311,7 +311,7 @@ func (s *State) Store(agent string) (*store.Store, error) {
 		if err != nil {
 			return nil, err
 		}
-		st, err := db.Store()
+		st, err := db.StoreMeta() // keys and fields only, as LoadMeta below
 		if err != nil {
 			db.Close()
 			return nil, err
@@ -409,4 +409,32 @@ func (s *State) Visible(e *store.Entry) bool { return s.SeesSpawnedBy(e.SpawnedB
 // DisplayKey is the key as shown to the requester.
 func (s *State) DisplayKey(key string) string {
 	return keys.Display(key, s.Req.Agent, s.GlobalScope())
+}
+
+// EntryRaw is an entry's JSON exactly as stored, for the few readers that
+// need more than Meta: Store keeps keys and fields only (both eras), so the
+// one row is read again — by key from a SQLite store (a single-row query),
+// from a sessions.json by loading it in full. ok is false when the session
+// is gone (removed while reading).
+func (s *State) EntryRaw(agent string, e *store.Entry) (json.RawMessage, bool, error) {
+	if len(e.Raw) > 0 {
+		return e.Raw, true, nil
+	}
+	if s.Era(agent) == "sqlite" {
+		db := s.dbs[agent]
+		if db == nil {
+			return nil, false, apperr.Statef("no SQLite store open for agent %s", agent)
+		}
+		raw, ok, err := db.EntryRaw(e.Key)
+		return raw, ok, err
+	}
+	p, _ := s.StorePath(agent)
+	st, err := store.Load(p)
+	if err != nil {
+		return nil, false, err
+	}
+	if full, ok := st.Lookup(e.Key); ok && len(full.Raw) > 0 {
+		return full.Raw, true, nil
+	}
+	return nil, false, nil
 }

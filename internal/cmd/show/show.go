@@ -22,7 +22,6 @@ import (
 	"github.com/openclaw/sessions/internal/lock"
 	"github.com/openclaw/sessions/internal/policy"
 	"github.com/openclaw/sessions/internal/state"
-	"github.com/openclaw/sessions/internal/store"
 	"github.com/spf13/cobra"
 	"github.com/tidwall/gjson"
 )
@@ -247,7 +246,7 @@ func build(s *state.State, t *state.Target, tp string, now time.Time) (*Result, 
 	if m.InputTokens != nil || m.OutputTokens != nil || m.TotalTokens != nil || m.ContextTokens != nil {
 		res.Tokens = &Tokens{Input: m.InputTokens, Output: m.OutputTokens, Total: m.TotalTokens, Context: m.ContextTokens}
 	}
-	raw, err := entryRaw(t)
+	raw, err := entryRaw(s, t)
 	if err != nil {
 		return nil, err
 	}
@@ -281,20 +280,17 @@ func build(s *state.State, t *state.Target, tp string, now time.Time) (*Result, 
 	return res, nil
 }
 
-// entryRaw is the entry exactly as stored. A store loaded for listing may
-// not keep it: then the store is read in full once more.
-func entryRaw(t *state.Target) (json.RawMessage, error) {
-	if len(t.Entry.Raw) > 0 {
-		return t.Entry.Raw, nil
-	}
-	st, err := store.Load(t.Store.Path)
+// entryRaw is the entry exactly as stored. The state's stores keep keys and
+// fields only: the one row is read again (state.EntryRaw).
+func entryRaw(s *state.State, t *state.Target) (json.RawMessage, error) {
+	raw, ok, err := s.EntryRaw(t.Agent, t.Entry)
 	if err != nil {
 		return nil, err
 	}
-	if e, ok := st.Lookup(t.Key); ok && len(e.Raw) > 0 {
-		return e.Raw, nil
+	if !ok {
+		return nil, apperr.NotFoundf("No session found: %s (removed while reading)", t.DisplayKey)
 	}
-	return nil, apperr.NotFoundf("No session found: %s (removed while reading)", t.DisplayKey)
+	return raw, nil
 }
 
 // messageTimes returns the times (ms) of the first and the last message

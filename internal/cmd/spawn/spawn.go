@@ -256,6 +256,15 @@ func run(o *Options) error {
 			return err
 		} else if t != nil {
 			reqEntry, reqStore = t.Entry, t.Store
+			// state's stores keep fields only; childEntry reads the
+			// requester's groupId/groupChannel/space from its full JSON
+			if raw, ok, err := s.EntryRaw(t.Agent, t.Entry); err != nil {
+				return err
+			} else if ok {
+				full := *t.Entry
+				full.Raw = raw
+				reqEntry = &full
+			}
 			if err := checkRequesterTranscript(s, reqAgent, reqStore, reqEntry); err != nil {
 				return err
 			}
