@@ -16,23 +16,30 @@ type HostError struct {
 	Err     error  `json:"-"`
 }
 
-// ListFleet runs q on every reader concurrently and merges the answers:
-// rows newest first (ties in reader order), each carrying its reader's
-// context, cut to q.Limit; Total is the sum of the hosts' totals, so
-// "count < total" stays true exactly when rows were left out. Hosts that
-// failed are in the errors, in reader order.
-func ListFleet(ctx context.Context, readers []Reader, q ListQuery) (*ListResult, []HostError) {
-	res := make([]*ListResult, len(readers))
+// Each runs fn on every reader concurrently and returns the answers and
+// the errors in reader order (a fleet command's fan-out).
+func Each[T any](readers []Reader, fn func(Reader) (T, error)) ([]T, []error) {
+	res := make([]T, len(readers))
 	errs := make([]error, len(readers))
 	var wg sync.WaitGroup
 	for i, r := range readers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			res[i], errs[i] = r.List(ctx, q)
+			res[i], errs[i] = fn(r)
 		}()
 	}
 	wg.Wait()
+	return res, errs
+}
+
+// ListFleet runs q on every reader concurrently and merges the answers:
+// rows newest first (ties in reader order), each carrying its reader's
+// context, cut to q.Limit; Total is the sum of the hosts' totals, so
+// "count < total" stays true exactly when rows were left out. Hosts that
+// failed are in the errors, in reader order.
+func ListFleet(ctx context.Context, readers []Reader, q ListQuery) (*ListResult, []HostError) {
+	res, errs := Each(readers, func(r Reader) (*ListResult, error) { return r.List(ctx, q) })
 	out := &ListResult{Rows: []state.Row{}}
 	var failed []HostError
 	agents := map[string]bool{}

@@ -127,6 +127,27 @@ func (g *Gateway) Turn(ctx context.Context, req Request) (*Result, error) {
 	return res, nil
 }
 
+// waitRun waits (agent.wait, until ctx's deadline) for runID to end: an
+// error when it failed (ErrResponse) or did not end in time (ErrTimeout).
+func waitRun(ctx context.Context, c *gateway.Client, ep gateway.Endpoint, runID string) (*gateway.WaitResult, error) {
+	wait := time.Duration(math.MaxInt64)
+	if dl, ok := ctx.Deadline(); ok {
+		wait = time.Until(dl)
+	}
+	w, err := c.WaitAgent(ctx, runID, wait)
+	if err != nil {
+		return nil, err
+	}
+	switch w.Status {
+	case "ok":
+		return w, nil
+	case "error":
+		return nil, fail(ErrResponse, fmt.Sprintf("gateway %s: the turn failed: %s", ep.URL, w.Error))
+	default: // timeout, pending
+		return nil, fail(ErrTimeout, fmt.Sprintf("gateway %s: the turn did not end within %s (agent.wait: %s)", ep.URL, wait.Round(time.Second), w.Status))
+	}
+}
+
 // connect dials ep with our device files (g.Dial, else gateway.Dial).
 func (g *Gateway) connect(ctx context.Context, ep gateway.Endpoint) (*gateway.Client, error) {
 	o, err := ep.Options().WithDefaultDeviceFiles()
@@ -156,20 +177,8 @@ func (g *Gateway) turnOnce(ctx context.Context, ep gateway.Endpoint, p gateway.A
 		return nil, err
 	}
 	if fin == nil { // accepted: the run is going on
-		wait := time.Duration(math.MaxInt64)
-		if dl, ok := ctx.Deadline(); ok {
-			wait = time.Until(dl)
-		}
-		w, err := c.WaitAgent(ctx, p.IdempotencyKey, wait)
-		if err != nil {
+		if _, err := waitRun(ctx, c, ep, p.IdempotencyKey); err != nil {
 			return nil, err
-		}
-		switch w.Status {
-		case "ok":
-		case "error":
-			return nil, fail(ErrResponse, fmt.Sprintf("gateway %s: the turn failed: %s", ep.URL, w.Error))
-		default: // timeout, pending
-			return nil, fail(ErrTimeout, fmt.Sprintf("gateway %s: the turn did not end within %s (agent.wait: %s)", ep.URL, wait.Round(time.Second), w.Status))
 		}
 		poll := g.Poll
 		if poll <= 0 {
@@ -244,20 +253,9 @@ func (g *Gateway) await(ctx context.Context, ep gateway.Endpoint, req Request) (
 		return nil, err
 	}
 	defer c.Close()
-	wait := time.Duration(math.MaxInt64)
-	if dl, ok := ctx.Deadline(); ok {
-		wait = time.Until(dl)
-	}
-	w, err := c.WaitAgent(ctx, req.AwaitRunID, wait)
+	w, err := waitRun(ctx, c, ep, req.AwaitRunID)
 	if err != nil {
 		return nil, err
-	}
-	switch w.Status {
-	case "ok":
-	case "error":
-		return nil, fail(ErrResponse, fmt.Sprintf("gateway %s: the turn failed: %s", ep.URL, w.Error))
-	default: // timeout, pending
-		return nil, fail(ErrTimeout, fmt.Sprintf("gateway %s: the turn did not end within %s (agent.wait: %s)", ep.URL, wait.Round(time.Second), w.Status))
 	}
 	res := &Result{API: APIGateway, StopReason: "stop", WroteTranscript: true, WroteStore: true}
 	h, err := c.ChatHistory(ctx, gateway.HistoryParams{SessionKey: req.SessionKey, Limit: 20})

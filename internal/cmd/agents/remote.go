@@ -3,7 +3,6 @@ package agents
 import (
 	"context"
 	"strconv"
-	"sync"
 
 	"github.com/openclaw/sessions/internal/backend"
 	"github.com/openclaw/sessions/internal/cmdutil"
@@ -25,17 +24,9 @@ import (
 // default says it per host), and failed hosts are in "errors" (exit 1).
 func runRemote(o *Options, readers []backend.Reader, fleet bool) error {
 	f := o.f
-	lists := make([][]backend.AgentInfo, len(readers))
-	errs := make([]error, len(readers))
-	var wg sync.WaitGroup
-	for i, r := range readers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			lists[i], errs[i] = r.(*backend.Gateway).Agents(context.Background())
-		}()
-	}
-	wg.Wait()
+	lists, errs := backend.Each(readers, func(r backend.Reader) ([]backend.AgentInfo, error) {
+		return r.(*backend.Gateway).Agents(context.Background())
+	})
 	if !fleet && errs[0] != nil {
 		return errs[0]
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"sync"
 
 	"github.com/openclaw/sessions/internal/apperr"
 	"github.com/openclaw/sessions/internal/backend"
@@ -29,17 +28,7 @@ type FleetResult struct {
 func runFleet(o *Options, readers []backend.Reader) error {
 	f := o.f
 	ctx := context.Background()
-	found := make([]*Result, len(readers))
-	errs := make([]error, len(readers))
-	var wg sync.WaitGroup
-	for i, r := range readers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			found[i], errs[i] = showRemote(ctx, o, r)
-		}()
-	}
-	wg.Wait()
+	found, errs := backend.Each(readers, func(r backend.Reader) (*Result, error) { return showRemote(ctx, o, r) })
 	out := &FleetResult{Sessions: []*Result{}, Errors: []backend.HostError{}}
 	for i, r := range readers {
 		switch {
