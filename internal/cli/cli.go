@@ -206,6 +206,9 @@ on a terminal and scripts get tab-separated lines when piped.`,
 			if err := f.PrepareJQ(); err != nil {
 				return err
 			}
+			if err := refuseLocalOnlyOverGateway(f, cmd); err != nil {
+				return err
+			}
 			runscmd.AutoSweep(f, cmd) // archives due sub-agents; never fails the command
 			return nil
 		},

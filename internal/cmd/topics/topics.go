@@ -26,8 +26,9 @@ const ExitCodes = `sessions exits with one of these codes. Treat any other code 
       an enum flag's choices (e.g. runs --status bogus; the choices are named),
       a history --before cursor that is malformed or made for another
       transcript; history over a fleet, a write over several
-      gateways; an --engine other than gateway (or auto)
-      for a send whose sessions are written through a gateway
+      gateways; search, usage, locks or doctor with --gateway/--context;
+      an --engine other than gateway (or auto) for a send whose sessions
+      are written through a gateway
   3   forbidden by policy: the send policy denies it, the agent-to-agent
       policy or the sandbox visibility does not allow it, a spawn rule refuses
       it (OpenClaw's own messages); or a gateway refused the credentials,
