@@ -89,17 +89,7 @@ func (g *Gateway) Close() error {
 // Client connects once (later calls share the connection).
 func (g *Gateway) Client(ctx context.Context) (*gateway.Client, error) {
 	g.once.Do(func() {
-		o, err := g.Endpoint.Options().WithDefaultDeviceFiles()
-		if err != nil {
-			g.err = err
-			return
-		}
-		o.Log = g.Log
-		dial := g.Dial
-		if dial == nil {
-			dial = gateway.Dial
-		}
-		g.client, g.err = dial(ctx, o)
+		g.client, g.err = gateway.Connect(ctx, g.Endpoint, g.Dial, g.Log)
 	})
 	return g.client, g.err
 }

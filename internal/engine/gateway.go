@@ -150,16 +150,7 @@ func waitRun(ctx context.Context, c *gateway.Client, ep gateway.Endpoint, runID 
 
 // connect dials ep with our device files (g.Dial, else gateway.Dial).
 func (g *Gateway) connect(ctx context.Context, ep gateway.Endpoint) (*gateway.Client, error) {
-	o, err := ep.Options().WithDefaultDeviceFiles()
-	if err != nil {
-		return nil, err
-	}
-	o.Log = g.Log
-	dial := g.Dial
-	if dial == nil {
-		dial = gateway.Dial
-	}
-	return dial(ctx, o)
+	return gateway.Connect(ctx, ep, g.Dial, g.Log)
 }
 
 // turnOnce: connect, agent (accepted, or the cached answer of the key),

@@ -50,17 +50,33 @@ func FindLocal(in LocalInput) (Endpoint, *LiveGateway, error) {
 	return ep, live, nil
 }
 
+// Connect dials ep as every command does: with this user's device key and
+// device tokens (Options.WithDefaultDeviceFiles; without a user config dir
+// to keep them in, without a device — enough on loopback, and a gateway
+// that wants one says so), log (nil: none) for the debug lines, and dial
+// (nil: Dial; tests inject fakes).
+func Connect(ctx context.Context, ep Endpoint, dial func(context.Context, Options) (*Client, error), log func(string)) (*Client, error) {
+	o, err := ep.Options().WithDefaultDeviceFiles()
+	if err != nil {
+		o = ep.Options()
+		if log != nil {
+			log("connecting without a device identity: " + err.Error())
+		}
+	}
+	o.Log = log
+	if dial == nil {
+		dial = Dial
+	}
+	return dial(ctx, o)
+}
+
 // Probe connects to ep (the full handshake, so the credentials are
 // checked) within timeout and closes again; nil: it answers and accepts
 // them.
 func Probe(ctx context.Context, ep Endpoint, timeout time.Duration) error {
-	o, err := ep.Options().WithDefaultDeviceFiles()
-	if err != nil {
-		return err
-	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	c, err := Dial(ctx, o)
+	c, err := Connect(ctx, ep, nil, nil)
 	if err != nil {
 		return err
 	}

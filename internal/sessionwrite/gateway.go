@@ -67,16 +67,7 @@ func (w *gatewayWrites) log(m string) {
 func (w *gatewayWrites) with(ctx context.Context, fn func(ctx context.Context, c *gateway.Client) error) error {
 	ctx, cancel := context.WithTimeout(ctx, GatewayCallTimeout)
 	defer cancel()
-	o, err := w.ep.Options().WithDefaultDeviceFiles()
-	if err != nil {
-		return err
-	}
-	o.Log = w.g.Log
-	dial := w.g.Dial
-	if dial == nil {
-		dial = gateway.Dial
-	}
-	c, err := dial(ctx, o)
+	c, err := gateway.Connect(ctx, w.ep, w.g.Dial, w.g.Log)
 	if err != nil {
 		return err
 	}

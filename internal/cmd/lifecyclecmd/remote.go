@@ -52,11 +52,7 @@ func remote(f *cmdutil.Factory, s *state.State, agents []string) (*lifecycle.Rem
 
 func newRemote(e gateway.Endpoint) *lifecycle.Remote {
 	return &lifecycle.Remote{URL: e.String(), Dial: func(ctx context.Context) (lifecycle.Gateway, error) {
-		o, err := e.Options().WithDefaultDeviceFiles()
-		if err != nil {
-			o = e.Options()
-		}
-		c, err := gateway.Dial(ctx, o)
+		c, err := gateway.Connect(ctx, e, nil, nil)
 		if err != nil {
 			return nil, err
 		}

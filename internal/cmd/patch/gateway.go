@@ -70,12 +70,7 @@ func patchRemote(o *Options) (bool, error) {
 // host's config, the checks of a send) and finds o's session there.
 func (o *Options) remoteTarget(ctx context.Context, ep gateway.Endpoint) (state.Row, error) {
 	f := o.f
-	opts, err := ep.Options().WithDefaultDeviceFiles()
-	if err != nil {
-		return state.Row{}, err
-	}
-	opts.Log = func(m string) { f.Log.Debug(m) }
-	c, err := gateway.Dial(ctx, opts)
+	c, err := gateway.Connect(ctx, ep, nil, func(m string) { f.Log.Debug(m) })
 	if err != nil {
 		return state.Row{}, err
 	}
