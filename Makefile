@@ -16,6 +16,7 @@ build:
 # Every test that needs no network and no OpenClaw peer.
 test:
 	$(GO) vet $(PKGS)
+	$(GO) vet -tags interop $(PKGS)
 	$(GO) test -count=1 $(PKGS)
 
 # The long reliability runs (docs/RELIABILITY.md): crash injection with
@@ -98,6 +99,7 @@ lint: vet
 
 vet:
 	$(GO) vet $(PKGS)
+	$(GO) vet -tags interop $(PKGS)
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')

@@ -127,9 +127,9 @@ func (g *Gateway) Turn(ctx context.Context, req Request) (*Result, error) {
 	return res, nil
 }
 
-// waitRun waits (agent.wait, until ctx's deadline) for runID to end: an
+// awaitEnd waits (agent.wait, until ctx's deadline) for runID to end: an
 // error when it failed (ErrResponse) or did not end in time (ErrTimeout).
-func waitRun(ctx context.Context, c *gateway.Client, ep gateway.Endpoint, runID string) (*gateway.WaitResult, error) {
+func awaitEnd(ctx context.Context, c *gateway.Client, ep gateway.Endpoint, runID string) (*gateway.WaitResult, error) {
 	wait := time.Duration(math.MaxInt64)
 	if dl, ok := ctx.Deadline(); ok {
 		wait = time.Until(dl)
@@ -168,7 +168,7 @@ func (g *Gateway) turnOnce(ctx context.Context, ep gateway.Endpoint, p gateway.A
 		return nil, err
 	}
 	if fin == nil { // accepted: the run is going on
-		if _, err := waitRun(ctx, c, ep, p.IdempotencyKey); err != nil {
+		if _, err := awaitEnd(ctx, c, ep, p.IdempotencyKey); err != nil {
 			return nil, err
 		}
 		poll := g.Poll
@@ -244,7 +244,7 @@ func (g *Gateway) await(ctx context.Context, ep gateway.Endpoint, req Request) (
 		return nil, err
 	}
 	defer c.Close()
-	w, err := waitRun(ctx, c, ep, req.AwaitRunID)
+	w, err := awaitEnd(ctx, c, ep, req.AwaitRunID)
 	if err != nil {
 		return nil, err
 	}
