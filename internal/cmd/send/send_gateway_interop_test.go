@@ -4,17 +4,14 @@ package send_test
 
 import (
 	"bytes"
-	"database/sql"
 	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/tidwall/gjson"
-	_ "modernc.org/sqlite"
 
 	"github.com/openclaw/sessions/internal/testutil/peertest"
 )
@@ -74,7 +71,7 @@ func TestInteropSendOverGateway(t *testing.T) {
 			if !hostHas(t, bin, g, reply) {
 				t.Fatalf("the transcript lacks the reply %q", reply)
 			}
-			keys := idempotencyKeys(t, filepath.Join(g.StateDir, "agents", "main", "agent", "openclaw-agent.sqlite"))
+			keys := g.EventIdempotencyKeys(t, "main")
 			ours := "sessions-" + runID + "-0-turn-0"
 			found := false
 			for _, k := range keys {
@@ -171,29 +168,4 @@ func hostHas(t *testing.T, bin string, g *peertest.Gateway, text string) bool {
 		}
 	}
 	return false
-}
-
-// idempotencyKeys are the message idempotency keys of 9.6's transcript
-// events in db (read-only).
-func idempotencyKeys(t *testing.T, db string) []string {
-	t.Helper()
-	d, err := sql.Open("sqlite", "file:"+db+"?mode=ro")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer d.Close()
-	rows, err := d.Query("SELECT message_idempotency_key FROM transcript_event_identities WHERE message_idempotency_key IS NOT NULL")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var k string
-		if err := rows.Scan(&k); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, k)
-	}
-	return out
 }

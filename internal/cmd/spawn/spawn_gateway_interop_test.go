@@ -3,7 +3,6 @@
 package spawn_test
 
 import (
-	"database/sql"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -11,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/tidwall/gjson"
-	_ "modernc.org/sqlite"
 
 	"github.com/openclaw/sessions/internal/testutil/peertest"
 )
@@ -65,7 +63,7 @@ func TestInteropSpawnOverGateway(t *testing.T) {
 			child, runID = gjson.GetBytes(out, "childSessionKey").String(), gjson.GetBytes(out, "runId").String()
 			waitRunOK(t, bin, env, local, runID)
 			checkChild(t, p, g, child, req, "")
-			for _, k := range eventKeys(t, filepath.Join(g.StateDir, "agents", "main", "agent", "openclaw-agent.sqlite")) {
+			for _, k := range g.EventIdempotencyKeys(t, "main") {
 				if strings.HasPrefix(k, "sessions-cli:") {
 					t.Errorf("an event we wrote ourselves: %s", k)
 				}
@@ -123,27 +121,4 @@ func requesterHas(t *testing.T, bin string, g *peertest.Gateway, text string) bo
 		}
 	}
 	return false
-}
-
-func eventKeys(t *testing.T, db string) []string {
-	t.Helper()
-	d, err := sql.Open("sqlite", "file:"+db+"?mode=ro")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer d.Close()
-	rows, err := d.Query("SELECT message_idempotency_key FROM transcript_event_identities WHERE message_idempotency_key IS NOT NULL")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var k string
-		if err := rows.Scan(&k); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, k)
-	}
-	return out
 }

@@ -2,6 +2,7 @@ package peertest
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/tidwall/gjson"
+	_ "modernc.org/sqlite" // EventIdempotencyKeys
 
 	"github.com/openclaw/sessions/internal/gateway"
 )
@@ -183,4 +185,34 @@ func WaitRunOK(t *testing.T, bin string, env, sel []string, runID string) string
 	}
 	t.Fatalf("run %s did not end", runID)
 	return ""
+}
+
+// EventIdempotencyKeys are the message idempotency keys of the transcript
+// events in agent's 2026.8+ database on g's state (read-only): who wrote
+// an event (the gateway's own turn, or sessions' "sessions-cli:" writes).
+func (g *Gateway) EventIdempotencyKeys(t testing.TB, agent string) []string {
+	t.Helper()
+	db := filepath.Join(g.StateDir, "agents", agent, "agent", "openclaw-agent.sqlite")
+	d, err := sql.Open("sqlite", "file:"+db+"?mode=ro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	rows, err := d.Query("SELECT message_idempotency_key FROM transcript_event_identities WHERE message_idempotency_key IS NOT NULL")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var k string
+		if err := rows.Scan(&k); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, k)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
