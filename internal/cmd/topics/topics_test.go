@@ -26,8 +26,10 @@ func TestEnvironmentListsEveryVariable(t *testing.T) {
 			return err
 		}
 		if d.IsDir() {
-			switch d.Name() {
-			case "testdata", "enginetest", "testutil", ".git", "scripts":
+			switch {
+			case p != root && strings.HasPrefix(d.Name(), "."): // .git, .bench (benchmark homes, module caches)
+				return filepath.SkipDir
+			case d.Name() == "testdata", d.Name() == "enginetest", d.Name() == "testutil", d.Name() == "scripts":
 				return filepath.SkipDir
 			}
 			return nil
