@@ -7,34 +7,13 @@ import (
 	"syscall"
 )
 
-// mapped is a file's content: a read-only shared mapping, or nil for an
-// empty file.
-type mapped struct {
-	data  []byte
-	unmap func() error
-}
-
-// mapFile maps path read-only (PROT_READ, MAP_SHARED: the page cache
-// itself, no copy) and returns it with the file's stamp taken before.
-func mapFile(path string) (mapped, stamp, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return mapped{}, stamp{}, err
-	}
-	defer f.Close()
-	return mapOpen(f)
-}
-
-// mapOpen maps an open file (the mapping outlives the descriptor).
+// mapOpen maps an open file read-only (PROT_READ, MAP_SHARED: the page
+// cache itself, no copy); the mapping outlives the descriptor.
 func mapOpen(f *os.File) (mapped, stamp, error) {
-	fi, err := f.Stat()
+	fi, st, err := statRegular(f)
 	if err != nil {
-		return mapped{}, stamp{}, err
+		return mapped{}, st, err
 	}
-	if !fi.Mode().IsRegular() {
-		return mapped{}, stamp{}, unsupportedf("%s is not a regular file", f.Name())
-	}
-	st := stampOf(fi)
 	if fi.Size() == 0 {
 		return mapped{}, st, nil
 	}
