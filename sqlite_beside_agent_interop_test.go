@@ -34,7 +34,6 @@ import (
 
 	"github.com/tidwall/gjson"
 
-	"github.com/openclaw/sessions/internal/testutil"
 	"github.com/openclaw/sessions/internal/testutil/peertest"
 )
 
@@ -68,13 +67,7 @@ func TestInteropWriteBesideEmbeddedAgent(t *testing.T) {
 	peertest.InstallVersion(t, p, "2026.9.6")
 	bin := peertest.BuildSessions(t)
 	root := t.TempDir()
-	state, home := filepath.Join(root, "state"), filepath.Join(root, "home")
-	if err := testutil.CopyTree(filepath.Join(testutil.Root(t), "testdata", "state-2026.9.6"), state); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(home, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	state, home := copyState96(t, root, "state", "home")
 	peertest.EditConfig(t, state, func(cfg map[string]any) {
 		cfg["logging"] = map[string]any{"level": "info", "file": filepath.Join(root, "openclaw.log")}
 	})

@@ -83,13 +83,7 @@ func TestInteropSQLiteWriteCLI(t *testing.T) {
 	peertest.InstallVersion(t, p, "2026.9.6")
 	bin := peertest.BuildSessions(t)
 	root := t.TempDir()
-	state, home := filepath.Join(root, "state"), filepath.Join(root, "home")
-	if err := testutil.CopyTree(filepath.Join(testutil.Root(t), "testdata", "state-2026.9.6"), state); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(home, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	state, home := copyState96(t, root, "state", "home")
 	peertest.EditConfig(t, state, func(cfg map[string]any) {
 		cfg["logging"] = map[string]any{"level": "info", "file": filepath.Join(root, "openclaw.log")}
 	})
@@ -181,11 +175,7 @@ func TestInteropSQLiteWriteCLI(t *testing.T) {
 
 	// 2b. openclaw doctor (read-only) finds nothing an untouched copy of the
 	// same 2026.9.6 state does not
-	baseState, baseHome := filepath.Join(root, "base-state"), filepath.Join(root, "base-home")
-	if err := testutil.CopyTree(filepath.Join(testutil.Root(t), "testdata", "state-2026.9.6"), baseState); err != nil {
-		t.Fatal(err)
-	}
-	os.MkdirAll(baseHome, 0o755)
+	baseState, baseHome := copyState96(t, root, "base-state", "base-home")
 	findings := func(doc string) map[string]bool {
 		t.Helper()
 		if !gjson.Valid(doc) {
@@ -288,4 +278,18 @@ func TestInteropSQLiteWriteCLI(t *testing.T) {
 	if !found {
 		t.Errorf("sessions.search %q does not find our message %s:\n%.3000s", word, ourUser, res)
 	}
+}
+
+// copyState96 copies the demo 2026.9.6 state into root/stateDir and makes
+// an empty root/homeDir for OpenClaw's CLI beside it.
+func copyState96(t *testing.T, root, stateDir, homeDir string) (state, home string) {
+	t.Helper()
+	state, home = filepath.Join(root, stateDir), filepath.Join(root, homeDir)
+	if err := testutil.CopyTree(filepath.Join(testutil.Root(t), "testdata", "state-2026.9.6"), state); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(home, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return state, home
 }
