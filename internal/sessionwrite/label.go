@@ -1,6 +1,7 @@
 package sessionwrite
 
 import (
+	"github.com/openclaw/sessions/internal/era"
 	"unicode/utf16"
 
 	"github.com/openclaw/sessions/internal/apperr"
@@ -16,9 +17,9 @@ const JSONMaxLabelLen = 64
 // UTF-16 code units, any characters); any other era 2026.1.30's (the same
 // trim, 1-64). Era "" is the loosest (512): the check before the target's
 // era is known. Uniqueness is the writer's (per agent store, exact match).
-func ParseLabel(era, raw string) (string, error) {
+func ParseLabel(e era.Era, raw string) (string, error) {
 	l, err := sqlitewrite.ParseLabel(raw)
-	if err != nil || era == "sqlite" || era == "" {
+	if err != nil || e == era.SQLite || e == "" {
 		return l, err
 	}
 	if len(utf16.Encode([]rune(l))) > JSONMaxLabelLen {

@@ -13,6 +13,7 @@ package sessionwrite
 import (
 	"context"
 	"encoding/json"
+	"github.com/openclaw/sessions/internal/era"
 	"time"
 
 	"github.com/openclaw/sessions/internal/jsonx"
@@ -120,7 +121,7 @@ type TurnUpdate func(e *jsonx.Object)
 // Writes is where one agent's session writes go.
 type Writes interface {
 	// Era is "json", "sqlite" or "gateway".
-	Era() string
+	Era() era.Era
 	// Locate reads key's current entry afresh (NotFound when gone).
 	Locate(key string) (*Located, error)
 	// History is the context a turn needs: the messages on the transcript's
@@ -182,9 +183,9 @@ func OpenRoute(s *state.State, agent string, r Route, o Options) (Writes, error)
 		o.Now = time.Now
 	}
 	switch r.Era {
-	case EraGateway:
+	case era.Gateway:
 		return openGateway(r.Endpoint, agent, o), nil
-	case EraSQLite:
+	case era.SQLite:
 		return openSQLite(s, agent, o)
 	}
 	return &jsonWrites{s: s, agent: agent, o: o}, nil

@@ -6,6 +6,7 @@ package state
 import (
 	"encoding/json"
 	"errors"
+	"github.com/openclaw/sessions/internal/era"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -63,7 +64,7 @@ type State struct {
 	warn   func(string)
 	stores map[string]*store.Store
 	dbs    map[string]*sqlitestore.DB // by agent, SQLite-era agents
-	eras   map[string]string
+	eras   map[string]era.Era
 }
 
 // Open resolves the state dir and config and identifies the requester.
@@ -95,7 +96,7 @@ func Open(o Options) (*State, error) {
 		warn:     o.Warn,
 		stores:   map[string]*store.Store{},
 		dbs:      map[string]*sqlitestore.DB{},
-		eras:     map[string]string{},
+		eras:     map[string]era.Era{},
 	}
 	if s.warn == nil {
 		s.warn = func(string) {}
@@ -248,19 +249,19 @@ func (s *State) StorePath(agent string) (string, bool) {
 // (sessions.json, OpenClaw 2026.7 and earlier), "sqlite" (the per-agent
 // SQLite store of 2026.8+) or "none". On a half-migrated host (both present)
 // the choice and its reason are logged once (sqlitestore.Detect).
-func (s *State) Era(agent string) string {
+func (s *State) Era(agent string) era.Era {
 	if e, ok := s.eras[agent]; ok {
 		return e
 	}
 	p, _ := s.StorePath(agent)
-	era, why := sqlitestore.Detect(s.Dir.Path, agent, p)
+	e, why := sqlitestore.Detect(s.Dir.Path, agent, p)
 	if _, err := os.Stat(p); err == nil {
 		if _, err := os.Stat(s.SQLitePath(agent)); err == nil {
-			s.warn("agent " + agent + " has both stores; reading the " + era + " one: " + why)
+			s.warn("agent " + agent + " has both stores; reading the " + e.String() + " one: " + why)
 		}
 	}
-	s.eras[agent] = era
-	return era
+	s.eras[agent] = e
+	return e
 }
 
 // CheckWritable refuses (exit 10) any write through sessions.json for an
@@ -284,7 +285,7 @@ func (s *State) CheckWritable(agent string) error {
 // nothing. An agent still read from sessions.json while a SQLite store
 // exists beside it is refused as CheckWritable does.
 func (s *State) CheckSessionWritable(agent string) error {
-	if s.Era(agent) == "sqlite" {
+	if s.Era(agent) == era.SQLite {
 		w, err := sqlitewrite.Open(s.Dir.Path, agent, sqlitewrite.Options{})
 		if err != nil {
 			return err
@@ -302,7 +303,7 @@ func IsSQLite(st *store.Store) bool {
 // Store loads (once) the store of an agent, of either era. A missing store
 // is an empty store.
 func (s *State) Store(agent string) (*store.Store, error) {
-	if s.Era(agent) == "sqlite" {
+	if s.Era(agent) == era.SQLite {
 		p := s.SQLitePath(agent)
 		if st, ok := s.stores[p]; ok {
 			return st, nil
@@ -420,7 +421,7 @@ func (s *State) EntryRaw(agent string, e *store.Entry) (json.RawMessage, bool, e
 	if len(e.Raw) > 0 {
 		return e.Raw, true, nil
 	}
-	if s.Era(agent) == "sqlite" {
+	if s.Era(agent) == era.SQLite {
 		db := s.dbs[agent]
 		if db == nil {
 			return nil, false, apperr.Statef("no SQLite store open for agent %s", agent)

@@ -3,6 +3,7 @@ package agents
 
 import (
 	"fmt"
+	"github.com/openclaw/sessions/internal/era"
 	"strconv"
 	"strings"
 	"sync"
@@ -70,16 +71,16 @@ canSpawn, reason, tab-separated.`,
 
 // Agent is one row.
 type Agent struct {
-	Context     string `json:"context,omitempty"`
-	ID          string `json:"id"`
-	Name        string `json:"name,omitempty"`
-	Default     bool   `json:"default"`
-	Configured  bool   `json:"configured"`
-	Era         string `json:"era"`
-	Store       string `json:"store"`
-	Sessions    *int   `json:"sessions,omitempty"`
-	Visible     bool   `json:"visible"`
-	SpawnTarget bool   `json:"spawnTarget"`
+	Context     string  `json:"context,omitempty"`
+	ID          string  `json:"id"`
+	Name        string  `json:"name,omitempty"`
+	Default     bool    `json:"default"`
+	Configured  bool    `json:"configured"`
+	Era         era.Era `json:"era"`
+	Store       string  `json:"store"`
+	Sessions    *int    `json:"sessions,omitempty"`
+	Visible     bool    `json:"visible"`
+	SpawnTarget bool    `json:"spawnTarget"`
 	// Writable: send, spawn and patch can write this agent's store (an
 	// OpenClaw 2026.8+ SQLite store: when no OpenClaw process holds the
 	// state dir).
@@ -139,11 +140,11 @@ func run(o *Options) error {
 			a.Name = c.Name
 		}
 		a.Store, _ = s.StorePath(id)
-		if a.Era == "sqlite" {
+		if a.Era == era.SQLite {
 			a.Store = s.SQLitePath(id)
 		}
 		a.Visible = s.CanSeeAgent(id, policy.OpHistory) == ""
-		if a.Era != "none" && a.Visible {
+		if a.Era != era.None && a.Visible {
 			if _, entries, err := s.Entries(id); err == nil {
 				n := len(entries)
 				a.Sessions = &n
@@ -156,7 +157,7 @@ func run(o *Options) error {
 		// where send, spawn and patch would write (sessionwrite.Choose): a
 		// 2026.8+ agent whose gateway is live here goes through it
 		via := ""
-		if a.Era == sessionwrite.EraSQLite {
+		if a.Era == era.SQLite {
 			via = gatewayOf(id)
 		}
 		werr := s.CheckSessionWritable(id)
@@ -200,10 +201,10 @@ func run(o *Options) error {
 			if !a.CanSpawn {
 				spawn = "no: " + a.Reason
 			}
-			t.Row(a.ID, a.Name, yes(a.Default), a.Era, n, yes(a.Visible), yes(a.Writable), spawn)
+			t.Row(a.ID, a.Name, yes(a.Default), a.Era.String(), n, yes(a.Visible), yes(a.Writable), spawn)
 		} else {
 			b := strconv.FormatBool
-			t.Row(a.ID, a.Name, b(a.Default), a.Era, n, b(a.Visible), b(a.SpawnTarget), b(a.Writable), b(a.CanSpawn), a.Reason)
+			t.Row(a.ID, a.Name, b(a.Default), a.Era.String(), n, b(a.Visible), b(a.SpawnTarget), b(a.Writable), b(a.CanSpawn), a.Reason)
 		}
 	}
 	if err := t.Render(f.IO.Out, tty, f.IO.TerminalWidth()); err != nil {
@@ -239,7 +240,7 @@ func writeGateway(f *cmdutil.Factory, s *state.State) func(agent string) string 
 	}
 	return func(agent string) string {
 		r, err := sessionwrite.Choose(s, agent, wo)
-		if err != nil || r.Era != sessionwrite.EraGateway {
+		if err != nil || r.Era != era.Gateway {
 			return ""
 		}
 		return r.Endpoint.URL
@@ -249,8 +250,8 @@ func writeGateway(f *cmdutil.Factory, s *state.State) func(agent string) string 
 // notWritable is the reason an agent cannot be written: an OpenClaw
 // process holding the state dir of a 2026.8+ (SQLite) agent (the gateway is
 // the way), else the refusal itself.
-func notWritable(s *state.State, id, era string, err error) string {
-	if era == "sqlite" {
+func notWritable(s *state.State, id string, e era.Era, err error) string {
+	if e == era.SQLite {
 		if hs, herr := sqlitewrite.Holders(s.Dir.Path, s.SQLitePath(id), time.Now()); herr == nil && len(hs) > 0 {
 			pids := make([]string, 0, len(hs))
 			for _, h := range hs {

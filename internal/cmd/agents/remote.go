@@ -2,6 +2,7 @@ package agents
 
 import (
 	"context"
+	"github.com/openclaw/sessions/internal/era"
 	"strconv"
 
 	"github.com/openclaw/sessions/internal/backend"
@@ -43,7 +44,7 @@ func runRemote(o *Options, readers []backend.Reader, fleet bool) error {
 		}
 		for _, a := range lists[i] {
 			n := a.Sessions
-			row := Agent{ID: a.ID, Name: a.Name, Default: a.Default, Configured: a.Name != "" || a.Default, Era: "gateway",
+			row := Agent{ID: a.ID, Name: a.Name, Default: a.Default, Configured: a.Name != "" || a.Default, Era: era.Gateway,
 				Store: r.Where(), Sessions: &n, Visible: !a.Hidden, Writable: true}
 			row.SpawnTarget, row.Reason = sp.target(a.ID, r.Where())
 			row.CanSpawn = row.SpawnTarget
@@ -94,9 +95,9 @@ func runRemote(o *Options, readers []backend.Reader, fleet bool) error {
 			if !a.CanSpawn {
 				spawn = "no: " + a.Reason
 			}
-			cells = []string{a.ID, a.Name, yes[a.Default], a.Era, count(a.Sessions), yes[a.Visible], yes[a.Writable], spawn}
+			cells = []string{a.ID, a.Name, yes[a.Default], a.Era.String(), count(a.Sessions), yes[a.Visible], yes[a.Writable], spawn}
 		} else {
-			cells = []string{a.ID, a.Name, b(a.Default), a.Era, count(a.Sessions), b(a.Visible), b(a.SpawnTarget), b(a.Writable), b(a.CanSpawn), a.Reason}
+			cells = []string{a.ID, a.Name, b(a.Default), a.Era.String(), count(a.Sessions), b(a.Visible), b(a.SpawnTarget), b(a.Writable), b(a.CanSpawn), a.Reason}
 		}
 		if fleet {
 			cells = append([]string{a.Context}, cells...)

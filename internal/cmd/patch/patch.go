@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/openclaw/sessions/internal/era"
 	"strings"
 	"time"
 
@@ -194,7 +195,7 @@ func run(o *Options) error {
 	if err != nil {
 		return err
 	}
-	if route.Era == sessionwrite.EraGateway {
+	if route.Era == era.Gateway {
 		if err := o.refuseOverGateway(); err != nil {
 			return err
 		}
@@ -210,7 +211,7 @@ func run(o *Options) error {
 		}
 	}
 	var warnings []string
-	if w.Era() == sessionwrite.EraJSON {
+	if w.Era() == era.JSON {
 		// the SQLite era refuses a session with an active run itself
 		storePath, _ := s.StorePath(t.Agent)
 		now := time.Now
@@ -254,7 +255,7 @@ func (o *Options) write(ctx context.Context, w sessionwrite.Writes, key, display
 		return err
 	}
 	entry := res.Entry // as written, normalised by the writer (a gateway: as it answers)
-	if w.Era() == sessionwrite.EraGateway {
+	if w.Era() == era.Gateway {
 		f.Log.Debug("patched through the gateway's sessions.patch", append([]any{"key", key}, res.Debug...)...)
 	} else {
 		f.Log.Debug("store updated", append([]any{"path", res.Path, "key", key, "era", w.Era()}, res.Debug...)...)

@@ -2,6 +2,7 @@ package send
 
 import (
 	"context"
+	"github.com/openclaw/sessions/internal/era"
 	"time"
 
 	"github.com/openclaw/sessions/internal/apperr"
@@ -47,7 +48,7 @@ func GatewayState(f *cmdutil.Factory, ep gateway.Endpoint) (*state.State, error)
 // and the run takes the host's ping-pong turns and turn timeout.
 func runRemote(o *Options, ep gateway.Endpoint) error {
 	f := o.f
-	route := sessionwrite.Route{Era: sessionwrite.EraGateway, Endpoint: ep, Named: true}
+	route := sessionwrite.Route{Era: era.Gateway, Endpoint: ep, Named: true}
 	f.Log.Debug("send through the gateway this invocation names", "gateway", ep.String(), "auth", ep.AuthSource)
 	eng, err := ChooseEngineFor(f, nil, route, "", o.Engine, o.OpenClaw)
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/openclaw/sessions/internal/era"
 	"path/filepath"
 	"strings"
 	"time"
@@ -228,7 +229,7 @@ func ChooseEngine(f *cmdutil.Factory, s *state.State, spec, openclawFlag string)
 // gateway engine; auto picks it), and any other engine is a usage error —
 // it would write the turn itself, where only the gateway may.
 func ChooseEngineFor(f *cmdutil.Factory, s *state.State, route sessionwrite.Route, agent, spec, openclawFlag string) (string, error) {
-	if route.Era != sessionwrite.EraGateway {
+	if route.Era != era.Gateway {
 		return ChooseEngine(f, s, spec, openclawFlag)
 	}
 	switch spec {
@@ -305,7 +306,7 @@ func run(o *Options) error {
 	if err != nil {
 		return err
 	}
-	if route.Era == sessionwrite.EraGateway {
+	if route.Era == era.Gateway {
 		// the engine first (a usage error), then the gateway answers
 		// (handshake, credentials: exit 10, 3, 5) and has the session,
 		// before a run exists
@@ -317,7 +318,7 @@ func run(o *Options) error {
 		}
 	} else if err := Preflight(s, t); err != nil {
 		return err
-	} else if s.Era(t.Agent) == "sqlite" {
+	} else if s.Era(t.Agent) == era.SQLite {
 		// an OpenClaw process beside us that runs (or has just written)
 		// the session: exit 10 before a run exists, not a failed run
 		if err := CheckTarget(s, t.Agent, t.Key, route, wo); err != nil {
@@ -327,7 +328,7 @@ func run(o *Options) error {
 	if s.SendPolicy(t) == "deny" {
 		return apperr.Forbiddenf("%s", policy.MsgSendBlocked).With("sessionKey", t.DisplayKey)
 	}
-	if route.Era != sessionwrite.EraGateway {
+	if route.Era != era.Gateway {
 		if o.Engine, err = ChooseEngine(f, s, o.Engine, o.OpenClaw); err != nil {
 			return err
 		}
@@ -379,7 +380,7 @@ func Preflight(s *state.State, t *state.Target) error {
 	if err := PreflightAgent(s, t.Agent); err != nil {
 		return err
 	}
-	if s.Era(t.Agent) == "sqlite" {
+	if s.Era(t.Agent) == era.SQLite {
 		return nil
 	}
 	tp, err := s.Transcript(t.Agent, t.Store, t.Entry)

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/openclaw/sessions/internal/era"
 	"io"
 	"strconv"
 	"strings"
@@ -153,7 +154,7 @@ func printTTY(f *cmdutil.Factory, res *Result, now time.Time) error {
 
 	section("Transcript")
 	tr := res.Transcript
-	if res.Era == "sqlite" {
+	if res.Era == era.SQLite {
 		line("stored in", "the SQLite store (OpenClaw 2026.8+)")
 	} else {
 		line("path", tr.Path)
@@ -168,7 +169,7 @@ func printTTY(f *cmdutil.Factory, res *Result, now time.Time) error {
 		line("first", when(tr.FirstMessageAt))
 		line("last", when(tr.LastMessageAt))
 	}
-	if res.Era != "sqlite" {
+	if res.Era != era.SQLite {
 		switch l := res.Lock; {
 		case l == nil:
 			line("lock", "free (no OpenClaw run on it)")

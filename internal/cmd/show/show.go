@@ -9,6 +9,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/openclaw/sessions/internal/era"
 	"io/fs"
 	"os"
 	"slices"
@@ -99,7 +100,7 @@ type Result struct {
 	Label       string          `json:"label,omitempty"`
 	DisplayName string          `json:"displayName,omitempty"`
 	UpdatedAt   *float64        `json:"updatedAt,omitempty"`
-	Era         string          `json:"era"`   // json | sqlite | gateway
+	Era         era.Era         `json:"era"`   // json | sqlite | gateway
 	Store       string          `json:"store"` // sessions.json, openclaw-agent.sqlite, or the gateway's URL
 	Model       *Model          `json:"model,omitempty"`
 	Tokens      *Tokens         `json:"tokens,omitempty"`
@@ -203,7 +204,7 @@ func run(o *Options) error {
 func counted(res *Result, page *backend.HistoryPage) *Result {
 	res.Transcript.Messages = len(page.Messages)
 	res.Transcript.FirstMessageAt, res.Transcript.LastMessageAt = messageTimes(page.Messages)
-	if res.Era == "sqlite" || res.Era == "gateway" {
+	if res.Era == era.SQLite || res.Era == era.Gateway {
 		res.Transcript.Exists = len(page.Messages) > 0
 	}
 	return res

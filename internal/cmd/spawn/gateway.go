@@ -3,6 +3,7 @@ package spawn
 import (
 	"context"
 	"fmt"
+	"github.com/openclaw/sessions/internal/era"
 	"strings"
 
 	"github.com/openclaw/sessions/internal/apperr"
@@ -33,7 +34,7 @@ import (
 // recorded in the gateway's home.
 func runRemote(o *Options, ep gateway.Endpoint) error {
 	f := o.f
-	route := sessionwrite.Route{Era: sessionwrite.EraGateway, Endpoint: ep, Named: true}
+	route := sessionwrite.Route{Era: era.Gateway, Endpoint: ep, Named: true}
 	f.Log.Debug("spawn through the gateway this invocation names", "gateway", ep.String(), "auth", ep.AuthSource)
 	agent := config.NormalizeAgentID(f.Flags.Agent)
 	if strings.TrimSpace(f.Flags.Agent) == "" {

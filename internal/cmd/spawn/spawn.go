@@ -8,6 +8,7 @@ package spawn
 import (
 	"context"
 	"fmt"
+	"github.com/openclaw/sessions/internal/era"
 	"strings"
 	"time"
 
@@ -222,7 +223,7 @@ func run(o *Options) error {
 	if err != nil {
 		return err
 	}
-	if route.Era == sessionwrite.EraGateway {
+	if route.Era == era.Gateway {
 		if o.Engine, err = send.ChooseEngineFor(f, s, route, target, o.Engine, o.OpenClaw); err != nil {
 			return err
 		}
@@ -292,7 +293,7 @@ func run(o *Options) error {
 		Build: func(st *store.Store, req *store.Entry) (*jsonx.Object, error) {
 			if sameStore {
 				reqEntry, reqStore = req, st
-				if reqEntry != nil && w.Era() == "json" {
+				if reqEntry != nil && w.Era() == era.JSON {
 					if err := checkRequesterTranscript(s, reqAgent, st, reqEntry); err != nil {
 						return nil, err
 					}
