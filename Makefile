@@ -37,7 +37,7 @@ stress:
 FUZZTIME ?= 60s
 FUZZ_TARGETS := internal/keys:FuzzKeys internal/store:FuzzParse internal/store:FuzzUpdateRoundTrip \
 	internal/store:FuzzParseFast internal/transcript:FuzzReadMessages internal/config:FuzzLoad \
-	internal/sanitize:FuzzHistory internal/sanitize:FuzzStripEnvelopeText internal/cmd/list:FuzzPrintJSON \
+	internal/sanitize:FuzzHistory internal/sanitize:FuzzStripEnvelopeText internal/rowjson:FuzzAppendList \
 	internal/transcript:FuzzCursor internal/usage:FuzzScan internal/usage:FuzzExtractFast internal/search:FuzzScan \
 	internal/sqlitefile:FuzzReader internal/sqlitefile:FuzzCorrupt
 fuzz:

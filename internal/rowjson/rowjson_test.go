@@ -1,4 +1,4 @@
-package list
+package rowjson
 
 import (
 	"encoding/json"
@@ -11,17 +11,26 @@ import (
 	"github.com/openclaw/sessions/internal/store"
 )
 
-// reference is what f.PrintJSON prints for res.
-func reference(t testing.TB, res Result) string {
-	b, err := jsonx.MarshalIndent(res)
+// doc is Doc as encoding/json sees it (the listing's JSON names).
+type doc struct {
+	Count        int         `json:"count"`
+	TotalCount   int         `json:"totalCount"`
+	LimitApplied *int        `json:"limitApplied"`
+	HasMore      bool        `json:"hasMore"`
+	Sessions     []state.Row `json:"sessions"`
+}
+
+// reference is what encoding/json (the CLI's PrintJSON) prints for res.
+func reference(t testing.TB, res Doc) string {
+	b, err := jsonx.MarshalIndent(doc(res))
 	if err != nil {
 		t.Fatal(err)
 	}
 	return string(b) + "\n"
 }
 
-func checkJSON(t testing.TB, res Result) {
-	got, err := appendResult(nil, res)
+func checkJSON(t testing.TB, res Doc) {
+	got, err := AppendList(nil, res)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,19 +41,19 @@ func checkJSON(t testing.TB, res Result) {
 			// re-indented: the documents must be equal, not the bytes.
 			var g, w any
 			if err := json.Unmarshal(got, &g); err != nil {
-				t.Fatalf("printJSON wrote invalid JSON: %v\n%s", err, got)
+				t.Fatalf("AppendList wrote invalid JSON: %v\n%s", err, got)
 			}
 			if err := json.Unmarshal([]byte(want), &w); err != nil {
 				t.Fatal(err)
 			}
 			if !reflect.DeepEqual(g, w) {
-				t.Fatalf("printJSON differs from encoding/json:\n got %s\nwant %s", got, want)
+				t.Fatalf("AppendList differs from encoding/json:\n got %s\nwant %s", got, want)
 			}
 			return
 		}
 	}
 	if string(got) != want {
-		t.Fatalf("printJSON differs from encoding/json:\n got %s\nwant %s", got, want)
+		t.Fatalf("AppendList differs from encoding/json:\n got %s\nwant %s", got, want)
 	}
 }
 
@@ -52,7 +61,7 @@ func fp(v float64) *float64 { return &v }
 func bp(v bool) *bool       { return &v }
 func ip(v int) *int         { return &v }
 
-// TestRowFieldsKnown: printJSON writes rows itself only while state.Row has
+// TestRowFieldsKnown: AppendList is used only while state.Row has
 // exactly the fields appendRow knows; when Row changes, update appendRow and
 // rowJSONFields (until then rows go through encoding/json, only slower).
 func TestRowFieldsKnown(t *testing.T) {
@@ -62,7 +71,7 @@ func TestRowFieldsKnown(t *testing.T) {
 }
 
 func TestPrintJSONMatchesEncoder(t *testing.T) {
-	checkJSON(t, Result{Count: 0, Sessions: []state.Row{}})
+	checkJSON(t, Doc{Count: 0, Sessions: []state.Row{}})
 	full := state.Row{
 		Key: "agent:main:signal:group:abc", Kind: "group", Channel: "signal", AgentID: "main",
 		Label: "l\"a\\b\nel", DisplayName: "<d&n> \u2028 \u2029 \x7f \x01 \t \b \f \r é 😀 \xff\xfe",
@@ -84,21 +93,21 @@ func TestPrintJSONMatchesEncoder(t *testing.T) {
 				json.RawMessage(`{ "role" : "assistant" , "content" : [ ] , "x" : { } }`),
 			}},
 	}
-	checkJSON(t, Result{Count: len(rows), TotalCount: len(rows), LimitApplied: ip(200), Sessions: rows})
-	checkJSON(t, Result{Count: 1, TotalCount: 311, LimitApplied: ip(1), HasMore: true, Sessions: rows[:1]})
-	checkJSON(t, Result{Count: 1, TotalCount: 1, LimitApplied: nil, Sessions: rows[:1]})
+	checkJSON(t, Doc{Count: len(rows), TotalCount: len(rows), LimitApplied: ip(200), Sessions: rows})
+	checkJSON(t, Doc{Count: 1, TotalCount: 311, LimitApplied: ip(1), HasMore: true, Sessions: rows[:1]})
+	checkJSON(t, Doc{Count: 1, TotalCount: 1, LimitApplied: nil, Sessions: rows[:1]})
 	// An invalid message makes the row go through encoding/json, which refuses it.
 	bad := rows[4]
 	bad.Messages = []json.RawMessage{json.RawMessage(`{"role":`)}
-	if _, err := appendResult(nil, Result{Count: 1, Sessions: []state.Row{bad}}); err == nil {
+	if _, err := AppendList(nil, Doc{Count: 1, Sessions: []state.Row{bad}}); err == nil {
 		t.Error("an invalid message was written")
 	}
 	for _, f := range []float64{1, -1, 5e-324, math.MaxFloat64, 1e20, 999999999999999999999, 1e-6, 9.99e-7, 0.000001234, 1795236254224.5} {
-		checkJSON(t, Result{Count: 1, Sessions: []state.Row{{Key: "f", UpdatedAt: fp(f), TotalTokens: fp(-f)}}})
+		checkJSON(t, Doc{Count: 1, Sessions: []state.Row{{Key: "f", UpdatedAt: fp(f), TotalTokens: fp(-f)}}})
 	}
 }
 
-func FuzzPrintJSON(f *testing.F) {
+func FuzzAppendList(f *testing.F) {
 	f.Add("agent:main:x", "label", "\u2028\xff\"\\", 1795236254224.0, 0.5, true)
 	f.Add("", "", "", 0.0, -1e-7, false)
 	f.Fuzz(func(t *testing.T, key, label, to string, updated, tokens float64, sent bool) {
@@ -106,13 +115,13 @@ func FuzzPrintJSON(f *testing.F) {
 			UpdatedAt: &updated, TotalTokens: &tokens, SystemSent: &sent,
 			DeliveryContext: &store.DeliveryContext{To: to, AccountID: key}}
 		if !finite(r.UpdatedAt) || !finite(r.TotalTokens) {
-			return // printJSON leaves these to encoding/json (which refuses them)
+			return // Encodable leaves these to encoding/json (which refuses them)
 		}
 		var limit *int
 		if total := int(tokens); total > 0 && total < 1e6 {
 			limit = &total
 		}
-		checkJSON(t, Result{Count: 2, TotalCount: int(updated) & 0xffff, LimitApplied: limit, HasMore: sent, Sessions: []state.Row{r, r}})
+		checkJSON(t, Doc{Count: 2, TotalCount: int(updated) & 0xffff, LimitApplied: limit, HasMore: sent, Sessions: []state.Row{r, r}})
 	})
 }
 
