@@ -14,6 +14,7 @@ import (
 	"context"
 	"encoding/json"
 	"github.com/openclaw/sessions/internal/era"
+	"github.com/openclaw/sessions/internal/sqlitewrite"
 	"time"
 
 	"github.com/openclaw/sessions/internal/jsonx"
@@ -189,4 +190,22 @@ func OpenRoute(s *state.State, agent string, r Route, o Options) (Writes, error)
 		return openSQLite(s, agent, o)
 	}
 	return &jsonWrites{s: s, agent: agent, o: o}, nil
+}
+
+// CheckWritable refuses (exit 10) what send, spawn and patch cannot
+// write for agent. An agent on OpenClaw 2026.8+'s SQLite store is writable
+// when sqlitewrite's preconditions hold (no live OpenClaw process holds the
+// state dir — else the refusal names its pid and the --gateway way —, the
+// database is exactly 2026.9.6's agent schema 23); the check writes
+// nothing. An agent still read from sessions.json while a SQLite store
+// exists beside it is refused as CheckWritable does.
+func CheckWritable(s *state.State, agent string) error {
+	if s.Era(agent) == era.SQLite {
+		w, err := sqlitewrite.Open(s.Dir.Path, agent, sqlitewrite.Options{})
+		if err != nil {
+			return err
+		}
+		return w.Close()
+	}
+	return s.CheckWritable(agent)
 }

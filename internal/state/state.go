@@ -18,7 +18,6 @@ import (
 	"github.com/openclaw/sessions/internal/keys"
 	"github.com/openclaw/sessions/internal/policy"
 	"github.com/openclaw/sessions/internal/sqlitestore"
-	"github.com/openclaw/sessions/internal/sqlitewrite"
 	"github.com/openclaw/sessions/internal/store"
 	"github.com/openclaw/sessions/internal/transcript"
 )
@@ -269,30 +268,12 @@ func (s *State) Era(agent string) era.Era {
 // longer reads sessions.json there, and a legacy file would stop its gateway
 // from starting. The lifecycle commands (delete, reset, prune) use it; send,
 // spawn and patch write the SQLite store through internal/sessionwrite and
-// check CheckSessionWritable instead.
+// check sessionwrite.CheckWritable instead.
 func (s *State) CheckWritable(agent string) error {
 	if _, err := os.Stat(s.SQLitePath(agent)); err == nil {
 		return apperr.Statef("agent %s keeps its sessions in the OpenClaw 2026.8+ SQLite store %s; sessions cannot write there (use OpenClaw's own tools)", agent, s.SQLitePath(agent))
 	}
 	return nil
-}
-
-// CheckSessionWritable refuses (exit 10) what send, spawn and patch cannot
-// write for agent. An agent on OpenClaw 2026.8+'s SQLite store is writable
-// when sqlitewrite's preconditions hold (no live OpenClaw process holds the
-// state dir — else the refusal names its pid and the --gateway way —, the
-// database is exactly 2026.9.6's agent schema 23); the check writes
-// nothing. An agent still read from sessions.json while a SQLite store
-// exists beside it is refused as CheckWritable does.
-func (s *State) CheckSessionWritable(agent string) error {
-	if s.Era(agent) == era.SQLite {
-		w, err := sqlitewrite.Open(s.Dir.Path, agent, sqlitewrite.Options{})
-		if err != nil {
-			return err
-		}
-		return w.Close()
-	}
-	return s.CheckWritable(agent)
 }
 
 // IsSQLite reports whether a loaded store is a SQLite-era store.

@@ -160,7 +160,7 @@ func run(o *Options) error {
 		if a.Era == era.SQLite {
 			via = gatewayOf(id)
 		}
-		werr := s.CheckSessionWritable(id)
+		werr := sessionwrite.CheckWritable(s, id)
 		a.Writable = werr == nil || via != ""
 		a.CanSpawn = a.SpawnTarget && a.Writable
 		switch {

@@ -419,10 +419,10 @@ func CheckTarget(s *state.State, agent, key string, route sessionwrite.Route, o 
 	return err
 }
 
-// PreflightAgent refuses an agent sessions cannot write (state.CheckSessionWritable:
+// PreflightAgent refuses an agent sessions cannot write (sessionwrite.CheckWritable:
 // on the 2026.8+ SQLite store, an OpenClaw process holding the state dir or a
 // schema other than 2026.9.6's, exit 10).
-func PreflightAgent(s *state.State, agent string) error { return s.CheckSessionWritable(agent) }
+func PreflightAgent(s *state.State, agent string) error { return sessionwrite.CheckWritable(s, agent) }
 
 // Launch records the run, starts its runner and waits as asked.
 func Launch(f *cmdutil.Factory, s *state.State, rec *runs.Record, timeout time.Duration) error {
