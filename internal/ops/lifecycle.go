@@ -77,7 +77,7 @@ func (o *Ops) Delete(ctx context.Context, q DeleteRequest) (*LifecycleResult, er
 			ts = append(ts, t)
 		}
 	}
-	return o.lifecycle(s, agentsOf(ts...), q.DryRun, q.Force, func(lo *lifecycle.Options) (*LifecycleResult, error) {
+	return o.lifecycle(s, q.DryRun, q.Force, func(lo *lifecycle.Options) (*LifecycleResult, error) {
 		lo.KeepTranscript = q.KeepTranscript
 		return lifecycle.Delete(ctx, s, ts, *lo)
 	})
@@ -105,7 +105,7 @@ func (o *Ops) oneSession(ctx context.Context, key string, dryRun, force bool, ac
 	if err != nil {
 		return nil, err
 	}
-	return o.lifecycle(s, agentsOf(t), dryRun, force, func(lo *lifecycle.Options) (*LifecycleResult, error) {
+	return o.lifecycle(s, dryRun, force, func(lo *lifecycle.Options) (*LifecycleResult, error) {
 		return act(ctx, s, t, *lo)
 	})
 }
@@ -130,15 +130,7 @@ func (o *Ops) Prune(ctx context.Context, q PruneRequest) (*LifecycleResult, erro
 		}
 		agents = []string{a}
 	}
-	return o.lifecycle(s, agents, q.DryRun, q.Force, func(lo *lifecycle.Options) (*LifecycleResult, error) {
+	return o.lifecycle(s, q.DryRun, q.Force, func(lo *lifecycle.Options) (*LifecycleResult, error) {
 		return lifecycle.Prune(ctx, s, agents, q.OlderThan, q.Kinds, *lo)
 	})
-}
-
-func agentsOf(ts ...*state.Target) []string {
-	var out []string
-	for _, t := range ts {
-		out = append(out, t.Agent)
-	}
-	return out
 }

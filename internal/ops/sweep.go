@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/openclaw/sessions/internal/archive"
+	"github.com/openclaw/sessions/internal/sessionwrite"
 )
 
 // SweepReport is what an archive sweep did (`sessions runs --sweep
@@ -43,7 +44,7 @@ func (o *Ops) Sweep(ctx context.Context, q SweepRequest) (*SweepReport, error) {
 		return nil, err
 	}
 	if !q.Auto {
-		return archive.Sweep(ctx, s, o.Now(), archive.SweepOptions{LockTimeout: o.cfg.LockTimeout})
+		return archive.Sweep(ctx, s, o.Now(), archive.SweepOptions{LockTimeout: o.cfg.LockTimeout, Remove: sessionwrite.LocalRemover(s)})
 	}
 	due, err := archive.Due(s.Dir.Path, o.Now())
 	if err != nil {
@@ -55,7 +56,7 @@ func (o *Ops) Sweep(ctx context.Context, q SweepRequest) (*SweepReport, error) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	rep, err := archive.Sweep(ctx, s, o.Now(), archive.SweepOptions{LockTimeout: autoSweepLockTimeout})
+	rep, err := archive.Sweep(ctx, s, o.Now(), archive.SweepOptions{LockTimeout: autoSweepLockTimeout, Remove: sessionwrite.LocalRemover(s)})
 	if err != nil {
 		o.debug("archive sweep deferred", "err", err)
 		return nil, nil

@@ -17,6 +17,7 @@ import (
 	"github.com/openclaw/sessions/internal/sqlitewrite"
 	"time"
 
+	"github.com/openclaw/sessions/internal/archive"
 	"github.com/openclaw/sessions/internal/jsonx"
 	"github.com/openclaw/sessions/internal/state"
 	"github.com/openclaw/sessions/internal/store"
@@ -105,15 +106,7 @@ type Announcer interface {
 
 // Removed is what removing (JSON era: deleting) or archiving (SQLite era) a
 // child did.
-type Removed struct {
-	Existed bool
-	// Renamed are the transcripts renamed to .deleted.<ts> (JSON era).
-	Renamed []string
-	// Archived: the row was archived (archivedAt set), not deleted — the
-	// SQLite era (see RemoveChild).
-	Archived bool
-	At       int64
-}
+type Removed = archive.Removed
 
 // TurnUpdate is what the runner records in the entry after a turn:
 // modelProvider, model, contextTokens, abortedLastRun, token counts.
@@ -146,6 +139,27 @@ type Writes interface {
 	// archives (SQLite era: archivedAt, as sessions.patch archived does;
 	// OpenClaw 2026.9.6's row delete is not available to us) a child.
 	RemoveChild(ctx context.Context, key string) (*Removed, error)
+
+	// The lifecycle writes (delete, reset, archive, prune's deletions), on
+	// sessions resolved a moment ago on the local state dir; open them
+	// with OpenLifecycle.
+
+	// Delete deletes ts (this agent's sessions) as sessions.delete does:
+	// JSON era, the entries removed in one store update and the
+	// transcripts renamed <file>.deleted.<ts>; SQLite era, 2026.9.6's
+	// delete with deleteTranscript false (the transcript stays in the
+	// database); a gateway's sessions.delete. A session changed since it
+	// was read is skipped.
+	Delete(ctx context.Context, ts []*state.Target, o Lifecycle) (*Outcome, error)
+	// Reset starts t afresh as sessions.reset does (a new sessionId; the
+	// old transcript stays). The SQLite era refuses it (exit 10): only
+	// OpenClaw's gateway resets there.
+	Reset(ctx context.Context, t *state.Target, o Lifecycle) (*Item, error)
+	// Archive archives t: 2026.8+ (SQLite store, or a 2026.9.x gateway)
+	// archivedAt set, archiveReason "manual"; JSON era and a 1.30 gateway,
+	// which have no archived state, a Delete.
+	Archive(ctx context.Context, t *state.Target, o Lifecycle) (*Outcome, error)
+
 	// Close releases what Open took.
 	Close() error
 }
