@@ -1,7 +1,8 @@
 // Package sessionwrite is the one seam through which `sessions` writes a
 // session: patch an entry, create a spawned child, append a turn (or a
 // delivery mirror) to a transcript, update the entry after a turn, archive a
-// child, and read the context a turn needs. Three implementations, chosen
+// child, delete, reset or archive a session (the lifecycle writes), and read
+// the context a turn needs. Three implementations, chosen
 // in one place (Choose): the JSON era (sessions.json under OpenClaw's store
 // lock, JSONL transcripts: packages store and transcript), the OpenClaw
 // 2026.8+ SQLite store (package sqlitewrite, with all its preconditions: a
