@@ -184,12 +184,10 @@ func Delete(ctx context.Context, s *state.State, targets []*state.Target, o Opti
 	}
 	ws := &writes{open: o.Open}
 	defer ws.close()
-	byAgent := map[string][]*state.Target{}
 	for _, t := range targets {
 		if _, err := ws.of(t.Agent); err != nil {
 			return nil, err
 		}
-		byAgent[t.Agent] = append(byAgent[t.Agent], t)
 	}
 	for _, t := range targets {
 		if local(ws.by[t.Agent]) {
@@ -198,14 +196,46 @@ func Delete(ctx context.Context, s *state.State, targets []*state.Target, o Opti
 			}
 		}
 	}
-	for _, a := range ws.order {
-		out, err := ws.by[a].Delete(ctx, byAgent[a], sessionwrite.Lifecycle{DryRun: o.DryRun, KeepTranscript: o.KeepTranscript})
+	for _, b := range batches(ws, targets) {
+		out, err := b.w.Delete(ctx, b.ts, sessionwrite.Lifecycle{DryRun: o.DryRun, KeepTranscript: o.KeepTranscript})
 		if err != nil {
 			return nil, err
 		}
 		res.add(out)
 	}
 	return res, nil
+}
+
+type batch struct {
+	w  sessionwrite.Writes
+	ts []*state.Target
+}
+
+// batches are the Delete calls for targets: one per agent written here
+// (one store update, or one writer, for all its sessions), in the order
+// the agents come; through a gateway, which deletes one session a call
+// anyway, the sessions in the order given.
+func batches(ws *writes, targets []*state.Target) []*batch {
+	var out []*batch
+	mine := map[sessionwrite.Writes]*batch{}
+	for _, t := range targets {
+		w := ws.by[t.Agent]
+		if !local(w) {
+			if n := len(out); n > 0 && out[n-1].w == w {
+				out[n-1].ts = append(out[n-1].ts, t)
+			} else {
+				out = append(out, &batch{w: w, ts: []*state.Target{t}})
+			}
+			continue
+		}
+		if b := mine[w]; b != nil {
+			b.ts = append(b.ts, t)
+			continue
+		}
+		mine[w] = &batch{w: w, ts: []*state.Target{t}}
+		out = append(out, mine[w])
+	}
+	return out
 }
 
 // idle is the sessionwrite.Lifecycle Idle hook of o: a busy session

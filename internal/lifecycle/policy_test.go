@@ -125,3 +125,37 @@ func TestPolicyAroundTheSeam(t *testing.T) {
 		t.Fatalf("reset %+v %v", rr, err)
 	}
 }
+
+// Through a gateway the sessions are deleted in the order given; written
+// here, one call per agent with all its sessions, agents in order.
+func TestDeleteOrder(t *testing.T) {
+	s := fixture(t, "state-2026.1.30")
+	ctx := context.Background()
+	keys := []string{"agent:main:hook:github:push-42", "agent:ops:cron:035bfbe3-107c-469b-8a17-ded8e4966021", "agent:main:cron:9ebf7d12-92f8-4cd4-baed-e342d2ef4f39"}
+	var ts []*state.Target
+	for _, k := range keys {
+		ts = append(ts, resolve(t, s, k))
+	}
+	for _, e := range []era.Era{era.Gateway, era.JSON} {
+		ws := map[string]*fakeWrites{}
+		o := Options{Open: func(agent string) (sessionwrite.Writes, error) {
+			ws[agent] = &fakeWrites{era: e}
+			return ws[agent], nil
+		}}
+		res, err := Delete(ctx, s, ts, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, it := range res.Sessions {
+			got = append(got, it.Key)
+		}
+		want := keys
+		if e == era.JSON {
+			want = []string{keys[0], keys[2], keys[1]}
+		}
+		if !reflect.DeepEqual(got, want) || len(ws["main"].opts) != map[era.Era]int{era.Gateway: 2, era.JSON: 1}[e] {
+			t.Errorf("%s: %v (main called %d times)", e, got, len(ws["main"].opts))
+		}
+	}
+}
