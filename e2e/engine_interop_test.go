@@ -7,9 +7,10 @@
 // (the workspace files, in OpenClaw's order, an oversized SOUL.md truncated)
 // must be byte-identical; the sections that differ are logged and listed in
 // docs/ENGINES.md.
-// Run: OPENCLAW_PEER=../shared/peer/openclaw-peer go test -tags interop -run TestInteropPersona -count=1 -v .
+// Run from the repository root: OPENCLAW_PEER=$PWD/../shared/peer/openclaw-peer
+// go test -tags interop -run TestInteropPersona -count=1 -v ./e2e/
 
-package main_test
+package e2e_test
 
 import (
 	"os"

@@ -9,9 +9,10 @@
 // openclaw when the peer's openclaw is on $PATH. 2026.9.6 (SQLite state,
 // --session-key): the engine's turn on the 9.6 fixture, read back through our
 // SQLite reader. Skips with one line without the peer.
-// Run: OPENCLAW_PEER=../shared/peer/openclaw-peer go test -tags interop -run TestInteropOpenClawEngine -count=1 -v .
+// Run from the repository root: OPENCLAW_PEER=$PWD/../shared/peer/openclaw-peer
+// go test -tags interop -run TestInteropOpenClawEngine -count=1 -v ./e2e/
 
-package main_test
+package e2e_test
 
 import (
 	"bytes"

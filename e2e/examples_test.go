@@ -1,4 +1,4 @@
-package main_test
+package e2e_test
 
 import (
 	"bufio"
@@ -16,6 +16,7 @@ import (
 	"github.com/openclaw/sessions/internal/cmdutil"
 	"github.com/openclaw/sessions/internal/config"
 	"github.com/openclaw/sessions/internal/iostreams"
+	"github.com/openclaw/sessions/internal/testutil"
 )
 
 // An example is one command line of documentation: an `Example:` line of a
@@ -98,10 +99,7 @@ a-token-the-context-examples-name
 	if run < 15 {
 		t.Fatalf("only %d examples run for real", run)
 	}
-	root, err := filepath.Abs("testdata")
-	if err != nil {
-		t.Fatal(err)
-	}
+	root := fixtures(t)
 	testscript.Run(t, testscript.Params{
 		Dir:                 dir,
 		RequireExplicitExec: true,
@@ -150,7 +148,7 @@ func helpExamples(t *testing.T) []example {
 // readmeExamples collects the lines of the README's ```sh blocks that
 // invoke sessions (not make, go test or go install).
 func readmeExamples(t *testing.T) []example {
-	f, err := os.Open("README.md")
+	f, err := os.Open(filepath.Join(testutil.Root(t), "README.md"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,13 +4,14 @@
 // ../shared/peer): `openclaw sessions --json --store <agent store>` and
 // `sessions list --agent <id> --json` must agree on the sessions of every
 // store, on a copy of the fixture state and on a 1,000-entry synthetic store.
-// Run: make interop (or OPENCLAW_PEER=../shared/peer/openclaw-peer go test
-// -tags interop -run Interop -count=1 .). Skips with one line when
+// Run: make interop (or, from the repository root,
+// OPENCLAW_PEER=$PWD/../shared/peer/openclaw-peer go test -tags interop
+// -run Interop -count=1 ./e2e/). Skips with one line when
 // OPENCLAW_PEER is unset or the peer cannot be installed here (exit 75).
 //
 // TestMain is script_test.go's (testscript.Main).
 
-package main_test
+package e2e_test
 
 import (
 	"bytes"

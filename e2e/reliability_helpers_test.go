@@ -1,4 +1,4 @@
-package main_test
+package e2e_test
 
 // Helpers shared by the reliability suites (badinput_test.go,
 // crash_test.go, policy_table_test.go, perm_test.go): they run the real
@@ -133,11 +133,12 @@ func relCopyTree(t testing.TB, src, dst string) {
 	}
 }
 
-// relState copies testdata/<fixture> to <root>/state and returns its path.
+// relState copies the repository's testdata/<fixture> to <root>/state and
+// returns its path.
 func relState(t testing.TB, root, fixture string) string {
 	t.Helper()
 	dst := filepath.Join(root, "state")
-	relCopyTree(t, filepath.Join("testdata", fixture), dst)
+	relCopyTree(t, filepath.Join(fixtures(t), fixture), dst)
 	return dst
 }
 

@@ -1,4 +1,4 @@
-package main_test
+package e2e_test
 
 import (
 	"fmt"

@@ -1,4 +1,4 @@
-package main_test
+package e2e_test
 
 import (
 	"encoding/hex"
@@ -21,13 +21,11 @@ func TestMain(m *testing.M) {
 	})
 }
 
-// TestScript runs the end-to-end scripts in testdata/script: one behaviour
-// per file, each over its own copy of real OpenClaw state.
+// TestScript runs the end-to-end scripts in testdata/script (of this
+// directory): one behaviour per file, each over its own copy of real
+// OpenClaw state from the repository's testdata/ ($TESTDATA in them).
 func TestScript(t *testing.T) {
-	root, err := filepath.Abs("testdata")
-	if err != nil {
-		t.Fatal(err)
-	}
+	root := fixtures(t)
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata/script",
 		RequireExplicitExec: true,
@@ -76,7 +74,16 @@ func TestScript(t *testing.T) {
 	})
 }
 
-// copystate NAME DST: copy testdata/NAME (a state dir) to DST.
+// fixtures is the absolute path of the repository's testdata/, which holds
+// the bundled OpenClaw states (this directory's testdata/ holds the scripts
+// and the bad-input corpus).
+func fixtures(t testing.TB) string {
+	t.Helper()
+	return filepath.Join(testutil.Root(t), "testdata")
+}
+
+// copystate NAME DST: copy $TESTDATA/NAME (a state dir of the repository's
+// testdata/) to DST.
 func copyState(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) != 2 {
 		ts.Fatalf("usage: copystate NAME DST")

@@ -6,13 +6,14 @@
 // must send our user and assistant messages to the model in its context, and
 // the transcript must stay one linear parentId chain (openclaw-peer
 // transcript-check).
-// Run: make interop (or OPENCLAW_PEER=../shared/peer/openclaw-peer go test
-// -tags interop -run TestInteropSend -count=1 -v .).
+// Run: make interop (or, from the repository root,
+// OPENCLAW_PEER=$PWD/../shared/peer/openclaw-peer go test -tags interop
+// -run TestInteropSend -count=1 -v ./e2e/).
 //
 // Uses internal/testutil/peertest and interop_test.go's decode; TestMain is
 // script_test.go's.
 
-package main_test
+package e2e_test
 
 import (
 	"bytes"

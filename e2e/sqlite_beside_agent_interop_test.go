@@ -9,10 +9,11 @@
 // same database go through, our write to the agent's own session is
 // refused with exit 10, and after the agent finishes both turns are there,
 // seq is contiguous and integrity_check / foreign_key_check are clean.
-// Run: make interop (or OPENCLAW_PEER=../shared/peer/openclaw-peer go test
-// -tags interop -run TestInteropWriteBesideEmbeddedAgent -count=1 -v .).
+// Run: make interop (or, from the repository root,
+// OPENCLAW_PEER=$PWD/../shared/peer/openclaw-peer go test -tags interop
+// -run TestInteropWriteBesideEmbeddedAgent -count=1 -v ./e2e/).
 
-package main_test
+package e2e_test
 
 import (
 	"bytes"

@@ -10,10 +10,11 @@
 // request carries our user and assistant messages), `openclaw doctor --lint`
 // (read-only) finds nothing an untouched copy does not, and its gateway's
 // sessions.search finds the unique word our send appended.
-// Run: make interop (or OPENCLAW_PEER=../shared/peer/openclaw-peer go test
-// -tags interop -run TestInteropSQLiteWrite -count=1 -v .).
+// Run: make interop (or, from the repository root,
+// OPENCLAW_PEER=$PWD/../shared/peer/openclaw-peer go test -tags interop
+// -run TestInteropSQLiteWrite -count=1 -v ./e2e/).
 
-package main_test
+package e2e_test
 
 import (
 	"bytes"

@@ -1,4 +1,4 @@
-package main_test
+package e2e_test
 
 import (
 	"context"
@@ -28,10 +28,7 @@ func TestTTYUnderScript(t *testing.T) {
 		t.Skip("skipping the pseudo-terminal test: `script` (util-linux) is not installed")
 	}
 	bin := buildBinary(t)
-	fixture, err := filepath.Abs("testdata/state-2026.1.30")
-	if err != nil {
-		t.Fatal(err)
-	}
+	fixture := filepath.Join(fixtures(t), "state-2026.1.30")
 	// A JSON5 store makes the logger print a warning on the terminal.
 	json5State := t.TempDir()
 	copyTree(t, fixture, json5State)
@@ -149,7 +146,9 @@ func buildBinary(t *testing.T) string {
 		t.Skip("skipping: no `go` command to build the binary")
 	}
 	bin := filepath.Join(t.TempDir(), "sessions")
-	if out, err := exec.Command(goBin, "build", "-o", bin, "./cmd/sessions").CombinedOutput(); err != nil {
+	build := exec.Command(goBin, "build", "-o", bin, "./cmd/sessions")
+	build.Dir = testutil.Root(t)
+	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	return bin
@@ -159,10 +158,7 @@ func buildBinary(t *testing.T) string {
 // and on SIGINT, promptly.
 func TestFollowEndsOnSignals(t *testing.T) {
 	bin := buildBinary(t)
-	fixture, err := filepath.Abs("testdata/state-2026.1.30")
-	if err != nil {
-		t.Fatal(err)
-	}
+	fixture := filepath.Join(fixtures(t), "state-2026.1.30")
 	for _, sig := range []os.Signal{syscall.SIGTERM, os.Interrupt} {
 		t.Run(sig.String(), func(t *testing.T) {
 			cmd := exec.Command(bin, "--state-dir", fixture, "history", "main", "--limit", "1", "--follow", "--json")
