@@ -218,46 +218,55 @@ func wantCode(t *testing.T, err error, code int, parts ...string) {
 	}
 }
 
+// checks are the conformance checks by name, for the suites that run them
+// all on one shared implementation (the real gateways under interop).
+var checks = []struct {
+	name string
+	fn   func(t *testing.T, fx *fixture)
+}{
+	{"list", checkList},
+}
+
 // TestConformanceList: every session, newest first, the totals and the
 // limit said the same way; the kinds filter; the main session there.
-func TestConformanceList(t *testing.T) {
-	each(t, func(t *testing.T, fx *fixture) {
-		all, err := fx.ops.List(ctx(t), ops.ListQuery{Limit: -1, AllAgents: true})
-		if err != nil {
-			t.Fatal(err)
+func TestConformanceList(t *testing.T) { each(t, checkList) }
+
+func checkList(t *testing.T, fx *fixture) {
+	all, err := fx.ops.List(ctx(t), ops.ListQuery{Limit: -1, AllAgents: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if all.Count == 0 || all.Count != all.TotalCount || all.HasMore || all.LimitApplied != nil {
+		t.Fatalf("limit all: count %d total %d hasMore %v limit %v", all.Count, all.TotalCount, all.HasMore, all.LimitApplied)
+	}
+	if !slices.Contains(keysOf(all.Sessions), fx.main) {
+		t.Fatalf("no %s in %q", fx.main, keysOf(all.Sessions))
+	}
+	for i := 1; i < len(all.Sessions); i++ {
+		if a, b := all.Sessions[i-1].UpdatedAt, all.Sessions[i].UpdatedAt; a != nil && b != nil && *a < *b {
+			t.Fatalf("not newest first at %d: %v < %v", i, *a, *b)
 		}
-		if all.Count == 0 || all.Count != all.TotalCount || all.HasMore || all.LimitApplied != nil {
-			t.Fatalf("limit all: count %d total %d hasMore %v limit %v", all.Count, all.TotalCount, all.HasMore, all.LimitApplied)
+	}
+	one, err := fx.ops.List(ctx(t), ops.ListQuery{Limit: 1, AllAgents: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if one.Count != 1 || one.TotalCount != all.TotalCount || !one.HasMore || one.LimitApplied == nil || *one.LimitApplied != 1 {
+		t.Fatalf("limit 1: count %d total %d (all %d) hasMore %v", one.Count, one.TotalCount, all.TotalCount, one.HasMore)
+	}
+	if one.Sessions[0].Key != all.Sessions[0].Key {
+		t.Fatalf("limit 1 gives %s, the newest is %s", one.Sessions[0].Key, all.Sessions[0].Key)
+	}
+	mains, err := fx.ops.List(ctx(t), ops.ListQuery{Limit: -1, AllAgents: true, Kinds: []string{"main"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range mains.Sessions {
+		if r.Kind != "main" {
+			t.Fatalf("--kinds main listed %s (%s)", r.Key, r.Kind)
 		}
-		if !slices.Contains(keysOf(all.Sessions), fx.main) {
-			t.Fatalf("no %s in %q", fx.main, keysOf(all.Sessions))
-		}
-		for i := 1; i < len(all.Sessions); i++ {
-			if a, b := all.Sessions[i-1].UpdatedAt, all.Sessions[i].UpdatedAt; a != nil && b != nil && *a < *b {
-				t.Fatalf("not newest first at %d: %v < %v", i, *a, *b)
-			}
-		}
-		one, err := fx.ops.List(ctx(t), ops.ListQuery{Limit: 1, AllAgents: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if one.Count != 1 || one.TotalCount != all.TotalCount || !one.HasMore || one.LimitApplied == nil || *one.LimitApplied != 1 {
-			t.Fatalf("limit 1: count %d total %d (all %d) hasMore %v", one.Count, one.TotalCount, all.TotalCount, one.HasMore)
-		}
-		if one.Sessions[0].Key != all.Sessions[0].Key {
-			t.Fatalf("limit 1 gives %s, the newest is %s", one.Sessions[0].Key, all.Sessions[0].Key)
-		}
-		mains, err := fx.ops.List(ctx(t), ops.ListQuery{Limit: -1, AllAgents: true, Kinds: []string{"main"}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, r := range mains.Sessions {
-			if r.Kind != "main" {
-				t.Fatalf("--kinds main listed %s (%s)", r.Key, r.Kind)
-			}
-		}
-		if !slices.Contains(keysOf(mains.Sessions), fx.main) {
-			t.Fatalf("--kinds main: no %s in %q", fx.main, keysOf(mains.Sessions))
-		}
-	})
+	}
+	if !slices.Contains(keysOf(mains.Sessions), fx.main) {
+		t.Fatalf("--kinds main: no %s in %q", fx.main, keysOf(mains.Sessions))
+	}
 }
