@@ -8,22 +8,20 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"net/url"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"time"
 
+	"github.com/openclaw/sessions/internal/sqlitedb"
+
 	"github.com/klauspost/compress/zstd"
-	"modernc.org/sqlite"
-	sqlite3 "modernc.org/sqlite/lib"
 
 	"github.com/openclaw/sessions/internal/apperr"
 )
 
 // FileName is the per-agent database's file name, in <state>/agents/<id>/agent/.
-const FileName = "openclaw-agent.sqlite"
+const FileName = sqlitedb.FileName
 
 // DefaultBusyTimeout bounds a read that waits for a writer's lock when
 // Options.BusyTimeout is 0 (the CLI's default --lock-timeout).
@@ -35,9 +33,7 @@ const DefaultBusyTimeout = 10 * time.Second
 const SchemaVersion = 23
 
 // Path returns where OpenClaw 2026.8+ keeps the sessions of agentID.
-func Path(stateDir, agentID string) string {
-	return filepath.Join(stateDir, "agents", agentID, "agent", FileName)
-}
+func Path(stateDir, agentID string) string { return sqlitedb.AgentPath(stateDir, agentID) }
 
 // Options controls Open.
 type Options struct {
@@ -228,21 +224,13 @@ func (db *DB) open() error {
 }
 
 func (db *DB) dsn() string {
-	u := url.URL{Scheme: "file", Path: filepath.ToSlash(db.path)}
-	q := url.Values{}
+	mode := sqlitedb.ReadOnly
 	if db.mode == modeImmutable {
-		q.Set("immutable", "1")
-	} else {
-		q.Set("mode", "ro")
+		mode = sqlitedb.Immutable
 	}
-	q.Set("_busy_timeout", fmt.Sprint(db.opts.BusyTimeout.Milliseconds()))
-	q.Set("_query_only", "1")
 	// trusted_schema=OFF: no function in the database's schema (views,
 	// triggers, defaults) runs with side effects while we read.
-	q.Add("_pragma", "trusted_schema(0)")
-	u.RawQuery = q.Encode()
-	// url.URL renders "file:///abs"; SQLite accepts an empty authority.
-	return u.String()
+	return sqlitedb.DSN(db.path, sqlitedb.DSNOptions{Mode: mode, BusyTimeout: db.opts.BusyTimeout, Pragmas: []string{"trusted_schema(0)"}})
 }
 
 func (db *DB) fileErr(err error) error {
@@ -258,38 +246,7 @@ func (db *DB) fileErr(err error) error {
 
 // mapErr turns a driver error into the CLI's typed errors.
 func (db *DB) mapErr(err error, what string) error {
-	if err == nil {
-		return nil
-	}
-	var ae *apperr.Error
-	if errors.As(err, &ae) {
-		return err
-	}
-	var se *sqlite.Error
-	if errors.As(err, &se) {
-		switch se.Code() & 0xff {
-		case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED:
-			return apperr.Lockf("OpenClaw SQLite store %s is locked by a writer: still busy after %s (%s)",
-				db.path, db.opts.BusyTimeout, what).Wrap(err)
-		case sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB, sqlite3.SQLITE_FORMAT:
-			return apperr.Statef("OpenClaw SQLite store %s is corrupt: %s", db.path, cleanMsg(se)).Wrap(err)
-		case sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_IOERR, sqlite3.SQLITE_PERM, sqlite3.SQLITE_AUTH,
-			sqlite3.SQLITE_READONLY, sqlite3.SQLITE_NOMEM, sqlite3.SQLITE_FULL, sqlite3.SQLITE_PROTOCOL:
-			return apperr.Statef("cannot read OpenClaw SQLite store %s: %s", db.path, cleanMsg(se)).Wrap(err)
-		case sqlite3.SQLITE_ERROR, sqlite3.SQLITE_SCHEMA, sqlite3.SQLITE_MISMATCH, sqlite3.SQLITE_RANGE:
-			return apperr.Statef("OpenClaw SQLite store %s is unsupported or damaged: %s", db.path, cleanMsg(se)).Wrap(err)
-		}
-		return apperr.Statef("cannot read OpenClaw SQLite store %s: %s", db.path, cleanMsg(se)).Wrap(err)
-	}
-	if errors.Is(err, context.DeadlineExceeded) {
-		return apperr.Lockf("OpenClaw SQLite store %s: gave up after %s (%s)", db.path, db.opts.BusyTimeout, what).Wrap(err)
-	}
-	return apperr.Statef("cannot read OpenClaw SQLite store %s: %v", db.path, err).Wrap(err)
-}
-
-// cleanMsg drops the driver's "(code)" decoration when it adds nothing.
-func cleanMsg(se *sqlite.Error) string {
-	return strings.TrimSpace(se.Error())
+	return sqlitedb.MapError(err, db.path, sqlitedb.Read, db.opts.BusyTimeout, what)
 }
 
 // read runs fn in one read transaction (one consistent snapshot for all of
