@@ -277,7 +277,7 @@ func biCases() []biCase {
 			{args: []string{"list", "--all-agents", "--jq", ".count"}, stdout: `^[1-9]\d*\n$`},
 			{args: []string{"agents", "--jq", `[.agents[].era] | join(",")`}, stdout: `sqlite`},
 			{args: []string{"patch", "main", "--label", "x"}, code: 10, stderr: `gateway ws://.* unreachable`},
-			// send and spawn go to that gateway too (issue 12), where only
+			// send and spawn go to that gateway too, where only
 			// its own turns may run: the exec engine asked for is exit 2
 			{args: []string{"send", "main", "hi", "--timeout", "5"}, code: 2, stderr: `--engine exec:.* cannot run a turn on agent main: its sessions are written through the gateway ws://`},
 			{args: []string{"spawn", "a task"}, code: 2, stderr: `cannot run a turn on agent main: its sessions are written through the gateway`},

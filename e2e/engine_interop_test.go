@@ -1,7 +1,7 @@
 //go:build interop
 
 // The provider engine's system prompt beside the real OpenClaw 2026.1.30's
-// (issue 14): the same agent, workspace and session, one turn by
+// (engines): the same agent, workspace and session, one turn by
 // `openclaw agent --local`, one by `sessions send` (provider engine), both
 // against the peer's mock LLM with full request logs. The Project Context
 // (the workspace files, in OpenClaw's order, an oversized SOUL.md truncated)

@@ -1,6 +1,6 @@
 //go:build interop
 
-// The openclaw engine against the real OpenClaw (issue 14): `sessions send
+// The openclaw engine against the real OpenClaw: `sessions send
 // --engine openclaw` and `sessions spawn --engine openclaw` run real
 // `openclaw agent --local` turns of 2026.1.30 with the peer's mock LLM — the
 // reply is the mock's, OpenClaw writes the transcript itself (its own

@@ -1,6 +1,6 @@
 //go:build interop
 
-// The real OpenClaw continues what `sessions send` wrote (issue 4): on a copy
+// The real OpenClaw continues what `sessions send` wrote: on a copy
 // of testdata/state-2026.1.30, our send (provider engine) talks to the peer's
 // mock LLM; then a real `openclaw agent --local` turn on the same session
 // must send our user and assistant messages to the model in its context, and

@@ -18,7 +18,7 @@ func TestConformanceInterop(t *testing.T) {
 	for _, v := range []struct{ name, version string }{{"gateway-1.30", "2026.1.30"}, {"gateway-9.6", "2026.9.6"}} {
 		t.Run(v.name, func(t *testing.T) {
 			g := peertest.StartGateway(t, p, v.version)
-			c := g.Seeded(t, "agent:main:main")
+			c := g.Seeded(t, "agent:main:main", "agent:main:conformance")
 			tmp := t.TempDir()
 			env := isolate(t, tmp, nil)
 			fx := &fixture{ops: newOps(tmp, env, ops.Config{Gateway: g.URL, GatewayTokenFile: c.TokenFile}), main: "agent:main:main", remote: true}
