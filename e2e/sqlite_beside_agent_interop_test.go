@@ -1,7 +1,7 @@
 //go:build interop
 
-// Our writes beside a real `openclaw agent --local` 2026.9.6 (
-// Faults): while the real embedded agent runs a turn on one session of the
+// Our writes beside a real `openclaw agent --local` 2026.9.6
+// (faults): while the real embedded agent runs a turn on one session of the
 // main agent's database (it holds gateway.state.lock with role
 // agent-embedded and agent_database_leases rows for the whole turn; its
 // model request is held open by a proxy so the two surely overlap), our
