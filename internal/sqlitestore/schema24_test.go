@@ -82,6 +82,17 @@ func TestSchema24ReadsAsSchema23(t *testing.T) {
 				t.Errorf("%s: EntryRaw(%s) = %v %v, differs from Store's", agent, e.Key, ok, err)
 			}
 		}
+		// The direct read of session_nodes takes the 24 table (one more
+		// column) and gives what SQLite gives.
+		if db24.direct == nil || db24.directReads == 0 {
+			t.Errorf("%s: the direct read did not read the schema-24 table", agent)
+		}
+		directRead = false
+		viaSQL, err := db24.Store()
+		directRead = true
+		if err != nil || !reflect.DeepEqual(viaSQL.Entries, st24.Entries) {
+			t.Errorf("%s: Store through SQLite differs from the direct read (%v)", agent, err)
+		}
 		meta, err := db24.StoreMeta()
 		if err != nil || len(meta.Entries) != len(st24.Entries) {
 			t.Fatalf("StoreMeta: %v", err)

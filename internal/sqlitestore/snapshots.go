@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/tidwall/gjson"
+
 	"github.com/openclaw/sessions/internal/store"
 )
 
@@ -67,6 +69,9 @@ func attachAll(entries []store.Entry, snaps map[string]map[string][]byte) {
 // stays byte for byte. raw that is not one JSON object is returned as it is
 // (the entry check reports it).
 func attachSnapshots(raw []byte, snaps map[string][]byte) []byte {
+	if out, ok := appendSnapshots(raw, snaps); ok {
+		return out
+	}
 	type span struct{ start, end int }
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
@@ -137,4 +142,56 @@ func attachSnapshots(raw []byte, snaps map[string][]byte) []byte {
 	out = append(out, tail.Bytes()...)
 	out = append(out, raw[closing:]...)
 	return out
+}
+
+// appendSnapshots is attachSnapshots' usual case in one scan of the top
+// level (an entry is mostly its nested values, which gjson skips): a valid
+// object with none of the snapshot fields gets them appended before its
+// closing brace. ok is false for anything else (a field still inline, or
+// raw that is not one valid object), which the decoder then handles.
+func appendSnapshots(raw []byte, snaps map[string][]byte) (out []byte, ok bool) {
+	if !gjson.ValidBytes(raw) {
+		return nil, false
+	}
+	r := gjson.ParseBytes(raw)
+	if !r.IsObject() {
+		return nil, false
+	}
+	inline, members := false, 0
+	r.ForEach(func(k, _ gjson.Result) bool {
+		members++
+		for _, f := range snapshotFields {
+			if k.Str == f {
+				inline = true
+				return false
+			}
+		}
+		return true
+	})
+	if inline {
+		return nil, false
+	}
+	closing := bytes.LastIndexByte(raw, '}')
+	if closing < 0 {
+		return nil, false
+	}
+	var tail bytes.Buffer
+	for _, f := range snapshotFields {
+		v, ok := snaps[f]
+		if !ok {
+			continue
+		}
+		if members > 0 || tail.Len() > 0 {
+			tail.WriteByte(',')
+		}
+		fmt.Fprintf(&tail, "%q:", f)
+		tail.Write(v)
+	}
+	if tail.Len() == 0 {
+		return raw, true
+	}
+	out = make([]byte, 0, len(raw)+tail.Len())
+	out = append(out, raw[:closing]...)
+	out = append(out, tail.Bytes()...)
+	return append(out, raw[closing:]...), true
 }
