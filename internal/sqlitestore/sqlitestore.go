@@ -32,6 +32,18 @@ const DefaultBusyTimeout = 10 * time.Second
 // are read as long as the tables and columns read here exist.
 const SchemaVersion = 23
 
+// ReadSchemaVersion is the newest agent schema this package reads
+// completely: 24, written by OpenClaw 2026.9.8, 2026.9.9 and 2026.10.x. It
+// is schema 23 plus session_nodes.snapshot_revision and the table
+// session_entry_snapshots, which holds an entry's sessionDiffBaseline,
+// skillsSnapshot and systemPromptReport beside entry_json; Store and
+// EntryRaw put them back into the entry as OpenClaw's reader does. A newer
+// schema is read with one warning per store (see Options.Warn).
+const ReadSchemaVersion = 24
+
+// ReadSchemaOpenClaw names the OpenClaw releases of ReadSchemaVersion.
+const ReadSchemaOpenClaw = "OpenClaw 2026.9.8 to 2026.10.x"
+
 // Path returns where OpenClaw 2026.8+ keeps the sessions of agentID.
 func Path(stateDir, agentID string) string { return sqlitedb.AgentPath(stateDir, agentID) }
 
@@ -43,7 +55,8 @@ type Options struct {
 	BusyTimeout time.Duration
 	// Warn, when set, receives non-fatal findings: rows left out of Store,
 	// unreadable transcript events (once per read), a schema newer than
-	// SchemaVersion.
+	// ReadSchemaVersion (once per store and process: a command that opens
+	// a store several times says it once).
 	Warn func(msg string)
 }
 
@@ -61,7 +74,10 @@ type DB struct {
 	stamp fileStamp
 
 	hasCold bool // the database has session_transcript_cold_archives
-	zdec    *zstd.Decoder
+	// snapshots: the database has session_entry_snapshots (agent schema
+	// 24), whose rows belong back in their entries (Store, EntryRaw).
+	snapshots bool
+	zdec      *zstd.Decoder
 
 	// direct is what Store needs to read session_nodes straight from the
 	// file (nil: always through SQLite); see direct.go.
@@ -321,7 +337,7 @@ var required = map[string][]string{
 // can read (and is readable at all: a corrupt or locked file fails here).
 func (db *DB) checkSchema() error {
 	var version int64
-	var cold bool
+	var cold, snapshots bool
 	var direct *directTable
 	err := db.read("schema check", func(tx *sql.Tx) error {
 		if err := tx.QueryRow("PRAGMA user_version").Scan(&version); err != nil {
@@ -356,6 +372,9 @@ func (db *DB) checkSchema() error {
 		if err := tx.QueryRow("SELECT count(*) > 0 FROM sqlite_master WHERE type = 'table' AND name = 'session_transcript_cold_archives'").Scan(&cold); err != nil {
 			return err
 		}
+		if err := tx.QueryRow("SELECT count(*) > 0 FROM sqlite_master WHERE type = 'table' AND name = 'session_entry_snapshots'").Scan(&snapshots); err != nil {
+			return err
+		}
 		direct = directTableOf(tx)
 		return nil
 	})
@@ -364,11 +383,18 @@ func (db *DB) checkSchema() error {
 	}
 	db.hasCold = cold
 	db.direct = direct
-	if version > SchemaVersion && db.opts.Warn != nil {
-		db.opts.Warn(fmt.Sprintf("OpenClaw SQLite store %s has schema version %d, newer than %d (OpenClaw 2026.9.6); reading what this version knows", db.path, version, SchemaVersion))
+	db.snapshots = snapshots
+	if version > ReadSchemaVersion && db.opts.Warn != nil {
+		if _, told := warnedNewer.LoadOrStore(db.path, true); !told {
+			db.opts.Warn(fmt.Sprintf("OpenClaw SQLite store %s has schema version %d, newer than %d (%s), the newest this version of sessions knows: reading what it knows, never writing it directly (writes go through the running gateway; a newer sessions reads it completely)", db.path, version, ReadSchemaVersion, ReadSchemaOpenClaw))
+		}
 	}
 	return nil
 }
+
+// warnedNewer holds the paths whose newer-schema warning was given: once
+// per store for the process, i.e. per command.
+var warnedNewer sync.Map
 
 // decoder returns the zstd decoder (one per DB, created on first use).
 func (db *DB) decoder() (*zstd.Decoder, error) {
