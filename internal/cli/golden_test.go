@@ -62,7 +62,7 @@ func TestGoldenReads(t *testing.T) {
 	prev := time.Local
 	time.Local = time.UTC
 	t.Cleanup(func() { time.Local = prev })
-	for _, fx := range []string{"state-2026.1.30", "state-2026.9.6"} {
+	for _, fx := range []string{"state-2026.1.30", "state-2026.9.6", "state-2026.9.8"} {
 		t.Run(fx, func(t *testing.T) {
 			for _, g := range goldenRuns {
 				t.Run(g.name, func(t *testing.T) {
