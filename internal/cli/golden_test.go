@@ -76,7 +76,7 @@ func TestGoldenReads(t *testing.T) {
 						"XDG_CACHE_HOME": filepath.Join(tmp, "xdg-cache")}
 					ios, _, out, errOut := iostreams.Test()
 					ios.SetStdoutTTY(g.tty)
-					ios.SetTerminalWidth(160)
+					ios.SetTerminalWidth(1000) // wide: a cut never depends on the temp dir's length
 					f := &cmdutil.Factory{
 						IO:     ios,
 						Env:    config.Env{Getenv: func(k string) string { return env[k] }, Home: tmp},
