@@ -28,6 +28,10 @@ func ParseLabel(e era.Era, raw string) (string, error) { return sessionwrite.Par
 // lookup, patch); running out is exit 5.
 var PatchGatewayTimeout = 60 * time.Second
 
+// DefaultPatchSettle bounds the wait, after an OpenClaw run released a
+// session's transcript lock, for its end-of-turn write of the store.
+const DefaultPatchSettle = 2 * time.Second
+
 // PatchRequest is a change of a session's send policy or label, as
 // OpenClaw's sessions.patch makes it.
 type PatchRequest struct {
@@ -42,7 +46,7 @@ type PatchRequest struct {
 	// dir only).
 	WaitIdle time.Duration
 	// Settle is how long to wait, after such a run released the lock, for
-	// its end-of-turn store write.
+	// its end-of-turn store write (0: DefaultPatchSettle).
 	Settle time.Duration
 	// OnWaitIdle is told when the patch starts waiting for such a run
 	// (WaitIdle), with what it waits for.

@@ -56,6 +56,9 @@ func (o *Ops) checkIdle(ctx context.Context, q PatchRequest, s *state.State, t *
 	}
 	// The turn's own store write comes right after it releases the lock:
 	// wait for the store to change (or q.Settle), so that it lands first.
+	if q.Settle <= 0 {
+		q.Settle = DefaultPatchSettle
+	}
 	settle := time.NewTimer(q.Settle)
 	defer settle.Stop()
 	for storeStamp(storePath) == before {

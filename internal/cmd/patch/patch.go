@@ -39,7 +39,7 @@ const DefaultWaitIdle = 60 * time.Second
 
 // DefaultSettle bounds the wait, after a run released its transcript
 // lock, for OpenClaw's end-of-turn write of the store.
-const DefaultSettle = 2 * time.Second
+const DefaultSettle = ops.DefaultPatchSettle
 
 // NewCmd builds the command.
 func NewCmd(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
