@@ -9,7 +9,6 @@ import (
 
 	"github.com/openclaw/sessions/internal/apperr"
 	"github.com/openclaw/sessions/internal/backend"
-	"github.com/openclaw/sessions/internal/cmd/send"
 	"github.com/openclaw/sessions/internal/cmdutil"
 	"github.com/openclaw/sessions/internal/output"
 	"github.com/openclaw/sessions/internal/runs"
@@ -282,25 +281,7 @@ func matchSession(r *runs.Record, s string) bool {
 // runsOf is where this invocation's runs are recorded: the home of the
 // gateway it names (the runs send and spawn made through it), else the
 // local state dir's.
-func runsOf(f *cmdutil.Factory) (*runs.Store, error) {
-	ep, err := send.NamedGateway(f)
-	if err != nil {
-		return nil, err
-	}
-	if ep != nil {
-		home, err := runs.GatewayHome(f.Getenv, ep.URL, false)
-		if err != nil {
-			return nil, err
-		}
-		f.Log.Debug("runs through the gateway "+ep.String()+" are kept in "+home, "gateway", ep.String())
-		return runs.Open(home), nil
-	}
-	s, err := f.State()
-	if err != nil {
-		return nil, err
-	}
-	return runs.Open(s.Dir.Path), nil
-}
+func runsOf(f *cmdutil.Factory) (*runs.Store, error) { return f.Ops().RunStore() }
 
 // engineName is the engine column: the spec without the openclaw path or
 // the exec command ("openclaw", "exec").

@@ -1,4 +1,4 @@
-package spawn
+package launch
 
 import (
 	"fmt"
@@ -13,7 +13,7 @@ import (
 // model id when agents.defaults.model does not name one.
 const defaultProvider = "anthropic"
 
-// Model is a resolved, validated model for a sub-agent.
+// Model is a resolved, validated model for a sub-agent (spawn --model).
 type Model struct {
 	Ref      string // as given (trimmed)
 	Provider string // the models.providers key, as configured
@@ -151,4 +151,16 @@ func sortedKeys(m map[string]bool) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// RedundantOverride: OpenClaw clears the override when the model is
+// agents.defaults.model. We do so only when the target agent has no model
+// of its own (else 1.30 would run the agent's model, not the one asked for).
+func RedundantOverride(cfg *config.Config, agent string, m *Model) bool {
+	dp, dm := configuredDefault(cfg)
+	if dp == "" || normalizeProviderID(m.Provider)+"/"+m.ID != dp+"/"+dm {
+		return false
+	}
+	a := cfg.Agent(agent)
+	return a == nil || a.Model == nil || strings.TrimSpace(a.Model.Primary) == ""
 }
