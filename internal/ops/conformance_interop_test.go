@@ -21,7 +21,9 @@ func TestConformanceInterop(t *testing.T) {
 			c := g.Seeded(t, "agent:main:main", "agent:main:conformance")
 			tmp := t.TempDir()
 			env := isolate(t, tmp, nil)
-			fx := &fixture{ops: newOps(tmp, env, ops.Config{Gateway: g.URL, GatewayTokenFile: c.TokenFile}), main: "agent:main:main", remote: true}
+			t.Setenv("SESSIONS_RUNNER_EXE", sessionsBinary(t))
+			mk := func() *ops.Ops { return newOps(tmp, env, ops.Config{Gateway: g.URL, GatewayTokenFile: c.TokenFile}) }
+			fx := &fixture{mk: mk, main: "agent:main:main", remote: true, runs: gatewayRuns(t, mk)}
 			for _, ck := range checks {
 				t.Run(ck.name, func(t *testing.T) { ck.fn(t, fx) })
 			}

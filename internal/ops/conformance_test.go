@@ -18,10 +18,13 @@ package ops_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -30,6 +33,7 @@ import (
 	"github.com/openclaw/sessions/internal/config"
 	"github.com/openclaw/sessions/internal/gateway/gatewaytest"
 	"github.com/openclaw/sessions/internal/ops"
+	"github.com/openclaw/sessions/internal/runs"
 	"github.com/openclaw/sessions/internal/state"
 	"github.com/openclaw/sessions/internal/testutil"
 )
@@ -44,7 +48,9 @@ type impl struct {
 
 // fixture is one fresh implementation and what the suite may expect of it.
 type fixture struct {
-	ops *ops.Ops
+	// mk makes the operations of one invocation (a fresh Ops keeps no
+	// state of an earlier one, as a new CLI process would not).
+	mk func() *ops.Ops
 	// main is the key of the default agent's main session as the
 	// implementation shows it ("main" locally, where the display key is
 	// the short one; the whole key over a gateway).
@@ -53,6 +59,22 @@ type fixture struct {
 	remote bool
 	// gw is the fake gateway, when there is one (nil for a real one).
 	gw *gatewaytest.Server
+	// runs is the run store of this implementation's runs (the state dir's,
+	// or the named gateway's home on this machine).
+	runs func() *runs.Store
+}
+
+func (fx *fixture) ops() *ops.Ops { return fx.mk() }
+
+// settle waits (bounded) for the detached runner of runID to exit, so
+// that nothing writes into a test's directories once it ends.
+func (fx *fixture) settle(t *testing.T, runID string) {
+	t.Cleanup(func() {
+		rs := fx.runs()
+		for deadline := time.Now().Add(30 * time.Second); rs.RunnerAlive(runID) && time.Now().Before(deadline); {
+			time.Sleep(50 * time.Millisecond)
+		}
+	})
 }
 
 // implementations are the implementations every conformance test runs on;
@@ -78,7 +100,6 @@ func isolate(t *testing.T, tmp string, extra map[string]string) map[string]strin
 	env := map[string]string{
 		"HOME": tmp, "XDG_CONFIG_HOME": filepath.Join(tmp, "xdg-config"),
 		"XDG_STATE_HOME": filepath.Join(tmp, "xdg-state"), "XDG_CACHE_HOME": filepath.Join(tmp, "xdg-cache"),
-		"SESSIONS_ENGINE": "provider",
 	}
 	for k, v := range extra {
 		env[k] = v
@@ -99,6 +120,51 @@ func newOps(tmp string, env map[string]string, c ops.Config) *ops.Ops {
 	return ops.New(c)
 }
 
+// engineScript is an exec engine: "pong: MESSAGE" for a message,
+// ANNOUNCE_SKIP for the announce step.
+const engineScript = `req=$(cat)
+case "$req" in
+  *'announce step."'*) echo ANNOUNCE_SKIP ;;
+  *) msg=$(printf '%s' "$req" | tr -d '\n' | sed -n 's/.*"message": *"\([^"]*\)".*/\1/p'); echo "pong: $msg" ;;
+esac
+`
+
+var (
+	binOnce sync.Once
+	binPath string
+	binErr  error
+	binDir  string
+)
+
+// sessionsBinary builds cmd/sessions once per test binary: the detached
+// runner local sends and spawns start.
+func sessionsBinary(t *testing.T) string {
+	t.Helper()
+	binOnce.Do(func() {
+		if binDir, binErr = os.MkdirTemp("", "ops-conformance-"); binErr != nil {
+			return
+		}
+		binPath = filepath.Join(binDir, "sessions")
+		cmd := exec.Command("go", "build", "-o", binPath, "github.com/openclaw/sessions/cmd/sessions")
+		cmd.Dir = testutil.Root(t)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			binErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if binErr != nil {
+		t.Fatal(binErr)
+	}
+	return binPath
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binDir != "" {
+		_ = os.RemoveAll(binDir)
+	}
+	os.Exit(code)
+}
+
 // copyFixture copies testdata/NAME into a fresh directory.
 func copyFixture(t *testing.T, name string) (tmp, dir string) {
 	t.Helper()
@@ -112,8 +178,16 @@ func copyFixture(t *testing.T, name string) (tmp, dir string) {
 
 func openLocal(t *testing.T, name string) *fixture {
 	tmp, dir := copyFixture(t, name)
-	env := isolate(t, tmp, nil)
-	return &fixture{ops: newOps(tmp, env, ops.Config{StateDir: dir}), main: "main"}
+	// turns by an exec engine (a reply made from the message), performed
+	// by a real detached runner: the sessions binary
+	engine := filepath.Join(tmp, "engine.sh")
+	if err := os.WriteFile(engine, []byte(engineScript), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("SESSIONS_RUNNER_EXE", sessionsBinary(t))
+	env := isolate(t, tmp, map[string]string{"SESSIONS_ENGINE": "exec:sh " + engine})
+	return &fixture{mk: func() *ops.Ops { return newOps(tmp, env, ops.Config{StateDir: dir}) }, main: "main",
+		runs: func() *runs.Store { return runs.Open(dir) }}
 }
 
 // openFake starts a fake gateway of protocol serving the sessions of the
@@ -121,6 +195,7 @@ func openLocal(t *testing.T, name string) *fixture {
 // what this host reads locally from that state.
 func openFake(t *testing.T, protocol int, name string) *fixture {
 	tmp, dir := copyFixture(t, name)
+	t.Setenv("SESSIONS_RUNNER_EXE", sessionsBinary(t))
 	env := isolate(t, tmp, nil)
 	d := gatewayData(t, tmp, env, dir)
 	srv := gatewaytest.Start(protocol, "tok", d)
@@ -130,8 +205,8 @@ func openFake(t *testing.T, protocol int, name string) *fixture {
 	if err := os.WriteFile(tokenFile, []byte("tok\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	o := newOps(tmp, env, ops.Config{Gateway: srv.URL(), GatewayTokenFile: tokenFile})
-	return &fixture{ops: o, main: "agent:main:main", remote: true, gw: srv}
+	mk := func() *ops.Ops { return newOps(tmp, env, ops.Config{Gateway: srv.URL(), GatewayTokenFile: tokenFile}) }
+	return &fixture{mk: mk, main: "agent:main:main", remote: true, gw: srv, runs: gatewayRuns(t, mk)}
 }
 
 // gatewayData is what a gateway over the state dir would serve: every
@@ -187,6 +262,17 @@ func gatewayRow(t *testing.T, r state.Row) json.RawMessage {
 	return b
 }
 
+// gatewayRuns is the run store of the gateway an Ops names.
+func gatewayRuns(t *testing.T, mk func() *ops.Ops) func() *runs.Store {
+	return func() *runs.Store {
+		rs, err := mk().RunStore()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rs
+	}
+}
+
 func ctx(t *testing.T) context.Context {
 	c, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	t.Cleanup(cancel)
@@ -225,6 +311,10 @@ var checks = []struct {
 	fn   func(t *testing.T, fx *fixture)
 }{
 	{"list", checkList},
+	{"not-found", checkNotFound},
+	{"patch", checkPatch},
+	{"send-wait", checkSendWait},
+	{"spawn", checkSpawn},
 }
 
 // TestConformanceList: every session, newest first, the totals and the
@@ -232,7 +322,7 @@ var checks = []struct {
 func TestConformanceList(t *testing.T) { each(t, checkList) }
 
 func checkList(t *testing.T, fx *fixture) {
-	all, err := fx.ops.List(ctx(t), ops.ListQuery{Limit: -1, AllAgents: true})
+	all, err := fx.ops().List(ctx(t), ops.ListQuery{Limit: -1, AllAgents: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -247,7 +337,7 @@ func checkList(t *testing.T, fx *fixture) {
 			t.Fatalf("not newest first at %d: %v < %v", i, *a, *b)
 		}
 	}
-	one, err := fx.ops.List(ctx(t), ops.ListQuery{Limit: 1, AllAgents: true})
+	one, err := fx.ops().List(ctx(t), ops.ListQuery{Limit: 1, AllAgents: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -257,7 +347,7 @@ func checkList(t *testing.T, fx *fixture) {
 	if one.Sessions[0].Key != all.Sessions[0].Key {
 		t.Fatalf("limit 1 gives %s, the newest is %s", one.Sessions[0].Key, all.Sessions[0].Key)
 	}
-	mains, err := fx.ops.List(ctx(t), ops.ListQuery{Limit: -1, AllAgents: true, Kinds: []string{"main"}})
+	mains, err := fx.ops().List(ctx(t), ops.ListQuery{Limit: -1, AllAgents: true, Kinds: []string{"main"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -269,4 +359,118 @@ func checkList(t *testing.T, fx *fixture) {
 	if !slices.Contains(keysOf(mains.Sessions), fx.main) {
 		t.Fatalf("--kinds main: no %s in %q", fx.main, keysOf(mains.Sessions))
 	}
+}
+
+// TestConformanceNotFound: a session that does not exist is exit 4 on
+// every implementation, for a read and a write alike.
+func TestConformanceNotFound(t *testing.T) { each(t, checkNotFound) }
+
+func checkNotFound(t *testing.T, fx *fixture) {
+	_, err := fx.ops().Patch(ctx(t), ops.PatchRequest{Ref: "agent:main:no-such-session", SetLabel: true, Label: "x"})
+	wantCode(t, err, apperr.CodeNotFound, "agent:main:no-such-session")
+	_, err = fx.ops().Send(ctx(t), ops.SendRequest{Ref: "agent:main:no-such-session", Message: "hi"})
+	wantCode(t, err, apperr.CodeNotFound, "agent:main:no-such-session")
+}
+
+// TestConformancePatch: a label set is listed with the session, then
+// cleared; a send policy of deny is listed too.
+func TestConformancePatch(t *testing.T) { each(t, checkPatch) }
+
+func checkPatch(t *testing.T, fx *fixture) {
+	label := fmt.Sprintf("conformance-%d", time.Now().UnixNano())
+	res, err := fx.ops().Patch(ctx(t), ops.PatchRequest{Ref: fx.main, SetLabel: true, Label: label})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.OK {
+		t.Fatalf("patch: %+v", res)
+	}
+	if got := rowOf(t, fx, fx.main); got.Label != label {
+		t.Fatalf("label %q after the patch, want %q", got.Label, label)
+	}
+	if _, err := fx.ops().Patch(ctx(t), ops.PatchRequest{Ref: fx.main, ClearLabel: true}); err != nil {
+		t.Fatal(err)
+	}
+	if got := rowOf(t, fx, fx.main); got.Label != "" {
+		t.Fatalf("label %q after clearing it", got.Label)
+	}
+	// a label too long for every era: a usage error, nothing written
+	_, err = fx.ops().Patch(ctx(t), ops.PatchRequest{Ref: fx.main, SetLabel: true, Label: strings.Repeat("x", 600)})
+	wantCode(t, err, apperr.CodeUsage, "label", "too long")
+}
+
+// rowOf is key's row in a listing of every session.
+func rowOf(t *testing.T, fx *fixture, key string) state.Row {
+	t.Helper()
+	all, err := fx.ops().List(ctx(t), ops.ListQuery{Limit: -1, AllAgents: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range all.Sessions {
+		if r.Key == key {
+			return r
+		}
+	}
+	t.Fatalf("no %s in %q", key, keysOf(all.Sessions))
+	return state.Row{}
+}
+
+// TestConformanceSendWait: a send waits for the target's reply (the same
+// result shape everywhere), and wait on its run gives that result again.
+func TestConformanceSendWait(t *testing.T) { each(t, checkSendWait) }
+
+func checkSendWait(t *testing.T, fx *fixture) {
+	msg := fmt.Sprintf("conformance ping %d", time.Now().UnixNano())
+	res, err := fx.ops().Send(ctx(t), ops.SendRequest{Ref: fx.main, Message: msg, Timeout: 45 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fx.settle(t, res.RunID)
+	if res.Status != "ok" || res.Reply == nil || *res.Reply == "" || res.RunID == "" || res.SessionKey != fx.main {
+		t.Fatalf("send: %+v", res)
+	}
+	again, err := fx.ops().Wait(ctx(t), ops.WaitRequest{RunID: res.RunID, Timeout: 30 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.RunID != res.RunID || again.Status != "ok" || *again.Reply != *res.Reply {
+		t.Fatalf("wait: %+v, send gave %+v", again, res)
+	}
+	_, err = fx.ops().Wait(ctx(t), ops.WaitRequest{RunID: "00000000-0000-4000-8000-000000000000", Timeout: time.Second})
+	wantCode(t, err, apperr.CodeNotFound)
+}
+
+// TestConformanceSpawn: a sub-agent child is created for the requester
+// and listed as spawned by it.
+func TestConformanceSpawn(t *testing.T) { each(t, checkSpawn) }
+
+func checkSpawn(t *testing.T, fx *fixture) {
+	res, err := fx.ops().Spawn(ctx(t), ops.SpawnRequest{Task: "conformance task", Cleanup: "keep"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fx.settle(t, res.RunID)
+	if res.Status != "accepted" || res.RunID == "" || !strings.Contains(res.ChildSessionKey, ":subagent:") {
+		t.Fatalf("spawn: %+v", res)
+	}
+	child := rowOfStore(t, fx, res.ChildSessionKey)
+	if child.SpawnedBy == "" && !fx.remote {
+		t.Fatalf("child %s has no spawnedBy", child.Key)
+	}
+}
+
+// rowOfStore is the row whose whole key is key.
+func rowOfStore(t *testing.T, fx *fixture, key string) state.Row {
+	t.Helper()
+	all, err := fx.ops().List(ctx(t), ops.ListQuery{Limit: -1, AllAgents: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range all.Sessions {
+		if r.Key == key || r.StoreKey == key {
+			return r
+		}
+	}
+	t.Fatalf("no %s in %q", key, keysOf(all.Sessions))
+	return state.Row{}
 }

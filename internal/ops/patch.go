@@ -53,6 +53,32 @@ type PatchRequest struct {
 	OnWaitIdle func(msg string)
 }
 
+// Validate refuses a request that asks for nothing or for something
+// invalid (usage errors, exit 2) before any store is read, and trims the
+// label. The label is held to the loosest rule here (2026.9.6's 512); the
+// target's era decides once it is known (2026.1.30: 64).
+func (q *PatchRequest) Validate() error {
+	switch q.SendPolicy {
+	case "", "allow", "deny", "inherit":
+	default:
+		return apperr.Usagef("invalid --send-policy %q (allow, deny or inherit)", q.SendPolicy)
+	}
+	if q.SetLabel && q.ClearLabel {
+		return apperr.Usagef("--label and --clear-label cannot be used together")
+	}
+	if q.SetLabel {
+		l, err := ParseLabel("", q.Label)
+		if err != nil {
+			return apperr.Usagef("invalid --label: %s", strings.TrimPrefix(err.Error(), "invalid label: "))
+		}
+		q.Label = l
+	}
+	if q.SendPolicy == "" && !q.SetLabel && !q.ClearLabel {
+		return apperr.Usagef("nothing to change: give --send-policy, --label or --clear-label")
+	}
+	return nil
+}
+
 // PatchResult is the JSON document of `sessions patch`.
 type PatchResult struct {
 	OK       bool            `json:"ok"`
@@ -74,6 +100,9 @@ type PatchResult struct {
 // warned about (its end-of-turn write may undo the change), or waited for
 // with q.WaitIdle.
 func (o *Ops) Patch(ctx context.Context, q PatchRequest) (*PatchResult, error) {
+	if err := q.Validate(); err != nil {
+		return nil, err
+	}
 	eps, err := o.endpoints()
 	if err != nil {
 		return nil, err

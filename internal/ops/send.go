@@ -2,6 +2,7 @@ package ops
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"github.com/openclaw/sessions/internal/apperr"
@@ -62,6 +63,17 @@ type sendPlan struct {
 // With q.Timeout: the reply, or an error carrying the run id (the run
 // goes on when the wait gives up).
 func (o *Ops) Send(ctx context.Context, q SendRequest) (*RunResult, error) {
+	if strings.TrimSpace(q.Message) == "" {
+		return nil, apperr.Usagef("message required")
+	}
+	if q.Timeout < 0 {
+		return nil, apperr.Usagef("--timeout must be 0 or more seconds (got %d)", int(q.Timeout.Seconds()))
+	}
+	// an engine or delivery not given takes $SESSIONS_ENGINE/$SESSIONS_DELIVER
+	// (a front-end that resolved them already changes nothing)
+	if err := o.ResolveEngineDeliver(&q.Engine, &q.Deliver); err != nil {
+		return nil, err
+	}
 	named, route, _, err := o.namedWrite()
 	if err != nil {
 		return nil, err

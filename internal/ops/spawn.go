@@ -62,6 +62,9 @@ type SpawnResult struct {
 // invocation names, or the live gateway of a 2026.8+ agent) the child is
 // made by the gateway's own spawn.
 func (o *Ops) Spawn(ctx context.Context, q SpawnRequest) (*SpawnResult, error) {
+	if err := o.ResolveEngineDeliver(&q.Engine, &q.Deliver); err != nil {
+		return nil, err
+	}
 	named, route, wo, err := o.namedWrite()
 	if err != nil {
 		return nil, err

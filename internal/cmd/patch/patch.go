@@ -122,34 +122,24 @@ written; warnings only when there is one.`,
 }
 
 func (o *Options) validate() error {
-	switch o.SendPolicy {
-	case "", "allow", "deny", "inherit":
-	default:
-		return apperr.Usagef("invalid --send-policy %q (allow, deny or inherit)", o.SendPolicy)
+	q := o.request()
+	if err := q.Validate(); err != nil {
+		return err
 	}
-	if o.SetLabel && o.ClearLabel {
-		return apperr.Usagef("--label and --clear-label cannot be used together")
-	}
-	if o.SetLabel {
-		// the loosest rule (2026.9.6's 512) here; the target's era decides
-		// once it is known (2026.1.30: 64)
-		l, err := ops.ParseLabel("", o.Label)
-		if err != nil {
-			return apperr.Usagef("invalid --label: %s", strings.TrimPrefix(err.Error(), "invalid label: "))
-		}
-		o.Label = l
-	}
-	if o.SendPolicy == "" && !o.SetLabel && !o.ClearLabel {
-		return apperr.Usagef("nothing to change: give --send-policy, --label or --clear-label")
-	}
+	o.Label = q.Label
 	return nil
+}
+
+func (o *Options) request() ops.PatchRequest {
+	return ops.PatchRequest{Ref: o.Ref, TargetLabel: o.TargetLabel, SendPolicy: o.SendPolicy,
+		SetLabel: o.SetLabel, Label: o.Label, ClearLabel: o.ClearLabel, WaitIdle: o.WaitIdle, Settle: o.Settle}
 }
 
 func run(o *Options) error {
 	f := o.f
-	res, err := f.Ops().Patch(context.Background(), ops.PatchRequest{Ref: o.Ref, TargetLabel: o.TargetLabel, SendPolicy: o.SendPolicy,
-		SetLabel: o.SetLabel, Label: o.Label, ClearLabel: o.ClearLabel, WaitIdle: o.WaitIdle, Settle: o.Settle,
-		OnWaitIdle: func(msg string) { fmt.Fprintln(f.IO.ErrOut, msg) }})
+	q := o.request()
+	q.OnWaitIdle = func(msg string) { fmt.Fprintln(f.IO.ErrOut, msg) }
+	res, err := f.Ops().Patch(context.Background(), q)
 	if err != nil {
 		return err
 	}
