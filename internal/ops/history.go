@@ -39,9 +39,9 @@ func (s *Session) Close() error {
 	return nil
 }
 
-// transcripts is what reads r's transcripts: every reader scope() gives
+// transcriptsOf is what reads r's transcripts: every reader scope() gives
 // does.
-func transcripts(r backend.Reader) (backend.Transcripts, error) {
+func transcriptsOf(r backend.Reader) (backend.Transcripts, error) {
 	tr, ok := r.(backend.Transcripts)
 	if !ok {
 		return nil, apperr.Statef("%s cannot read transcripts", r.Where())
@@ -63,7 +63,7 @@ func (o *Ops) Session(ctx context.Context, ref, label string) (*Session, error) 
 		s.Close()
 		return nil, apperr.Usagef("history reads one session: name one --context, not several or all")
 	}
-	if s.tr, err = transcripts(readers[0]); err == nil {
+	if s.tr, err = transcriptsOf(readers[0]); err == nil {
 		s.b, err = s.tr.Session(ctx, ref, label)
 	}
 	if err != nil {
@@ -95,7 +95,7 @@ func (o *Ops) CheckCursorWhere(before string) error {
 		return err
 	}
 	defer closeAll(readers)
-	tr, err := transcripts(readers[0])
+	tr, err := transcriptsOf(readers[0])
 	if err != nil {
 		return err
 	}
