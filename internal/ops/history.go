@@ -195,7 +195,7 @@ type FollowQuery struct {
 	Notice func(line string)
 }
 
-// Follow calls emit with the messages appended to sess's transcript after
+// Follow calls emit with each batch of messages appended to sess's transcript after
 // the newest page History read, as they come, prepared like a page's
 // (each on its own: they were not part of the page's cap) unless q.Raw;
 // it follows the key across a reset and ends when ctx ends (nil) or q.Idle
@@ -209,6 +209,9 @@ func (o *Ops) Follow(ctx context.Context, sess *Session, q FollowQuery, emit fun
 		IncludeTools: q.IncludeTools, Last: sess.last, Poll: poll, Idle: q.Idle, Notice: q.Notice,
 	}, func(msgs []json.RawMessage) (int, error) {
 		out := prepareAppended(msgs, q.Raw)
+		if len(out) == 0 {
+			return 0, nil
+		}
 		return len(out), emit(out)
 	})
 }
