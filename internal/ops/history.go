@@ -27,9 +27,10 @@ type Session struct {
 	tr      backend.Transcripts
 	readers []backend.Reader
 	b       *backend.Session
-	// last is where Follow starts: the newest message the newest page
-	// read.
+	// last is where Follow starts over a gateway: the newest message the
+	// newest page read (read: such a page was read).
 	last string
+	read bool
 }
 
 // Close releases what the session holds open (a gateway connection).
@@ -156,7 +157,7 @@ func (o *Ops) History(ctx context.Context, sess *Session, q HistoryQuery) (*Hist
 	}
 	sess.SessionID = sess.b.SessionID
 	if q.Before == "" {
-		sess.last = page.Last
+		sess.last, sess.read = page.Last, true
 	}
 	res := &HistoryResult{SessionKey: sess.Key, SessionID: sess.SessionID, Messages: []json.RawMessage{},
 		WindowFull: page.WindowFull && !page.More, Read: len(page.Messages), Note: page.Note}
@@ -199,8 +200,13 @@ type FollowQuery struct {
 // the newest page History read, as they come, prepared like a page's
 // (each on its own: they were not part of the page's cap) unless q.Raw;
 // it follows the key across a reset and ends when ctx ends (nil) or q.Idle
-// passes without a message.
+// passes without a message. Without a page read first it starts now.
 func (o *Ops) Follow(ctx context.Context, sess *Session, q FollowQuery, emit func([]json.RawMessage) error) error {
+	if !sess.read {
+		if _, err := o.History(ctx, sess, HistoryQuery{Limit: 1, IncludeTools: q.IncludeTools, Raw: true, Follow: true}); err != nil {
+			return err
+		}
+	}
 	poll := q.Poll
 	if poll <= 0 {
 		poll = time.Second
