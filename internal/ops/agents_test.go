@@ -10,7 +10,7 @@ import (
 )
 
 func TestAgentsLocal(t *testing.T) {
-	for _, fx := range fixtures {
+	for _, fx := range readFixtures {
 		o, _ := newTestOps(t, fixtureDir(t, fx), nil, nil)
 		res, err := o.Agents(context.Background())
 		if err != nil {

@@ -43,7 +43,7 @@ func TestCapabilitiesLocal(t *testing.T) {
 		{"state-2026.9.6", "cli", Capabilities{Era: era.SQLite, Readable: true, LabelMax: 512,
 			WhyNot: fmt.Sprintf("OpenClaw is running (pid %d) and no gateway of it is live here: write through its gateway (--gateway URL)", os.Getpid())}},
 	} {
-		dir := copyFixture(t, tc.fixture)
+		dir := copyReadFixture(t, tc.fixture)
 		if tc.lock != "" {
 			lockGateway(t, dir, tc.lock)
 		}

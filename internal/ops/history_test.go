@@ -48,7 +48,7 @@ func walk(t *testing.T, o *Ops, sess *Session, limit int) ([]string, int) {
 // A transcript read page by page through the cursors is the whole of it,
 // on both eras.
 func TestHistoryPagesWalkBothEras(t *testing.T) {
-	for _, fx := range fixtures {
+	for _, fx := range readFixtures {
 		t.Run(fx, func(t *testing.T) {
 			o, _ := newTestOps(t, fixtureDir(t, fx), nil, nil)
 			sess, err := o.Session(context.Background(), "main", "")
@@ -102,7 +102,7 @@ func TestHistoryOverGateway(t *testing.T) {
 // A gateway's cursor is refused on the local state dir before any lookup;
 // a cursor that is none is refused by its form.
 func TestHistoryCursorChecks(t *testing.T) {
-	o, _ := newTestOps(t, fixtureDir(t, fixtures[0]), nil, nil)
+	o, _ := newTestOps(t, fixtureDir(t, readFixtures[0]), nil, nil)
 	if err := o.CheckCursorWhere("gw1.eyJzIjoicyJ9"); apperr.CodeOf(err) != apperr.CodeUsage {
 		t.Errorf("gateway cursor locally: %v", err)
 	}
@@ -119,7 +119,7 @@ func TestHistoryCursorChecks(t *testing.T) {
 // what is appended from then on.
 func TestFollowEmitsPreparedAppends(t *testing.T) {
 	for _, raw := range []bool{false, true} {
-		dir := copyFixture(t, fixtures[0])
+		dir := copyReadFixture(t, readFixtures[0])
 		o, _ := newTestOps(t, dir, nil, nil)
 		sess, err := o.Session(context.Background(), "main", "")
 		if err != nil {

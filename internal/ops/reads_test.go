@@ -14,18 +14,18 @@ import (
 	"github.com/openclaw/sessions/internal/testutil"
 )
 
-// The fixtures of both eras: OpenClaw 2026.1.30 (sessions.json and JSONL
+// The readFixtures of both eras: OpenClaw 2026.1.30 (sessions.json and JSONL
 // transcripts) and 2026.9.6 (the SQLite store).
-var fixtures = []string{"state-2026.1.30", "state-2026.9.6"}
+var readFixtures = []string{"state-2026.1.30", "state-2026.9.6"}
 
 // fixtureDir is testdata/name: read it, never write it.
 func fixtureDir(t *testing.T, name string) string {
 	return filepath.Join(testutil.Root(t), "testdata", name)
 }
 
-// copyFixture copies testdata/name into a temp dir (tests that may write,
+// copyReadFixture copies testdata/name into a temp dir (tests that may write,
 // or that lock files into it).
-func copyFixture(t *testing.T, name string) string {
+func copyReadFixture(t *testing.T, name string) string {
 	t.Helper()
 	dst := t.TempDir()
 	if err := testutil.CopyTree(fixtureDir(t, name), dst); err != nil {

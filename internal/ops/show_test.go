@@ -17,7 +17,7 @@ import (
 // beside it, on both eras: the file and its lock in the JSON era, the
 // store (no file) in the SQLite era; the messages counted either way.
 func TestShowLocalBothEras(t *testing.T) {
-	for _, fx := range fixtures {
+	for _, fx := range readFixtures {
 		t.Run(fx, func(t *testing.T) {
 			o, logs := newTestOps(t, fixtureDir(t, fx), nil, nil)
 			shown, err := o.Show(context.Background(), ShowQuery{Ref: "main"})
@@ -64,7 +64,7 @@ func TestShowLocalBothEras(t *testing.T) {
 }
 
 func TestShowNotFound(t *testing.T) {
-	o, _ := newTestOps(t, fixtureDir(t, fixtures[0]), nil, nil)
+	o, _ := newTestOps(t, fixtureDir(t, readFixtures[0]), nil, nil)
 	_, err := o.Show(context.Background(), ShowQuery{Ref: "agent:main:nope"})
 	if apperr.CodeOf(err) != apperr.CodeNotFound {
 		t.Fatalf("want not found, got %v", err)
