@@ -14,7 +14,7 @@ import (
 	"github.com/openclaw/sessions/internal/testutil"
 )
 
-// The readFixtures of both eras: OpenClaw 2026.1.30 (sessions.json and JSONL
+// readFixtures are the fixtures of both eras: OpenClaw 2026.1.30 (sessions.json and JSONL
 // transcripts) and 2026.9.6 (the SQLite store).
 var readFixtures = []string{"state-2026.1.30", "state-2026.9.6"}
 
