@@ -1,4 +1,4 @@
-package show
+package ops
 
 import (
 	"cmp"
@@ -15,18 +15,18 @@ import (
 
 // Sources of a run.
 const (
-	SourceSessions = "sessions" // our own run records (<state>/sessions-cli/runs)
-	SourceOpenClaw = "openclaw" // OpenClaw's sub-agent registry (subagents/runs.json)
+	ShowRunSessions = "sessions" // our own run records (<state>/sessions-cli/runs)
+	ShowRunOpenClaw = "openclaw" // OpenClaw's sub-agent registry (subagents/runs.json)
 )
 
 // Roles of the session in a run.
 const (
-	RoleTarget    = "target"    // the run's target (send) or child (spawn, sub-agent)
-	RoleRequester = "requester" // the session that asked for the run
+	ShowRoleTarget    = "target"    // the run's target (send) or child (spawn, sub-agent)
+	ShowRoleRequester = "requester" // the session that asked for the run
 )
 
-// Run is one run the session takes part in.
-type Run struct {
+// ShowRun is one run the session takes part in.
+type ShowRun struct {
 	Source string `json:"source"`
 	RunID  string `json:"runId"`
 	Kind   string `json:"kind"` // send | spawn | subagent
@@ -46,28 +46,28 @@ type Run struct {
 	RunnerAlive *bool `json:"runnerAlive,omitempty"`
 }
 
-// collectRuns lists the runs of t, newest first: our run records that
+// showRuns lists the runs of t, newest first: our run records that
 // target it or that it requested, and OpenClaw's sub-agent runs it is the
 // child or the requester of. Unreadable sources are skipped: they are
 // details of the view, not the session.
-func collectRuns(s *state.State, t *state.Target) []Run {
-	out := []Run{}
+func showRuns(s *state.State, t *state.Target) []ShowRun {
+	out := []ShowRun{}
 	rs := runs.Open(s.Dir.Path)
 	if recs, err := rs.List(); err == nil {
 		for _, r := range recs {
 			role, peer := "", ""
 			switch {
 			case r.Target.Key == t.Key:
-				role = RoleTarget
+				role = ShowRoleTarget
 				if r.Requester != nil {
 					peer = cmp.Or(r.Requester.DisplayKey, r.Requester.Key)
 				}
 			case r.Requester != nil && r.Requester.Key == t.Key:
-				role, peer = RoleRequester, cmp.Or(r.Target.DisplayKey, r.Target.Key)
+				role, peer = ShowRoleRequester, cmp.Or(r.Target.DisplayKey, r.Target.Key)
 			default:
 				continue
 			}
-			run := Run{Source: SourceSessions, RunID: r.RunID, Kind: r.Kind, Role: role, Status: r.Status, Peer: peer,
+			run := ShowRun{Source: ShowRunSessions, RunID: r.RunID, Kind: r.Kind, Role: role, Status: r.Status, Peer: peer,
 				Task: r.Message, CreatedAt: r.CreatedAt, EndedAt: r.EndedAt, Summary: runs.Summary(r)}
 			if r.Spawn != nil {
 				run.Label, run.Task = r.Spawn.Label, r.Spawn.Task
@@ -80,18 +80,18 @@ func collectRuns(s *state.State, t *state.Target) []Run {
 		}
 	}
 	for _, r := range openclawRuns(s.Dir.Path) {
-		child := canonical(s, r.ChildSessionKey)
-		req := canonical(s, r.RequesterSessionKey)
+		child := runKey(s, r.ChildSessionKey)
+		req := runKey(s, r.RequesterSessionKey)
 		role, peer := "", ""
 		switch t.Key {
 		case child:
-			role, peer = RoleTarget, s.DisplayKey(req)
+			role, peer = ShowRoleTarget, s.DisplayKey(req)
 		case req:
-			role, peer = RoleRequester, s.DisplayKey(child)
+			role, peer = ShowRoleRequester, s.DisplayKey(child)
 		default:
 			continue
 		}
-		run := Run{Source: SourceOpenClaw, RunID: r.RunID, Kind: "subagent", Role: role, Peer: peer, Label: r.Label,
+		run := ShowRun{Source: ShowRunOpenClaw, RunID: r.RunID, Kind: "subagent", Role: role, Peer: peer, Label: r.Label,
 			Task: r.Task, CreatedAt: r.CreatedAt, EndedAt: r.EndedAt, Status: "running"}
 		if r.Outcome != nil && r.Outcome.Status != "" {
 			run.Status = r.Outcome.Status
@@ -101,11 +101,11 @@ func collectRuns(s *state.State, t *state.Target) []Run {
 		}
 		out = append(out, run)
 	}
-	slices.SortStableFunc(out, func(a, b Run) int { return cmp.Compare(b.CreatedAt, a.CreatedAt) })
+	slices.SortStableFunc(out, func(a, b ShowRun) int { return cmp.Compare(b.CreatedAt, a.CreatedAt) })
 	return out
 }
 
-func canonical(s *state.State, key string) string {
+func runKey(s *state.State, key string) string {
 	if key == "" {
 		return ""
 	}
