@@ -29,7 +29,7 @@ stress:
 	SESSIONS_CRASH_ITERS=$(STRESS_ITERS) SESSIONS_KILL_ITERS=$(STRESS_ITERS) \
 	$(GO) test -count=1 -timeout 60m -v \
 		-run '^(TestCrashInjection|TestUpdateSIGKILL|TestBadInput|TestPolicyTable|TestDeliveryHookFaults|TestFileModes|TestNoSymlinkWrites|TestHookFaults|TestZombieHolderIsDead)$$' \
-		. ./internal/store/ ./internal/delivery/ ./internal/lock/ > $$log 2>&1; rc=$$?; \
+		./e2e/ ./internal/store/ ./internal/delivery/ ./internal/lock/ > $$log 2>&1; rc=$$?; \
 	grep -E '^(--- |ok|FAIL)|kills|cases|rows|seed' $$log | grep -v -- '--- PASS: Test[A-Za-z]*/'; \
 	if [ $$rc -ne 0 ]; then grep -B2 -A20 -- '--- FAIL' $$log | head -200; fi; rm -f $$log; exit $$rc
 

@@ -62,7 +62,7 @@ func TestGoldenReads(t *testing.T) {
 	prev := time.Local
 	time.Local = time.UTC
 	t.Cleanup(func() { time.Local = prev })
-	for _, fx := range []string{"state-2026.1.30", "state-2026.9.6"} {
+	for _, fx := range []string{"state-2026.1.30", "state-2026.9.6", "state-2026.9.8"} {
 		t.Run(fx, func(t *testing.T) {
 			for _, g := range goldenRuns {
 				t.Run(g.name, func(t *testing.T) {
@@ -76,7 +76,7 @@ func TestGoldenReads(t *testing.T) {
 						"XDG_CACHE_HOME": filepath.Join(tmp, "xdg-cache")}
 					ios, _, out, errOut := iostreams.Test()
 					ios.SetStdoutTTY(g.tty)
-					ios.SetTerminalWidth(160)
+					ios.SetTerminalWidth(1000) // wide: a cut never depends on the temp dir's length
 					f := &cmdutil.Factory{
 						IO:     ios,
 						Env:    config.Env{Getenv: func(k string) string { return env[k] }, Home: tmp},

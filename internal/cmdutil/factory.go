@@ -34,7 +34,7 @@ type GlobalFlags struct {
 	LogLevel    string
 	LockTimeout time.Duration
 
-	// Where the sessions live when not in the local state dir (issue 12):
+	// Where the sessions live when not in the local state dir:
 	// --gateway URL, --gateway-token-file, --insecure-gateway,
 	// --gateway-fingerprint, --context NAME (repeatable, or all). Resolved
 	// by Factory.GatewayEndpoints.

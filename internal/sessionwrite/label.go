@@ -19,11 +19,20 @@ const JSONMaxLabelLen = 64
 // era is known. Uniqueness is the writer's (per agent store, exact match).
 func ParseLabel(e era.Era, raw string) (string, error) {
 	l, err := sqlitewrite.ParseLabel(raw)
-	if err != nil || e == era.SQLite || e == "" {
+	if err != nil {
 		return l, err
 	}
-	if len(utf16.Encode([]rune(l))) > JSONMaxLabelLen {
-		return "", apperr.Usagef("invalid label: too long (max %d)", JSONMaxLabelLen)
+	if max := LabelMax(e); len(utf16.Encode([]rune(l))) > max {
+		return "", apperr.Usagef("invalid label: too long (max %d)", max)
 	}
 	return l, nil
+}
+
+// LabelMax is the longest label (UTF-16 code units) ParseLabel accepts
+// for a writer of era e.
+func LabelMax(e era.Era) int {
+	if e == era.SQLite || e == "" {
+		return sqlitewrite.MaxLabelLen
+	}
+	return JSONMaxLabelLen
 }

@@ -5,11 +5,11 @@ import (
 	"database/sql"
 	"encoding/hex"
 	"fmt"
-	"github.com/openclaw/sessions/internal/era"
 	"io"
 	"os"
-	"path/filepath"
 	"time"
+
+	"github.com/openclaw/sessions/internal/era"
 )
 
 // detectBusyTimeout bounds the read of the migration receipts in Detect.
@@ -75,7 +75,7 @@ func Detect(stateDir, agentID, jsonStorePath string) (era.Era, string) {
 // migration_sources table is read. The file is hashed only when a receipt of
 // its size exists.
 func importedAt(stateDir, jsonPath string, size int64) (string, bool) {
-	statePath := filepath.Join(stateDir, "state", "openclaw.sqlite")
+	statePath := StateDBPath(stateDir)
 	if _, err := os.Stat(statePath); err != nil {
 		return "", false
 	}

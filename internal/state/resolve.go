@@ -1,9 +1,10 @@
 package state
 
 import (
-	"github.com/openclaw/sessions/internal/era"
 	"sort"
 	"strings"
+
+	"github.com/openclaw/sessions/internal/era"
 
 	"github.com/openclaw/sessions/internal/apperr"
 	"github.com/openclaw/sessions/internal/config"

@@ -6,12 +6,13 @@ package state
 import (
 	"encoding/json"
 	"errors"
-	"github.com/openclaw/sessions/internal/era"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/openclaw/sessions/internal/era"
 
 	"github.com/openclaw/sessions/internal/apperr"
 	"github.com/openclaw/sessions/internal/config"
@@ -235,7 +236,7 @@ func (s *State) SessionsDir(agent string) string {
 
 // SQLitePath is where OpenClaw 2026.8+ keeps an agent's sessions.
 func (s *State) SQLitePath(agent string) string {
-	return filepath.Join(s.Dir.Path, "agents", agent, "agent", "openclaw-agent.sqlite")
+	return sqlitestore.Path(s.Dir.Path, agent)
 }
 
 // StorePath is the sessions.json of an agent and whether it is shared by all

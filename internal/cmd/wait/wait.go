@@ -2,13 +2,12 @@
 package wait
 
 import (
-	"strings"
+	"context"
 	"time"
 
 	"github.com/openclaw/sessions/internal/apperr"
-	"github.com/openclaw/sessions/internal/cmd/send"
 	"github.com/openclaw/sessions/internal/cmdutil"
-	"github.com/openclaw/sessions/internal/runs"
+	"github.com/openclaw/sessions/internal/ops"
 	"github.com/spf13/cobra"
 )
 
@@ -35,40 +34,13 @@ A run whose runner died ends as "error: runner exited" at once. --timeout S
 			if timeout < 1 {
 				return apperr.Usagef("--timeout must be at least 1 second (got %d)", timeout)
 			}
-			rs, err := runsOf(f)
+			res, err := f.Ops().Wait(context.Background(), ops.WaitRequest{RunID: args[0], Timeout: time.Duration(timeout) * time.Second, OnWait: f.WaitSpinner()})
 			if err != nil {
 				return err
 			}
-			rec, err := rs.Load(strings.TrimSpace(args[0]))
-			if err != nil {
-				return err
-			}
-			return send.WaitAndPrint(f, rs, rec, time.Duration(timeout)*time.Second)
+			return f.PrintRunResult(res)
 		},
 	}
 	cmd.Flags().IntVar(&timeout, "timeout", 30, "wait up to `S` seconds")
 	return cmd
-}
-
-// runsOf is where this invocation's runs are recorded: the home of the
-// gateway it names (the runs send and spawn made through it), else the
-// local state dir's.
-func runsOf(f *cmdutil.Factory) (*runs.Store, error) {
-	ep, err := send.NamedGateway(f)
-	if err != nil {
-		return nil, err
-	}
-	if ep != nil {
-		home, err := runs.GatewayHome(f.Getenv, ep.URL, false)
-		if err != nil {
-			return nil, err
-		}
-		f.Log.Debug("runs through the gateway "+ep.String()+" are kept in "+home, "gateway", ep.String())
-		return runs.Open(home), nil
-	}
-	s, err := f.State()
-	if err != nil {
-		return nil, err
-	}
-	return runs.Open(s.Dir.Path), nil
 }
