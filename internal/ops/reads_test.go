@@ -15,7 +15,8 @@ import (
 	"github.com/openclaw/sessions/internal/testutil"
 )
 
-func fixture(t *testing.T, name string) string {
+// readsState copies the fixture testdata/NAME into a fresh state dir.
+func readsState(t *testing.T, name string) string {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "state")
 	if err := testutil.CopyTree(filepath.Join(testutil.Root(t), "testdata", name), dir); err != nil {
@@ -24,7 +25,9 @@ func fixture(t *testing.T, name string) string {
 	return dir
 }
 
-func newOps(t *testing.T, c ops.Config) *ops.Ops {
+// readsOps are the operations of c, with a home of their own; the state
+// they open is closed at the end of the test.
+func readsOps(t *testing.T, c ops.Config) *ops.Ops {
 	t.Helper()
 	c.Env = config.Env{Home: t.TempDir(), Getenv: func(string) string { return "" }}
 	o := ops.New(c)
@@ -44,7 +47,7 @@ func TestHostOnlyThroughGateway(t *testing.T) {
 	t.Setenv("XDG_CACHE_HOME", t.TempDir())
 	ctx := context.Background()
 	for _, c := range []ops.Config{{Gateway: "ws://127.0.0.1:9"}, {Contexts: []string{"prod"}}} {
-		o := newOps(t, c)
+		o := readsOps(t, c)
 		calls := map[string]func() error{
 			"search": func() error {
 				_, err := o.Search(ctx, ops.SearchQuery{Pattern: ops.SearchPattern{Pattern: "x"}})
@@ -70,7 +73,7 @@ func TestHostOnlyThroughGateway(t *testing.T) {
 			}
 		}
 	}
-	if err := newOps(t, ops.Config{StateDir: t.TempDir()}).CheckHostOnly("search"); err != nil {
+	if err := readsOps(t, ops.Config{StateDir: t.TempDir()}).CheckHostOnly("search"); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -83,7 +86,7 @@ func TestSearchBothEras(t *testing.T) {
 		{"state-2026.9.6", "mock", "index"},
 	} {
 		t.Run(tc.fixture, func(t *testing.T) {
-			o := newOps(t, ops.Config{StateDir: fixture(t, tc.fixture)})
+			o := readsOps(t, ops.Config{StateDir: readsState(t, tc.fixture)})
 			res, err := o.Search(context.Background(), ops.SearchQuery{Pattern: ops.SearchPattern{Pattern: tc.pattern, IgnoreCase: true}, AllAgents: true, Limit: 3, Context: 1})
 			if err != nil {
 				t.Fatal(err)
@@ -120,7 +123,7 @@ func TestSearchBothEras(t *testing.T) {
 // TestSearchUsageErrors: bad patterns and times are usage errors, an unknown
 // label is not found.
 func TestSearchUsageErrors(t *testing.T) {
-	o := newOps(t, ops.Config{StateDir: fixture(t, "state-2026.1.30")})
+	o := readsOps(t, ops.Config{StateDir: readsState(t, "state-2026.1.30")})
 	ctx := context.Background()
 	for _, q := range []ops.SearchQuery{
 		{Pattern: ops.SearchPattern{Pattern: "(", Regex: true}},
@@ -147,9 +150,9 @@ func TestUsageBothEras(t *testing.T) {
 	for _, name := range []string{"state-2026.1.30", "state-2026.9.6"} {
 		t.Run(name, func(t *testing.T) {
 			t.Setenv("XDG_CACHE_HOME", t.TempDir())
-			dir := fixture(t, name)
+			dir := readsState(t, name)
 			run := func() *ops.UsageResult {
-				res, err := newOps(t, ops.Config{StateDir: dir}).Usage(context.Background(), ops.UsageQuery{By: []string{"agent", "model"}, AllAgents: true, IncludeArchived: true})
+				res, err := readsOps(t, ops.Config{StateDir: dir}).Usage(context.Background(), ops.UsageQuery{By: []string{"agent", "model"}, AllAgents: true, IncludeArchived: true})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -181,8 +184,8 @@ func TestUsageBothEras(t *testing.T) {
 // TestLocks: nothing held is an empty list; a dead writer's transcript lock
 // is found, with its session, and left alone.
 func TestLocks(t *testing.T) {
-	dir := fixture(t, "state-2026.1.30")
-	o := newOps(t, ops.Config{StateDir: dir, Now: func() time.Time { return time.Date(2026, 1, 1, 0, 1, 0, 0, time.UTC) }})
+	dir := readsState(t, "state-2026.1.30")
+	o := readsOps(t, ops.Config{StateDir: dir, Now: func() time.Time { return time.Date(2026, 1, 1, 0, 1, 0, 0, time.UTC) }})
 	res, err := o.Locks(context.Background())
 	if err != nil || res.Count != 0 || res.Locks == nil {
 		t.Fatalf("%+v %v", res, err)
@@ -191,7 +194,7 @@ func TestLocks(t *testing.T) {
 	if err := os.WriteFile(p, []byte(`{"pid": 999999999, "createdAt": "2026-01-01T00:00:00.000Z"}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	res, err = newOps(t, ops.Config{StateDir: dir, Now: func() time.Time { return time.Date(2026, 1, 1, 0, 1, 0, 0, time.UTC) }}).Locks(context.Background())
+	res, err = readsOps(t, ops.Config{StateDir: dir, Now: func() time.Time { return time.Date(2026, 1, 1, 0, 1, 0, 0, time.UTC) }}).Locks(context.Background())
 	if err != nil || res.Count != 1 {
 		t.Fatalf("%+v %v", res, err)
 	}
@@ -210,7 +213,7 @@ func TestLocks(t *testing.T) {
 func TestDoctor(t *testing.T) {
 	ctx := context.Background()
 	for _, name := range []string{"state-2026.1.30", "state-2026.9.6"} {
-		res, err := newOps(t, ops.Config{StateDir: fixture(t, name)}).Doctor(ctx, ops.DoctorRequest{})
+		res, err := readsOps(t, ops.Config{StateDir: readsState(t, name)}).Doctor(ctx, ops.DoctorRequest{})
 		if err != nil || res.Findings == nil || res.Size == "" || res.StateDir == "" {
 			t.Fatalf("%s: %+v %v", name, res, err)
 		}
@@ -218,26 +221,26 @@ func TestDoctor(t *testing.T) {
 			t.Errorf("%s: status %s, outcome %v", name, res.Status, res.Outcome)
 		}
 	}
-	dir := fixture(t, "state-2026.1.30")
+	dir := readsState(t, "state-2026.1.30")
 	p := filepath.Join(dir, "agents", "main", "sessions", "26a610b5-ea74-4c48-bd74-9be14f7f2944.jsonl.lock")
 	if err := os.WriteFile(p, []byte(`{"pid": 999999999, "createdAt": "2026-01-01T00:00:00.000Z"}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	res, err := newOps(t, ops.Config{StateDir: dir}).Doctor(ctx, ops.DoctorRequest{})
+	res, err := readsOps(t, ops.Config{StateDir: dir}).Doctor(ctx, ops.DoctorRequest{})
 	if err != nil || res.Status != "error" || res.Outcome == nil || res.Counts.Fixable == 0 || res.Fixed != 0 {
 		t.Fatalf("%+v %v", res, err)
 	}
 	if e, ok := res.Outcome.(*apperr.Error); !ok || !e.Printed || res.Error != e.Error() {
 		t.Errorf("outcome %#v", res.Outcome)
 	}
-	res, err = newOps(t, ops.Config{StateDir: dir}).Doctor(ctx, ops.DoctorRequest{Fix: true})
+	res, err = readsOps(t, ops.Config{StateDir: dir}).Doctor(ctx, ops.DoctorRequest{Fix: true})
 	if err != nil || res.Fixed == 0 || !res.Fix {
 		t.Fatalf("%+v %v", res, err)
 	}
 	if _, err := os.Stat(p); !os.IsNotExist(err) {
 		t.Errorf("dead lock still there: %v", err)
 	}
-	if _, err := newOps(t, ops.Config{StateDir: dir, As: "agent:main:main"}).Doctor(ctx, ops.DoctorRequest{}); apperr.CodeOf(err) != apperr.CodeForbidden {
+	if _, err := readsOps(t, ops.Config{StateDir: dir, As: "agent:main:main"}).Doctor(ctx, ops.DoctorRequest{}); apperr.CodeOf(err) != apperr.CodeForbidden {
 		t.Errorf("requester: %v", err)
 	}
 }
