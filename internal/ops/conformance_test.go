@@ -315,6 +315,7 @@ var checks = []struct {
 	{"history", checkHistory},
 	{"capabilities", checkCapabilities},
 	{"agents", checkAgents},
+	{"host-only", checkHostOnly},
 	{"not-found", checkNotFound},
 	{"patch", checkPatch},
 	{"send-wait", checkSendWait},
