@@ -5,7 +5,6 @@ import (
 
 	"github.com/openclaw/sessions/internal/cmdutil"
 	"github.com/openclaw/sessions/internal/ops"
-	"github.com/openclaw/sessions/internal/runner"
 	"github.com/spf13/cobra"
 )
 
@@ -14,7 +13,7 @@ import (
 // report due sub-agents themselves (doctor: read-only unless --fix).
 var noSweep = map[string]bool{
 	"__complete": true, "__completeNoDesc": true, "completion": true,
-	"help": true, "version": true, runner.CommandName: true, "doctor": true,
+	"help": true, "version": true, ops.RunnerCommand: true, "doctor": true,
 }
 
 // autoSweep archives the sub-agent children whose archive time has come

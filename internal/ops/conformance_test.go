@@ -311,6 +311,11 @@ var checks = []struct {
 	fn   func(t *testing.T, fx *fixture)
 }{
 	{"list", checkList},
+	{"show", checkShow},
+	{"history", checkHistory},
+	{"capabilities", checkCapabilities},
+	{"agents", checkAgents},
+	{"host-only", checkHostOnly},
 	{"not-found", checkNotFound},
 	{"patch", checkPatch},
 	{"send-wait", checkSendWait},
@@ -473,4 +478,132 @@ func rowOfStore(t *testing.T, fx *fixture, key string) state.Row {
 	}
 	t.Fatalf("no %s in %q", key, keysOf(all.Sessions))
 	return state.Row{}
+}
+
+// TestConformanceShow: one session, its key, sessionId and era as the
+// listing says, and its transcript counted.
+func TestConformanceShow(t *testing.T) { each(t, checkShow) }
+
+func checkShow(t *testing.T, fx *fixture) {
+	row := rowOf(t, fx, fx.main)
+	sh, err := fx.ops().Show(ctx(t), ops.ShowQuery{Ref: fx.main})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sh.Session == nil || sh.Fleet != nil {
+		t.Fatalf("show of one host: %+v", sh)
+	}
+	r := sh.Session
+	if r.Key != fx.main || r.SessionID != row.SessionID || r.AgentID != "main" || r.Kind != "main" {
+		t.Fatalf("show: key %s sessionId %s agent %s kind %s; list: %s %s", r.Key, r.SessionID, r.AgentID, r.Kind, row.Key, row.SessionID)
+	}
+	if fx.remote != (r.Era == "gateway") {
+		t.Fatalf("era %s, remote %v", r.Era, fx.remote)
+	}
+	if r.Transcript.Messages == 0 {
+		t.Fatalf("no messages counted: %+v", r.Transcript)
+	}
+	_, err = fx.ops().Show(ctx(t), ops.ShowQuery{Ref: "agent:main:no-such-session"})
+	wantCode(t, err, apperr.CodeNotFound, "agent:main:no-such-session")
+}
+
+// TestConformanceHistory: the newest page first, every older message
+// reachable through the cursors, oldest first within a page, nothing
+// twice.
+func TestConformanceHistory(t *testing.T) { each(t, checkHistory) }
+
+func checkHistory(t *testing.T, fx *fixture) {
+	o := fx.ops()
+	sess, err := o.Session(ctx(t), fx.main, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close()
+	whole, err := o.History(ctx(t), sess, ops.HistoryQuery{Limit: 1000, IncludeTools: true, Raw: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(whole.Messages) < 2 || whole.HasMore {
+		t.Fatalf("the whole transcript: %d messages, hasMore %v", len(whole.Messages), whole.HasMore)
+	}
+	var walked []json.RawMessage
+	before := ""
+	for pages := 0; ; pages++ {
+		if pages > len(whole.Messages) {
+			t.Fatal("the cursor walk does not end")
+		}
+		page, err := o.History(ctx(t), sess, ops.HistoryQuery{Limit: 1, IncludeTools: true, Raw: true, Before: before})
+		if err != nil {
+			t.Fatal(err)
+		}
+		walked = append(append([]json.RawMessage{}, page.Messages...), walked...)
+		if !page.HasMore {
+			break
+		}
+		if page.NextCursor == "" {
+			t.Fatal("hasMore without a nextCursor")
+		}
+		before = page.NextCursor
+	}
+	if len(walked) != len(whole.Messages) {
+		t.Fatalf("the walk read %d messages, the whole page has %d", len(walked), len(whole.Messages))
+	}
+	for i := range walked {
+		if string(walked[i]) != string(whole.Messages[i]) {
+			t.Fatalf("message %d differs:\n%s\n%s", i, walked[i], whole.Messages[i])
+		}
+	}
+	_, err = o.Session(ctx(t), "agent:main:no-such-session", "")
+	wantCode(t, err, apperr.CodeNotFound, "agent:main:no-such-session")
+}
+
+// TestConformanceCapabilities: what each implementation says it can do.
+func TestConformanceCapabilities(t *testing.T) { each(t, checkCapabilities) }
+
+func checkCapabilities(t *testing.T, fx *fixture) {
+	c, err := fx.ops().Capabilities(ctx(t), "main")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !c.Readable || !c.Writable || c.WhyNot != "" {
+		t.Fatalf("main: %+v", c)
+	}
+	if fx.remote != c.TurnsInOpenClaw || fx.remote != (c.WritesThrough != "") {
+		t.Fatalf("remote %v: %+v", fx.remote, c)
+	}
+	switch {
+	case c.Era == "json" || c.Era == "gateway":
+		if c.LabelMax != 64 && !(c.Era == "gateway" && c.LabelMax == 512) {
+			t.Fatalf("label max %d on %s", c.LabelMax, c.Era)
+		}
+	case c.Era == "sqlite":
+		if c.LabelMax != 512 {
+			t.Fatalf("label max %d on sqlite", c.LabelMax)
+		}
+	default:
+		t.Fatalf("era %q", c.Era)
+	}
+}
+
+// TestConformanceAgents: the default agent is listed, visible, writable
+// and a spawn target for the operator.
+func TestConformanceAgents(t *testing.T) { each(t, checkAgents) }
+
+func checkAgents(t *testing.T, fx *fixture) {
+	res, err := fx.ops().Agents(ctx(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.DefaultAgent != "main" && !fx.remote {
+		t.Fatalf("default agent %q", res.DefaultAgent)
+	}
+	for _, a := range res.Agents {
+		if a.ID == "main" {
+			if !a.Visible || !a.Writable || !a.CanSpawn {
+				t.Fatalf("main: %+v", a)
+			}
+			return
+		}
+	}
+	t.Fatalf("no agent main in %+v", res.Agents)
 }

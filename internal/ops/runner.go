@@ -24,3 +24,7 @@ func (o *Ops) ExecuteRun(ctx context.Context, runID string) error {
 		GatewayEndpoint: func() (gateway.Endpoint, error) { return o.turnGateway(s) }, Gateways: wo.Gateways}
 	return r.Execute(ctx, runID)
 }
+
+// RunnerCommand is the name of the hidden command a detached runner
+// executes (`sessions RunnerCommand RUN_ID`).
+const RunnerCommand = runner.CommandName
