@@ -36,7 +36,7 @@ stress:
 # Every fuzz target for FUZZTIME each (go test -fuzz takes one target at a time).
 FUZZTIME ?= 60s
 FUZZ_TARGETS := internal/keys:FuzzKeys internal/store:FuzzParse internal/store:FuzzUpdateRoundTrip \
-	internal/store:FuzzParseFast internal/transcript:FuzzReadMessages internal/config:FuzzLoad \
+	internal/store:FuzzParseFast internal/jsonscan:FuzzScanner internal/transcript:FuzzReadMessages internal/config:FuzzLoad \
 	internal/sanitize:FuzzHistory internal/sanitize:FuzzStripEnvelopeText internal/cmd/list:FuzzPrintJSON \
 	internal/transcript:FuzzCursor internal/usage:FuzzScan internal/usage:FuzzExtractFast internal/search:FuzzScan \
 	internal/sqlitefile:FuzzReader internal/sqlitefile:FuzzCorrupt
