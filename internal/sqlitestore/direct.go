@@ -10,6 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/openclaw/sessions/internal/fsutil"
 	"github.com/openclaw/sessions/internal/sqlitefile"
 )
 
@@ -316,6 +317,20 @@ func (fs *fileSet) add(id fileID, f *os.File) {
 		fs.m = map[fileID]*os.File{}
 	}
 	fs.m[id] = f
+}
+
+// fileID identifies a file: by device and inode where the platform has
+// them, else by path.
+type fileID struct {
+	dev, ino uint64
+	path     string
+}
+
+func fileIDOf(path string, fi os.FileInfo) fileID {
+	if dev, ino, ok := fsutil.DevIno(fi); ok {
+		return fileID{dev: dev, ino: ino}
+	}
+	return fileID{path: path}
 }
 
 // mainFile returns the kept descriptor of the file at path, opening it the

@@ -17,7 +17,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
@@ -26,6 +25,7 @@ import (
 
 	"github.com/openclaw/sessions/internal/apperr"
 	"github.com/openclaw/sessions/internal/jsonscan"
+	"github.com/openclaw/sessions/internal/mapfile"
 	"github.com/tidwall/gjson"
 	"github.com/titanous/json5"
 )
@@ -813,10 +813,10 @@ func (s *Store) loadParallel(f *os.File, size int) bool {
 	// back to the ordinary read.
 	var data []byte
 	mapped := false
-	if s.lean {
-		if m, err := mapFile(f, size); err == nil {
+	if s.lean && mapfile.Mmap { // elsewhere the parts below read their own bytes
+		if m, err := mapfile.Map(f, size); err == nil {
 			data, mapped = m, true
-			defer unmapFile(m)
+			defer mapfile.Unmap(m)
 		}
 	}
 	if data == nil {
@@ -895,17 +895,18 @@ func (s *Store) loadParallel(f *os.File, size int) bool {
 	return true
 }
 
-// guard runs fn with memory faults turned into panics (a mapped file
-// truncated under us) and reports such a panic as *ok = false.
+// guard runs fn with memory faults (a mapped file truncated under us)
+// caught by mapfile.Guard and reports one as *ok = false; any other panic
+// too: the load then falls back to the sequential read.
 func guard(fn func(), ok *bool) {
-	old := debug.SetPanicOnFault(true)
-	defer debug.SetPanicOnFault(old)
 	defer func() {
 		if recover() != nil {
 			*ok = false
 		}
 	}()
-	fn()
+	if mapfile.Guard(func() error { fn(); return nil }) != nil {
+		*ok = false
+	}
 }
 
 // readAt fills p from f at off; a short read (the file shrank) is an error.

@@ -1,6 +1,6 @@
 //go:build linux
 
-package sqlitefile
+package fsutil
 
 import (
 	"io/fs"
