@@ -38,7 +38,7 @@ FUZZTIME ?= 60s
 FUZZ_TARGETS := internal/keys:FuzzKeys internal/store:FuzzParse internal/store:FuzzUpdateRoundTrip \
 	internal/store:FuzzParseFast internal/jsonscan:FuzzScanner internal/transcript:FuzzReadMessages internal/config:FuzzLoad \
 	internal/sanitize:FuzzHistory internal/sanitize:FuzzStripEnvelopeText internal/cmd/list:FuzzPrintJSON \
-	internal/transcript:FuzzCursor internal/usage:FuzzScan internal/usage:FuzzExtractFast internal/search:FuzzScan \
+	internal/transcript:FuzzCursor internal/usage:FuzzScan internal/usage:FuzzExtractFast internal/search:FuzzScan internal/search:FuzzPairChunk \
 	internal/sqlitefile:FuzzReader internal/sqlitefile:FuzzCorrupt
 fuzz:
 	@for t in $(FUZZ_TARGETS); do \
