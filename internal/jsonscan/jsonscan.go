@@ -3,9 +3,9 @@
 // (internal/usage). It walks bytes in place, without building a tree:
 // callers read the members they want and only validate the rest.
 //
-// It accepts exactly what encoding/json.Valid accepts (the same grammar as
-// gjson.ValidBytes, plus encoding/json's nesting limit); FuzzScanner holds
-// it to that and to encoding/json's values. Strings are not checked for
+// With the default MaxDepth it accepts exactly what encoding/json.Valid
+// accepts (the grammar of gjson.ValidBytes, plus encoding/json's nesting
+// limit); FuzzScanner holds it to that and to encoding/json's values. Strings are not checked for
 // valid UTF-8 (neither encoding/json nor gjson checks it); callers that
 // need it check it themselves.
 package jsonscan
