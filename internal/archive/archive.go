@@ -13,6 +13,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/openclaw/sessions/internal/era"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -63,7 +64,7 @@ type Result struct {
 // instead (SQLite): 2026.9.6 deletes a session row only through its own
 // gateway, which sqlitewrite does not reproduce.
 func Session(ctx context.Context, s *state.State, agent, key string, now time.Time, lockTimeout time.Duration) (*Result, error) {
-	if s.Era(agent) == "sqlite" {
+	if s.Era(agent) == era.SQLite {
 		w, err := sqlitewrite.Open(s.Dir.Path, agent, sqlitewrite.Options{LockTimeout: lockTimeout, Now: func() time.Time { return now }})
 		if err != nil {
 			return nil, err

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/openclaw/sessions/internal/era"
 	"io/fs"
 	"runtime"
 	"slices"
@@ -62,7 +63,7 @@ func (l *Local) List(_ context.Context, q ListQuery) (*ListResult, error) {
 	for _, agent := range agents {
 		st, entries, err := s.Entries(agent)
 		if err != nil {
-			if len(agents) > 1 && s.Era(agent) == "sqlite" {
+			if len(agents) > 1 && s.Era(agent) == era.SQLite {
 				l.Warn(err.Error())
 				lastErr = err
 				continue

@@ -20,6 +20,7 @@ import (
 	"github.com/openclaw/sessions/internal/cmd/lifecyclecmd"
 	"github.com/openclaw/sessions/internal/cmd/list"
 	"github.com/openclaw/sessions/internal/cmd/patch"
+	runnercmd "github.com/openclaw/sessions/internal/cmd/runner"
 	"github.com/openclaw/sessions/internal/cmd/runscmd"
 	"github.com/openclaw/sessions/internal/cmd/search"
 	"github.com/openclaw/sessions/internal/cmd/send"
@@ -27,6 +28,7 @@ import (
 	"github.com/openclaw/sessions/internal/cmd/spawn"
 	"github.com/openclaw/sessions/internal/cmd/usage"
 	"github.com/openclaw/sessions/internal/cmd/version"
+	"github.com/openclaw/sessions/internal/cmd/wait"
 	"github.com/openclaw/sessions/internal/cmdutil"
 	"github.com/openclaw/sessions/internal/config"
 	"github.com/openclaw/sessions/internal/iostreams"
@@ -241,8 +243,8 @@ on a terminal and scripts get tab-separated lines when piped.`,
 		spawn.NewCmd(f, nil),
 		usage.NewCmd(f, nil),
 		runscmd.NewCmdRuns(f),
-		runscmd.NewCmdWait(f),
-		runscmd.NewCmdRunner(f),
+		wait.NewCmd(f),
+		runnercmd.NewCmd(f),
 		doctor.NewCmd(f),
 		lifecyclecmd.NewCmdDelete(f),
 		lifecyclecmd.NewCmdReset(f),

@@ -5,7 +5,6 @@ import (
 
 	"github.com/openclaw/sessions/internal/apperr"
 	"github.com/openclaw/sessions/internal/cmd/locks"
-	"github.com/openclaw/sessions/internal/cmd/send"
 	"github.com/openclaw/sessions/internal/cmd/topics"
 	"github.com/openclaw/sessions/internal/cmdutil"
 	"github.com/spf13/cobra"
@@ -40,7 +39,7 @@ func addExtras(root *cobra.Command, f *cmdutil.Factory) {
 			continue
 		}
 		if c.Flags().Lookup("engine") != nil {
-			_ = c.RegisterFlagCompletionFunc("engine", send.CompleteEngine)
+			_ = c.RegisterFlagCompletionFunc("engine", cmdutil.CompleteEngine)
 		}
 		if c.Flags().Lookup("deliver") != nil {
 			_ = c.RegisterFlagCompletionFunc("deliver", cobra.FixedCompletions([]string{"exec:"}, cobra.ShellCompDirectiveNoFileComp|cobra.ShellCompDirectiveNoSpace))

@@ -1,6 +1,7 @@
 package cmdutil
 
 import (
+	"github.com/openclaw/sessions/internal/era"
 	"slices"
 	"strings"
 	"time"
@@ -53,7 +54,7 @@ func (f *Factory) WriteRoute(s *state.State, agent, what string) (sessionwrite.R
 		return r, o, err
 	}
 	switch {
-	case r.Era == sessionwrite.EraGateway:
+	case r.Era == era.Gateway:
 		f.Log.Debug(what+": "+r.Why, "gateway", r.Endpoint.URL, "auth", r.Endpoint.AuthSource)
 	case r.Why != "":
 		f.Log.Debug(what+": "+r.Why+"; writing locally", "agent", agent)

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"errors"
+	"github.com/openclaw/sessions/internal/era"
 	"io"
 	"io/fs"
 	"os"
@@ -78,7 +79,7 @@ func Collect(s *state.State, now time.Time, lim Limits) *Snapshot {
 			}
 		}
 		sort.Strings(af.Leftovers)
-		if af.Era == sqlitestore.EraSQLite {
+		if af.Era == era.SQLite {
 			snap.Agents = append(snap.Agents, af)
 			continue
 		}

@@ -10,6 +10,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/openclaw/sessions/internal/era"
 	"os"
 	"path/filepath"
 	"slices"
@@ -25,7 +26,7 @@ import (
 	"github.com/openclaw/sessions/internal/keys"
 	"github.com/openclaw/sessions/internal/lock"
 	"github.com/openclaw/sessions/internal/runs"
-	"github.com/openclaw/sessions/internal/sqlitestore"
+
 	"github.com/openclaw/sessions/internal/sqlitewrite"
 	"github.com/openclaw/sessions/internal/state"
 	"github.com/openclaw/sessions/internal/store"
@@ -204,7 +205,7 @@ func Delete(ctx context.Context, s *state.State, targets []*state.Target, o Opti
 // store is written through internal/sqlitewrite, whose Open checks its own
 // preconditions.
 func checkWritable(s *state.State, agent string) error {
-	if s.Era(agent) == sqlitestore.EraSQLite {
+	if s.Era(agent) == era.SQLite {
 		return nil
 	}
 	return s.CheckWritable(agent)
@@ -216,7 +217,7 @@ func checkWritable(s *state.State, agent string) error {
 func remove(ctx context.Context, s *state.State, targets []*state.Target, o Options, res *Result, cutoff int64) error {
 	var jsonEra []*state.Target
 	for _, t := range targets {
-		if s.Era(t.Agent) != sqlitestore.EraSQLite {
+		if s.Era(t.Agent) != era.SQLite {
 			jsonEra = append(jsonEra, t)
 		}
 	}
@@ -240,7 +241,7 @@ func removeSQLite(s *state.State, targets []*state.Target, o Options, res *Resul
 	byAgent := map[string][]*state.Target{}
 	var order []string
 	for _, t := range targets {
-		if s.Era(t.Agent) != sqlitestore.EraSQLite {
+		if s.Era(t.Agent) != era.SQLite {
 			continue
 		}
 		if _, ok := byAgent[t.Agent]; !ok {
@@ -420,7 +421,7 @@ func Reset(ctx context.Context, s *state.State, t *state.Target, o Options) (*Re
 	if o.Remote != nil {
 		return remoteReset(ctx, t, o)
 	}
-	if s.Era(t.Agent) == sqlitestore.EraSQLite {
+	if s.Era(t.Agent) == era.SQLite {
 		// 2026.9.6's reset keeps the sessionId, sets a new
 		// lifecycleRevision, rebuilds the entry and appends a reset
 		// boundary to the transcript with its search index: not written
@@ -563,7 +564,7 @@ func Archive(ctx context.Context, s *state.State, t *state.Target, o Options) (*
 	if o.Remote != nil {
 		return remoteArchive(ctx, s, t, o)
 	}
-	if s.Era(t.Agent) != sqlitestore.EraSQLite {
+	if s.Era(t.Agent) != era.SQLite {
 		if err := s.CheckWritable(t.Agent); err != nil {
 			return nil, err
 		}

@@ -3,6 +3,7 @@ package sessionwrite
 import (
 	"context"
 	"encoding/json"
+	"github.com/openclaw/sessions/internal/era"
 	"strings"
 	"time"
 
@@ -54,7 +55,7 @@ func openGateway(ep gateway.Endpoint, agent string, o Options) *gatewayWrites {
 	return &gatewayWrites{ep: ep, agent: agent, g: g, o: o}
 }
 
-func (w *gatewayWrites) Era() string  { return EraGateway }
+func (w *gatewayWrites) Era() era.Era { return era.Gateway }
 func (w *gatewayWrites) Close() error { return nil }
 
 func (w *gatewayWrites) log(m string) {

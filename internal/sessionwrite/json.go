@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/openclaw/sessions/internal/era"
 	"os"
 	"strings"
 	"time"
@@ -35,7 +36,7 @@ type jsonWrites struct {
 	o     Options
 }
 
-func (w *jsonWrites) Era() string  { return "json" }
+func (w *jsonWrites) Era() era.Era { return era.JSON }
 func (w *jsonWrites) Close() error { return nil }
 
 func (w *jsonWrites) storePath() string {

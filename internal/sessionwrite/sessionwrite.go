@@ -13,6 +13,8 @@ package sessionwrite
 import (
 	"context"
 	"encoding/json"
+	"github.com/openclaw/sessions/internal/era"
+	"github.com/openclaw/sessions/internal/sqlitewrite"
 	"time"
 
 	"github.com/openclaw/sessions/internal/jsonx"
@@ -120,7 +122,7 @@ type TurnUpdate func(e *jsonx.Object)
 // Writes is where one agent's session writes go.
 type Writes interface {
 	// Era is "json", "sqlite" or "gateway".
-	Era() string
+	Era() era.Era
 	// Locate reads key's current entry afresh (NotFound when gone).
 	Locate(key string) (*Located, error)
 	// History is the context a turn needs: the messages on the transcript's
@@ -182,10 +184,28 @@ func OpenRoute(s *state.State, agent string, r Route, o Options) (Writes, error)
 		o.Now = time.Now
 	}
 	switch r.Era {
-	case EraGateway:
+	case era.Gateway:
 		return openGateway(r.Endpoint, agent, o), nil
-	case EraSQLite:
+	case era.SQLite:
 		return openSQLite(s, agent, o)
 	}
 	return &jsonWrites{s: s, agent: agent, o: o}, nil
+}
+
+// CheckWritable refuses (exit 10) what send, spawn and patch cannot
+// write for agent. An agent on OpenClaw 2026.8+'s SQLite store is writable
+// when sqlitewrite's preconditions hold (no live OpenClaw process holds the
+// state dir — else the refusal names its pid and the --gateway way —, the
+// database is exactly 2026.9.6's agent schema 23); the check writes
+// nothing. An agent still read from sessions.json while a SQLite store
+// exists beside it is refused as CheckWritable does.
+func CheckWritable(s *state.State, agent string) error {
+	if s.Era(agent) == era.SQLite {
+		w, err := sqlitewrite.Open(s.Dir.Path, agent, sqlitewrite.Options{})
+		if err != nil {
+			return err
+		}
+		return w.Close()
+	}
+	return s.CheckWritable(agent)
 }

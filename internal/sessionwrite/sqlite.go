@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/openclaw/sessions/internal/era"
 	"io/fs"
 
 	"github.com/openclaw/sessions/internal/apperr"
@@ -35,7 +36,7 @@ func openSQLite(s *state.State, agent string, o Options) (*sqliteWrites, error) 
 	return &sqliteWrites{s: s, agent: agent, o: o, w: w}, nil
 }
 
-func (w *sqliteWrites) Era() string  { return "sqlite" }
+func (w *sqliteWrites) Era() era.Era { return era.SQLite }
 func (w *sqliteWrites) Close() error { return w.w.Close() }
 
 // read opens the store for one fresh read (the writer's own connection

@@ -21,7 +21,7 @@ import (
 //
 // Why: selecting a 10,000-session table's 140 MB of entry_json through
 // modernc.org/sqlite costs several times what reading the pages costs
-// (docs/PERFORMANCE.md, issue 13); reading them in place, scanning each
+// (docs/PERFORMANCE.md); reading them in place, scanning each
 // entry right after its bytes are copied out, on every CPU, is within 2× of
 // the native sqlite3 shell.
 //

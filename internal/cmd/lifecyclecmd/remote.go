@@ -2,12 +2,12 @@ package lifecyclecmd
 
 import (
 	"context"
+	"github.com/openclaw/sessions/internal/era"
 
 	"github.com/openclaw/sessions/internal/apperr"
 	"github.com/openclaw/sessions/internal/cmdutil"
 	"github.com/openclaw/sessions/internal/gateway"
 	"github.com/openclaw/sessions/internal/lifecycle"
-	"github.com/openclaw/sessions/internal/sqlitestore"
 	"github.com/openclaw/sessions/internal/state"
 )
 
@@ -32,7 +32,7 @@ func remote(f *cmdutil.Factory, s *state.State, agents []string) (*lifecycle.Rem
 	}
 	sqlite := false
 	for _, a := range agents {
-		if s.Era(a) == sqlitestore.EraSQLite {
+		if s.Era(a) == era.SQLite {
 			sqlite = true
 		}
 	}

@@ -3,21 +3,14 @@
 package runscmd
 
 import (
-	"context"
 	"fmt"
-	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/openclaw/sessions/internal/apperr"
 	"github.com/openclaw/sessions/internal/backend"
-	"github.com/openclaw/sessions/internal/cmd/send"
 	"github.com/openclaw/sessions/internal/cmdutil"
-	"github.com/openclaw/sessions/internal/gateway"
 	"github.com/openclaw/sessions/internal/output"
-	"github.com/openclaw/sessions/internal/runner"
 	"github.com/openclaw/sessions/internal/runs"
 	"github.com/openclaw/sessions/internal/sqlitestore"
 	"github.com/spf13/cobra"
@@ -285,93 +278,10 @@ func matchSession(r *runs.Record, s string) bool {
 	return false
 }
 
-// NewCmdWait builds `sessions wait RUN_ID`.
-func NewCmdWait(f *cmdutil.Factory) *cobra.Command {
-	var timeout int
-	cmd := &cobra.Command{
-		Use:   "wait RUN_ID [--timeout S]",
-		Short: "Wait for a run's reply, with the same result as send",
-		Long: `Wait until the run's first step has ended (the target's reply for a send) and
-print the same result as 'sessions send' would have; its "delivery" is the
-announce's delivery as the run record has it now: "pending" until the runner
-has settled it, then skipped, recorded, delivered or failed (with "error").
-A run whose runner died ends as "error: runner exited" at once. --timeout S
-(default 30) bounds the wait (exit 5); the run itself goes on.`,
-		Args: cmdutil.ExactArgs(1, "RUN_ID"),
-		ValidArgsFunction: func(_ *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
-			if len(args) > 0 {
-				return nil, cobra.ShellCompDirectiveNoFileComp
-			}
-			return f.RunIDs(toComplete)
-		},
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if timeout < 1 {
-				return apperr.Usagef("--timeout must be at least 1 second (got %d)", timeout)
-			}
-			rs, err := runsOf(f)
-			if err != nil {
-				return err
-			}
-			rec, err := rs.Load(strings.TrimSpace(args[0]))
-			if err != nil {
-				return err
-			}
-			return send.WaitAndPrint(f, rs, rec, time.Duration(timeout)*time.Second)
-		},
-	}
-	cmd.Flags().IntVar(&timeout, "timeout", 30, "wait up to `S` seconds")
-	return cmd
-}
-
 // runsOf is where this invocation's runs are recorded: the home of the
 // gateway it names (the runs send and spawn made through it), else the
 // local state dir's.
-func runsOf(f *cmdutil.Factory) (*runs.Store, error) {
-	ep, err := send.NamedGateway(f)
-	if err != nil {
-		return nil, err
-	}
-	if ep != nil {
-		home, err := runs.GatewayHome(f.Getenv, ep.URL, false)
-		if err != nil {
-			return nil, err
-		}
-		f.Log.Debug("runs through the gateway "+ep.String()+" are kept in "+home, "gateway", ep.String())
-		return runs.Open(home), nil
-	}
-	s, err := f.State()
-	if err != nil {
-		return nil, err
-	}
-	return runs.Open(s.Dir.Path), nil
-}
-
-// NewCmdRunner builds the hidden command a detached runner executes.
-func NewCmdRunner(f *cmdutil.Factory) *cobra.Command {
-	return &cobra.Command{
-		Use:    runner.CommandName + " RUN_ID",
-		Hidden: true,
-		Args:   cmdutil.ExactArgs(1, "RUN_ID"),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			s, err := f.State()
-			if err != nil {
-				return err
-			}
-			// The runner outlives its caller: SIGHUP (a closed terminal) must not
-			// end it; SIGTERM/SIGINT cancel the current turn cleanly.
-			signal.Ignore(syscall.SIGHUP)
-			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-			defer stop()
-			wo, err := f.WriteOptions(s)
-			if err != nil {
-				return err
-			}
-			r := &runner.Runner{State: s, Runs: runs.Open(s.Dir.Path), Log: f.Log, Now: f.Now, LockTimeout: f.Flags.LockTimeout,
-				GatewayEndpoint: func() (gateway.Endpoint, error) { return f.TurnGateway(s) }, Gateways: wo.Gateways}
-			return r.Execute(ctx, args[0])
-		},
-	}
-}
+func runsOf(f *cmdutil.Factory) (*runs.Store, error) { return f.Ops().RunStore() }
 
 // engineName is the engine column: the spec without the openclaw path or
 // the exec command ("openclaw", "exec").

@@ -2,6 +2,7 @@ package usage
 
 import (
 	"errors"
+	"github.com/openclaw/sessions/internal/era"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -61,8 +62,8 @@ func discover(s *state.State, o *Options) ([]usage.Unit, *catalog, error) {
 		cat.units = append(cat.units, info)
 	}
 	for _, agent := range agents {
-		era := s.Era(agent)
-		if era == "none" {
+		agentEra := s.Era(agent)
+		if agentEra == era.None {
 			continue
 		}
 		st, entries, err := s.Entries(agent)
@@ -109,7 +110,7 @@ func discover(s *state.State, o *Options) ([]usage.Unit, *catalog, error) {
 				continue
 			}
 			infos[sid] = in
-			if era != "json" || !in.visible {
+			if agentEra != era.JSON || !in.visible {
 				continue
 			}
 			sf := e.Meta.SessionFile
@@ -128,7 +129,7 @@ func discover(s *state.State, o *Options) ([]usage.Unit, *catalog, error) {
 				add(usage.FileUnit(tr.Path, fi, sid, false), unitInfo{agent: agent, sessionID: sid})
 			}
 		}
-		if era == "sqlite" {
+		if agentEra == era.SQLite {
 			p := s.SQLitePath(agent)
 			fi, err := os.Stat(p)
 			if err != nil {
@@ -148,7 +149,7 @@ func discover(s *state.State, o *Options) ([]usage.Unit, *catalog, error) {
 			var sid string
 			archived := false
 			switch {
-			case era == "json" && strings.HasSuffix(name, ".jsonl"):
+			case agentEra == era.JSON && strings.HasSuffix(name, ".jsonl"):
 				sid = strings.TrimSuffix(name, ".jsonl")
 			case o.IncludeArchived && archiveRe.MatchString(name):
 				sid = archiveRe.FindStringSubmatch(name)[1]
