@@ -36,9 +36,9 @@ stress:
 # Every fuzz target for FUZZTIME each (go test -fuzz takes one target at a time).
 FUZZTIME ?= 60s
 FUZZ_TARGETS := internal/keys:FuzzKeys internal/store:FuzzParse internal/store:FuzzUpdateRoundTrip \
-	internal/store:FuzzParseFast internal/transcript:FuzzReadMessages internal/config:FuzzLoad \
+	internal/store:FuzzParseFast internal/jsonscan:FuzzScanner internal/transcript:FuzzReadMessages internal/config:FuzzLoad \
 	internal/sanitize:FuzzHistory internal/sanitize:FuzzStripEnvelopeText internal/rowjson:FuzzAppendList \
-	internal/transcript:FuzzCursor internal/usage:FuzzScan internal/usage:FuzzExtractFast internal/search:FuzzScan \
+	internal/transcript:FuzzCursor internal/usage:FuzzScan internal/usage:FuzzExtractFast internal/search:FuzzScan internal/search:FuzzPairChunk \
 	internal/sqlitefile:FuzzReader internal/sqlitefile:FuzzCorrupt
 fuzz:
 	@for t in $(FUZZ_TARGETS); do \

@@ -130,6 +130,10 @@ esac
 `
 
 var (
+	// goEnv is the environment the test binary started with: the build of
+	// the runner binary uses the machine's module and build caches, not a
+	// test's isolated HOME.
+	goEnv   = os.Environ()
 	binOnce sync.Once
 	binPath string
 	binErr  error
@@ -147,6 +151,7 @@ func sessionsBinary(t *testing.T) string {
 		binPath = filepath.Join(binDir, "sessions")
 		cmd := exec.Command("go", "build", "-o", binPath, "github.com/openclaw/sessions/cmd/sessions")
 		cmd.Dir = testutil.Root(t)
+		cmd.Env = goEnv
 		if out, err := cmd.CombinedOutput(); err != nil {
 			binErr = fmt.Errorf("go build: %v\n%s", err, out)
 		}

@@ -18,6 +18,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/openclaw/sessions/internal/apperr"
+	"github.com/openclaw/sessions/internal/fsutil"
 )
 
 // FileName is the per-agent database's file name, in <state>/agents/<id>/agent/.
@@ -71,7 +72,7 @@ type DB struct {
 	mode openMode
 	// stamp is the main file's identity when an immutable connection was
 	// opened; a read is only trusted if it is unchanged afterwards.
-	stamp fileStamp
+	stamp fsutil.Stamp
 
 	hasCold bool // the database has session_transcript_cold_archives
 	// snapshots: the database has session_entry_snapshots (agent schema
@@ -110,24 +111,6 @@ func (m openMode) String() string {
 		return "immutable"
 	}
 	return "read-only"
-}
-
-// fileStamp identifies a version of the main database file.
-type fileStamp struct {
-	size  int64
-	mtime time.Time
-	ino   uint64
-	ctime int64
-}
-
-func stampOf(fi os.FileInfo) fileStamp {
-	s := fileStamp{size: fi.Size(), mtime: fi.ModTime()}
-	s.ino, s.ctime = sysStamp(fi)
-	return s
-}
-
-func (a fileStamp) equal(b fileStamp) bool {
-	return a.size == b.size && a.mtime.Equal(b.mtime) && a.ino == b.ino && a.ctime == b.ctime
 }
 
 // immutableRetries is how often a read of a quiescent database is redone
@@ -226,7 +209,7 @@ func (db *DB) open() error {
 	db.mode = modeReadOnly
 	if wal && walEmpty {
 		db.mode = modeImmutable
-		db.stamp = stampOf(fi)
+		db.stamp = fsutil.StampOf(fi)
 	}
 	conn, err := sql.Open("sqlite", db.dsn())
 	if err != nil {
@@ -280,7 +263,7 @@ func (db *DB) read(what string, fn func(tx *sql.Tx) error) error {
 		if db.mode != modeImmutable {
 			return err
 		}
-		if fi, serr := os.Stat(db.path); serr == nil && stampOf(fi).equal(db.stamp) {
+		if fi, serr := os.Stat(db.path); serr == nil && fsutil.StampOf(fi).Equal(db.stamp) {
 			return err // the file as it was when opened: trusted, error or not
 		}
 		// A checkpoint changed the file under the immutable read: the result

@@ -67,7 +67,7 @@ func (db *DB) store(lean bool) (*store.Store, error) {
 	err := db.read("read sessions", func(tx *sql.Tx) error {
 		entries, skipped, firstBad, why = nil, 0, "", ""
 		var outs [][]parsed
-		if directRead && db.direct != nil {
+		if db.direct != nil && directOn() {
 			var ok bool
 			if outs, ok = db.storeDirect(tx, lean); ok {
 				entries, skipped, firstBad, why = collect(outs)

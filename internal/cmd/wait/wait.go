@@ -11,9 +11,17 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// NewCmd builds `sessions wait RUN_ID`.
-func NewCmd(f *cmdutil.Factory) *cobra.Command {
-	var timeout int
+// Options are the parsed flags of `sessions wait`.
+type Options struct {
+	f       *cmdutil.Factory
+	RunID   string
+	Timeout int // seconds
+}
+
+// NewCmd builds `sessions wait RUN_ID`; runF replaces the behaviour in
+// flag tests.
+func NewCmd(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
+	o := &Options{f: f}
 	cmd := &cobra.Command{
 		Use:   "wait RUN_ID [--timeout S]",
 		Short: "Wait for a run's reply, with the same result as send",
@@ -31,16 +39,25 @@ A run whose runner died ends as "error: runner exited" at once. --timeout S
 			return f.RunIDs(toComplete)
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if timeout < 1 {
-				return apperr.Usagef("--timeout must be at least 1 second (got %d)", timeout)
+			if o.Timeout < 1 {
+				return apperr.Usagef("--timeout must be at least 1 second (got %d)", o.Timeout)
 			}
-			res, err := f.Ops().Wait(context.Background(), ops.WaitRequest{RunID: args[0], Timeout: time.Duration(timeout) * time.Second, OnWait: f.WaitSpinner()})
-			if err != nil {
-				return err
+			o.RunID = args[0]
+			if runF != nil {
+				return runF(o)
 			}
-			return f.PrintRunResult(res)
+			return run(o)
 		},
 	}
-	cmd.Flags().IntVar(&timeout, "timeout", 30, "wait up to `S` seconds")
+	cmd.Flags().IntVar(&o.Timeout, "timeout", 30, "wait up to `S` seconds")
 	return cmd
+}
+
+func run(o *Options) error {
+	f := o.f
+	res, err := f.Ops().Wait(context.Background(), ops.WaitRequest{RunID: o.RunID, Timeout: time.Duration(o.Timeout) * time.Second, OnWait: f.WaitSpinner()})
+	if err != nil {
+		return err
+	}
+	return f.PrintRunResult(res)
 }

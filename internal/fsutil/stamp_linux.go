@@ -1,6 +1,6 @@
 //go:build linux
 
-package sqlitefile
+package fsutil
 
 import (
 	"io/fs"
@@ -11,7 +11,7 @@ import (
 // file is replaced or written.
 func sysStamp(fi fs.FileInfo) (uint64, int64) {
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		return uint64(st.Ino), st.Ctim.Sec*1e9 + st.Ctim.Nsec
+		return uint64(st.Ino), int64(st.Ctim.Sec)*1e9 + int64(st.Ctim.Nsec) //nolint:unconvert // int32 on 32-bit platforms
 	}
 	return 0, 0
 }
