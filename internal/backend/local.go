@@ -6,13 +6,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/openclaw/sessions/internal/era"
 	"io/fs"
 	"runtime"
 	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/openclaw/sessions/internal/era"
 
 	"github.com/openclaw/sessions/internal/sanitize"
 	"github.com/openclaw/sessions/internal/sqlitestore"

@@ -4,12 +4,12 @@
 package cmdutil
 
 import (
-	"github.com/openclaw/sessions/internal/ops"
 	"io"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/openclaw/sessions/internal/ops"
 
 	"charm.land/log/v2"
 	"github.com/itchyny/gojq"
@@ -98,15 +98,6 @@ func (f *Factory) Ops() *ops.Ops {
 // State opens the state (state dir, config, requester) once: the
 // operations layer's.
 func (f *Factory) State() (*state.State, error) { return f.Ops().State() }
-
-// sandboxed is --sandboxed or $OPENCLAW_SANDBOXED (true).
-func (f *Factory) sandboxed() bool {
-	if f.Flags.Sandboxed {
-		return true
-	}
-	b, err := strconv.ParseBool(strings.TrimSpace(f.Getenv("OPENCLAW_SANDBOXED")))
-	return err == nil && b
-}
 
 // PrepareJQ compiles --jq early, so a bad expression fails before any work.
 func (f *Factory) PrepareJQ() error {

@@ -2,10 +2,11 @@ package ops
 
 import (
 	"context"
-	"github.com/openclaw/sessions/internal/era"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/openclaw/sessions/internal/era"
 
 	"github.com/openclaw/sessions/internal/apperr"
 	"github.com/openclaw/sessions/internal/backend"
@@ -214,4 +215,35 @@ func (o *Ops) probeLocalGateway(s *state.State) (string, error) {
 		return "", apperr.Statef("a gateway runs (%s) but did not accept the config's credentials at %s: %v", live.Describe(), ep.URL, err)
 	}
 	return ep.URL + " (" + live.Describe() + ")", nil
+}
+
+// Scope is what an invocation works on, as a front-end may show it.
+type Scope struct {
+	// Gateways are the URLs of the gateways the invocation names, in the
+	// order given (none: this host's state dir).
+	Gateways []string
+	// Contexts are their context names ("" for a gateway given by URL).
+	Contexts []string
+	// Fleet: several hosts (--context all, several contexts): answers
+	// carry each row's context and each failing host apart.
+	Fleet bool
+}
+
+// Local reports whether the invocation works on this host's state dir.
+func (s Scope) Local() bool { return len(s.Gateways) == 0 }
+
+// Scope resolves what this invocation works on (the chooser's answer for
+// reads): exit 2 for contradicting flags, exit 4 for an unknown context.
+func (o *Ops) Scope() (Scope, error) {
+	eps, err := o.endpoints()
+	if err != nil {
+		return Scope{}, err
+	}
+	var sc Scope
+	for _, ep := range eps {
+		sc.Gateways = append(sc.Gateways, ep.URL)
+		sc.Contexts = append(sc.Contexts, ep.Context)
+	}
+	sc.Fleet = len(eps) > 1 || o.allContexts()
+	return sc, nil
 }

@@ -3,9 +3,10 @@ package sessionwrite
 import (
 	"context"
 	"encoding/json"
-	"github.com/openclaw/sessions/internal/era"
 	"strings"
 	"time"
+
+	"github.com/openclaw/sessions/internal/era"
 
 	"github.com/tidwall/gjson"
 

@@ -4,10 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"github.com/openclaw/sessions/internal/era"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/openclaw/sessions/internal/era"
 
 	"github.com/tidwall/gjson"
 

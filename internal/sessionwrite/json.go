@@ -6,11 +6,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/openclaw/sessions/internal/era"
 	"os"
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/openclaw/sessions/internal/era"
 
 	"github.com/tidwall/gjson"
 

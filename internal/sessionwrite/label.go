@@ -1,8 +1,9 @@
 package sessionwrite
 
 import (
-	"github.com/openclaw/sessions/internal/era"
 	"unicode/utf16"
+
+	"github.com/openclaw/sessions/internal/era"
 
 	"github.com/openclaw/sessions/internal/apperr"
 	"github.com/openclaw/sessions/internal/sqlitewrite"

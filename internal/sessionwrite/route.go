@@ -2,6 +2,7 @@ package sessionwrite
 
 import (
 	"context"
+
 	"github.com/openclaw/sessions/internal/era"
 
 	"github.com/openclaw/sessions/internal/apperr"

@@ -14,9 +14,10 @@ package sessionwrite
 import (
 	"context"
 	"encoding/json"
+	"time"
+
 	"github.com/openclaw/sessions/internal/era"
 	"github.com/openclaw/sessions/internal/sqlitewrite"
-	"time"
 
 	"github.com/openclaw/sessions/internal/archive"
 	"github.com/openclaw/sessions/internal/jsonx"

@@ -5,8 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/openclaw/sessions/internal/era"
 	"io/fs"
+
+	"github.com/openclaw/sessions/internal/era"
 
 	"github.com/openclaw/sessions/internal/apperr"
 	"github.com/openclaw/sessions/internal/jsonx"

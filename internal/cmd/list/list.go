@@ -5,11 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/openclaw/sessions/internal/ops"
-	"github.com/openclaw/sessions/internal/rowjson"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/openclaw/sessions/internal/ops"
+	"github.com/openclaw/sessions/internal/rowjson"
 
 	"github.com/openclaw/sessions/internal/apperr"
 	"github.com/openclaw/sessions/internal/cmdutil"

@@ -5,11 +5,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"github.com/openclaw/sessions/internal/era"
 	"io"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/openclaw/sessions/internal/era"
 
 	"github.com/mattn/go-runewidth"
 	"github.com/openclaw/sessions/internal/cmdutil"
