@@ -210,7 +210,11 @@ func openFake(t *testing.T, protocol int, name string) *fixture {
 	if err := os.WriteFile(tokenFile, []byte("tok\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	mk := func() *ops.Ops { return newOps(tmp, env, ops.Config{Gateway: srv.URL(), GatewayTokenFile: tokenFile}) }
+	// the state dir the gateway serves is this host's too: the lifecycle
+	// operations resolve their keys in it (as on a host whose gateway runs)
+	mk := func() *ops.Ops {
+		return newOps(tmp, env, ops.Config{StateDir: dir, Gateway: srv.URL(), GatewayTokenFile: tokenFile})
+	}
 	return &fixture{mk: mk, main: "agent:main:main", remote: true, gw: srv, runs: gatewayRuns(t, mk)}
 }
 
@@ -611,4 +615,50 @@ func checkAgents(t *testing.T, fx *fixture) {
 		}
 	}
 	t.Fatalf("no agent main in %+v", res.Agents)
+}
+
+// lifecycleTarget is a group session every fixture has (not a main one).
+const lifecycleTarget = "agent:main:telegram:group:-100123"
+
+// TestConformanceLifecycle: a dry run changes nothing and says what a
+// delete would do; the delete removes the session from the listing; a
+// main session is refused the same way everywhere.
+func TestConformanceLifecycle(t *testing.T) { each(t, checkLifecycle) }
+
+func checkLifecycle(t *testing.T, fx *fixture) {
+	before := rowOfStore(t, fx, lifecycleTarget)
+	dry, err := fx.ops().Delete(ctx(t), ops.DeleteRequest{Keys: []string{lifecycleTarget}, DryRun: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !dry.DryRun || dry.Action != "delete" || dry.Count != 1 || len(dry.Sessions) != 1 {
+		t.Fatalf("dry run: %+v", dry)
+	}
+	if after := rowOfStore(t, fx, lifecycleTarget); after.SessionID != before.SessionID {
+		t.Fatalf("the dry run changed the session: %+v", after)
+	}
+	_, err = fx.ops().Delete(ctx(t), ops.DeleteRequest{Keys: []string{fx.main}})
+	wantCode(t, err, apperr.CodeError, "Cannot delete the main session")
+	res, err := fx.ops().Delete(ctx(t), ops.DeleteRequest{Keys: []string{lifecycleTarget}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.DryRun || res.Count != 1 {
+		t.Fatalf("delete: %+v", res)
+	}
+	all, err := fx.ops().List(ctx(t), ops.ListQuery{Limit: -1, AllAgents: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range all.Sessions {
+		if r.StoreKey == lifecycleTarget || r.Key == lifecycleTarget {
+			t.Fatalf("%s still listed after its delete", lifecycleTarget)
+		}
+	}
+	if !fx.remote {
+		// (through a gateway the key is resolved in the local state dir,
+		// which the gateway's delete does not change in the fake)
+		_, err = fx.ops().Delete(ctx(t), ops.DeleteRequest{Keys: []string{lifecycleTarget}})
+		wantCode(t, err, apperr.CodeNotFound, lifecycleTarget)
+	}
 }
