@@ -6,12 +6,24 @@ PKGS     := ./...
 VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS  := -s -w -X github.com/openclaw/sessions/internal/cmd/version.Version=$(VERSION)
 
-.PHONY: all build test test-short interop bench lint vet fmt completions check-completions man clean stress fuzz
+.PHONY: all build test test-short interop bench lint vet fmt completions check-completions man clean stress fuzz cross dist
 
 all: build
 
 build:
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/sessions
+
+# The release targets (docs/PLATFORMS.md), all without cgo.
+TARGETS := linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64
+
+# Every package of every target compiles, tests included (vet type-checks
+# the _test.go files and their build tags). Nothing is written.
+cross:
+	@for t in $(TARGETS); do \
+		echo "== $$t"; \
+		GOOS=$${t%/*} GOARCH=$${t#*/} CGO_ENABLED=0 $(GO) build -o /dev/null $(PKGS) || exit 1; \
+		GOOS=$${t%/*} GOARCH=$${t#*/} CGO_ENABLED=0 $(GO) vet $(PKGS) || exit 1; \
+	done
 
 # Every test that needs no network and no OpenClaw peer.
 test:
