@@ -54,16 +54,16 @@ stress:
 	SESSIONS_CRASH_ITERS=$(STRESS_ITERS) SESSIONS_KILL_ITERS=$(STRESS_ITERS) \
 	$(GO) test -count=1 -timeout 60m -v \
 		-run '^(TestCrashInjection|TestUpdateSIGKILL|TestBadInput|TestPolicyTable|TestDeliveryHookFaults|TestFileModes|TestNoSymlinkWrites|TestHookFaults|TestZombieHolderIsDead)$$' \
-		. ./internal/store/ ./internal/delivery/ ./internal/lock/ > $$log 2>&1; rc=$$?; \
+		./e2e/ ./internal/store/ ./internal/delivery/ ./internal/lock/ > $$log 2>&1; rc=$$?; \
 	grep -E '^(--- |ok|FAIL)|kills|cases|rows|seed' $$log | grep -v -- '--- PASS: Test[A-Za-z]*/'; \
 	if [ $$rc -ne 0 ]; then grep -B2 -A20 -- '--- FAIL' $$log | head -200; fi; rm -f $$log; exit $$rc
 
 # Every fuzz target for FUZZTIME each (go test -fuzz takes one target at a time).
 FUZZTIME ?= 60s
 FUZZ_TARGETS := internal/keys:FuzzKeys internal/store:FuzzParse internal/store:FuzzUpdateRoundTrip \
-	internal/store:FuzzParseFast internal/transcript:FuzzReadMessages internal/config:FuzzLoad \
-	internal/sanitize:FuzzHistory internal/sanitize:FuzzStripEnvelopeText internal/cmd/list:FuzzPrintJSON \
-	internal/transcript:FuzzCursor internal/usage:FuzzScan internal/usage:FuzzExtractFast internal/search:FuzzScan \
+	internal/store:FuzzParseFast internal/jsonscan:FuzzScanner internal/transcript:FuzzReadMessages internal/config:FuzzLoad \
+	internal/sanitize:FuzzHistory internal/sanitize:FuzzStripEnvelopeText internal/rowjson:FuzzAppendList \
+	internal/transcript:FuzzCursor internal/usage:FuzzScan internal/usage:FuzzExtractFast internal/search:FuzzScan internal/search:FuzzPairChunk \
 	internal/sqlitefile:FuzzReader internal/sqlitefile:FuzzCorrupt
 fuzz:
 	@for t in $(FUZZ_TARGETS); do \

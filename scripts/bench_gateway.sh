@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 12's read benchmarks (docs/PERFORMANCE.md, "## Over the gateway"), against REAL gateways of the
+# The gateway read benchmarks (docs/PERFORMANCE.md, "## Over the gateway"), against REAL gateways of the
 # peer on loopback:
 #   1. `sessions --gateway URL list --json` beside OpenClaw's own `openclaw gateway call sessions.list`
 #      on the same gateway (2026.1.30 on a copy of testdata/state-2026.1.30, and 2026.9.6);

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# make bench-search (issue 15; docs/PERFORMANCE.md, "## search"): `sessions search LITERAL` over
+# make bench-search (docs/PERFORMANCE.md, "## search"): `sessions search LITERAL` over
 # 1,000 x 1 MB transcripts beside `grep -rF -c` and `rg -F -c` (when installed: Debian's ripgrep)
 # over the same files, and peak RSS (/usr/bin/time -v) there and on a single 1 GB transcript.
 # Prints markdown on stdout. Needs no OpenClaw peer.

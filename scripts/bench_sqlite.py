@@ -1,6 +1,6 @@
 """sessions list vs the real openclaw@2026.9.6 `sessions --json` on one 10,000-session SQLite store
 (scripts/bench_sqlite.sh), and the floor: the native sqlite3 shell selecting the rows' entry_json to
-/dev/null (issue 13). Round-robin, wall time per process, medians."""
+/dev/null. Round-robin, wall time per process, medians."""
 import argparse, json, os, subprocess, sys
 
 import benchlib

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 8's benchmark (docs/PERFORMANCE.md, "## SQLite era"): `sessions list` on a 10,000-session
+# The SQLite-era list benchmark (docs/PERFORMANCE.md, "## SQLite era"): `sessions list` on a 10,000-session
 # OpenClaw 2026.8+ SQLite store beside the real `openclaw sessions --json --all-agents --limit all` of
 # openclaw@2026.9.6 on a copy of the same state. Prints markdown on stdout.
 #

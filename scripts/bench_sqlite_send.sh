@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 13's benchmark (docs/PERFORMANCE.md, "SQLite era: send"): `sessions send --timeout 0` on a
+# The benchmark of send on the SQLite store (docs/PERFORMANCE.md, "SQLite era: send"): `sessions send --timeout 0` on a
 # 10,000-session OpenClaw 2026.8+ SQLite store (no OpenClaw running: the write path of
 # internal/sessionwrite → sqlitewrite) beside `sessions list --json` on the same store; target: send
 # within 2× of list. Rounds alternate send and list; each send's detached run (exec engine `true`) is

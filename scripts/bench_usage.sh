@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 15's benchmark (docs/PERFORMANCE.md, "## usage"): `sessions usage --by day` over 1,000
+# The usage benchmark (docs/PERFORMANCE.md, "## usage"): `sessions usage --by day` over 1,000
 # transcripts of 1 MB (the 1 GB state scripts/gen_transcripts.py writes from the real 2026.1.30
 # fixture), cold (no usage cache: --no-cache) beside `cat` of the same files, warm (the cache
 # filled by a previous run), and the peak RSS (/usr/bin/time -v) on that state and on a single

@@ -1,11 +1,13 @@
-// Package archive removes sub-agent sessions the way OpenClaw's
-// sessions.delete does (format §6.6, §6.7): the store entry is deleted
-// under OpenClaw's lock and the transcript renamed to
-// <file>.deleted.<ISO timestamp with ':' → '-'>. It serves `spawn --cleanup
-// delete` and the archive sweep: OpenClaw's gateway archives sub-agent
-// children agents.defaults.subagents.archiveAfterMinutes after their
-// creation with a 60 s timer; with no daemon, every `sessions` invocation
-// looks at a small index of archive due times instead (Sweep).
+// Package archive keeps the sub-agent children due for archiving and
+// sweeps them: OpenClaw's gateway archives sub-agent children
+// agents.defaults.subagents.archiveAfterMinutes after their creation with
+// a 60 s timer; with no daemon, every `sessions` invocation looks at a
+// small index of archive due times instead (Sweep), and removes a due
+// child through the write seam (sessionwrite: deleted with its transcript
+// renamed <file>.deleted.<ISO timestamp with ':' → '-'> as OpenClaw's
+// sessions.delete does, format §6.6, §6.7; archived on a 2026.8+ store).
+// It also names and finds the transcripts a delete renames (Timestamp,
+// Transcripts).
 package archive
 
 import (
@@ -26,7 +28,6 @@ import (
 	"github.com/openclaw/sessions/internal/jsonx"
 	"github.com/openclaw/sessions/internal/lock"
 	"github.com/openclaw/sessions/internal/runs"
-	"github.com/openclaw/sessions/internal/sqlitewrite"
 	"github.com/openclaw/sessions/internal/state"
 	"github.com/openclaw/sessions/internal/store"
 	"github.com/tidwall/gjson"
@@ -38,73 +39,22 @@ func Timestamp(t time.Time) string {
 	return strings.ReplaceAll(t.UTC().Format("2006-01-02T15:04:05.000Z"), ":", "-")
 }
 
-// Result is what archiving one session did.
-type Result struct {
-	Key     string   `json:"key"`
-	Existed bool     `json:"existed"`           // the entry was in the store
-	Renamed []string `json:"renamed,omitempty"` // the transcripts' new names
-	Skipped []string `json:"skipped,omitempty"` // candidates left alone (outside the state dir)
-	Warning string   `json:"warning,omitempty"` // a rename that failed
-	Store   string   `json:"store"`             // the store file
-	At      int64    `json:"at"`                // ms
-	// Archived: an OpenClaw 2026.8+ (SQLite) session was archived
-	// (archivedAt set, as sessions.patch archived does), not deleted.
-	Archived bool `json:"archived,omitempty"`
+// Removed is what removing a sub-agent child did: deleting it (JSON era,
+// its transcripts renamed) or archiving it (SQLite era).
+type Removed struct {
+	Existed bool // the session was in its store
+	// Renamed are the transcripts renamed to .deleted.<ts> (JSON era).
+	Renamed []string
+	// Archived: the row was archived (archivedAt set, as sessions.patch
+	// archived does), not deleted — an OpenClaw 2026.8+ (SQLite) session.
+	Archived bool
+	At       int64 // ms
 }
 
-// Session deletes the entry key from agent's store and renames its
-// transcript candidates (entry.sessionFile, <store dir>/<sessionId>.jsonl,
-// the agent's sessions dir) that exist to <file>.deleted.<ts>, as
-// sessions.delete {deleteTranscript: true} does. A missing store or entry
-// is not an error (Existed is false, nothing is renamed). Transcripts whose
-// real path lies outside the state dir and the store dir are never touched.
-//
-// An agent on OpenClaw 2026.8+'s SQLite store gets its session archived
-// instead (SQLite): 2026.9.6 deletes a session row only through its own
-// gateway, which sqlitewrite does not reproduce.
-func Session(ctx context.Context, s *state.State, agent, key string, now time.Time, lockTimeout time.Duration) (*Result, error) {
-	if s.Era(agent) == "sqlite" {
-		w, err := sqlitewrite.Open(s.Dir.Path, agent, sqlitewrite.Options{LockTimeout: lockTimeout, Now: func() time.Time { return now }})
-		if err != nil {
-			return nil, err
-		}
-		defer w.Close()
-		return SQLite(w, key, now)
-	}
-	path, _ := s.StorePath(agent)
-	res := &Result{Key: key, Store: path, At: now.UnixMilli()}
-	var meta store.Meta
-	_, err := store.Update(ctx, path, store.UpdateOptions{LockTimeout: lockTimeout, SQLitePath: s.SQLitePath(agent)}, func(tx *store.Tx) error {
-		m, ok := tx.Meta(key)
-		if !ok {
-			res.Existed = false
-			return nil
-		}
-		res.Existed, meta = true, m
-		tx.Delete(key)
-		return nil
-	})
-	if err != nil {
-		if errors.Is(err, store.ErrStoreMissing) {
-			return res, nil
-		}
-		return nil, err
-	}
-	if !res.Existed || store.ValidSessionID(meta.SessionID) != nil {
-		return res, nil
-	}
-	inside, outside := Transcripts(s, agent, filepath.Dir(path), meta)
-	res.Skipped = outside
-	suffix := ".deleted." + Timestamp(now)
-	for _, c := range inside {
-		if err := os.Rename(c, c+suffix); err != nil {
-			res.Warning = err.Error()
-			continue
-		}
-		res.Renamed = append(res.Renamed, c+suffix)
-	}
-	return res, nil
-}
+// Remover removes the child key of agent as of now (the sessions
+// sessionwrite.Writes.RemoveChild of the agent's store), waiting at most
+// lockTimeout for its locks.
+type Remover func(ctx context.Context, agent, key string, now time.Time, lockTimeout time.Duration) (*Removed, error)
 
 // Transcripts returns the transcript files of an entry that exist — its
 // sessionFile, <storeDir>/<sessionId>.jsonl, the agent's sessions dir — as
@@ -140,23 +90,6 @@ func Transcripts(s *state.State, agent, storeDir string, meta store.Meta) (insid
 		inside = append(inside, c)
 	}
 	return inside, outside
-}
-
-// SQLite archives key in an OpenClaw 2026.8+ agent database as
-// sessions.patch {archived: true} does (archivedAt = now, archiveReason
-// manual, the pin dropped); its transcript stays in the database. A missing
-// session is not an error (Existed false).
-func SQLite(w *sqlitewrite.Writer, key string, now time.Time) (*Result, error) {
-	res := &Result{Key: key, Store: w.Path(), At: now.UnixMilli()}
-	yes := true
-	if _, err := w.PatchEntry(key, sqlitewrite.Patch{Archived: &yes}); err != nil {
-		if apperr.CodeOf(err) == apperr.CodeNotFound {
-			return res, nil
-		}
-		return nil, err
-	}
-	res.Existed, res.Archived = true, true
-	return res, nil
 }
 
 // ---- the index -------------------------------------------------------
@@ -287,6 +220,8 @@ type SweepOptions struct {
 	// store lock. The automatic sweep uses a short one and retries on the
 	// next invocation.
 	LockTimeout time.Duration
+	// Remove removes a due child from its store (required).
+	Remove Remover
 }
 
 // Swept is one archived child.
@@ -333,13 +268,17 @@ func Due(stateDir string, now time.Time) (bool, error) {
 	return len(ix.Entries) > 0 && slices.MinFunc(ix.Entries, func(a, b Entry) int { return cmp.Compare(a.ArchiveAtMs, b.ArchiveAtMs) }).ArchiveAtMs <= now.UnixMilli(), nil
 }
 
-// Sweep archives every child whose archive time has come: the entry is
-// removed from its store and its transcript renamed (Session), the run
+// Sweep archives every child whose archive time has come: it leaves its
+// store (o.Remove: JSON era, deleted and its transcript renamed; SQLite
+// era, archived), the run
 // record notes it, and the child leaves the index. A child whose runner is
 // still alive, or whose store lock is busy, stays due for the next sweep
 // (OpenClaw would abort the run; we let it finish). When nothing is due it
 // reads the index and nothing else.
 func Sweep(ctx context.Context, s *state.State, now time.Time, o SweepOptions) (*Report, error) {
+	if o.Remove == nil {
+		return nil, errors.New("archive.Sweep: SweepOptions.Remove is required")
+	}
 	dir := s.Dir.Path
 	rep := &Report{Archived: []Swept{}}
 	ix, err := readIndex(dir)
@@ -374,7 +313,7 @@ func Sweep(ctx context.Context, s *state.State, now time.Time, o SweepOptions) (
 			keep = append(keep, e)
 			continue
 		}
-		res, err := Session(ctx, s, e.Agent, e.ChildKey, now, o.LockTimeout)
+		res, err := o.Remove(ctx, e.Agent, e.ChildKey, now, o.LockTimeout)
 		if err != nil {
 			rep.Deferred = append(rep.Deferred, Deferred{RunID: e.RunID, ChildKey: e.ChildKey, Reason: err.Error()})
 			keep = append(keep, e)

@@ -40,55 +40,14 @@ func TestTimestamp(t *testing.T) {
 }
 
 const child = "agent:main:subagent:fc55dd0b-f66c-4a88-916b-ae2a3648f8d2"
-const childID = "0c59edd8-9b7b-4d26-9fb1-8b3778f90a3d"
 
-func TestSession(t *testing.T) {
-	s := openState(t)
-	now := time.UnixMilli(1900000061234)
-	res, err := Session(context.Background(), s, "main", child, now, time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := s.SessionsDir("main")
-	want := filepath.Join(dir, childID+".jsonl.deleted.2030-03-17T17-47-41.234Z")
-	if !res.Existed || len(res.Renamed) != 1 || res.Renamed[0] != want {
-		t.Fatalf("res %+v", res)
-	}
-	if _, err := os.Stat(want); err != nil {
-		t.Error(err)
-	}
-	if _, err := os.Stat(filepath.Join(dir, childID+".jsonl")); !os.IsNotExist(err) {
-		t.Error("transcript still there")
-	}
-	data, _ := os.ReadFile(filepath.Join(dir, "sessions.json"))
-	if strings.Contains(string(data), child) || !strings.Contains(string(data), "agent:main:main") {
-		t.Error("entry not removed (or too much removed)")
-	}
-	// again: nothing left to do, not an error
-	res, err = Session(context.Background(), s, "main", child, now, time.Second)
-	if err != nil || res.Existed || len(res.Renamed) != 0 {
-		t.Errorf("second time: %+v %v", res, err)
-	}
-}
+// removed records the children a sweep removes, as a store would: each
+// existed, its transcript renamed.
+type removed struct{ keys []string }
 
-func TestSessionNeverRenamesOutside(t *testing.T) {
-	s := openState(t)
-	outside := filepath.Join(t.TempDir(), "elsewhere.jsonl")
-	_ = os.WriteFile(outside, []byte("{}\n"), 0o644)
-	dir := s.SessionsDir("main")
-	// the child's transcript is a symlink to a file outside the state dir
-	link := filepath.Join(dir, childID+".jsonl")
-	_ = os.Remove(link)
-	if err := os.Symlink(outside, link); err != nil {
-		t.Skip(err)
-	}
-	res, err := Session(context.Background(), s, "main", child, time.Now(), time.Second)
-	if err != nil || !res.Existed || len(res.Renamed) != 0 || len(res.Skipped) != 1 {
-		t.Fatalf("%+v %v", res, err)
-	}
-	if _, err := os.Lstat(link); err != nil {
-		t.Error("link renamed")
-	}
+func (r *removed) remove(_ context.Context, agent, key string, now time.Time, _ time.Duration) (*Removed, error) {
+	r.keys = append(r.keys, agent+"/"+key)
+	return &Removed{Existed: true, Renamed: []string{key + ".jsonl.deleted"}, At: now.UnixMilli()}, nil
 }
 
 func TestIndexAndSweep(t *testing.T) {
@@ -96,7 +55,9 @@ func TestIndexAndSweep(t *testing.T) {
 	dir := s.Dir.Path
 	ctx := context.Background()
 	// nothing: no index file, nothing due, nothing created
-	rep, err := Sweep(ctx, s, time.Now(), SweepOptions{LockTimeout: time.Second})
+	rm := &removed{}
+	so := SweepOptions{LockTimeout: time.Second, Remove: rm.remove}
+	rep, err := Sweep(ctx, s, time.Now(), so)
 	if err != nil || len(rep.Archived) != 0 {
 		t.Fatalf("%+v %v", rep, err)
 	}
@@ -131,7 +92,7 @@ func TestIndexAndSweep(t *testing.T) {
 	if ok, err := fl.TryLock(); !ok || err != nil {
 		t.Fatal(ok, err)
 	}
-	rep, err = Sweep(ctx, s, time.UnixMilli(5000), SweepOptions{LockTimeout: time.Second})
+	rep, err = Sweep(ctx, s, time.UnixMilli(5000), so)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,9 +103,15 @@ func TestIndexAndSweep(t *testing.T) {
 		t.Errorf("run1 record %+v", r.Spawn)
 	}
 	_ = fl.Unlock()
-	rep, err = Sweep(ctx, s, time.UnixMilli(6000), SweepOptions{LockTimeout: time.Second})
+	rep, err = Sweep(ctx, s, time.UnixMilli(6000), so)
 	if err != nil || len(rep.Archived) != 1 || rep.Archived[0].RunID != run2 {
 		t.Fatalf("%+v %v", rep, err)
+	}
+	if want := []string{"main/" + child, "ops/agent:ops:subagent:b164e3e3-49bc-47c3-9d9b-5d7810e1c44f"}; strings.Join(rm.keys, " ") != strings.Join(want, " ") {
+		t.Errorf("removed %v, want %v", rm.keys, want)
+	}
+	if _, err := Sweep(ctx, s, time.UnixMilli(7000), SweepOptions{}); err == nil {
+		t.Error("a sweep without a remover ran")
 	}
 	if ix, _ := readIndex(dir); len(ix.Entries) != 0 {
 		t.Errorf("index %+v", ix)

@@ -13,6 +13,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/openclaw/sessions/internal/era"
+
 	"github.com/openclaw/sessions/internal/sanitize"
 	"github.com/openclaw/sessions/internal/sqlitestore"
 	"github.com/openclaw/sessions/internal/state"
@@ -62,7 +64,7 @@ func (l *Local) List(_ context.Context, q ListQuery) (*ListResult, error) {
 	for _, agent := range agents {
 		st, entries, err := s.Entries(agent)
 		if err != nil {
-			if len(agents) > 1 && s.Era(agent) == "sqlite" {
+			if len(agents) > 1 && s.Era(agent) == era.SQLite {
 				l.Warn(err.Error())
 				lastErr = err
 				continue

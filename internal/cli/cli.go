@@ -14,19 +14,24 @@ import (
 	"charm.land/log/v2"
 	"github.com/openclaw/sessions/internal/apperr"
 	"github.com/openclaw/sessions/internal/cmd/agents"
+	archivecmd "github.com/openclaw/sessions/internal/cmd/archive"
 	"github.com/openclaw/sessions/internal/cmd/completion"
+	deletecmd "github.com/openclaw/sessions/internal/cmd/delete"
 	"github.com/openclaw/sessions/internal/cmd/doctor"
 	"github.com/openclaw/sessions/internal/cmd/history"
-	"github.com/openclaw/sessions/internal/cmd/lifecyclecmd"
 	"github.com/openclaw/sessions/internal/cmd/list"
 	"github.com/openclaw/sessions/internal/cmd/patch"
-	"github.com/openclaw/sessions/internal/cmd/runscmd"
+	"github.com/openclaw/sessions/internal/cmd/prune"
+	"github.com/openclaw/sessions/internal/cmd/reset"
+	runnercmd "github.com/openclaw/sessions/internal/cmd/runner"
+	runscmd "github.com/openclaw/sessions/internal/cmd/runs"
 	"github.com/openclaw/sessions/internal/cmd/search"
 	"github.com/openclaw/sessions/internal/cmd/send"
 	"github.com/openclaw/sessions/internal/cmd/show"
 	"github.com/openclaw/sessions/internal/cmd/spawn"
 	"github.com/openclaw/sessions/internal/cmd/usage"
 	"github.com/openclaw/sessions/internal/cmd/version"
+	"github.com/openclaw/sessions/internal/cmd/wait"
 	"github.com/openclaw/sessions/internal/cmdutil"
 	"github.com/openclaw/sessions/internal/config"
 	"github.com/openclaw/sessions/internal/iostreams"
@@ -209,7 +214,7 @@ on a terminal and scripts get tab-separated lines when piped.`,
 			if err := refuseLocalOnlyOverGateway(f, cmd); err != nil {
 				return err
 			}
-			runscmd.AutoSweep(f, cmd) // archives due sub-agents; never fails the command
+			autoSweep(f, cmd) // archives due sub-agents; never fails the command
 			return nil
 		},
 	}
@@ -240,14 +245,14 @@ on a terminal and scripts get tab-separated lines when piped.`,
 		send.NewCmd(f, nil),
 		spawn.NewCmd(f, nil),
 		usage.NewCmd(f, nil),
-		runscmd.NewCmdRuns(f),
-		runscmd.NewCmdWait(f),
-		runscmd.NewCmdRunner(f),
-		doctor.NewCmd(f),
-		lifecyclecmd.NewCmdDelete(f),
-		lifecyclecmd.NewCmdReset(f),
-		lifecyclecmd.NewCmdPrune(f),
-		lifecyclecmd.NewCmdArchive(f),
+		runscmd.NewCmd(f, nil),
+		wait.NewCmd(f, nil),
+		runnercmd.NewCmd(f, nil),
+		doctor.NewCmd(f, nil),
+		deletecmd.NewCmd(f, nil),
+		reset.NewCmd(f, nil),
+		prune.NewCmd(f, nil),
+		archivecmd.NewCmd(f, nil),
 		version.NewCmd(f),
 		completion.NewCmd(f),
 	)

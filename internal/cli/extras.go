@@ -5,9 +5,9 @@ import (
 
 	"github.com/openclaw/sessions/internal/apperr"
 	"github.com/openclaw/sessions/internal/cmd/locks"
-	"github.com/openclaw/sessions/internal/cmd/send"
 	"github.com/openclaw/sessions/internal/cmd/topics"
 	"github.com/openclaw/sessions/internal/cmdutil"
+	"github.com/openclaw/sessions/internal/ops"
 	"github.com/spf13/cobra"
 )
 
@@ -40,7 +40,7 @@ func addExtras(root *cobra.Command, f *cmdutil.Factory) {
 			continue
 		}
 		if c.Flags().Lookup("engine") != nil {
-			_ = c.RegisterFlagCompletionFunc("engine", send.CompleteEngine)
+			_ = c.RegisterFlagCompletionFunc("engine", cmdutil.CompleteEngine)
 		}
 		if c.Flags().Lookup("deliver") != nil {
 			_ = c.RegisterFlagCompletionFunc("deliver", cobra.FixedCompletions([]string{"exec:"}, cobra.ShellCompDirectiveNoFileComp|cobra.ShellCompDirectiveNoSpace))
@@ -85,24 +85,12 @@ func newHelpCmd() *cobra.Command {
 	}
 }
 
-// localOnly are the commands that read this host's state dir and nothing
-// else: no gateway RPC of OpenClaw 2026.1.30 or 2026.9.x gives what they
-// read (the transcripts' full text, usage lines, lock files, the files
-// doctor checks).
-var localOnly = map[string]bool{"search": true, "usage": true, "locks": true, "doctor": true}
-
-// refuseLocalOnlyOverGateway: a gateway named on the command line
-// (--gateway, --context) with a command that cannot work through one is a
-// usage error, not a silent answer about this host. A gateway that comes
-// from the environment or the current context is only said at debug
-// level: those select the gateway for the commands that can use it.
+// refuseLocalOnlyOverGateway: a top-level command that reads this host's
+// state dir only, given a gateway on the command line, is refused before
+// anything runs (ops.CheckHostOnly decides).
 func refuseLocalOnlyOverGateway(f *cmdutil.Factory, cmd *cobra.Command) error {
-	if cmd.Parent() != cmd.Root() || !localOnly[cmd.Name()] {
+	if cmd.Parent() != cmd.Root() || !ops.HostOnly(cmd.Name()) {
 		return nil
 	}
-	if f.Flags.Gateway != "" || len(f.Flags.Contexts) > 0 {
-		return apperr.Usagef("%s reads this host's state dir only and does not work through a gateway: drop --gateway/--context, or run it on the gateway's host", cmd.Name())
-	}
-	f.Log.Debug(cmd.Name() + " reads this host's state dir (a gateway from the environment or the current context is not used)")
-	return nil
+	return f.Ops().CheckHostOnly(cmd.Name())
 }

@@ -7,7 +7,7 @@ import (
 )
 
 // addGatewayFlags adds the global flags that say which OpenClaw gateway(s)
-// to work through (issue 12), their completion, and `sessions context`.
+// to work through, their completion, and `sessions context`.
 // Secrets never go on the command line: tokens come from a file or the
 // environment.
 func addGatewayFlags(root *cobra.Command, f *cmdutil.Factory) {

@@ -55,7 +55,7 @@ func TestGatewayFlagsResolve(t *testing.T) {
 			if code := Run(f, tc.args); code != 0 {
 				t.Fatalf("exit %d: %s", code, errOut)
 			}
-			eps, err := f.GatewayEndpoints()
+			sc, err := f.Ops().Scope()
 			if tc.code != 0 {
 				if apperr.CodeOf(err) != tc.code {
 					t.Fatalf("got %v, want exit %d", err, tc.code)
@@ -65,10 +65,7 @@ func TestGatewayFlagsResolve(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var urls []string
-			for _, e := range eps {
-				urls = append(urls, e.URL)
-			}
+			urls := sc.Gateways
 			if strings.Join(urls, " ") != strings.Join(tc.want, " ") {
 				t.Fatalf("endpoints %v, want %v", urls, tc.want)
 			}

@@ -5,10 +5,11 @@ package cmdutil
 
 import (
 	"io"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/openclaw/sessions/internal/ops"
 
 	"charm.land/log/v2"
 	"github.com/itchyny/gojq"
@@ -33,7 +34,7 @@ type GlobalFlags struct {
 	LogLevel    string
 	LockTimeout time.Duration
 
-	// Where the sessions live when not in the local state dir (issue 12):
+	// Where the sessions live when not in the local state dir:
 	// --gateway URL, --gateway-token-file, --insecure-gateway,
 	// --gateway-fingerprint, --context NAME (repeatable, or all). Resolved
 	// by Factory.GatewayEndpoints.
@@ -53,10 +54,9 @@ type Factory struct {
 	Now    func() time.Time
 	Getenv func(string) string
 
-	stateOnce sync.Once
-	st        *state.State
-	stErr     error
-	jq        *gojq.Code
+	opsOnce sync.Once
+	ops     *ops.Ops
+	jq      *gojq.Code
 }
 
 // JSONMode reports whether output is JSON (--json, or --jq which implies it).
@@ -65,36 +65,39 @@ func (f *Factory) JSONMode() bool { return f.Flags.JSON || f.Flags.JQ != "" }
 // Warn logs a warning on stderr.
 func (f *Factory) Warn(msg string) { f.Log.Warn(msg) }
 
-// State opens the state (state dir, config, requester) once.
-func (f *Factory) State() (*state.State, error) {
-	f.stateOnce.Do(func() {
-		as := f.Flags.As
-		if as == "" {
-			as = f.Getenv("OPENCLAW_SESSION_KEY")
+// Ops is the operations layer of this invocation, configured from the
+// global flags and the environment once, on first use.
+func (f *Factory) Ops() *ops.Ops {
+	f.opsOnce.Do(func() {
+		now := f.Now
+		if now == nil {
+			now = time.Now
 		}
-		sandboxed := f.sandboxed()
-		f.st, f.stErr = state.Open(state.Options{
-			StateDir:   f.Flags.StateDir,
-			ConfigPath: f.Flags.Config,
-			Profile:    f.Flags.Profile,
-			Agent:      f.Flags.Agent,
-			As:         as,
-			Sandboxed:  sandboxed,
-			Env:        f.Env,
-			Warn:       f.Warn,
+		f.ops = ops.New(ops.Config{
+			StateDir:           f.Flags.StateDir,
+			ConfigPath:         f.Flags.Config,
+			Profile:            f.Flags.Profile,
+			Agent:              f.Flags.Agent,
+			As:                 f.Flags.As,
+			Sandboxed:          f.Flags.Sandboxed,
+			LockTimeout:        f.Flags.LockTimeout,
+			Gateway:            f.Flags.Gateway,
+			GatewayTokenFile:   f.Flags.GatewayTokenFile,
+			InsecureGateway:    f.Flags.InsecureGateway,
+			GatewayFingerprint: f.Flags.GatewayFingerprint,
+			Contexts:           f.Flags.Contexts,
+			Env:                f.Env,
+			Getenv:             f.Getenv,
+			Now:                now,
+			Log:                f.Log,
 		})
 	})
-	return f.st, f.stErr
+	return f.ops
 }
 
-// sandboxed is --sandboxed or $OPENCLAW_SANDBOXED (true).
-func (f *Factory) sandboxed() bool {
-	if f.Flags.Sandboxed {
-		return true
-	}
-	b, err := strconv.ParseBool(strings.TrimSpace(f.Getenv("OPENCLAW_SANDBOXED")))
-	return err == nil && b
-}
+// State opens the state (state dir, config, requester) once: the
+// operations layer's.
+func (f *Factory) State() (*state.State, error) { return f.Ops().State() }
 
 // PrepareJQ compiles --jq early, so a bad expression fails before any work.
 func (f *Factory) PrepareJQ() error {

@@ -245,8 +245,19 @@ func checkSQLite(a AgentFacts) []Finding {
 		case db.Err != "":
 			add(SevError, "sqlite.unreadable", "the OpenClaw 2026.8+ store cannot be read: "+db.Err, "openclaw doctor --fix")
 		default:
-			if db.UserVersion != sqlitestore.SchemaVersion {
-				add(SevWarning, "sqlite.schema", fmt.Sprintf("schema version %d, not %d (OpenClaw 2026.9.6): sessions reads it but refuses to write it", db.UserVersion, sqlitestore.SchemaVersion), "openclaw doctor --fix")
+			switch v := db.UserVersion; {
+			case v == sqlitestore.SchemaVersion:
+			case v > sqlitestore.ReadSchemaVersion:
+				// Newer than we know: OpenClaw's doctor cannot make it older.
+				add(SevWarning, "sqlite.schema", fmt.Sprintf("schema version %d, newer than %d (%s), the newest this version of sessions knows: it reads what it knows and refuses to write it directly", v, sqlitestore.ReadSchemaVersion, sqlitestore.ReadSchemaOpenClaw),
+					"write through the running OpenClaw gateway (sessions uses it when it is live, or name it with --gateway/--context); install a newer sessions to read it completely")
+			case v > sqlitestore.SchemaVersion:
+				// A newer OpenClaw's store, read completely; nothing is wrong.
+				add(SevInfo, "sqlite.schema", fmt.Sprintf("schema version %d (%s): sessions reads it; it writes it only through the running OpenClaw gateway, directly it writes schema %d (OpenClaw 2026.9.6) alone", v, sqlitestore.ReadSchemaOpenClaw, sqlitestore.SchemaVersion),
+					"write through the running OpenClaw gateway (sessions uses it when it is live, or name it with --gateway/--context)")
+			default:
+				// Older: OpenClaw migrates it forward.
+				add(SevWarning, "sqlite.schema", fmt.Sprintf("schema version %d, older than %d (OpenClaw 2026.9.6): sessions reads it but refuses to write it until OpenClaw migrates it", v, sqlitestore.SchemaVersion), "openclaw doctor --fix")
 			}
 			if db.QuickCheck != "ok" {
 				add(SevError, "sqlite.quick-check", "PRAGMA quick_check: "+db.QuickCheck, "openclaw doctor --fix")

@@ -51,3 +51,50 @@ func TestCheckLocks(t *testing.T) {
 		t.Errorf("a lock without pid reported as held by pid 0: %s", got["/c.lock"].Message)
 	}
 }
+
+// sqlite.schema by version: 23 nothing; 24 (a newer OpenClaw's store, read
+// completely) info; newer than 24 a warning; both advise the gateway and
+// never openclaw doctor --fix, which only migrates older stores — the one
+// case it is the fix for.
+func TestSQLiteSchemaAdvice(t *testing.T) {
+	for _, c := range []struct {
+		version  int
+		sev      string
+		fix      []string
+		notInFix string
+	}{
+		{23, "", nil, ""},
+		{24, SevInfo, []string{"running OpenClaw gateway"}, "doctor"},
+		{25, SevWarning, []string{"running OpenClaw gateway", "newer sessions"}, "doctor"},
+		{30, SevWarning, []string{"running OpenClaw gateway", "newer sessions"}, "doctor"},
+		{22, SevWarning, []string{"openclaw doctor --fix"}, "gateway"},
+	} {
+		fs := checkSQLite(AgentFacts{ID: "main", SQLite: &SQLiteFact{Path: "/s/a.sqlite", UserVersion: c.version, QuickCheck: "ok"}})
+		var got []Finding
+		for _, f := range fs {
+			if f.Check == "sqlite.schema" {
+				got = append(got, f)
+			}
+		}
+		if c.sev == "" {
+			if len(got) != 0 {
+				t.Errorf("schema %d: %+v", c.version, got)
+			}
+			continue
+		}
+		if len(got) != 1 || got[0].Severity != c.sev || got[0].Fixable {
+			t.Fatalf("schema %d: %+v, want one %s", c.version, got, c.sev)
+		}
+		for _, s := range c.fix {
+			if !strings.Contains(got[0].Fix, s) {
+				t.Errorf("schema %d: fix %q lacks %q", c.version, got[0].Fix, s)
+			}
+		}
+		if strings.Contains(got[0].Fix, c.notInFix) {
+			t.Errorf("schema %d: fix %q names %q", c.version, got[0].Fix, c.notInFix)
+		}
+		if !strings.Contains(got[0].Message, "schema version ") {
+			t.Errorf("schema %d: message %q", c.version, got[0].Message)
+		}
+	}
+}

@@ -15,6 +15,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/openclaw/sessions/internal/era"
+
 	"github.com/tidwall/gjson"
 
 	"github.com/openclaw/sessions/internal/archive"
@@ -78,7 +80,7 @@ func Collect(s *state.State, now time.Time, lim Limits) *Snapshot {
 			}
 		}
 		sort.Strings(af.Leftovers)
-		if af.Era == sqlitestore.EraSQLite {
+		if af.Era == era.SQLite {
 			snap.Agents = append(snap.Agents, af)
 			continue
 		}

@@ -294,7 +294,7 @@ func TestCleanFixture(t *testing.T) {
 }
 
 // BenchmarkDoctor10k: Collect + Check over a 10k-entry store and its
-// transcripts (internal/testutil/storegen). Issue 16 asks ≤ 2 s.
+// transcripts (internal/testutil/storegen). The target is ≤ 2 s.
 func BenchmarkDoctor10k(b *testing.B) {
 	dir := storegen.State(b, 10000)
 	s, err := state.Open(state.Options{StateDir: dir, Env: config.Env{Home: b.TempDir()}, Warn: func(string) {}})

@@ -15,6 +15,7 @@ import (
 	"github.com/openclaw/sessions/internal/archive"
 	"github.com/openclaw/sessions/internal/lock"
 	"github.com/openclaw/sessions/internal/runs"
+	"github.com/openclaw/sessions/internal/sessionwrite"
 	"github.com/openclaw/sessions/internal/state"
 	"github.com/openclaw/sessions/internal/store"
 )
@@ -34,7 +35,7 @@ type FixOptions struct {
 //     points at it, then under its transcript lock renamed
 //     <file>.deleted.<ts> (never deleted);
 //   - a dead run: ended as "runner exited" (runs.Reap re-checks the runner);
-//   - due sub-agents: archived by archive.Sweep (store lock, .deleted.<ts>).
+//   - due sub-agents: archived by archive.Sweep (through the write seam: store lock, .deleted.<ts>).
 //
 // It never rewrites a store and never writes a SQLite database.
 func Fix(ctx context.Context, s *state.State, fs []Finding, now time.Time, o FixOptions) {
@@ -58,7 +59,7 @@ func Fix(ctx context.Context, s *state.State, fs []Finding, now time.Time, o Fix
 		case actArchive:
 			if !swept {
 				swept = true
-				sweepRep, sweepErr = archive.Sweep(ctx, s, now, archive.SweepOptions{LockTimeout: o.LockTimeout})
+				sweepRep, sweepErr = archive.Sweep(ctx, s, now, archive.SweepOptions{LockTimeout: o.LockTimeout, Remove: sessionwrite.LocalRemover(s)})
 			}
 			done, err = archived(sweepRep, sweepErr, f.action.runID)
 		default:

@@ -1,6 +1,10 @@
 package doctor
 
-import "time"
+import (
+	"time"
+
+	"github.com/openclaw/sessions/internal/era"
+)
 
 // Snapshot is what Collect read: plain facts, no handles.
 type Snapshot struct {
@@ -19,7 +23,7 @@ type Snapshot struct {
 // AgentFacts is one agent's store and transcripts.
 type AgentFacts struct {
 	ID        string
-	Era       string // "json", "sqlite", "none"
+	Era       era.Era
 	StorePath string // the agent's sessions.json (shared stores: the same path)
 	// JSON era.
 	Store       *StoreFact

@@ -1,72 +1,53 @@
-// Package lifecycle deletes, resets, prunes and archives sessions of a JSON-era store
-// as OpenClaw 2026.1.30's gateway does (sessions.delete, sessions.reset;
-// format §6.7): under OpenClaw's store lock, every other entry kept byte for
-// byte, transcripts renamed <file>.deleted.<ts> (never deleted), the main
-// session never deleted. A dry run computes exactly the same result and
-// writes nothing.
+// Package lifecycle deletes, resets, prunes and archives sessions as
+// OpenClaw's gateway does (sessions.delete, sessions.reset, 2026.9.6's
+// archive): the policy — the main session never deleted nor archived, a
+// session with a live run refused (or waited for), prune's choice of old
+// sessions — around the write seam (sessionwrite.Writes: Delete, Reset,
+// Archive), which writes each agent's sessions where they live (the JSON
+// files, the 2026.8+ SQLite store, or a gateway's RPC). A dry run computes
+// exactly the same result and writes nothing.
 package lifecycle
 
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"os"
-	"path/filepath"
 	"slices"
-	"strings"
 	"time"
-
-	"github.com/google/uuid"
-	"github.com/tidwall/gjson"
 
 	"github.com/openclaw/sessions/internal/apperr"
 	"github.com/openclaw/sessions/internal/archive"
-	"github.com/openclaw/sessions/internal/jsonx"
+	"github.com/openclaw/sessions/internal/era"
 	"github.com/openclaw/sessions/internal/keys"
 	"github.com/openclaw/sessions/internal/lock"
 	"github.com/openclaw/sessions/internal/runs"
-	"github.com/openclaw/sessions/internal/sqlitestore"
-	"github.com/openclaw/sessions/internal/sqlitewrite"
+	"github.com/openclaw/sessions/internal/sessionwrite"
 	"github.com/openclaw/sessions/internal/state"
-	"github.com/openclaw/sessions/internal/store"
 )
 
 // Item is one session acted on.
-type Item struct {
-	Key       string `json:"key"`
-	AgentID   string `json:"agentId"`
-	SessionID string `json:"sessionId,omitempty"`
-	// NewSessionID is reset's new session.
-	NewSessionID string `json:"newSessionId,omitempty"`
-	UpdatedAt    int64  `json:"updatedAt,omitempty"`
-	// ArchivedAt is archive's archivedAt (2026.8+ stores).
-	ArchivedAt int64  `json:"archivedAt,omitempty"`
-	Kind       string `json:"kind,omitempty"`
-	// Transcripts are the files renamed (or, dry run, to be renamed): the
-	// new names, <file>.deleted.<ts>.
-	Transcripts []string `json:"transcripts,omitempty"`
-	// Bytes is the size of those transcripts.
-	Bytes int64 `json:"bytes"`
-	// Kept lists transcripts left alone: --keep-transcript, or outside the
-	// state dir.
-	Kept []string `json:"kept,omitempty"`
-}
+type Item = sessionwrite.Item
 
-// Skip is a session prune selected but left alone.
-type Skip struct {
-	Key    string `json:"key"`
-	Reason string `json:"reason"`
-}
+// Skip is a session selected but left alone, and why.
+type Skip = sessionwrite.Skip
 
-// Result is the JSON document of delete, reset and prune, the same with
-// --dry-run and without.
+// Result is the JSON document of delete, reset, archive and prune, the
+// same with --dry-run and without.
 type Result struct {
-	Action   string `json:"action"` // delete | reset | prune
+	Action   string `json:"action"` // delete | reset | prune | archive
 	DryRun   bool   `json:"dryRun"`
 	Count    int    `json:"count"`
 	Bytes    int64  `json:"bytes"` // transcripts moved aside
 	Sessions []Item `json:"sessions"`
 	Skipped  []Skip `json:"skipped,omitempty"`
+}
+
+func (r *Result) add(out *sessionwrite.Outcome) {
+	for _, it := range out.Items {
+		r.Sessions = append(r.Sessions, it)
+		r.Bytes += it.Bytes
+	}
+	r.Skipped = append(r.Skipped, out.Skipped...)
+	r.Count = len(r.Sessions)
 }
 
 // Options tune an operation.
@@ -75,13 +56,12 @@ type Options struct {
 	KeepTranscript bool
 	// Force waits (up to Wait) for a live run on the session to end instead
 	// of refusing at once.
-	Force       bool
-	Wait        time.Duration
-	LockTimeout time.Duration
-	Now         func() time.Time
-	// Remote, when set, makes every write the gateway's RPC (remote.go);
-	// the files are not written.
-	Remote *Remote
+	Force bool
+	Wait  time.Duration
+	Now   func() time.Time
+	// Open opens the writes of agent (sessionwrite.OpenLifecycle, on the
+	// route chosen for it); the operation closes them.
+	Open func(agent string) (sessionwrite.Writes, error)
 }
 
 func (o Options) now() time.Time {
@@ -90,6 +70,39 @@ func (o Options) now() time.Time {
 	}
 	return time.Now()
 }
+
+// writes opens the writes of agents, once each, in order.
+type writes struct {
+	open  func(agent string) (sessionwrite.Writes, error)
+	by    map[string]sessionwrite.Writes
+	order []string
+}
+
+func (ws *writes) of(agent string) (sessionwrite.Writes, error) {
+	if w, ok := ws.by[agent]; ok {
+		return w, nil
+	}
+	w, err := ws.open(agent)
+	if err != nil {
+		return nil, err
+	}
+	if ws.by == nil {
+		ws.by = map[string]sessionwrite.Writes{}
+	}
+	ws.by[agent] = w
+	ws.order = append(ws.order, agent)
+	return w, nil
+}
+
+func (ws *writes) close() {
+	for _, w := range ws.by {
+		_ = w.Close()
+	}
+}
+
+// local: the writes are made here (files or database), not by a gateway,
+// which waits for or aborts a session's runs itself.
+func local(w sessionwrite.Writes) bool { return w.Era() != era.Gateway }
 
 // MsgMain is OpenClaw's refusal (sessions.delete).
 func MsgMain(key string) string { return "Cannot delete the main session (" + key + ")." }
@@ -159,308 +172,92 @@ func waitIdle(ctx context.Context, s *state.State, t *state.Target, o Options) e
 	return apperr.Timeoutf("%s", MsgActive(t.Key)).With("sessionKey", t.DisplayKey).With("reason", why)
 }
 
-func size(p string) int64 {
-	if fi, err := os.Stat(p); err == nil {
-		return fi.Size()
-	}
-	return 0
-}
-
-// Delete removes the sessions of targets (one store update per store) and
-// renames their transcripts, as sessions.delete does: the main session is
-// refused, a busy session refused unless Force waited for it. All refusals
-// happen before anything is written.
+// Delete removes the sessions of targets as sessions.delete does: the main
+// session is refused, a busy session refused unless Force waited for it.
+// All refusals happen before anything is written.
 func Delete(ctx context.Context, s *state.State, targets []*state.Target, o Options) (*Result, error) {
 	res := &Result{Action: "delete", DryRun: o.DryRun, Sessions: []Item{}}
 	for _, t := range targets {
 		if IsMain(s, t.Agent, t.Key) || t.Key == keys.Global {
 			return nil, apperr.Errorf("%s", MsgMain(t.Key)).With("sessionKey", t.DisplayKey)
 		}
-		if o.Remote != nil {
-			continue
-		}
-		if err := checkWritable(s, t.Agent); err != nil {
+	}
+	ws := &writes{open: o.Open}
+	defer ws.close()
+	for _, t := range targets {
+		if _, err := ws.of(t.Agent); err != nil {
 			return nil, err
 		}
 	}
-	if o.Remote != nil {
-		if err := remoteDelete(ctx, s, targets, o, res); err != nil {
-			return nil, err
-		}
-		return res, nil
-	}
 	for _, t := range targets {
-		if err := waitIdle(ctx, s, t, o); err != nil {
-			return nil, err
-		}
-	}
-	if err := remove(ctx, s, targets, o, res, 0); err != nil {
-		return nil, err
-	}
-	return res, nil
-}
-
-// checkWritable is state.CheckWritable for the JSON era; a 2026.8+ SQLite
-// store is written through internal/sqlitewrite, whose Open checks its own
-// preconditions.
-func checkWritable(s *state.State, agent string) error {
-	if s.Era(agent) == sqlitestore.EraSQLite {
-		return nil
-	}
-	return s.CheckWritable(agent)
-}
-
-// remove deletes targets' entries, grouped by store, then renames.
-// cutoff, when not 0, must still be above an entry's updatedAt as re-read
-// under the lock (prune: still old enough).
-func remove(ctx context.Context, s *state.State, targets []*state.Target, o Options, res *Result, cutoff int64) error {
-	var jsonEra []*state.Target
-	for _, t := range targets {
-		if s.Era(t.Agent) != sqlitestore.EraSQLite {
-			jsonEra = append(jsonEra, t)
-		}
-	}
-	if err := removeSQLite(s, targets, o, res, cutoff); err != nil {
-		return err
-	}
-	var still func(store.Meta) bool
-	if cutoff != 0 {
-		still = func(m store.Meta) bool { return m.Updated() < cutoff }
-	}
-	return removeJSON(ctx, s, jsonEra, o, res, still)
-}
-
-// removeSQLite deletes the targets of 2026.8+ SQLite stores, one writer per
-// agent database, one BEGIN IMMEDIATE step per session, as 2026.9.6's
-// sessions.delete with deleteTranscript false (sqlitewrite.DeleteEntry):
-// the transcript stays in the database, so nothing is renamed. A session
-// changed since it was read is skipped. A dry run checks that no OpenClaw
-// process holds the state dir and opens nothing for writing.
-func removeSQLite(s *state.State, targets []*state.Target, o Options, res *Result, cutoff int64) error {
-	byAgent := map[string][]*state.Target{}
-	var order []string
-	for _, t := range targets {
-		if s.Era(t.Agent) != sqlitestore.EraSQLite {
-			continue
-		}
-		if _, ok := byAgent[t.Agent]; !ok {
-			order = append(order, t.Agent)
-		}
-		byAgent[t.Agent] = append(byAgent[t.Agent], t)
-	}
-	for _, a := range order {
-		ts := byAgent[a]
-		var w *sqlitewrite.Writer
-		if o.DryRun {
-			if err := checkNotHeld(s, a, o); err != nil {
-				return err
-			}
-		} else {
-			var err error
-			w, err = sqlitewrite.Open(s.Dir.Path, a, sqlitewrite.Options{LockTimeout: o.LockTimeout, Now: o.Now})
-			if err != nil {
-				return err
-			}
-		}
-		for _, t := range ts {
-			it := Item{Key: t.Key, AgentID: a, SessionID: t.Entry.SessionID, UpdatedAt: t.Entry.Updated(), Kind: keys.Kind(t.Key, t.Entry.ChatType)}
-			if w != nil {
-				dr, err := w.DeleteEntry(t.Key, t.Entry.SessionID, cutoff)
-				if errors.Is(err, sqlitewrite.ErrChanged) {
-					res.Skipped = append(res.Skipped, Skip{Key: t.Key, Reason: "changed since it was read"})
-					continue
-				}
-				if err != nil {
-					w.Close()
-					return err
-				}
-				it.SessionID, it.UpdatedAt = dr.SessionID, dr.UpdatedAt
-			}
-			res.Sessions = append(res.Sessions, it)
-		}
-		if w != nil {
-			if err := w.Close(); err != nil {
-				return err
+		if local(ws.by[t.Agent]) {
+			if err := waitIdle(ctx, s, t, o); err != nil {
+				return nil, err
 			}
 		}
 	}
-	res.Count = len(res.Sessions)
-	return nil
-}
-
-// checkNotHeld refuses, as sqlitewrite.Open does, a state dir a live
-// OpenClaw process holds; it opens nothing.
-func checkNotHeld(s *state.State, agent string, o Options) error {
-	db, err := filepath.Abs(s.SQLitePath(agent))
-	if err != nil {
-		return err
-	}
-	hs, err := sqlitewrite.Holders(s.Dir.Path, db, o.now())
-	if err != nil {
-		return err
-	}
-	if b := sqlitewrite.Blocking(hs); len(b) > 0 { // an embedded agent turn does not block (sqlitewrite.Holder.Shared)
-		return sqlitewrite.HeldError(s.Dir.Path, b)
-	}
-	return nil
-}
-
-// removeJSON deletes JSON-era targets' entries, grouped by store, then
-// renames. still, when set, must hold for an entry as re-read under the
-// lock (prune: still old enough).
-func removeJSON(ctx context.Context, s *state.State, targets []*state.Target, o Options, res *Result, still func(store.Meta) bool) error {
-	now := o.now()
-	suffix := ".deleted." + archive.Timestamp(now)
-	byStore := map[string][]*state.Target{}
-	var order []string
-	for _, t := range targets {
-		p, _ := s.StorePath(t.Agent)
-		if _, ok := byStore[p]; !ok {
-			order = append(order, p)
-		}
-		byStore[p] = append(byStore[p], t)
-	}
-	for _, p := range order {
-		ts := byStore[p]
-		gone := map[string]store.Meta{}
-		apply := func(get func(string) (store.Meta, bool), del func(string)) {
-			for _, t := range ts {
-				m, ok := get(t.Key)
-				if !ok || !strings.EqualFold(m.SessionID, t.Entry.SessionID) || (still != nil && !still(m)) {
-					res.Skipped = append(res.Skipped, Skip{Key: t.Key, Reason: "changed since it was read"})
-					continue
-				}
-				gone[t.Key] = m
-				del(t.Key)
-			}
-		}
-		if o.DryRun {
-			st, err := store.LoadMeta(p)
-			if err != nil {
-				return err
-			}
-			apply(func(k string) (store.Meta, bool) {
-				e, ok := st.Lookup(k)
-				if !ok {
-					return store.Meta{}, false
-				}
-				return e.Meta, true
-			}, func(string) {})
-		} else {
-			skipped := len(res.Skipped)
-			_, err := store.Update(ctx, p, store.UpdateOptions{LockTimeout: o.LockTimeout, SQLitePath: s.SQLitePath(ts[0].Agent), Now: o.Now}, func(tx *store.Tx) error {
-				clear(gone)
-				res.Skipped = res.Skipped[:skipped] // fn may run again
-				apply(tx.Meta, tx.Delete)
-				return nil
-			})
-			if err != nil {
-				return err
-			}
-		}
-		for _, t := range ts {
-			m, ok := gone[t.Key]
-			if !ok {
-				continue
-			}
-			it := Item{Key: t.Key, AgentID: t.Agent, SessionID: m.SessionID, UpdatedAt: m.Updated(), Kind: keys.Kind(t.Key, m.ChatType)}
-			inside, outside := archive.Transcripts(s, t.Agent, filepath.Dir(p), m)
-			it.Kept = append(it.Kept, outside...)
-			if o.KeepTranscript {
-				it.Kept = append(it.Kept, inside...)
-			} else {
-				for _, c := range inside {
-					n := size(c)
-					if !o.DryRun {
-						if err := os.Rename(c, c+suffix); err != nil {
-							it.Kept = append(it.Kept, c)
-							continue
-						}
-					}
-					it.Transcripts = append(it.Transcripts, c+suffix)
-					it.Bytes += n
-				}
-			}
-			res.Sessions = append(res.Sessions, it)
-			res.Bytes += it.Bytes
-		}
-	}
-	res.Count = len(res.Sessions)
-	return nil
-}
-
-// resetKeeps are the fields sessions.reset carries over (format §6.7), in
-// the order it writes them, around the fresh ones.
-var resetKeeps = []string{"thinkingLevel", "verboseLevel", "reasoningLevel", "responseUsage", "model", "contextTokens", "sendPolicy", "label", "origin", "lastChannel", "lastTo", "skillsSnapshot"}
-
-// ResetEntry builds the entry sessions.reset writes from the old one: a new
-// sessionId, updatedAt now, systemSent and abortedLastRun false, the kept
-// fields, token counters zeroed. Every other field (sessionFile,
-// deliveryContext, spawnedBy, …) is dropped, as 1.30 drops it.
-func ResetEntry(old *jsonx.Object, sessionID string, now time.Time) *jsonx.Object {
-	e := jsonx.NewObject()
-	_ = e.Set("sessionId", sessionID)
-	_ = e.Set("updatedAt", now.UnixMilli())
-	_ = e.Set("systemSent", false)
-	_ = e.Set("abortedLastRun", false)
-	for _, k := range resetKeeps {
-		if old != nil && old.Has(k) {
-			e.SetRaw(k, old.Raw(k)) // a null stays null, as entry?.k reads it
-		}
-	}
-	_ = e.Set("inputTokens", 0)
-	_ = e.Set("outputTokens", 0)
-	_ = e.Set("totalTokens", 0)
-	return e
-}
-
-// Reset gives t a new sessionId as sessions.reset does; the old transcript
-// stays where it is.
-func Reset(ctx context.Context, s *state.State, t *state.Target, o Options) (*Result, error) {
-	if o.Remote != nil {
-		return remoteReset(ctx, t, o)
-	}
-	if s.Era(t.Agent) == sqlitestore.EraSQLite {
-		// 2026.9.6's reset keeps the sessionId, sets a new
-		// lifecycleRevision, rebuilds the entry and appends a reset
-		// boundary to the transcript with its search index: not written
-		// directly (yet).
-		return nil, apperr.Statef("agent %s keeps its sessions in the OpenClaw 2026.8+ SQLite store %s: sessions reset goes through OpenClaw's gateway there (start it, or give --gateway); the direct writer does not reset", t.Agent, s.SQLitePath(t.Agent)).With("sessionKey", t.DisplayKey)
-	}
-	if err := s.CheckWritable(t.Agent); err != nil {
-		return nil, err
-	}
-	if err := waitIdle(ctx, s, t, o); err != nil {
-		return nil, err
-	}
-	res := &Result{Action: "reset", DryRun: o.DryRun, Sessions: []Item{}}
-	newID := uuid.NewString()
-	it := Item{Key: t.Key, AgentID: t.Agent, SessionID: t.Entry.SessionID, NewSessionID: newID, Kind: keys.Kind(t.Key, t.Entry.ChatType)}
-	inside, outside := archive.Transcripts(s, t.Agent, t.Store.Dir, t.Entry.Meta)
-	it.Kept = append(slices.Clone(inside), outside...)
-	p, _ := s.StorePath(t.Agent)
-	if o.DryRun {
-		it.UpdatedAt = o.now().UnixMilli()
-	} else {
-		_, err := store.Update(ctx, p, store.UpdateOptions{LockTimeout: o.LockTimeout, SQLitePath: s.SQLitePath(t.Agent), Now: o.Now}, func(tx *store.Tx) error {
-			e, ok := tx.Entry(t.Key)
-			if !ok {
-				return apperr.NotFoundf("No session found: %s", t.DisplayKey)
-			}
-			if id, _ := e.String("sessionId"); !strings.EqualFold(id, t.Entry.SessionID) {
-				return apperr.Errorf("session %s changed since it was read (sessionId %s); nothing reset", t.DisplayKey, id).With("sessionKey", t.DisplayKey)
-			}
-			it.UpdatedAt = tx.Now().UnixMilli()
-			tx.Put(t.Key, ResetEntry(e, newID, tx.Now()))
-			return nil
-		})
+	for _, b := range batches(ws, targets) {
+		out, err := b.w.Delete(ctx, b.ts, sessionwrite.Lifecycle{DryRun: o.DryRun, KeepTranscript: o.KeepTranscript})
 		if err != nil {
 			return nil, err
 		}
+		res.add(out)
 	}
-	res.Sessions = append(res.Sessions, it)
-	res.Count = 1
 	return res, nil
+}
+
+type batch struct {
+	w  sessionwrite.Writes
+	ts []*state.Target
+}
+
+// batches are the Delete calls for targets: one per agent written here
+// (one store update, or one writer, for all its sessions), in the order
+// the agents come; through a gateway, which deletes one session a call
+// anyway, the sessions in the order given.
+func batches(ws *writes, targets []*state.Target) []*batch {
+	var out []*batch
+	mine := map[sessionwrite.Writes]*batch{}
+	for _, t := range targets {
+		w := ws.by[t.Agent]
+		if !local(w) {
+			if n := len(out); n > 0 && out[n-1].w == w {
+				out[n-1].ts = append(out[n-1].ts, t)
+			} else {
+				out = append(out, &batch{w: w, ts: []*state.Target{t}})
+			}
+			continue
+		}
+		if b := mine[w]; b != nil {
+			b.ts = append(b.ts, t)
+			continue
+		}
+		mine[w] = &batch{w: w, ts: []*state.Target{t}}
+		out = append(out, mine[w])
+	}
+	return out
+}
+
+// idle is the sessionwrite.Lifecycle Idle hook of o: a busy session
+// refused, or with Force waited for.
+func idle(ctx context.Context, s *state.State, o Options) func(*state.Target) error {
+	return func(t *state.Target) error { return waitIdle(ctx, s, t, o) }
+}
+
+// Reset gives t a new sessionId as sessions.reset does; the old transcript
+// stays where it is. A 2026.8+ SQLite store is reset only through its
+// gateway.
+func Reset(ctx context.Context, s *state.State, t *state.Target, o Options) (*Result, error) {
+	w, err := o.Open(t.Agent)
+	if err != nil {
+		return nil, err
+	}
+	defer w.Close()
+	it, err := w.Reset(ctx, t, sessionwrite.Lifecycle{DryRun: o.DryRun, Idle: idle(ctx, s, o)})
+	if err != nil {
+		return nil, err
+	}
+	return &Result{Action: "reset", DryRun: o.DryRun, Count: 1, Sessions: []Item{*it}}, nil
 }
 
 // Candidate is an entry prune considers.
@@ -497,14 +294,13 @@ func Select(cands []Candidate, cutoff int64, kinds []string) (chosen []Candidate
 // the reason).
 func Prune(ctx context.Context, s *state.State, agents []string, olderThan time.Duration, kinds []string, o Options) (*Result, error) {
 	res := &Result{Action: "prune", DryRun: o.DryRun, Sessions: []Item{}}
-	now := o.now()
+	ws := &writes{open: o.Open}
+	defer ws.close()
 	var cands []Candidate
 	targets := map[string]*state.Target{}
 	for _, a := range agents {
-		if o.Remote == nil {
-			if err := checkWritable(s, a); err != nil {
-				return nil, err
-			}
+		if _, err := ws.of(a); err != nil {
+			return nil, err
 		}
 		st, entries, err := s.Entries(a)
 		if err != nil {
@@ -519,27 +315,30 @@ func Prune(ctx context.Context, s *state.State, agents []string, olderThan time.
 			targets[a+"\x00"+e.Key] = &state.Target{Agent: a, Store: st, Entry: e, Key: e.Key, DisplayKey: s.DisplayKey(e.Key)}
 		}
 	}
-	chosen, mains := Select(cands, now.Add(-olderThan).UnixMilli(), kinds)
+	cutoff := o.now().Add(-olderThan).UnixMilli()
+	chosen, mains := Select(cands, cutoff, kinds)
 	for _, m := range mains {
 		res.Skipped = append(res.Skipped, Skip{Key: m.Key, Reason: "main session"})
 	}
-	var todo []*state.Target
+	todo := map[string][]*state.Target{}
 	for _, c := range chosen {
 		t := targets[c.Agent+"\x00"+c.Key]
 		if why := Busy(s, t); why != "" {
 			res.Skipped = append(res.Skipped, Skip{Key: c.Key, Reason: why})
 			continue
 		}
-		todo = append(todo, t)
+		todo[c.Agent] = append(todo[c.Agent], t)
 	}
-	if o.Remote != nil {
-		if err := remoteDelete(ctx, s, todo, o, res); err != nil {
+	for _, a := range ws.order {
+		w := ws.by[a]
+		if len(todo[a]) == 0 && local(w) {
+			continue // a gateway is still connected to: an unreachable one is reported
+		}
+		out, err := w.Delete(ctx, todo[a], sessionwrite.Lifecycle{DryRun: o.DryRun, KeepTranscript: o.KeepTranscript, Cutoff: cutoff})
+		if err != nil {
 			return nil, err
 		}
-		return res, nil
-	}
-	if err := remove(ctx, s, todo, o, res, now.Add(-olderThan).UnixMilli()); err != nil {
-		return nil, err
+		res.add(out)
 	}
 	return res, nil
 }
@@ -547,67 +346,25 @@ func Prune(ctx context.Context, s *state.State, agents []string, olderThan time.
 // MsgArchiveMain is OpenClaw 2026.9.6's refusal (sessions.archive).
 const MsgArchiveMain = "Cannot archive an agent's main session."
 
-// Archive archives t. On a 2026.8+ SQLite store (no OpenClaw process
-// holding the state dir) it is 2026.9.6's archive — the entry kept with
-// archivedAt = now and archiveReason "manual", its pin dropped — written
-// by the direct writer (internal/sqlitewrite) in one BEGIN IMMEDIATE step;
-// a dry run checks that no OpenClaw process holds the state dir and opens
-// nothing for writing (the schema is checked only by the real run). A
-// JSON-era store has no archived state: there archiving is what 1.30's
+// Archive archives t: on a 2026.8+ store 2026.9.6's archive (the entry
+// kept with archivedAt = now and archiveReason "manual", its pin dropped);
+// a JSON-era store has no archived state: there archiving is what 1.30's
 // sub-agent sweeper does, sessions.delete with the transcript renamed
 // .deleted.<ts>. Every agent's main session is refused, as 2026.9.6 does.
 func Archive(ctx context.Context, s *state.State, t *state.Target, o Options) (*Result, error) {
 	if IsMain(s, t.Agent, t.Key) || t.Key == keys.Global {
 		return nil, apperr.Errorf("%s", MsgArchiveMain).With("sessionKey", t.DisplayKey)
 	}
-	if o.Remote != nil {
-		return remoteArchive(ctx, s, t, o)
-	}
-	if s.Era(t.Agent) != sqlitestore.EraSQLite {
-		if err := s.CheckWritable(t.Agent); err != nil {
-			return nil, err
-		}
-		if err := waitIdle(ctx, s, t, o); err != nil {
-			return nil, err
-		}
-		res := &Result{Action: "archive", DryRun: o.DryRun, Sessions: []Item{}}
-		if err := remove(ctx, s, []*state.Target{t}, o, res, 0); err != nil {
-			return nil, err
-		}
-		return res, nil
-	}
-	if err := waitIdle(ctx, s, t, o); err != nil {
+	w, err := o.Open(t.Agent)
+	if err != nil {
 		return nil, err
 	}
-	it := Item{Key: t.Key, AgentID: t.Agent, SessionID: t.Entry.SessionID, Kind: keys.Kind(t.Key, t.Entry.ChatType)}
-	if o.DryRun {
-		// Opening the writer is not free (closing it checkpoints the
-		// database): a dry run checks for a live OpenClaw holder and
-		// answers from the read it made.
-		if err := checkNotHeld(s, t.Agent, o); err != nil {
-			return nil, err
-		}
-		now := o.now().UnixMilli()
-		it.ArchivedAt, it.UpdatedAt = now, max(t.Entry.Updated(), now)
-		raw, _, err := s.EntryRaw(t.Agent, t.Entry) // state keeps fields only
-		if err != nil {
-			return nil, err
-		}
-		if at := gjson.GetBytes(raw, "archivedAt"); at.Exists() {
-			it.ArchivedAt = at.Int()
-		}
-	} else {
-		w, err := sqlitewrite.Open(s.Dir.Path, t.Agent, sqlitewrite.Options{LockTimeout: o.LockTimeout, Now: o.Now})
-		if err != nil {
-			return nil, err
-		}
-		defer w.Close()
-		yes := true
-		pr, err := w.PatchEntry(t.Key, sqlitewrite.Patch{Archived: &yes})
-		if err != nil {
-			return nil, err
-		}
-		it.ArchivedAt, it.UpdatedAt = gjson.GetBytes(pr.Entry, "archivedAt").Int(), pr.UpdatedAt
+	defer w.Close()
+	out, err := w.Archive(ctx, t, sessionwrite.Lifecycle{DryRun: o.DryRun, KeepTranscript: o.KeepTranscript, Idle: idle(ctx, s, o)})
+	if err != nil {
+		return nil, err
 	}
-	return &Result{Action: "archive", DryRun: o.DryRun, Count: 1, Sessions: []Item{it}}, nil
+	res := &Result{Action: "archive", DryRun: o.DryRun, Sessions: []Item{}}
+	res.add(out)
+	return res, nil
 }

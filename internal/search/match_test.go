@@ -15,13 +15,16 @@ func naiveEsc(s []byte) int {
 	return -1
 }
 
-// naivePair is pairChunk's contract position by position.
+// naivePair is pairChunk's contract position by position: the chunk of
+// the first pair, if that chunk is whole (16+d bytes inside s; a later
+// chunk is not whole either when this one is not).
 func naivePair(s []byte, a, b byte, d int) int {
-	for off := 0; off+16+d <= len(s); off += 16 {
-		for i := off; i < off+16; i++ {
-			if s[i] == a && s[i+d] == b {
+	for i := 0; i+d < len(s); i++ {
+		if s[i] == a && s[i+d] == b {
+			if off := i / 16 * 16; off+16+d <= len(s) {
 				return off
 			}
+			return -1
 		}
 	}
 	return -1
@@ -39,8 +42,12 @@ func TestEscIndex(t *testing.T) {
 			t.Fatalf("escIndex(%q) = %d, want %d", s, got, want)
 		}
 		for d := 1; d < 20; d++ {
-			if got, want := pairChunk(s, '\\', 'u', d), naivePair(s, '\\', 'u', d); got != want {
+			want := naivePair(s, '\\', 'u', d)
+			if got := pairChunk(s, '\\', 'u', d); got != want {
 				t.Fatalf("pairChunk(%q, %d) = %d, want %d", s, d, got, want)
+			}
+			if got := pairChunkGeneric(s, '\\', 'u', d); got != want {
+				t.Fatalf("pairChunkGeneric(%q, %d) = %d, want %d", s, d, got, want)
 			}
 		}
 	}
@@ -82,4 +89,24 @@ func TestPrefilterIndex(t *testing.T) {
 			}
 		}
 	}
+}
+
+// FuzzPairChunk holds pairChunk (the SSE2 assembly on amd64) and
+// pairChunkGeneric (pairChunk elsewhere) to the naive oracle, on any bytes,
+// pair and distance.
+func FuzzPairChunk(f *testing.F) {
+	f.Add([]byte(`abc\u0061 and more than sixteen bytes \u0062 of text to fill a chunk or four`), byte('\\'), byte('u'), uint8(1))
+	f.Add([]byte("0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdefxy"), byte('x'), byte('y'), uint8(1))
+	f.Add([]byte("a...............................................................b"), byte('a'), byte('b'), uint8(66))
+	f.Add([]byte("kelvin Kelvin KELVIN kelvin build"), byte('k'), byte('v'), uint8(3))
+	f.Fuzz(func(t *testing.T, s []byte, a, b byte, dist uint8) {
+		d := 1 + int(dist)%80
+		want := naivePair(s, a, b, d)
+		if got := pairChunk(s, a, b, d); got != want {
+			t.Fatalf("pairChunk(%q, %q, %q, %d) = %d, want %d", s, a, b, d, got, want)
+		}
+		if got := pairChunkGeneric(s, a, b, d); got != want {
+			t.Fatalf("pairChunkGeneric(%q, %q, %q, %d) = %d, want %d", s, a, b, d, got, want)
+		}
+	})
 }

@@ -6,10 +6,13 @@ import (
 	"strings"
 	"time"
 
+	"github.com/openclaw/sessions/internal/era"
+
 	"github.com/tidwall/gjson"
 
 	"github.com/openclaw/sessions/internal/apperr"
 	"github.com/openclaw/sessions/internal/gateway"
+	"github.com/openclaw/sessions/internal/state"
 	"github.com/openclaw/sessions/internal/store"
 )
 
@@ -36,6 +39,8 @@ var GatewayCallTimeout = 60 * time.Second
 //   - CreateChild / RemoveChild: gateway.Client.Spawn (the task turn starts
 //     with the child) and RemoveSpawned.
 //   - Announce (Announcer): chat.inject, else a turn of the requester.
+//   - Delete, Reset, Archive: sessions.delete, sessions.reset, and on
+//     2026.9.x sessions.patch {archived: true} (gateway_lifecycle.go).
 //
 // Each operation dials, calls and closes: a runner's steps are minutes
 // apart, and a connection kept that long would need its own keepalive.
@@ -44,6 +49,9 @@ type gatewayWrites struct {
 	agent string
 	g     *Gateways
 	o     Options
+	// s is the local state the lifecycle writes resolved their sessions
+	// on (OpenLifecycle); nil otherwise.
+	s *state.State
 }
 
 func openGateway(ep gateway.Endpoint, agent string, o Options) *gatewayWrites {
@@ -54,7 +62,7 @@ func openGateway(ep gateway.Endpoint, agent string, o Options) *gatewayWrites {
 	return &gatewayWrites{ep: ep, agent: agent, g: g, o: o}
 }
 
-func (w *gatewayWrites) Era() string  { return EraGateway }
+func (w *gatewayWrites) Era() era.Era { return era.Gateway }
 func (w *gatewayWrites) Close() error { return nil }
 
 func (w *gatewayWrites) log(m string) {

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/openclaw/sessions/internal/era"
+
 	"github.com/tidwall/gjson"
 
 	"github.com/openclaw/sessions/internal/apperr"
@@ -30,16 +32,16 @@ func TestChoose(t *testing.T) {
 		name  string
 		s     bool // sqlite state
 		g     *Gateways
-		era   string
+		era   era.Era
 		named bool
 		why   string
 	}{
-		{"named over sqlite", true, &Gateways{Named: named, Local: live}, EraGateway, true, "the gateway this invocation names (vps (wss://vps.example.com))"},
-		{"named over json", false, &Gateways{Named: named}, EraGateway, true, "names"},
-		{"sqlite, gateway live", true, &Gateways{Local: live}, EraGateway, false, "agent main is on the 2026.8+ SQLite store and its gateway is live (port 18789 answers)"},
-		{"sqlite, none live", true, &Gateways{Local: none}, EraSQLite, false, "no live gateway for the SQLite store: no OpenClaw gateway is running"},
-		{"sqlite, no gateways", true, nil, EraSQLite, false, ""},
-		{"json, gateway live", false, &Gateways{Local: live}, EraJSON, false, ""},
+		{"named over sqlite", true, &Gateways{Named: named, Local: live}, era.Gateway, true, "the gateway this invocation names (vps (wss://vps.example.com))"},
+		{"named over json", false, &Gateways{Named: named}, era.Gateway, true, "names"},
+		{"sqlite, gateway live", true, &Gateways{Local: live}, era.Gateway, false, "agent main is on the 2026.8+ SQLite store and its gateway is live (port 18789 answers)"},
+		{"sqlite, none live", true, &Gateways{Local: none}, era.SQLite, false, "no live gateway for the SQLite store: no OpenClaw gateway is running"},
+		{"sqlite, no gateways", true, nil, era.SQLite, false, ""},
+		{"json, gateway live", false, &Gateways{Local: live}, era.JSON, false, ""},
 	} {
 		st := js
 		if c.s {
@@ -69,7 +71,7 @@ func gwWrites(t *testing.T, protocol int) (Writes, *gatewaytest.Server) {
 	s.W = &gatewaytest.Writes{}
 	t.Cleanup(s.Close)
 	ep := gateway.Endpoint{URL: s.URL(), Token: "tok"}
-	w, err := OpenRoute(nil, "main", Route{Era: EraGateway, Endpoint: ep, Named: true}, Options{})
+	w, err := OpenRoute(nil, "main", Route{Era: era.Gateway, Endpoint: ep, Named: true}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +82,7 @@ func TestGatewayWrites(t *testing.T) {
 	for _, proto := range []int{3, 4} {
 		w, s := gwWrites(t, proto)
 		ctx := context.Background()
-		if w.Era() != EraGateway {
+		if w.Era() != era.Gateway {
 			t.Fatalf("era %s", w.Era())
 		}
 		l, err := w.Locate("agent:main:main")
@@ -144,11 +146,11 @@ func TestGatewayWrites(t *testing.T) {
 func TestGatewayWritesRefusedToken(t *testing.T) {
 	s := gatewaytest.Start(4, "tok", gatewaytest.Data{})
 	t.Cleanup(s.Close)
-	w, _ := OpenRoute(nil, "main", Route{Era: EraGateway, Endpoint: gateway.Endpoint{URL: s.URL(), Token: "wrong"}}, Options{})
+	w, _ := OpenRoute(nil, "main", Route{Era: era.Gateway, Endpoint: gateway.Endpoint{URL: s.URL(), Token: "wrong"}}, Options{})
 	if _, err := w.Locate("agent:main:main"); apperr.CodeOf(err) != apperr.CodeForbidden {
 		t.Errorf("refused token: %v (code %d)", err, apperr.CodeOf(err))
 	}
-	w, _ = OpenRoute(nil, "main", Route{Era: EraGateway, Endpoint: gateway.Endpoint{URL: "ws://127.0.0.1:1", Token: "tok"}}, Options{})
+	w, _ = OpenRoute(nil, "main", Route{Era: era.Gateway, Endpoint: gateway.Endpoint{URL: "ws://127.0.0.1:1", Token: "tok"}}, Options{})
 	if _, err := w.Locate("agent:main:main"); apperr.CodeOf(err) != apperr.CodeState {
 		t.Errorf("unreachable: %v", err)
 	}

@@ -11,6 +11,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/openclaw/sessions/internal/era"
+
 	"github.com/tidwall/gjson"
 
 	"github.com/openclaw/sessions/internal/apperr"
@@ -35,7 +37,7 @@ type jsonWrites struct {
 	o     Options
 }
 
-func (w *jsonWrites) Era() string  { return "json" }
+func (w *jsonWrites) Era() era.Era { return era.JSON }
 func (w *jsonWrites) Close() error { return nil }
 
 func (w *jsonWrites) storePath() string {
@@ -223,13 +225,22 @@ func (w *jsonWrites) CreateChild(ctx context.Context, c Child) (*ChildResult, er
 	return out, nil
 }
 
+// RemoveChild deletes the child's entry and renames its transcripts, as
+// sessions.delete {deleteTranscript: true} does (the JSON era's archive).
+// A missing store or entry is no error: Existed false, nothing renamed.
 func (w *jsonWrites) RemoveChild(ctx context.Context, key string) (*Removed, error) {
-	res, err := archive.Session(ctx, w.s, w.agent, key, w.o.Now(), w.o.LockTimeout)
+	now := w.o.Now()
+	gone, _, err := w.removeEntries(ctx, []string{key}, false, func(string, store.Meta) bool { return true })
 	if err != nil {
 		if errors.Is(err, store.ErrStoreMissing) {
-			return &Removed{At: w.o.Now().UnixMilli()}, nil
+			return &Removed{At: now.UnixMilli()}, nil
 		}
 		return nil, err
 	}
-	return &Removed{Existed: res.Existed, Renamed: res.Renamed, At: res.At}, nil
+	m, ok := gone[key]
+	if !ok {
+		return &Removed{At: now.UnixMilli()}, nil
+	}
+	renamed, _, _ := w.moveAside(m, ".deleted."+archive.Timestamp(now), false, false)
+	return &Removed{Existed: true, Renamed: renamed, At: now.UnixMilli()}, nil
 }

@@ -3,6 +3,8 @@ package sessionwrite
 import (
 	"unicode/utf16"
 
+	"github.com/openclaw/sessions/internal/era"
+
 	"github.com/openclaw/sessions/internal/apperr"
 	"github.com/openclaw/sessions/internal/sqlitewrite"
 )
@@ -16,13 +18,22 @@ const JSONMaxLabelLen = 64
 // UTF-16 code units, any characters); any other era 2026.1.30's (the same
 // trim, 1-64). Era "" is the loosest (512): the check before the target's
 // era is known. Uniqueness is the writer's (per agent store, exact match).
-func ParseLabel(era, raw string) (string, error) {
+func ParseLabel(e era.Era, raw string) (string, error) {
 	l, err := sqlitewrite.ParseLabel(raw)
-	if err != nil || era == "sqlite" || era == "" {
+	if err != nil {
 		return l, err
 	}
-	if len(utf16.Encode([]rune(l))) > JSONMaxLabelLen {
-		return "", apperr.Usagef("invalid label: too long (max %d)", JSONMaxLabelLen)
+	if max := LabelMax(e); len(utf16.Encode([]rune(l))) > max {
+		return "", apperr.Usagef("invalid label: too long (max %d)", max)
 	}
 	return l, nil
+}
+
+// LabelMax is the longest label (UTF-16 code units) ParseLabel accepts
+// for a writer of era e.
+func LabelMax(e era.Era) int {
+	if e == era.SQLite || e == "" {
+		return sqlitewrite.MaxLabelLen
+	}
+	return JSONMaxLabelLen
 }

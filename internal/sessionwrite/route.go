@@ -3,16 +3,11 @@ package sessionwrite
 import (
 	"context"
 
+	"github.com/openclaw/sessions/internal/era"
+
 	"github.com/openclaw/sessions/internal/apperr"
 	"github.com/openclaw/sessions/internal/gateway"
 	"github.com/openclaw/sessions/internal/state"
-)
-
-// Eras of a Route (and Writes.Era).
-const (
-	EraJSON    = "json"
-	EraSQLite  = "sqlite"
-	EraGateway = "gateway"
 )
 
 // Gateways says where this invocation's gateways are, for Choose: the one
@@ -34,12 +29,12 @@ type Gateways struct {
 
 // Route is where an agent's session writes go, and why.
 type Route struct {
-	Era      string           // EraJSON, EraSQLite or EraGateway
-	Endpoint gateway.Endpoint // EraGateway: the gateway
+	Era      era.Era          // era.JSON, era.SQLite or era.Gateway
+	Endpoint gateway.Endpoint // era.Gateway: the gateway
 	// Named: the gateway is the one the invocation names (else this
 	// host's live gateway of a 2026.8+ agent).
 	Named bool
-	// Why says, for EraGateway, why the gateway was taken (for the debug
+	// Why says, for era.Gateway, why the gateway was taken (for the debug
 	// log); for a SQLite agent left local, why no gateway was.
 	Why string
 }
@@ -53,19 +48,19 @@ type Route struct {
 func Choose(s *state.State, agent string, o Options) (Route, error) {
 	g := o.Gateways
 	if g != nil && g.Named != nil {
-		return Route{Era: EraGateway, Endpoint: *g.Named, Named: true, Why: "the gateway this invocation names (" + g.Named.String() + ")"}, nil
+		return Route{Era: era.Gateway, Endpoint: *g.Named, Named: true, Why: "the gateway this invocation names (" + g.Named.String() + ")"}, nil
 	}
 	if s == nil {
 		return Route{}, apperr.Statef("no state dir and no gateway: nothing to write to")
 	}
-	era := s.Era(agent)
-	if era != EraSQLite || g == nil || g.Local == nil {
-		return Route{Era: era}, nil
+	e := s.Era(agent)
+	if e != era.SQLite || g == nil || g.Local == nil {
+		return Route{Era: e}, nil
 	}
 	ep, found, err := g.Local()
 	if err != nil {
-		return Route{Era: era, Why: "no live gateway for the SQLite store: " + err.Error()}, nil
+		return Route{Era: e, Why: "no live gateway for the SQLite store: " + err.Error()}, nil
 	}
-	return Route{Era: EraGateway, Endpoint: ep,
+	return Route{Era: era.Gateway, Endpoint: ep,
 		Why: "agent " + agent + " is on the 2026.8+ SQLite store and its gateway is live (" + found + "): writing through the gateway, not the database"}, nil
 }

@@ -1,7 +1,8 @@
 // Package sessionwrite is the one seam through which `sessions` writes a
 // session: patch an entry, create a spawned child, append a turn (or a
 // delivery mirror) to a transcript, update the entry after a turn, archive a
-// child, and read the context a turn needs. Three implementations, chosen
+// child, delete, reset or archive a session (the lifecycle writes), and read
+// the context a turn needs. Three implementations, chosen
 // in one place (Choose): the JSON era (sessions.json under OpenClaw's store
 // lock, JSONL transcripts: packages store and transcript), the OpenClaw
 // 2026.8+ SQLite store (package sqlitewrite, with all its preconditions: a
@@ -15,6 +16,10 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/openclaw/sessions/internal/era"
+	"github.com/openclaw/sessions/internal/sqlitewrite"
+
+	"github.com/openclaw/sessions/internal/archive"
 	"github.com/openclaw/sessions/internal/jsonx"
 	"github.com/openclaw/sessions/internal/state"
 	"github.com/openclaw/sessions/internal/store"
@@ -103,15 +108,7 @@ type Announcer interface {
 
 // Removed is what removing (JSON era: deleting) or archiving (SQLite era) a
 // child did.
-type Removed struct {
-	Existed bool
-	// Renamed are the transcripts renamed to .deleted.<ts> (JSON era).
-	Renamed []string
-	// Archived: the row was archived (archivedAt set), not deleted — the
-	// SQLite era (see RemoveChild).
-	Archived bool
-	At       int64
-}
+type Removed = archive.Removed
 
 // TurnUpdate is what the runner records in the entry after a turn:
 // modelProvider, model, contextTokens, abortedLastRun, token counts.
@@ -120,7 +117,7 @@ type TurnUpdate func(e *jsonx.Object)
 // Writes is where one agent's session writes go.
 type Writes interface {
 	// Era is "json", "sqlite" or "gateway".
-	Era() string
+	Era() era.Era
 	// Locate reads key's current entry afresh (NotFound when gone).
 	Locate(key string) (*Located, error)
 	// History is the context a turn needs: the messages on the transcript's
@@ -144,6 +141,27 @@ type Writes interface {
 	// archives (SQLite era: archivedAt, as sessions.patch archived does;
 	// OpenClaw 2026.9.6's row delete is not available to us) a child.
 	RemoveChild(ctx context.Context, key string) (*Removed, error)
+
+	// The lifecycle writes (delete, reset, archive, prune's deletions), on
+	// sessions resolved a moment ago on the local state dir; open them
+	// with OpenLifecycle.
+
+	// Delete deletes ts (this agent's sessions) as sessions.delete does:
+	// JSON era, the entries removed in one store update and the
+	// transcripts renamed <file>.deleted.<ts>; SQLite era, 2026.9.6's
+	// delete with deleteTranscript false (the transcript stays in the
+	// database); a gateway's sessions.delete. A session changed since it
+	// was read is skipped.
+	Delete(ctx context.Context, ts []*state.Target, o Lifecycle) (*Outcome, error)
+	// Reset starts t afresh as sessions.reset does (a new sessionId; the
+	// old transcript stays). The SQLite era refuses it (exit 10): only
+	// OpenClaw's gateway resets there.
+	Reset(ctx context.Context, t *state.Target, o Lifecycle) (*Item, error)
+	// Archive archives t: 2026.8+ (SQLite store, or a 2026.9.x gateway)
+	// archivedAt set, archiveReason "manual"; JSON era and a 1.30 gateway,
+	// which have no archived state, a Delete.
+	Archive(ctx context.Context, t *state.Target, o Lifecycle) (*Outcome, error)
+
 	// Close releases what Open took.
 	Close() error
 }
@@ -182,10 +200,28 @@ func OpenRoute(s *state.State, agent string, r Route, o Options) (Writes, error)
 		o.Now = time.Now
 	}
 	switch r.Era {
-	case EraGateway:
+	case era.Gateway:
 		return openGateway(r.Endpoint, agent, o), nil
-	case EraSQLite:
+	case era.SQLite:
 		return openSQLite(s, agent, o)
 	}
 	return &jsonWrites{s: s, agent: agent, o: o}, nil
+}
+
+// CheckWritable refuses (exit 10) what send, spawn and patch cannot
+// write for agent. An agent on OpenClaw 2026.8+'s SQLite store is writable
+// when sqlitewrite's preconditions hold (no live OpenClaw process holds the
+// state dir — else the refusal names its pid and the --gateway way —, the
+// database is exactly 2026.9.6's agent schema 23); the check writes
+// nothing. An agent still read from sessions.json while a SQLite store
+// exists beside it is refused as CheckWritable does.
+func CheckWritable(s *state.State, agent string) error {
+	if s.Era(agent) == era.SQLite {
+		w, err := sqlitewrite.Open(s.Dir.Path, agent, sqlitewrite.Options{})
+		if err != nil {
+			return err
+		}
+		return w.Close()
+	}
+	return s.CheckWritable(agent)
 }

@@ -7,8 +7,9 @@ import (
 	"fmt"
 	"io/fs"
 
+	"github.com/openclaw/sessions/internal/era"
+
 	"github.com/openclaw/sessions/internal/apperr"
-	"github.com/openclaw/sessions/internal/archive"
 	"github.com/openclaw/sessions/internal/jsonx"
 	"github.com/openclaw/sessions/internal/sqlitestore"
 	"github.com/openclaw/sessions/internal/sqlitewrite"
@@ -35,8 +36,13 @@ func openSQLite(s *state.State, agent string, o Options) (*sqliteWrites, error) 
 	return &sqliteWrites{s: s, agent: agent, o: o, w: w}, nil
 }
 
-func (w *sqliteWrites) Era() string  { return "sqlite" }
-func (w *sqliteWrites) Close() error { return w.w.Close() }
+func (w *sqliteWrites) Era() era.Era { return era.SQLite }
+func (w *sqliteWrites) Close() error {
+	if w.w == nil { // opened by OpenLifecycle: each write closed its own writer
+		return nil
+	}
+	return w.w.Close()
+}
 
 // read opens the store for one fresh read (the writer's own connection
 // writes; sqlitestore reads as list/history do).
@@ -177,12 +183,24 @@ func (w *sqliteWrites) CreateChild(ctx context.Context, c Child) (*ChildResult, 
 	return out, nil
 }
 
-// RemoveChild archives the child (archivedAt = now, archiveReason manual):
-// OpenClaw 2026.9.6 deletes a session row only through its own gateway.
+// RemoveChild archives the child as sessions.patch {archived: true} does
+// (archivedAt = now, archiveReason manual, the pin dropped); its
+// transcript stays in the database. OpenClaw 2026.9.6 deletes a session
+// row only through its own gateway. A missing session is no error
+// (Existed false).
 func (w *sqliteWrites) RemoveChild(ctx context.Context, key string) (*Removed, error) {
-	res, err := archive.SQLite(w.w, key, w.o.Now())
+	x, done, err := w.writer()
 	if err != nil {
 		return nil, err
 	}
-	return &Removed{Existed: res.Existed, Archived: res.Existed, At: res.At}, nil
+	defer done()
+	at := w.o.Now().UnixMilli()
+	yes := true
+	if _, err := x.PatchEntry(key, sqlitewrite.Patch{Archived: &yes}); err != nil {
+		if apperr.CodeOf(err) == apperr.CodeNotFound {
+			return &Removed{At: at}, nil
+		}
+		return nil, err
+	}
+	return &Removed{Existed: true, Archived: true, At: at}, nil
 }

@@ -4,7 +4,7 @@
 // the write-ahead log's committed frames. It exists for one hot path —
 // listing the 10,000-session table of an OpenClaw 2026.8+ agent database —
 // where going through a SQL engine costs several times the reading itself
-// (docs/PERFORMANCE.md, issue 13). Everything else goes through
+// (docs/PERFORMANCE.md). Everything else goes through
 // modernc.org/sqlite (internal/sqlitestore).
 //
 // # What it reads, what it refuses

@@ -7,8 +7,9 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"runtime/debug"
-	"time"
+
+	"github.com/openclaw/sessions/internal/fsutil"
+	"github.com/openclaw/sessions/internal/mapfile"
 )
 
 // Errors. A caller reads through SQLite instead on any of them.
@@ -53,29 +54,11 @@ type Snapshot struct {
 	// data in wal.
 	walPages map[uint32]int
 
-	dbStamp  stamp
-	walStamp stamp
+	dbStamp  fsutil.Stamp
+	walStamp fsutil.Stamp
 	walHdr   []byte // the -wal's first 32 bytes when the snapshot was taken
 	walFound bool
 	closers  []func() error
-}
-
-// stamp identifies one version of a file.
-type stamp struct {
-	size  int64
-	mtime time.Time
-	ino   uint64
-	ctime int64
-}
-
-func (a stamp) equal(b stamp) bool {
-	return a.size == b.size && a.mtime.Equal(b.mtime) && a.ino == b.ino && a.ctime == b.ctime
-}
-
-func stampOf(fi fs.FileInfo) stamp {
-	s := stamp{size: fi.Size(), mtime: fi.ModTime()}
-	s.ino, s.ctime = sysStamp(fi)
-	return s
 }
 
 // Open takes a snapshot of the WAL-mode database at path: it maps the main
@@ -104,7 +87,7 @@ func Open(path string, main *os.File) (s *Snapshot, err error) {
 
 func (s *Snapshot) open() error {
 	var db mapped
-	var st stamp
+	var st fsutil.Stamp
 	var err error
 	if s.main != nil {
 		db, st, err = mapOpen(s.main)
@@ -258,7 +241,7 @@ func walChecksum(order binary.ByteOrder, b []byte, s0, s1 uint32) (uint32, uint3
 // Frames appended after the snapshot's last commit do not matter to it.
 func (s *Snapshot) Unchanged() bool {
 	fi, err := os.Stat(s.path)
-	if err != nil || !stampOf(fi).equal(s.dbStamp) {
+	if err != nil || !fsutil.StampOf(fi).Equal(s.dbStamp) {
 		return false
 	}
 	wfi, err := os.Stat(s.path + "-wal")
@@ -268,7 +251,7 @@ func (s *Snapshot) Unchanged() bool {
 	if err != nil || !s.walFound {
 		return false
 	}
-	if wfi.Size() < s.walStamp.size {
+	if wfi.Size() < s.walStamp.Size {
 		return false
 	}
 	f, err := os.Open(s.path + "-wal")
@@ -316,17 +299,12 @@ func (s *Snapshot) page(pgno uint32) ([]byte, error) {
 
 // protect runs fn with faults on the mappings turned into ErrChanged: a
 // file truncated under its mapping raises SIGBUS on access, which
-// debug.SetPanicOnFault makes a recoverable panic of this goroutine.
-func (s *Snapshot) protect(fn func() error) (err error) {
-	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
-	defer func() {
-		if r := recover(); r != nil {
-			if _, fault := r.(interface{ Addr() uintptr }); fault {
-				err = fmt.Errorf("%w: %v", ErrChanged, r)
-				return
-			}
-			panic(r)
-		}
-	}()
-	return fn()
+// mapfile.Guard turns into an error.
+func (s *Snapshot) protect(fn func() error) error {
+	err := mapfile.Guard(fn)
+	var fault *mapfile.Fault
+	if errors.As(err, &fault) {
+		return fmt.Errorf("%w: %v", ErrChanged, fault)
+	}
+	return err
 }

@@ -7,15 +7,9 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"time"
-)
 
-// Eras, as state.Era names them.
-const (
-	EraJSON   = "json"   // sessions.json + JSONL transcripts (OpenClaw ≤ 2026.7)
-	EraSQLite = "sqlite" // per-agent openclaw-agent.sqlite (OpenClaw 2026.8+)
-	EraNone   = "none"   // neither: an agent with no sessions yet
+	"github.com/openclaw/sessions/internal/era"
 )
 
 // detectBusyTimeout bounds the read of the migration receipts in Detect.
@@ -44,7 +38,7 @@ const detectBusyTimeout = 2 * time.Second
 //     database — a leftover of the upgrade that 2026.8+ never reads (`openclaw
 //     doctor --fix` imports or archives it). Ties go to SQLite: for 2026.8+ it
 //     is the authority.
-func Detect(stateDir, agentID, jsonStorePath string) (era, why string) {
+func Detect(stateDir, agentID, jsonStorePath string) (era.Era, string) {
 	dbPath := Path(stateDir, agentID)
 	jfi, jerr := os.Stat(jsonStorePath)
 	sfi, serr := os.Stat(dbPath)
@@ -52,14 +46,14 @@ func Detect(stateDir, agentID, jsonStorePath string) (era, why string) {
 	hasDB := serr == nil && sfi.Mode().IsRegular()
 	switch {
 	case !hasJSON && !hasDB:
-		return EraNone, fmt.Sprintf("neither %s nor %s exists", jsonStorePath, dbPath)
+		return era.None, fmt.Sprintf("neither %s nor %s exists", jsonStorePath, dbPath)
 	case !hasDB:
-		return EraJSON, fmt.Sprintf("only %s exists (sessions.json layout, OpenClaw 2026.7 and earlier)", jsonStorePath)
+		return era.JSON, fmt.Sprintf("only %s exists (sessions.json layout, OpenClaw 2026.7 and earlier)", jsonStorePath)
 	case !hasJSON:
-		return EraSQLite, fmt.Sprintf("only %s exists (SQLite store of OpenClaw 2026.8 and later)", dbPath)
+		return era.SQLite, fmt.Sprintf("only %s exists (SQLite store of OpenClaw 2026.8 and later)", dbPath)
 	}
 	if at, ok := importedAt(stateDir, jsonStorePath, jfi.Size()); ok {
-		return EraSQLite, fmt.Sprintf("%s was imported into %s by openclaw doctor (%s, receipt in state/openclaw.sqlite) and is unchanged since: a retained migration source; the SQLite store is authoritative",
+		return era.SQLite, fmt.Sprintf("%s was imported into %s by openclaw doctor (%s, receipt in state/openclaw.sqlite) and is unchanged since: a retained migration source; the SQLite store is authoritative",
 			jsonStorePath, dbPath, at)
 	}
 	jm := jfi.ModTime()
@@ -69,10 +63,10 @@ func Detect(stateDir, agentID, jsonStorePath string) (era, why string) {
 	}
 	ts := func(t time.Time) string { return t.UTC().Format(time.RFC3339) }
 	if jm.After(sm) {
-		return EraJSON, fmt.Sprintf("%s (modified %s) is newer than the last write to %s (%s) and was never imported: a file-era OpenClaw (2026.7 or earlier, e.g. after openclaw doctor --session-sqlite restore) is writing it; OpenClaw 2026.8+ does not start beside an un-imported sessions.json, so the SQLite store is the stale one",
+		return era.JSON, fmt.Sprintf("%s (modified %s) is newer than the last write to %s (%s) and was never imported: a file-era OpenClaw (2026.7 or earlier, e.g. after openclaw doctor --session-sqlite restore) is writing it; OpenClaw 2026.8+ does not start beside an un-imported sessions.json, so the SQLite store is the stale one",
 			jsonStorePath, ts(jm), dbPath, ts(sm))
 	}
-	return EraSQLite, fmt.Sprintf("%s (modified %s) is older than the last write to %s (%s): a leftover that OpenClaw 2026.8+ no longer reads (openclaw doctor --fix imports or archives it); the SQLite store is authoritative",
+	return era.SQLite, fmt.Sprintf("%s (modified %s) is older than the last write to %s (%s): a leftover that OpenClaw 2026.8+ no longer reads (openclaw doctor --fix imports or archives it); the SQLite store is authoritative",
 		jsonStorePath, ts(jm), dbPath, ts(sm))
 }
 
@@ -81,7 +75,7 @@ func Detect(stateDir, agentID, jsonStorePath string) (era, why string) {
 // migration_sources table is read. The file is hashed only when a receipt of
 // its size exists.
 func importedAt(stateDir, jsonPath string, size int64) (string, bool) {
-	statePath := filepath.Join(stateDir, "state", "openclaw.sqlite")
+	statePath := StateDBPath(stateDir)
 	if _, err := os.Stat(statePath); err != nil {
 		return "", false
 	}

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/openclaw/sessions/internal/era"
+
 	"github.com/openclaw/sessions/internal/store"
 )
 
@@ -30,28 +32,28 @@ func TestDetect(t *testing.T) {
 		}
 		return p
 	}
-	check := func(agent, wantEra, wantWhy string) {
+	check := func(agent string, wantEra era.Era, wantWhy string) {
 		t.Helper()
-		era, why := Detect(dir, agent, jsonPath(agent))
-		if era != wantEra || !strings.Contains(why, wantWhy) {
-			t.Errorf("%s: %s (%s), want %s (…%s…)", agent, era, why, wantEra, wantWhy)
+		got, why := Detect(dir, agent, jsonPath(agent))
+		if got != wantEra || !strings.Contains(why, wantWhy) {
+			t.Errorf("%s: %s (%s), want %s (…%s…)", agent, got, why, wantEra, wantWhy)
 		}
 	}
-	check("nobody", EraNone, "neither")
-	check("main", EraSQLite, "only")
+	check("nobody", era.None, "neither")
+	check("main", era.SQLite, "only")
 	writeJSON("fileonly", time.Now())
-	check("fileonly", EraJSON, "only")
+	check("fileonly", era.JSON, "only")
 
 	// Half-migrated: a sessions.json older than the database is a leftover…
 	dbm, _ := os.Stat(Path(dir, "main"))
 	writeJSON("main", dbm.ModTime().Add(-time.Hour))
-	check("main", EraSQLite, "leftover")
+	check("main", era.SQLite, "leftover")
 	// …equal mtimes go to SQLite…
 	writeJSON("main", dbm.ModTime())
-	check("main", EraSQLite, "leftover")
+	check("main", era.SQLite, "leftover")
 	// …a newer one is a file-era OpenClaw writing after a downgrade.
 	p := writeJSON("main", dbm.ModTime().Add(time.Hour))
-	check("main", EraJSON, "newer")
+	check("main", era.JSON, "newer")
 
 	// OpenClaw's import receipt for exactly this content: SQLite, whatever
 	// the mtimes; a changed file no longer matches the receipt.
@@ -64,11 +66,11 @@ func TestDetect(t *testing.T) {
 		VALUES ('k', 'deferred-plugin-session-import', ?, 'session_nodes', ?, ?, 1, 'run-1', 'imported', 1795238300000, '{}')`,
 		p, hex.EncodeToString(sum[:]), len(b))
 	w.Close()
-	check("main", EraSQLite, "imported")
+	check("main", era.SQLite, "imported")
 	os.WriteFile(p, append(b, ' '), 0o600)
 	future := time.Now().Add(time.Hour)
 	os.Chtimes(p, future, future)
-	check("main", EraJSON, "newer")
+	check("main", era.JSON, "newer")
 
 	// A live -wal newer than the file counts as the database's last write.
 	writeJSON("main", dbm.ModTime().Add(time.Minute))
@@ -76,7 +78,7 @@ func TestDetect(t *testing.T) {
 	os.WriteFile(wal, nil, 0o600)
 	later := dbm.ModTime().Add(2 * time.Minute)
 	os.Chtimes(wal, later, later)
-	check("main", EraSQLite, "leftover")
+	check("main", era.SQLite, "leftover")
 }
 
 func TestDetectReadsOnlyReceipts(t *testing.T) {

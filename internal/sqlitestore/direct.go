@@ -6,10 +6,12 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 
+	"github.com/openclaw/sessions/internal/fsutil"
 	"github.com/openclaw/sessions/internal/sqlitefile"
 )
 
@@ -19,7 +21,7 @@ import (
 //
 // Why: selecting a 10,000-session table's 140 MB of entry_json through
 // modernc.org/sqlite costs several times what reading the pages costs
-// (docs/PERFORMANCE.md, issue 13); reading them in place, scanning each
+// (docs/PERFORMANCE.md); reading them in place, scanning each
 // entry right after its bytes are copied out, on every CPU, is within 2× of
 // the native sqlite3 shell.
 //
@@ -52,6 +54,24 @@ import (
 
 // directRead switches the direct read on (tests compare both paths).
 var directRead = true
+
+// DirectEnv is the environment variable that switches the direct read off:
+// 0 or false (any value strconv.ParseBool reads as false) makes every read
+// go through SQLite. The direct read only ever returns what the SQL path
+// would; the switch is there to rule it out when something looks wrong
+// (a filesystem where mapping misbehaves, a suspected difference) and to
+// measure the SQL path. Read at each read, so it also applies to a DB
+// already open.
+const DirectEnv = "SESSIONS_SQLITE_DIRECT"
+
+// directOn reports whether a read may take the direct path.
+func directOn() bool {
+	if !directRead {
+		return false
+	}
+	on, err := strconv.ParseBool(os.Getenv(DirectEnv))
+	return err != nil || on // unset or unreadable: the default, on
+}
 
 // directTable is where session_nodes' columns are in its records.
 type directTable struct {
@@ -316,6 +336,20 @@ func (fs *fileSet) add(id fileID, f *os.File) {
 		fs.m = map[fileID]*os.File{}
 	}
 	fs.m[id] = f
+}
+
+// fileID identifies a file: by device and inode where the platform has
+// them, else by path.
+type fileID struct {
+	dev, ino uint64
+	path     string
+}
+
+func fileIDOf(path string, fi os.FileInfo) fileID {
+	if dev, ino, ok := fsutil.DevIno(fi); ok {
+		return fileID{dev: dev, ino: ino}
+	}
+	return fileID{path: path}
 }
 
 // mainFile returns the kept descriptor of the file at path, opening it the

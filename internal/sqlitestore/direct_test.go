@@ -255,3 +255,38 @@ func TestRelaxGC(t *testing.T) {
 		t.Fatalf("GOGC off: a read turned it to %d", got)
 	}
 }
+
+// SESSIONS_SQLITE_DIRECT=0 (or false) switches the direct read off: every
+// read, Store and StoreMeta, goes through SQLite, with the same result;
+// unset or any true value, the direct read does the reading.
+func TestDirectEnvSwitchesDirectReadOff(t *testing.T) {
+	p := Path(copyFixture(t), "main")
+	read := func(env string) (full, lean *store.Store, directReads int) {
+		t.Helper()
+		t.Setenv(DirectEnv, env)
+		db, err := Open(p, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		if full, err = db.Store(); err != nil {
+			t.Fatal(err)
+		}
+		if lean, err = db.StoreMeta(); err != nil {
+			t.Fatal(err)
+		}
+		return full, lean, db.directReads
+	}
+	wantFull, wantLean, n := read("")
+	if n != 2 {
+		t.Fatalf("unset: %d of 2 reads took the direct path", n)
+	}
+	for env, wantDirect := range map[string]int{"0": 0, "false": 0, "FALSE": 0, "1": 2, "true": 2, "yes": 2} {
+		full, lean, n := read(env)
+		if n != wantDirect {
+			t.Errorf("%s=%q: %d of 2 reads took the direct path, want %d", DirectEnv, env, n, wantDirect)
+		}
+		sameStore(t, DirectEnv+"="+env+" Store", full, wantFull, nil, nil)
+		sameStore(t, DirectEnv+"="+env+" StoreMeta", lean, wantLean, nil, nil)
+	}
+}

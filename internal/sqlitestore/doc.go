@@ -70,6 +70,13 @@
 // parent_session_key, status, owner_*, …) and session_windows are not read:
 // like OpenClaw's listing, entry_json is the source of truth.
 //
+// Agent schema 24 (OpenClaw 2026.9.8 to 2026.10.x) keeps sessionDiffBaseline,
+// skillsSnapshot and systemPromptReport out of entry_json, one row each in
+// session_entry_snapshots; Store and EntryRaw put them back into Entry.Raw
+// as OpenClaw's attachSessionEntrySnapshots does (a member the entry still
+// has takes the snapshot's value in place, the others come last), so an
+// entry reads the same on 23 and 24. StoreMeta needs none of them.
+//
 // Rows left out, as OpenClaw's listing leaves them out: the hidden
 // agent:<id>:internal-session-effects:… rows (silently), and rows whose
 // entry_json is not an object with a string sessionId and a numeric

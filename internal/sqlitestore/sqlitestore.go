@@ -8,22 +8,21 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"net/url"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"time"
 
+	"github.com/openclaw/sessions/internal/sqlitedb"
+
 	"github.com/klauspost/compress/zstd"
-	"modernc.org/sqlite"
-	sqlite3 "modernc.org/sqlite/lib"
 
 	"github.com/openclaw/sessions/internal/apperr"
+	"github.com/openclaw/sessions/internal/fsutil"
 )
 
 // FileName is the per-agent database's file name, in <state>/agents/<id>/agent/.
-const FileName = "openclaw-agent.sqlite"
+const FileName = sqlitedb.FileName
 
 // DefaultBusyTimeout bounds a read that waits for a writer's lock when
 // Options.BusyTimeout is 0 (the CLI's default --lock-timeout).
@@ -34,10 +33,20 @@ const DefaultBusyTimeout = 10 * time.Second
 // are read as long as the tables and columns read here exist.
 const SchemaVersion = 23
 
+// ReadSchemaVersion is the newest agent schema this package reads
+// completely: 24, written by OpenClaw 2026.9.8, 2026.9.9 and 2026.10.x. It
+// is schema 23 plus session_nodes.snapshot_revision and the table
+// session_entry_snapshots, which holds an entry's sessionDiffBaseline,
+// skillsSnapshot and systemPromptReport beside entry_json; Store and
+// EntryRaw put them back into the entry as OpenClaw's reader does. A newer
+// schema is read with one warning per store (see Options.Warn).
+const ReadSchemaVersion = 24
+
+// ReadSchemaOpenClaw names the OpenClaw releases of ReadSchemaVersion.
+const ReadSchemaOpenClaw = "OpenClaw 2026.9.8 to 2026.10.x"
+
 // Path returns where OpenClaw 2026.8+ keeps the sessions of agentID.
-func Path(stateDir, agentID string) string {
-	return filepath.Join(stateDir, "agents", agentID, "agent", FileName)
-}
+func Path(stateDir, agentID string) string { return sqlitedb.AgentPath(stateDir, agentID) }
 
 // Options controls Open.
 type Options struct {
@@ -47,7 +56,8 @@ type Options struct {
 	BusyTimeout time.Duration
 	// Warn, when set, receives non-fatal findings: rows left out of Store,
 	// unreadable transcript events (once per read), a schema newer than
-	// SchemaVersion.
+	// ReadSchemaVersion (once per store and process: a command that opens
+	// a store several times says it once).
 	Warn func(msg string)
 }
 
@@ -62,10 +72,13 @@ type DB struct {
 	mode openMode
 	// stamp is the main file's identity when an immutable connection was
 	// opened; a read is only trusted if it is unchanged afterwards.
-	stamp fileStamp
+	stamp fsutil.Stamp
 
 	hasCold bool // the database has session_transcript_cold_archives
-	zdec    *zstd.Decoder
+	// snapshots: the database has session_entry_snapshots (agent schema
+	// 24), whose rows belong back in their entries (Store, EntryRaw).
+	snapshots bool
+	zdec      *zstd.Decoder
 
 	// direct is what Store needs to read session_nodes straight from the
 	// file (nil: always through SQLite); see direct.go.
@@ -98,24 +111,6 @@ func (m openMode) String() string {
 		return "immutable"
 	}
 	return "read-only"
-}
-
-// fileStamp identifies a version of the main database file.
-type fileStamp struct {
-	size  int64
-	mtime time.Time
-	ino   uint64
-	ctime int64
-}
-
-func stampOf(fi os.FileInfo) fileStamp {
-	s := fileStamp{size: fi.Size(), mtime: fi.ModTime()}
-	s.ino, s.ctime = sysStamp(fi)
-	return s
-}
-
-func (a fileStamp) equal(b fileStamp) bool {
-	return a.size == b.size && a.mtime.Equal(b.mtime) && a.ino == b.ino && a.ctime == b.ctime
 }
 
 // immutableRetries is how often a read of a quiescent database is redone
@@ -214,7 +209,7 @@ func (db *DB) open() error {
 	db.mode = modeReadOnly
 	if wal && walEmpty {
 		db.mode = modeImmutable
-		db.stamp = stampOf(fi)
+		db.stamp = fsutil.StampOf(fi)
 	}
 	conn, err := sql.Open("sqlite", db.dsn())
 	if err != nil {
@@ -228,21 +223,13 @@ func (db *DB) open() error {
 }
 
 func (db *DB) dsn() string {
-	u := url.URL{Scheme: "file", Path: filepath.ToSlash(db.path)}
-	q := url.Values{}
+	mode := sqlitedb.ReadOnly
 	if db.mode == modeImmutable {
-		q.Set("immutable", "1")
-	} else {
-		q.Set("mode", "ro")
+		mode = sqlitedb.Immutable
 	}
-	q.Set("_busy_timeout", fmt.Sprint(db.opts.BusyTimeout.Milliseconds()))
-	q.Set("_query_only", "1")
 	// trusted_schema=OFF: no function in the database's schema (views,
 	// triggers, defaults) runs with side effects while we read.
-	q.Add("_pragma", "trusted_schema(0)")
-	u.RawQuery = q.Encode()
-	// url.URL renders "file:///abs"; SQLite accepts an empty authority.
-	return u.String()
+	return sqlitedb.DSN(db.path, sqlitedb.DSNOptions{Mode: mode, BusyTimeout: db.opts.BusyTimeout, Pragmas: []string{"trusted_schema(0)"}})
 }
 
 func (db *DB) fileErr(err error) error {
@@ -258,38 +245,7 @@ func (db *DB) fileErr(err error) error {
 
 // mapErr turns a driver error into the CLI's typed errors.
 func (db *DB) mapErr(err error, what string) error {
-	if err == nil {
-		return nil
-	}
-	var ae *apperr.Error
-	if errors.As(err, &ae) {
-		return err
-	}
-	var se *sqlite.Error
-	if errors.As(err, &se) {
-		switch se.Code() & 0xff {
-		case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED:
-			return apperr.Lockf("OpenClaw SQLite store %s is locked by a writer: still busy after %s (%s)",
-				db.path, db.opts.BusyTimeout, what).Wrap(err)
-		case sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB, sqlite3.SQLITE_FORMAT:
-			return apperr.Statef("OpenClaw SQLite store %s is corrupt: %s", db.path, cleanMsg(se)).Wrap(err)
-		case sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_IOERR, sqlite3.SQLITE_PERM, sqlite3.SQLITE_AUTH,
-			sqlite3.SQLITE_READONLY, sqlite3.SQLITE_NOMEM, sqlite3.SQLITE_FULL, sqlite3.SQLITE_PROTOCOL:
-			return apperr.Statef("cannot read OpenClaw SQLite store %s: %s", db.path, cleanMsg(se)).Wrap(err)
-		case sqlite3.SQLITE_ERROR, sqlite3.SQLITE_SCHEMA, sqlite3.SQLITE_MISMATCH, sqlite3.SQLITE_RANGE:
-			return apperr.Statef("OpenClaw SQLite store %s is unsupported or damaged: %s", db.path, cleanMsg(se)).Wrap(err)
-		}
-		return apperr.Statef("cannot read OpenClaw SQLite store %s: %s", db.path, cleanMsg(se)).Wrap(err)
-	}
-	if errors.Is(err, context.DeadlineExceeded) {
-		return apperr.Lockf("OpenClaw SQLite store %s: gave up after %s (%s)", db.path, db.opts.BusyTimeout, what).Wrap(err)
-	}
-	return apperr.Statef("cannot read OpenClaw SQLite store %s: %v", db.path, err).Wrap(err)
-}
-
-// cleanMsg drops the driver's "(code)" decoration when it adds nothing.
-func cleanMsg(se *sqlite.Error) string {
-	return strings.TrimSpace(se.Error())
+	return sqlitedb.MapError(err, db.path, sqlitedb.Read, db.opts.BusyTimeout, what)
 }
 
 // read runs fn in one read transaction (one consistent snapshot for all of
@@ -307,7 +263,7 @@ func (db *DB) read(what string, fn func(tx *sql.Tx) error) error {
 		if db.mode != modeImmutable {
 			return err
 		}
-		if fi, serr := os.Stat(db.path); serr == nil && stampOf(fi).equal(db.stamp) {
+		if fi, serr := os.Stat(db.path); serr == nil && fsutil.StampOf(fi).Equal(db.stamp) {
 			return err // the file as it was when opened: trusted, error or not
 		}
 		// A checkpoint changed the file under the immutable read: the result
@@ -364,7 +320,7 @@ var required = map[string][]string{
 // can read (and is readable at all: a corrupt or locked file fails here).
 func (db *DB) checkSchema() error {
 	var version int64
-	var cold bool
+	var cold, snapshots bool
 	var direct *directTable
 	err := db.read("schema check", func(tx *sql.Tx) error {
 		if err := tx.QueryRow("PRAGMA user_version").Scan(&version); err != nil {
@@ -399,6 +355,9 @@ func (db *DB) checkSchema() error {
 		if err := tx.QueryRow("SELECT count(*) > 0 FROM sqlite_master WHERE type = 'table' AND name = 'session_transcript_cold_archives'").Scan(&cold); err != nil {
 			return err
 		}
+		if err := tx.QueryRow("SELECT count(*) > 0 FROM sqlite_master WHERE type = 'table' AND name = 'session_entry_snapshots'").Scan(&snapshots); err != nil {
+			return err
+		}
 		direct = directTableOf(tx)
 		return nil
 	})
@@ -407,11 +366,18 @@ func (db *DB) checkSchema() error {
 	}
 	db.hasCold = cold
 	db.direct = direct
-	if version > SchemaVersion && db.opts.Warn != nil {
-		db.opts.Warn(fmt.Sprintf("OpenClaw SQLite store %s has schema version %d, newer than %d (OpenClaw 2026.9.6); reading what this version knows", db.path, version, SchemaVersion))
+	db.snapshots = snapshots
+	if version > ReadSchemaVersion && db.opts.Warn != nil {
+		if _, told := warnedNewer.LoadOrStore(db.path, true); !told {
+			db.opts.Warn(fmt.Sprintf("OpenClaw SQLite store %s has schema version %d, newer than %d (%s), the newest this version of sessions knows: reading what it knows, never writing it directly (writes go through the running gateway; a newer sessions reads it completely)", db.path, version, ReadSchemaVersion, ReadSchemaOpenClaw))
+		}
 	}
 	return nil
 }
+
+// warnedNewer holds the paths whose newer-schema warning was given: once
+// per store for the process, i.e. per command.
+var warnedNewer sync.Map
 
 // decoder returns the zstd decoder (one per DB, created on first use).
 func (db *DB) decoder() (*zstd.Decoder, error) {

@@ -67,11 +67,11 @@ func (db *DB) store(lean bool) (*store.Store, error) {
 	err := db.read("read sessions", func(tx *sql.Tx) error {
 		entries, skipped, firstBad, why = nil, 0, "", ""
 		var outs [][]parsed
-		if directRead && db.direct != nil {
+		if db.direct != nil && directOn() {
 			var ok bool
 			if outs, ok = db.storeDirect(tx, lean); ok {
 				entries, skipped, firstBad, why = collect(outs)
-				return nil
+				return db.attach(tx, entries, lean)
 			}
 		}
 		var n int
@@ -117,7 +117,7 @@ func (db *DB) store(lean bool) (*store.Store, error) {
 			return err
 		}
 		entries, skipped, firstBad, why = collect([][]parsed{p.wait()})
-		return nil
+		return db.attach(tx, entries, lean)
 	})
 	if err != nil {
 		return nil, err
@@ -386,8 +386,32 @@ func (db *DB) EntryRaw(key string) (raw []byte, ok bool, err error) {
 		}
 		if p := parse(key, b, updated); p.problem == "" {
 			raw, ok = p.e.Raw, true
+			if db.snapshots {
+				snaps, err := readSnapshots(tx, key)
+				if err != nil {
+					return err
+				}
+				if s := snaps[key]; s != nil {
+					raw = attachSnapshots(raw, s)
+				}
+			}
 		}
 		return nil
 	})
 	return raw, ok, err
+}
+
+// attach puts session_entry_snapshots back into the entries' Raw (agent
+// schema 24), in the read transaction the rows came from; a lean read keeps
+// no Raw and needs none.
+func (db *DB) attach(tx *sql.Tx, entries []store.Entry, lean bool) error {
+	if !db.snapshots || lean || len(entries) == 0 {
+		return nil
+	}
+	snaps, err := readSnapshots(tx, "")
+	if err != nil {
+		return err
+	}
+	attachAll(entries, snaps)
+	return nil
 }

@@ -5,13 +5,13 @@ import (
 	"errors"
 	"io/fs"
 	"path/filepath"
+
+	"github.com/openclaw/sessions/internal/sqlitedb"
 )
 
 // StateDBPath is OpenClaw 2026.8+'s shared state database,
 // <state>/state/openclaw.sqlite (sub-agent registry, cron, devices…).
-func StateDBPath(stateDir string) string {
-	return filepath.Join(stateDir, "state", "openclaw.sqlite")
-}
+func StateDBPath(stateDir string) string { return sqlitedb.StatePath(stateDir) }
 
 // SubagentRunRow is one row of the state database's subagent_runs table
 // (OpenClaw's sub-agent registry): the indexed columns and the run record

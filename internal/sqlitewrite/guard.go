@@ -6,12 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/openclaw/sessions/internal/sqlitedb"
 
 	"github.com/openclaw/sessions/internal/apperr"
 	"github.com/openclaw/sessions/internal/proc"
@@ -282,20 +283,15 @@ const maintenanceScope = "core:agent-database-maintenance"
 // stateLeases reads <state>/state/openclaw.sqlite strictly read-only
 // (never immutable when live is set: an OpenClaw process may write it).
 func stateLeases(stateDir, dbPath string, now time.Time, live bool) ([]Holder, error) {
-	p := filepath.Join(stateDir, "state", "openclaw.sqlite")
+	p := sqlitedb.StatePath(stateDir)
 	if _, err := os.Stat(p); errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
-	q := url.Values{}
+	mode := sqlitedb.ReadOnly
 	if immutableOK(p, live) {
-		q.Set("immutable", "1")
-	} else {
-		q.Set("mode", "ro")
+		mode = sqlitedb.Immutable
 	}
-	q.Set("_query_only", "1")
-	q.Set("_busy_timeout", "2000")
-	u := url.URL{Scheme: "file", Path: filepath.ToSlash(p), RawQuery: q.Encode()}
-	db, err := sql.Open("sqlite", u.String())
+	db, err := sql.Open("sqlite", sqlitedb.DSN(p, sqlitedb.DSNOptions{Mode: mode, BusyTimeout: 2 * time.Second}))
 	if err != nil {
 		return nil, apperr.Statef("cannot read OpenClaw's state database %s: %v", p, err)
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/openclaw/sessions/internal/apperr"
+	"github.com/openclaw/sessions/internal/sqlitestore"
 )
 
 // SchemaVersion is the only agent schema this package writes: OpenClaw
@@ -34,6 +35,24 @@ var touchedTables = func() map[string]bool {
 	return m
 }()
 
+// SchemaAdvice says what helps when an agent database has schema uv, not
+// SchemaVersion: for a newer store (OpenClaw 2026.9.8 and later) the
+// running gateway, which writes every schema its OpenClaw knows, or a newer
+// sessions; openclaw doctor --fix only migrates older stores forward, so it
+// is named for those alone.
+func SchemaAdvice(uv int64) string {
+	switch {
+	case uv > sqlitestore.ReadSchemaVersion:
+		return fmt.Sprintf("agent schema %d is newer than any this version of sessions knows (the newest is %d, %s): write through the running OpenClaw gateway (start it, or name one with --gateway or --context), or use a newer sessions",
+			uv, sqlitestore.ReadSchemaVersion, sqlitestore.ReadSchemaOpenClaw)
+	case uv > SchemaVersion:
+		return fmt.Sprintf("agent schema %d is %s's, which sessions reads but writes only through the running OpenClaw gateway (start it, or name one with --gateway or --context)",
+			uv, sqlitestore.ReadSchemaOpenClaw)
+	default:
+		return fmt.Sprintf("agent schema %d is an older OpenClaw's: OpenClaw migrates it when it starts (or run openclaw doctor --fix), then sessions writes it", uv)
+	}
+}
+
 // checkSchema verifies, on tx, that the database is exactly agent schema 23
 // of agent agentID with 2026.9.6's definitions of every object a write can
 // reach. It returns the schema cookie (PRAGMA schema_version), which a later
@@ -44,8 +63,8 @@ func checkSchema(tx dbtx, path, agentID string) (int64, error) {
 		return 0, err
 	}
 	if uv != SchemaVersion {
-		return 0, apperr.Statef("%s has agent schema %d; sessions writes only agent schema %d (OpenClaw %s): refusing to write, nothing changed",
-			path, uv, SchemaVersion, OpenClawVersion).With("schemaVersion", uv).With("supportedSchemaVersion", SchemaVersion)
+		return 0, apperr.Statef("%s has agent schema %d; sessions writes only agent schema %d (OpenClaw %s): refusing to write, nothing changed; %s",
+			path, uv, SchemaVersion, OpenClawVersion, SchemaAdvice(uv)).With("schemaVersion", uv).With("supportedSchemaVersion", SchemaVersion)
 	}
 	var role, metaAgent string
 	var mv int64

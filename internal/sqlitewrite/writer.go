@@ -8,25 +8,22 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"net/url"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
+	"github.com/openclaw/sessions/internal/sqlitedb"
+
 	"modernc.org/sqlite"
-	sqlite3 "modernc.org/sqlite/lib"
 
 	"github.com/openclaw/sessions/internal/apperr"
 )
 
 // FileName is the per-agent database's file name.
-const FileName = "openclaw-agent.sqlite"
+const FileName = sqlitedb.FileName
 
 // Path is where OpenClaw 2026.8+ keeps the sessions of agentID.
-func Path(stateDir, agentID string) string {
-	return filepath.Join(stateDir, "agents", agentID, "agent", FileName)
-}
+func Path(stateDir, agentID string) string { return sqlitedb.AgentPath(stateDir, agentID) }
 
 // DefaultLockTimeout bounds the wait for SQLite's write lock when
 // Options.LockTimeout is 0.
@@ -143,16 +140,11 @@ func (w *Writer) admit() error {
 // immutableOK (every committed page is in the main file; no lock, no
 // -wal/-shm created), else an ordinary mode=ro reader.
 func (w *Writer) checkReadOnly() (int64, error) {
-	q := url.Values{}
+	mode := sqlitedb.ReadOnly
 	if immutableOK(w.path, len(w.embedded) > 0) {
-		q.Set("immutable", "1")
-	} else {
-		q.Set("mode", "ro")
+		mode = sqlitedb.Immutable
 	}
-	q.Set("_query_only", "1")
-	q.Set("_busy_timeout", fmt.Sprint(w.opts.LockTimeout.Milliseconds()))
-	u := url.URL{Scheme: "file", Path: filepath.ToSlash(w.path), RawQuery: q.Encode()}
-	conn, err := sql.Open("sqlite", u.String())
+	conn, err := sql.Open("sqlite", sqlitedb.DSN(w.path, sqlitedb.DSNOptions{Mode: mode, BusyTimeout: w.opts.LockTimeout}))
 	if err != nil {
 		return 0, w.mapErr(err, "schema check")
 	}
@@ -266,17 +258,10 @@ func (w *Writer) persistWAL() error {
 }
 
 func (w *Writer) dsn() string {
-	q := url.Values{}
-	q.Set("mode", "rw") // never create the file
-	q.Set("_txlock", "immediate")
-	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", w.opts.LockTimeout.Milliseconds()))
-	q.Add("_pragma", "foreign_keys(1)")
-	q.Add("_pragma", "synchronous(NORMAL)")
 	// no checkpoint inside COMMIT: checkpointAfter runs it once the write
 	// lock is released (see there)
-	q.Add("_pragma", "wal_autocheckpoint(0)")
-	u := url.URL{Scheme: "file", Path: filepath.ToSlash(w.path), RawQuery: q.Encode()}
-	return u.String()
+	return sqlitedb.DSN(w.path, sqlitedb.DSNOptions{Mode: sqlitedb.ReadWrite, BusyTimeout: w.opts.LockTimeout,
+		Pragmas: []string{"synchronous(NORMAL)", "wal_autocheckpoint(0)"}})
 }
 
 // read runs fn in a read-only deferred transaction.
@@ -385,25 +370,5 @@ func (w *Writer) checkpointAfter() {
 
 // mapErr turns driver errors into the CLI's typed errors.
 func (w *Writer) mapErr(err error, what string) error {
-	if err == nil {
-		return nil
-	}
-	var ae *apperr.Error
-	if errors.As(err, &ae) {
-		return err
-	}
-	var se *sqlite.Error
-	if errors.As(err, &se) {
-		msg := strings.TrimSpace(se.Error())
-		switch se.Code() & 0xff {
-		case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED:
-			return apperr.Lockf("OpenClaw SQLite store %s is locked by another writer: still busy after %s (%s)", w.path, w.opts.LockTimeout, what).Wrap(err)
-		case sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB:
-			return apperr.Statef("OpenClaw SQLite store %s is corrupt: %s", w.path, msg).Wrap(err)
-		case sqlite3.SQLITE_CONSTRAINT:
-			return apperr.Statef("OpenClaw SQLite store %s refused the write (%s): %s", w.path, what, msg).Wrap(err)
-		}
-		return apperr.Statef("cannot write OpenClaw SQLite store %s (%s): %s", w.path, what, msg).Wrap(err)
-	}
-	return apperr.Statef("cannot write OpenClaw SQLite store %s (%s): %v", w.path, what, err).Wrap(err)
+	return sqlitedb.MapError(err, w.path, sqlitedb.Write, w.opts.LockTimeout, what)
 }

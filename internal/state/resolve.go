@@ -4,6 +4,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/openclaw/sessions/internal/era"
+
 	"github.com/openclaw/sessions/internal/apperr"
 	"github.com/openclaw/sessions/internal/config"
 	"github.com/openclaw/sessions/internal/keys"
@@ -133,7 +135,7 @@ func (s *State) bySessionID(id string) (*Target, error) {
 	for _, agent := range s.AgentIDs() {
 		st, entries, err := s.Entries(agent)
 		if err != nil {
-			if apperr.CodeOf(err) == apperr.CodeState && s.Era(agent) == "sqlite" {
+			if apperr.CodeOf(err) == apperr.CodeState && s.Era(agent) == era.SQLite {
 				continue // not readable yet; other agents may hold it
 			}
 			return nil, err
@@ -210,7 +212,7 @@ func (s *State) idPrefixMatches(prefix string) ([]*Target, error) {
 	for _, agent := range s.AgentIDs() {
 		st, entries, err := s.Entries(agent)
 		if err != nil {
-			if apperr.CodeOf(err) == apperr.CodeState && s.Era(agent) == "sqlite" {
+			if apperr.CodeOf(err) == apperr.CodeState && s.Era(agent) == era.SQLite {
 				continue
 			}
 			return nil, err
@@ -257,7 +259,7 @@ func (s *State) ResolveLabel(label, agent string, op policy.Op) (*Target, error)
 	for _, a := range agents {
 		st, entries, err := s.Entries(a)
 		if err != nil {
-			if len(agents) > 1 && s.Era(a) == "sqlite" {
+			if len(agents) > 1 && s.Era(a) == era.SQLite {
 				continue
 			}
 			return nil, err

@@ -12,12 +12,13 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/openclaw/sessions/internal/era"
+
 	"github.com/openclaw/sessions/internal/apperr"
 	"github.com/openclaw/sessions/internal/config"
 	"github.com/openclaw/sessions/internal/keys"
 	"github.com/openclaw/sessions/internal/policy"
 	"github.com/openclaw/sessions/internal/sqlitestore"
-	"github.com/openclaw/sessions/internal/sqlitewrite"
 	"github.com/openclaw/sessions/internal/store"
 	"github.com/openclaw/sessions/internal/transcript"
 )
@@ -63,7 +64,7 @@ type State struct {
 	warn   func(string)
 	stores map[string]*store.Store
 	dbs    map[string]*sqlitestore.DB // by agent, SQLite-era agents
-	eras   map[string]string
+	eras   map[string]era.Era
 }
 
 // Open resolves the state dir and config and identifies the requester.
@@ -95,7 +96,7 @@ func Open(o Options) (*State, error) {
 		warn:     o.Warn,
 		stores:   map[string]*store.Store{},
 		dbs:      map[string]*sqlitestore.DB{},
-		eras:     map[string]string{},
+		eras:     map[string]era.Era{},
 	}
 	if s.warn == nil {
 		s.warn = func(string) {}
@@ -235,7 +236,7 @@ func (s *State) SessionsDir(agent string) string {
 
 // SQLitePath is where OpenClaw 2026.8+ keeps an agent's sessions.
 func (s *State) SQLitePath(agent string) string {
-	return filepath.Join(s.Dir.Path, "agents", agent, "agent", "openclaw-agent.sqlite")
+	return sqlitestore.Path(s.Dir.Path, agent)
 }
 
 // StorePath is the sessions.json of an agent and whether it is shared by all
@@ -248,19 +249,19 @@ func (s *State) StorePath(agent string) (string, bool) {
 // (sessions.json, OpenClaw 2026.7 and earlier), "sqlite" (the per-agent
 // SQLite store of 2026.8+) or "none". On a half-migrated host (both present)
 // the choice and its reason are logged once (sqlitestore.Detect).
-func (s *State) Era(agent string) string {
+func (s *State) Era(agent string) era.Era {
 	if e, ok := s.eras[agent]; ok {
 		return e
 	}
 	p, _ := s.StorePath(agent)
-	era, why := sqlitestore.Detect(s.Dir.Path, agent, p)
+	e, why := sqlitestore.Detect(s.Dir.Path, agent, p)
 	if _, err := os.Stat(p); err == nil {
 		if _, err := os.Stat(s.SQLitePath(agent)); err == nil {
-			s.warn("agent " + agent + " has both stores; reading the " + era + " one: " + why)
+			s.warn("agent " + agent + " has both stores; reading the " + e.String() + " one: " + why)
 		}
 	}
-	s.eras[agent] = era
-	return era
+	s.eras[agent] = e
+	return e
 }
 
 // CheckWritable refuses (exit 10) any write through sessions.json for an
@@ -268,30 +269,12 @@ func (s *State) Era(agent string) string {
 // longer reads sessions.json there, and a legacy file would stop its gateway
 // from starting. The lifecycle commands (delete, reset, prune) use it; send,
 // spawn and patch write the SQLite store through internal/sessionwrite and
-// check CheckSessionWritable instead.
+// check sessionwrite.CheckWritable instead.
 func (s *State) CheckWritable(agent string) error {
 	if _, err := os.Stat(s.SQLitePath(agent)); err == nil {
 		return apperr.Statef("agent %s keeps its sessions in the OpenClaw 2026.8+ SQLite store %s; sessions cannot write there (use OpenClaw's own tools)", agent, s.SQLitePath(agent))
 	}
 	return nil
-}
-
-// CheckSessionWritable refuses (exit 10) what send, spawn and patch cannot
-// write for agent. An agent on OpenClaw 2026.8+'s SQLite store is writable
-// when sqlitewrite's preconditions hold (no live OpenClaw process holds the
-// state dir — else the refusal names its pid and the --gateway way —, the
-// database is exactly 2026.9.6's agent schema 23); the check writes
-// nothing. An agent still read from sessions.json while a SQLite store
-// exists beside it is refused as CheckWritable does.
-func (s *State) CheckSessionWritable(agent string) error {
-	if s.Era(agent) == "sqlite" {
-		w, err := sqlitewrite.Open(s.Dir.Path, agent, sqlitewrite.Options{})
-		if err != nil {
-			return err
-		}
-		return w.Close()
-	}
-	return s.CheckWritable(agent)
 }
 
 // IsSQLite reports whether a loaded store is a SQLite-era store.
@@ -302,7 +285,7 @@ func IsSQLite(st *store.Store) bool {
 // Store loads (once) the store of an agent, of either era. A missing store
 // is an empty store.
 func (s *State) Store(agent string) (*store.Store, error) {
-	if s.Era(agent) == "sqlite" {
+	if s.Era(agent) == era.SQLite {
 		p := s.SQLitePath(agent)
 		if st, ok := s.stores[p]; ok {
 			return st, nil
@@ -420,7 +403,7 @@ func (s *State) EntryRaw(agent string, e *store.Entry) (json.RawMessage, bool, e
 	if len(e.Raw) > 0 {
 		return e.Raw, true, nil
 	}
-	if s.Era(agent) == "sqlite" {
+	if s.Era(agent) == era.SQLite {
 		db := s.dbs[agent]
 		if db == nil {
 			return nil, false, apperr.Statef("no SQLite store open for agent %s", agent)

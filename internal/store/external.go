@@ -12,17 +12,17 @@ import "path/filepath"
 // result is its Meta (with the legacy provider → channel migration). ok is
 // false for anything else.
 func EntryMeta(raw []byte) (m Meta, ok bool) {
-	sc := &scanner{d: raw}
-	sc.skipWS()
-	if sc.i >= len(raw) || raw[sc.i] != '{' {
+	sc := newScanner(raw, 0)
+	sc.SkipWS()
+	if sc.I >= len(raw) || raw[sc.I] != '{' {
 		return Meta{}, false
 	}
 	m, ok = sc.entry()
 	if !ok {
 		return Meta{}, false
 	}
-	sc.skipWS()
-	return m, sc.i == len(raw)
+	sc.SkipWS()
+	return m, sc.I == len(raw)
 }
 
 // FromEntries returns a Store over entries read elsewhere. path is the file

@@ -8,18 +8,15 @@ package store
 
 import (
 	"bytes"
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"math"
-	"math/bits"
 	"os"
 	"path/filepath"
 	"runtime"
-	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
@@ -27,6 +24,8 @@ import (
 	"unsafe"
 
 	"github.com/openclaw/sessions/internal/apperr"
+	"github.com/openclaw/sessions/internal/jsonscan"
+	"github.com/openclaw/sessions/internal/mapfile"
 	"github.com/tidwall/gjson"
 	"github.com/titanous/json5"
 )
@@ -420,266 +419,17 @@ func ValidSessionID(id string) error {
 // It gives up (false) on anything it does not take — invalid JSON, JSON5, a
 // top level that is not an object — and parseSlow then decides.
 
-// scanner walks data; i is the offset of the next unread byte.
+// scanner is the shared validating scanner with the store's readers of
+// entries on top.
 type scanner struct {
-	d []byte
-	i int
+	jsonscan.Scanner
 }
 
-const (
-	swarOnes  = 0x0101010101010101
-	swarHighs = 0x8080808080808080
-)
-
-// skipWS skips JSON whitespace (space, tab, LF, CR), eight spaces at a
-// time through the indentation of pretty-printed stores.
-func (sc *scanner) skipWS() {
-	d, i := sc.d, sc.i
-	for i < len(d) {
-		switch d[i] {
-		case ' ':
-			if i+8 <= len(d) && binary.LittleEndian.Uint64(d[i:]) == 0x2020202020202020 {
-				i += 8
-				continue
-			}
-			i++
-		case '\t', '\n', '\r':
-			i++
-		default:
-			sc.i = i
-			return
-		}
-	}
-	sc.i = i
-}
-
-// str reads a string whose opening quote is at sc.i and returns the span of
-// its contents and whether it holds escapes. It validates like gjson's
-// validstring: no byte below 0x20, only JSON escapes, \\u with 4 hex digits.
-func (sc *scanner) str() (start, end int, esc, ok bool) {
-	d := sc.d
-	i := sc.i + 1
-	start = i
-	for {
-		// 8 bytes at a time: stop at the first '"', '\\' or control byte.
-		for i+8 <= len(d) {
-			w := binary.LittleEndian.Uint64(d[i:])
-			q := w ^ (swarOnes * '"')
-			b := w ^ (swarOnes * '\\')
-			m := ((w - swarOnes*0x20) & ^w) | ((q - swarOnes) & ^q) | ((b - swarOnes) & ^b)
-			m &= swarHighs
-			if m == 0 {
-				i += 8
-				continue
-			}
-			i += bits.TrailingZeros64(m) >> 3
-			break
-		}
-		if i >= len(d) {
-			return 0, 0, false, false
-		}
-		switch c := d[i]; {
-		case c == '"':
-			sc.i = i + 1
-			return start, i, esc, true
-		case c == '\\':
-			esc = true
-			i++
-			if i >= len(d) {
-				return 0, 0, false, false
-			}
-			switch d[i] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-				i++
-			case 'u':
-				if i+4 >= len(d) || !ishex(d[i+1]) || !ishex(d[i+2]) || !ishex(d[i+3]) || !ishex(d[i+4]) {
-					return 0, 0, false, false
-				}
-				i += 5
-			default:
-				return 0, 0, false, false
-			}
-		case c < 0x20:
-			return 0, 0, false, false
-		default:
-			i++ // the tail (< 8 bytes left) goes one byte at a time
-		}
-	}
-}
-
-func ishex(c byte) bool {
-	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
-}
-
-// text returns the value of the string d[start:end] (unescaped as gjson
-// does when esc).
-func (sc *scanner) text(start, end int, esc bool) string {
-	if !esc {
-		return string(sc.d[start:end])
-	}
-	return gjson.ParseBytes(sc.d[start-1 : end+1]).Str
-}
-
-// number reads a number at sc.i with gjson's validnumber grammar.
-func (sc *scanner) number() (start int, ok bool) {
-	d, i := sc.d, sc.i
-	start = i
-	digit := func(j int) bool { return j < len(d) && d[j] >= '0' && d[j] <= '9' }
-	if d[i] == '-' {
-		i++
-	}
-	if !digit(i) {
-		return 0, false
-	}
-	if d[i] == '0' {
-		i++
-	} else {
-		for digit(i) {
-			i++
-		}
-	}
-	if i < len(d) && d[i] == '.' {
-		i++
-		if !digit(i) {
-			return 0, false
-		}
-		for digit(i) {
-			i++
-		}
-	}
-	if i < len(d) && (d[i] == 'e' || d[i] == 'E') {
-		i++
-		if i < len(d) && (d[i] == '+' || d[i] == '-') {
-			i++
-		}
-		if !digit(i) {
-			return 0, false
-		}
-		for digit(i) {
-			i++
-		}
-	}
-	sc.i = i
-	return start, true
-}
-
-// literal reads true, false or null at sc.i.
-func (sc *scanner) literal(lit string) bool {
-	if bytes.HasPrefix(sc.d[sc.i:], []byte(lit)) {
-		sc.i += len(lit)
-		return true
-	}
-	return false
-}
-
-// value reads any JSON value at sc.i (after whitespace) and reports whether
-// it is valid.
-func (sc *scanner) value() bool {
-	sc.skipWS()
-	if sc.i >= len(sc.d) {
-		return false
-	}
-	switch c := sc.d[sc.i]; c {
-	case '{':
-		return sc.object(nil)
-	case '[':
-		sc.i++
-		sc.skipWS()
-		if sc.i < len(sc.d) && sc.d[sc.i] == ']' {
-			sc.i++
-			return true
-		}
-		for {
-			if !sc.value() {
-				return false
-			}
-			sc.skipWS()
-			if sc.i >= len(sc.d) {
-				return false
-			}
-			switch sc.d[sc.i] {
-			case ',':
-				sc.i++
-			case ']':
-				sc.i++
-				return true
-			default:
-				return false
-			}
-		}
-	case '"':
-		_, _, _, ok := sc.str()
-		return ok
-	case 't':
-		return sc.literal("true")
-	case 'f':
-		return sc.literal("false")
-	case 'n':
-		return sc.literal("null")
-	default:
-		if c == '-' || c >= '0' && c <= '9' {
-			_, ok := sc.number()
-			return ok
-		}
-		return false
-	}
-}
-
-// object reads an object whose '{' is at sc.i. For every member it calls
-// member (when not nil) with the key, positioned at the value (after
-// whitespace); member must read the value and report whether it is valid.
-// Without member the values are only validated.
-func (sc *scanner) object(member func(key string) bool) bool {
-	sc.i++
-	sc.skipWS()
-	if sc.i < len(sc.d) && sc.d[sc.i] == '}' {
-		sc.i++
-		return true
-	}
-	for {
-		if sc.i >= len(sc.d) || sc.d[sc.i] != '"' {
-			return false
-		}
-		ks, ke, kesc, ok := sc.str()
-		if !ok {
-			return false
-		}
-		sc.skipWS()
-		if sc.i >= len(sc.d) || sc.d[sc.i] != ':' {
-			return false
-		}
-		sc.i++
-		if member == nil {
-			if !sc.value() {
-				return false
-			}
-		} else {
-			var key string
-			if kesc {
-				key = sc.text(ks, ke, true)
-			} else {
-				key = unsafe.String(unsafe.SliceData(sc.d[ks:]), ke-ks) // read only during the call
-			}
-			sc.skipWS()
-			if sc.i >= len(sc.d) || !member(key) {
-				return false
-			}
-		}
-		sc.skipWS()
-		if sc.i >= len(sc.d) {
-			return false
-		}
-		switch sc.d[sc.i] {
-		case ',':
-			sc.i++
-			sc.skipWS()
-		case '}':
-			sc.i++
-			return true
-		default:
-			return false
-		}
-	}
+// newScanner starts at data[i], with no limit on nesting: gjson's
+// validator, which defines what a store is (parseSlow) and what EntryMeta
+// accepts, has none.
+func newScanner(data []byte, i int) *scanner {
+	return &scanner{jsonscan.Scanner{D: data, I: i, MaxDepth: math.MaxInt}}
 }
 
 // field is one member value, read like gjson.Result: its type and, for
@@ -691,39 +441,39 @@ type field struct {
 	obj int // offset of '{' when typ is JSON and the value is an object
 }
 
-// read reads the value at sc.i into a field; objects and arrays are only
+// read reads the value at sc.I into a field; objects and arrays are only
 // validated (their offset is kept for objects).
 func (sc *scanner) read() (field, bool) {
 	var f field
-	switch c := sc.d[sc.i]; {
+	switch c := sc.D[sc.I]; {
 	case c == '"':
-		s, e, esc, ok := sc.str()
+		s, e, esc, ok := sc.Str()
 		if !ok {
 			return f, false
 		}
-		f.typ, f.str = gjson.String, sc.text(s, e, esc)
+		f.typ, f.str = gjson.String, sc.Text(s, e, esc)
 	case c == '-' || c >= '0' && c <= '9':
-		s, ok := sc.number()
+		s, ok := sc.Number()
 		if !ok {
 			return f, false
 		}
 		f.typ = gjson.Number
-		f.num, _ = strconv.ParseFloat(unsafe.String(unsafe.SliceData(sc.d[s:]), sc.i-s), 64)
+		f.num, _ = strconv.ParseFloat(unsafe.String(unsafe.SliceData(sc.D[s:]), sc.I-s), 64)
 	case c == 't':
 		f.typ = gjson.True
-		return f, sc.literal("true")
+		return f, sc.Literal("true")
 	case c == 'f':
 		f.typ = gjson.False
-		return f, sc.literal("false")
+		return f, sc.Literal("false")
 	case c == 'n':
 		f.typ = gjson.Null
-		return f, sc.literal("null")
+		return f, sc.Literal("null")
 	default:
 		f.typ, f.obj = gjson.JSON, -1
 		if c == '{' {
-			f.obj = sc.i
+			f.obj = sc.I
 		}
-		return f, sc.value()
+		return f, sc.Value()
 	}
 	return f, true
 }
@@ -797,21 +547,21 @@ var metaFields = map[string]int{
 	"systemSent": fSystemSent, "abortedLastRun": fAbortedLastRun,
 }
 
-// entry reads one entry object at sc.i into its Meta, like parseMeta.
+// entry reads one entry object at sc.I into its Meta, like parseMeta.
 func (sc *scanner) entry() (Meta, bool) {
 	var m Meta
 	var provider, lastProvider string
-	ok := sc.object(func(key string) bool {
+	ok := sc.Object(func(key string, _ bool) bool {
 		code, known := metaFields[key]
 		if !known {
 			if key != "deliveryContext" {
-				return sc.value()
+				return sc.Value()
 			}
-			if sc.d[sc.i] != '{' {
-				return sc.value()
+			if sc.D[sc.I] != '{' {
+				return sc.Value()
 			}
 			dc := &DeliveryContext{}
-			if !sc.object(func(k2 string) bool {
+			if !sc.Object(func(k2 string, _ bool) bool {
 				var p *string
 				switch k2 {
 				case "channel":
@@ -821,7 +571,7 @@ func (sc *scanner) entry() (Meta, bool) {
 				case "accountId":
 					p = &dc.AccountID
 				default:
-					return sc.value()
+					return sc.Value()
 				}
 				f, ok := sc.read()
 				*p = f.strOf()
@@ -916,77 +666,77 @@ type chunk struct {
 // its comma: a chunk that would cross hi, or close the object early, fails.
 // abort, when set by another chunk, stops the scan.
 func (c *chunk) parse(data []byte, lo, hi int, first, last bool, abort *atomic.Bool) bool {
-	sc := &scanner{d: data[:hi], i: lo}
+	sc := newScanner(data[:hi], lo)
 	if first {
-		sc.skipWS()
-		if sc.i >= hi || data[sc.i] != '{' {
+		sc.SkipWS()
+		if sc.I >= hi || data[sc.I] != '{' {
 			return false
 		}
-		sc.i++
-		sc.skipWS()
-		if sc.i < hi && data[sc.i] == '}' {
-			sc.i++
-			sc.skipWS()
-			return last && sc.i == hi
+		sc.I++
+		sc.SkipWS()
+		if sc.I < hi && data[sc.I] == '}' {
+			sc.I++
+			sc.SkipWS()
+			return last && sc.I == hi
 		}
 	}
 	// About 5 KB per entry in OpenClaw's stores: one allocation, not a
 	// dozen doublings of a large slice.
 	c.entries = make([]Entry, 0, (hi-lo)/4096+1)
 	for n := 0; ; n++ {
-		if !last && sc.i == hi {
+		if !last && sc.I == hi {
 			return true // landed on the next chunk's first member
 		}
 		if n&63 == 63 && abort != nil && abort.Load() {
 			return false
 		}
-		if sc.i >= hi || data[sc.i] != '"' {
+		if sc.I >= hi || data[sc.I] != '"' {
 			return false
 		}
-		ks, ke, kesc, ok := sc.str()
+		ks, ke, kesc, ok := sc.Str()
 		if !ok {
 			return false
 		}
-		sc.skipWS()
-		if sc.i >= hi || data[sc.i] != ':' {
+		sc.SkipWS()
+		if sc.I >= hi || data[sc.I] != ':' {
 			return false
 		}
-		sc.i++
-		sc.skipWS()
-		if sc.i >= hi {
+		sc.I++
+		sc.SkipWS()
+		if sc.I >= hi {
 			return false
 		}
-		if data[sc.i] != '{' {
+		if data[sc.I] != '{' {
 			c.skipped++
-			if !sc.value() {
+			if !sc.Value() {
 				return false
 			}
 			// a tombstone (nil Raw): a duplicate's last value may be this
-			c.entries = append(c.entries, Entry{Key: sc.text(ks, ke, kesc)})
+			c.entries = append(c.entries, Entry{Key: sc.Text(ks, ke, kesc)})
 		} else {
-			start := sc.i
+			start := sc.I
 			meta, ok := sc.entry()
 			if !ok {
 				return false
 			}
 			c.entries = append(c.entries, Entry{
-				Key:  sc.text(ks, ke, kesc),
-				Raw:  json.RawMessage(data[start:sc.i:sc.i]),
+				Key:  sc.Text(ks, ke, kesc),
+				Raw:  json.RawMessage(data[start:sc.I:sc.I]),
 				Meta: meta,
 			})
 		}
-		sc.skipWS()
-		if sc.i >= hi {
+		sc.SkipWS()
+		if sc.I >= hi {
 			return false
 		}
-		switch data[sc.i] {
+		switch data[sc.I] {
 		case ',':
-			sc.i++
-			sc.skipWS()
+			sc.I++
+			sc.SkipWS()
 		case '}':
-			sc.i++
-			sc.skipWS()
-			return last && sc.i == hi
+			sc.I++
+			sc.SkipWS()
+			return last && sc.I == hi
 		default:
 			return false
 		}
@@ -1063,10 +813,10 @@ func (s *Store) loadParallel(f *os.File, size int) bool {
 	// back to the ordinary read.
 	var data []byte
 	mapped := false
-	if s.lean {
-		if m, err := mapFile(f, size); err == nil {
+	if s.lean && mapfile.Mmap { // elsewhere the parts below read their own bytes
+		if m, err := mapfile.Map(f, size); err == nil {
 			data, mapped = m, true
-			defer unmapFile(m)
+			defer mapfile.Unmap(m)
 		}
 	}
 	if data == nil {
@@ -1145,17 +895,18 @@ func (s *Store) loadParallel(f *os.File, size int) bool {
 	return true
 }
 
-// guard runs fn with memory faults turned into panics (a mapped file
-// truncated under us) and reports such a panic as *ok = false.
+// guard runs fn with memory faults (a mapped file truncated under us)
+// caught by mapfile.Guard and reports one as *ok = false; any other panic
+// too: the load then falls back to the sequential read.
 func guard(fn func(), ok *bool) {
-	old := debug.SetPanicOnFault(true)
-	defer debug.SetPanicOnFault(old)
 	defer func() {
 		if recover() != nil {
 			*ok = false
 		}
 	}()
-	fn()
+	if mapfile.Guard(func() error { fn(); return nil }) != nil {
+		*ok = false
+	}
 }
 
 // readAt fills p from f at off; a short read (the file shrank) is an error.

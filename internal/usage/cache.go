@@ -10,6 +10,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/openclaw/sessions/internal/fsutil"
 )
 
 // Stamp identifies one version of a file: a file whose stamp is unchanged is
@@ -25,7 +27,7 @@ type Stamp struct {
 // StampOf is the stamp of a file's info.
 func StampOf(fi fs.FileInfo) Stamp {
 	s := Stamp{Size: fi.Size(), MtimeNano: fi.ModTime().UnixNano()}
-	s.Dev, s.Ino = devIno(fi)
+	s.Dev, s.Ino, _ = fsutil.DevIno(fi)
 	return s
 }
 

@@ -1,12 +1,12 @@
 package usage
 
 import (
-	"encoding/binary"
 	"math"
 	"strconv"
 	"time"
 	"unicode/utf8"
-	"unsafe"
+
+	"github.com/openclaw/sessions/internal/jsonscan"
 )
 
 // extractFast is Extract in one pass: it validates the line as it walks it
@@ -21,7 +21,7 @@ func extractFast(line []byte) (Message, lineStatus) {
 	if !utf8.Valid(line) {
 		return Message{}, lineBadUTF8
 	}
-	p := fastParser{b: line}
+	p := newFastParser(line)
 	if m, st, ok := p.line(); ok {
 		return m, st
 	}
@@ -39,309 +39,86 @@ type fval struct {
 	set   bool
 }
 
+// fastParser is the shared validating scanner (nesting bounded by
+// fastMaxDepth) with the reading of the few wanted values on top.
 type fastParser struct {
-	b     []byte
-	i     int
-	depth int
-	fail  bool
+	jsonscan.Scanner
 }
 
-func (p *fastParser) ws() {
-	for p.i < len(p.b) {
-		switch p.b[p.i] {
-		case ' ', '\t', '\n', '\r':
-			p.i++
-		default:
-			return
-		}
-	}
-}
-
-// str reads a string whose opening quote is at p.i; it reports the bytes
-// between the quotes and whether an escape is among them.
-func (p *fastParser) str() (start, end int, esc bool) {
-	b := p.b
-	i := p.i + 1
-	start = i
-	for {
-		// Eight bytes at a time while none is a quote, a backslash or a
-		// control character.
-		for i+8 <= len(b) {
-			w := binary.LittleEndian.Uint64(b[i:])
-			if hasLess(w, 0x20) || hasZero(w^(0x22*lsb)) || hasZero(w^(0x5c*lsb)) {
-				break
-			}
-			i += 8
-		}
-		if i >= len(b) {
-			p.fail = true
-			return
-		}
-		c := b[i]
-		switch {
-		case c == '"':
-			p.i = i + 1
-			return start, i, esc
-		case c < ' ':
-			p.fail = true
-			return
-		case c == '\\':
-			esc = true
-			i++
-			if i >= len(b) {
-				p.fail = true
-				return
-			}
-			switch b[i] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-				i++
-			case 'u':
-				for range 4 {
-					i++
-					if i >= len(b) || !ishex(b[i]) {
-						p.fail = true
-						return
-					}
-				}
-				i++
-			default:
-				p.fail = true
-				return
-			}
-		default:
-			i++
-		}
-	}
-}
-
-const lsb = 0x0101010101010101
-
-func hasZero(w uint64) bool           { return (w-lsb)&^w&(0x80*lsb) != 0 }
-func hasLess(w uint64, n uint64) bool { return (w-n*lsb)&^w&(0x80*lsb) != 0 }
-
-func ishex(c byte) bool {
-	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')
+func newFastParser(line []byte) fastParser {
+	return fastParser{jsonscan.Scanner{D: line, MaxDepth: fastMaxDepth}}
 }
 
 func digit(c byte) bool { return c >= '0' && c <= '9' }
 
-func (p *fastParser) num() {
-	b, i := p.b, p.i
-	if b[i] == '-' {
-		i++
-	}
-	if i >= len(b) || !digit(b[i]) {
-		p.fail = true
-		return
-	}
-	if b[i] == '0' {
-		i++
-	} else {
-		for i < len(b) && digit(b[i]) {
-			i++
-		}
-	}
-	if i < len(b) && b[i] == '.' {
-		i++
-		if i >= len(b) || !digit(b[i]) {
-			p.fail = true
-			return
-		}
-		for i < len(b) && digit(b[i]) {
-			i++
-		}
-	}
-	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
-		i++
-		if i < len(b) && (b[i] == '+' || b[i] == '-') {
-			i++
-		}
-		if i >= len(b) || !digit(b[i]) {
-			p.fail = true
-			return
-		}
-		for i < len(b) && digit(b[i]) {
-			i++
-		}
-	}
-	p.i = i
-}
-
-func (p *fastParser) lit(s string) {
-	if len(p.b)-p.i < len(s) || string(p.b[p.i:p.i+len(s)]) != s {
-		p.fail = true
-		return
-	}
-	p.i += len(s)
-}
-
-// value reads any value at p.i (whitespace skipped before it) and reports
+// value reads any value at p.I (whitespace skipped before it) and reports
 // what it was.
-func (p *fastParser) value() fval {
-	p.ws()
-	if p.i >= len(p.b) {
-		p.fail = true
-		return fval{}
+func (p *fastParser) value() (fval, bool) {
+	p.SkipWS()
+	if p.I >= len(p.D) {
+		return fval{}, false
 	}
-	start := p.i
-	switch c := p.b[p.i]; {
+	start := p.I
+	switch c := p.D[p.I]; {
 	case c == '"':
-		s, e, esc := p.str()
+		s, e, esc, ok := p.Str()
 		if esc {
-			return fval{kind: 'e', start: s, end: e, set: true}
+			return fval{kind: 'e', start: s, end: e, set: true}, ok
 		}
-		return fval{kind: 's', start: s, end: e, set: true}
+		return fval{kind: 's', start: s, end: e, set: true}, ok
 	case c == '{':
-		p.object(nil)
-		return fval{kind: 'o', start: start, end: p.i, set: true}
-	case c == '[':
-		p.array()
+		ok := p.Object(nil)
+		return fval{kind: 'o', start: start, end: p.I, set: true}, ok
 	case c == '-' || digit(c):
-		p.num()
-		return fval{kind: 'n', start: start, end: p.i, set: true}
-	case c == 't':
-		p.lit("true")
-	case c == 'f':
-		p.lit("false")
-	case c == 'n':
-		p.lit("null")
-	default:
-		p.fail = true
+		_, ok := p.Number()
+		return fval{kind: 'n', start: start, end: p.I, set: true}, ok
 	}
-	return fval{kind: 'x', start: start, end: p.i, set: true}
-}
-
-func (p *fastParser) array() {
-	p.depth++
-	if p.depth > fastMaxDepth {
-		p.fail = true
-		return
-	}
-	p.i++ // '['
-	p.ws()
-	if p.i < len(p.b) && p.b[p.i] == ']' {
-		p.i++
-		p.depth--
-		return
-	}
-	for !p.fail {
-		p.value()
-		if p.fail {
-			return
-		}
-		p.ws()
-		if p.i >= len(p.b) {
-			p.fail = true
-			return
-		}
-		switch p.b[p.i] {
-		case ',':
-			p.i++
-		case ']':
-			p.i++
-			p.depth--
-			return
-		default:
-			p.fail = true
-		}
-	}
-}
-
-// object reads an object whose '{' is at p.i, calling field for each key
-// (without quotes; esc when it holds an escape) with p.i just past the
-// colon; field reads the value. A nil field reads every value.
-func (p *fastParser) object(field func(key []byte, esc bool)) {
-	p.depth++
-	if p.depth > fastMaxDepth {
-		p.fail = true
-		return
-	}
-	p.i++ // '{'
-	p.ws()
-	if p.i < len(p.b) && p.b[p.i] == '}' {
-		p.i++
-		p.depth--
-		return
-	}
-	for !p.fail {
-		p.ws()
-		if p.i >= len(p.b) || p.b[p.i] != '"' {
-			p.fail = true
-			return
-		}
-		ks, ke, esc := p.str()
-		if p.fail {
-			return
-		}
-		p.ws()
-		if p.i >= len(p.b) || p.b[p.i] != ':' {
-			p.fail = true
-			return
-		}
-		p.i++
-		if field == nil {
-			p.value()
-		} else {
-			field(p.b[ks:ke], esc)
-		}
-		if p.fail {
-			return
-		}
-		p.ws()
-		if p.i >= len(p.b) {
-			p.fail = true
-			return
-		}
-		switch p.b[p.i] {
-		case ',':
-			p.i++
-		case '}':
-			p.i++
-			p.depth--
-			return
-		default:
-			p.fail = true
-		}
-	}
+	ok := p.Value()
+	return fval{kind: 'x', start: start, end: p.I, set: true}, ok
 }
 
 // sub reads a value that may be an object with fields of interest: an
 // object through field, anything else through value.
-func (p *fastParser) sub(field func(key []byte, esc bool)) fval {
-	p.ws()
-	if p.i < len(p.b) && p.b[p.i] == '{' {
-		start := p.i
-		p.object(field)
-		return fval{kind: 'o', start: start, end: p.i, set: true}
+func (p *fastParser) sub(field func(key string, esc bool) bool) (fval, bool) {
+	if p.D[p.I] == '{' {
+		start := p.I
+		ok := p.Object(field)
+		return fval{kind: 'o', start: start, end: p.I, set: true}, ok
 	}
 	return p.value()
 }
 
 // line parses the whole line; ok is false when Extract must decide.
 func (p *fastParser) line() (m Message, st lineStatus, ok bool) {
-	p.ws()
-	if p.i >= len(p.b) || p.b[p.i] != '{' {
+	p.SkipWS()
+	if p.I >= len(p.D) || p.D[p.I] != '{' {
 		return m, 0, false
 	}
 	var id, ets, msg, role, u, prov, model, mts, in, out, cr, cw, cost, total fval
-	costField := func(k []byte, esc bool) {
-		if esc {
-			p.fail = true
-			return
+	// keep reads the value into *dst unless a first one was kept already
+	// (gjson's Get finds the first of duplicated keys).
+	keep := func(dst *fval) bool {
+		v, ok := p.value()
+		if dst != nil && !dst.set {
+			*dst = v
 		}
-		if string(k) == "total" && !total.set {
-			total = p.value()
-			return
-		}
-		p.value()
+		return ok
 	}
-	usageField := func(k []byte, esc bool) {
+	costField := func(k string, esc bool) bool {
 		if esc {
-			p.fail = true
-			return
+			return false
+		}
+		if k == "total" {
+			return keep(&total)
+		}
+		return keep(nil)
+	}
+	usageField := func(k string, esc bool) bool {
+		if esc {
+			return false
 		}
 		var dst *fval
-		switch string(k) {
+		switch k {
 		case "input":
 			dst = &in
 		case "output":
@@ -352,22 +129,19 @@ func (p *fastParser) line() (m Message, st lineStatus, ok bool) {
 			dst = &cw
 		case "cost":
 			if !cost.set {
-				cost = p.sub(costField)
-				return
+				var ok bool
+				cost, ok = p.sub(costField)
+				return ok
 			}
 		}
-		v := p.value()
-		if dst != nil && !dst.set {
-			*dst = v
-		}
+		return keep(dst)
 	}
-	msgField := func(k []byte, esc bool) {
+	msgField := func(k string, esc bool) bool {
 		if esc {
-			p.fail = true
-			return
+			return false
 		}
 		var dst *fval
-		switch string(k) {
+		switch k {
 		case "role":
 			dst = &role
 		case "provider":
@@ -378,42 +152,36 @@ func (p *fastParser) line() (m Message, st lineStatus, ok bool) {
 			dst = &mts
 		case "usage":
 			if !u.set {
-				u = p.sub(usageField)
-				return
+				var ok bool
+				u, ok = p.sub(usageField)
+				return ok
 			}
 		}
-		v := p.value()
-		if dst != nil && !dst.set {
-			*dst = v
-		}
+		return keep(dst)
 	}
-	p.object(func(k []byte, esc bool) {
+	if !p.Object(func(k string, esc bool) bool {
 		if esc {
-			p.fail = true
-			return
+			return false
 		}
 		var dst *fval
-		switch string(k) {
+		switch k {
 		case "id":
 			dst = &id
 		case "timestamp":
 			dst = &ets
 		case "message":
 			if !msg.set {
-				msg = p.sub(msgField)
-				return
+				var ok bool
+				msg, ok = p.sub(msgField)
+				return ok
 			}
 		}
-		v := p.value()
-		if dst != nil && !dst.set {
-			*dst = v
-		}
-	})
-	if p.fail {
+		return keep(dst)
+	}) {
 		return m, 0, false
 	}
-	p.ws()
-	if p.i != len(p.b) {
+	p.SkipWS()
+	if p.I != len(p.D) {
 		return m, 0, false
 	}
 	// Wanted values spelled with escapes: Extract unescapes them.
@@ -452,12 +220,7 @@ func (p *fastParser) line() (m Message, st lineStatus, ok bool) {
 }
 
 // text is a view of a kept string (no copy, as Extract's).
-func (p *fastParser) text(v fval) string {
-	if v.end <= v.start {
-		return ""
-	}
-	return unsafe.String(&p.b[v.start], v.end-v.start)
-}
+func (p *fastParser) text(v fval) string { return p.View(v.start, v.end) }
 
 func (p *fastParser) number(v fval) (float64, bool) {
 	if v.kind != 'n' {

@@ -155,7 +155,7 @@ func TestExtractFastDecidesPlainLines(t *testing.T) {
 		if len(line) == 0 {
 			continue
 		}
-		p := fastParser{b: line}
+		p := newFastParser(line)
 		m, st, ok := p.line()
 		if !ok {
 			t.Fatalf("handed off a plain line: %.200s", line)

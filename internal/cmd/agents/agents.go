@@ -2,22 +2,14 @@
 package agents
 
 import (
+	"context"
 	"fmt"
 	"strconv"
-	"strings"
-	"sync"
-	"time"
 
-	"github.com/openclaw/sessions/internal/backend"
 	"github.com/openclaw/sessions/internal/cmdutil"
-	"github.com/openclaw/sessions/internal/config"
-	"github.com/openclaw/sessions/internal/gateway"
-	"github.com/openclaw/sessions/internal/keys"
+	"github.com/openclaw/sessions/internal/era"
+	"github.com/openclaw/sessions/internal/ops"
 	"github.com/openclaw/sessions/internal/output"
-	"github.com/openclaw/sessions/internal/policy"
-	"github.com/openclaw/sessions/internal/sessionwrite"
-	"github.com/openclaw/sessions/internal/sqlitewrite"
-	"github.com/openclaw/sessions/internal/state"
 	"github.com/spf13/cobra"
 )
 
@@ -69,205 +61,98 @@ canSpawn, reason, tab-separated.`,
 }
 
 // Agent is one row.
-type Agent struct {
-	Context     string `json:"context,omitempty"`
-	ID          string `json:"id"`
-	Name        string `json:"name,omitempty"`
-	Default     bool   `json:"default"`
-	Configured  bool   `json:"configured"`
-	Era         string `json:"era"`
-	Store       string `json:"store"`
-	Sessions    *int   `json:"sessions,omitempty"`
-	Visible     bool   `json:"visible"`
-	SpawnTarget bool   `json:"spawnTarget"`
-	// Writable: send, spawn and patch can write this agent's store (an
-	// OpenClaw 2026.8+ SQLite store: when no OpenClaw process holds the
-	// state dir).
-	Writable bool `json:"writable"`
-	// CanSpawn: spawnTarget and writable — 'spawn --agent ID' would be
-	// accepted by the requester; Reason says why not otherwise.
-	CanSpawn bool   `json:"canSpawn"`
-	Reason   string `json:"reason,omitempty"`
-}
+type Agent = ops.AgentRow
 
 // Requester names who asked.
-type Requester struct {
-	Key     string `json:"key,omitempty"`
-	AgentID string `json:"agentId"`
-}
+type Requester = ops.AgentsRequester
 
 // Result is the JSON document.
-type Result struct {
-	Requester    Requester `json:"requester"`
-	DefaultAgent string    `json:"defaultAgent"`
-	SpawnAllowed string    `json:"spawnAllowed"`
-	Agents       []Agent   `json:"agents"`
-	// Errors: the hosts that failed, in fleet mode only.
-	Errors *[]backend.HostError `json:"errors,omitempty"`
-}
+type Result = ops.AgentsResult
 
 func run(o *Options) error {
 	f := o.f
-	readers, fleet, err := f.Readers()
+	res, err := f.Ops().Agents(context.Background())
 	if err != nil {
 		return err
 	}
-	defer cmdutil.CloseReaders(readers)
-	if _, ok := readers[0].(*backend.Gateway); ok {
-		return runRemote(o, readers, fleet)
-	}
-	s, err := f.State()
-	if err != nil {
-		return err
-	}
-	var allow []string
-	if a := s.Cfg.Agent(s.Req.Agent); a != nil {
-		allow = a.Subagents.AllowAgents
-	}
-	res := Result{
-		Requester:    Requester{Key: s.Req.Key, AgentID: s.Req.Agent},
-		DefaultAgent: s.Default,
-		SpawnAllowed: policy.SpawnAllowedList(allow, config.NormalizeAgentID),
-		Agents:       []Agent{},
-	}
-	fromSubagent := keys.IsSubagent(s.Req.Key)
-	gatewayOf := writeGateway(f, s)
-	for _, id := range s.AgentIDs() {
-		a := Agent{ID: id, Default: id == s.Default, Era: s.Era(id)}
-		if c := s.Cfg.Agent(id); c != nil {
-			a.Configured = true
-			a.Name = c.Name
-		}
-		a.Store, _ = s.StorePath(id)
-		if a.Era == "sqlite" {
-			a.Store = s.SQLitePath(id)
-		}
-		a.Visible = s.CanSeeAgent(id, policy.OpHistory) == ""
-		if a.Era != "none" && a.Visible {
-			if _, entries, err := s.Entries(id); err == nil {
-				n := len(entries)
-				a.Sessions = &n
-			} else {
-				f.Warn(err.Error())
-			}
-		}
-		refusal := policy.SpawnTarget(allow, s.Req.Agent, id, config.NormalizeAgentID)
-		a.SpawnTarget = !fromSubagent && refusal == ""
-		// where send, spawn and patch would write (sessionwrite.Choose): a
-		// 2026.8+ agent whose gateway is live here goes through it
-		via := ""
-		if a.Era == sessionwrite.EraSQLite {
-			via = gatewayOf(id)
-		}
-		werr := s.CheckSessionWritable(id)
-		a.Writable = werr == nil || via != ""
-		a.CanSpawn = a.SpawnTarget && a.Writable
-		switch {
-		case !a.Writable:
-			a.Reason = notWritable(s, id, a.Era, werr)
-		case fromSubagent:
-			a.Reason = "a sub-agent may not spawn"
-		case !a.SpawnTarget:
-			a.Reason = "not allowed by " + s.Req.Agent + " (subagents.allowAgents: " + res.SpawnAllowed + ")"
-		case via != "":
-			a.Reason = "routed through the live gateway at " + via
-		}
-		res.Agents = append(res.Agents, a)
+	var failed []ops.HostError
+	if res.Errors != nil {
+		failed = *res.Errors
 	}
 	if f.JSONMode() {
-		return f.PrintJSON(res)
-	}
-	yes := func(b bool) string {
-		if b {
-			return "yes"
+		if err := f.PrintJSON(res); err != nil {
+			return err
 		}
-		return "no"
+		return cmdutil.ReportHostErrors(f, failed)
 	}
 	tty := f.IO.IsStdoutTTY()
-	var t *output.Table
-	if tty {
-		t = output.NewTable("Agent", "Name", "Default", "Era", "Sessions", "Visible", "Writable", "Spawn").Flexible(7)
-	} else {
-		t = output.NewTable("Agent", "Name", "Default", "Era", "Sessions", "Visible", "Spawn target", "Writable", "Can spawn", "Reason")
-	}
-	for _, a := range res.Agents {
-		n := ""
-		if a.Sessions != nil {
-			n = strconv.Itoa(*a.Sessions)
-		}
-		if tty {
-			spawn := yes(a.CanSpawn)
-			if !a.CanSpawn {
-				spawn = "no: " + a.Reason
-			}
-			t.Row(a.ID, a.Name, yes(a.Default), a.Era, n, yes(a.Visible), yes(a.Writable), spawn)
-		} else {
-			b := strconv.FormatBool
-			t.Row(a.ID, a.Name, b(a.Default), a.Era, n, b(a.Visible), b(a.SpawnTarget), b(a.Writable), b(a.CanSpawn), a.Reason)
-		}
-	}
-	if err := t.Render(f.IO.Out, tty, f.IO.TerminalWidth()); err != nil {
+	if err := table(res, tty).Render(f.IO.Out, tty, f.IO.TerminalWidth()); err != nil {
 		return err
 	}
-	if tty {
+	if tty && res.SaysRequester {
 		who := "host operator"
-		if s.Req.Key != "" {
-			who = s.Req.Key
+		if res.Requester.Key != "" {
+			who = res.Requester.Key
 		}
-		fmt.Fprintf(f.IO.ErrOut, "Requester: %s (agent %s); spawn may target: %s\n", who, s.Req.Agent, res.SpawnAllowed)
+		fmt.Fprintf(f.IO.ErrOut, "Requester: %s (agent %s); spawn may target: %s\n", who, res.Requester.AgentID, res.SpawnAllowed)
 	}
-	return nil
+	return cmdutil.ReportHostErrors(f, failed)
 }
 
-// writeGateway returns, per agent, the URL of the live gateway of this
-// host its writes are routed through (sessionwrite.Choose, as send, spawn
-// and patch decide), "" when they are written locally; the gateway is
-// looked for once.
-func writeGateway(f *cmdutil.Factory, s *state.State) func(agent string) string {
-	wo, err := f.WriteOptions(s)
-	if err != nil || wo.Gateways == nil || wo.Gateways.Local == nil {
-		return func(string) string { return "" }
+// table is the agents as a table: on a terminal yes/no cells and one
+// Spawn column that says why not (through a gateway: how, too); piped
+// every column of the document. Over a fleet each row starts with its
+// context.
+func table(res *Result, tty bool) *output.Table {
+	hdr := []string{"Agent", "Name", "Default", "Era", "Sessions", "Visible", "Spawn target", "Writable", "Can spawn", "Reason"}
+	if tty {
+		hdr = []string{"Agent", "Name", "Default", "Era", "Sessions", "Visible", "Writable", "Spawn"}
 	}
-	local := wo.Gateways.Local
-	var once sync.Once
-	var ep gateway.Endpoint
-	var found string
-	var lerr error
-	wo.Gateways.Local = func() (gateway.Endpoint, string, error) {
-		once.Do(func() { ep, found, lerr = local() })
-		return ep, found, lerr
+	if res.Fleet {
+		hdr = append([]string{"Context"}, hdr...)
 	}
-	return func(agent string) string {
-		r, err := sessionwrite.Choose(s, agent, wo)
-		if err != nil || r.Era != sessionwrite.EraGateway {
-			return ""
+	t := output.NewTable(hdr...)
+	if tty {
+		t.Flexible(len(hdr) - 1)
+	}
+	for _, a := range res.Agents {
+		var cells []string
+		if tty {
+			cells = []string{a.ID, a.Name, yes(a.Default), a.Era.String(), count(a.Sessions), yes(a.Visible), yes(a.Writable), spawnCell(a)}
+		} else {
+			b := strconv.FormatBool
+			cells = []string{a.ID, a.Name, b(a.Default), a.Era.String(), count(a.Sessions), b(a.Visible), b(a.SpawnTarget), b(a.Writable), b(a.CanSpawn), a.Reason}
 		}
-		return r.Endpoint.URL
+		if res.Fleet {
+			cells = append([]string{a.Context}, cells...)
+		}
+		t.Row(cells...)
 	}
+	return t
 }
 
-// notWritable is the reason an agent cannot be written: an OpenClaw
-// process holding the state dir of a 2026.8+ (SQLite) agent (the gateway is
-// the way), else the refusal itself.
-func notWritable(s *state.State, id, era string, err error) string {
-	if era == "sqlite" {
-		if hs, herr := sqlitewrite.Holders(s.Dir.Path, s.SQLitePath(id), time.Now()); herr == nil && len(hs) > 0 {
-			pids := make([]string, 0, len(hs))
-			for _, h := range hs {
-				if h.PID > 0 {
-					pids = append(pids, strconv.Itoa(h.PID))
-				}
-			}
-			who := "OpenClaw is running"
-			if len(pids) > 0 {
-				who += " (pid " + strings.Join(pids, ", ") + ")"
-			}
-			return who + " and no gateway of it is live here: write through its gateway (--gateway URL)"
-		}
+// spawnCell: "yes", or "no: why"; through a gateway "yes: how" too.
+func spawnCell(a Agent) string {
+	switch {
+	case !a.CanSpawn:
+		return "no: " + a.Reason
+	case a.Era == era.Gateway:
+		return "yes: " + a.Reason
 	}
-	msg := err.Error()
-	if i := strings.IndexAny(msg, ":;"); i > 0 && len(msg) > 120 {
-		msg = msg[:i]
+	return "yes"
+}
+
+func yes(b bool) string {
+	if b {
+		return "yes"
 	}
-	return "not writable: " + msg
+	return "no"
+}
+
+// count is a session count cell ("" when not counted).
+func count(n *int) string {
+	if n == nil {
+		return ""
+	}
+	return strconv.Itoa(*n)
 }

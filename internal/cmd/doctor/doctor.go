@@ -8,23 +8,11 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/openclaw/sessions/internal/apperr"
 	"github.com/openclaw/sessions/internal/cmdutil"
-	dr "github.com/openclaw/sessions/internal/doctor"
+	"github.com/openclaw/sessions/internal/ops"
 	"github.com/openclaw/sessions/internal/output"
 	"github.com/spf13/cobra"
 )
-
-// Result is the JSON document.
-type Result struct {
-	Status   string       `json:"status"` // "ok" (nothing left to act on) | "error"
-	Error    string       `json:"error,omitempty"`
-	StateDir string       `json:"stateDir"`
-	Fix      bool         `json:"fix"`
-	Fixed    int          `json:"fixed"`
-	Counts   dr.Counts    `json:"counts"`
-	Findings []dr.Finding `json:"findings"`
-}
 
 // Options are the parsed flags.
 type Options struct {
@@ -32,8 +20,8 @@ type Options struct {
 	Fix bool
 }
 
-// NewCmd builds the command.
-func NewCmd(f *cmdutil.Factory) *cobra.Command {
+// NewCmd builds the command; runF replaces the behaviour in flag tests.
+func NewCmd(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
 	o := &Options{f: f}
 	cmd := &cobra.Command{
 		Use:   "doctor",
@@ -72,82 +60,30 @@ Piped: severity, check, session key, path, fix, message — one finding a line.`
   sessions doctor --fix
   sessions doctor --jq '.findings[] | select(.severity=="error") | .fix'`,
 		Args: cmdutil.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error { return run(o) },
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(o)
+			}
+			return run(o)
+		},
 	}
 	cmd.Flags().BoolVar(&o.Fix, "fix", false, "repair what is safe without OpenClaw (stale locks, orphans, dead runs, due sub-agents)")
 	return cmd
 }
 
-// unreadable are the checks that make the exit code 10.
-var unreadable = map[string]bool{"store.unreadable": true, "store.corrupt": true, "sqlite.unreadable": true}
-
 func run(o *Options) error {
 	f := o.f
-	s, err := f.State()
+	res, err := f.Ops().Doctor(context.Background(), ops.DoctorRequest{Fix: o.Fix})
 	if err != nil {
 		return err
 	}
-	if !s.Req.Operator() {
-		return apperr.Forbiddenf("sessions doctor is for the host operator: it reads every agent's state (run it without --as and OPENCLAW_SESSION_KEY)")
-	}
-	now := f.Now()
-	snap := dr.Collect(s, now, dr.Limits{})
-	findings := dr.Check(snap, s.GlobalScope())
-	res := Result{Status: "ok", StateDir: s.Dir.Path, Fix: o.Fix, Findings: findings}
-	if o.Fix {
-		dr.Fix(context.Background(), s, res.Findings, now, dr.FixOptions{LockTimeout: f.Flags.LockTimeout})
-		for _, x := range res.Findings {
-			if x.Fixed != "" {
-				res.Fixed++
-			}
-		}
-	}
-	if res.Findings == nil {
-		res.Findings = []dr.Finding{}
-	}
-	res.Counts = dr.Count(res.Findings)
-	var outcome *apperr.Error
-	for _, x := range res.Findings {
-		if x.Fixed == "" && unreadable[x.Check] {
-			outcome = apperr.Statef("%s cannot be read (%s); %s", x.Path, x.Check, summary(res.Counts))
-			break
-		}
-	}
-	if outcome == nil && dr.Open(res.Findings) {
-		outcome = apperr.Errorf("%s", summary(res.Counts))
-	}
-	if outcome != nil {
-		res.Status, res.Error = "error", outcome.Error()
-	}
-	if err := print(f, &res, snapSize(snap)); err != nil {
+	if err := print(f, res); err != nil {
 		return err
 	}
-	if outcome != nil {
-		return outcome.AfterOutput()
-	}
-	return nil
+	return res.Outcome
 }
 
-func summary(c dr.Counts) string {
-	s := fmt.Sprintf("%d error(s), %d warning(s) left", c.Errors, c.Warnings)
-	if c.Fixable > 0 {
-		s += fmt.Sprintf("; %d fixable with %s", c.Fixable, dr.FixCommand)
-	}
-	return s
-}
-
-func snapSize(snap *dr.Snapshot) string {
-	sessions, files := 0, 0
-	for _, a := range snap.Agents {
-		if a.Store != nil {
-			sessions += len(a.Store.Entries)
-		}
-		files += len(a.Transcripts)
-	}
-	return fmt.Sprintf("%d agent(s), %d session entries, %d transcript file(s)", len(snap.Agents), sessions, files)
-}
-
-func print(f *cmdutil.Factory, res *Result, size string) error {
+func print(f *cmdutil.Factory, res *ops.DoctorResult) error {
 	if f.JSONMode() {
 		return f.PrintJSON(res)
 	}
@@ -162,22 +98,22 @@ func print(f *cmdutil.Factory, res *Result, size string) error {
 			t.Row(x.Severity, x.Check, x.SessionKey, x.Path, fix, x.Message)
 		}
 		if len(res.Findings) == 0 {
-			fmt.Fprintf(io.ErrOut, "No problems found in %s (%s).\n", res.StateDir, size)
+			fmt.Fprintf(io.ErrOut, "No problems found in %s (%s).\n", res.StateDir, res.Size)
 			return nil
 		}
 		return t.Render(io.Out, false, 0)
 	}
 	if len(res.Findings) == 0 {
-		fmt.Fprintf(io.Out, "No problems found in %s (%s).\n", res.StateDir, size)
+		fmt.Fprintf(io.Out, "No problems found in %s (%s).\n", res.StateDir, res.Size)
 		return nil
 	}
 	cs := io.ColorScheme()
 	for _, x := range res.Findings {
 		sev := x.Severity
 		switch sev {
-		case dr.SevError:
+		case ops.DoctorSevError:
 			sev = cs.Red(sev)
-		case dr.SevWarning:
+		case ops.DoctorSevWarning:
 			sev = cs.Yellow(sev)
 		}
 		who := x.Path
@@ -200,7 +136,7 @@ func print(f *cmdutil.Factory, res *Result, size string) error {
 		line = fmt.Sprintf("%d fixed; ", res.Fixed) + line
 	}
 	if c.Fixable > 0 {
-		line += fmt.Sprintf("; %d fixable: %s", c.Fixable, dr.FixCommand)
+		line += fmt.Sprintf("; %d fixable: %s", c.Fixable, ops.DoctorFixCommand)
 	}
 	fmt.Fprintln(io.Out, strings.TrimSpace(line))
 	return nil

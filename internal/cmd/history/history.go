@@ -13,16 +13,15 @@ import (
 	"time"
 
 	"github.com/openclaw/sessions/internal/apperr"
-	"github.com/openclaw/sessions/internal/backend"
 	"github.com/openclaw/sessions/internal/cmdutil"
-	"github.com/openclaw/sessions/internal/jsonx"
+	"github.com/openclaw/sessions/internal/ops"
 	"github.com/openclaw/sessions/internal/render"
 	"github.com/openclaw/sessions/internal/sanitize"
 	"github.com/spf13/cobra"
 )
 
-// MaxLimit is the gateway's hard maximum for chat.history.
-const MaxLimit = 1000
+// MaxLimit is the most messages a page holds (chat.history's maximum).
+const MaxLimit = ops.HistoryMaxLimit
 
 // defaultLimit is --limit's default.
 const defaultLimit = 200
@@ -138,10 +137,8 @@ JSON (--json): {"sessionKey","sessionId","messages","truncated","dropped",
 				if o.Follow {
 					return apperr.Usagef("--before cannot be used with --follow (a page of older messages does not grow)")
 				}
-				if !backend.IsGatewayCursor(o.Before) {
-					if _, err := backend.ParseCursor(o.Before); err != nil {
-						return err
-					}
+				if err := ops.CheckCursor(o.Before); err != nil {
+					return err
 				}
 			}
 			if runF != nil {
@@ -184,40 +181,15 @@ func (o *Options) checkFormat(jsonMode bool) error {
 }
 
 // Result is the JSON document of `sessions history`.
-type Result struct {
-	SessionKey string            `json:"sessionKey"`
-	SessionID  string            `json:"sessionId,omitempty"`
-	Messages   []json.RawMessage `json:"messages"`
-	// Truncated: the 80 KiB cap dropped the oldest messages of the page
-	// (Dropped of them); they are on the page before NextCursor.
-	Truncated bool `json:"truncated"`
-	Dropped   int  `json:"dropped,omitempty"`
-	Bytes     int  `json:"bytes"`
-	// HasMore: messages older than the first one returned exist;
-	// NextCursor, given to --before, returns the page before it.
-	HasMore    bool   `json:"hasMore"`
-	NextCursor string `json:"nextCursor,omitempty"`
-	// WindowFull (over a gateway): this page reaches the oldest of the last
-	// 1000 messages chat.history returns; older ones, if any, are out of
-	// reach there (stderr says so too).
-	WindowFull bool `json:"windowFull,omitempty"`
-}
+type Result = ops.HistoryResult
 
-// run reads the session's transcript through the reader the invocation
-// selects (the local state dir, or one gateway): the same page,
-// sanitising, cap, cursors, output and --follow whatever it is.
+// run reads the session's transcript where the invocation works (the
+// local state dir, or one gateway): the same page, sanitising, cap,
+// cursors, output and --follow whatever it is.
 func run(o *Options) error {
 	f := o.f
-	readers, fleet, err := f.Readers()
-	if err != nil {
-		return err
-	}
-	defer cmdutil.CloseReaders(readers)
-	if fleet {
-		return apperr.Usagef("history reads one session: name one --context, not several or all")
-	}
-	tr := readers[0].(backend.Transcripts)
-	if err := tr.CheckCursor(o.Before); err != nil {
+	op := f.Ops()
+	if err := op.CheckCursorWhere(o.Before); err != nil {
 		return err
 	}
 	ctx := o.Context
@@ -229,41 +201,19 @@ func run(o *Options) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	sess, err := tr.Session(ctx, o.Ref, o.Label)
+	sess, err := op.Session(ctx, o.Ref, o.Label)
 	if err != nil {
 		return err
 	}
-	page, err := tr.History(ctx, sess, backend.HistoryQuery{Limit: o.Limit, IncludeTools: o.IncludeTools, Before: o.Before, Follow: o.Follow})
+	defer sess.Close()
+	res, err := op.History(ctx, sess, ops.HistoryQuery{Limit: o.Limit, IncludeTools: o.IncludeTools, Raw: o.Raw, Before: o.Before, Follow: o.Follow})
 	if err != nil {
 		return err
 	}
-	if page.Note != "" {
-		f.Warn(page.Note)
+	if res.Note != "" {
+		f.Warn(res.Note)
 	}
-	res := Result{SessionKey: sess.Key, SessionID: sess.SessionID, Messages: []json.RawMessage{}, WindowFull: page.WindowFull && !page.More}
-	read := len(page.Messages)
-	first := 0 // page.Messages[first] is the oldest message returned
-	if o.Raw {
-		res.Messages = page.Messages
-		b, _ := jsonx.Marshal(res.Messages)
-		res.Bytes = len(b)
-	} else {
-		msgs := make([]json.RawMessage, len(page.Messages))
-		for i, m := range page.Messages {
-			msgs[i] = sanitize.StripEnvelope(m)
-		}
-		res.Messages, first, res.Dropped, res.Bytes = sanitize.HistoryPage(msgs, sanitize.DefaultCapBytes)
-		res.Truncated = res.Dropped > 0
-		if res.Messages == nil {
-			res.Messages = []json.RawMessage{}
-		}
-	}
-	if len(res.Messages) > 0 && (page.More || first > 0) && !o.Follow {
-		if c := page.CursorBefore(first); c != "" {
-			res.HasMore, res.NextCursor = true, c
-		}
-	}
-	p, done, err := o.showPage(facts{key: sess.Key, sessionID: sess.SessionID, agent: sess.Agent, label: sess.Label}, res, read)
+	p, done, err := o.showPage(facts{key: sess.Key, sessionID: sess.SessionID, agent: sess.Agent, label: sess.Label}, res)
 	if done || err != nil {
 		return err
 	}
@@ -274,23 +224,20 @@ func run(o *Options) error {
 	if poll <= 0 {
 		poll = DefaultPoll
 	}
-	return tr.Follow(ctx, sess, backend.FollowQuery{
-		IncludeTools: o.IncludeTools, Last: page.Last, Poll: poll, Idle: o.IdleTimeout,
+	return op.Follow(ctx, sess, ops.FollowQuery{
+		IncludeTools: o.IncludeTools, Raw: o.Raw, Poll: poll, Idle: o.IdleTimeout,
 		Notice: func(line string) { fmt.Fprintln(f.IO.ErrOut, line) },
-	}, func(msgs []json.RawMessage) (int, error) {
-		out := o.prepare(msgs)
-		return len(out), p.print(out)
-	})
+	}, p.print)
 }
 
 // showPage prints one page: the cap line, then the JSON document or the
 // messages, then (without --follow) the empty and next-page hints on a
 // terminal. done: nothing follows (no --follow, or the JSON document).
-func (o *Options) showPage(fx facts, res Result, read int) (p *printer, done bool, err error) {
+func (o *Options) showPage(fx facts, res *Result) (p *printer, done bool, err error) {
 	f := o.f
 	if res.Truncated {
 		fmt.Fprintf(f.IO.ErrOut, "history: %d of %d messages fit the %d KiB cap; use --raw for all\n",
-			len(res.Messages), read, sanitize.DefaultCapBytes/1024)
+			len(res.Messages), res.Read, sanitize.DefaultCapBytes/1024)
 	}
 	p = newPrinter(o, fx, res)
 	if !o.Follow && p.format == FormatJSON {
@@ -356,7 +303,7 @@ type printer struct {
 // facts are what the Markdown heading says about the session.
 type facts struct{ key, sessionID, agent, label string }
 
-func newPrinter(o *Options, t facts, res Result) *printer {
+func newPrinter(o *Options, t facts, res *Result) *printer {
 	p := &printer{o: o, f: o.f, format: o.Format}
 	if p.format == "" {
 		p.format = FormatText
@@ -431,18 +378,4 @@ func (p *printer) print(msgs []json.RawMessage) error {
 	}
 	p.printed += len(msgs)
 	return err
-}
-
-// prepare sanitises appended messages one by one (they were not part of the
-// first batch's size cap), unless --raw.
-func (o *Options) prepare(msgs []json.RawMessage) []json.RawMessage {
-	if o.Raw {
-		return msgs
-	}
-	out := make([]json.RawMessage, 0, len(msgs))
-	for _, m := range msgs {
-		s, _, _ := sanitize.History([]json.RawMessage{sanitize.StripEnvelope(m)}, sanitize.DefaultCapBytes)
-		out = append(out, s...)
-	}
-	return out
 }

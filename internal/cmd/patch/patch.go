@@ -5,24 +5,15 @@ package patch
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
 
 	"github.com/openclaw/sessions/internal/apperr"
 	"github.com/openclaw/sessions/internal/cmdutil"
-	"github.com/openclaw/sessions/internal/policy"
-	"github.com/openclaw/sessions/internal/sessionwrite"
-	"github.com/openclaw/sessions/internal/state"
+	"github.com/openclaw/sessions/internal/ops"
 	"github.com/spf13/cobra"
 )
-
-// MaxLabelLen is 2026.1.30's sessions.patch label limit (JS string length,
-// UTF-16 code units, after trimming); a 2026.8+ agent allows 512
-// (sessionwrite.ParseLabel).
-const MaxLabelLen = sessionwrite.JSONMaxLabelLen
 
 // Options are the parsed flags of `sessions patch`.
 type Options struct {
@@ -48,7 +39,7 @@ const DefaultWaitIdle = 60 * time.Second
 
 // DefaultSettle bounds the wait, after a run released its transcript
 // lock, for OpenClaw's end-of-turn write of the store.
-const DefaultSettle = 2 * time.Second
+const DefaultSettle = ops.DefaultPatchSettle
 
 // NewCmd builds the command.
 func NewCmd(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
@@ -131,137 +122,44 @@ written; warnings only when there is one.`,
 }
 
 func (o *Options) validate() error {
-	switch o.SendPolicy {
-	case "", "allow", "deny", "inherit":
-	default:
-		return apperr.Usagef("invalid --send-policy %q (allow, deny or inherit)", o.SendPolicy)
+	q := o.request()
+	if err := q.Validate(); err != nil {
+		return err
 	}
-	if o.SetLabel && o.ClearLabel {
-		return apperr.Usagef("--label and --clear-label cannot be used together")
-	}
-	if o.SetLabel {
-		// the loosest rule (2026.9.6's 512) here; the target's era decides
-		// once it is known (2026.1.30: 64)
-		l, err := sessionwrite.ParseLabel("", o.Label)
-		if err != nil {
-			return apperr.Usagef("invalid --label: %s", strings.TrimPrefix(err.Error(), "invalid label: "))
-		}
-		o.Label = l
-	}
-	if o.SendPolicy == "" && !o.SetLabel && !o.ClearLabel {
-		return apperr.Usagef("nothing to change: give --send-policy, --label or --clear-label")
-	}
+	o.Label = q.Label
 	return nil
 }
 
-// ParseLabel is 2026.1.30's sessions.patch label check: trimmed, not
-// empty, at most 64 characters (JS length).
-func ParseLabel(raw string) (string, error) {
-	l, err := sessionwrite.ParseLabel("json", raw)
-	if err != nil {
-		return "", errors.New(strings.TrimPrefix(err.Error(), "invalid label: "))
-	}
-	return l, nil
-}
-
-// Result is the JSON document of `sessions patch`.
-type Result struct {
-	OK       bool            `json:"ok"`
-	Key      string          `json:"key"`
-	Path     string          `json:"path"`
-	Entry    json.RawMessage `json:"entry"`
-	Warnings []string        `json:"warnings,omitempty"`
+func (o *Options) request() ops.PatchRequest {
+	return ops.PatchRequest{Ref: o.Ref, TargetLabel: o.TargetLabel, SendPolicy: o.SendPolicy,
+		SetLabel: o.SetLabel, Label: o.Label, ClearLabel: o.ClearLabel, WaitIdle: o.WaitIdle, Settle: o.Settle}
 }
 
 func run(o *Options) error {
 	f := o.f
-	if handled, err := patchRemote(o); handled {
-		return err
-	}
-	s, err := f.State()
+	q := o.request()
+	q.OnWaitIdle = func(msg string) { fmt.Fprintln(f.IO.ErrOut, msg) }
+	res, err := f.Ops().Patch(context.Background(), q)
 	if err != nil {
 		return err
-	}
-	// A patch is a write: the checks of a send (visibility, agent-to-agent).
-	t, err := s.ResolveRef(state.Ref{Arg: o.Ref, Label: o.TargetLabel, Agent: f.Flags.Agent}, policy.OpSend)
-	if err != nil {
-		return err
-	}
-	// where the write goes (sessionwrite.Choose): a 2026.8+ (SQLite) agent
-	// whose gateway is live on this host through that gateway (it owns the
-	// database while it runs), else the agent's files or database
-	route, wo, err := f.WriteRoute(s, t.Agent, "patch")
-	if err != nil {
-		return err
-	}
-	if route.Era == sessionwrite.EraGateway {
-		if err := o.refuseOverGateway(); err != nil {
-			return err
-		}
-	}
-	w, err := sessionwrite.OpenRoute(s, t.Agent, route, wo)
-	if err != nil {
-		return err
-	}
-	defer w.Close()
-	if o.SetLabel {
-		if o.Label, err = sessionwrite.ParseLabel(w.Era(), o.Label); err != nil {
-			return apperr.Usagef("invalid --label: %s", strings.TrimPrefix(err.Error(), "invalid label: "))
-		}
-	}
-	var warnings []string
-	if w.Era() == sessionwrite.EraJSON {
-		// the SQLite era refuses a session with an active run itself
-		storePath, _ := s.StorePath(t.Agent)
-		now := time.Now
-		if f.Now != nil {
-			now = f.Now
-		}
-		if warnings, err = o.checkIdle(s, t, storePath, now); err != nil {
-			return err
-		}
-	}
-	sessionID := ""
-	if t.ViaID {
-		// the key may have moved on to a new session (/new) since we
-		// resolved the id
-		sessionID = t.Entry.SessionID
-	}
-	return o.write(context.Background(), w, t.Key, t.DisplayKey, sessionID, warnings)
-}
-
-// write patches key through w (every route: the JSON files, the SQLite
-// store, a gateway's sessions.patch) and prints the result.
-func (o *Options) write(ctx context.Context, w sessionwrite.Writes, key, display, sessionID string, warnings []string) error {
-	f := o.f
-	p := sessionwrite.Patch{NotFound: apperr.NotFoundf("No session found: %s", strings.TrimSpace(o.Ref)), SessionID: sessionID}
-	if o.SetLabel {
-		p.Label = &o.Label
-	}
-	if o.ClearLabel {
-		empty := ""
-		p.Label = &empty
-	}
-	switch o.SendPolicy {
-	case "allow", "deny":
-		p.SendPolicy = &o.SendPolicy
-	case "inherit":
-		empty := ""
-		p.SendPolicy = &empty
-	}
-	res, err := w.Patch(ctx, key, p)
-	if err != nil {
-		return err
-	}
-	entry := res.Entry // as written, normalised by the writer (a gateway: as it answers)
-	if w.Era() == sessionwrite.EraGateway {
-		f.Log.Debug("patched through the gateway's sessions.patch", append([]any{"key", key}, res.Debug...)...)
-	} else {
-		f.Log.Debug("store updated", append([]any{"path", res.Path, "key", key, "era", w.Era()}, res.Debug...)...)
 	}
 	if f.JSONMode() {
-		return f.PrintJSON(Result{OK: true, Key: key, Path: res.Path, Entry: entry, Warnings: warnings})
+		return f.PrintJSON(res)
 	}
-	fmt.Fprintf(f.IO.Out, "patched %s: %s\n", display, o.describe())
+	fmt.Fprintf(f.IO.Out, "patched %s: %s\n", res.DisplayKey, o.describe())
 	return nil
+}
+
+func (o *Options) describe() string {
+	var parts []string
+	if o.SendPolicy != "" {
+		parts = append(parts, "sendPolicy="+o.SendPolicy)
+	}
+	if o.SetLabel {
+		parts = append(parts, fmt.Sprintf("label=%q", o.Label))
+	}
+	if o.ClearLabel {
+		parts = append(parts, "label cleared")
+	}
+	return strings.Join(parts, ", ")
 }

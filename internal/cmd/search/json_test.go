@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"testing"
 
+	"github.com/openclaw/sessions/internal/ops"
 	"github.com/openclaw/sessions/internal/output"
 )
 
@@ -11,19 +12,19 @@ import (
 // the one-document printer writes, with and without hits and context.
 func TestWriteJSONLikePrintJSON(t *testing.T) {
 	ts := int64(1795236215141)
-	hits := []Hit{
+	hits := []ops.SearchHit{
 		{Key: "main", Kind: "main", AgentID: "main", SessionID: "s1", ID: "a1", Role: "user", Timestamp: &ts,
 			Snippet: "x <b> & \"q\" \u2028 é", Match: "<b>", Source: "transcript",
-			Context: &Context{Before: []ContextMessage{{ID: "a0", Role: "assistant", Text: "t\nu"}}, After: []ContextMessage{}}},
+			Context: &ops.SearchContext{Before: []ops.SearchContextMessage{{ID: "a0", Role: "assistant", Text: "t\nu"}}, After: []ops.SearchContextMessage{}}},
 		{AgentID: "ops", SessionID: "s2", Role: "tool", Snippet: "y", Match: "y", Source: "events", Archived: "s2.jsonl.deleted.x"},
 	}
 	for _, n := range []int{0, 1, 2} {
-		doc := Result{Count: n, TotalCount: 5, HasMore: true, Hits: hits[:n]}
+		doc := &ops.SearchResult{Count: n, TotalCount: 5, HasMore: true, Hits: hits[:n]}
 		var want, got bytes.Buffer
 		if err := output.JSON(&want, doc); err != nil {
 			t.Fatal(err)
 		}
-		if err := writeJSON(&got, doc, n, func(i int) Hit { return hits[i] }); err != nil {
+		if err := writeJSON(&got, doc, n, func(i int) ops.SearchHit { return hits[i] }); err != nil {
 			t.Fatal(err)
 		}
 		if got.String() != want.String() {

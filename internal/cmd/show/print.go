@@ -10,8 +10,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/openclaw/sessions/internal/era"
+
 	"github.com/mattn/go-runewidth"
 	"github.com/openclaw/sessions/internal/cmdutil"
+	"github.com/openclaw/sessions/internal/iostreams"
+	"github.com/openclaw/sessions/internal/ops"
 	"github.com/openclaw/sessions/internal/output"
 	"github.com/tidwall/gjson"
 )
@@ -89,54 +93,110 @@ func rfc3339(ms int64) string {
 	return time.UnixMilli(ms).UTC().Format(time.RFC3339)
 }
 
+// printFleet: JSON the document; piped its "field<TAB>value" lines
+// (sessions.0.context, sessions.0.key, …, errors.0.context); on a terminal
+// each host's session as `show` prints one, under its context's name.
+func (o *Options) printFleet(out *FleetResult) error {
+	f := o.f
+	if f.JSONMode() {
+		return f.PrintJSON(out)
+	}
+	if !f.IO.IsStdoutTTY() {
+		doc, err := marshal(out)
+		if err != nil {
+			return err
+		}
+		var b strings.Builder
+		Flatten(gjson.ParseBytes(doc), "", func(path, value string) {
+			b.WriteString(path + "\t" + value + "\n")
+		})
+		_, err = fmt.Fprint(f.IO.Out, b.String())
+		return err
+	}
+	now := f.Now()
+	for i, res := range out.Sessions {
+		if i > 0 {
+			fmt.Fprintln(f.IO.Out)
+		}
+		fmt.Fprintf(f.IO.Out, "== context %s\n", res.Context)
+		if err := printTTY(f, res, now); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// keyW is the width of the terminal view's keys.
+const keyW = 16
+
+// view writes the terminal view of one session.
+type view struct {
+	w     *bufio.Writer
+	cs    iostreams.ColorScheme
+	width int
+	now   time.Time
+}
+
 // printTTY is the readable view: key/value sections.
 func printTTY(f *cmdutil.Factory, res *Result, now time.Time) error {
-	cs := f.IO.ColorScheme()
-	width := f.IO.TerminalWidth()
-	w := bufio.NewWriter(f.IO.Out)
-	const keyW = 16
-	// line prints a value whole (keys and paths are copied from here);
-	// clipped prints it cut to the terminal's width.
-	line := func(k, v string) {
-		if v != "" {
-			fmt.Fprintf(w, "  %-*s%s\n", keyW, k, v)
-		}
-	}
-	clipped := func(kw int, k, v string) {
-		v = strings.ReplaceAll(v, "\n", " ")
-		if width > kw+6 {
-			v = runewidth.Truncate(v, width-kw-2, "…")
-		}
-		fmt.Fprintf(w, "  %-*s%s\n", kw, k, v)
-	}
-	section := func(title string) {
-		fmt.Fprintf(w, "\n%s\n", cs.Bold(title))
-	}
-	when := func(ms int64) string {
-		if ms <= 0 {
-			return ""
-		}
-		return rfc3339(ms) + " (" + cmdutil.Ago(now.Sub(time.UnixMilli(ms))) + ")"
-	}
+	v := &view{w: bufio.NewWriter(f.IO.Out), cs: f.IO.ColorScheme(), width: f.IO.TerminalWidth(), now: now}
+	v.header(res)
+	v.transcript(res)
+	v.lineage(res)
+	v.runs(res)
+	v.entry(res)
+	return v.w.Flush()
+}
 
+// line prints a value whole (keys and paths are copied from here); nothing
+// when it is empty.
+func (v *view) line(k, val string) {
+	if val != "" {
+		fmt.Fprintf(v.w, "  %-*s%s\n", keyW, k, val)
+	}
+}
+
+// clipped prints a value cut to the terminal's width.
+func (v *view) clipped(kw int, k, val string) {
+	val = strings.ReplaceAll(val, "\n", " ")
+	if v.width > kw+6 {
+		val = runewidth.Truncate(val, v.width-kw-2, "…")
+	}
+	fmt.Fprintf(v.w, "  %-*s%s\n", kw, k, val)
+}
+
+func (v *view) section(title string) {
+	fmt.Fprintf(v.w, "\n%s\n", v.cs.Bold(title))
+}
+
+// when is a time (ms) and how long ago it was.
+func (v *view) when(ms int64) string {
+	if ms <= 0 {
+		return ""
+	}
+	return rfc3339(ms) + " (" + cmdutil.Ago(v.now.Sub(time.UnixMilli(ms))) + ")"
+}
+
+// header: the key, then who and what the session is.
+func (v *view) header(res *Result) {
 	title := res.Key
 	if res.StoreKey != res.Key {
-		title += "  " + cs.Gray("("+res.StoreKey+")")
+		title += "  " + v.cs.Gray("("+res.StoreKey+")")
 	}
-	fmt.Fprintln(w, cs.Bold(title))
-	line("agent", res.AgentID)
-	line("kind", res.Kind)
-	line("channel", res.Channel)
-	line("sessionId", res.SessionID)
-	line("label", res.Label)
-	line("displayName", res.DisplayName)
+	fmt.Fprintln(v.w, v.cs.Bold(title))
+	v.line("agent", res.AgentID)
+	v.line("kind", res.Kind)
+	v.line("channel", res.Channel)
+	v.line("sessionId", res.SessionID)
+	v.line("label", res.Label)
+	v.line("displayName", res.DisplayName)
 	if res.UpdatedAt != nil {
-		line("updated", when(int64(*res.UpdatedAt)))
+		v.line("updated", v.when(int64(*res.UpdatedAt)))
 	}
-	line("store", res.Store)
+	v.line("store", res.Store)
 	if m := res.Model; m != nil {
-		line("model", slash(m.Provider, m.Model))
-		line("model override", slash(m.ProviderOverride, m.ModelOverride))
+		v.line("model", slash(m.Provider, m.Model))
+		v.line("model override", slash(m.ProviderOverride, m.ModelOverride))
 	}
 	if t := res.Tokens; t != nil {
 		var parts []string
@@ -148,61 +208,71 @@ func printTTY(f *cmdutil.Factory, res *Result, now time.Time) error {
 				parts = append(parts, p.name+" "+strconv.FormatFloat(*p.v, 'f', -1, 64))
 			}
 		}
-		line("tokens", strings.Join(parts, " · "))
+		v.line("tokens", strings.Join(parts, " · "))
 	}
+}
 
-	section("Transcript")
+// transcript: where it is, its messages, and the lock on it.
+func (v *view) transcript(res *Result) {
+	v.section("Transcript")
 	tr := res.Transcript
-	if res.Era == "sqlite" {
-		line("stored in", "the SQLite store (OpenClaw 2026.8+)")
+	if res.Era == era.SQLite {
+		v.line("stored in", "the SQLite store (OpenClaw 2026.8+)")
 	} else {
-		line("path", tr.Path)
+		v.line("path", tr.Path)
 	}
 	if !tr.Exists {
-		line("messages", "none yet")
+		v.line("messages", "none yet")
 	} else {
 		if tr.Bytes != nil {
-			line("size", size(*tr.Bytes))
+			v.line("size", size(*tr.Bytes))
 		}
-		line("messages", strconv.Itoa(tr.Messages))
-		line("first", when(tr.FirstMessageAt))
-		line("last", when(tr.LastMessageAt))
+		v.line("messages", strconv.Itoa(tr.Messages))
+		v.line("first", v.when(tr.FirstMessageAt))
+		v.line("last", v.when(tr.LastMessageAt))
 	}
-	if res.Era != "sqlite" {
-		switch l := res.Lock; {
-		case l == nil:
-			line("lock", "free (no OpenClaw run on it)")
-		case res.Busy:
-			line("lock", cs.Yellow(fmt.Sprintf("held by pid %d for %s: an OpenClaw run is busy on it", l.PID, held(l.AgeSeconds))))
-		default:
-			why := "holder dead"
-			if l.Alive {
-				why = "stale"
-			}
-			line("lock", fmt.Sprintf("left by pid %d %s ago (%s; the next writer evicts it)", l.PID, held(l.AgeSeconds), why))
+	if res.Era == era.SQLite {
+		return
+	}
+	switch l := res.Lock; {
+	case l == nil:
+		v.line("lock", "free (no OpenClaw run on it)")
+	case res.Busy:
+		v.line("lock", v.cs.Yellow(fmt.Sprintf("held by pid %d for %s: an OpenClaw run is busy on it", l.PID, held(l.AgeSeconds))))
+	default:
+		why := "holder dead"
+		if l.Alive {
+			why = "stale"
 		}
+		v.line("lock", fmt.Sprintf("left by pid %d %s ago (%s; the next writer evicts it)", l.PID, held(l.AgeSeconds), why))
 	}
+}
 
-	section("Lineage")
-	line("spawned by", cmpOr(res.Lineage.SpawnedBy, "-"))
+// lineage: who spawned the session, whom it spawned.
+func (v *view) lineage(res *Result) {
+	v.section("Lineage")
+	v.line("spawned by", cmpOr(res.Lineage.SpawnedBy, "-"))
 	if len(res.Lineage.Children) == 0 {
-		line("children", "none")
+		v.line("children", "none")
 	}
 	for i, c := range res.Lineage.Children {
 		k := ""
 		if i == 0 {
 			k = "children"
 		}
-		fmt.Fprintf(w, "  %-*s%s\n", keyW, k, c)
+		fmt.Fprintf(v.w, "  %-*s%s\n", keyW, k, c)
 	}
+}
 
-	section(fmt.Sprintf("Runs (%d)", len(res.Runs)))
+// runs: one line per run, newest first.
+func (v *view) runs(res *Result) {
+	v.section(fmt.Sprintf("Runs (%d)", len(res.Runs)))
 	if len(res.Runs) == 0 {
-		fmt.Fprintf(w, "  none\n")
+		fmt.Fprintf(v.w, "  none\n")
 	}
 	for _, r := range res.Runs {
 		desc := r.Kind + " " + r.Status
-		if r.Role == RoleRequester {
+		if r.Role == ops.ShowRoleRequester {
 			desc += " → " + r.Peer
 		} else if r.Peer != "" {
 			desc += " ← " + r.Peer
@@ -211,40 +281,42 @@ func printTTY(f *cmdutil.Factory, res *Result, now time.Time) error {
 			desc += " [" + r.Label + "]"
 		}
 		if r.CreatedAt > 0 {
-			desc += " · " + cmdutil.Ago(now.Sub(time.UnixMilli(r.CreatedAt)))
+			desc += " · " + cmdutil.Ago(v.now.Sub(time.UnixMilli(r.CreatedAt)))
 		}
 		if r.Summary != "" {
 			desc += " · " + r.Summary
 		}
-		fmt.Fprintf(w, "  %s  %s\n", r.RunID, desc+" ("+r.Source+")")
+		fmt.Fprintf(v.w, "  %s  %s\n", r.RunID, desc+" ("+r.Source+")")
 	}
+}
 
-	section("Entry")
+// entry: every field of the entry as stored, values cut to the width.
+func (v *view) entry(res *Result) {
+	v.section("Entry")
 	entryW := keyW
 	gjson.ParseBytes(res.Entry).ForEach(func(k, _ gjson.Result) bool {
 		entryW = max(entryW, min(len(k.String())+1, 28))
 		return true
 	})
-	gjson.ParseBytes(res.Entry).ForEach(func(k, v gjson.Result) bool {
-		val := v.Raw
+	gjson.ParseBytes(res.Entry).ForEach(func(k, x gjson.Result) bool {
+		val := x.Raw
 		switch {
-		case v.Type == gjson.String && v.Str != "":
-			val = v.Str
-		case v.IsObject() || v.IsArray():
+		case x.Type == gjson.String && x.Str != "":
+			val = x.Str
+		case x.IsObject() || x.IsArray():
 			var buf bytes.Buffer
-			if json.Compact(&buf, []byte(v.Raw)) == nil {
+			if json.Compact(&buf, []byte(x.Raw)) == nil {
 				val = buf.String()
 			}
 		}
 		if len(k.String()) >= entryW {
-			fmt.Fprintf(w, "  %s\n", k.String())
-			clipped(entryW, "", val)
+			fmt.Fprintf(v.w, "  %s\n", k.String())
+			v.clipped(entryW, "", val)
 			return true
 		}
-		clipped(entryW, k.String(), val)
+		v.clipped(entryW, k.String(), val)
 		return true
 	})
-	return w.Flush()
 }
 
 func slash(a, b string) string {

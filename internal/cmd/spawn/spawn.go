@@ -1,32 +1,19 @@
 // Package spawn implements `sessions spawn`: OpenClaw's sessions_spawn
-// without a gateway. The child session is created in the target agent's
-// store, a run is recorded, and a detached runner performs the sub-agent's
-// task, the announce back to the requester, the cleanup; the command
-// returns as soon as the child exists and its runner is started.
+// (ops.Spawn). The child session is created, a run is recorded, and a
+// detached runner performs the sub-agent's task, the announce back to the
+// requester, the cleanup; the command returns as soon as the child exists
+// and its runner is started.
 package spawn
 
 import (
 	"context"
 	"fmt"
 	"strings"
-	"time"
 
-	"github.com/google/uuid"
 	"github.com/openclaw/sessions/internal/apperr"
-	"github.com/openclaw/sessions/internal/archive"
-	"github.com/openclaw/sessions/internal/cmd/send"
 	"github.com/openclaw/sessions/internal/cmdutil"
-	"github.com/openclaw/sessions/internal/config"
-	"github.com/openclaw/sessions/internal/jsonx"
-	"github.com/openclaw/sessions/internal/keys"
-	"github.com/openclaw/sessions/internal/policy"
-	"github.com/openclaw/sessions/internal/runs"
-	"github.com/openclaw/sessions/internal/sessionwrite"
-	"github.com/openclaw/sessions/internal/state"
-	"github.com/openclaw/sessions/internal/store"
-	"github.com/openclaw/sessions/internal/transcript"
+	"github.com/openclaw/sessions/internal/ops"
 	"github.com/spf13/cobra"
-	"github.com/tidwall/gjson"
 )
 
 // Options are the parsed flags of `sessions spawn`.
@@ -116,7 +103,7 @@ Follow the run with 'sessions wait RUN_ID' (the child's reply) or 'sessions runs
 			default:
 				return apperr.Usagef("invalid --cleanup %q (want keep or delete)", o.Cleanup)
 			}
-			if err := send.ResolveEngineDeliver(f.Getenv, &o.Engine, &o.Deliver); err != nil {
+			if err := f.Ops().ResolveEngineDeliver(&o.Engine, &o.Deliver); err != nil {
 				return err
 			}
 			if runF != nil {
@@ -133,7 +120,7 @@ Follow the run with 'sessions wait RUN_ID' (the child's reply) or 'sessions runs
 	cmdutil.EnumVar(cmd, &o.Cleanup, "cleanup", "keep", "after the announce: keep the child session, or delete it (archive its transcript)", "keep", "delete")
 	fl.StringVar(&o.Engine, "engine", "", "what produces the agent turns: auto | provider | openclaw | gateway | exec:COMMAND (default $SESSIONS_ENGINE, else auto)")
 	fl.StringVar(&o.OpenClaw, "openclaw", "", "the openclaw executable for --engine openclaw/auto (default $SESSIONS_OPENCLAW, else openclaw on $PATH)")
-	_ = cmd.RegisterFlagCompletionFunc("engine", send.CompleteEngine)
+	_ = cmd.RegisterFlagCompletionFunc("engine", cmdutil.CompleteEngine)
 	fl.StringVar(&o.Deliver, "deliver", "", "deliver the announce through exec:COMMAND (default $SESSIONS_DELIVER)")
 	_ = cmd.RegisterFlagCompletionFunc("thinking", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return []string{"off", "minimal", "low", "medium", "high", "xhigh"}, cobra.ShellCompDirectiveNoFileComp
@@ -141,296 +128,22 @@ Follow the run with 'sessions wait RUN_ID' (the child's reply) or 'sessions runs
 	return cmd
 }
 
-// Result is the JSON document of `sessions spawn` (key order of OpenClaw's
-// sessions_spawn result).
-type Result struct {
-	Status          string `json:"status"`
-	ChildSessionKey string `json:"childSessionKey"`
-	RunID           string `json:"runId"`
-	ModelApplied    *bool  `json:"modelApplied,omitempty"`
-	Warning         string `json:"warning,omitempty"`
-}
-
 func run(o *Options) error {
 	f := o.f
-	if ep, err := send.NamedGateway(f); err != nil {
-		return err
-	} else if ep != nil {
-		return runRemote(o, *ep)
-	}
-	s, err := f.State()
+	res, err := f.Ops().Spawn(context.Background(), ops.SpawnRequest{Task: o.Task, Label: o.Label, Model: o.Model, Thinking: o.Thinking,
+		RunTimeoutSeconds: o.RunTimeout, Cleanup: o.Cleanup, Engine: o.Engine, OpenClaw: o.OpenClaw, Deliver: o.Deliver})
 	if err != nil {
 		return err
-	}
-	// 1. who asks (format §6.4 step 3, 4)
-	if s.Req.Subagent {
-		return apperr.Forbiddenf("%s", policy.MsgSpawnFromSubagent)
-	}
-	label := ""
-	if strings.TrimSpace(o.Label) != "" {
-		// 2026.9.6's 512 here; the target's era decides once it is open
-		l, err := sessionwrite.ParseLabel("", o.Label)
-		if err != nil {
-			return err
-		}
-		label = l
-	}
-	reqAgent := s.Req.Agent
-	reqKey := s.Req.Key
-	if s.Req.Operator() {
-		reqKey = keys.MainOf(reqAgent)
-	}
-	// 2. the target agent (step 5)
-	target := reqAgent
-	if s.AgentFlag != "" {
-		target = s.AgentFlag
-	}
-	if target != reqAgent {
-		var allow []string
-		if a := s.Cfg.Agent(reqAgent); a != nil {
-			allow = a.Subagents.AllowAgents
-		}
-		if msg := policy.SpawnTarget(allow, reqAgent, target, config.NormalizeAgentID); msg != "" {
-			return apperr.Forbiddenf("%s", msg)
-		}
-	}
-	if err := s.CheckAgent(target); err != nil {
-		return err
-	}
-	// 3. model and thinking (steps 7, 8, 9)
-	modelRef := strings.TrimSpace(o.Model)
-	if modelRef == "" {
-		modelRef = strings.TrimSpace(s.Cfg.SubagentModelFor(target))
-	}
-	thinking := ""
-	if raw := strings.TrimSpace(o.Thinking); raw != "" {
-		if thinking = NormalizeThinkLevel(raw); thinking == "" {
-			return apperr.Usagef("%s", InvalidThinkingMessage(raw, modelRef))
-		}
-	}
-	var model *Model
-	if modelRef != "" {
-		m, err := CheckModel(s.Cfg, modelRef)
-		if err != nil {
-			return apperr.Errorf("%v", err)
-		}
-		model = &m
-	}
-	// 4. where the child is written: through the live gateway of a 2026.8+
-	// agent, the gateway's own spawn (nothing written to its database)
-	route, wo, err := f.WriteRoute(s, target, "spawn")
-	if err != nil {
-		return err
-	}
-	if route.Era == sessionwrite.EraGateway {
-		if o.Engine, err = send.ChooseEngineFor(f, s, route, target, o.Engine, o.OpenClaw); err != nil {
-			return err
-		}
-		req := runs.Session{Key: reqKey, DisplayKey: s.Req.Raw, AgentID: reqAgent}
-		if t, err := s.Lookup(reqKey); err == nil && t != nil {
-			req.Key, req.SessionID, req.Channel = t.Entry.Key, t.Entry.SessionID, s.ChannelOf(t.Entry)
-		}
-		modelKey := ""
-		if model != nil {
-			modelKey = model.Key()
-		}
-		return spawnVia(o, s, route, wo, target, req, label, modelKey, thinking, nil)
-	}
-	// what the runner could not do
-	if err := send.PreflightAgent(s, target); err != nil {
-		return err
-	}
-	if o.Engine, err = send.ChooseEngine(f, s, o.Engine, o.OpenClaw); err != nil {
-		return err
-	}
-	reqStorePath, _ := s.StorePath(reqAgent)
-	childStorePath, _ := s.StorePath(target)
-	sameStore := reqStorePath == childStorePath
-	var reqEntry *store.Entry
-	var reqStore *store.Store
-	if !sameStore {
-		if err := send.PreflightAgent(s, reqAgent); err != nil {
-			return err
-		}
-		if t, err := s.Lookup(reqKey); err != nil {
-			return err
-		} else if t != nil {
-			reqEntry, reqStore = t.Entry, t.Store
-			// state's stores keep fields only; childEntry reads the
-			// requester's groupId/groupChannel/space from its full JSON
-			if raw, ok, err := s.EntryRaw(t.Agent, t.Entry); err != nil {
-				return err
-			} else if ok {
-				full := *t.Entry
-				full.Raw = raw
-				reqEntry = &full
-			}
-			if err := checkRequesterTranscript(s, reqAgent, reqStore, reqEntry); err != nil {
-				return err
-			}
-		}
-	}
-
-	// 5. the child (steps 6, 9, 11): created in one locked insert; the
-	// requester entry is read inside the same lock when it shares the store
-	// (JSON era), or just before (SQLite era: sessionwrite)
-	now := f.Now()
-	childKey := "agent:" + target + ":subagent:" + uuid.NewString()
-	sessionID := uuid.NewString()
-	ctx := context.Background()
-	w, err := sessionwrite.Open(s, target, sessionwrite.Options{LockTimeout: f.Flags.LockTimeout, Now: f.Now})
-	if err != nil {
-		return err
-	}
-	defer w.Close()
-	if label != "" {
-		if label, err = sessionwrite.ParseLabel(w.Era(), label); err != nil {
-			return err
-		}
-	}
-	child := sessionwrite.Child{Key: childKey, SessionID: sessionID, ParentKey: reqKey, RequesterAgent: reqAgent, Label: label,
-		Build: func(st *store.Store, req *store.Entry) (*jsonx.Object, error) {
-			if sameStore {
-				reqEntry, reqStore = req, st
-				if reqEntry != nil && w.Era() == "json" {
-					if err := checkRequesterTranscript(s, reqAgent, st, reqEntry); err != nil {
-						return nil, err
-					}
-				}
-			}
-			return childEntry(s, sessionID, now, label, reqKey, model, thinking, target, reqEntry), nil
-		}}
-	if sameStore {
-		child.RequesterKeys = keys.Candidates(reqKey, s.Req.Agent, s.Default, config.NormalizeAgentID)
-	}
-	res, err := w.CreateChild(ctx, child)
-	if err != nil {
-		return err
-	}
-	f.Log.Debug("child session created", "key", childKey, "store", res.Path, "era", w.Era())
-
-	// 6. the run (steps 11, 12)
-	requester := &runs.Session{Key: reqKey, DisplayKey: s.Req.Raw, AgentID: reqAgent}
-	if reqEntry != nil {
-		requester.Key = reqEntry.Key
-		requester.SessionID = reqEntry.SessionID
-		requester.Channel = s.ChannelOf(reqEntry)
-	}
-	rec := &runs.Record{
-		RunID:     runs.NewID(),
-		Kind:      runs.KindSpawn,
-		Status:    runs.StatusAccepted,
-		CreatedAt: now.UnixMilli(),
-		Target:    runs.Session{Key: childKey, DisplayKey: childKey, AgentID: target, SessionID: sessionID, Channel: requester.Channel},
-		Requester: requester,
-		Message:   o.Task,
-		Engine:    o.Engine,
-		Deliver:   o.Deliver,
-		Steps:     []runs.Step{},
-		Spawn: &runs.Spawn{
-			Task:              o.Task,
-			Label:             label,
-			Thinking:          thinking,
-			RunTimeoutSeconds: o.RunTimeout,
-			Cleanup:           o.Cleanup,
-		},
-	}
-	if rec.Engine == "" {
-		rec.Engine = "provider"
-	}
-	if model != nil {
-		rec.Spawn.Model = model.Key()
-	}
-	if m := s.Cfg.ArchiveAfterMinutes(); m > 0 {
-		rec.Spawn.ArchiveAtMs = rec.CreatedAt + int64(m)*60_000
-	}
-	rs := runs.Open(s.Dir.Path)
-	if err := rs.Save(rec); err != nil {
-		return err
-	}
-	if rec.Spawn.ArchiveAtMs > 0 {
-		if err := archive.Add(s.Dir.Path, archive.Entry{RunID: rec.RunID, ChildKey: childKey, Agent: target, ArchiveAtMs: rec.Spawn.ArchiveAtMs}); err != nil {
-			f.Log.Warn("cannot record the child in the archive index; it will not be archived automatically", "err", err)
-		}
-	}
-	if err := send.StartRunner(f, s, rs, rec); err != nil {
-		return err
-	}
-	out := Result{Status: runs.StatusAccepted, ChildSessionKey: childKey, RunID: rec.RunID}
-	if model != nil {
-		applied := true
-		out.ModelApplied = &applied
 	}
 	if f.JSONMode() {
-		return f.PrintJSON(out)
+		return f.PrintJSON(res)
 	}
-	fmt.Fprintf(f.IO.Out, "%s\t%s\n", rec.RunID, childKey)
+	fmt.Fprintf(f.IO.Out, "%s\t%s\n", res.RunID, res.ChildSessionKey)
+	if res.Warning != "" {
+		f.Warn(res.Warning)
+	}
 	if f.IO.IsStderrTTY() {
-		fmt.Fprintf(f.IO.ErrOut, "Spawned %s; follow with: sessions wait %s\n", childKey, rec.RunID)
+		fmt.Fprintf(f.IO.ErrOut, "Spawned %s; follow with: sessions wait %s\n", res.ChildSessionKey, res.RunID)
 	}
 	return nil
-}
-
-// checkRequesterTranscript refuses a requester whose transcript the
-// announce could not be appended to (its first line is not a session
-// header: OpenClaw would overwrite it, and we never repair it).
-func checkRequesterTranscript(s *state.State, agent string, st *store.Store, e *store.Entry) error {
-	tp, err := s.Transcript(agent, st, e)
-	if err != nil || !tp.Exists {
-		return nil // no transcript yet (or none we may open): the announce skips it
-	}
-	h, err := transcript.ReadHeader(tp.Path)
-	if err != nil {
-		return apperr.Statef("cannot read the requester's transcript %s: %v", tp.Path, err)
-	}
-	if h == nil {
-		return apperr.Statef("the requester's transcript %s does not start with a session header; refusing to spawn (its announce could not be written)", tp.Path)
-	}
-	return nil
-}
-
-// childEntry is the child's store entry as OpenClaw 1.30 leaves it before
-// the run (sessions.patch for the model, then the gateway agent call):
-// sessionId, updatedAt, the model override, label, spawnedBy, the
-// requester's channel (delivery fields are derived from it when the store
-// is written) and group fields inherited from the requester, and the
-// thinking level (unless off).
-func childEntry(s *state.State, sessionID string, now time.Time, label, spawnedBy string, model *Model, thinking, target string, req *store.Entry) *jsonx.Object {
-	e := jsonx.NewObject()
-	_ = e.Set("sessionId", sessionID)
-	_ = e.Set("updatedAt", now.UnixMilli())
-	if model != nil && !redundantOverride(s.Cfg, target, model) {
-		_ = e.Set("modelOverride", model.ID)
-		_ = e.Set("providerOverride", model.Provider)
-	}
-	if label != "" {
-		_ = e.Set("label", label)
-	}
-	_ = e.Set("spawnedBy", spawnedBy)
-	if req != nil {
-		if ch := s.ChannelOf(req); ch != "" {
-			_ = e.Set("channel", ch)
-		}
-		for _, f := range [][2]string{{"groupId", "groupId"}, {"groupChannel", "groupChannel"}, {"space", "space"}} {
-			if v := gjson.GetBytes(req.Raw, f[0]); v.Type == gjson.String && v.Str != "" {
-				_ = e.Set(f[1], v.Str)
-			}
-		}
-	}
-	if thinking != "" && thinking != "off" {
-		_ = e.Set("thinkingLevel", thinking)
-	}
-	return e
-}
-
-// redundantOverride: OpenClaw clears the override when the model is
-// agents.defaults.model. We do so only when the target agent has no model
-// of its own (else 1.30 would run the agent's model, not the one asked for).
-func redundantOverride(cfg *config.Config, agent string, m *Model) bool {
-	dp, dm := configuredDefault(cfg)
-	if dp == "" || normalizeProviderID(m.Provider)+"/"+m.ID != dp+"/"+dm {
-		return false
-	}
-	a := cfg.Agent(agent)
-	return a == nil || a.Model == nil || strings.TrimSpace(a.Model.Primary) == ""
 }

@@ -3,28 +3,17 @@
 package usage
 
 import (
-	"bytes"
-	"encoding/json"
+	"context"
 	"fmt"
-	"os"
-	"runtime/debug"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/openclaw/sessions/internal/apperr"
 	"github.com/openclaw/sessions/internal/cmdutil"
+	"github.com/openclaw/sessions/internal/ops"
 	"github.com/openclaw/sessions/internal/output"
-	"github.com/openclaw/sessions/internal/usage"
-	"github.com/openclaw/sessions/internal/when"
 	"github.com/spf13/cobra"
 )
-
-// SchemaVersion is the version of the JSON document.
-const SchemaVersion = 1
-
-// memoryLimit is the soft heap limit of a usage run (runtime/debug).
-const memoryLimit = 40 << 20
 
 // Options of `sessions usage`.
 type Options struct {
@@ -84,7 +73,7 @@ cost in micro-USD; the last line is the totals, TOTAL in every dimension.`,
   sessions usage --by session --jq '.rows | sort_by(-.costMicroUsd) | .[:5]'`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			dims, err := usage.ParseBy(by)
+			dims, err := ops.ParseUsageBy(by)
 			if err != nil {
 				return apperr.Usagef("%v", err)
 			}
@@ -109,156 +98,24 @@ cost in micro-USD; the last line is the totals, TOTAL in every dimension.`,
 	fl.BoolVar(&o.IncludeArchived, "include-archived", false, "also count reset and deleted transcripts (each message once)")
 	fl.BoolVar(&o.NoCache, "no-cache", false, "read every transcript; neither use nor update the usage cache")
 	_ = cmd.RegisterFlagCompletionFunc("by", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-		return usage.Dimensions, cobra.ShellCompDirectiveNoFileComp
+		return ops.UsageDimensions, cobra.ShellCompDirectiveNoFileComp
 	})
 	return cmd
 }
 
 func run(o *Options) error {
 	f := o.f
-	s, err := f.State()
+	res, err := f.Ops().Usage(context.Background(), ops.UsageQuery{By: o.By, Since: o.Since, Until: o.Until, AllAgents: o.AllAgents, IncludeArchived: o.IncludeArchived, NoCache: o.NoCache})
 	if err != nil {
 		return err
 	}
-	loc := time.Local
-	now := f.Now()
-	ropts := usage.Options{By: o.By, Loc: loc, Price: pricer(s.Cfg)}
-	if o.Since != "" {
-		if ropts.Since, err = when.Parse(o.Since, now, loc, false); err != nil {
-			return apperr.Usagef("--since: %v", err)
-		}
-	}
-	if o.Until != "" {
-		if ropts.Until, err = when.Parse(o.Until, now, loc, true); err != nil {
-			return apperr.Usagef("--until: %v", err)
-		}
-	}
-	if ropts.Since != 0 && ropts.Until != 0 && ropts.Until <= ropts.Since {
-		return apperr.Usagef("--until must be later than --since")
-	}
-	// A soft heap limit (unless $GOMEMLIMIT sets one): a scan's garbage is
-	// collected before it grows the process beyond what the records need.
-	if os.Getenv("GOMEMLIMIT") == "" {
-		defer debug.SetMemoryLimit(debug.SetMemoryLimit(memoryLimit))
-	}
-	t0 := time.Now()
-	units, meta, err := discover(s, o)
-	if err != nil {
-		return err
-	}
-	var cache *usage.Cache
-	var tLoad time.Duration
-	if !o.NoCache {
-		tl := time.Now()
-		if dir, derr := usage.CacheDir(); derr == nil {
-			cache = usage.OpenCache(dir, s.Dir.Path)
-			if cache.Ignored != "" {
-				f.Log.Debug(fmt.Sprintf("usage: cache %s ignored: %s", cache.Path(), cache.Ignored))
-			}
-		} else {
-			f.Log.Debug("usage: no cache dir: " + derr.Error())
-		}
-		tLoad = time.Since(tl)
-	}
-	t1 := time.Now()
-	parts, stats := usage.Collect(units, cache, 0, f.Warn)
-	t2 := time.Now()
-	f.Log.Debug(fmt.Sprintf("usage: %d of %d files read, %d from cache", stats.Read, stats.Units, stats.Cached))
-	if cache != nil {
-		if err := cache.Save(); err != nil {
-			f.Log.Debug("usage: cache not saved: " + err.Error())
-		}
-	}
-	srcs, skips, skipFiles := meta.sources(s, units, parts)
-	if skips.Total() > 0 {
-		f.Warn(fmt.Sprintf("usage: skipped %d transcript line(s) in %d file(s): %s", skips.Total(), skipFiles, describe(skips)))
-	}
-	rep := usage.Rollup(srcs, ropts)
-	f.Log.Debug(fmt.Sprintf("usage: timings: discover %s, cache load %s, scan %s, roll-up %s",
-		(t1.Sub(t0) - tLoad).Round(time.Millisecond/10), tLoad.Round(time.Millisecond/10), t2.Sub(t1).Round(time.Millisecond/10), time.Since(t2).Round(time.Millisecond/10)))
-	res := result(rep, ropts, stats)
 	if f.JSONMode() {
 		return f.PrintJSON(res)
 	}
-	return printTable(f, rep)
+	return printTable(f, res)
 }
 
-func describe(sk usage.Skips) string {
-	var parts []string
-	for _, p := range []struct {
-		n    int
-		what string
-	}{{sk.InvalidUTF8, "invalid UTF-8"}, {sk.Corrupt, "not JSON"}, {sk.Torn, "torn last line"}, {sk.Oversize, "longer than 16 MiB"}} {
-		if p.n > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s", p.n, p.what))
-		}
-	}
-	return strings.Join(parts, ", ")
-}
-
-// Row is one row of the JSON document: its dimension values, then its sums.
-type Row struct {
-	By   []string
-	Keys []string
-	usage.Totals
-}
-
-// MarshalJSON writes the dimensions first, in --by order, then the sums.
-func (r Row) MarshalJSON() ([]byte, error) {
-	var b bytes.Buffer
-	b.WriteByte('{')
-	for i, d := range r.By {
-		k, _ := json.Marshal(d)
-		v, _ := json.Marshal(r.Keys[i])
-		b.Write(k)
-		b.WriteByte(':')
-		b.Write(v)
-		b.WriteByte(',')
-	}
-	t, err := json.Marshal(r.Totals)
-	if err != nil {
-		return nil, err
-	}
-	b.Write(t[1:])
-	return b.Bytes(), nil
-}
-
-// Files says how many transcript files (or stores) were read and how many
-// came from the cache.
-type Files struct {
-	Total  int `json:"total"`
-	Read   int `json:"read"`
-	Cached int `json:"cached"`
-}
-
-// Result is the JSON document.
-type Result struct {
-	SchemaVersion int          `json:"schema_version"`
-	By            []string     `json:"by"`
-	Since         string       `json:"since,omitempty"`
-	Until         string       `json:"until,omitempty"`
-	Count         int          `json:"count"`
-	Rows          []Row        `json:"rows"`
-	Totals        usage.Totals `json:"totals"`
-	Files         Files        `json:"files"`
-}
-
-func result(rep usage.Report, o usage.Options, st usage.Stats) Result {
-	r := Result{SchemaVersion: SchemaVersion, By: rep.By, Count: len(rep.Rows), Rows: []Row{}, Totals: rep.Totals,
-		Files: Files{Total: st.Units, Read: st.Read, Cached: st.Cached}}
-	if o.Since != 0 {
-		r.Since = time.UnixMilli(o.Since).UTC().Format(time.RFC3339Nano)
-	}
-	if o.Until != 0 {
-		r.Until = time.UnixMilli(o.Until).UTC().Format(time.RFC3339Nano)
-	}
-	for _, row := range rep.Rows {
-		r.Rows = append(r.Rows, Row{By: rep.By, Keys: row.Keys, Totals: row.Totals})
-	}
-	return r
-}
-
-func printTable(f *cmdutil.Factory, rep usage.Report) error {
+func printTable(f *cmdutil.Factory, rep *ops.UsageResult) error {
 	if len(rep.Rows) == 0 {
 		if f.IO.IsStdoutTTY() {
 			fmt.Fprintln(f.IO.ErrOut, "No usage recorded.")
@@ -275,7 +132,7 @@ func printTable(f *cmdutil.Factory, rep usage.Report) error {
 		headers = append(headers, "Cost (µUSD)")
 	}
 	t := output.NewTable(headers...)
-	row := func(keys []string, tot usage.Totals) {
+	row := func(keys []string, tot ops.UsageTotals) {
 		cells := append([]string{}, keys...)
 		if tty {
 			cells = append(cells, num(tot.Messages), num(tot.Input), num(tot.Output), num(tot.CacheRead), num(tot.CacheWrite), num(tot.Total), money(tot))
@@ -330,7 +187,7 @@ func num(v int64) string {
 	return b.String()
 }
 
-func money(t usage.Totals) string {
+func money(t ops.UsageTotals) string {
 	v := float64(t.CostMicroUSD) / 1e6
 	if v != 0 && v < 0.01 {
 		return "$" + strconv.FormatFloat(v, 'f', 4, 64)

@@ -1,0 +1,20 @@
+// Package era names OpenClaw's storage eras — where an agent's sessions
+// live — once, for every package that has to tell them apart.
+package era
+
+// Era is where an agent's sessions live, or how they are reached.
+type Era string
+
+const (
+	// JSON: sessions.json + JSONL transcripts (OpenClaw 2026.7 and earlier).
+	JSON Era = "json"
+	// SQLite: the per-agent openclaw-agent.sqlite store (OpenClaw 2026.8+).
+	SQLite Era = "sqlite"
+	// Gateway: through an OpenClaw gateway's RPC, whatever its store.
+	Gateway Era = "gateway"
+	// None: an agent with no store yet.
+	None Era = "none"
+)
+
+// String is the era's name as JSON documents and messages spell it.
+func (e Era) String() string { return string(e) }

@@ -1,0 +1,8 @@
+//go:build !unix
+
+package fsutil
+
+import "io/fs"
+
+// DevIno: no device and inode to ask for off Unix (ok is false).
+func DevIno(fs.FileInfo) (dev, ino uint64, ok bool) { return 0, 0, false }

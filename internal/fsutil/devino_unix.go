@@ -1,0 +1,17 @@
+//go:build unix
+
+package fsutil
+
+import (
+	"io/fs"
+	"syscall"
+)
+
+// DevIno returns the device and inode of fi, which name the file itself
+// whatever path reached it; ok is false where fi carries none.
+func DevIno(fi fs.FileInfo) (dev, ino uint64, ok bool) {
+	if st, isStat := fi.Sys().(*syscall.Stat_t); isStat {
+		return uint64(st.Dev), uint64(st.Ino), true //nolint:unconvert // int32 on some platforms
+	}
+	return 0, 0, false
+}

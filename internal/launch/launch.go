@@ -1,0 +1,148 @@
+// Package launch starts the runs of send and spawn: it checks the engine
+// asked for and chooses the one a run records, refuses before a run exists
+// what its runner could not do (preflight), records the run and starts its
+// detached runner, and waits for a run's first step.
+//
+// It knows nothing of the invocation's flags or of where the invocation
+// works: the operations layer gives it what its chooser decided (a
+// Launcher: the state, the environment, the named gateway, how to find the
+// gateway a turn runs in).
+package launch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"charm.land/log/v2"
+	"github.com/openclaw/sessions/internal/apperr"
+	"github.com/openclaw/sessions/internal/gateway"
+	"github.com/openclaw/sessions/internal/runner"
+	"github.com/openclaw/sessions/internal/runs"
+	"github.com/openclaw/sessions/internal/state"
+)
+
+// Launcher is what choosing an engine and starting a runner need from the
+// invocation. Its zero funcs are never called unless the engine asks for
+// them (auto, gateway).
+type Launcher struct {
+	// State is this host's state; nil for a run through a named gateway
+	// (where the engine is the gateway's own).
+	State  *state.State
+	Getenv func(string) string
+	Log    *log.Logger
+	// Named is the gateway the invocation names; nil: none.
+	Named *gateway.Endpoint
+	// ProbeTimeout bounds the handshake with the named gateway (auto).
+	ProbeTimeout time.Duration
+	// ProbeLocalGateway: a live local gateway that accepts the config's
+	// credentials (where it is), or why not — the auto engine's test.
+	ProbeLocalGateway func() (string, error)
+	// TurnGateway is the gateway a gateway-engine turn runs in (exit 10
+	// when none runs).
+	TurnGateway func() (gateway.Endpoint, error)
+	// RunnerFlags are the global flags the runner of a run with engine
+	// gets (--lock-timeout; a gateway-engine run's gateway flags).
+	RunnerFlags func(engine string) []string
+}
+
+func (l *Launcher) debug(msg string, kv ...any) {
+	if l.Log != nil {
+		l.Log.Debug(msg, kv...)
+	}
+}
+
+// Launch records the run in s's runs and starts its runner.
+func (l *Launcher) Launch(s *state.State, rec *runs.Record) (*runs.Store, error) {
+	rs := runs.Open(s.Dir.Path)
+	if err := rs.Save(rec); err != nil {
+		return nil, err
+	}
+	if err := l.StartRunner(s, rs, rec); err != nil {
+		return nil, err
+	}
+	return rs, nil
+}
+
+// StartRunner starts the detached runner of a saved run; when it cannot be
+// started the run is ended as an error.
+func (l *Launcher) StartRunner(s *state.State, rs *runs.Store, rec *runs.Record) error {
+	cfgPath := ""
+	if s.Cfg.Exists {
+		cfgPath = s.Cfg.Path
+	}
+	var extra []string
+	if l.RunnerFlags != nil {
+		extra = l.RunnerFlags(rec.Engine)
+	}
+	if _, err := runner.Start(rs, rec.RunID, runner.StartOptions{StateDir: s.Dir.Path, ConfigPath: cfgPath, Extra: extra}); err != nil {
+		rec.Status = runs.StatusError
+		rec.Error = err.Error()
+		rec.ReplyDone = true
+		_ = rs.Save(rec)
+		return err
+	}
+	return nil
+}
+
+// GatewayInputs are the global flags that name a gateway.
+type GatewayInputs struct {
+	Gateway, TokenFile string
+	Insecure           bool
+	Fingerprint        string
+	Contexts           []string
+}
+
+// GatewayFlags are the global flags naming a gateway, for the runner of a
+// gateway-engine run (secrets stay in files and the environment, never on
+// a command line).
+func GatewayFlags(g GatewayInputs) []string {
+	var out []string
+	if g.Gateway != "" {
+		out = append(out, "--gateway", g.Gateway)
+	}
+	if g.TokenFile != "" {
+		if abs, err := filepath.Abs(g.TokenFile); err == nil {
+			out = append(out, "--gateway-token-file", abs)
+		}
+	}
+	if g.Insecure {
+		out = append(out, "--insecure-gateway")
+	}
+	if g.Fingerprint != "" {
+		out = append(out, "--gateway-fingerprint", g.Fingerprint)
+	}
+	for _, c := range g.Contexts {
+		out = append(out, "--context", c)
+	}
+	return out
+}
+
+// Wait waits up to timeout for the first step of a run to end (the
+// target's reply, or a sub-agent's task) and returns the run record as it
+// then is. Giving up — the timeout, or ctx ended — is an error that
+// carries the run id (runId): the run goes on.
+func Wait(ctx context.Context, rs *runs.Store, rec *runs.Record, timeout time.Duration) (*runs.Record, error) {
+	wctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	last, err := rs.Wait(wctx, rec.RunID, func(r *runs.Record) bool { return r.ReplyDone })
+	if last == nil {
+		last = rec
+	}
+	switch {
+	case err == nil && last.ReplyDone:
+		return last, nil
+	case err == nil, errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil:
+		msg := fmt.Sprintf("timed out after %s waiting for the reply; the run goes on (sessions wait %s)", timeout, last.RunID)
+		return nil, apperr.Timeoutf("%s", msg).With("runId", last.RunID)
+	case ctx.Err() != nil:
+		e := apperr.Errorf("stopped waiting for the reply (%w); the run goes on (sessions wait %s)", ctx.Err(), last.RunID)
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			e = apperr.Timeoutf("stopped waiting for the reply (%w); the run goes on (sessions wait %s)", ctx.Err(), last.RunID)
+		}
+		return nil, e.With("runId", last.RunID)
+	}
+	return nil, err
+}

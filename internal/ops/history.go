@@ -1,0 +1,236 @@
+package ops
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/openclaw/sessions/internal/apperr"
+	"github.com/openclaw/sessions/internal/backend"
+	"github.com/openclaw/sessions/internal/jsonx"
+	"github.com/openclaw/sessions/internal/sanitize"
+)
+
+// HistoryMaxLimit is the most messages one page holds (chat.history's
+// hard maximum, kept locally too).
+const HistoryMaxLimit = backend.HistoryWindow
+
+// Session is one session whose transcript an invocation reads, page by
+// page (History) and live (Follow), wherever it lives: this host's state
+// dir or one gateway. Close it.
+type Session struct {
+	Key       string // the whole key
+	SessionID string
+	Agent     string
+	Label     string
+
+	tr      backend.Transcripts
+	readers []backend.Reader
+	b       *backend.Session
+	// last is where Follow starts over a gateway: the newest message the
+	// newest page read (read: such a page was read).
+	last string
+	read bool
+}
+
+// Close releases what the session holds open (a gateway connection).
+func (s *Session) Close() error {
+	closeAll(s.readers)
+	s.readers = nil
+	return nil
+}
+
+// transcriptsOf is what reads r's transcripts: every reader scope() gives
+// does.
+func transcriptsOf(r backend.Reader) (backend.Transcripts, error) {
+	tr, ok := r.(backend.Transcripts)
+	if !ok {
+		return nil, apperr.Statef("%s cannot read transcripts", r.Where())
+	}
+	return tr, nil
+}
+
+// Session finds the session ref (a key, a sessionId, a unique sessionId
+// prefix) or label names, with the requester's checks, where this
+// invocation works: the state dir or one gateway (several are a usage
+// error: a transcript is read on one host).
+func (o *Ops) Session(ctx context.Context, ref, label string) (*Session, error) {
+	readers, fleet, err := o.scope()
+	if err != nil {
+		return nil, err
+	}
+	s := &Session{readers: readers}
+	if fleet {
+		s.Close()
+		return nil, apperr.Usagef("history reads one session: name one --context, not several or all")
+	}
+	if s.tr, err = transcriptsOf(readers[0]); err == nil {
+		s.b, err = s.tr.Session(ctx, ref, label)
+	}
+	if err != nil {
+		s.Close()
+		return nil, err
+	}
+	s.Key, s.SessionID, s.Agent, s.Label = s.b.Key, s.b.SessionID, s.b.Agent, s.b.Label
+	return s, nil
+}
+
+// CheckCursor checks a --before cursor's form (exit 2 when it is none).
+func CheckCursor(before string) error {
+	if backend.IsGatewayCursor(before) {
+		return nil
+	}
+	_, err := backend.ParseCursor(before)
+	return err
+}
+
+// CheckCursorWhere refuses, before any session is looked up, a cursor
+// made where this invocation does not work (a gateway's cursor on the
+// local state dir).
+func (o *Ops) CheckCursorWhere(before string) error {
+	if !backend.IsGatewayCursor(before) {
+		return nil // only a gateway's cursors are refused before a lookup
+	}
+	readers, _, err := o.scope()
+	if err != nil {
+		return err
+	}
+	defer closeAll(readers)
+	tr, err := transcriptsOf(readers[0])
+	if err != nil {
+		return err
+	}
+	return tr.CheckCursor(before)
+}
+
+// HistoryQuery is a page request.
+type HistoryQuery struct {
+	Limit        int  // the last Limit messages (before Before), 1-HistoryMaxLimit
+	IncludeTools bool // keep tool results
+	// Raw: the messages exactly as stored; otherwise prepared for an
+	// agent's context (sanitize) and cut to sanitize.DefaultCapBytes.
+	Raw bool
+	// Before is a NextCursor of an earlier page: the page before it.
+	Before string
+	// Follow: the page starts a Follow (it has no NextCursor, and a
+	// missing transcript is no news).
+	Follow bool
+}
+
+// HistoryResult is a page of a transcript (`sessions history --json`),
+// oldest message first.
+type HistoryResult struct {
+	SessionKey string            `json:"sessionKey"`
+	SessionID  string            `json:"sessionId,omitempty"`
+	Messages   []json.RawMessage `json:"messages"`
+	// Truncated: the 80 KiB cap dropped the oldest messages of the page
+	// (Dropped of them); they are on the page before NextCursor.
+	Truncated bool `json:"truncated"`
+	Dropped   int  `json:"dropped,omitempty"`
+	Bytes     int  `json:"bytes"`
+	// HasMore: messages older than the first one returned exist;
+	// NextCursor, given as Before, returns the page before it.
+	HasMore    bool   `json:"hasMore"`
+	NextCursor string `json:"nextCursor,omitempty"`
+	// WindowFull (over a gateway): this page reaches the oldest of the last
+	// 1000 messages chat.history returns; older ones, if any, are out of
+	// reach there (stderr says so too).
+	WindowFull bool `json:"windowFull,omitempty"`
+
+	// Read is how many messages were read for the page before the cap.
+	Read int `json:"-"`
+	// Note is to be said once (on stderr): e.g. no transcript yet, or the
+	// gateway's window.
+	Note string `json:"-"`
+}
+
+// History reads a page of sess's transcript: the last q.Limit messages,
+// or those before q.Before, prepared unless q.Raw, with the cursor of the
+// page before.
+func (o *Ops) History(ctx context.Context, sess *Session, q HistoryQuery) (*HistoryResult, error) {
+	if err := sess.tr.CheckCursor(q.Before); err != nil {
+		return nil, err
+	}
+	page, err := sess.tr.History(ctx, sess.b, backend.HistoryQuery{Limit: q.Limit, IncludeTools: q.IncludeTools, Before: q.Before, Follow: q.Follow})
+	if err != nil {
+		return nil, err
+	}
+	sess.SessionID = sess.b.SessionID
+	if q.Before == "" {
+		sess.last, sess.read = page.Last, true
+	}
+	res := &HistoryResult{SessionKey: sess.Key, SessionID: sess.SessionID, Messages: []json.RawMessage{},
+		WindowFull: page.WindowFull && !page.More, Read: len(page.Messages), Note: page.Note}
+	first := 0 // page.Messages[first] is the oldest message returned
+	if q.Raw {
+		res.Messages = page.Messages
+		b, _ := jsonx.Marshal(res.Messages)
+		res.Bytes = len(b)
+	} else {
+		msgs := make([]json.RawMessage, len(page.Messages))
+		for i, m := range page.Messages {
+			msgs[i] = sanitize.StripEnvelope(m)
+		}
+		res.Messages, first, res.Dropped, res.Bytes = sanitize.HistoryPage(msgs, sanitize.DefaultCapBytes)
+		res.Truncated = res.Dropped > 0
+		if res.Messages == nil {
+			res.Messages = []json.RawMessage{}
+		}
+	}
+	if len(res.Messages) > 0 && (page.More || first > 0) && !q.Follow {
+		if c := page.CursorBefore(first); c != "" {
+			res.HasMore, res.NextCursor = true, c
+		}
+	}
+	return res, nil
+}
+
+// FollowQuery shapes Follow.
+type FollowQuery struct {
+	IncludeTools bool
+	Raw          bool          // the messages as stored (else prepared one by one)
+	Poll         time.Duration // re-check at least this often (0: a second)
+	Idle         time.Duration // stop after this long without a message (0: never)
+	// Notice gets the lines to say while following: a reset (the key's
+	// new sessionId), a transcript replaced or truncated, the key gone.
+	Notice func(line string)
+}
+
+// Follow calls emit with each batch of messages appended to sess's transcript after
+// the newest page History read, as they come, prepared like a page's
+// (each on its own: they were not part of the page's cap) unless q.Raw;
+// it follows the key across a reset and ends when ctx ends (nil) or q.Idle
+// passes without a message. Without a page read first it starts now.
+func (o *Ops) Follow(ctx context.Context, sess *Session, q FollowQuery, emit func([]json.RawMessage) error) error {
+	if !sess.read {
+		if _, err := o.History(ctx, sess, HistoryQuery{Limit: 1, IncludeTools: q.IncludeTools, Raw: true, Follow: true}); err != nil {
+			return err
+		}
+	}
+	poll := q.Poll
+	if poll <= 0 {
+		poll = time.Second
+	}
+	return sess.tr.Follow(ctx, sess.b, backend.FollowQuery{
+		IncludeTools: q.IncludeTools, Last: sess.last, Poll: poll, Idle: q.Idle, Notice: q.Notice,
+	}, func(msgs []json.RawMessage) (int, error) {
+		out := prepareAppended(msgs, q.Raw)
+		if len(out) == 0 {
+			return 0, nil
+		}
+		return len(out), emit(out)
+	})
+}
+
+// prepareAppended sanitises appended messages one by one, unless raw.
+func prepareAppended(msgs []json.RawMessage, raw bool) []json.RawMessage {
+	if raw {
+		return msgs
+	}
+	out := make([]json.RawMessage, 0, len(msgs))
+	for _, m := range msgs {
+		s, _, _ := sanitize.History([]json.RawMessage{sanitize.StripEnvelope(m)}, sanitize.DefaultCapBytes)
+		out = append(out, s...)
+	}
+	return out
+}

@@ -1,0 +1,74 @@
+package ops
+
+import (
+	"context"
+
+	"github.com/openclaw/sessions/internal/backend"
+	"github.com/openclaw/sessions/internal/state"
+)
+
+// HostError is one host of a fleet that failed: its context and why.
+type HostError = backend.HostError
+
+// ListQuery is what a listing asks for.
+type ListQuery struct {
+	Kinds     []string // only these kinds (empty: all)
+	Limit     int      // at most this many rows; < 0: all
+	Active    int      // only sessions updated in the last Active minutes (0: any)
+	Messages  int      // the last N messages of each row, prepared like history's
+	AllAgents bool     // every agent (locally the operator otherwise sees its requester's)
+}
+
+// ListResult is the document of a listing (`sessions list --json`).
+// TotalCount, LimitApplied and HasMore are what OpenClaw 2026.9's
+// `openclaw sessions --json` reports: the matching sessions before the
+// limit, the limit in force (null for no limit) and whether rows were left
+// out.
+type ListResult struct {
+	Count        int         `json:"count"`
+	TotalCount   int         `json:"totalCount"`
+	LimitApplied *int        `json:"limitApplied"`
+	HasMore      bool        `json:"hasMore"`
+	Sessions     []state.Row `json:"sessions"`
+	// Errors: the hosts that failed, over a fleet only (--context all);
+	// [] when none did.
+	Errors *[]HostError `json:"errors,omitempty"`
+
+	// MultiAgent: the rows span several agents (a table shows the agent).
+	MultiAgent bool `json:"-"`
+	// Fleet: the rows come from several hosts (each row says its context).
+	Fleet bool `json:"-"`
+}
+
+// List returns the newest sessions the requester may see that match q,
+// from wherever this invocation works: the state dir, one gateway, or a
+// fleet of them (every host at once; a failing host is in Errors, the
+// others' rows are kept).
+func (o *Ops) List(ctx context.Context, q ListQuery) (*ListResult, error) {
+	readers, fleet, err := o.scope()
+	if err != nil {
+		return nil, err
+	}
+	defer closeAll(readers)
+	bq := backend.ListQuery{Kinds: q.Kinds, Limit: q.Limit, Active: q.Active, Messages: q.Messages, AllAgents: q.AllAgents, Now: o.Now()}
+	var lr *backend.ListResult
+	var failed []HostError
+	if fleet {
+		lr, failed = backend.ListFleet(ctx, readers, bq)
+	} else if lr, err = readers[0].List(ctx, bq); err != nil {
+		return nil, err
+	}
+	res := &ListResult{Count: len(lr.Rows), TotalCount: lr.Total, HasMore: len(lr.Rows) < lr.Total, Sessions: lr.Rows,
+		MultiAgent: lr.MultiAgent, Fleet: fleet}
+	if q.Limit >= 0 {
+		n := q.Limit
+		res.LimitApplied = &n
+	}
+	if fleet {
+		if failed == nil {
+			failed = []HostError{}
+		}
+		res.Errors = &failed
+	}
+	return res, nil
+}

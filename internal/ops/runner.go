@@ -1,0 +1,30 @@
+package ops
+
+import (
+	"context"
+
+	"github.com/openclaw/sessions/internal/gateway"
+	"github.com/openclaw/sessions/internal/runner"
+	"github.com/openclaw/sessions/internal/runs"
+)
+
+// ExecuteRun performs the recorded run runID to its end, as the detached
+// runner that send and spawn start: the agent turn, the ping-pong, the
+// announce, and for a sub-agent its cleanup. ctx cancels the current turn.
+func (o *Ops) ExecuteRun(ctx context.Context, runID string) error {
+	s, err := o.State()
+	if err != nil {
+		return err
+	}
+	wo, err := o.writeOptions(s)
+	if err != nil {
+		return err
+	}
+	r := &runner.Runner{State: s, Runs: runs.Open(s.Dir.Path), Log: o.cfg.Log, Now: o.cfg.Now, LockTimeout: o.cfg.LockTimeout,
+		GatewayEndpoint: func() (gateway.Endpoint, error) { return o.turnGateway(s) }, Gateways: wo.Gateways}
+	return r.Execute(ctx, runID)
+}
+
+// RunnerCommand is the name of the hidden command a detached runner
+// executes (`sessions RunnerCommand RUN_ID`).
+const RunnerCommand = runner.CommandName

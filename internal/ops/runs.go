@@ -1,0 +1,226 @@
+package ops
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"github.com/openclaw/sessions/internal/apperr"
+	"github.com/openclaw/sessions/internal/gateway"
+	"github.com/openclaw/sessions/internal/runs"
+	"github.com/openclaw/sessions/internal/sqlitestore"
+)
+
+// RunRecord is one run as recorded (ours) or read from OpenClaw's
+// sub-agent registry, with its source.
+type RunRecord = runs.Record
+
+// RunNode is one session of the spawn lineage tree.
+type RunNode = runs.Node
+
+// Values of RunsQuery.Source.
+const (
+	RunsSourceSessions = runs.SourceSessions // our send and spawn runs
+	RunsSourceOpenClaw = runs.SourceOpenClaw // OpenClaw's own sub-agent registry
+	RunsSourceAll      = "all"               // both, merged newest first
+)
+
+// RunsSources are the values of RunsQuery.Source.
+var RunsSources = []string{RunsSourceSessions, RunsSourceOpenClaw, RunsSourceAll}
+
+// RunsQuery is what a listing of runs asks for.
+type RunsQuery struct {
+	Status  string // only runs with this status ("": any)
+	Session string // only runs involving this session key or sessionId
+	// Source: whose runs (RunsSources); "": ours, or with Tree all.
+	Source string
+	// Tree: the spawn lineage — only spawn runs, grouped under their
+	// requesters (RunsResult.Tree).
+	Tree  bool
+	Limit int // at most this many runs; < 0: all
+}
+
+// RunsPage is what a listing says about its completeness, as OpenClaw
+// 2026.9's `openclaw sessions --json` does: the rows shown, the matching
+// rows before the limit, the limit in force (null for no limit) and
+// whether rows were left out.
+type RunsPage struct {
+	Count        int  `json:"count"`
+	TotalCount   int  `json:"totalCount"`
+	LimitApplied *int `json:"limitApplied"`
+	HasMore      bool `json:"hasMore"`
+}
+
+// RunsResult is the document of a listing of runs (`sessions runs
+// --json`); with RunsQuery.Tree the document is RunsTree (TreeDocument).
+type RunsResult struct {
+	RunsPage
+	Runs []*RunRecord `json:"runs"`
+	// Errors: the hosts that failed, over a fleet only.
+	Errors *[]HostError `json:"errors,omitempty"`
+
+	// Tree is the spawn lineage of Runs (RunsQuery.Tree only).
+	Tree []*RunNode `json:"-"`
+	// Source is the source in force (the query's, or its default).
+	Source string `json:"-"`
+}
+
+// RunsTree is the document of `sessions runs --tree --json`.
+type RunsTree struct {
+	RunsPage
+	Tree   []*RunNode   `json:"tree"`
+	Errors *[]HostError `json:"errors,omitempty"`
+}
+
+// TreeDocument is the document of a tree listing.
+func (r *RunsResult) TreeDocument() RunsTree {
+	return RunsTree{RunsPage: r.RunsPage, Tree: r.Tree, Errors: r.Errors}
+}
+
+// Runs lists the runs q asks for, newest first: ours (the send and spawn
+// runs recorded in the state dir, a dead runner's run ended as it is
+// seen), OpenClaw's sub-agent registry (RunsSourceOpenClaw, only ever
+// read), or both. Through the gateway(s) the invocation selects they are
+// the records kept on this machine for each gateway (a fleet: every row
+// says its context, a failing host is in Errors).
+func (o *Ops) Runs(ctx context.Context, q RunsQuery) (*RunsResult, error) {
+	switch q.Source {
+	case "":
+		q.Source = RunsSourceSessions
+		if q.Tree {
+			q.Source = RunsSourceAll
+		}
+	case RunsSourceSessions, RunsSourceOpenClaw, RunsSourceAll:
+	default:
+		return nil, apperr.Usagef("invalid --source %q (want %s)", q.Source, strings.Join(RunsSources, ", "))
+	}
+	now := o.Now()
+	var ours, theirs []*runs.Record
+	var failed *[]HostError
+	eps, err := o.endpoints()
+	if err != nil {
+		return nil, err
+	}
+	if len(eps) > 0 {
+		if ours, failed, err = o.gatewayRuns(eps, q, now); err != nil {
+			return nil, err
+		}
+	} else {
+		s, err := o.State()
+		if err != nil {
+			return nil, err
+		}
+		if q.Source != RunsSourceOpenClaw {
+			if ours, err = ourRuns(runs.Open(s.Dir.Path), now); err != nil {
+				return nil, err
+			}
+		}
+		if q.Source != RunsSourceSessions {
+			theirs = runs.OpenClawRuns(s.Dir.Path, sqlitestore.Options{BusyTimeout: o.cfg.LockTimeout}, o.warn)
+		}
+	}
+	res := &RunsResult{Runs: []*RunRecord{}, Errors: failed, Source: q.Source}
+	total := 0
+	for _, r := range runs.Merge(ours, theirs) {
+		if q.Status != "" && r.Status != q.Status {
+			continue
+		}
+		if q.Session != "" && !involves(r, q.Session) {
+			continue
+		}
+		if q.Tree && r.Kind != runs.KindSpawn {
+			continue
+		}
+		total++
+		if q.Limit < 0 || len(res.Runs) < q.Limit {
+			res.Runs = append(res.Runs, r)
+		}
+	}
+	res.RunsPage = RunsPage{Count: len(res.Runs), TotalCount: total, HasMore: len(res.Runs) < total}
+	if q.Limit >= 0 {
+		n := q.Limit
+		res.LimitApplied = &n
+	}
+	if q.Tree {
+		res.Tree = runs.Tree(res.Runs)
+	}
+	return res, nil
+}
+
+// ourRuns are the records of a runs store, newest first, a dead runner's
+// run ended as it is seen.
+func ourRuns(rs *runs.Store, now time.Time) ([]*runs.Record, error) {
+	out, err := rs.List()
+	if err != nil {
+		return nil, err
+	}
+	for i, r := range out {
+		if out[i], err = rs.Reap(r, now); err != nil {
+			return nil, err
+		}
+		out[i].Source = runs.SourceSessions
+	}
+	return out, nil
+}
+
+// gatewayRuns are our runs through the selected gateways: the records kept
+// on this machine in each gateway's home (runs.GatewayHome), the runs
+// send, spawn and wait made with the same gateway selection. OpenClaw's
+// own sub-agent registry is not reachable over the gateway (no RPC of
+// 2026.1.30 or 2026.9.x lists it): RunsSourceOpenClaw, or all without a
+// tree, is exit 10. Over a fleet every row says its context, and a host
+// whose records cannot be read is in failed (nil: not a fleet). The
+// requester (--as) does not filter them, as locally: the records are this
+// machine's.
+func (o *Ops) gatewayRuns(eps []gateway.Endpoint, q RunsQuery, now time.Time) ([]*runs.Record, *[]HostError, error) {
+	if q.Source == RunsSourceOpenClaw || (q.Source == RunsSourceAll && !q.Tree) {
+		return nil, nil, apperr.Statef("runs --source %s: OpenClaw's own sub-agent runs are not available over the gateway %s: no RPC of OpenClaw 2026.1.30 or 2026.9.x lists them; run `sessions runs --source %s` on that host", q.Source, eps[0], q.Source)
+	}
+	fleet := len(eps) > 1 || o.allContexts()
+	var out []*runs.Record
+	failed := []HostError{}
+	for _, ep := range eps {
+		rs, err := o.gatewayRunStore(ep)
+		var recs []*runs.Record
+		if err == nil {
+			recs, err = ourRuns(rs, now)
+		}
+		if err != nil {
+			if !fleet {
+				return nil, nil, err
+			}
+			failed = append(failed, HostError{Context: hostOf(ep), Error: err.Error(), Err: err})
+			continue
+		}
+		for _, r := range recs {
+			if fleet {
+				r.Context = hostOf(ep)
+			}
+		}
+		out = runs.Merge(out, recs)
+	}
+	if !fleet {
+		return out, nil, nil
+	}
+	return out, &failed, nil
+}
+
+// hostOf names a gateway in a fleet's rows and errors: its context, else
+// its URL.
+func hostOf(ep gateway.Endpoint) string {
+	if ep.Context != "" {
+		return ep.Context
+	}
+	return ep.URL
+}
+
+// involves reports whether run r involves session s (key, display key or
+// sessionId) as its target or requester.
+func involves(r *runs.Record, s string) bool {
+	for _, x := range []*runs.Session{&r.Target, r.Requester} {
+		if x != nil && (x.Key == s || x.DisplayKey == s || (x.SessionID != "" && strings.EqualFold(x.SessionID, s))) {
+			return true
+		}
+	}
+	return false
+}

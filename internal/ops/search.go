@@ -1,0 +1,190 @@
+package ops
+
+import (
+	"context"
+	"math"
+	"runtime/debug"
+	"time"
+
+	"github.com/openclaw/sessions/internal/apperr"
+	srch "github.com/openclaw/sessions/internal/search"
+	"github.com/openclaw/sessions/internal/when"
+)
+
+// SearchPattern is what is looked for: a literal or a Go (RE2) regular
+// expression, with or without case.
+type SearchPattern = srch.Query
+
+// SearchRoles are the roles a search can be restricted to.
+var SearchRoles = srch.Roles
+
+// SearchQuery is what a search of the transcripts asks for.
+type SearchQuery struct {
+	Pattern      SearchPattern
+	AllAgents    bool     // every agent the requester may see
+	Kinds        []string // only sessions of these kinds (empty: all)
+	Role         string   // only messages of this role ("tool" implies IncludeTools)
+	Since, Until string   // a duration back from now or a date (when.Parse)
+	Key, Label   string   // only this session (key or sessionId), or the one labelled so
+	IncludeTools bool     // tool results and tool calls too
+	// IncludeArchived adds the .deleted/.reset archived transcripts (files,
+	// and 2026.9's archives kept in the store).
+	IncludeArchived bool
+	NoIndex         bool // 2026.8+: scan the events even where OpenClaw's index is current
+	Limit           int  // at most this many hits (0: all)
+	Context         int  // messages before and after each hit
+}
+
+// SearchResult is the document of `sessions search --json`. Hits is built
+// on demand (Fill), or hit by hit (Hit): a front-end that writes them one at
+// a time never holds the whole document.
+type SearchResult struct {
+	Count      int         `json:"count"`
+	TotalCount int         `json:"totalCount"`
+	HasMore    bool        `json:"hasMore"`
+	Hits       []SearchHit `json:"hits"`
+
+	found       []srch.Found
+	srcs        []srch.Source
+	withContext bool
+}
+
+// SearchHit is one hit.
+type SearchHit struct {
+	Key       string         `json:"key,omitempty"`
+	Kind      string         `json:"kind,omitempty"`
+	AgentID   string         `json:"agentId"`
+	Label     string         `json:"label,omitempty"`
+	SessionID string         `json:"sessionId"`
+	ID        string         `json:"id,omitempty"`
+	Role      string         `json:"role"`
+	Timestamp *int64         `json:"timestamp,omitempty"`
+	Snippet   string         `json:"snippet"`
+	Match     string         `json:"match"`
+	Source    string         `json:"source"`
+	Archived  string         `json:"archived,omitempty"`
+	Context   *SearchContext `json:"context,omitempty"`
+}
+
+// SearchContext is the messages around a hit (SearchQuery.Context).
+type SearchContext struct {
+	Before []SearchContextMessage `json:"before"`
+	After  []SearchContextMessage `json:"after"`
+}
+
+// SearchContextMessage is one message of a hit's context.
+type SearchContextMessage struct {
+	ID        string `json:"id,omitempty"`
+	Role      string `json:"role"`
+	Timestamp *int64 `json:"timestamp,omitempty"`
+	Text      string `json:"text"`
+}
+
+// searchMemoryLimit is the Go runtime's soft memory limit during a search.
+const searchMemoryLimit = 40 << 20
+
+// Search looks for q.Pattern in the transcripts of the sessions the
+// requester may see on this host, newest hits first: JSONL files streamed
+// in parallel, and on 2026.8+ OpenClaw's search index where it is current,
+// else the store's events. Invalid patterns and times are usage errors
+// (exit 2); not through a gateway (exit 2). An unreadable transcript is a
+// warning.
+func (o *Ops) Search(ctx context.Context, q SearchQuery) (*SearchResult, error) {
+	if err := o.refuseGateway("search"); err != nil {
+		return nil, err
+	}
+	m, err := srch.Compile(q.Pattern)
+	if err != nil {
+		return nil, apperr.Usagef("%v", err)
+	}
+	now := o.Now()
+	since, err := when.Parse(q.Since, now, time.Local, false)
+	if err != nil {
+		return nil, apperr.Usagef("invalid --since: %v", err)
+	}
+	until, err := when.Parse(q.Until, now, time.Local, true)
+	if err != nil {
+		return nil, apperr.Usagef("invalid --until: %v", err)
+	}
+	if since != 0 && until != 0 && since >= until {
+		return nil, apperr.Usagef("--since is after --until")
+	}
+	so := &srch.Options{Matcher: m, IncludeTools: q.IncludeTools || q.Role == "tool", Since: since, Until: until}
+	if q.Role != "" {
+		so.Roles = []string{q.Role}
+	}
+	s, err := o.State()
+	if err != nil {
+		return nil, err
+	}
+	srcs, err := searchSources(s, &q)
+	if err != nil {
+		return nil, err
+	}
+	if debug.SetMemoryLimit(-1) == math.MaxInt64 {
+		// No GOMEMLIMIT: keep the heap near what a search holds (a buffer
+		// per worker and the hits kept) by collecting garbage sooner.
+		debug.SetMemoryLimit(searchMemoryLimit)
+	}
+	res := srch.Run(srcs, so, q.Limit, q.Context, 0)
+	for _, w := range res.Warnings {
+		o.warn(w)
+	}
+	return &SearchResult{Count: len(res.Hits), TotalCount: res.Total, HasMore: res.Total > len(res.Hits),
+		found: res.Hits, srcs: srcs, withContext: q.Context > 0}, nil
+}
+
+// Len is the number of hits (Count).
+func (r *SearchResult) Len() int { return len(r.found) }
+
+// Hit is hit i of the document.
+func (r *SearchResult) Hit(i int) SearchHit {
+	h := &r.found[i]
+	src := &r.srcs[h.Src]
+	jh := SearchHit{
+		Key: src.Key, Kind: src.Kind, AgentID: src.Agent, Label: src.Label, SessionID: src.SessionID,
+		ID: h.ID, Role: h.Role, Timestamp: epochMs(h.Timestamp), Snippet: h.Snippet,
+		Match: h.Snippet[h.MatchStart:h.MatchEnd], Source: h.From, Archived: src.Archived,
+	}
+	if r.withContext {
+		jh.Context = &SearchContext{Before: contextMessages(h.Before), After: contextMessages(h.After)}
+	}
+	return jh
+}
+
+// Fill builds Hits, the whole document.
+func (r *SearchResult) Fill() {
+	r.Hits = make([]SearchHit, len(r.found))
+	for i := range r.found {
+		r.Hits[i] = r.Hit(i)
+	}
+}
+
+// Highlight is hit i's snippet cut around its match.
+func (r *SearchResult) Highlight(i int) (before, match, after string) {
+	h := &r.found[i]
+	return h.Snippet[:h.MatchStart], h.Snippet[h.MatchStart:h.MatchEnd], h.Snippet[h.MatchEnd:]
+}
+
+// SearchLine is the start of a message's text as a search shows it: at
+// most max bytes, cut on a character, line breaks and tabs as spaces, "…"
+// where it was cut (search.Snippet).
+func SearchLine(text string, max int) string {
+	line, _, _ := srch.Snippet(text, 0, 0, 0, max)
+	return line
+}
+
+func epochMs(v int64) *int64 {
+	if v == 0 {
+		return nil
+	}
+	return &v
+}
+
+func contextMessages(in []srch.Message) []SearchContextMessage {
+	out := make([]SearchContextMessage, len(in))
+	for i, m := range in {
+		out[i] = SearchContextMessage{ID: m.ID, Role: m.Role, Timestamp: epochMs(m.Timestamp), Text: m.Text}
+	}
+	return out
+}

@@ -1,0 +1,429 @@
+package ops
+
+import (
+	"cmp"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/openclaw/sessions/internal/apperr"
+	"github.com/openclaw/sessions/internal/era"
+	"github.com/openclaw/sessions/internal/keys"
+	"github.com/openclaw/sessions/internal/policy"
+	srch "github.com/openclaw/sessions/internal/search"
+	"github.com/openclaw/sessions/internal/sqlitestore"
+	"github.com/openclaw/sessions/internal/state"
+	"github.com/openclaw/sessions/internal/store"
+	"github.com/openclaw/sessions/internal/transcripts"
+	"github.com/openclaw/sessions/internal/usage"
+)
+
+// What search and usage read, each a selection from the one enumeration of
+// the state dir's transcripts (internal/transcripts). They differ today:
+//
+//   - search reads the transcripts of the entries (newest first), and with
+//     IncludeArchived the archived copies of the sessions dir and of the
+//     store's dir (not for a sandboxed requester) and 2026.9's store
+//     archives; usage reads, besides the entries' transcripts, every other
+//     <sessionId>.jsonl of the sessions dir (sessions no entry points to any
+//     more), archived copies of the sessions dir only (for a sandboxed
+//     requester, those of the sessions it may see), and a SQLite store as
+//     one unit, archives included.
+//   - search takes an archived copy only when its sessionId is made of
+//     [A-Za-z0-9._-] (searchArchiveRe); usage takes any.
+//   - an agent without a store (era none) is searched (its archived copies
+//     with IncludeArchived), not counted.
+
+// searchArchiveRe is the archived copies search reads: the sessionId made
+// of letters, digits, '.', '_' and '-', starting with a letter or digit.
+var searchArchiveRe = regexp.MustCompile(`^([A-Za-z0-9][A-Za-z0-9._-]*)\.jsonl\.(deleted|reset)\.[^/]+$`)
+
+// searchSources lists what a search reads, agent by agent, each agent's
+// sessions newest first.
+func searchSources(s *state.State, q *SearchQuery) ([]srch.Source, error) {
+	var only *state.Target
+	if q.Key != "" {
+		t, err := s.Resolve(q.Key, policy.OpHistory)
+		if err != nil {
+			return nil, err
+		}
+		only = t
+	}
+	archives := q.IncludeArchived && !s.Req.Restrict
+	to := transcripts.Options{AllAgents: q.AllAgents, StoreArchives: archives}
+	if only != nil {
+		to.Agent = only.Agent
+	}
+	set, err := transcripts.Open(s, to)
+	if err != nil {
+		return nil, err
+	}
+	var out []srch.Source
+	seen := map[string]bool{}
+	labelled := false
+	for a := range set.All() {
+		if a.Err != nil {
+			if set.Multi() {
+				s.Warnf(a.Err.Error())
+				continue
+			}
+			return nil, a.Err
+		}
+		bySession := map[string]srch.Source{}
+		byKey := map[string]srch.Source{} // the sessions searched, by stored key
+		var srcs []srch.Source
+		srcs, labelled = searchEntries(s, a, q, only, seen, byKey, bySession, labelled)
+		out = append(out, srcs...)
+		if archives {
+			if a.SQLite() {
+				out = append(out, storeArchives(s, a, byKey, q, seen)...)
+			}
+			out = append(out, archivedFiles(a, bySession, q, seen)...)
+		}
+	}
+	if q.Label != "" && !labelled {
+		return nil, apperr.NotFoundf("No session with label: %s", q.Label)
+	}
+	return out, nil
+}
+
+// searchEntries are the transcripts of an agent's entries a search reads,
+// newest session first; labelled says a session has the label asked for.
+func searchEntries(s *state.State, a *transcripts.Agent, q *SearchQuery, only *state.Target, seen map[string]bool, byKey, bySession map[string]srch.Source, labelled bool) ([]srch.Source, bool) {
+	sqlite := a.SQLite()
+	var current map[string]bool
+	if sqlite && !q.NoIndex && a.DB != nil {
+		var err error
+		if current, err = a.DB.FTSCurrent(); err != nil {
+			s.Warnf(fmt.Sprintf("OpenClaw's search index of agent %s: %v; scanning the events", a.ID, err))
+		}
+	}
+	entries := slices.Clone(a.Entries)
+	slices.SortStableFunc(entries, func(x, y *store.Entry) int { return cmp.Compare(y.Updated(), x.Updated()) })
+	var out []srch.Source
+	for _, e := range entries {
+		if !s.Listable(e.Key) || !s.Visible(e) || e.SessionID == "" {
+			continue
+		}
+		if only != nil && e != only.Entry {
+			continue
+		}
+		r := s.Row(a.ID, a.Store, e)
+		if q.Label != "" {
+			if r.Label != q.Label {
+				continue
+			}
+			labelled = true
+		}
+		if len(q.Kinds) > 0 && !slices.Contains(q.Kinds, r.Kind) {
+			continue
+		}
+		src := srch.Source{Agent: a.ID, Key: r.Key, Kind: r.Kind, Label: r.Label, SessionID: e.SessionID}
+		byKey[e.Key] = src
+		bySession[e.SessionID] = src
+		if sqlite {
+			src.DB = a.DB
+			src.Index = current[e.SessionID]
+			if id := "db:" + a.ID + ":" + e.SessionID; !seen[id] {
+				seen[id] = true
+				out = append(out, src)
+			}
+			continue
+		}
+		tp, err := s.Transcript(a.ID, a.Store, e)
+		if err != nil {
+			s.Warnf(err.Error())
+			continue
+		}
+		if !tp.Exists || seen[tp.Path] {
+			continue
+		}
+		seen[tp.Path] = true
+		src.Path = tp.Path
+		out = append(out, src)
+	}
+	return out, labelled
+}
+
+// storeArchives are the archived transcripts an OpenClaw 2026.9 store keeps
+// (session_transcript_archives), newest first; they carry the key of their
+// session, and are left out of a search restricted to sessions (--key,
+// --label, --kinds) unless that session is searched. Their names are marked
+// seen: the same archive published as a file is not read twice.
+func storeArchives(s *state.State, a *transcripts.Agent, byKey map[string]srch.Source, q *SearchQuery, seen map[string]bool) []srch.Source {
+	if a.ArchivesErr != nil {
+		s.Warnf(fmt.Sprintf("transcript archives of agent %s: %v", a.ID, a.ArchivesErr))
+		return nil
+	}
+	var out []srch.Source
+	for i := range a.Archives {
+		arc := &a.Archives[i]
+		src, known := byKey[arc.SessionKey]
+		if !known {
+			if q.Key != "" || q.Label != "" || len(q.Kinds) > 0 || !s.Listable(arc.SessionKey) {
+				continue
+			}
+			src = srch.Source{Agent: a.ID, Key: s.DisplayKey(arc.SessionKey), Kind: keys.Kind(arc.SessionKey, "")}
+		}
+		src.SessionID, src.Archived, src.Archive, src.DB, src.Index = arc.SessionID, arc.Name, arc, a.DB, false
+		seen["archive:"+a.ID+":"+arc.Name] = true
+		out = append(out, src)
+	}
+	return out
+}
+
+// archivedFiles are the .deleted/.reset copies in an agent's directories
+// (the sessions dir, then the store's), each directory's newest name first.
+// One whose sessionId is a searched session's carries its key; others have
+// none and are left out when the search is restricted to sessions (--key,
+// --label, --kinds).
+func archivedFiles(a *transcripts.Agent, bySession map[string]srch.Source, q *SearchQuery, seen map[string]bool) []srch.Source {
+	var out []srch.Source
+	for lo := 0; lo < len(a.Files); {
+		hi := lo
+		for hi < len(a.Files) && a.Files[hi].Dir == a.Files[lo].Dir {
+			hi++
+		}
+		for i := hi - 1; i >= lo; i-- {
+			f := &a.Files[i]
+			m := searchArchiveRe.FindStringSubmatch(f.Name)
+			if m == nil {
+				continue
+			}
+			p := f.Path()
+			if seen[p] || seen["archive:"+a.ID+":"+f.Name] {
+				continue
+			}
+			src, known := bySession[m[1]]
+			if !known {
+				if q.Key != "" || q.Label != "" || len(q.Kinds) > 0 {
+					continue
+				}
+				src = srch.Source{Agent: a.ID, SessionID: m[1]}
+			}
+			seen[p] = true
+			src.Path, src.Archived, src.Zstd = p, f.Name, f.Zstd()
+			src.DB, src.Index = nil, false
+			out = append(out, src)
+		}
+		lo = hi
+	}
+	return out
+}
+
+// usageSession is what the store says about a sessionId.
+type usageSession struct {
+	key, kind, channel, cron string
+	visible                  bool
+}
+
+// usageUnitInfo is what the listing knows about a unit.
+type usageUnitInfo struct {
+	agent     string
+	sessionID string // JSONL units
+	archived  bool
+}
+
+// usageCatalog maps units to their agent and sessions to their store
+// entries.
+type usageCatalog struct {
+	units    []usageUnitInfo
+	sessions map[string]map[string]usageSession // agent → sessionId → info
+}
+
+// usageUnits lists the files usage reads: per agent, its SQLite store
+// (2026.8+) or its JSONL transcripts — those the store points to, and the
+// other <sessionId>.jsonl files of its sessions dir — and, with
+// IncludeArchived, the .reset/.deleted copies.
+func (o *Ops) usageUnits(s *state.State, q *UsageQuery) ([]usage.Unit, *usageCatalog, error) {
+	set, err := transcripts.Open(s, transcripts.Options{AllAgents: q.AllAgents})
+	if err != nil {
+		return nil, nil, err
+	}
+	l := &usageListing{cat: &usageCatalog{sessions: map[string]map[string]usageSession{}}, seen: map[string]bool{}}
+	for a := range set.All() {
+		if a.Era == era.None {
+			continue
+		}
+		if a.Err != nil {
+			if set.Multi() {
+				s.Warnf(a.Err.Error())
+				continue
+			}
+			return nil, nil, a.Err
+		}
+		if a.DirErr != nil {
+			return nil, nil, a.DirErr
+		}
+		if err := l.agent(s, a, q, o.cfg.LockTimeout); err != nil {
+			return nil, nil, err
+		}
+	}
+	return l.units, l.cat, nil
+}
+
+// usageListing is the units found so far, each path once.
+type usageListing struct {
+	units []usage.Unit
+	cat   *usageCatalog
+	seen  map[string]bool
+}
+
+func (l *usageListing) add(u usage.Unit, info usageUnitInfo) {
+	if l.seen[u.Path] {
+		return
+	}
+	l.seen[u.Path] = true
+	l.units = append(l.units, u)
+	l.cat.units = append(l.cat.units, info)
+}
+
+// agent adds one agent's units.
+func (l *usageListing) agent(s *state.State, a *transcripts.Agent, q *UsageQuery, lockTimeout time.Duration) error {
+	infos := map[string]usageSession{}
+	l.cat.sessions[a.ID] = infos
+	// The sessions dir first: most transcripts are <sessionId>.jsonl there,
+	// found without resolving each entry's path.
+	dir := a.SessionsDir
+	inDir := make(map[string]*transcripts.File, len(a.Files))
+	var names []string
+	for i := range a.Files {
+		if f := &a.Files[i]; f.Dir == dir {
+			inDir[f.Name] = f
+			names = append(names, f.Name)
+		}
+	}
+	claimed := map[string]bool{}
+	addFile := func(name, sid string, archived bool) {
+		fi, err := inDir[name].Entry.Info()
+		if err != nil {
+			return
+		}
+		claimed[name] = true
+		l.add(usage.FileUnit(filepath.Join(dir, name), fi, sid, archived), usageUnitInfo{agent: a.ID, sessionID: sid, archived: archived})
+	}
+	for _, e := range a.Entries {
+		sid := e.Meta.SessionID
+		if sid == "" || !s.Listable(e.Key) {
+			continue
+		}
+		row := s.Row(a.ID, a.Store, e)
+		in := usageSession{key: row.Key, kind: row.Kind, channel: row.Channel, cron: cronJob(e.Key), visible: s.Visible(e)}
+		if prev, ok := infos[sid]; ok && prev.visible && !in.visible {
+			continue
+		}
+		infos[sid] = in
+		if a.Era != era.JSON || !in.visible {
+			continue
+		}
+		sf := e.Meta.SessionFile
+		if name := sid + ".jsonl"; (sf == "" || filepath.Dir(sf) == dir) && inDir[name] != nil && (sf == "" || filepath.Base(sf) == name) {
+			addFile(name, sid, false)
+			continue
+		}
+		tr, err := s.Transcript(a.ID, a.Store, e)
+		if err != nil || !tr.Exists {
+			continue
+		}
+		if filepath.Dir(tr.Path) == dir {
+			claimed[filepath.Base(tr.Path)] = true
+		}
+		if fi, err := os.Stat(tr.Path); err == nil && fi.Mode().IsRegular() {
+			l.add(usage.FileUnit(tr.Path, fi, sid, false), usageUnitInfo{agent: a.ID, sessionID: sid})
+		}
+	}
+	if a.Era == era.SQLite {
+		p := s.SQLitePath(a.ID)
+		fi, err := os.Stat(p)
+		if err != nil {
+			return apperr.Statef("cannot read OpenClaw SQLite store %s: %v", p, err)
+		}
+		l.add(usage.SQLiteUnit(p, fi, q.IncludeArchived, sqlitestore.Options{BusyTimeout: lockTimeout, Warn: s.Warnf}), usageUnitInfo{agent: a.ID})
+	}
+	for _, name := range names {
+		if claimed[name] {
+			continue
+		}
+		f := inDir[name]
+		var sid string
+		archived := false
+		if id, ok := f.JSONL(); ok && a.Era == era.JSON {
+			sid = id
+		} else if id := f.ArchiveOf(); q.IncludeArchived && id != "" {
+			sid, archived = id, true
+		} else {
+			continue
+		}
+		if in, known := infos[sid]; s.Req.Restrict && (!known || !in.visible) {
+			continue // a sandboxed requester counts only what it may see
+		}
+		addFile(name, sid, archived)
+	}
+	return nil
+}
+
+// sources attaches each part to its session (key, kind, channel, cron job
+// from the store), leaving out what the requester may not see, and sums the
+// skipped lines.
+func (c *usageCatalog) sources(s *state.State, parts [][]usage.Part) ([]usage.Source, usage.Skips, int) {
+	var srcs []usage.Source
+	var sk usage.Skips
+	files := 0
+	for i, ps := range parts {
+		ui := c.units[i]
+		var fileSkips usage.Skips
+		for _, p := range ps {
+			fileSkips.Add(p.Skips)
+			if p.SessionID == "" && len(p.Records) == 0 {
+				continue
+			}
+			in, known := c.sessions[ui.agent][p.SessionID]
+			if known && !in.visible || !known && s.Req.Restrict {
+				continue
+			}
+			sess := usage.Session{SessionID: p.SessionID, Agent: ui.agent, Archived: ui.archived || p.Archived}
+			switch {
+			case known:
+				sess.Key, sess.Kind, sess.Channel, sess.CronJob = in.key, in.kind, in.channel, in.cron
+			case p.Key != "":
+				row := keyInfo(s, p.Key)
+				sess.Key, sess.Kind, sess.Channel, sess.CronJob = row.key, row.kind, row.channel, row.cron
+			}
+			srcs = append(srcs, usage.Source{Session: sess, Models: p.Models, Records: p.Records})
+		}
+		if fileSkips.Total() > 0 {
+			files++
+			sk.Add(fileSkips)
+		}
+	}
+	return srcs, sk, files
+}
+
+// keyInfo describes a key no store entry holds any more (a 2026.8+ archive).
+func keyInfo(s *state.State, key string) usageSession {
+	kind := keys.Kind(key, "")
+	return usageSession{
+		key:     s.DisplayKey(key),
+		kind:    kind,
+		channel: keys.Channel(kind, key, "", "", ""),
+		cron:    cronJob(key),
+	}
+}
+
+// cronJob is the job id of a cron session key (agent:<id>:cron:<jobId>, also
+// …:cron:<jobId>:run:<runId>), "" for any other key.
+func cronJob(key string) string {
+	rest := keys.Rest(key)
+	if !strings.HasPrefix(rest, "cron:") {
+		return ""
+	}
+	job := strings.TrimPrefix(rest, "cron:")
+	if i := strings.IndexByte(job, ':'); i >= 0 {
+		job = job[:i]
+	}
+	return job
+}

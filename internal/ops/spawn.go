@@ -1,0 +1,552 @@
+package ops
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/openclaw/sessions/internal/apperr"
+	"github.com/openclaw/sessions/internal/archive"
+	"github.com/openclaw/sessions/internal/backend"
+	"github.com/openclaw/sessions/internal/config"
+	"github.com/openclaw/sessions/internal/engine"
+	"github.com/openclaw/sessions/internal/era"
+	"github.com/openclaw/sessions/internal/gateway"
+	"github.com/openclaw/sessions/internal/jsonx"
+	"github.com/openclaw/sessions/internal/keys"
+	"github.com/openclaw/sessions/internal/launch"
+	"github.com/openclaw/sessions/internal/policy"
+	"github.com/openclaw/sessions/internal/runner"
+	"github.com/openclaw/sessions/internal/runs"
+	"github.com/openclaw/sessions/internal/sessionwrite"
+	"github.com/openclaw/sessions/internal/state"
+	"github.com/openclaw/sessions/internal/store"
+	"github.com/openclaw/sessions/internal/transcript"
+	"github.com/tidwall/gjson"
+)
+
+// SpawnRequest is a sub-agent task and how it is run.
+type SpawnRequest struct {
+	Task     string
+	Label    string // the child's label ("" none)
+	Model    string // PROVIDER/MODEL or an alias ("" the agent's subagents.model)
+	Thinking string // the thinking level as given ("" none)
+	// RunTimeoutSeconds aborts the task after that long (0: the turn
+	// timeout).
+	RunTimeoutSeconds int
+	Cleanup           string // keep | delete
+	// Engine, OpenClaw, Deliver: as for SendRequest.
+	Engine, OpenClaw, Deliver string
+}
+
+// SpawnResult is the JSON document of `sessions spawn` (key order of
+// OpenClaw's sessions_spawn result).
+type SpawnResult struct {
+	Status          string `json:"status"`
+	ChildSessionKey string `json:"childSessionKey"`
+	RunID           string `json:"runId"`
+	ModelApplied    *bool  `json:"modelApplied,omitempty"`
+	Warning         string `json:"warning,omitempty"`
+}
+
+// Spawn creates a sub-agent session agent:<agent>:subagent:<uuid> for the
+// requester (--as, else the main session of --agent or the default agent),
+// records its run and starts the detached runner that performs the task,
+// announces the result to the requester and cleans up. It returns as soon
+// as the child exists and its runner is started. Refused before anything
+// is written: a sub-agent requester or an agent subagents.allowAgents does
+// not allow (exit 3), an unknown agent (exit 4), an invalid thinking level
+// or label (exit 2), a model that is not configured or not allowed (exit 1),
+// a store that cannot be written (exit 10). Through a gateway (the one the
+// invocation names, or the live gateway of a 2026.8+ agent) the child is
+// made by the gateway's own spawn.
+func (o *Ops) Spawn(ctx context.Context, q SpawnRequest) (*SpawnResult, error) {
+	if err := o.ResolveEngineDeliver(&q.Engine, &q.Deliver); err != nil {
+		return nil, err
+	}
+	named, route, wo, err := o.namedWrite()
+	if err != nil {
+		return nil, err
+	}
+	if named != nil {
+		return o.spawnThroughNamed(ctx, q, route, wo)
+	}
+	s, err := o.State()
+	if err != nil {
+		return nil, err
+	}
+	a, err := spawnAskOf(s, q)
+	if err != nil {
+		return nil, err
+	}
+	// where the child is written: through the live gateway of a 2026.8+
+	// agent, the gateway's own spawn (nothing written to its database)
+	route, wo, err = o.writeRoute(s, a.target, "spawn")
+	if err != nil {
+		return nil, err
+	}
+	if route.Era != era.Gateway {
+		return o.spawnLocal(ctx, s, q, a)
+	}
+	g := gatewaySpawn{s: s, l: o.launcher(s, nil), route: route, wo: wo, target: a.target, label: a.label, thinking: a.thinking}
+	if g.engine, err = g.l.ChooseEngineFor(route, a.target, q.Engine, q.OpenClaw); err != nil {
+		return nil, err
+	}
+	g.req = runs.Session{Key: a.reqKey, DisplayKey: s.Req.Raw, AgentID: a.reqAgent}
+	if t, err := s.Lookup(a.reqKey); err == nil && t != nil {
+		g.req.Key, g.req.SessionID, g.req.Channel = t.Entry.Key, t.Entry.SessionID, s.ChannelOf(t.Entry)
+	}
+	if a.model != nil {
+		g.model = a.model.Key()
+	}
+	return o.spawnThroughGateway(ctx, q, g)
+}
+
+// spawnAsk is a local spawn's request checked against this host's config
+// (format §6.4 steps 3–5, 7–9): who asks, into which agent, with which
+// label, model and thinking level.
+type spawnAsk struct {
+	reqAgent, reqKey string // the requester (the operator: its agent's main session)
+	target           string // the agent the child is made in
+	label, thinking  string
+	model            *launch.Model
+}
+
+func spawnAskOf(s *state.State, q SpawnRequest) (spawnAsk, error) {
+	var a spawnAsk
+	// who asks (steps 3, 4)
+	if s.Req.Subagent {
+		return a, apperr.Forbiddenf("%s", policy.MsgSpawnFromSubagent)
+	}
+	if strings.TrimSpace(q.Label) != "" {
+		// 2026.9.6's 512 here; the target's era decides once it is open
+		l, err := sessionwrite.ParseLabel("", q.Label)
+		if err != nil {
+			return a, err
+		}
+		a.label = l
+	}
+	a.reqAgent, a.reqKey = s.Req.Agent, s.Req.Key
+	if s.Req.Operator() {
+		a.reqKey = keys.MainOf(a.reqAgent)
+	}
+	// the target agent (step 5)
+	a.target = a.reqAgent
+	if s.AgentFlag != "" {
+		a.target = s.AgentFlag
+	}
+	if a.target != a.reqAgent {
+		var allow []string
+		if ag := s.Cfg.Agent(a.reqAgent); ag != nil {
+			allow = ag.Subagents.AllowAgents
+		}
+		if msg := policy.SpawnTarget(allow, a.reqAgent, a.target, config.NormalizeAgentID); msg != "" {
+			return a, apperr.Forbiddenf("%s", msg)
+		}
+	}
+	if err := s.CheckAgent(a.target); err != nil {
+		return a, err
+	}
+	// model and thinking (steps 7, 8, 9)
+	modelRef := strings.TrimSpace(q.Model)
+	if modelRef == "" {
+		modelRef = strings.TrimSpace(s.Cfg.SubagentModelFor(a.target))
+	}
+	if raw := strings.TrimSpace(q.Thinking); raw != "" {
+		if a.thinking = launch.NormalizeThinkLevel(raw); a.thinking == "" {
+			return a, apperr.Usagef("%s", launch.InvalidThinkingMessage(raw, modelRef))
+		}
+	}
+	if modelRef != "" {
+		m, err := launch.CheckModel(s.Cfg, modelRef)
+		if err != nil {
+			return a, apperr.Errorf("%v", err)
+		}
+		a.model = &m
+	}
+	return a, nil
+}
+
+// spawnLocal spawns into the target agent's own store (its sessions.json
+// or SQLite database): the child is created in one locked insert, then the
+// run is recorded, put in the archive index and its runner started.
+func (o *Ops) spawnLocal(ctx context.Context, s *state.State, q SpawnRequest, a spawnAsk) (*SpawnResult, error) {
+	// what the runner could not do
+	if err := launch.PreflightAgent(s, a.target); err != nil {
+		return nil, err
+	}
+	l := o.launcher(s, nil)
+	eng, err := l.ChooseEngine(q.Engine, q.OpenClaw)
+	if err != nil {
+		return nil, err
+	}
+	c, err := o.createLocalChild(ctx, s, a)
+	if err != nil {
+		return nil, err
+	}
+	// the run (steps 11, 12)
+	requester := &runs.Session{Key: a.reqKey, DisplayKey: s.Req.Raw, AgentID: a.reqAgent}
+	if c.reqEntry != nil {
+		requester.Key = c.reqEntry.Key
+		requester.SessionID = c.reqEntry.SessionID
+		requester.Channel = s.ChannelOf(c.reqEntry)
+	}
+	rec := &runs.Record{
+		RunID:     runs.NewID(),
+		Kind:      runs.KindSpawn,
+		Status:    runs.StatusAccepted,
+		CreatedAt: c.now.UnixMilli(),
+		Target:    runs.Session{Key: c.key, DisplayKey: c.key, AgentID: a.target, SessionID: c.sessionID, Channel: requester.Channel},
+		Requester: requester,
+		Message:   q.Task,
+		Engine:    eng,
+		Deliver:   q.Deliver,
+		Steps:     []runs.Step{},
+		Spawn: &runs.Spawn{
+			Task:              q.Task,
+			Label:             c.label,
+			Thinking:          a.thinking,
+			RunTimeoutSeconds: q.RunTimeoutSeconds,
+			Cleanup:           q.Cleanup,
+		},
+	}
+	if rec.Engine == "" {
+		rec.Engine = "provider"
+	}
+	if a.model != nil {
+		rec.Spawn.Model = a.model.Key()
+	}
+	if m := s.Cfg.ArchiveAfterMinutes(); m > 0 {
+		rec.Spawn.ArchiveAtMs = rec.CreatedAt + int64(m)*60_000
+	}
+	rs := runs.Open(s.Dir.Path)
+	if err := rs.Save(rec); err != nil {
+		return nil, err
+	}
+	if rec.Spawn.ArchiveAtMs > 0 {
+		if err := archive.Add(s.Dir.Path, archive.Entry{RunID: rec.RunID, ChildKey: c.key, Agent: a.target, ArchiveAtMs: rec.Spawn.ArchiveAtMs}); err != nil {
+			o.cfg.Log.Warn("cannot record the child in the archive index; it will not be archived automatically", "err", err)
+		}
+	}
+	if err := l.StartRunner(s, rs, rec); err != nil {
+		return nil, err
+	}
+	out := &SpawnResult{Status: runs.StatusAccepted, ChildSessionKey: c.key, RunID: rec.RunID}
+	if a.model != nil {
+		applied := true
+		out.ModelApplied = &applied
+	}
+	return out, nil
+}
+
+// localChild is a child session created in the target agent's store, and
+// the requester's entry as read for it (nil: the requester has none yet).
+type localChild struct {
+	key, sessionID, label string
+	now                   time.Time
+	reqEntry              *store.Entry
+}
+
+// createLocalChild creates the child (steps 6, 9, 11) in one locked
+// insert; the requester entry is read inside the same lock when it shares
+// the store (JSON era), or just before (SQLite era: sessionwrite), and its
+// transcript checked (the announce must be able to append to it).
+func (o *Ops) createLocalChild(ctx context.Context, s *state.State, a spawnAsk) (*localChild, error) {
+	reqStorePath, _ := s.StorePath(a.reqAgent)
+	childStorePath, _ := s.StorePath(a.target)
+	sameStore := reqStorePath == childStorePath
+	c := &localChild{label: a.label}
+	var reqStore *store.Store
+	if !sameStore {
+		if err := launch.PreflightAgent(s, a.reqAgent); err != nil {
+			return nil, err
+		}
+		if t, err := s.Lookup(a.reqKey); err != nil {
+			return nil, err
+		} else if t != nil {
+			c.reqEntry, reqStore = t.Entry, t.Store
+			// state's stores keep fields only; childEntry reads the
+			// requester's groupId/groupChannel/space from its full JSON
+			if raw, ok, err := s.EntryRaw(t.Agent, t.Entry); err != nil {
+				return nil, err
+			} else if ok {
+				full := *t.Entry
+				full.Raw = raw
+				c.reqEntry = &full
+			}
+			if err := checkRequesterTranscript(s, a.reqAgent, reqStore, c.reqEntry); err != nil {
+				return nil, err
+			}
+		}
+	}
+	c.now = o.Now()
+	c.key = "agent:" + a.target + ":subagent:" + uuid.NewString()
+	c.sessionID = uuid.NewString()
+	w, err := sessionwrite.Open(s, a.target, sessionwrite.Options{LockTimeout: o.cfg.LockTimeout, Now: o.cfg.Now})
+	if err != nil {
+		return nil, err
+	}
+	defer w.Close()
+	if c.label != "" {
+		if c.label, err = sessionwrite.ParseLabel(w.Era(), c.label); err != nil {
+			return nil, err
+		}
+	}
+	child := sessionwrite.Child{Key: c.key, SessionID: c.sessionID, ParentKey: a.reqKey, RequesterAgent: a.reqAgent, Label: c.label,
+		Build: func(st *store.Store, req *store.Entry) (*jsonx.Object, error) {
+			if sameStore {
+				c.reqEntry, reqStore = req, st
+				if c.reqEntry != nil && w.Era() == era.JSON {
+					if err := checkRequesterTranscript(s, a.reqAgent, st, c.reqEntry); err != nil {
+						return nil, err
+					}
+				}
+			}
+			return childEntry(s, c.sessionID, c.now, c.label, a.reqKey, a.model, a.thinking, a.target, c.reqEntry), nil
+		}}
+	if sameStore {
+		child.RequesterKeys = keys.Candidates(a.reqKey, s.Req.Agent, s.Default, config.NormalizeAgentID)
+	}
+	res, err := w.CreateChild(ctx, child)
+	if err != nil {
+		return nil, err
+	}
+	o.debug("child session created", "key", c.key, "store", res.Path, "era", w.Era())
+	return c, nil
+}
+
+// checkRequesterTranscript refuses a requester whose transcript the
+// announce could not be appended to (its first line is not a session
+// header: OpenClaw would overwrite it, and we never repair it).
+func checkRequesterTranscript(s *state.State, agent string, st *store.Store, e *store.Entry) error {
+	tp, err := s.Transcript(agent, st, e)
+	if err != nil || !tp.Exists {
+		return nil // no transcript yet (or none we may open): the announce skips it
+	}
+	h, err := transcript.ReadHeader(tp.Path)
+	if err != nil {
+		return apperr.Statef("cannot read the requester's transcript %s: %v", tp.Path, err)
+	}
+	if h == nil {
+		return apperr.Statef("the requester's transcript %s does not start with a session header; refusing to spawn (its announce could not be written)", tp.Path)
+	}
+	return nil
+}
+
+// childEntry is the child's store entry as OpenClaw 1.30 leaves it before
+// the run (sessions.patch for the model, then the gateway agent call):
+// sessionId, updatedAt, the model override, label, spawnedBy, the
+// requester's channel (delivery fields are derived from it when the store
+// is written) and group fields inherited from the requester, and the
+// thinking level (unless off).
+func childEntry(s *state.State, sessionID string, now time.Time, label, spawnedBy string, model *launch.Model, thinking, target string, req *store.Entry) *jsonx.Object {
+	e := jsonx.NewObject()
+	_ = e.Set("sessionId", sessionID)
+	_ = e.Set("updatedAt", now.UnixMilli())
+	if model != nil && !launch.RedundantOverride(s.Cfg, target, model) {
+		_ = e.Set("modelOverride", model.ID)
+		_ = e.Set("providerOverride", model.Provider)
+	}
+	if label != "" {
+		_ = e.Set("label", label)
+	}
+	_ = e.Set("spawnedBy", spawnedBy)
+	if req != nil {
+		if ch := s.ChannelOf(req); ch != "" {
+			_ = e.Set("channel", ch)
+		}
+		for _, f := range [][2]string{{"groupId", "groupId"}, {"groupChannel", "groupChannel"}, {"space", "space"}} {
+			if v := gjson.GetBytes(req.Raw, f[0]); v.Type == gjson.String && v.Str != "" {
+				_ = e.Set(f[1], v.Str)
+			}
+		}
+	}
+	if thinking != "" && thinking != "off" {
+		_ = e.Set("thinkingLevel", thinking)
+	}
+	return e
+}
+
+// spawnThroughNamed is spawn through the gateway the invocation names
+// (route). Without --as: the host operator's spawn from the main session
+// of --agent (else main) into the same agent; the model and thinking level
+// are the gateway's to check (its config is not read). With --as (or
+// $OPENCLAW_SESSION_KEY): the requester is checked against that host's
+// config (config.get) exactly as locally — no spawn from a sub-agent
+// session, --agent another agent only when the requester agent's
+// subagents.allowAgents allows it — and the child takes the target agent's
+// sub-agent model default from it when --model is not given. The run is
+// recorded in the gateway's home.
+func (o *Ops) spawnThroughNamed(ctx context.Context, q SpawnRequest, route sessionwrite.Route, wo sessionwrite.Options) (*SpawnResult, error) {
+	ep := route.Endpoint
+	o.debug("spawn through the gateway this invocation names", "gateway", ep.String(), "auth", ep.AuthSource)
+	agent := config.NormalizeAgentID(o.cfg.Agent)
+	if strings.TrimSpace(o.cfg.Agent) == "" {
+		agent = "main"
+	}
+	g := gatewaySpawn{route: route, wo: wo, target: agent}
+	if strings.TrimSpace(q.Label) != "" {
+		l, err := ParseLabel(era.JSON, q.Label)
+		if err != nil {
+			return nil, err
+		}
+		g.label = l
+	}
+	if raw := strings.TrimSpace(q.Thinking); raw != "" {
+		if g.thinking = launch.NormalizeThinkLevel(raw); g.thinking == "" {
+			return nil, apperr.Usagef("%s", launch.InvalidThinkingMessage(raw, q.Model))
+		}
+	}
+	var err error
+	if g.engine, err = o.launcher(nil, &ep).ChooseEngineFor(route, agent, q.Engine, q.OpenClaw); err != nil {
+		return nil, err
+	}
+	g.model = strings.TrimSpace(q.Model)
+	g.req = runs.Session{Key: keys.MainOf(agent), AgentID: agent}
+	if acc, b, err := o.namedRequester(ctx, ep); err != nil {
+		return nil, err
+	} else if acc != nil {
+		defer b.Close()
+		if g.target, g.model, err = checkRemoteSpawn(acc, o.cfg.Agent, g.model); err != nil {
+			return nil, err
+		}
+		r, err := remoteRequester(ctx, b, acc)
+		if err != nil {
+			return nil, err
+		}
+		g.req = *r
+		g.settings = remoteSettings(acc, b.Where())
+	}
+	if g.s, err = o.gatewayState(ep); err != nil {
+		return nil, err
+	}
+	g.l = o.launcher(g.s, &ep)
+	return o.spawnThroughGateway(ctx, q, g)
+}
+
+// namedRequester connects and resolves --as on the gateway ep (nil, nil
+// without one: nothing is dialled here). Close b.
+func (o *Ops) namedRequester(ctx context.Context, ep gateway.Endpoint) (*state.Access, *backend.Gateway, error) {
+	if strings.TrimSpace(o.cfg.As) == "" && strings.TrimSpace(o.cfg.Getenv("OPENCLAW_SESSION_KEY")) == "" {
+		return nil, nil, nil
+	}
+	b := o.gatewayReader(ep)
+	ctx, cancel := context.WithTimeout(ctx, backend.CallTimeout)
+	defer cancel()
+	c, err := b.Client(ctx)
+	if err == nil {
+		var acc *state.Access
+		if acc, err = b.Access(ctx, c); err == nil && acc != nil {
+			return acc, b, nil
+		}
+	}
+	_ = b.Close()
+	return nil, nil, err
+}
+
+// checkRemoteSpawn makes the local spawn's requester checks (format §6.4
+// steps 3–5, 7) with the gateway host's config: a sub-agent session may
+// not spawn; the target agent (--agent, else the requester's) must be the
+// requester's own or allowed by its subagents.allowAgents; the model is
+// --model, else the target agent's sub-agent default.
+func checkRemoteSpawn(acc *state.Access, agentFlag, model string) (string, string, error) {
+	if acc.Req.Subagent {
+		return "", "", apperr.Forbiddenf("%s", policy.MsgSpawnFromSubagent)
+	}
+	cfg := acc.Remote
+	reqAgent := acc.Req.Agent
+	target := reqAgent
+	if strings.TrimSpace(agentFlag) != "" {
+		target = config.NormalizeAgentID(agentFlag)
+	}
+	if target != reqAgent {
+		var allow []string
+		if a := cfg.Agent(reqAgent); a != nil {
+			allow = a.Subagents.AllowAgents
+		}
+		if msg := policy.SpawnTarget(allow, reqAgent, target, config.NormalizeAgentID); msg != "" {
+			return "", "", apperr.Forbiddenf("%s", msg)
+		}
+	}
+	if model == "" {
+		model = strings.TrimSpace(cfg.SubagentModelFor(target))
+	}
+	return target, model, nil
+}
+
+// gatewaySpawn is a spawn made ready for a gateway's own spawn: where the
+// run is recorded (s), the route, the child's agent, the requester, and
+// what the child is made with.
+type gatewaySpawn struct {
+	s        *state.State
+	l        *launch.Launcher
+	route    sessionwrite.Route
+	wo       sessionwrite.Options
+	target   string
+	req      runs.Session
+	label    string
+	model    string // provider/model or as given ("" none)
+	thinking string
+	engine   string
+	settings *runs.Settings
+}
+
+// spawnThroughGateway spawns through g's gateway: the child is created by
+// starting its task turn (sessionwrite's gateway CreateChild:
+// gateway.Client.Spawn), the run is recorded in g.s's runs and its runner
+// waits for the task, runs the announce step, announces to the requester
+// (chat.inject, else a turn of the requester) and cleans up. The child's
+// key derives from the run's task idempotency key, so a retry of the task
+// step is the same run on the gateway. The child is not put in our archive
+// index: removing it is --cleanup delete's (or sessions delete's) job.
+func (o *Ops) spawnThroughGateway(ctx context.Context, q SpawnRequest, g gatewaySpawn) (*SpawnResult, error) {
+	runID := runs.NewID()
+	idem := engine.IdempotencyKey(runID, "0-task-0") // the runner's task step
+	childKey := gateway.SubagentKey(g.target, idem)
+	w, err := sessionwrite.OpenRoute(g.s, g.target, g.route, g.wo)
+	if err != nil {
+		return nil, err
+	}
+	defer w.Close()
+	res, err := w.CreateChild(ctx, sessionwrite.Child{
+		Key: childKey, ParentKey: g.req.Key, RequesterAgent: g.req.AgentID, Label: g.label,
+		Task: q.Task, Model: g.model, Thinking: g.thinking, RunTimeoutSeconds: q.RunTimeoutSeconds, IdempotencyKey: idem,
+		SystemPrompt: runner.SubagentSystemPrompt(runner.SubagentContext{Task: q.Task, Label: g.label,
+			RequesterKey: g.req.DisplayKey, RequesterChannel: g.req.Channel, ChildKey: childKey}),
+	})
+	if err != nil {
+		return nil, err
+	}
+	o.debug("child session created", "key", res.Key, "store", res.Path, "era", w.Era(), "route", res.RunRoute, "run", res.RunID)
+	rec := &runs.Record{
+		RunID:     runID,
+		Kind:      runs.KindSpawn,
+		Status:    runs.StatusAccepted,
+		CreatedAt: o.Now().UnixMilli(),
+		Target:    runs.Session{Key: res.Key, DisplayKey: res.Key, AgentID: g.target, SessionID: res.SessionID, Channel: g.req.Channel},
+		Requester: &g.req,
+		Message:   q.Task,
+		Engine:    g.engine,
+		Deliver:   q.Deliver,
+		Steps:     []runs.Step{},
+		Settings:  g.settings,
+		Spawn: &runs.Spawn{
+			Task: q.Task, Label: g.label, Model: g.model, Thinking: g.thinking,
+			RunTimeoutSeconds: q.RunTimeoutSeconds, Cleanup: q.Cleanup,
+			GatewayRoute: res.RunRoute, Warning: res.Warning,
+		},
+	}
+	if res.RunRoute == gateway.RouteSessionsCreate {
+		rec.Spawn.GatewayRunID = res.RunID // not ours: the task step waits for it
+	}
+	if _, err := g.l.Launch(g.s, rec); err != nil {
+		return nil, err
+	}
+	out := &SpawnResult{Status: runs.StatusAccepted, ChildSessionKey: res.Key, RunID: runID, Warning: res.Warning}
+	if g.model != "" {
+		applied := res.ModelApplied || (res.RunRoute == gateway.RouteSessionsCreate && res.Warning == "")
+		out.ModelApplied = &applied
+	}
+	return out, nil
+}

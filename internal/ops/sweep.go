@@ -1,0 +1,71 @@
+package ops
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"github.com/openclaw/sessions/internal/archive"
+	"github.com/openclaw/sessions/internal/sessionwrite"
+)
+
+// SweepReport is what an archive sweep did (`sessions runs --sweep
+// --json`): the children archived, those deferred, how many are pending
+// and when the next is due.
+type SweepReport = archive.Report
+
+// SweepRequest is an archive sweep.
+type SweepRequest struct {
+	// Auto is the sweep every invocation makes in passing: it reads only
+	// the small archive index when nothing is due, waits briefly for locks
+	// (a busy one is retried by the next invocation) and never fails —
+	// problems are logged (debug, or a warning) and the report is nil.
+	Auto bool
+}
+
+// autoSweepLockTimeout bounds the automatic sweep's waits for the index
+// flock and OpenClaw's store lock: a busy lock is simply retried by the
+// next invocation.
+const autoSweepLockTimeout = 150 * time.Millisecond
+
+// Sweep archives the sub-agent children whose archive time has come
+// (agents.defaults.subagents.archiveAfterMinutes after their creation;
+// there is no daemon, so invocations do it): each leaves its store (JSON
+// era: deleted, transcript renamed .deleted.<ts>; 2026.8+ SQLite store:
+// archived), its run record notes it, and it leaves the index. A child
+// whose runner is alive, or whose store is busy, is deferred. The sweep
+// works on this host's state dir.
+func (o *Ops) Sweep(ctx context.Context, q SweepRequest) (*SweepReport, error) {
+	s, err := o.State()
+	if err != nil {
+		if q.Auto {
+			return nil, nil // the command reports it
+		}
+		return nil, err
+	}
+	if !q.Auto {
+		return archive.Sweep(ctx, s, o.Now(), archive.SweepOptions{LockTimeout: o.cfg.LockTimeout, Remove: sessionwrite.LocalRemover(s)})
+	}
+	due, err := archive.Due(s.Dir.Path, o.Now())
+	if err != nil {
+		o.cfg.Log.Warn("archive sweep skipped", "err", err)
+		return nil, nil
+	}
+	if !due {
+		return nil, nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	rep, err := archive.Sweep(ctx, s, o.Now(), archive.SweepOptions{LockTimeout: autoSweepLockTimeout, Remove: sessionwrite.LocalRemover(s)})
+	if err != nil {
+		o.debug("archive sweep deferred", "err", err)
+		return nil, nil
+	}
+	for _, a := range rep.Archived {
+		o.debug("archived sub-agent session", "key", a.ChildKey, "run", a.RunID, "renamed", strings.Join(a.Renamed, ","))
+	}
+	for _, d := range rep.Deferred {
+		o.debug("archive deferred", "key", d.ChildKey, "run", d.RunID, "reason", d.Reason)
+	}
+	return rep, nil
+}
