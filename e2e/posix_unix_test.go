@@ -1,6 +1,6 @@
 //go:build unix
 
-package main_test
+package e2e_test
 
 import (
 	"os/exec"

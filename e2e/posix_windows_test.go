@@ -1,6 +1,6 @@
 //go:build windows
 
-package main_test
+package e2e_test
 
 import (
 	"fmt"
