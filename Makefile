@@ -6,12 +6,37 @@ PKGS     := ./...
 VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS  := -s -w -X github.com/openclaw/sessions/internal/cmd/version.Version=$(VERSION)
 
-.PHONY: all build test test-short interop bench lint vet fmt completions check-completions man clean stress fuzz
+.PHONY: all build test test-short interop bench lint vet fmt completions check-completions man clean stress fuzz cross dist
 
 all: build
 
 build:
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/sessions
+
+# The release targets (docs/PLATFORMS.md), all without cgo.
+TARGETS := linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64
+
+# Every package of every target compiles, tests included (vet type-checks
+# the _test.go files and their build tags). Nothing is written.
+cross:
+	@for t in $(TARGETS); do \
+		echo "== $$t"; \
+		GOOS=$${t%/*} GOARCH=$${t#*/} CGO_ENABLED=0 $(GO) build -o /dev/null $(PKGS) || exit 1; \
+		GOOS=$${t%/*} GOARCH=$${t#*/} CGO_ENABLED=0 $(GO) vet $(PKGS) || exit 1; \
+	done
+
+# Release archives into dist/ (cmd/dist): per target a stamped binary with
+# completions/, the man pages, README.md and LICENSE, as
+# sessions_<version>_<os>_<arch>.tar.gz (.zip for Windows), and
+# dist/checksums.txt (cd dist && sha256sum -c checksums.txt). Needs only the
+# module cache (go mod download fetches what is missing, once). The commit's
+# date stamps the binaries and dates the entries: the same commit gives the
+# same archives.
+COMMIT ?= $(shell git rev-parse HEAD 2>/dev/null)
+DATE   ?= $(shell TZ=UTC git log -1 --date=format-local:%Y-%m-%dT%H:%M:%SZ --format=%cd 2>/dev/null)
+dist: man
+	$(GO) mod download
+	$(GO) run ./cmd/dist -version '$(VERSION)' -commit '$(COMMIT)' -date '$(DATE)' -targets '$(TARGETS)' -man docs/man -o dist
 
 # Every test that needs no network and no OpenClaw peer.
 test:
@@ -117,4 +142,4 @@ man:
 	$(GO) run ./cmd/gen-man -o docs/man
 
 clean:
-	rm -rf bin docs/man
+	rm -rf bin dist docs/man

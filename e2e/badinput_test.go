@@ -8,11 +8,11 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/openclaw/sessions/internal/sqlitewrite"
+	"github.com/openclaw/sessions/internal/testutil"
 )
 
 // The bad-input corpus (testdata/badinput/, one directory per case, see its
@@ -97,7 +97,7 @@ func biCases() []biCase {
 		}, cmds: cmds(readOnlyCmds(`cannot read session store .*sessions.json: is a directory`, 10), writeCmds(`sessions.json: not a regular file|is a directory`, 10))},
 		{name: "store-fifo", setup: func(t *testing.T, e *biEnv) {
 			must(t, os.Remove(e.path(biStore)))
-			must(t, syscall.Mkfifo(e.path(biStore), 0o600))
+			must(t, testutil.Mkfifo(e.path(biStore)))
 		}, cmds: cmds(readOnlyCmds(`sessions.json: not a regular file`, 10), writeCmds(`not a regular file`, 10))},
 		{name: "store-invalid-utf8", cmds: []biCmd{
 			// read: the bytes become U+FFFD, as OpenClaw's utf-8 decoding does
@@ -183,7 +183,7 @@ func biCases() []biCase {
 		}, changes: []string{biSessions, "state/sessions-cli"}, check: checkAppended},
 		{name: "transcript-fifo", setup: func(t *testing.T, e *biEnv) {
 			must(t, os.Remove(e.path(biMainT)))
-			must(t, syscall.Mkfifo(e.path(biMainT), 0o600))
+			must(t, testutil.Mkfifo(e.path(biMainT)))
 		}, cmds: []biCmd{
 			{args: []string{"history", "main"}, code: 10, stderr: `cannot read transcript .*: not a regular file`},
 			{args: []string{"list", "--messages", "1", "--jq", ".count"}, stdout: `^\d+\n$`, stderr: `not a regular file`},
@@ -199,7 +199,7 @@ func biCases() []biCase {
 		}, cmds: escapeCmds(`lies outside the state dir`)},
 		{name: "escape-symlink-fifo", setup: func(t *testing.T, e *biEnv) {
 			must(t, os.MkdirAll(e.outside, 0o755))
-			must(t, syscall.Mkfifo(filepath.Join(e.outside, "secret.jsonl"), 0o600))
+			must(t, testutil.Mkfifo(filepath.Join(e.outside, "secret.jsonl")))
 			must(t, os.Remove(e.path(biMainT)))
 			must(t, os.Symlink(filepath.Join(e.outside, "secret.jsonl"), e.path(biMainT)))
 		}, cmds: escapeCmds(`lies outside the state dir`)},
@@ -308,7 +308,7 @@ func biCases() []biCase {
 		}},
 		{name: "config-fifo", setup: func(t *testing.T, e *biEnv) {
 			must(t, os.Remove(e.path("state/openclaw.json")))
-			must(t, syscall.Mkfifo(e.path("state/openclaw.json"), 0o600))
+			must(t, testutil.Mkfifo(e.path("state/openclaw.json")))
 		}, cmds: []biCmd{
 			{args: []string{"list"}, code: 10, stderr: `cannot read config .*openclaw.json: not a regular file`},
 		}},
@@ -394,7 +394,7 @@ func runBadInput(t *testing.T, c biCase) {
 	if c.setup != nil {
 		c.setup(t, e)
 	}
-	exe, cred := relExe(t), (*syscall.Credential)(nil)
+	exe, cred := relExe(t), (*userCred)(nil)
 	if c.nonRoot != "" && os.Geteuid() == 0 {
 		// Root reads anything: run the commands as nobody instead, over a
 		// state dir it owns.
@@ -457,7 +457,7 @@ const nobodyID = 65534
 // made traversable, the tree is given to nobody, and the executable is
 // copied where nobody can run it. The case is skipped, with the reason,
 // when that is not possible.
-func asNobody(t *testing.T, root string, c biCase) (string, *syscall.Credential) {
+func asNobody(t *testing.T, root string, c biCase) (string, *userCred) {
 	t.Helper()
 	skip := func(err error) {
 		t.Skipf("skipped: running as root (%s) and cannot switch to uid %d: %v; this case runs as any other user", c.nonRoot, nobodyID, err)
@@ -484,12 +484,12 @@ func asNobody(t *testing.T, root string, c biCase) (string, *syscall.Credential)
 	if err != nil {
 		skip(err)
 	}
-	probe := relRunAs(t, exe, &syscall.Credential{Uid: nobodyID, Gid: nobodyID}, relEnv(root), 20*time.Second, "version")
+	probe := relRunAs(t, exe, &userCred{Uid: nobodyID, Gid: nobodyID}, relEnv(root), 20*time.Second, "version")
 	if probe.Code != 0 {
 		skip(fmt.Errorf("`sessions version` as uid %d exited %d: %s", nobodyID, probe.Code, probe.Stderr))
 	}
 	t.Logf("running as root: the commands run as uid %d", nobodyID)
-	return exe, &syscall.Credential{Uid: nobodyID, Gid: nobodyID}
+	return exe, &userCred{Uid: nobodyID, Gid: nobodyID}
 }
 
 func (e *biEnv) expand(s string) string {

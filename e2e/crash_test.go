@@ -264,7 +264,7 @@ func (c *crash) killRunner(runID string, window time.Duration) {
 		time.Sleep(2 * time.Millisecond)
 	}
 	time.Sleep(time.Duration(c.rng.Int64N(int64(window))))
-	if syscall.Kill(pid, syscall.SIGKILL) == nil {
+	if p, err := os.FindProcess(pid); err == nil && p.Kill() == nil {
 		c.runnerKills++
 	}
 	r := relRun(t, c.env, 20*time.Second, "--state-dir", c.state, "wait", runID, "--timeout", "15", "--json")

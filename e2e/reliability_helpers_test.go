@@ -20,9 +20,10 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/openclaw/sessions/internal/proc"
 )
 
 // relExe is the sessions command on $PATH (set up by testscript.Main).
@@ -67,7 +68,7 @@ func relRun(t testing.TB, env []string, bound time.Duration, args ...string) rel
 
 // relRunAs is relRun with another executable and, when cred is set, as
 // another user.
-func relRunAs(t testing.TB, exe string, cred *syscall.Credential, env []string, bound time.Duration, args ...string) relResult {
+func relRunAs(t testing.TB, exe string, cred *userCred, env []string, bound time.Duration, args ...string) relResult {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), bound)
 	defer cancel()
@@ -75,7 +76,7 @@ func relRunAs(t testing.TB, exe string, cred *syscall.Credential, env []string, 
 	cmd.Args[0] = "sessions"
 	cmd.Env = env
 	if cred != nil {
-		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
+		runAs(cmd, cred)
 	}
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
@@ -302,7 +303,7 @@ func relAlive(pid int) bool {
 	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
 		if _, perr := os.Stat("/proc/self/stat"); perr != nil { // no procfs
-			return syscall.Kill(pid, 0) == nil
+			return proc.Exists(pid)
 		}
 		return false
 	}

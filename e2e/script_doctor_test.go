@@ -1,8 +1,7 @@
 package e2e_test
 
 import (
-	"syscall"
-
+	"github.com/openclaw/sessions/internal/testutil"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
@@ -11,5 +10,5 @@ func mkfifoCmd(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) != 1 {
 		ts.Fatalf("usage: mkfifo PATH")
 	}
-	ts.Check(syscall.Mkfifo(ts.MkAbs(args[0]), 0o600))
+	ts.Check(testutil.Mkfifo(ts.MkAbs(args[0])))
 }

@@ -15,11 +15,11 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/openclaw/sessions/internal/jsonx"
 	"github.com/openclaw/sessions/internal/lock"
+	"github.com/openclaw/sessions/internal/proc"
 )
 
 // Target is a channel route.
@@ -206,7 +206,7 @@ func Hook(ctx context.Context, spec string, it Item, timeout time.Duration) erro
 	stderr := &tailWriter{max: 4096} // the end of its output, for the error
 	cmd.Stdout = stderr
 	cmd.Stderr = stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	proc.NewGroup(cmd)
 	cmd.WaitDelay = hookWaitDelay
 	cmd.Env = append(os.Environ(),
 		"SESSIONS_DELIVERY_CHANNEL="+it.Channel,
@@ -228,7 +228,7 @@ func Hook(ctx context.Context, spec string, it Item, timeout time.Duration) erro
 		}
 		return nil
 	case <-ctx.Done():
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		_ = proc.KillGroup(cmd)
 		<-done
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			return fmt.Errorf("delivery hook timed out after %s", timeout)

@@ -12,7 +12,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -85,7 +84,7 @@ func brokenJSON(t *testing.T, root string) string {
 	os.Chtimes(filepath.Join(opsS, "sessions.json.lock"), old, old)
 	write(t, filepath.Join(mainS, cronSID+".jsonl.lock"), "{\n  \"pid\": 999999999,\n  \"createdAt\": \"2026-01-01T00:00:00.000Z\"\n}")
 	write(t, filepath.Join(mainS, pushSID+".jsonl.lock"), fmt.Sprintf("{\n  \"pid\": %d,\n  \"createdAt\": %q\n}", os.Getpid(), time.Now().UTC().Format("2006-01-02T15:04:05.000Z")))
-	if err := syscall.Mkfifo(filepath.Join(mainS, "fifo.jsonl.lock"), 0o600); err != nil {
+	if err := testutil.Mkfifo(filepath.Join(mainS, "fifo.jsonl.lock")); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.Mkdir(filepath.Join(opsS, "dir.jsonl.lock"), 0o700); err != nil {

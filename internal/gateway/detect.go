@@ -5,15 +5,15 @@ import (
 	"crypto/sha1"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
+
+	"github.com/openclaw/sessions/internal/proc"
 )
 
 // LiveGateway is a gateway found running for a state dir.
@@ -113,8 +113,7 @@ func readGatewayLock(path string) (gatewayLock, error) {
 }
 
 func pidAlive(pid int, startTime int64) bool {
-	err := syscall.Kill(pid, 0)
-	if err != nil && !errors.Is(err, syscall.EPERM) {
+	if !proc.Exists(pid) {
 		return false
 	}
 	if startTime <= 0 {
@@ -124,7 +123,8 @@ func pidAlive(pid int, startTime int64) bool {
 	return !ok || st == startTime
 }
 
-// procStartTime reads field 22 of /proc/<pid>/stat (false off Linux).
+// procStartTime reads field 22 of /proc/<pid>/stat (false off Linux: there
+// the pid alone decides).
 func procStartTime(pid int) (int64, bool) {
 	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {

@@ -169,8 +169,9 @@ func (lf *lockFile) close() {
 // A lock path that is not a regular file (a FIFO, a symlink, a directory, a
 // device or socket) is never opened — opening a FIFO blocks, a symlink may
 // point anywhere: the result then has only fi (from lstat) and Kind names
-// what the path is. The open itself uses O_NOFOLLOW|O_NONBLOCK and re-checks
-// the type, so a path swapped between lstat and open is not read either.
+// what the path is. The open itself uses O_NOFOLLOW|O_NONBLOCK (openNoFollow;
+// Unix only) and re-checks the type, so a path swapped between lstat and
+// open is not read either.
 func readLock(path string) (*lockFile, error) {
 	lst, err := os.Lstat(path)
 	if err != nil {
@@ -182,7 +183,7 @@ func readLock(path string) (*lockFile, error) {
 	if k := FileKind(lst.Mode()); k != "" {
 		return &lockFile{fi: lst, kind: k}, nil
 	}
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	f, err := os.OpenFile(path, os.O_RDONLY|openNoFollow, 0)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, nil
@@ -303,7 +304,7 @@ func linkUnsupported(err error) bool {
 	case syscall.EPERM, syscall.ENOTSUP, syscall.ENOSYS, syscall.EMLINK:
 		return true
 	}
-	return errno == syscall.EOPNOTSUPP
+	return errno == syscall.EOPNOTSUPP || linkUnsupportedErrno(errno)
 }
 
 // removeIfSame removes path if it still names the inode fi. It reports

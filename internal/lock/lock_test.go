@@ -13,11 +13,11 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/openclaw/sessions/internal/apperr"
+	"github.com/openclaw/sessions/internal/testutil"
 )
 
 // Child-process modes: the test binary re-executes itself with
@@ -877,7 +877,7 @@ func TestDanglingSymlinkLock(t *testing.T) {
 func TestInspectIrregularLockPaths(t *testing.T) {
 	dir := t.TempDir()
 	cases := map[string]func(p string) error{
-		"fifo":      func(p string) error { return syscall.Mkfifo(p, 0o600) },
+		"fifo":      testutil.Mkfifo,
 		"symlink":   func(p string) error { return os.Symlink(filepath.Join(dir, "elsewhere"), p) },
 		"directory": func(p string) error { return os.Mkdir(p, 0o700) },
 	}

@@ -5,9 +5,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 
 	"github.com/openclaw/sessions/internal/apperr"
+	"github.com/openclaw/sessions/internal/proc"
 	"github.com/openclaw/sessions/internal/runs"
 )
 
@@ -23,8 +23,9 @@ type StartOptions struct {
 	Extra      []string // extra global flags (e.g. --lock-timeout)
 }
 
-// Start launches the runner of runID as a detached process: its own session
-// (setsid), stdin from /dev/null, stdout and stderr to the run's log file, so
+// Start launches the runner of runID as a detached process (proc.Detach: its
+// own session on Unix; no console and its own process group on Windows),
+// stdin from the null device, stdout and stderr to the run's log file, so
 // it survives the caller's death and a closed terminal. It returns the pid.
 func Start(rs *runs.Store, runID string, o StartOptions) (int, error) {
 	exe := o.Executable
@@ -61,15 +62,15 @@ func Start(rs *runs.Store, runID string, o StartOptions) (int, error) {
 		env = os.Environ()
 	}
 	cmd := &exec.Cmd{
-		Path:        exe,
-		Args:        args, // argv[0] "sessions" (also what testscript dispatches on)
-		Dir:         filepath.Dir(rs.Dir()),
-		Env:         runnerEnv(env),
-		Stdin:       devnull,
-		Stdout:      logf,
-		Stderr:      logf,
-		SysProcAttr: &syscall.SysProcAttr{Setsid: true},
+		Path:   exe,
+		Args:   args, // argv[0] "sessions" (also what testscript dispatches on)
+		Dir:    filepath.Dir(rs.Dir()),
+		Env:    runnerEnv(env),
+		Stdin:  devnull,
+		Stdout: logf,
+		Stderr: logf,
 	}
+	proc.Detach(cmd)
 	if err := cmd.Start(); err != nil {
 		return 0, apperr.Errorf("cannot start the runner: %v", err)
 	}

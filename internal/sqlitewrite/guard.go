@@ -10,12 +10,12 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/openclaw/sessions/internal/sqlitedb"
 
 	"github.com/openclaw/sessions/internal/apperr"
+	"github.com/openclaw/sessions/internal/proc"
 )
 
 // Holder is an OpenClaw process that holds the state dir.
@@ -248,7 +248,7 @@ func mergeHolders(locks, leases []Holder) []Holder {
 // processAlive reports whether pid runs (and, when startTime is known, is
 // the same process: /proc/<pid>/stat field 22, as OpenClaw records it).
 func processAlive(pid int, startTime *uint64) bool {
-	if err := syscall.Kill(pid, 0); err != nil && !errors.Is(err, syscall.EPERM) {
+	if !proc.Exists(pid) {
 		return false
 	}
 	if startTime == nil {

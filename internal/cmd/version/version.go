@@ -5,19 +5,29 @@ import (
 	"fmt"
 	"runtime"
 	"runtime/debug"
+	"strings"
 
 	"github.com/openclaw/sessions/internal/cmdutil"
 	"github.com/spf13/cobra"
 )
 
-// Version is set with -ldflags "-X github.com/openclaw/sessions/internal/cmd/version.Version=…".
-var Version = ""
+// Version, Commit and Date are stamped into release builds with -ldflags
+// "-X github.com/openclaw/sessions/internal/cmd/version.Version=…" (and
+// .Commit, .Date; make dist does). A plain `go build` leaves them empty:
+// the version then comes from the module, the revision from the VCS info Go
+// records, and there is no date.
+var (
+	Version = ""
+	Commit  = "" // the full commit hash; wins over the VCS info
+	Date    = "" // the commit's date, RFC 3339
+)
 
 // Info is the JSON document of `sessions version`.
 type Info struct {
 	Version   string `json:"version"`
 	Revision  string `json:"revision,omitempty"`
 	Modified  bool   `json:"modified,omitempty"`
+	Date      string `json:"date,omitempty"`
 	GoVersion string `json:"goVersion"`
 	Platform  string `json:"platform"`
 	Target    string `json:"openclawTarget"`
@@ -39,6 +49,10 @@ func Get() Info {
 			}
 		}
 	}
+	if Commit != "" {
+		i.Revision = Commit
+	}
+	i.Date = Date
 	if i.Version == "" {
 		i.Version = "dev"
 	}
@@ -56,15 +70,22 @@ func NewCmd(f *cmdutil.Factory) *cobra.Command {
 			if f.JSONMode() {
 				return f.PrintJSON(i)
 			}
-			rev := ""
+			var in []string // "(revision[-dirty], date)"
 			if i.Revision != "" {
-				rev = " (" + i.Revision
+				rev := i.Revision
 				if i.Modified {
 					rev += "-dirty"
 				}
-				rev += ")"
+				in = append(in, rev)
 			}
-			fmt.Fprintf(f.IO.Out, "sessions %s%s %s %s, for OpenClaw %s state\n", i.Version, rev, i.GoVersion, i.Platform, i.Target)
+			if i.Date != "" {
+				in = append(in, i.Date)
+			}
+			about := ""
+			if len(in) > 0 {
+				about = " (" + strings.Join(in, ", ") + ")"
+			}
+			fmt.Fprintf(f.IO.Out, "sessions %s%s %s %s, for OpenClaw %s state\n", i.Version, about, i.GoVersion, i.Platform, i.Target)
 			return nil
 		},
 	}

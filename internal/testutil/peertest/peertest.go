@@ -281,15 +281,15 @@ func StartMockLLM(t testing.TB, p string) (baseURL, logPath string) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	pid := cmd.Process.Pid // mock-llm execs the server: this PID is the server
+	// mock-llm execs the server: cmd.Process is the server
 	t.Cleanup(func() {
-		_ = syscall.Kill(pid, syscall.SIGTERM)
+		_ = cmd.Process.Signal(syscall.SIGTERM)
 		done := make(chan struct{})
 		go func() { cmd.Wait(); close(done) }()
 		select {
 		case <-done:
 		case <-time.After(5 * time.Second):
-			_ = syscall.Kill(pid, syscall.SIGKILL)
+			_ = cmd.Process.Kill()
 			<-done
 		}
 	})
