@@ -21,8 +21,8 @@ TARGETS := linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windo
 cross:
 	@for t in $(TARGETS); do \
 		echo "== $$t"; \
-		GOOS=$${t%/*} GOARCH=$${t#*/} CGO_ENABLED=0 $(GO) build -o /dev/null $(PKGS) || exit 1; \
-		GOOS=$${t%/*} GOARCH=$${t#*/} CGO_ENABLED=0 $(GO) vet $(PKGS) || exit 1; \
+		GOOS=$${t%/*} GOARCH=$${t#*/} CGO_ENABLED=0 $(GO) build -trimpath -o /dev/null $(PKGS) || exit 1; \
+		GOOS=$${t%/*} GOARCH=$${t#*/} CGO_ENABLED=0 $(GO) vet -trimpath $(PKGS) || exit 1; \
 	done
 
 # Release archives into dist/ (cmd/dist): per target a stamped binary with

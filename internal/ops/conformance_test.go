@@ -70,10 +70,15 @@ func (fx *fixture) ops() *ops.Ops { return fx.mk() }
 // that nothing writes into a test's directories once it ends.
 func (fx *fixture) settle(t *testing.T, runID string) {
 	t.Cleanup(func() {
+		// the runner may not hold its lock yet when the call returns: wait
+		// for the run to end, then for its runner to be gone
 		rs := fx.runs()
-		for deadline := time.Now().Add(30 * time.Second); rs.RunnerAlive(runID) && time.Now().Before(deadline); {
-			time.Sleep(50 * time.Millisecond)
+		for deadline := time.Now().Add(2 * time.Minute); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+			if rec, err := rs.Load(runID); err == nil && runs.Terminal(rec.Status) && !rs.RunnerAlive(runID) {
+				return
+			}
 		}
+		t.Errorf("run %s did not end within 2 minutes", runID)
 	})
 }
 
