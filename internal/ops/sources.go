@@ -83,6 +83,7 @@ func searchSources(s *state.State, q *SearchQuery) ([]srch.Source, error) {
 				out = append(out, storeArchives(s, a, byKey, q, seen)...)
 			}
 			out = append(out, archivedFiles(a, bySession, q, seen)...)
+			out = append(out, orphanFiles(s, a, byKey, q, seen)...)
 		}
 	}
 	if q.Label != "" && !labelled {
@@ -211,6 +212,35 @@ func archivedFiles(a *transcripts.Agent, bySession map[string]srch.Source, q *Se
 			out = append(out, src)
 		}
 		lo = hi
+	}
+	return out
+}
+
+// orphanFiles are the agent's orphan transcripts (transcripts.Orphan), by
+// name: one attributed to a searched session carries its key; the others
+// are left out when the search is restricted to sessions (--key, --label,
+// --kinds), and carry the key they belonged to when it is known.
+func orphanFiles(s *state.State, a *transcripts.Agent, byKey map[string]srch.Source, q *SearchQuery, seen map[string]bool) []srch.Source {
+	var out []srch.Source
+	for _, o := range a.Orphans(s) {
+		p := o.Path()
+		if seen[p] {
+			continue
+		}
+		src, known := byKey[o.Key]
+		if !known {
+			if q.Key != "" || q.Label != "" || len(q.Kinds) > 0 {
+				continue
+			}
+			src = srch.Source{Agent: a.ID}
+			if o.Key != "" && s.Listable(o.Key) {
+				src.Key, src.Kind = s.DisplayKey(o.Key), keys.Kind(o.Key, "")
+			}
+		}
+		seen[p] = true
+		src.SessionID, src.Path, src.Orphan = o.SessionID, p, true
+		src.DB, src.Index, src.Archived, src.Zstd = nil, false, "", false
+		out = append(out, src)
 	}
 	return out
 }

@@ -9,6 +9,8 @@
 package transcripts
 
 import (
+	"bufio"
+	"encoding/json"
 	"errors"
 	"io/fs"
 	"iter"
@@ -193,4 +195,157 @@ func list(dir string) ([]File, error) {
 		}
 	}
 	return out, nil // by name: os.ReadDir sorts them
+}
+
+// Orphan is a transcript no entry points to any more: the earlier
+// conversation of a key OpenClaw 2026.1.30 reset (/new starts a new
+// sessionId and leaves the old <sessionId>.jsonl behind), or a crash's
+// leftovers. Key is the session it belonged to when a later transcript
+// says so (its header's parentSession names the orphan's file), else "".
+type Orphan struct {
+	*File
+	SessionID string
+	Key       string // as stored
+}
+
+// Orphans are the <sessionId>.jsonl files of a JSON-era agent's sessions
+// dir that no entry's transcript is, by name. An entry claims the file
+// of its sessionId unless its sessionFile names another file of that
+// dir, and the file its transcript resolves to (state.Transcript) — the
+// same claims usage has always made. A 2026.8+ agent has none: its
+// transcripts are the store's events, whose rows cannot outlive their
+// session (transcript_events → session_windows → session_nodes, each ON
+// DELETE CASCADE).
+func (a *Agent) Orphans(s *state.State) []Orphan {
+	if a.Err != nil || a.Era != era.JSON {
+		return nil
+	}
+	claimed := map[string]bool{}
+	for _, e := range a.Entries {
+		sid := e.Meta.SessionID
+		if sid == "" || !s.Listable(e.Key) {
+			continue
+		}
+		sf := e.Meta.SessionFile
+		if name := sid + ".jsonl"; sf == "" || filepath.Dir(sf) == a.SessionsDir && filepath.Base(sf) == name {
+			claimed[name] = true
+			continue
+		}
+		if tr, err := s.Transcript(a.ID, a.Store, e); err == nil && filepath.Dir(tr.Path) == a.SessionsDir {
+			claimed[filepath.Base(tr.Path)] = true
+		}
+	}
+	var out []Orphan
+	for i := range a.Files {
+		f := &a.Files[i]
+		if f.Dir != a.SessionsDir || claimed[f.Name] {
+			continue
+		}
+		if sid, ok := f.JSONL(); ok {
+			out = append(out, Orphan{File: f, SessionID: sid})
+		}
+	}
+	if len(out) > 0 {
+		a.attribute(s, out)
+	}
+	return out
+}
+
+// attribute sets the key of the orphans a later transcript names: a file
+// of an entry whose sessionId is the orphan's (the entry's transcript is
+// another file), or whose header's parentSession is the orphan's file.
+// parentSession is written when a thread session forks from its parent's
+// transcript (format §4.1): the orphan then belonged to the thread's
+// parent key (the key before its last :thread:/:topic: marker); from any
+// other key, it was that key's own earlier transcript. An orphan named by
+// an attributed orphan inherits its key the same way.
+func (a *Agent) attribute(s *state.State, orphans []Orphan) {
+	keyOf := map[string]string{} // file name in the sessions dir → key
+	bySID := map[string]string{}
+	for _, e := range a.Entries {
+		sid := e.Meta.SessionID
+		if sid == "" || !s.Listable(e.Key) {
+			continue
+		}
+		bySID[sid] = e.Key
+		if tr, err := s.Transcript(a.ID, a.Store, e); err == nil && filepath.Dir(tr.Path) == a.SessionsDir {
+			keyOf[filepath.Base(tr.Path)] = e.Key
+		}
+	}
+	orphan := map[string]int{}
+	for i := range orphans {
+		orphan[orphans[i].Name] = i
+		if k, ok := bySID[orphans[i].SessionID]; ok {
+			orphans[i].Key = k
+		}
+	}
+	named := map[string]string{} // orphan file name → the file whose header names it
+	for i := range a.Files {
+		f := &a.Files[i]
+		if f.Dir != a.SessionsDir {
+			continue
+		}
+		if _, ok := f.JSONL(); !ok {
+			continue
+		}
+		if p := headerParent(f.Path()); p != "" {
+			if _, ok := orphan[p]; ok && p != f.Name {
+				named[p] = f.Name
+			}
+		}
+	}
+	for range len(orphans) { // a chain of orphans is at most that long
+		changed := false
+		for i := range orphans {
+			o := &orphans[i]
+			by, ok := named[o.Name]
+			if o.Key != "" || !ok {
+				continue
+			}
+			k := keyOf[by]
+			if j, isOrphan := orphan[by]; isOrphan {
+				k = orphans[j].Key
+			}
+			if k != "" {
+				o.Key, changed = parentKey(k), true
+			}
+		}
+		if !changed {
+			break
+		}
+	}
+}
+
+// headerParent is the file name a transcript's session header names as
+// its parentSession ("" when none, or no header).
+func headerParent(path string) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	line, err := bufio.NewReaderSize(f, 4096).ReadSlice('\n')
+	if err != nil && len(line) == 0 {
+		return ""
+	}
+	var h struct {
+		Type          string `json:"type"`
+		ParentSession string `json:"parentSession"`
+	}
+	if json.Unmarshal(line, &h) != nil || h.Type != "session" || h.ParentSession == "" {
+		return ""
+	}
+	return filepath.Base(h.ParentSession)
+}
+
+// parentKey is the key a transcript named as parentSession belonged to:
+// a thread's parent (OpenClaw's resolveThreadParentSessionKey strips the
+// last :thread: or :topic: marker), else key itself.
+func parentKey(key string) string {
+	low := strings.ToLower(key)
+	i := max(strings.LastIndex(low, ":thread:"), strings.LastIndex(low, ":topic:"))
+	if i <= 0 {
+		return key
+	}
+	return key[:i]
 }
