@@ -28,8 +28,8 @@ type Source struct {
 	// the session it belonged to when that is known.
 	Orphan bool
 	Path   string
-	Zstd     bool // Path is zstd-compressed (a 2026.9 archive, *.zst)
-	DB       *sqlitestore.DB
+	Zstd   bool // Path is zstd-compressed (a 2026.9 archive, *.zst)
+	DB     *sqlitestore.DB
 	// Archive: an archived transcript kept in DB's store (2026.9), read
 	// from there instead of Path.
 	Archive *sqlitestore.Archive
