@@ -21,6 +21,7 @@ import (
 
 	"github.com/openclaw/sessions/internal/apperr"
 	"github.com/openclaw/sessions/internal/era"
+	"github.com/openclaw/sessions/internal/policy"
 	"github.com/openclaw/sessions/internal/sqlitestore"
 	"github.com/openclaw/sessions/internal/state"
 	"github.com/openclaw/sessions/internal/store"
@@ -349,3 +350,50 @@ func parentKey(key string) string {
 	}
 	return key[:i]
 }
+
+// OrphanAt is an orphan transcript and its agent.
+type OrphanAt struct {
+	Agent string
+	Orphan
+}
+
+// FindOrphan is the orphan transcript <sessionID>.jsonl of an agent the
+// requester may read (state.CanSeeAgent) — nil when none: a sessionId no
+// entry has any more names its transcript file. A sandboxed requester sees
+// no orphan (no entry says who spawned it). The same sessionId orphaned in
+// two agents' dirs is ambiguous (exit 1), like two entries holding it.
+func FindOrphan(s *state.State, sessionID string) (*OrphanAt, error) {
+	if s.Req.Restrict || !plainID.MatchString(sessionID) {
+		return nil, nil
+	}
+	var found []*OrphanAt
+	for _, id := range s.AgentIDs() {
+		if s.Era(id) != era.JSON || s.CanSeeAgent(id, policy.OpHistory) != "" {
+			continue
+		}
+		fi, err := os.Lstat(filepath.Join(s.SessionsDir(id), sessionID+".jsonl"))
+		if err != nil || !fi.Mode().IsRegular() {
+			continue
+		}
+		a := read(s, id, Options{})
+		for _, o := range a.Orphans(s) {
+			if o.SessionID == sessionID {
+				found = append(found, &OrphanAt{Agent: id, Orphan: o})
+			}
+		}
+	}
+	switch len(found) {
+	case 0:
+		return nil, nil
+	case 1:
+		return found[0], nil
+	}
+	ags := make([]string, len(found))
+	for i, f := range found {
+		ags[i] = f.Agent
+	}
+	return nil, apperr.Errorf("Multiple orphan transcripts found for sessionId: %s (agents %s)", sessionID, strings.Join(ags, ", "))
+}
+
+// plainID is a sessionId that can name a file of the sessions dir.
+var plainID = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)

@@ -1,0 +1,72 @@
+package ops
+
+import (
+	"fmt"
+
+	"github.com/openclaw/sessions/internal/era"
+	srch "github.com/openclaw/sessions/internal/search"
+	"github.com/openclaw/sessions/internal/state"
+	"github.com/openclaw/sessions/internal/transcript"
+	"github.com/openclaw/sessions/internal/transcripts"
+)
+
+// showOrphan is what the local state knows about an orphan transcript
+// beside its messages: its file and lock, and the key it belonged to when
+// that can be known (transcripts.Orphan); there is no entry, store row,
+// lineage or run.
+func (o *Ops) showOrphan(s *state.State, or *transcripts.OrphanAt) (*ShowResult, error) {
+	res := &ShowResult{AgentID: or.Agent, SessionID: or.SessionID, Era: era.JSON, Orphan: true,
+		Lineage: ShowLineage{Children: []string{}}, Runs: []ShowRun{}}
+	if or.Key != "" {
+		res.BelongedTo = s.DisplayKey(or.Key)
+	}
+	if err := showTranscriptFile(res, or.Path(), o.Now()); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// showEarlier are t's earlier transcripts that can be attributed to it:
+// on 2026.1.30 the agent's orphan transcripts whose key is t's (a later
+// transcript's header names them), on 2026.9 the archives its store keeps
+// under t's key. Nothing for a sandboxed requester (it reads neither
+// orphans nor archives, as search --include-archived).
+func (o *Ops) showEarlier(s *state.State, t *state.Target) []ShowEarlier {
+	if s.Req.Restrict {
+		return nil
+	}
+	set, err := transcripts.Open(s, transcripts.Options{Agent: t.Agent, StoreArchives: state.IsSQLite(t.Store)})
+	if err != nil {
+		return nil
+	}
+	var out []ShowEarlier
+	for a := range set.All() {
+		if a.Err != nil {
+			continue
+		}
+		for _, or := range a.Orphans(s) {
+			if or.Key != t.Key {
+				continue
+			}
+			n := 0
+			if r, err := transcript.ReadMessages(or.Path(), transcript.Options{IncludeTools: true}); err == nil {
+				n = len(r.Messages)
+			} else {
+				o.warn(fmt.Sprintf("cannot read transcript %s: %v", or.Path(), err))
+			}
+			out = append(out, ShowEarlier{SessionID: or.SessionID, Path: or.Path(), Messages: n, Source: SearchFromOrphan})
+		}
+		for i := range a.Archives {
+			arc := &a.Archives[i]
+			if arc.SessionKey != t.Key {
+				continue
+			}
+			_, msgs, err := srch.Messages(&srch.Source{SessionID: arc.SessionID, DB: a.DB, Archive: arc}, true, 0)
+			if err != nil {
+				o.warn(fmt.Sprintf("transcript archive %s of agent %s: %v", arc.Name, a.ID, err))
+			}
+			out = append(out, ShowEarlier{SessionID: arc.SessionID, Archive: arc.Name, Messages: len(msgs), Source: "archived"})
+		}
+	}
+	return out
+}
