@@ -180,22 +180,36 @@ func (l *Local) orphanHistory(ls *localSession, q HistoryQuery) (*HistoryPage, e
 	}
 	opts := transcript.Options{Limit: limit, IncludeTools: q.IncludeTools, Warn: l.Warn, More: !q.Follow && !q.All}
 	sid, name := ls.orphan.SessionID, "orphan transcript "+ls.orphan.SessionID
+	era := transcript.EraFile
+	if ls.orphan.File == nil {
+		era = transcript.EraSQLite
+	}
 	if q.Before != "" {
 		c, err := ParseCursor(q.Before)
 		if err != nil {
 			return nil, err
 		}
-		if c.Era != transcript.EraFile || c.SessionID != sid {
+		if c.Era != era || c.SessionID != sid {
 			return nil, apperr.Usagef("--before: the cursor belongs to the transcript of session %q, not to the %s; a cursor only pages the transcript it came from", c.SessionID, name)
 		}
 		opts.Before, opts.BeforeCheck = c.Pos, c.Check
 	}
-	r, err := transcript.ReadMessages(ls.tp, opts)
+	var r *transcript.Result
+	var err error
+	if era == transcript.EraSQLite {
+		if db := ls.s.SQLiteDB(ls.orphan.Agent); db == nil {
+			err = apperr.Statef("no SQLite store open for agent %s", ls.orphan.Agent)
+		} else {
+			r, err = db.Messages(sid, opts)
+		}
+	} else if r, err = transcript.ReadMessages(ls.tp, opts); err != nil && !errors.Is(err, transcript.ErrCursorMismatch) {
+		return nil, readErr(ls.tp, err)
+	}
 	if err != nil {
 		if errors.Is(err, transcript.ErrCursorMismatch) {
 			return nil, apperr.Usagef("--before: the cursor does not match the %s any more (it was replaced or rewritten); start again from the newest page", name)
 		}
-		return nil, readErr(ls.tp, err)
+		return nil, err
 	}
 	ls.off = r.Size
 	p := &HistoryPage{Messages: r.Messages, More: r.More}
@@ -207,7 +221,7 @@ func (l *Local) orphanHistory(ls *localSession, q HistoryQuery) (*HistoryPage, e
 		if i < 0 || i >= len(positions) {
 			return ""
 		}
-		return transcript.Cursor{Era: transcript.EraFile, SessionID: sid, Pos: positions[i], Check: checks[i]}.String()
+		return transcript.Cursor{Era: era, SessionID: sid, Pos: positions[i], Check: checks[i]}.String()
 	}
 	return p, nil
 }

@@ -13,12 +13,17 @@ import (
 // showOrphan is what the local state knows about an orphan transcript
 // beside its messages: its file and lock, and the key it belonged to when
 // that can be known (transcripts.Orphan); there is no entry, store row,
-// lineage or run.
+// lineage or run. A 2026.8+ orphan's store is the SQLite store holding its
+// events.
 func (o *Ops) showOrphan(s *state.State, or *transcripts.OrphanAt) (*ShowResult, error) {
 	res := &ShowResult{AgentID: or.Agent, SessionID: or.SessionID, Era: era.JSON, Orphan: true,
 		Lineage: ShowLineage{Children: []string{}}, Runs: []ShowRun{}}
 	if or.Key != "" {
 		res.BelongedTo = s.DisplayKey(or.Key)
+	}
+	if or.File == nil { // the events a 2026.8+ store keeps
+		res.Era, res.Store = era.SQLite, s.SQLitePath(or.Agent)
+		return res, nil
 	}
 	if err := showTranscriptFile(res, or.Path(), o.Now()); err != nil {
 		return nil, err
@@ -27,9 +32,9 @@ func (o *Ops) showOrphan(s *state.State, or *transcripts.OrphanAt) (*ShowResult,
 }
 
 // showEarlier are t's earlier transcripts that can be attributed to it:
-// on 2026.1.30 the agent's orphan transcripts whose key is t's (a later
-// transcript's header names them), on 2026.9 the archives its store keeps
-// under t's key. Nothing for a sandboxed requester (it reads neither
+// the agent's orphan transcripts whose key is t's (on 2026.1.30 a later
+// transcript's header names them, on 2026.8+ the store's session window
+// says so) and the archives a 2026.9 store keeps under t's key. Nothing for a sandboxed requester (it reads neither
 // orphans nor archives, as search --include-archived).
 func (o *Ops) showEarlier(s *state.State, t *state.Target) []ShowEarlier {
 	if s.Req.Restrict {
@@ -48,11 +53,18 @@ func (o *Ops) showEarlier(s *state.State, t *state.Target) []ShowEarlier {
 			if or.Key != t.Key {
 				continue
 			}
+			var r *transcript.Result
+			var err error
+			if or.File == nil {
+				r, err = a.DB.Messages(or.SessionID, transcript.Options{IncludeTools: true})
+			} else {
+				r, err = transcript.ReadMessages(or.Path(), transcript.Options{IncludeTools: true})
+			}
 			n := 0
-			if r, err := transcript.ReadMessages(or.Path(), transcript.Options{IncludeTools: true}); err == nil {
+			if err == nil {
 				n = len(r.Messages)
 			} else {
-				o.warn(fmt.Sprintf("cannot read transcript %s: %v", or.Path(), err))
+				o.warn(fmt.Sprintf("orphan transcript %s of agent %s: %v", or.SessionID, a.ID, err))
 			}
 			out = append(out, ShowEarlier{SessionID: or.SessionID, Path: or.Path(), Messages: n, Source: SearchFromOrphan})
 		}

@@ -216,14 +216,21 @@ func archivedFiles(a *transcripts.Agent, bySession map[string]srch.Source, q *Se
 	return out
 }
 
-// orphanFiles are the agent's orphan transcripts (transcripts.Orphan), by
-// name: one attributed to a searched session carries its key; the others
+// orphanFiles are the agent's orphan transcripts (transcripts.Orphan):
+// files by name, a 2026.8+ store's events by sessionId. One attributed to a searched session carries its key; the others
 // are left out when the search is restricted to sessions (--key, --label,
 // --kinds), and carry the key they belonged to when it is known.
 func orphanFiles(s *state.State, a *transcripts.Agent, byKey map[string]srch.Source, q *SearchQuery, seen map[string]bool) []srch.Source {
 	var out []srch.Source
-	for _, o := range a.Orphans(s) {
+	orphans := a.Orphans(s)
+	if a.StoredErr != nil {
+		s.Warnf(fmt.Sprintf("transcripts of agent %s: %v", a.ID, a.StoredErr))
+	}
+	for _, o := range orphans {
 		p := o.Path()
+		if o.File == nil {
+			p = "db:" + a.ID + ":" + o.SessionID
+		}
 		if seen[p] {
 			continue
 		}
@@ -238,8 +245,11 @@ func orphanFiles(s *state.State, a *transcripts.Agent, byKey map[string]srch.Sou
 			}
 		}
 		seen[p] = true
-		src.SessionID, src.Path, src.Orphan = o.SessionID, p, true
-		src.DB, src.Index, src.Archived, src.Zstd = nil, false, "", false
+		src.SessionID, src.Path, src.Orphan = o.SessionID, o.Path(), true
+		src.DB, src.Archive, src.Index, src.Archived, src.Zstd = nil, nil, false, "", false
+		if o.File == nil {
+			src.DB = a.DB // its events, never the index (OpenClaw indexes sessions)
+		}
 		out = append(out, src)
 	}
 	return out

@@ -102,6 +102,12 @@ type Agent struct {
 	// Options.StoreArchives; ArchivesErr says why they cannot be listed.
 	Archives    []sqlitestore.Archive
 	ArchivesErr error
+
+	// StoredErr says why a 2026.8+ store's transcripts cannot be listed
+	// (Orphans then has none of them).
+	StoredErr error
+	stored    []sqlitestore.StoredTranscript
+	storeRead bool
 }
 
 // SQLite reports whether the agent's sessions are read from the 2026.8+
@@ -201,24 +207,43 @@ func list(dir string) ([]File, error) {
 // Orphan is a transcript no entry points to any more: the earlier
 // conversation of a key OpenClaw 2026.1.30 reset (/new starts a new
 // sessionId and leaves the old <sessionId>.jsonl behind), or a crash's
-// leftovers. Key is the session it belonged to when a later transcript
-// says so (its header's parentSession names the orphan's file), else "".
+// leftovers; on 2026.8+ the events of a sessionId no entry's is (a key's
+// window before its current one). Key is the session it belonged to when
+// that can be known — a later transcript's header names the file as its
+// parentSession, or the store's session window says — else "".
 type Orphan struct {
-	*File
+	File      *File // the transcript file (nil: events of the SQLite store)
 	SessionID string
 	Key       string // as stored
 }
 
-// Orphans are the <sessionId>.jsonl files of a JSON-era agent's sessions
-// dir that no entry's transcript is, by name. An entry claims the file
-// of its sessionId unless its sessionFile names another file of that
-// dir, and the file its transcript resolves to (state.Transcript) — the
-// same claims usage has always made. A 2026.8+ agent has none: its
-// transcripts are the store's events, whose rows cannot outlive their
-// session (transcript_events → session_windows → session_nodes, each ON
-// DELETE CASCADE).
+// Path is the orphan's file ("" for the SQLite store's events).
+func (o *Orphan) Path() string {
+	if o.File == nil {
+		return ""
+	}
+	return o.File.Path()
+}
+
+// Orphans are the transcripts of an agent no entry points to. On
+// 2026.1.30 they are the <sessionId>.jsonl files of its sessions dir that
+// no entry's transcript is, by name: an entry claims the file of its
+// sessionId unless its sessionFile names another file of that dir, and the
+// file its transcript resolves to (state.Transcript) — the claims usage
+// has always made. On 2026.8+ they are the sessionIds the store holds
+// events of (sqlitestore.Transcripts) that no entry has, by sessionId;
+// those rows cannot outlive their session's node when SQLite enforces
+// the store's foreign keys (transcript_events → session_windows →
+// session_nodes, each ON DELETE CASCADE): what is left is a key's earlier
+// windows (attributed by session_windows.session_key), or events whose
+// window a writer removed without that enforcement (no key).
 func (a *Agent) Orphans(s *state.State) []Orphan {
-	if a.Err != nil || a.Era != era.JSON {
+	switch {
+	case a.Err != nil:
+		return nil
+	case a.SQLite():
+		return a.storeOrphans(s)
+	case a.Era != era.JSON:
 		return nil
 	}
 	claimed := map[string]bool{}
@@ -252,6 +277,35 @@ func (a *Agent) Orphans(s *state.State) []Orphan {
 	return out
 }
 
+// storeOrphans are the sessionIds a 2026.8+ store holds events of that no
+// entry has (the store's listing is read once per Agent).
+func (a *Agent) storeOrphans(s *state.State) []Orphan {
+	if a.DB == nil {
+		return nil
+	}
+	if !a.storeRead {
+		a.storeRead = true
+		a.stored, a.StoredErr = a.DB.Transcripts()
+	}
+	has := make(map[string]bool, len(a.Entries))
+	for _, e := range a.Entries {
+		if e.SessionID != "" {
+			has[e.SessionID] = true
+		}
+	}
+	var out []Orphan
+	for _, t := range a.stored {
+		if !has[t.SessionID] {
+			o := Orphan{SessionID: t.SessionID}
+			if t.Key != "" && s.Listable(t.Key) {
+				o.Key = t.Key
+			}
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
 // attribute sets the key of the orphans a later transcript names: a file
 // of an entry whose sessionId is the orphan's (the entry's transcript is
 // another file), or whose header's parentSession is the orphan's file.
@@ -275,7 +329,7 @@ func (a *Agent) attribute(s *state.State, orphans []Orphan) {
 	}
 	orphan := map[string]int{}
 	for i := range orphans {
-		orphan[orphans[i].Name] = i
+		orphan[orphans[i].File.Name] = i
 		if k, ok := bySID[orphans[i].SessionID]; ok {
 			orphans[i].Key = k
 		}
@@ -299,7 +353,7 @@ func (a *Agent) attribute(s *state.State, orphans []Orphan) {
 		changed := false
 		for i := range orphans {
 			o := &orphans[i]
-			by, ok := named[o.Name]
+			by, ok := named[o.File.Name]
 			if o.Key != "" || !ok {
 				continue
 			}
@@ -357,22 +411,30 @@ type OrphanAt struct {
 	Orphan
 }
 
-// FindOrphan is the orphan transcript <sessionID>.jsonl of an agent the
+// FindOrphan is the orphan transcript of sessionID in an agent the
 // requester may read (state.CanSeeAgent) — nil when none: a sessionId no
-// entry has any more names its transcript file. A sandboxed requester sees
-// no orphan (no entry says who spawned it). The same sessionId orphaned in
-// two agents' dirs is ambiguous (exit 1), like two entries holding it.
+// entry has any more names its transcript, the file <sessionID>.jsonl of a
+// 2026.1.30 sessions dir or the events a 2026.8+ store keeps of it. A
+// sandboxed requester sees no orphan (no entry says who spawned it). The
+// same sessionId orphaned in two agents is ambiguous (exit 1), like two
+// entries holding it.
 func FindOrphan(s *state.State, sessionID string) (*OrphanAt, error) {
 	if s.Req.Restrict || !plainID.MatchString(sessionID) {
 		return nil, nil
 	}
 	var found []*OrphanAt
 	for _, id := range s.AgentIDs() {
-		if s.Era(id) != era.JSON || s.CanSeeAgent(id, policy.OpHistory) != "" {
+		if s.CanSeeAgent(id, policy.OpHistory) != "" {
 			continue
 		}
-		fi, err := os.Lstat(filepath.Join(s.SessionsDir(id), sessionID+".jsonl"))
-		if err != nil || !fi.Mode().IsRegular() {
+		switch s.Era(id) {
+		case era.JSON:
+			fi, err := os.Lstat(filepath.Join(s.SessionsDir(id), sessionID+".jsonl"))
+			if err != nil || !fi.Mode().IsRegular() {
+				continue
+			}
+		case era.SQLite:
+		default:
 			continue
 		}
 		a := read(s, id, Options{})
