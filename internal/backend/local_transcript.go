@@ -71,8 +71,9 @@ func (l *Local) Session(_ context.Context, ref, label string) (*Session, error) 
 	}
 	t, err := s.ResolveRef(state.Ref{Arg: ref, Label: label, Agent: l.Agent}, policy.OpHistory)
 	if err != nil {
-		if label == "" && apperr.CodeOf(err) == apperr.CodeNotFound {
-			// A sessionId no entry has: its transcript may be an orphan.
+		if code := apperr.CodeOf(err); label == "" && (code == apperr.CodeNotFound || code == apperr.CodeForbidden && s.Req.Restrict) {
+			// A sessionId no entry has (a sandboxed requester is told "not
+			// visible"): its transcript may be an orphan.
 			o, oerr := transcripts.FindOrphan(s, strings.TrimSpace(ref))
 			if oerr != nil {
 				return nil, oerr

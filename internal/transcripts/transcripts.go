@@ -230,7 +230,8 @@ func (o *Orphan) Path() string {
 // no entry's transcript is, by name: an entry claims the file of its
 // sessionId unless its sessionFile names another file of that dir, and the
 // file its transcript resolves to (state.Transcript) — the claims usage
-// has always made. On 2026.8+ they are the sessionIds the store holds
+// has always made; an agent without a store has no entry, each of its
+// <sessionId>.jsonl is one. On 2026.8+ they are the sessionIds the store holds
 // events of (sqlitestore.Transcripts) that no entry has, by sessionId;
 // those rows cannot outlive their session's node when SQLite enforces
 // the store's foreign keys (transcript_events → session_windows →
@@ -243,7 +244,7 @@ func (a *Agent) Orphans(s *state.State) []Orphan {
 		return nil
 	case a.SQLite():
 		return a.storeOrphans(s)
-	case a.Era != era.JSON:
+	case a.Era != era.JSON && a.Era != era.None:
 		return nil
 	}
 	claimed := map[string]bool{}
@@ -415,11 +416,12 @@ type OrphanAt struct {
 // requester may read (state.CanSeeAgent) — nil when none: a sessionId no
 // entry has any more names its transcript, the file <sessionID>.jsonl of a
 // 2026.1.30 sessions dir or the events a 2026.8+ store keeps of it. A
-// sandboxed requester sees no orphan (no entry says who spawned it). The
+// sandboxed requester sees one only when it belongs to a session it may
+// see (Sees). The
 // same sessionId orphaned in two agents is ambiguous (exit 1), like two
 // entries holding it.
 func FindOrphan(s *state.State, sessionID string) (*OrphanAt, error) {
-	if s.Req.Restrict || !plainID.MatchString(sessionID) {
+	if !plainID.MatchString(sessionID) {
 		return nil, nil
 	}
 	var found []*OrphanAt
@@ -428,7 +430,7 @@ func FindOrphan(s *state.State, sessionID string) (*OrphanAt, error) {
 			continue
 		}
 		switch s.Era(id) {
-		case era.JSON:
+		case era.JSON, era.None:
 			fi, err := os.Lstat(filepath.Join(s.SessionsDir(id), sessionID+".jsonl"))
 			if err != nil || !fi.Mode().IsRegular() {
 				continue
@@ -439,7 +441,7 @@ func FindOrphan(s *state.State, sessionID string) (*OrphanAt, error) {
 		}
 		a := read(s, id, Options{})
 		for _, o := range a.Orphans(s) {
-			if o.SessionID == sessionID {
+			if o.SessionID == sessionID && a.Sees(s, "", o.Key) {
 				found = append(found, &OrphanAt{Agent: id, Orphan: o})
 			}
 		}
@@ -455,6 +457,22 @@ func FindOrphan(s *state.State, sessionID string) (*OrphanAt, error) {
 		ags[i] = f.Agent
 	}
 	return nil, apperr.Errorf("Multiple orphan transcripts found for sessionId: %s (agents %s)", sessionID, strings.Join(ags, ", "))
+}
+
+// Sees says whether a sandboxed requester may read a transcript that is
+// not an entry's own — an orphan, an archived copy — of sessionID, or
+// belonging to key (as stored; "" when unknown): it is one of a session it
+// may see. Any other requester reads them all.
+func (a *Agent) Sees(s *state.State, sessionID, key string) bool {
+	if !s.Req.Restrict {
+		return true
+	}
+	for _, e := range a.Entries {
+		if (sessionID != "" && e.SessionID == sessionID || key != "" && e.Key == key) && s.Listable(e.Key) && s.Visible(e) {
+			return true
+		}
+	}
+	return false
 }
 
 // plainID is a sessionId that can name a file of the sessions dir.
