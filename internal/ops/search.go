@@ -123,7 +123,7 @@ func (o *Ops) Search(ctx context.Context, q SearchQuery) (*SearchResult, error) 
 	if err != nil {
 		return nil, err
 	}
-	srcs, err := searchSources(s, &q)
+	srcs, lazy, err := searchSources(s, &q)
 	if err != nil {
 		return nil, err
 	}
@@ -133,6 +133,7 @@ func (o *Ops) Search(ctx context.Context, q SearchQuery) (*SearchResult, error) 
 		debug.SetMemoryLimit(searchMemoryLimit)
 	}
 	res := srch.Run(srcs, so, q.Limit, q.Context, 0)
+	orphanKeys(s, srcs, res.Hits, lazy)
 	for _, w := range res.Warnings {
 		o.warn(w)
 	}

@@ -49,7 +49,9 @@ func (o *Ops) showEarlier(s *state.State, t *state.Target) []ShowEarlier {
 		if a.Err != nil {
 			continue
 		}
-		for _, or := range a.Orphans(s) {
+		orphans := a.Orphans(s)
+		a.Attribute(s, orphans)
+		for _, or := range orphans {
 			if or.Key != t.Key {
 				continue
 			}

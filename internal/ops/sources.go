@@ -42,16 +42,16 @@ import (
 // without it search reads the live transcripts only, and usage the live
 // transcripts and the orphans (every token spent is counted by default:
 // the sessions a /new or a crash left behind were always in its totals).
-// coverage() lists that set; a test holds search and usage to it.
+// TestSearchUsageCoverage holds search and usage to that set.
 
 // searchSources lists what a search reads, agent by agent, each agent's
 // sessions newest first.
-func searchSources(s *state.State, q *SearchQuery) ([]srch.Source, error) {
+func searchSources(s *state.State, q *SearchQuery) ([]srch.Source, []*lazyOrphans, error) {
 	var only *state.Target
 	if q.Key != "" {
 		t, err := s.Resolve(q.Key, policy.OpHistory)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		only = t
 	}
@@ -62,9 +62,10 @@ func searchSources(s *state.State, q *SearchQuery) ([]srch.Source, error) {
 	}
 	set, err := transcripts.Open(s, to)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var out []srch.Source
+	var lazy []*lazyOrphans
 	seen := map[string]bool{}
 	labelled := false
 	for a := range set.All() {
@@ -73,7 +74,7 @@ func searchSources(s *state.State, q *SearchQuery) ([]srch.Source, error) {
 				s.Warnf(a.Err.Error())
 				continue
 			}
-			return nil, a.Err
+			return nil, nil, a.Err
 		}
 		bySession := map[string]srch.Source{}
 		byKey := map[string]srch.Source{} // the sessions searched, by stored key
@@ -85,13 +86,16 @@ func searchSources(s *state.State, q *SearchQuery) ([]srch.Source, error) {
 				out = append(out, storeArchives(s, a, byKey, q, seen)...)
 			}
 			out = append(out, archivedFiles(s, a, bySession, q, seen)...)
-			out = append(out, orphanFiles(s, a, byKey, q, seen)...)
+			var l *lazyOrphans
+			if out, l = orphanFiles(s, a, byKey, q, seen, out); l != nil {
+				lazy = append(lazy, l)
+			}
 		}
 	}
 	if q.Label != "" && !labelled {
-		return nil, apperr.NotFoundf("No session with label: %s", q.Label)
+		return nil, nil, apperr.NotFoundf("No session with label: %s", q.Label)
 	}
-	return out, nil
+	return out, lazy, nil
 }
 
 // searchEntries are the transcripts of an agent's entries a search reads,
@@ -235,10 +239,16 @@ func archivedCopies(s *state.State, a *transcripts.Agent) []*transcripts.File {
 
 // orphansInScope are the agent's orphans (transcripts.Orphan) the
 // requester reads, warning when a store's transcripts cannot be listed.
-func orphansInScope(s *state.State, a *transcripts.Agent) []transcripts.Orphan {
+// With keys (and always for a sandboxed requester: an orphan's key says
+// whether it may see it) the keys later transcripts' headers give are set
+// too (transcripts.Agent.Attribute reads the start of every transcript).
+func orphansInScope(s *state.State, a *transcripts.Agent, keys bool) []transcripts.Orphan {
 	all := a.Orphans(s)
 	if a.StoredErr != nil {
 		s.Warnf(fmt.Sprintf("transcripts of agent %s: %v", a.ID, a.StoredErr))
+	}
+	if keys || s.Req.Restrict {
+		a.Attribute(s, all)
 	}
 	out := all[:0:0]
 	for _, o := range all {
@@ -249,13 +259,24 @@ func orphansInScope(s *state.State, a *transcripts.Agent) []transcripts.Orphan {
 	return out
 }
 
-// orphanFiles are the agent's orphan transcripts (transcripts.Orphan):
-// files by name, a 2026.8+ store's events by sessionId. One attributed to a searched session carries its key; the others
-// are left out when the search is restricted to sessions (--key, --label,
-// --kinds), and carry the key they belonged to when it is known.
-func orphanFiles(s *state.State, a *transcripts.Agent, byKey map[string]srch.Source, q *SearchQuery, seen map[string]bool) []srch.Source {
-	var out []srch.Source
-	for _, o := range orphansInScope(s, a) {
+// orphanFiles appends the agent's orphan transcripts (transcripts.Orphan)
+// to out: files by name, a 2026.8+ store's events by sessionId. One
+// attributed to a searched session carries its key; the others are left
+// out when the search is restricted to sessions (--key, --label, --kinds),
+// and carry the key they belonged to when it is known. A search not
+// restricted so needs those keys for its hits only: they are looked for
+// after it (lazyOrphans), for the agents whose orphans have hits.
+func orphanFiles(s *state.State, a *transcripts.Agent, byKey map[string]srch.Source, q *SearchQuery, seen map[string]bool, out []srch.Source) ([]srch.Source, *lazyOrphans) {
+	restricted := q.Key != "" || q.Label != "" || len(q.Kinds) > 0
+	orphans := orphansInScope(s, a, restricted)
+	var lazy *lazyOrphans
+	if !restricted && !s.Req.Restrict {
+		lazy = &lazyOrphans{a: a, orphans: orphans, src: make([]int, len(orphans)), byKey: byKey}
+	}
+	for i, o := range orphans {
+		if lazy != nil {
+			lazy.src[i] = -1
+		}
 		p := o.Path()
 		if o.File == nil {
 			p = "db:" + a.ID + ":" + o.SessionID
@@ -265,13 +286,10 @@ func orphanFiles(s *state.State, a *transcripts.Agent, byKey map[string]srch.Sou
 		}
 		src, known := byKey[o.Key]
 		if !known {
-			if q.Key != "" || q.Label != "" || len(q.Kinds) > 0 {
+			if restricted {
 				continue
 			}
-			src = srch.Source{Agent: a.ID}
-			if o.Key != "" && s.Listable(o.Key) {
-				src.Key, src.Kind = s.DisplayKey(o.Key), keys.Kind(o.Key, "")
-			}
+			src = orphanSource(s, a.ID, o.Key)
 		}
 		seen[p] = true
 		src.SessionID, src.Path, src.Orphan = o.SessionID, o.Path(), true
@@ -279,9 +297,68 @@ func orphanFiles(s *state.State, a *transcripts.Agent, byKey map[string]srch.Sou
 		if o.File == nil {
 			src.DB = a.DB // its events, never the index (OpenClaw indexes sessions)
 		}
+		if lazy != nil {
+			lazy.src[i] = len(out)
+		}
 		out = append(out, src)
 	}
-	return out
+	return out, lazy
+}
+
+// orphanSource is the source of an orphan of no searched session: its key
+// when it is known.
+func orphanSource(s *state.State, agent, key string) srch.Source {
+	src := srch.Source{Agent: agent}
+	if key != "" && s.Listable(key) {
+		src.Key, src.Kind = s.DisplayKey(key), keys.Kind(key, "")
+	}
+	return src
+}
+
+// lazyOrphans are an agent's orphan files a search read before the keys
+// later transcripts' headers give were looked for.
+type lazyOrphans struct {
+	a       *transcripts.Agent
+	orphans []transcripts.Orphan
+	src     []int // each orphan's source (-1: not read)
+	byKey   map[string]srch.Source
+}
+
+// orphanKeys sets the keys of the orphan sources with hits that have none
+// yet, reading the headers of the transcripts of their agents only.
+func orphanKeys(s *state.State, srcs []srch.Source, hits []srch.Found, lazy []*lazyOrphans) {
+	if len(lazy) == 0 {
+		return
+	}
+	hit := map[int]bool{}
+	for _, h := range hits {
+		if src := &srcs[h.Src]; src.Orphan && src.Key == "" && src.DB == nil {
+			hit[h.Src] = true
+		}
+	}
+	for _, l := range lazy {
+		needed := false
+		for _, i := range l.src {
+			needed = needed || i >= 0 && hit[i]
+		}
+		if !needed {
+			continue
+		}
+		l.a.Attribute(s, l.orphans)
+		for j, o := range l.orphans {
+			i := l.src[j]
+			if i < 0 || o.Key == "" || srcs[i].Key != "" {
+				continue
+			}
+			src, known := l.byKey[o.Key]
+			if !known {
+				src = orphanSource(s, l.a.ID, o.Key)
+			}
+			src.SessionID, src.Path, src.Orphan = srcs[i].SessionID, srcs[i].Path, true
+			src.DB, src.Archive, src.Index, src.Archived, src.Zstd = nil, nil, false, "", false
+			srcs[i] = src
+		}
+	}
 }
 
 // usageSession is what the store says about a sessionId.
@@ -418,7 +495,7 @@ func (l *usageListing) agent(s *state.State, a *transcripts.Agent, q *UsageQuery
 		}
 		l.add(usage.SQLiteUnit(p, fi, q.IncludeArchived, sqlitestore.Options{BusyTimeout: lockTimeout, Warn: s.Warnf}), usageUnitInfo{agent: a.ID})
 	}
-	for _, o := range orphansInScope(s, a) {
+	for _, o := range orphansInScope(s, a, q.orphanKeys()) {
 		if o.File == nil { // in the SQLite unit: its key, for the parts of its sessionId
 			if o.Key != "" {
 				l.cat.orphanKey(a.ID, o.SessionID, o.Key)
@@ -462,6 +539,14 @@ func (c *usageCatalog) sources(s *state.State, parts [][]usage.Part) ([]usage.So
 		}
 	}
 	return srcs, sk, files
+}
+
+// orphanKeys: the rows need the key an orphan belonged to (its session,
+// kind, channel or cron job), not only its messages' times, models or agent.
+func (q *UsageQuery) orphanKeys() bool {
+	return slices.ContainsFunc(q.By, func(d string) bool {
+		return d == "session" || d == "kind" || d == "channel" || d == "cron"
+	})
 }
 
 // session is the session a part of unit ui is counted as, ok false when

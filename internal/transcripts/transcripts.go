@@ -9,9 +9,10 @@
 package transcripts
 
 import (
-	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
+	"io"
 	"io/fs"
 	"iter"
 	"os"
@@ -209,8 +210,9 @@ func list(dir string) ([]File, error) {
 // sessionId and leaves the old <sessionId>.jsonl behind), or a crash's
 // leftovers; on 2026.8+ the events of a sessionId no entry's is (a key's
 // window before its current one). Key is the session it belonged to when
-// that can be known — a later transcript's header names the file as its
-// parentSession, or the store's session window says — else "".
+// that can be known — the store's session window says, an entry has its
+// sessionId (with another transcript), or (Attribute) a later transcript's
+// header names the file as its parentSession — else "".
 type Orphan struct {
 	File      *File // the transcript file (nil: events of the SQLite store)
 	SessionID string
@@ -248,11 +250,13 @@ func (a *Agent) Orphans(s *state.State) []Orphan {
 		return nil
 	}
 	claimed := map[string]bool{}
+	bySID := map[string]string{}
 	for _, e := range a.Entries {
 		sid := e.Meta.SessionID
 		if sid == "" || !s.Listable(e.Key) {
 			continue
 		}
+		bySID[sid] = e.Key
 		sf := e.Meta.SessionFile
 		if name := sid + ".jsonl"; sf == "" || filepath.Dir(sf) == a.SessionsDir && filepath.Base(sf) == name {
 			claimed[name] = true
@@ -269,11 +273,9 @@ func (a *Agent) Orphans(s *state.State) []Orphan {
 			continue
 		}
 		if sid, ok := f.JSONL(); ok {
-			out = append(out, Orphan{File: f, SessionID: sid})
+			// an entry's sessionId whose transcript is another file
+			out = append(out, Orphan{File: f, SessionID: sid, Key: bySID[sid]})
 		}
-	}
-	if len(out) > 0 {
-		a.attribute(s, out)
 	}
 	return out
 }
@@ -307,35 +309,36 @@ func (a *Agent) storeOrphans(s *state.State) []Orphan {
 	return out
 }
 
-// attribute sets the key of the orphans a later transcript names: a file
-// of an entry whose sessionId is the orphan's (the entry's transcript is
-// another file), or whose header's parentSession is the orphan's file.
+// Attribute sets the key of the orphan files a later transcript names: one
+// whose session header's parentSession is the orphan's file (it reads the
+// start of every transcript of the sessions dir, so a reader that needs no
+// key leaves it out; Orphans already set the keys that cost nothing).
 // parentSession is written when a thread session forks from its parent's
 // transcript (format §4.1): the orphan then belonged to the thread's
 // parent key (the key before its last :thread:/:topic: marker); from any
 // other key, it was that key's own earlier transcript. An orphan named by
 // an attributed orphan inherits its key the same way.
-func (a *Agent) attribute(s *state.State, orphans []Orphan) {
+func (a *Agent) Attribute(s *state.State, orphans []Orphan) {
+	orphan := map[string]int{}
+	for i := range orphans {
+		if orphans[i].File != nil {
+			orphan[orphans[i].File.Name] = i
+		}
+	}
+	if len(orphan) == 0 {
+		return
+	}
 	keyOf := map[string]string{} // file name in the sessions dir → key
-	bySID := map[string]string{}
 	for _, e := range a.Entries {
-		sid := e.Meta.SessionID
-		if sid == "" || !s.Listable(e.Key) {
+		if e.Meta.SessionID == "" || !s.Listable(e.Key) {
 			continue
 		}
-		bySID[sid] = e.Key
 		if tr, err := s.Transcript(a.ID, a.Store, e); err == nil && filepath.Dir(tr.Path) == a.SessionsDir {
 			keyOf[filepath.Base(tr.Path)] = e.Key
 		}
 	}
-	orphan := map[string]int{}
-	for i := range orphans {
-		orphan[orphans[i].File.Name] = i
-		if k, ok := bySID[orphans[i].SessionID]; ok {
-			orphans[i].Key = k
-		}
-	}
 	named := map[string]string{} // orphan file name → the file whose header names it
+	buf := make([]byte, headerMax)
 	for i := range a.Files {
 		f := &a.Files[i]
 		if f.Dir != a.SessionsDir {
@@ -344,7 +347,7 @@ func (a *Agent) attribute(s *state.State, orphans []Orphan) {
 		if _, ok := f.JSONL(); !ok {
 			continue
 		}
-		if p := headerParent(f.Path()); p != "" {
+		if p := headerParent(f.Path(), buf); p != "" {
 			if _, ok := orphan[p]; ok && p != f.Name {
 				named[p] = f.Name
 			}
@@ -373,15 +376,21 @@ func (a *Agent) attribute(s *state.State, orphans []Orphan) {
 }
 
 // headerParent is the file name a transcript's session header names as
-// its parentSession ("" when none, or no header).
-func headerParent(path string) string {
+// its parentSession ("" when none, or no header). buf is reused from one
+// file to the next: only the start of each file is read, and parsed only
+// when it has a parentSession.
+func headerParent(path string, buf []byte) string {
 	f, err := os.Open(path)
 	if err != nil {
 		return ""
 	}
-	defer f.Close()
-	line, err := bufio.NewReaderSize(f, 4096).ReadSlice('\n')
-	if err != nil && len(line) == 0 {
+	n, _ := io.ReadFull(f, buf)
+	f.Close()
+	line := buf[:n]
+	if i := bytes.IndexByte(line, '\n'); i >= 0 {
+		line = line[:i]
+	}
+	if !bytes.Contains(line, []byte(`"parentSession"`)) {
 		return ""
 	}
 	var h struct {
@@ -393,6 +402,11 @@ func headerParent(path string) string {
 	}
 	return filepath.Base(h.ParentSession)
 }
+
+// headerMax is how much of a transcript's start is read for its header:
+// OpenClaw's is one short line (type, version, id, timestamp, cwd, and a
+// parentSession path).
+const headerMax = 8 << 10
 
 // parentKey is the key a transcript named as parentSession belonged to:
 // a thread's parent (OpenClaw's resolveThreadParentSessionKey strips the
@@ -440,7 +454,9 @@ func FindOrphan(s *state.State, sessionID string) (*OrphanAt, error) {
 			continue
 		}
 		a := read(s, id, Options{})
-		for _, o := range a.Orphans(s) {
+		orphans := a.Orphans(s)
+		a.Attribute(s, orphans)
+		for _, o := range orphans {
 			if o.SessionID == sessionID && a.Sees(s, "", o.Key) {
 				found = append(found, &OrphanAt{Agent: id, Orphan: o})
 			}
