@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/openclaw/sessions/internal/apperr"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -62,6 +63,9 @@ const sqliteResetEvery = 2 * time.Second
 // emit returns how many messages it printed (what resets the idle timer).
 func (l *Local) Follow(ctx context.Context, sess *Session, q FollowQuery, emit func([]json.RawMessage) (int, error)) error {
 	ls := sess.local
+	if ls.orphan != nil {
+		return apperr.Usagef("--follow: %s is an orphan transcript (no session entry points to it): nothing appends to it any more", ls.orphan.SessionID)
+	}
 	fw := &follower{l: l, q: q, emit: emit, s: ls.s, t: ls.t, path: ls.tp, off: ls.off, sessionID: ls.t.Entry.SessionID, db: ls.s.SQLiteDB(ls.t.Agent)}
 	return fw.run(ctx)
 }

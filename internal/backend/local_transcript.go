@@ -11,6 +11,7 @@ import (
 	"github.com/openclaw/sessions/internal/policy"
 	"github.com/openclaw/sessions/internal/state"
 	"github.com/openclaw/sessions/internal/transcript"
+	"github.com/openclaw/sessions/internal/transcripts"
 )
 
 // localSession is what the local reader keeps of a session between
@@ -22,6 +23,17 @@ type localSession struct {
 	// off is where the page's read ended (a line boundary, or the next
 	// event seq): Follow prints what comes after it.
 	off int64
+	// orphan: the session is an orphan transcript (no entry; t is nil).
+	orphan *transcripts.OrphanAt
+}
+
+// Orphan is the orphan transcript behind s, nil when s is a session of an
+// entry (or over a gateway).
+func (s *Session) Orphan() *transcripts.OrphanAt {
+	if s.local == nil {
+		return nil
+	}
+	return s.local.orphan
 }
 
 // Target is the local state's session behind s (nil over a gateway).
@@ -59,16 +71,40 @@ func (l *Local) Session(_ context.Context, ref, label string) (*Session, error) 
 	}
 	t, err := s.ResolveRef(state.Ref{Arg: ref, Label: label, Agent: l.Agent}, policy.OpHistory)
 	if err != nil {
+		if code := apperr.CodeOf(err); label == "" && (code == apperr.CodeNotFound || code == apperr.CodeForbidden && s.Req.Restrict) {
+			// A sessionId no entry has (a sandboxed requester is told "not
+			// visible"): its transcript may be an orphan.
+			o, oerr := transcripts.FindOrphan(s, strings.TrimSpace(ref))
+			if oerr != nil {
+				return nil, oerr
+			}
+			if o != nil {
+				return orphanSession(s, o), nil
+			}
+		}
 		return nil, err
 	}
 	return &Session{Key: t.DisplayKey, SessionID: t.Entry.SessionID, Agent: t.Agent, Label: t.Entry.Label,
 		local: &localSession{t: t, s: s}}, nil
 }
 
+// orphanSession is an orphan transcript as a session: the key it belonged
+// to when that is known, else none.
+func orphanSession(s *state.State, o *transcripts.OrphanAt) *Session {
+	sess := &Session{SessionID: o.SessionID, Agent: o.Agent, local: &localSession{s: s, orphan: o, tp: o.Path()}}
+	if o.Key != "" {
+		sess.Key = s.DisplayKey(o.Key)
+	}
+	return sess
+}
+
 // History reads a page of the session's transcript: a JSONL file
 // (OpenClaw up to 2026.7) or the SQLite store's events (2026.8+).
 func (l *Local) History(_ context.Context, sess *Session, q HistoryQuery) (*HistoryPage, error) {
 	ls := sess.local
+	if ls.orphan != nil {
+		return l.orphanHistory(ls, q)
+	}
 	s, t := ls.s, ls.t
 	limit := q.Limit
 	if q.All {
@@ -127,6 +163,61 @@ func (l *Local) History(_ context.Context, sess *Session, q HistoryQuery) (*Hist
 		p.Messages = []json.RawMessage{}
 	}
 	positions, checks, sid := r.Positions, r.Checks, t.Entry.SessionID
+	p.cursorAt = func(i int) string {
+		if i < 0 || i >= len(positions) {
+			return ""
+		}
+		return transcript.Cursor{Era: era, SessionID: sid, Pos: positions[i], Check: checks[i]}.String()
+	}
+	return p, nil
+}
+
+// orphanHistory reads a page of an orphan transcript (its file, like a
+// session's).
+func (l *Local) orphanHistory(ls *localSession, q HistoryQuery) (*HistoryPage, error) {
+	limit := q.Limit
+	if q.All {
+		limit = 0
+	}
+	opts := transcript.Options{Limit: limit, IncludeTools: q.IncludeTools, Warn: l.Warn, More: !q.Follow && !q.All}
+	sid, name := ls.orphan.SessionID, "orphan transcript "+ls.orphan.SessionID
+	era := transcript.EraFile
+	if ls.orphan.File == nil {
+		era = transcript.EraSQLite
+	}
+	if q.Before != "" {
+		c, err := ParseCursor(q.Before)
+		if err != nil {
+			return nil, err
+		}
+		if c.Era != era || c.SessionID != sid {
+			return nil, apperr.Usagef("--before: the cursor belongs to the transcript of session %q, not to the %s; a cursor only pages the transcript it came from", c.SessionID, name)
+		}
+		opts.Before, opts.BeforeCheck = c.Pos, c.Check
+	}
+	var r *transcript.Result
+	var err error
+	if era == transcript.EraSQLite {
+		if db := ls.s.SQLiteDB(ls.orphan.Agent); db == nil {
+			err = apperr.Statef("no SQLite store open for agent %s", ls.orphan.Agent)
+		} else {
+			r, err = db.Messages(sid, opts)
+		}
+	} else if r, err = transcript.ReadMessages(ls.tp, opts); err != nil && !errors.Is(err, transcript.ErrCursorMismatch) {
+		return nil, readErr(ls.tp, err)
+	}
+	if err != nil {
+		if errors.Is(err, transcript.ErrCursorMismatch) {
+			return nil, apperr.Usagef("--before: the cursor does not match the %s any more (it was replaced or rewritten); start again from the newest page", name)
+		}
+		return nil, err
+	}
+	ls.off = r.Size
+	p := &HistoryPage{Messages: r.Messages, More: r.More}
+	if p.Messages == nil {
+		p.Messages = []json.RawMessage{}
+	}
+	positions, checks := r.Positions, r.Checks
 	p.cursorAt = func(i int) string {
 		if i < 0 || i >= len(positions) {
 			return ""

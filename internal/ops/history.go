@@ -23,6 +23,9 @@ type Session struct {
 	SessionID string
 	Agent     string
 	Label     string
+	// Orphan: the sessionId named an orphan transcript (no entry points
+	// to it; Key is the key it belonged to when that is known, else "").
+	Orphan bool
 
 	tr      backend.Transcripts
 	readers []backend.Reader
@@ -72,6 +75,7 @@ func (o *Ops) Session(ctx context.Context, ref, label string) (*Session, error) 
 		return nil, err
 	}
 	s.Key, s.SessionID, s.Agent, s.Label = s.b.Key, s.b.SessionID, s.b.Agent, s.b.Label
+	s.Orphan = s.b.Orphan() != nil
 	return s, nil
 }
 
@@ -120,9 +124,12 @@ type HistoryQuery struct {
 // HistoryResult is a page of a transcript (`sessions history --json`),
 // oldest message first.
 type HistoryResult struct {
-	SessionKey string            `json:"sessionKey"`
-	SessionID  string            `json:"sessionId,omitempty"`
-	Messages   []json.RawMessage `json:"messages"`
+	SessionKey string `json:"sessionKey"`
+	SessionID  string `json:"sessionId,omitempty"`
+	// Orphan: the page is of an orphan transcript (no entry points to it);
+	// SessionKey is the key it belonged to when that is known, else "".
+	Orphan   bool              `json:"orphan,omitempty"`
+	Messages []json.RawMessage `json:"messages"`
 	// Truncated: the 80 KiB cap dropped the oldest messages of the page
 	// (Dropped of them); they are on the page before NextCursor.
 	Truncated bool `json:"truncated"`
@@ -151,6 +158,9 @@ func (o *Ops) History(ctx context.Context, sess *Session, q HistoryQuery) (*Hist
 	if err := sess.tr.CheckCursor(q.Before); err != nil {
 		return nil, err
 	}
+	if sess.Orphan && q.Follow {
+		return nil, apperr.Usagef("--follow: %s is an orphan transcript (no session entry points to it): nothing appends to it any more", sess.SessionID)
+	}
 	page, err := sess.tr.History(ctx, sess.b, backend.HistoryQuery{Limit: q.Limit, IncludeTools: q.IncludeTools, Before: q.Before, Follow: q.Follow})
 	if err != nil {
 		return nil, err
@@ -160,7 +170,13 @@ func (o *Ops) History(ctx context.Context, sess *Session, q HistoryQuery) (*Hist
 		sess.last, sess.read = page.Last, true
 	}
 	res := &HistoryResult{SessionKey: sess.Key, SessionID: sess.SessionID, Messages: []json.RawMessage{},
-		WindowFull: page.WindowFull && !page.More, Read: len(page.Messages), Note: page.Note}
+		WindowFull: page.WindowFull && !page.More, Read: len(page.Messages), Note: page.Note, Orphan: sess.Orphan}
+	if sess.Orphan && q.Before == "" {
+		res.Note = "history: " + sess.SessionID + " is an orphan transcript: no session entry points to it"
+		if sess.Key != "" {
+			res.Note += " (it was a transcript of " + sess.Key + ")"
+		}
+	}
 	first := 0 // page.Messages[first] is the oldest message returned
 	if q.Raw {
 		res.Messages = page.Messages

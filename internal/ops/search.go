@@ -28,7 +28,8 @@ type SearchQuery struct {
 	Key, Label   string   // only this session (key or sessionId), or the one labelled so
 	IncludeTools bool     // tool results and tool calls too
 	// IncludeArchived adds the .deleted/.reset archived transcripts (files,
-	// and 2026.9's archives kept in the store).
+	// and 2026.9's archives kept in the store) and the orphan transcripts
+	// (no entry points to them: source "orphan"); see sources.go.
 	IncludeArchived bool
 	NoIndex         bool // 2026.8+: scan the events even where OpenClaw's index is current
 	Limit           int  // at most this many hits (0: all)
@@ -80,6 +81,11 @@ type SearchContextMessage struct {
 	Text      string `json:"text"`
 }
 
+// SearchFromOrphan is a hit's source when its transcript is an orphan (no
+// entry points to it): beside "transcript" (a JSONL file of a session or an
+// archived copy), "index" and "events" (2026.8+).
+const SearchFromOrphan = "orphan"
+
 // searchMemoryLimit is the Go runtime's soft memory limit during a search.
 const searchMemoryLimit = 40 << 20
 
@@ -117,7 +123,7 @@ func (o *Ops) Search(ctx context.Context, q SearchQuery) (*SearchResult, error) 
 	if err != nil {
 		return nil, err
 	}
-	srcs, err := searchSources(s, &q)
+	srcs, lazy, err := searchSources(s, &q)
 	if err != nil {
 		return nil, err
 	}
@@ -127,6 +133,7 @@ func (o *Ops) Search(ctx context.Context, q SearchQuery) (*SearchResult, error) 
 		debug.SetMemoryLimit(searchMemoryLimit)
 	}
 	res := srch.Run(srcs, so, q.Limit, q.Context, 0)
+	orphanKeys(s, srcs, res.Hits, lazy)
 	for _, w := range res.Warnings {
 		o.warn(w)
 	}
@@ -145,6 +152,9 @@ func (r *SearchResult) Hit(i int) SearchHit {
 		Key: src.Key, Kind: src.Kind, AgentID: src.Agent, Label: src.Label, SessionID: src.SessionID,
 		ID: h.ID, Role: h.Role, Timestamp: epochMs(h.Timestamp), Snippet: h.Snippet,
 		Match: h.Snippet[h.MatchStart:h.MatchEnd], Source: h.From, Archived: src.Archived,
+	}
+	if src.Orphan {
+		jh.Source = SearchFromOrphan
 	}
 	if r.withContext {
 		jh.Context = &SearchContext{Before: contextMessages(h.Before), After: contextMessages(h.After)}

@@ -32,26 +32,34 @@ type ShowQuery struct {
 // ShowResult is the document of one session (`sessions show --json`).
 type ShowResult struct {
 	// Context names the gateway over a fleet (show --context all).
-	Context     string          `json:"context,omitempty"`
-	Key         string          `json:"key"`
-	StoreKey    string          `json:"storeKey"`
-	AgentID     string          `json:"agentId"`
-	Kind        string          `json:"kind"`
-	Channel     string          `json:"channel,omitempty"`
-	SessionID   string          `json:"sessionId,omitempty"`
-	Label       string          `json:"label,omitempty"`
-	DisplayName string          `json:"displayName,omitempty"`
-	UpdatedAt   *float64        `json:"updatedAt,omitempty"`
-	Era         era.Era         `json:"era"`   // json | sqlite | gateway
-	Store       string          `json:"store"` // sessions.json, openclaw-agent.sqlite, or the gateway's URL
-	Model       *ShowModel      `json:"model,omitempty"`
-	Tokens      *ShowTokens     `json:"tokens,omitempty"`
-	Transcript  ShowTranscript  `json:"transcript"`
-	Lineage     ShowLineage     `json:"lineage"`
-	Busy        bool            `json:"busy"`
-	Lock        *ShowLock       `json:"lock"`
-	Runs        []ShowRun       `json:"runs"`
-	Entry       json.RawMessage `json:"entry"`
+	Context     string         `json:"context,omitempty"`
+	Key         string         `json:"key"`
+	StoreKey    string         `json:"storeKey"`
+	AgentID     string         `json:"agentId"`
+	Kind        string         `json:"kind"`
+	Channel     string         `json:"channel,omitempty"`
+	SessionID   string         `json:"sessionId,omitempty"`
+	Label       string         `json:"label,omitempty"`
+	DisplayName string         `json:"displayName,omitempty"`
+	UpdatedAt   *float64       `json:"updatedAt,omitempty"`
+	Era         era.Era        `json:"era"`   // json | sqlite | gateway
+	Store       string         `json:"store"` // sessions.json, openclaw-agent.sqlite, or the gateway's URL
+	Model       *ShowModel     `json:"model,omitempty"`
+	Tokens      *ShowTokens    `json:"tokens,omitempty"`
+	Transcript  ShowTranscript `json:"transcript"`
+	// Orphan: the transcript no entry points to (named by its sessionId):
+	// key, storeKey, kind and store are empty, entry is null; BelongedTo is
+	// the key it was a transcript of when that is known.
+	Orphan     bool   `json:"orphan,omitempty"`
+	BelongedTo string `json:"belongedTo,omitempty"`
+	// EarlierTranscripts are the session's transcripts before its current
+	// one that can be attributed to it, newest first (none: omitted).
+	EarlierTranscripts []ShowEarlier   `json:"earlierTranscripts,omitempty"`
+	Lineage            ShowLineage     `json:"lineage"`
+	Busy               bool            `json:"busy"`
+	Lock               *ShowLock       `json:"lock"`
+	Runs               []ShowRun       `json:"runs"`
+	Entry              json.RawMessage `json:"entry"`
 }
 
 // ShowModel is the model the session ran with, and its override.
@@ -81,6 +89,17 @@ type ShowTranscript struct {
 	// Partial: over a gateway, only the last HistoryMaxLimit messages are
 	// reachable; messages and firstMessageAt count those (a warning says so).
 	Partial bool `json:"partial,omitempty"`
+}
+
+// ShowEarlier is one of a session's earlier transcripts: an orphan
+// transcript attributed to it (source "orphan", 2026.1.30), or an archive
+// a 2026.9 store keeps under its key (source "archived").
+type ShowEarlier struct {
+	SessionID string `json:"sessionId"`
+	Path      string `json:"path,omitempty"`    // a file
+	Archive   string `json:"archive,omitempty"` // the store archive's name
+	Messages  int    `json:"messages"`
+	Source    string `json:"source"`
 }
 
 // ShowLineage is who spawned the session and whom it spawned.
@@ -179,7 +198,15 @@ func (o *Ops) showOn(ctx context.Context, r backend.Reader, q ShowQuery) (*ShowR
 		return nil, err
 	}
 	var res *ShowResult
-	if t := sess.Target(); t != nil {
+	if orphan := sess.Orphan(); orphan != nil {
+		s, err := o.State()
+		if err != nil {
+			return nil, err
+		}
+		if res, err = o.showOrphan(s, orphan); err != nil {
+			return nil, err
+		}
+	} else if t := sess.Target(); t != nil {
 		s, err := o.State()
 		if err != nil {
 			return nil, err
@@ -266,6 +293,7 @@ func (o *Ops) showLocal(s *state.State, t *state.Target, tp string) (*ShowResult
 	}
 	res.Lineage.Children = showChildren(s, t)
 	res.Runs = showRuns(s, t)
+	res.EarlierTranscripts = o.showEarlier(s, t)
 	return res, nil
 }
 

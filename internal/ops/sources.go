@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -22,47 +21,51 @@ import (
 	"github.com/openclaw/sessions/internal/usage"
 )
 
-// What search and usage read, each a selection from the one enumeration of
-// the state dir's transcripts (internal/transcripts). They differ today:
+// What search and usage read: one definition of the transcripts of a
+// state dir in scope, each a selection from the one enumeration of them
+// (internal/transcripts), agent by agent (the agents in scope, those of an
+// agent without a store too):
 //
-//   - search reads the transcripts of the entries (newest first), and with
-//     IncludeArchived the archived copies of the sessions dir and of the
-//     store's dir (not for a sandboxed requester) and 2026.9's store
-//     archives; usage reads, besides the entries' transcripts, every other
-//     <sessionId>.jsonl of the sessions dir (sessions no entry points to any
-//     more), archived copies of the sessions dir only (for a sandboxed
-//     requester, those of the sessions it may see), and a SQLite store as
-//     one unit, archives included.
-//   - search takes an archived copy only when its sessionId is made of
-//     [A-Za-z0-9._-] (searchArchiveRe); usage takes any.
-//   - an agent without a store (era none) is searched (its archived copies
-//     with IncludeArchived), not counted.
-
-// searchArchiveRe is the archived copies search reads: the sessionId made
-// of letters, digits, '.', '_' and '-', starting with a letter or digit.
-var searchArchiveRe = regexp.MustCompile(`^([A-Za-z0-9][A-Za-z0-9._-]*)\.jsonl\.(deleted|reset)\.[^/]+$`)
+//   - live: the transcripts of the entries (a 2026.1.30 session's JSONL
+//     file, a 2026.8+ session's events in the SQLite store);
+//   - archived: the .reset/.deleted copies of the agent's directories (the
+//     sessions dir, and the store's when it is another one; any sessionId,
+//     compressed or not) and the archives a 2026.9 store keeps;
+//   - orphans (transcripts.Orphan): the transcripts no entry points to — a
+//     2026.1.30 <sessionId>.jsonl no entry claims, every <sessionId>.jsonl
+//     of an agent without a store, a 2026.8+ store's events of a sessionId
+//     no entry has.
+//
+// A sandboxed requester reads the live transcripts of the sessions it may
+// see, and the archived copies and orphans that belong to one of them
+// (transcripts.Agent.Sees). With IncludeArchived both cover all three;
+// without it search reads the live transcripts only, and usage the live
+// transcripts and the orphans (every token spent is counted by default:
+// the sessions a /new or a crash left behind were always in its totals).
+// TestSearchUsageCoverage holds search and usage to that set.
 
 // searchSources lists what a search reads, agent by agent, each agent's
 // sessions newest first.
-func searchSources(s *state.State, q *SearchQuery) ([]srch.Source, error) {
+func searchSources(s *state.State, q *SearchQuery) ([]srch.Source, []*lazyOrphans, error) {
 	var only *state.Target
 	if q.Key != "" {
 		t, err := s.Resolve(q.Key, policy.OpHistory)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		only = t
 	}
-	archives := q.IncludeArchived && !s.Req.Restrict
+	archives := q.IncludeArchived
 	to := transcripts.Options{AllAgents: q.AllAgents, StoreArchives: archives}
 	if only != nil {
 		to.Agent = only.Agent
 	}
 	set, err := transcripts.Open(s, to)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var out []srch.Source
+	var lazy []*lazyOrphans
 	seen := map[string]bool{}
 	labelled := false
 	for a := range set.All() {
@@ -71,7 +74,7 @@ func searchSources(s *state.State, q *SearchQuery) ([]srch.Source, error) {
 				s.Warnf(a.Err.Error())
 				continue
 			}
-			return nil, a.Err
+			return nil, nil, a.Err
 		}
 		bySession := map[string]srch.Source{}
 		byKey := map[string]srch.Source{} // the sessions searched, by stored key
@@ -82,13 +85,17 @@ func searchSources(s *state.State, q *SearchQuery) ([]srch.Source, error) {
 			if a.SQLite() {
 				out = append(out, storeArchives(s, a, byKey, q, seen)...)
 			}
-			out = append(out, archivedFiles(a, bySession, q, seen)...)
+			out = append(out, archivedFiles(s, a, bySession, q, seen)...)
+			var l *lazyOrphans
+			if out, l = orphanFiles(s, a, byKey, q, seen, out); l != nil {
+				lazy = append(lazy, l)
+			}
 		}
 	}
 	if q.Label != "" && !labelled {
-		return nil, apperr.NotFoundf("No session with label: %s", q.Label)
+		return nil, nil, apperr.NotFoundf("No session with label: %s", q.Label)
 	}
-	return out, nil
+	return out, lazy, nil
 }
 
 // searchEntries are the transcripts of an agent's entries a search reads,
@@ -162,6 +169,9 @@ func storeArchives(s *state.State, a *transcripts.Agent, byKey map[string]srch.S
 	var out []srch.Source
 	for i := range a.Archives {
 		arc := &a.Archives[i]
+		if !a.Sees(s, arc.SessionID, "") {
+			continue
+		}
 		src, known := byKey[arc.SessionKey]
 		if !known {
 			if q.Key != "" || q.Label != "" || len(q.Kinds) > 0 || !s.Listable(arc.SessionKey) {
@@ -177,33 +187,31 @@ func storeArchives(s *state.State, a *transcripts.Agent, byKey map[string]srch.S
 }
 
 // archivedFiles are the .deleted/.reset copies in an agent's directories
-// (the sessions dir, then the store's), each directory's newest name first.
-// One whose sessionId is a searched session's carries its key; others have
-// none and are left out when the search is restricted to sessions (--key,
-// --label, --kinds).
-func archivedFiles(a *transcripts.Agent, bySession map[string]srch.Source, q *SearchQuery, seen map[string]bool) []srch.Source {
+// (archivedCopies), each directory's newest name first. One whose
+// sessionId is a searched session's carries its key; others have none and
+// are left out when the search is restricted to sessions (--key, --label,
+// --kinds).
+func archivedFiles(s *state.State, a *transcripts.Agent, bySession map[string]srch.Source, q *SearchQuery, seen map[string]bool) []srch.Source {
 	var out []srch.Source
-	for lo := 0; lo < len(a.Files); {
+	copies := archivedCopies(s, a)
+	for lo := 0; lo < len(copies); {
 		hi := lo
-		for hi < len(a.Files) && a.Files[hi].Dir == a.Files[lo].Dir {
+		for hi < len(copies) && copies[hi].Dir == copies[lo].Dir {
 			hi++
 		}
 		for i := hi - 1; i >= lo; i-- {
-			f := &a.Files[i]
-			m := searchArchiveRe.FindStringSubmatch(f.Name)
-			if m == nil {
-				continue
-			}
+			f := copies[i]
+			sid := f.ArchiveOf()
 			p := f.Path()
 			if seen[p] || seen["archive:"+a.ID+":"+f.Name] {
 				continue
 			}
-			src, known := bySession[m[1]]
+			src, known := bySession[sid]
 			if !known {
 				if q.Key != "" || q.Label != "" || len(q.Kinds) > 0 {
 					continue
 				}
-				src = srch.Source{Agent: a.ID, SessionID: m[1]}
+				src = srch.Source{Agent: a.ID, SessionID: sid}
 			}
 			seen[p] = true
 			src.Path, src.Archived, src.Zstd = p, f.Name, f.Zstd()
@@ -215,9 +223,148 @@ func archivedFiles(a *transcripts.Agent, bySession map[string]srch.Source, q *Se
 	return out
 }
 
+// archivedCopies are the .reset/.deleted copies of an agent's directories
+// (the sessions dir, then the store's), each directory's by name: for a
+// sandboxed requester those of the sessions it may see.
+func archivedCopies(s *state.State, a *transcripts.Agent) []*transcripts.File {
+	var out []*transcripts.File
+	for i := range a.Files {
+		f := &a.Files[i]
+		if sid := f.ArchiveOf(); sid != "" && a.Sees(s, sid, "") {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// orphansInScope are the agent's orphans (transcripts.Orphan) the
+// requester reads, warning when a store's transcripts cannot be listed.
+// With keys (and always for a sandboxed requester: an orphan's key says
+// whether it may see it) the keys later transcripts' headers give are set
+// too (transcripts.Agent.Attribute reads the start of every transcript).
+func orphansInScope(s *state.State, a *transcripts.Agent, keys bool) []transcripts.Orphan {
+	all := a.Orphans(s)
+	if a.StoredErr != nil {
+		s.Warnf(fmt.Sprintf("transcripts of agent %s: %v", a.ID, a.StoredErr))
+	}
+	if keys || s.Req.Restrict {
+		a.Attribute(s, all)
+	}
+	out := all[:0:0]
+	for _, o := range all {
+		if a.Sees(s, "", o.Key) {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+// orphanFiles appends the agent's orphan transcripts (transcripts.Orphan)
+// to out: files by name, a 2026.8+ store's events by sessionId. One
+// attributed to a searched session carries its key; the others are left
+// out when the search is restricted to sessions (--key, --label, --kinds),
+// and carry the key they belonged to when it is known. A search not
+// restricted so needs those keys for its hits only: they are looked for
+// after it (lazyOrphans), for the agents whose orphans have hits.
+func orphanFiles(s *state.State, a *transcripts.Agent, byKey map[string]srch.Source, q *SearchQuery, seen map[string]bool, out []srch.Source) ([]srch.Source, *lazyOrphans) {
+	restricted := q.Key != "" || q.Label != "" || len(q.Kinds) > 0
+	orphans := orphansInScope(s, a, restricted)
+	var lazy *lazyOrphans
+	if !restricted && !s.Req.Restrict {
+		lazy = &lazyOrphans{a: a, orphans: orphans, src: make([]int, len(orphans)), byKey: byKey}
+	}
+	for i, o := range orphans {
+		if lazy != nil {
+			lazy.src[i] = -1
+		}
+		p := o.Path()
+		if o.File == nil {
+			p = "db:" + a.ID + ":" + o.SessionID
+		}
+		if seen[p] {
+			continue
+		}
+		src, known := byKey[o.Key]
+		if !known {
+			if restricted {
+				continue
+			}
+			src = orphanSource(s, a.ID, o.Key)
+		}
+		seen[p] = true
+		src.SessionID, src.Path, src.Orphan = o.SessionID, o.Path(), true
+		src.DB, src.Archive, src.Index, src.Archived, src.Zstd = nil, nil, false, "", false
+		if o.File == nil {
+			src.DB = a.DB // its events, never the index (OpenClaw indexes sessions)
+		}
+		if lazy != nil {
+			lazy.src[i] = len(out)
+		}
+		out = append(out, src)
+	}
+	return out, lazy
+}
+
+// orphanSource is the source of an orphan of no searched session: its key
+// when it is known.
+func orphanSource(s *state.State, agent, key string) srch.Source {
+	src := srch.Source{Agent: agent}
+	if key != "" && s.Listable(key) {
+		src.Key, src.Kind = s.DisplayKey(key), keys.Kind(key, "")
+	}
+	return src
+}
+
+// lazyOrphans are an agent's orphan files a search read before the keys
+// later transcripts' headers give were looked for.
+type lazyOrphans struct {
+	a       *transcripts.Agent
+	orphans []transcripts.Orphan
+	src     []int // each orphan's source (-1: not read)
+	byKey   map[string]srch.Source
+}
+
+// orphanKeys sets the keys of the orphan sources with hits that have none
+// yet, reading the headers of the transcripts of their agents only.
+func orphanKeys(s *state.State, srcs []srch.Source, hits []srch.Found, lazy []*lazyOrphans) {
+	if len(lazy) == 0 {
+		return
+	}
+	hit := map[int]bool{}
+	for _, h := range hits {
+		if src := &srcs[h.Src]; src.Orphan && src.Key == "" && src.DB == nil {
+			hit[h.Src] = true
+		}
+	}
+	for _, l := range lazy {
+		needed := false
+		for _, i := range l.src {
+			needed = needed || i >= 0 && hit[i]
+		}
+		if !needed {
+			continue
+		}
+		l.a.Attribute(s, l.orphans)
+		for j, o := range l.orphans {
+			i := l.src[j]
+			if i < 0 || o.Key == "" || srcs[i].Key != "" {
+				continue
+			}
+			src, known := l.byKey[o.Key]
+			if !known {
+				src = orphanSource(s, l.a.ID, o.Key)
+			}
+			src.SessionID, src.Path, src.Orphan = srcs[i].SessionID, srcs[i].Path, true
+			src.DB, src.Archive, src.Index, src.Archived, src.Zstd = nil, nil, false, "", false
+			srcs[i] = src
+		}
+	}
+}
+
 // usageSession is what the store says about a sessionId.
 type usageSession struct {
 	key, kind, channel, cron string
+	storeKey                 string // the key as stored
 	visible                  bool
 }
 
@@ -225,6 +372,7 @@ type usageSession struct {
 type usageUnitInfo struct {
 	agent     string
 	sessionID string // JSONL units
+	key       string // an orphan's key when it is known (as stored)
 	archived  bool
 }
 
@@ -233,12 +381,25 @@ type usageUnitInfo struct {
 type usageCatalog struct {
 	units    []usageUnitInfo
 	sessions map[string]map[string]usageSession // agent → sessionId → info
+	// orphans are the keys of a 2026.8+ store's orphans (agent → sessionId
+	// → key as stored), when known.
+	orphans map[string]map[string]string
 }
 
-// usageUnits lists the files usage reads: per agent, its SQLite store
-// (2026.8+) or its JSONL transcripts — those the store points to, and the
-// other <sessionId>.jsonl files of its sessions dir — and, with
-// IncludeArchived, the .reset/.deleted copies.
+func (c *usageCatalog) orphanKey(agent, sessionID, key string) {
+	if c.orphans == nil {
+		c.orphans = map[string]map[string]string{}
+	}
+	if c.orphans[agent] == nil {
+		c.orphans[agent] = map[string]string{}
+	}
+	c.orphans[agent][sessionID] = key
+}
+
+// usageUnits lists the files usage reads (the coverage above): per agent,
+// its SQLite store (2026.8+: its events, orphans included, and with
+// IncludeArchived its archives) or the JSONL transcripts of its entries,
+// its orphan transcripts and, with IncludeArchived, its archived copies.
 func (o *Ops) usageUnits(s *state.State, q *UsageQuery) ([]usage.Unit, *usageCatalog, error) {
 	set, err := transcripts.Open(s, transcripts.Options{AllAgents: q.AllAgents})
 	if err != nil {
@@ -246,9 +407,6 @@ func (o *Ops) usageUnits(s *state.State, q *UsageQuery) ([]usage.Unit, *usageCat
 	}
 	l := &usageListing{cat: &usageCatalog{sessions: map[string]map[string]usageSession{}}, seen: map[string]bool{}}
 	for a := range set.All() {
-		if a.Era == era.None {
-			continue
-		}
 		if a.Err != nil {
 			if set.Multi() {
 				s.Warnf(a.Err.Error())
@@ -282,6 +440,13 @@ func (l *usageListing) add(u usage.Unit, info usageUnitInfo) {
 	l.cat.units = append(l.cat.units, info)
 }
 
+// addFile adds a transcript file of the agent's directories.
+func (l *usageListing) addFile(f *transcripts.File, info usageUnitInfo) {
+	if fi, err := f.Entry.Info(); err == nil {
+		l.add(usage.FileUnit(f.Path(), fi, info.sessionID, info.archived), info)
+	}
+}
+
 // agent adds one agent's units.
 func (l *usageListing) agent(s *state.State, a *transcripts.Agent, q *UsageQuery, lockTimeout time.Duration) error {
 	infos := map[string]usageSession{}
@@ -290,21 +455,10 @@ func (l *usageListing) agent(s *state.State, a *transcripts.Agent, q *UsageQuery
 	// found without resolving each entry's path.
 	dir := a.SessionsDir
 	inDir := make(map[string]*transcripts.File, len(a.Files))
-	var names []string
 	for i := range a.Files {
 		if f := &a.Files[i]; f.Dir == dir {
 			inDir[f.Name] = f
-			names = append(names, f.Name)
 		}
-	}
-	claimed := map[string]bool{}
-	addFile := func(name, sid string, archived bool) {
-		fi, err := inDir[name].Entry.Info()
-		if err != nil {
-			return
-		}
-		claimed[name] = true
-		l.add(usage.FileUnit(filepath.Join(dir, name), fi, sid, archived), usageUnitInfo{agent: a.ID, sessionID: sid, archived: archived})
 	}
 	for _, e := range a.Entries {
 		sid := e.Meta.SessionID
@@ -312,7 +466,7 @@ func (l *usageListing) agent(s *state.State, a *transcripts.Agent, q *UsageQuery
 			continue
 		}
 		row := s.Row(a.ID, a.Store, e)
-		in := usageSession{key: row.Key, kind: row.Kind, channel: row.Channel, cron: cronJob(e.Key), visible: s.Visible(e)}
+		in := usageSession{key: row.Key, kind: row.Kind, channel: row.Channel, cron: cronJob(e.Key), storeKey: e.Key, visible: s.Visible(e)}
 		if prev, ok := infos[sid]; ok && prev.visible && !in.visible {
 			continue
 		}
@@ -322,15 +476,12 @@ func (l *usageListing) agent(s *state.State, a *transcripts.Agent, q *UsageQuery
 		}
 		sf := e.Meta.SessionFile
 		if name := sid + ".jsonl"; (sf == "" || filepath.Dir(sf) == dir) && inDir[name] != nil && (sf == "" || filepath.Base(sf) == name) {
-			addFile(name, sid, false)
+			l.addFile(inDir[name], usageUnitInfo{agent: a.ID, sessionID: sid})
 			continue
 		}
 		tr, err := s.Transcript(a.ID, a.Store, e)
 		if err != nil || !tr.Exists {
 			continue
-		}
-		if filepath.Dir(tr.Path) == dir {
-			claimed[filepath.Base(tr.Path)] = true
 		}
 		if fi, err := os.Stat(tr.Path); err == nil && fi.Mode().IsRegular() {
 			l.add(usage.FileUnit(tr.Path, fi, sid, false), usageUnitInfo{agent: a.ID, sessionID: sid})
@@ -344,24 +495,19 @@ func (l *usageListing) agent(s *state.State, a *transcripts.Agent, q *UsageQuery
 		}
 		l.add(usage.SQLiteUnit(p, fi, q.IncludeArchived, sqlitestore.Options{BusyTimeout: lockTimeout, Warn: s.Warnf}), usageUnitInfo{agent: a.ID})
 	}
-	for _, name := range names {
-		if claimed[name] {
+	for _, o := range orphansInScope(s, a, q.orphanKeys()) {
+		if o.File == nil { // in the SQLite unit: its key, for the parts of its sessionId
+			if o.Key != "" {
+				l.cat.orphanKey(a.ID, o.SessionID, o.Key)
+			}
 			continue
 		}
-		f := inDir[name]
-		var sid string
-		archived := false
-		if id, ok := f.JSONL(); ok && a.Era == era.JSON {
-			sid = id
-		} else if id := f.ArchiveOf(); q.IncludeArchived && id != "" {
-			sid, archived = id, true
-		} else {
-			continue
+		l.addFile(o.File, usageUnitInfo{agent: a.ID, sessionID: o.SessionID, key: o.Key})
+	}
+	if q.IncludeArchived {
+		for _, f := range archivedCopies(s, a) {
+			l.addFile(f, usageUnitInfo{agent: a.ID, sessionID: f.ArchiveOf(), archived: true})
 		}
-		if in, known := infos[sid]; s.Req.Restrict && (!known || !in.visible) {
-			continue // a sandboxed requester counts only what it may see
-		}
-		addFile(name, sid, archived)
 	}
 	return nil
 }
@@ -381,17 +527,9 @@ func (c *usageCatalog) sources(s *state.State, parts [][]usage.Part) ([]usage.So
 			if p.SessionID == "" && len(p.Records) == 0 {
 				continue
 			}
-			in, known := c.sessions[ui.agent][p.SessionID]
-			if known && !in.visible || !known && s.Req.Restrict {
+			sess, ok := c.session(s, ui, p)
+			if !ok {
 				continue
-			}
-			sess := usage.Session{SessionID: p.SessionID, Agent: ui.agent, Archived: ui.archived || p.Archived}
-			switch {
-			case known:
-				sess.Key, sess.Kind, sess.Channel, sess.CronJob = in.key, in.kind, in.channel, in.cron
-			case p.Key != "":
-				row := keyInfo(s, p.Key)
-				sess.Key, sess.Kind, sess.Channel, sess.CronJob = row.key, row.kind, row.channel, row.cron
 			}
 			srcs = append(srcs, usage.Source{Session: sess, Models: p.Models, Records: p.Records})
 		}
@@ -403,7 +541,52 @@ func (c *usageCatalog) sources(s *state.State, parts [][]usage.Part) ([]usage.So
 	return srcs, sk, files
 }
 
-// keyInfo describes a key no store entry holds any more (a 2026.8+ archive).
+// orphanKeys: the rows need the key an orphan belonged to (its session,
+// kind, channel or cron job), not only its messages' times, models or agent.
+func (q *UsageQuery) orphanKeys() bool {
+	return slices.ContainsFunc(q.By, func(d string) bool {
+		return d == "session" || d == "kind" || d == "channel" || d == "cron"
+	})
+}
+
+// session is the session a part of unit ui is counted as, ok false when
+// the requester may not see it: the entry of its sessionId, else the key
+// it is known to belong to (a 2026.9 archive's, an orphan's), else none.
+func (c *usageCatalog) session(s *state.State, ui usageUnitInfo, p usage.Part) (usage.Session, bool) {
+	in, known := c.sessions[ui.agent][p.SessionID]
+	key := cmp.Or(p.Key, ui.key, c.orphans[ui.agent][p.SessionID])
+	switch {
+	case known && !in.visible:
+		return usage.Session{}, false
+	case !known && s.Req.Restrict:
+		// an orphan or archive of a session the requester may see
+		if of, ok := c.byKey(ui.agent, key); key == "" || !ok || !of.visible {
+			return usage.Session{}, false
+		}
+	}
+	sess := usage.Session{SessionID: p.SessionID, Agent: ui.agent, Archived: ui.archived || p.Archived}
+	switch {
+	case known:
+		sess.Key, sess.Kind, sess.Channel, sess.CronJob = in.key, in.kind, in.channel, in.cron
+	case key != "":
+		row := keyInfo(s, key)
+		sess.Key, sess.Kind, sess.Channel, sess.CronJob = row.key, row.kind, row.channel, row.cron
+	}
+	return sess, true
+}
+
+// byKey is the session of a stored key in the agent's store, if any.
+func (c *usageCatalog) byKey(agent, key string) (usageSession, bool) {
+	for _, in := range c.sessions[agent] {
+		if in.storeKey == key {
+			return in, true
+		}
+	}
+	return usageSession{}, false
+}
+
+// keyInfo describes the key of a transcript no entry's sessionId names (a
+// 2026.8+ archive, an orphan whose key is known), from the key alone.
 func keyInfo(s *state.State, key string) usageSession {
 	kind := keys.Kind(key, "")
 	return usageSession{

@@ -24,9 +24,12 @@ type Source struct {
 	Agent, Key, Kind, Label, SessionID string
 	// Archived is the file name of a .deleted/.reset archived transcript.
 	Archived string
-	Path     string
-	Zstd     bool // Path is zstd-compressed (a 2026.9 archive, *.zst)
-	DB       *sqlitestore.DB
+	// Orphan: a transcript no entry points to (transcripts.Orphan); Key is
+	// the session it belonged to when that is known.
+	Orphan bool
+	Path   string
+	Zstd   bool // Path is zstd-compressed (a 2026.9 archive, *.zst)
+	DB     *sqlitestore.DB
 	// Archive: an archived transcript kept in DB's store (2026.9), read
 	// from there instead of Path.
 	Archive *sqlitestore.Archive

@@ -9,7 +9,10 @@
 package transcripts
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
+	"io"
 	"io/fs"
 	"iter"
 	"os"
@@ -19,6 +22,7 @@ import (
 
 	"github.com/openclaw/sessions/internal/apperr"
 	"github.com/openclaw/sessions/internal/era"
+	"github.com/openclaw/sessions/internal/policy"
 	"github.com/openclaw/sessions/internal/sqlitestore"
 	"github.com/openclaw/sessions/internal/state"
 	"github.com/openclaw/sessions/internal/store"
@@ -99,6 +103,12 @@ type Agent struct {
 	// Options.StoreArchives; ArchivesErr says why they cannot be listed.
 	Archives    []sqlitestore.Archive
 	ArchivesErr error
+
+	// StoredErr says why a 2026.8+ store's transcripts cannot be listed
+	// (Orphans then has none of them).
+	StoredErr error
+	stored    []sqlitestore.StoredTranscript
+	storeRead bool
 }
 
 // SQLite reports whether the agent's sessions are read from the 2026.8+
@@ -194,3 +204,292 @@ func list(dir string) ([]File, error) {
 	}
 	return out, nil // by name: os.ReadDir sorts them
 }
+
+// Orphan is a transcript no entry points to any more: the earlier
+// conversation of a key OpenClaw 2026.1.30 reset (/new starts a new
+// sessionId and leaves the old <sessionId>.jsonl behind), or a crash's
+// leftovers; on 2026.8+ the events of a sessionId no entry's is (a key's
+// window before its current one). Key is the session it belonged to when
+// that can be known — the store's session window says, an entry has its
+// sessionId (with another transcript), or (Attribute) a later transcript's
+// header names the file as its parentSession — else "".
+type Orphan struct {
+	File      *File // the transcript file (nil: events of the SQLite store)
+	SessionID string
+	Key       string // as stored
+}
+
+// Path is the orphan's file ("" for the SQLite store's events).
+func (o *Orphan) Path() string {
+	if o.File == nil {
+		return ""
+	}
+	return o.File.Path()
+}
+
+// Orphans are the transcripts of an agent no entry points to. On
+// 2026.1.30 they are the <sessionId>.jsonl files of its sessions dir that
+// no entry's transcript is, by name: an entry claims the file of its
+// sessionId unless its sessionFile names another file of that dir, and the
+// file its transcript resolves to (state.Transcript) — the claims usage
+// has always made; an agent without a store has no entry, each of its
+// <sessionId>.jsonl is one. On 2026.8+ they are the sessionIds the store holds
+// events of (sqlitestore.Transcripts) that no entry has, by sessionId;
+// those rows cannot outlive their session's node when SQLite enforces
+// the store's foreign keys (transcript_events → session_windows →
+// session_nodes, each ON DELETE CASCADE): what is left is a key's earlier
+// windows (attributed by session_windows.session_key), or events whose
+// window a writer removed without that enforcement (no key).
+func (a *Agent) Orphans(s *state.State) []Orphan {
+	switch {
+	case a.Err != nil:
+		return nil
+	case a.SQLite():
+		return a.storeOrphans(s)
+	case a.Era != era.JSON && a.Era != era.None:
+		return nil
+	}
+	claimed := map[string]bool{}
+	bySID := map[string]string{}
+	for _, e := range a.Entries {
+		sid := e.Meta.SessionID
+		if sid == "" || !s.Listable(e.Key) {
+			continue
+		}
+		bySID[sid] = e.Key
+		sf := e.Meta.SessionFile
+		if name := sid + ".jsonl"; sf == "" || filepath.Dir(sf) == a.SessionsDir && filepath.Base(sf) == name {
+			claimed[name] = true
+			continue
+		}
+		if tr, err := s.Transcript(a.ID, a.Store, e); err == nil && filepath.Dir(tr.Path) == a.SessionsDir {
+			claimed[filepath.Base(tr.Path)] = true
+		}
+	}
+	var out []Orphan
+	for i := range a.Files {
+		f := &a.Files[i]
+		if f.Dir != a.SessionsDir || claimed[f.Name] {
+			continue
+		}
+		if sid, ok := f.JSONL(); ok {
+			// an entry's sessionId whose transcript is another file
+			out = append(out, Orphan{File: f, SessionID: sid, Key: bySID[sid]})
+		}
+	}
+	return out
+}
+
+// storeOrphans are the sessionIds a 2026.8+ store holds events of that no
+// entry has (the store's listing is read once per Agent).
+func (a *Agent) storeOrphans(s *state.State) []Orphan {
+	if a.DB == nil {
+		return nil
+	}
+	if !a.storeRead {
+		a.storeRead = true
+		a.stored, a.StoredErr = a.DB.Transcripts()
+	}
+	has := make(map[string]bool, len(a.Entries))
+	for _, e := range a.Entries {
+		if e.SessionID != "" {
+			has[e.SessionID] = true
+		}
+	}
+	var out []Orphan
+	for _, t := range a.stored {
+		if !has[t.SessionID] {
+			o := Orphan{SessionID: t.SessionID}
+			if t.Key != "" && s.Listable(t.Key) {
+				o.Key = t.Key
+			}
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+// Attribute sets the key of the orphan files a later transcript names: one
+// whose session header's parentSession is the orphan's file (it reads the
+// start of every transcript of the sessions dir, so a reader that needs no
+// key leaves it out; Orphans already set the keys that cost nothing).
+// parentSession is written when a thread session forks from its parent's
+// transcript (format §4.1): the orphan then belonged to the thread's
+// parent key (the key before its last :thread:/:topic: marker); from any
+// other key, it was that key's own earlier transcript. An orphan named by
+// an attributed orphan inherits its key the same way.
+func (a *Agent) Attribute(s *state.State, orphans []Orphan) {
+	orphan := map[string]int{}
+	for i := range orphans {
+		if orphans[i].File != nil {
+			orphan[orphans[i].File.Name] = i
+		}
+	}
+	if len(orphan) == 0 {
+		return
+	}
+	keyOf := map[string]string{} // file name in the sessions dir → key
+	for _, e := range a.Entries {
+		if e.Meta.SessionID == "" || !s.Listable(e.Key) {
+			continue
+		}
+		if tr, err := s.Transcript(a.ID, a.Store, e); err == nil && filepath.Dir(tr.Path) == a.SessionsDir {
+			keyOf[filepath.Base(tr.Path)] = e.Key
+		}
+	}
+	named := map[string]string{} // orphan file name → the file whose header names it
+	buf := make([]byte, headerMax)
+	for i := range a.Files {
+		f := &a.Files[i]
+		if f.Dir != a.SessionsDir {
+			continue
+		}
+		if _, ok := f.JSONL(); !ok {
+			continue
+		}
+		if p := headerParent(f.Path(), buf); p != "" {
+			if _, ok := orphan[p]; ok && p != f.Name {
+				named[p] = f.Name
+			}
+		}
+	}
+	for range len(orphans) { // a chain of orphans is at most that long
+		changed := false
+		for i := range orphans {
+			o := &orphans[i]
+			by, ok := named[o.File.Name]
+			if o.Key != "" || !ok {
+				continue
+			}
+			k := keyOf[by]
+			if j, isOrphan := orphan[by]; isOrphan {
+				k = orphans[j].Key
+			}
+			if k != "" {
+				o.Key, changed = parentKey(k), true
+			}
+		}
+		if !changed {
+			break
+		}
+	}
+}
+
+// headerParent is the file name a transcript's session header names as
+// its parentSession ("" when none, or no header). buf is reused from one
+// file to the next: only the start of each file is read, and parsed only
+// when it has a parentSession.
+func headerParent(path string, buf []byte) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	n, _ := io.ReadFull(f, buf)
+	f.Close()
+	line := buf[:n]
+	if i := bytes.IndexByte(line, '\n'); i >= 0 {
+		line = line[:i]
+	}
+	if !bytes.Contains(line, []byte(`"parentSession"`)) {
+		return ""
+	}
+	var h struct {
+		Type          string `json:"type"`
+		ParentSession string `json:"parentSession"`
+	}
+	if json.Unmarshal(line, &h) != nil || h.Type != "session" || h.ParentSession == "" {
+		return ""
+	}
+	return filepath.Base(h.ParentSession)
+}
+
+// headerMax is how much of a transcript's start is read for its header:
+// OpenClaw's is one short line (type, version, id, timestamp, cwd, and a
+// parentSession path).
+const headerMax = 8 << 10
+
+// parentKey is the key a transcript named as parentSession belonged to:
+// a thread's parent (OpenClaw's resolveThreadParentSessionKey strips the
+// last :thread: or :topic: marker), else key itself.
+func parentKey(key string) string {
+	low := strings.ToLower(key)
+	i := max(strings.LastIndex(low, ":thread:"), strings.LastIndex(low, ":topic:"))
+	if i <= 0 {
+		return key
+	}
+	return key[:i]
+}
+
+// OrphanAt is an orphan transcript and its agent.
+type OrphanAt struct {
+	Agent string
+	Orphan
+}
+
+// FindOrphan is the orphan transcript of sessionID in an agent the
+// requester may read (state.CanSeeAgent) — nil when none: a sessionId no
+// entry has any more names its transcript, the file <sessionID>.jsonl of a
+// 2026.1.30 sessions dir or the events a 2026.8+ store keeps of it. A
+// sandboxed requester sees one only when it belongs to a session it may
+// see (Sees). The
+// same sessionId orphaned in two agents is ambiguous (exit 1), like two
+// entries holding it.
+func FindOrphan(s *state.State, sessionID string) (*OrphanAt, error) {
+	if !plainID.MatchString(sessionID) {
+		return nil, nil
+	}
+	var found []*OrphanAt
+	for _, id := range s.AgentIDs() {
+		if s.CanSeeAgent(id, policy.OpHistory) != "" {
+			continue
+		}
+		switch s.Era(id) {
+		case era.JSON, era.None:
+			fi, err := os.Lstat(filepath.Join(s.SessionsDir(id), sessionID+".jsonl"))
+			if err != nil || !fi.Mode().IsRegular() {
+				continue
+			}
+		case era.SQLite:
+		default:
+			continue
+		}
+		a := read(s, id, Options{})
+		orphans := a.Orphans(s)
+		a.Attribute(s, orphans)
+		for _, o := range orphans {
+			if o.SessionID == sessionID && a.Sees(s, "", o.Key) {
+				found = append(found, &OrphanAt{Agent: id, Orphan: o})
+			}
+		}
+	}
+	switch len(found) {
+	case 0:
+		return nil, nil
+	case 1:
+		return found[0], nil
+	}
+	ags := make([]string, len(found))
+	for i, f := range found {
+		ags[i] = f.Agent
+	}
+	return nil, apperr.Errorf("Multiple orphan transcripts found for sessionId: %s (agents %s)", sessionID, strings.Join(ags, ", "))
+}
+
+// Sees says whether a sandboxed requester may read a transcript that is
+// not an entry's own — an orphan, an archived copy — of sessionID, or
+// belonging to key (as stored; "" when unknown): it is one of a session it
+// may see. Any other requester reads them all.
+func (a *Agent) Sees(s *state.State, sessionID, key string) bool {
+	if !s.Req.Restrict {
+		return true
+	}
+	for _, e := range a.Entries {
+		if (sessionID != "" && e.SessionID == sessionID || key != "" && e.Key == key) && s.Listable(e.Key) && s.Visible(e) {
+			return true
+		}
+	}
+	return false
+}
+
+// plainID is a sessionId that can name a file of the sessions dir.
+var plainID = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)

@@ -70,6 +70,10 @@ func NewCmd(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
 message line, as OpenClaw's sessions_history returns them), the last --limit of
 them (default 200, at most 1000). The session is named by its key, its
 sessionId, a unique sessionId prefix (8+ hex digits) or --label L [--agent A].
+A whole sessionId no session has any more names its orphan transcript (one a
+/new reset or a crash left behind, that no entry points to): it is read like
+any other ("orphan": true, sessionKey the key it belonged to when known, else
+empty; a line on stderr says so), but cannot be followed.
 
 By default tool results are left out (--include-tools keeps them) and the
 messages are prepared for an agent's context: inbound envelopes stripped from
@@ -103,8 +107,8 @@ Ctrl-C or SIGTERM with exit 0, or after --idle-timeout without a new message.
 With --json each message is printed as one JSON object per line (JSON Lines;
 --jq applies to each message).
 
-JSON (--json): {"sessionKey","sessionId","messages","truncated","dropped",
-"bytes","hasMore","nextCursor"}.`,
+JSON (--json): {"sessionKey","sessionId","orphan","messages","truncated",
+"dropped","bytes","hasMore","nextCursor"} ("orphan" only for an orphan).`,
 		Example: `  sessions history main
   sessions history agent:main:telegram:group:-100123 --limit 20 --json
   sessions history main --format markdown > main.md

@@ -55,16 +55,26 @@ Both storage eras: JSONL transcripts are streamed in parallel, a literal found
 with a byte search before any line is parsed; on OpenClaw 2026.8+ (SQLite
 store) OpenClaw's search index is read where it is current for the session,
 else the transcript events (and cold archives). --no-index always scans the
-events. --include-archived adds the .deleted/.reset archived transcripts (files,
-zstd-compressed or not, and 2026.9's archives kept in the store).
+events.
+
+What is searched: without --include-archived the live transcripts, those of
+the sessions' entries; --include-archived adds every other transcript of the
+state dir — the .deleted/.reset archived copies (files, zstd-compressed or
+not, and 2026.9's archives kept in the store) and the orphan transcripts, no
+entry points to them (a conversation a /new reset or a crash left behind: a
+<sessionId>.jsonl no session claims, a 2026.8+ store's events of a sessionId
+no session has). usage covers the same transcripts (see its help).
 
 The requester's visibility applies: agent-to-agent policy, and a sandboxed
-requester finds only the sessions it spawned.
+requester finds only the sessions it spawned (and their archived copies and
+orphans).
 
 JSON (--json): {"count","totalCount","hasMore","hits":[hit...]}; a hit has
 key, kind, agentId, label, sessionId, id (the entry id), role (user,
 assistant, tool), timestamp (epoch ms), snippet, match (the matched text),
-source (transcript, index, events), archived (the archive's file name) and,
+source (transcript, index, events; orphan for an orphan transcript, whose
+key is the session it belonged to when a later transcript names it, else
+none), archived (the archive's file name) and,
 with -C N, context {"before":[m...],"after":[m...]} (m: id, role, timestamp,
 text).
 
@@ -128,7 +138,7 @@ sessionId, id, role, timestamp (RFC 3339), snippet.`,
 	fl.StringVar(&o.Key, "key", "", "only the session `KEY` (or sessionId)")
 	fl.StringVar(&o.Label, "label", "", "only the session labelled `L`")
 	fl.BoolVar(&o.IncludeTools, "include-tools", false, "search tool results and tool calls too")
-	fl.BoolVar(&o.IncludeArchived, "include-archived", false, "also search the .deleted/.reset archived transcripts")
+	fl.BoolVar(&o.IncludeArchived, "include-archived", false, "also search the .deleted/.reset archived transcripts and the orphan ones (no entry points to them)")
 	fl.BoolVar(&o.NoIndex, "no-index", false, "2026.8+: scan the transcript events even where OpenClaw's search index is current")
 	fl.StringVar(&limit, "limit", "50", "at most `N` hits (or all); totalCount says how many there are")
 	fl.IntVarP(&o.Context, "context", "C", 0, "show `N` messages before and after each hit")

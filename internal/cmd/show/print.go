@@ -183,7 +183,11 @@ func (v *view) header(res *Result) {
 	if res.StoreKey != res.Key {
 		title += "  " + v.cs.Gray("("+res.StoreKey+")")
 	}
+	if res.Orphan {
+		title = "orphan transcript " + res.SessionID + "  " + v.cs.Gray("(no session entry points to it)")
+	}
 	fmt.Fprintln(v.w, v.cs.Bold(title))
+	v.line("belonged to", res.BelongedTo)
 	v.line("agent", res.AgentID)
 	v.line("kind", res.Kind)
 	v.line("channel", res.Channel)
@@ -230,6 +234,13 @@ func (v *view) transcript(res *Result) {
 		v.line("messages", strconv.Itoa(tr.Messages))
 		v.line("first", v.when(tr.FirstMessageAt))
 		v.line("last", v.when(tr.LastMessageAt))
+	}
+	for i, e := range res.EarlierTranscripts {
+		k := ""
+		if i == 0 {
+			k = "earlier"
+		}
+		v.line(k, fmt.Sprintf("%s  %d messages (%s: %s)", e.SessionID, e.Messages, e.Source, cmpOr(e.Path, e.Archive)))
 	}
 	if res.Era == era.SQLite {
 		return
@@ -293,6 +304,10 @@ func (v *view) runs(res *Result) {
 // entry: every field of the entry as stored, values cut to the width.
 func (v *view) entry(res *Result) {
 	v.section("Entry")
+	if res.Orphan {
+		fmt.Fprintf(v.w, "  none (an orphan transcript)\n")
+		return
+	}
 	entryW := keyW
 	gjson.ParseBytes(res.Entry).ForEach(func(k, _ gjson.Result) bool {
 		entryW = max(entryW, min(len(k.String())+1, 28))

@@ -36,13 +36,21 @@ requested, and OpenClaw's sub-agent runs (subagents/runs.json) it is the
 child or the requester of.
 
 The session is named by its key, its sessionId, a unique sessionId prefix
-(8+ hex digits) or --label L [--agent A]. Nothing is written.
+(8+ hex digits) or --label L [--agent A]. Nothing is written. A whole
+sessionId no session has any more shows its orphan transcript (one a /new
+reset or a crash left behind, that no entry points to): "orphan": true, no
+key, kind, store or entry, and "belongedTo" the key it was a transcript of
+when that is known. A session's earlier transcripts that can be attributed to
+it (orphans a later transcript names, 2026.8+ windows before the current one,
+2026.9 archives kept under its key) are listed in "earlierTranscripts".
 
 JSON (--json): {"key","storeKey","agentId","kind","channel","sessionId",
 "label","displayName","updatedAt","era","store","model","tokens",
 "transcript":{"path","exists","bytes","messages","firstMessageAt",
-"lastMessageAt"},"lineage":{"spawnedBy","children"},"busy","lock",
-"runs":[…],"entry"} (times in ms since the epoch).
+"lastMessageAt"},"orphan","belongedTo","earlierTranscripts":[{"sessionId",
+"path","archive","messages","source"}],"lineage":{"spawnedBy","children"},
+"busy","lock","runs":[…],"entry"} (times in ms since the epoch; orphan,
+belongedTo and earlierTranscripts only when there is one).
 Piped: one "field<TAB>value" line per value of that document, nested fields
 as dotted paths (transcript.messages, entry.deliveryContext.channel,
 lineage.children.0), times (…At fields) in RFC 3339.

@@ -44,13 +44,18 @@ one it is computed from the model's configured cost (openclaw.json
 models.providers.<p>.models[].cost, USD per million tokens), else counted as 0
 and reported (costUnknownMessages).
 
-Both storage eras are read: JSONL transcripts (every <sessionId>.jsonl of the
-sessions dir, also those no session points to any more) and OpenClaw 2026.8+'s
-SQLite store (events and cold archives), read-only. --include-archived adds
-reset and deleted transcripts (<file>.jsonl.reset.<time>, .deleted.<time>,
-2026.8+ archives); a message is counted once, however many copies of its
-session exist (sessionId + entry id). A sandboxed requester counts only the
-sessions it spawned.
+Both storage eras are read: JSONL transcripts and OpenClaw 2026.8+'s SQLite
+store (events and cold archives), read-only. What is counted: the live
+transcripts (those of the sessions' entries) and the orphan ones, no entry
+points to them (a conversation a /new reset or a crash left behind: every
+<sessionId>.jsonl no session claims, a 2026.8+ store's events of a sessionId
+no session has), under the key they belonged to when a later transcript
+names it, else their sessionId. --include-archived adds the reset and deleted
+copies (<file>.jsonl.reset.<time>, .deleted.<time>, zstd-compressed or not,
+2026.8+ archives): search --include-archived covers exactly that set. A
+message is counted once, however many copies of its session exist
+(sessionId + entry id). A sandboxed requester counts only the sessions it
+spawned (and their archived copies and orphans).
 
 A second run reads only the transcripts that changed: each file's usage is
 cached under the tool's own cache dir ($XDG_CACHE_HOME/sessions/usage, never in
@@ -95,7 +100,7 @@ cost in micro-USD; the last line is the totals, TOTAL in every dimension.`,
 	fl.StringVar(&o.Since, "since", "", "only messages from `WHEN` on: a duration back from now (7d, 12h), a date (2006-01-02) or RFC 3339")
 	fl.StringVar(&o.Until, "until", "", "only messages before `WHEN` (a date includes that whole day)")
 	fl.BoolVar(&o.AllAgents, "all-agents", false, "count the sessions of every agent")
-	fl.BoolVar(&o.IncludeArchived, "include-archived", false, "also count reset and deleted transcripts (each message once)")
+	fl.BoolVar(&o.IncludeArchived, "include-archived", false, "also count reset and deleted transcripts (each message once; orphan transcripts are always counted)")
 	fl.BoolVar(&o.NoCache, "no-cache", false, "read every transcript; neither use nor update the usage cache")
 	_ = cmd.RegisterFlagCompletionFunc("by", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return ops.UsageDimensions, cobra.ShellCompDirectiveNoFileComp

@@ -1,0 +1,86 @@
+package ops
+
+import (
+	"fmt"
+
+	"github.com/openclaw/sessions/internal/era"
+	srch "github.com/openclaw/sessions/internal/search"
+	"github.com/openclaw/sessions/internal/state"
+	"github.com/openclaw/sessions/internal/transcript"
+	"github.com/openclaw/sessions/internal/transcripts"
+)
+
+// showOrphan is what the local state knows about an orphan transcript
+// beside its messages: its file and lock, and the key it belonged to when
+// that can be known (transcripts.Orphan); there is no entry, store row,
+// lineage or run. A 2026.8+ orphan's store is the SQLite store holding its
+// events.
+func (o *Ops) showOrphan(s *state.State, or *transcripts.OrphanAt) (*ShowResult, error) {
+	res := &ShowResult{AgentID: or.Agent, SessionID: or.SessionID, Era: era.JSON, Orphan: true,
+		Lineage: ShowLineage{Children: []string{}}, Runs: []ShowRun{}}
+	if or.Key != "" {
+		res.BelongedTo = s.DisplayKey(or.Key)
+	}
+	if or.File == nil { // the events a 2026.8+ store keeps
+		res.Era, res.Store = era.SQLite, s.SQLitePath(or.Agent)
+		return res, nil
+	}
+	if err := showTranscriptFile(res, or.Path(), o.Now()); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// showEarlier are t's earlier transcripts that can be attributed to it:
+// the agent's orphan transcripts whose key is t's (on 2026.1.30 a later
+// transcript's header names them, on 2026.8+ the store's session window
+// says so) and the archives a 2026.9 store keeps under t's key. Nothing for a sandboxed requester (it reads neither
+// orphans nor archives, as search --include-archived).
+func (o *Ops) showEarlier(s *state.State, t *state.Target) []ShowEarlier {
+	if s.Req.Restrict {
+		return nil
+	}
+	set, err := transcripts.Open(s, transcripts.Options{Agent: t.Agent, StoreArchives: state.IsSQLite(t.Store)})
+	if err != nil {
+		return nil
+	}
+	var out []ShowEarlier
+	for a := range set.All() {
+		if a.Err != nil {
+			continue
+		}
+		orphans := a.Orphans(s)
+		a.Attribute(s, orphans)
+		for _, or := range orphans {
+			if or.Key != t.Key {
+				continue
+			}
+			var r *transcript.Result
+			var err error
+			if or.File == nil {
+				r, err = a.DB.Messages(or.SessionID, transcript.Options{IncludeTools: true})
+			} else {
+				r, err = transcript.ReadMessages(or.Path(), transcript.Options{IncludeTools: true})
+			}
+			n := 0
+			if err == nil {
+				n = len(r.Messages)
+			} else {
+				o.warn(fmt.Sprintf("orphan transcript %s of agent %s: %v", or.SessionID, a.ID, err))
+			}
+			out = append(out, ShowEarlier{SessionID: or.SessionID, Path: or.Path(), Messages: n, Source: SearchFromOrphan})
+		}
+		for i := range a.Archives {
+			arc := &a.Archives[i]
+			if arc.SessionKey != t.Key {
+				continue
+			}
+			_, msgs, err := srch.Messages(&srch.Source{SessionID: arc.SessionID, DB: a.DB, Archive: arc}, true, 0)
+			if err != nil {
+				o.warn(fmt.Sprintf("transcript archive %s of agent %s: %v", arc.Name, a.ID, err))
+			}
+			out = append(out, ShowEarlier{SessionID: arc.SessionID, Archive: arc.Name, Messages: len(msgs), Source: "archived"})
+		}
+	}
+	return out
+}
