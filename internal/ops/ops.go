@@ -12,9 +12,14 @@
 // whose codes are the exit codes), and they may ask what an agent's
 // sessions can do (Capabilities) instead of testing an era.
 //
-// Where sessions live is decided in one place, (*Ops).scope for reads and
-// (*Ops).writeRoute for writes; the implementations behind it are the
-// read seam internal/backend and the write seam internal/sessionwrite.
+// Where sessions live is decided in where.go: scope for reads (the state
+// dir, one gateway or a fleet), and for writes the gateways the invocation
+// selects (writeOptions: the one it names, this host's live gateway) handed
+// to sessionwrite.Choose, the one place a write's route is chosen (send,
+// spawn, patch and the runner through writeRoute and namedWrite; delete,
+// reset, archive and prune through lifecycleRoute). The implementations
+// behind them are the read seam internal/backend and the write seam
+// internal/sessionwrite. Scope tells a front-end what it works on.
 package ops
 
 import (
