@@ -19,6 +19,7 @@ import (
 	"github.com/openclaw/sessions/internal/cmd/history"
 	"github.com/openclaw/sessions/internal/cmd/lifecyclecmd"
 	"github.com/openclaw/sessions/internal/cmd/list"
+	mcpcmd "github.com/openclaw/sessions/internal/cmd/mcp"
 	"github.com/openclaw/sessions/internal/cmd/patch"
 	runnercmd "github.com/openclaw/sessions/internal/cmd/runner"
 	"github.com/openclaw/sessions/internal/cmd/runscmd"
@@ -246,6 +247,7 @@ on a terminal and scripts get tab-separated lines when piped.`,
 		wait.NewCmd(f),
 		runnercmd.NewCmd(f),
 		doctor.NewCmd(f, nil),
+		mcpcmd.NewCmd(f, nil),
 		lifecyclecmd.NewCmdDelete(f),
 		lifecyclecmd.NewCmdReset(f),
 		lifecyclecmd.NewCmdPrune(f),
