@@ -189,7 +189,7 @@ func searchTool(s *Server) tool[searchIn] {
 				return nil, apperr.Usagef("sessionKey and label cannot be used together")
 			}
 			res, err := s.ops("").Search(ctx, ops.SearchQuery{
-				Pattern: ops.SearchPattern{Pattern: in.Query, Regex: in.Regex, IgnoreCase: in.IgnoreCase},
+				Pattern:   ops.SearchPattern{Pattern: in.Query, Regex: in.Regex, IgnoreCase: in.IgnoreCase},
 				AllAgents: in.AllAgents, Kinds: kinds, Role: in.Role, Since: in.Since, Until: in.Until,
 				Key: in.SessionKey, Label: in.Label, IncludeTools: in.IncludeTools, IncludeArchived: in.IncludeArchived,
 				Limit: intOr(in.Limit, defaultSearchLimit), Context: in.Context,
