@@ -21,6 +21,7 @@ import (
 	"github.com/openclaw/sessions/internal/iostreams"
 	"github.com/openclaw/sessions/internal/mcpserver"
 	"github.com/openclaw/sessions/internal/ops"
+	"github.com/openclaw/sessions/internal/runs"
 	"github.com/openclaw/sessions/internal/testutil"
 )
 
@@ -74,7 +75,21 @@ func newState(t *testing.T, fixture string) *state {
 		t.Setenv(k, "")
 	}
 	t.Setenv("SESSIONS_RUNNER_EXE", sessionsBinary(t))
+	t.Cleanup(func() { settleRuns(dir) })
 	return &state{t: t, tmp: tmp, dir: dir, vars: vars}
+}
+
+// settleRuns waits (at most a minute) for the detached runners started on
+// dir to end, before the temp dir is removed under them.
+func settleRuns(dir string) {
+	rs := runs.Open(dir)
+	recs, _ := rs.List()
+	deadline := time.Now().Add(time.Minute)
+	for _, r := range recs {
+		for rs.RunnerAlive(r.RunID) && time.Now().Before(deadline) {
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
 }
 
 func (s *state) getenv(k string) string { return s.vars[k] }
@@ -103,6 +118,10 @@ func (s *state) server(readOnly bool, mod ...func(*ops.Config)) *mcpserver.Serve
 	}
 	return mcpserver.New(mcpserver.Options{Ops: c, ReadOnly: readOnly})
 }
+
+// realTime runs the server on the real clock: the runs it starts are
+// timed by their runners, which are.
+func realTime(c *ops.Config) { c.Now = time.Now }
 
 // transport connects a client to a server: in memory (as stdio does) or
 // over streamable HTTP.

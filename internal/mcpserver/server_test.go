@@ -164,7 +164,7 @@ func TestWriteTools(t *testing.T) {
 			t.Run(fx+"/"+tr.name, func(t *testing.T) {
 				s := newState(t, fx)
 				prog := newProgress()
-				cs := tr.connect(t, s.server(false), &mcp.ClientOptions{ProgressNotificationHandler: prog.handle})
+				cs := tr.connect(t, s.server(false, realTime), &mcp.ClientOptions{ProgressNotificationHandler: prog.handle})
 
 				params := &mcp.CallToolParams{Name: "sessions_send", Arguments: map[string]any{"sessionKey": "main", "message": "hello mcp", "timeoutSeconds": 120}}
 				params.SetProgressToken("send-1")
@@ -370,7 +370,7 @@ func TestSendCancelled(t *testing.T) {
 			gate := filepath.Join(s.tmp, "gate")
 			t.Setenv("MCP_TEST_GATE", gate)
 			prog := newProgress()
-			cs := tr.connect(t, s.server(false), &mcp.ClientOptions{ProgressNotificationHandler: prog.handle})
+			cs := tr.connect(t, s.server(false, realTime), &mcp.ClientOptions{ProgressNotificationHandler: prog.handle})
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			params := &mcp.CallToolParams{Name: "sessions_send", Arguments: map[string]any{"sessionKey": "main", "message": "slow one", "timeoutSeconds": 600}}
@@ -405,7 +405,7 @@ func TestWaitTimeoutNamesTheRun(t *testing.T) {
 	s := newState(t, fixtures[1])
 	gate := filepath.Join(s.tmp, "gate")
 	t.Setenv("MCP_TEST_GATE", gate)
-	cs := connectMemory(t, s.server(false), nil)
+	cs := connectMemory(t, s.server(false, realTime), nil)
 	acc := ok(t, cs, "sessions_send", map[string]any{"sessionKey": "main", "message": "held", "timeoutSeconds": 0})
 	id := acc["runId"].(string)
 	res := call(t, cs, "sessions_wait", map[string]any{"runId": id, "timeoutSeconds": 1})
