@@ -74,7 +74,8 @@ func newState(t *testing.T, fixture string) *state {
 	for _, k := range []string{"OPENCLAW_STATE_DIR", "OPENCLAW_SESSION_KEY", "OPENCLAW_GATEWAY_URL", "OPENCLAW_GATEWAY_TOKEN", "OPENCLAW_GATEWAY_PASSWORD", "MCP_TEST_GATE"} {
 		t.Setenv(k, "")
 	}
-	t.Setenv("SESSIONS_RUNNER_EXE", sessionsBinary(t))
+	// no runner unless a test starts runs (withRunner)
+	t.Setenv("SESSIONS_RUNNER_EXE", "/bin/false")
 	t.Cleanup(func() { settleRuns(dir) })
 	return &state{t: t, tmp: tmp, dir: dir, vars: vars}
 }
@@ -90,6 +91,13 @@ func settleRuns(dir string) {
 			time.Sleep(50 * time.Millisecond)
 		}
 	}
+}
+
+// withRunner lets the runs the test starts be performed: by a real
+// detached runner, the sessions binary.
+func (s *state) withRunner() *state {
+	s.t.Setenv("SESSIONS_RUNNER_EXE", sessionsBinary(s.t))
+	return s
 }
 
 func (s *state) getenv(k string) string { return s.vars[k] }

@@ -162,7 +162,7 @@ func TestWriteTools(t *testing.T) {
 	for _, fx := range fixtures {
 		for _, tr := range transports {
 			t.Run(fx+"/"+tr.name, func(t *testing.T) {
-				s := newState(t, fx)
+				s := newState(t, fx).withRunner()
 				prog := newProgress()
 				cs := tr.connect(t, s.server(false, realTime), &mcp.ClientOptions{ProgressNotificationHandler: prog.handle})
 
@@ -366,7 +366,7 @@ func TestConcurrentCalls(t *testing.T) {
 func TestSendCancelled(t *testing.T) {
 	for _, tr := range transports {
 		t.Run(tr.name, func(t *testing.T) {
-			s := newState(t, fixtures[0])
+			s := newState(t, fixtures[0]).withRunner()
 			gate := filepath.Join(s.tmp, "gate")
 			t.Setenv("MCP_TEST_GATE", gate)
 			prog := newProgress()
@@ -402,7 +402,7 @@ func TestSendCancelled(t *testing.T) {
 
 // A wait that gives up is a timeout (exit 5) naming the run, which goes on.
 func TestWaitTimeoutNamesTheRun(t *testing.T) {
-	s := newState(t, fixtures[1])
+	s := newState(t, fixtures[1]).withRunner()
 	gate := filepath.Join(s.tmp, "gate")
 	t.Setenv("MCP_TEST_GATE", gate)
 	cs := connectMemory(t, s.server(false, realTime), nil)
