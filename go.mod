@@ -4,6 +4,7 @@ go 1.26.8
 
 require (
 	charm.land/log/v2 v2.0.0
+	github.com/BurntSushi/toml v1.6.0
 	github.com/briandowns/spinner v1.23.2
 	github.com/coder/websocket v1.8.15
 	github.com/fsnotify/fsnotify v1.10.1

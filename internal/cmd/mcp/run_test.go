@@ -2,14 +2,19 @@ package mcp_test
 
 import (
 	"context"
+	"encoding/json"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/BurntSushi/toml"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/openclaw/sessions/internal/cli"
 	mcpcmd "github.com/openclaw/sessions/internal/cmd/mcp"
 	"github.com/openclaw/sessions/internal/iostreams"
+	"github.com/openclaw/sessions/internal/testutil"
 )
 
 // What cannot be served safely is refused before anything is: exit 2.
@@ -72,5 +77,119 @@ func TestStdio(t *testing.T) {
 	_ = cs.Close()
 	if c := <-code; c != 0 {
 		t.Errorf("exit %d after the client left: %s", c, errOut)
+	}
+}
+
+// readmeBlocks are the fenced blocks of the README's "MCP server" section,
+// by language.
+func readmeBlocks(t *testing.T) map[string][]string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(testutil.Root(t), "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, sec, found := strings.Cut(string(b), "\n## MCP server\n")
+	if !found {
+		t.Fatal("README has no MCP server section")
+	}
+	sec, _, _ = strings.Cut(sec, "\n## ")
+	blocks := map[string][]string{}
+	lines := strings.Split(sec, "\n")
+	for i := 0; i < len(lines); i++ {
+		lang, open := strings.CutPrefix(lines[i], "```")
+		if !open || lang == "" {
+			continue
+		}
+		var body []string
+		for i++; i < len(lines) && lines[i] != "```"; i++ {
+			body = append(body, lines[i])
+		}
+		blocks[lang] = append(blocks[lang], strings.Join(body, "\n"))
+	}
+	return blocks
+}
+
+// server is one MCP server entry of a client's config.
+type server struct {
+	Type    string            `json:"type" toml:"type"`
+	Command string            `json:"command" toml:"command"`
+	Args    []string          `json:"args" toml:"args"`
+	Env     map[string]string `json:"env" toml:"env"`
+	URL     string            `json:"url" toml:"url"`
+	Headers map[string]string `json:"headers" toml:"headers"`
+}
+
+// The README's config snippets parse (JSON, TOML), and each server they
+// define is a `sessions mcp` invocation the CLI accepts, or this server's
+// HTTP endpoint with a bearer token.
+func TestReadmeSnippets(t *testing.T) {
+	blocks := readmeBlocks(t)
+	if len(blocks["json"]) != 2 || len(blocks["toml"]) != 1 {
+		t.Fatalf("want 2 json and 1 toml snippets, got %d and %d", len(blocks["json"]), len(blocks["toml"]))
+	}
+	var openclaw struct {
+		MCP struct {
+			Servers map[string]server `json:"servers"`
+		} `json:"mcp"`
+	}
+	var claude struct {
+		MCPServers map[string]server `json:"mcpServers"`
+	}
+	var codex struct {
+		MCPServers map[string]server `toml:"mcp_servers"`
+	}
+	for i, dst := range []any{&openclaw, &claude} {
+		dec := json.NewDecoder(strings.NewReader(blocks["json"][i]))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(dst); err != nil {
+			t.Fatalf("json snippet %d: %v", i+1, err)
+		}
+	}
+	md, err := toml.Decode(blocks["toml"][0], &codex)
+	if err != nil {
+		t.Fatalf("toml snippet: %v", err)
+	}
+	if u := md.Undecoded(); len(u) > 0 {
+		t.Errorf("toml snippet: keys not understood: %v", u)
+	}
+	all := map[string]map[string]server{"openclaw": openclaw.MCP.Servers, "claude": claude.MCPServers, "codex": codex.MCPServers}
+	stdio, http := 0, 0
+	for client, servers := range all {
+		if len(servers) == 0 {
+			t.Errorf("%s: no server", client)
+		}
+		for name, s := range servers {
+			if s.URL != "" {
+				http++
+				if !strings.HasPrefix(s.URL, "http://127.0.0.1:") || !strings.HasSuffix(s.URL, "/mcp") || !strings.HasPrefix(s.Headers["Authorization"], "Bearer ") {
+					t.Errorf("%s %s: %+v", client, name, s)
+				}
+				continue
+			}
+			stdio++
+			if s.Command != "sessions" || len(s.Args) == 0 || s.Args[0] != "mcp" {
+				t.Errorf("%s %s: not sessions mcp: %+v", client, name, s)
+				continue
+			}
+			f, _ := mcpcmd.TestFactory(t)
+			var got *mcpcmd.Options
+			root := cli.NewRoot(f)
+			for _, c := range root.Commands() {
+				if c.Name() == "mcp" {
+					root.RemoveCommand(c)
+				}
+			}
+			root.AddCommand(mcpcmd.NewCmd(f, func(o *mcpcmd.Options) error { got = o; return nil }))
+			root.SetArgs(s.Args)
+			if err := root.Execute(); err != nil || got == nil {
+				t.Errorf("%s %s: sessions %s: %v", client, name, strings.Join(s.Args, " "), err)
+			}
+			if k := s.Env["OPENCLAW_SESSION_KEY"]; s.Env != nil && !strings.HasPrefix(k, "agent:") {
+				t.Errorf("%s %s: OPENCLAW_SESSION_KEY %q", client, name, k)
+			}
+		}
+	}
+	if stdio != 3 || http != 1 {
+		t.Errorf("%d stdio and %d http servers, want 3 and 1", stdio, http)
 	}
 }
