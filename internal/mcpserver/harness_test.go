@@ -114,6 +114,18 @@ func (s *state) cli(args ...string) (int, string) {
 	return code, out.String()
 }
 
+// cliNoState runs the CLI without --state-dir (through a gateway).
+func (s *state) cliNoState(args ...string) (int, string) {
+	s.t.Helper()
+	ios, _, out, errOut := iostreams.Test()
+	f := &cmdutil.Factory{IO: ios, Env: config.Env{Getenv: s.getenv, Home: s.tmp}, Flags: &cmdutil.GlobalFlags{}, Now: now, Getenv: s.getenv}
+	code := cli.Run(f, args)
+	if code != 0 {
+		s.t.Logf("sessions %s: exit %d: %s", strings.Join(args, " "), code, errOut)
+	}
+	return code, out.String()
+}
+
 // config is the server's operations configuration on this state.
 func (s *state) config() ops.Config {
 	return ops.Config{StateDir: s.dir, Env: config.Env{Getenv: s.getenv, Home: s.tmp}, Getenv: s.getenv, Now: now}

@@ -2,6 +2,7 @@ package mcpserver_test
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/openclaw/sessions/internal/gateway/gatewaytest"
 	"github.com/openclaw/sessions/internal/ops"
 	"github.com/openclaw/sessions/internal/runs"
 )
@@ -420,5 +422,97 @@ func TestWaitTimeoutNamesTheRun(t *testing.T) {
 	}
 	if w := ok(t, cs, "sessions_wait", map[string]any{"runId": id, "timeoutSeconds": 120}); w["reply"] != "pong: held" {
 		t.Fatalf("wait: %v", w)
+	}
+}
+
+// The global flags apply to every call as they do to a command: --agent,
+// --as (and $OPENCLAW_SESSION_KEY), --gateway.
+func TestGlobalFlags(t *testing.T) {
+	s := newState(t, fixtures[1])
+	cases := []struct {
+		name string
+		mod  func(*ops.Config)
+		cli  []string
+	}{
+		{"agent", func(c *ops.Config) { c.Agent = "ops" }, []string{"--agent", "ops"}},
+		{"as", func(c *ops.Config) { c.As = "agent:ops:main" }, []string{"--as", "agent:ops:main"}},
+	}
+	for _, c := range cases {
+		cs := connectMemory(t, s.server(false, c.mod), nil)
+		for _, call := range []struct {
+			tool string
+			args map[string]any
+			cli  []string
+		}{
+			{"sessions_list", map[string]any{}, []string{"list"}},
+			{"sessions_show", map[string]any{"sessionKey": "main"}, []string{"show", "main"}},
+			{"sessions_search", map[string]any{"query": "the", "ignoreCase": true}, []string{"search", "the", "-i"}},
+		} {
+			got := ok(t, cs, call.tool, call.args)
+			if want := s.cliDoc(append(slices.Clone(c.cli), call.cli...)...); !sameJSON(got, want) {
+				t.Errorf("%s: %s:\n got %v\nwant %v", c.name, call.tool, got, want)
+			}
+		}
+	}
+	// $OPENCLAW_SESSION_KEY is --as
+	s.vars["OPENCLAW_SESSION_KEY"] = "agent:ops:main"
+	cs := connectMemory(t, s.server(false), nil)
+	got := ok(t, cs, "sessions_list", map[string]any{})
+	delete(s.vars, "OPENCLAW_SESSION_KEY")
+	if want := s.cliDoc("--as", "agent:ops:main", "list"); !sameJSON(got, want) {
+		t.Errorf("$OPENCLAW_SESSION_KEY: %v, want %v", got, want)
+	}
+	// --agent with allAgents is refused as the CLI refuses it
+	cs = connectMemory(t, s.server(false, cases[0].mod), nil)
+	if msg := fails(t, cs, "sessions_list", map[string]any{"allAgents": true}); !strings.HasPrefix(msg, "invalid arguments (exit 2): allAgents") {
+		t.Errorf("allAgents with --agent: %s", msg)
+	}
+}
+
+// Through a gateway (--gateway URL --gateway-token-file F) the tools read
+// what the gateway serves, as the commands do.
+func TestThroughGateway(t *testing.T) {
+	s := newState(t, fixtures[0])
+	row := func(key, id, label string, at int64) json.RawMessage {
+		b, _ := json.Marshal(map[string]any{"key": key, "agentId": "main", "sessionId": id, "label": label, "updatedAt": at})
+		return b
+	}
+	msg := func(role, text string, at int64) json.RawMessage {
+		b, _ := json.Marshal(map[string]any{"role": role, "content": []map[string]any{{"type": "text", "text": text}}, "timestamp": at})
+		return b
+	}
+	gw := gatewaytest.Start(3, "gw-tok", gatewaytest.Data{
+		Sessions: []json.RawMessage{row("agent:main:main", "11111111-1111-4111-8111-111111111111", "home", 1795236254000), row("agent:main:telegram:group:-5", "22222222-2222-4222-8222-222222222222", "", 1795236000000)},
+		History: map[string][]json.RawMessage{"agent:main:main": {msg("user", "hello gateway", 1795236250000), msg("assistant", "hi there", 1795236254000)}},
+	})
+	t.Cleanup(gw.Close)
+	tokenFile := filepath.Join(s.tmp, "gw.token")
+	if err := os.WriteFile(tokenFile, []byte("gw-tok\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	through := func(c *ops.Config) { c.StateDir, c.Gateway, c.GatewayTokenFile = "", gw.URL(), tokenFile }
+	cs := connectMemory(t, s.server(false, through), nil)
+	flags := []string{"--gateway", gw.URL(), "--gateway-token-file", tokenFile}
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+		cli  []string
+	}{
+		{"sessions_list", map[string]any{}, []string{"list"}},
+		{"sessions_history", map[string]any{"sessionKey": "agent:main:main"}, []string{"history", "agent:main:main"}},
+		{"sessions_show", map[string]any{"label": "home"}, []string{"show", "--label", "home"}},
+	} {
+		got := ok(t, cs, c.tool, c.args)
+		_, out := s.cliNoState(append(slices.Clone(flags), append(c.cli, "--json")...)...)
+		var want map[string]any
+		if err := json.Unmarshal([]byte(out), &want); err != nil {
+			t.Fatalf("%v: %v %s", c.cli, err, out)
+		}
+		if !sameJSON(got, want) {
+			t.Errorf("%s through the gateway:\n got %v\nwant %v", c.tool, got, want)
+		}
+	}
+	if msg := fails(t, cs, "sessions_usage", map[string]any{}); !strings.HasPrefix(msg, "invalid arguments (exit 2): ") {
+		t.Errorf("usage through a gateway: %s", msg)
 	}
 }
