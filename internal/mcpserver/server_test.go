@@ -483,7 +483,7 @@ func TestThroughGateway(t *testing.T) {
 	}
 	gw := gatewaytest.Start(3, "gw-tok", gatewaytest.Data{
 		Sessions: []json.RawMessage{row("agent:main:main", "11111111-1111-4111-8111-111111111111", "home", 1795236254000), row("agent:main:telegram:group:-5", "22222222-2222-4222-8222-222222222222", "", 1795236000000)},
-		History: map[string][]json.RawMessage{"agent:main:main": {msg("user", "hello gateway", 1795236250000), msg("assistant", "hi there", 1795236254000)}},
+		History:  map[string][]json.RawMessage{"agent:main:main": {msg("user", "hello gateway", 1795236250000), msg("assistant", "hi there", 1795236254000)}},
 	})
 	t.Cleanup(gw.Close)
 	tokenFile := filepath.Join(s.tmp, "gw.token")
