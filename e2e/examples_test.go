@@ -37,6 +37,7 @@ type example struct {
 //   - send, spawn and wait: they run an agent turn through a model provider
 //     (the demo's mock provider is not running) or wait for one;
 //   - --follow: it never ends, like tail -f;
+//   - mcp --http: it serves until stopped (stdio ends when stdin does);
 //   - --gateway and --context: they need a running gateway;
 //   - zsh syntax (${fpath[1]}): the examples run in bash.
 func TestExamples(t *testing.T) {
@@ -271,6 +272,10 @@ func validityOnly(cmd *cobra.Command, argv []string, line string) string {
 	switch cmd.Name() {
 	case "send", "spawn", "wait":
 		return "needs a model provider"
+	case "mcp":
+		if slices.Contains(argv, "--http") {
+			return "an HTTP server: it serves until stopped"
+		}
 	}
 	for _, a := range argv {
 		if a == "--follow" || a == "-f" {

@@ -20,6 +20,7 @@ import (
 	"github.com/openclaw/sessions/internal/cmd/doctor"
 	"github.com/openclaw/sessions/internal/cmd/history"
 	"github.com/openclaw/sessions/internal/cmd/list"
+	mcpcmd "github.com/openclaw/sessions/internal/cmd/mcp"
 	"github.com/openclaw/sessions/internal/cmd/patch"
 	"github.com/openclaw/sessions/internal/cmd/prune"
 	"github.com/openclaw/sessions/internal/cmd/reset"
@@ -253,6 +254,7 @@ on a terminal and scripts get tab-separated lines when piped.`,
 		reset.NewCmd(f, nil),
 		prune.NewCmd(f, nil),
 		archivecmd.NewCmd(f, nil),
+		mcpcmd.NewCmd(f, nil),
 		version.NewCmd(f),
 		completion.NewCmd(f),
 	)

@@ -68,31 +68,40 @@ func (f *Factory) Warn(msg string) { f.Log.Warn(msg) }
 // Ops is the operations layer of this invocation, configured from the
 // global flags and the environment once, on first use.
 func (f *Factory) Ops() *ops.Ops {
-	f.opsOnce.Do(func() {
-		now := f.Now
-		if now == nil {
-			now = time.Now
-		}
-		f.ops = ops.New(ops.Config{
-			StateDir:           f.Flags.StateDir,
-			ConfigPath:         f.Flags.Config,
-			Profile:            f.Flags.Profile,
-			Agent:              f.Flags.Agent,
-			As:                 f.Flags.As,
-			Sandboxed:          f.Flags.Sandboxed,
-			LockTimeout:        f.Flags.LockTimeout,
-			Gateway:            f.Flags.Gateway,
-			GatewayTokenFile:   f.Flags.GatewayTokenFile,
-			InsecureGateway:    f.Flags.InsecureGateway,
-			GatewayFingerprint: f.Flags.GatewayFingerprint,
-			Contexts:           f.Flags.Contexts,
-			Env:                f.Env,
-			Getenv:             f.Getenv,
-			Now:                now,
-			Log:                f.Log,
-		})
-	})
+	f.opsOnce.Do(func() { f.ops = f.NewOps() })
 	return f.ops
+}
+
+// NewOps builds a fresh operations layer from the global flags and the
+// environment: a server that answers many requests builds one per request,
+// so that nothing opened for one answer is served again stale.
+func (f *Factory) NewOps() *ops.Ops { return ops.New(f.OpsConfig()) }
+
+// OpsConfig is the operations layer's configuration: the global flags and
+// the environment of this invocation.
+func (f *Factory) OpsConfig() ops.Config {
+	now := f.Now
+	if now == nil {
+		now = time.Now
+	}
+	return ops.Config{
+		StateDir:           f.Flags.StateDir,
+		ConfigPath:         f.Flags.Config,
+		Profile:            f.Flags.Profile,
+		Agent:              f.Flags.Agent,
+		As:                 f.Flags.As,
+		Sandboxed:          f.Flags.Sandboxed,
+		LockTimeout:        f.Flags.LockTimeout,
+		Gateway:            f.Flags.Gateway,
+		GatewayTokenFile:   f.Flags.GatewayTokenFile,
+		InsecureGateway:    f.Flags.InsecureGateway,
+		GatewayFingerprint: f.Flags.GatewayFingerprint,
+		Contexts:           f.Flags.Contexts,
+		Env:                f.Env,
+		Getenv:             f.Getenv,
+		Now:                now,
+		Log:                f.Log,
+	}
 }
 
 // State opens the state (state dir, config, requester) once: the

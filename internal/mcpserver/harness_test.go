@@ -1,0 +1,315 @@
+package mcpserver_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/openclaw/sessions/internal/cli"
+	"github.com/openclaw/sessions/internal/cmdutil"
+	"github.com/openclaw/sessions/internal/config"
+	"github.com/openclaw/sessions/internal/iostreams"
+	"github.com/openclaw/sessions/internal/mcpserver"
+	"github.com/openclaw/sessions/internal/ops"
+	"github.com/openclaw/sessions/internal/runs"
+	"github.com/openclaw/sessions/internal/testutil"
+)
+
+var fixtures = []string{"state-2026.1.30", "state-2026.9.6"}
+
+// now is the clock of every test: the CLI's and the server's answers are
+// compared, so they must agree on it.
+func now() time.Time { return time.UnixMilli(1795236254224 + 90*60*1000) }
+
+// engineScript is an exec engine: "pong: MESSAGE" for a message,
+// ANNOUNCE_SKIP for the announce step. With $MCP_TEST_GATE set it first
+// waits for that file to exist (a turn that takes as long as the test
+// wants).
+const engineScript = `req=$(cat)
+if [ -n "$MCP_TEST_GATE" ]; then while [ ! -e "$MCP_TEST_GATE" ]; do sleep 0.05; done; fi
+case "$req" in
+  *'announce step."'*) echo ANNOUNCE_SKIP ;;
+  *) msg=$(printf '%s' "$req" | tr -d '\n' | sed -n 's/.*"message": *"\([^"]*\)".*/\1/p'); echo "pong: $msg" ;;
+esac
+`
+
+// state is a copy of a fixture state dir with its isolated environment:
+// the server and the CLI both work on it.
+type state struct {
+	t    *testing.T
+	tmp  string
+	dir  string
+	vars map[string]string
+}
+
+func newState(t *testing.T, fixture string) *state {
+	t.Helper()
+	tmp := t.TempDir()
+	dir := filepath.Join(tmp, "state")
+	if err := testutil.CopyTree(filepath.Join(testutil.Root(t), "testdata", fixture), dir); err != nil {
+		t.Fatal(err)
+	}
+	engine := filepath.Join(tmp, "engine.sh")
+	if err := os.WriteFile(engine, []byte(engineScript), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	vars := map[string]string{
+		"HOME": tmp, "XDG_CONFIG_HOME": filepath.Join(tmp, "xdg-config"),
+		"XDG_STATE_HOME": filepath.Join(tmp, "xdg-state"), "XDG_CACHE_HOME": filepath.Join(tmp, "xdg-cache"),
+		"SESSIONS_ENGINE": "exec:sh " + engine, "NO_COLOR": "1",
+	}
+	for _, k := range []string{"HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME"} {
+		t.Setenv(k, vars[k])
+	}
+	for _, k := range []string{"OPENCLAW_STATE_DIR", "OPENCLAW_SESSION_KEY", "OPENCLAW_GATEWAY_URL", "OPENCLAW_GATEWAY_TOKEN", "OPENCLAW_GATEWAY_PASSWORD", "MCP_TEST_GATE"} {
+		t.Setenv(k, "")
+	}
+	// no runner unless a test starts runs (withRunner)
+	t.Setenv("SESSIONS_RUNNER_EXE", "/bin/false")
+	t.Cleanup(func() { settleRuns(dir) })
+	return &state{t: t, tmp: tmp, dir: dir, vars: vars}
+}
+
+// settleRuns waits (at most a minute) for the detached runners started on
+// dir to end, before the temp dir is removed under them.
+func settleRuns(dir string) {
+	rs := runs.Open(dir)
+	recs, _ := rs.List()
+	deadline := time.Now().Add(time.Minute)
+	for _, r := range recs {
+		for rs.RunnerAlive(r.RunID) && time.Now().Before(deadline) {
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+}
+
+// withRunner lets the runs the test starts be performed: by a real
+// detached runner, the sessions binary.
+func (s *state) withRunner() *state {
+	s.t.Setenv("SESSIONS_RUNNER_EXE", sessionsBinary(s.t))
+	return s
+}
+
+func (s *state) getenv(k string) string { return s.vars[k] }
+
+// cli runs the CLI on this state and returns its exit code and stdout.
+func (s *state) cli(args ...string) (int, string) {
+	s.t.Helper()
+	ios, _, out, errOut := iostreams.Test()
+	f := &cmdutil.Factory{IO: ios, Env: config.Env{Getenv: s.getenv, Home: s.tmp}, Flags: &cmdutil.GlobalFlags{}, Now: now, Getenv: s.getenv}
+	code := cli.Run(f, append([]string{"--state-dir", s.dir}, args...))
+	if code != 0 && out.Len() == 0 {
+		s.t.Logf("sessions %s: exit %d: %s", strings.Join(args, " "), code, errOut)
+	}
+	return code, out.String()
+}
+
+// cliNoState runs the CLI without --state-dir (through a gateway).
+func (s *state) cliNoState(args ...string) (int, string) {
+	s.t.Helper()
+	ios, _, out, errOut := iostreams.Test()
+	f := &cmdutil.Factory{IO: ios, Env: config.Env{Getenv: s.getenv, Home: s.tmp}, Flags: &cmdutil.GlobalFlags{}, Now: now, Getenv: s.getenv}
+	code := cli.Run(f, args)
+	if code != 0 {
+		s.t.Logf("sessions %s: exit %d: %s", strings.Join(args, " "), code, errOut)
+	}
+	return code, out.String()
+}
+
+// config is the server's operations configuration on this state.
+func (s *state) config() ops.Config {
+	return ops.Config{StateDir: s.dir, Env: config.Env{Getenv: s.getenv, Home: s.tmp}, Getenv: s.getenv, Now: now}
+}
+
+func (s *state) server(readOnly bool, mod ...func(*ops.Config)) *mcpserver.Server {
+	c := s.config()
+	for _, m := range mod {
+		m(&c)
+	}
+	return mcpserver.New(mcpserver.Options{Ops: c, ReadOnly: readOnly})
+}
+
+// realTime runs the server on the real clock: the runs it starts are
+// timed by their runners, which are.
+func realTime(c *ops.Config) { c.Now = time.Now }
+
+// transport connects a client to a server: in memory (as stdio does) or
+// over streamable HTTP.
+type transport struct {
+	name    string
+	connect func(t *testing.T, srv *mcpserver.Server, copts *mcp.ClientOptions) *mcp.ClientSession
+}
+
+var transports = []transport{{"memory", connectMemory}, {"http", connectHTTP}}
+
+func connectMemory(t *testing.T, srv *mcpserver.Server, copts *mcp.ClientOptions) *mcp.ClientSession {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	st, ct := mcp.NewInMemoryTransports()
+	done := make(chan error, 1)
+	go func() { done <- srv.Run(ctx, st) }()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, copts).Connect(ctx, ct, nil)
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cs.Close(); cancel(); <-done })
+	return cs
+}
+
+const testToken = "s3cret-test-token"
+
+// bearer adds the token (and an Origin, when set) to every request.
+type bearer struct {
+	token, origin string
+}
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	if b.token != "" {
+		r.Header.Set("Authorization", "Bearer "+b.token)
+	}
+	if b.origin != "" {
+		r.Header.Set("Origin", b.origin)
+	}
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+func httpServer(t *testing.T, srv *mcpserver.Server) *httptest.Server {
+	t.Helper()
+	hs := httptest.NewServer(srv.Handler(testToken))
+	t.Cleanup(hs.Close)
+	return hs
+}
+
+func connectHTTPWith(t *testing.T, url string, b bearer, copts *mcp.ClientOptions) (*mcp.ClientSession, error) {
+	tr := &mcp.StreamableClientTransport{Endpoint: url + mcpserver.Path, HTTPClient: &http.Client{Transport: b}, MaxRetries: -1}
+	return mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, copts).Connect(context.Background(), tr, nil)
+}
+
+func connectHTTP(t *testing.T, srv *mcpserver.Server, copts *mcp.ClientOptions) *mcp.ClientSession {
+	t.Helper()
+	hs := httpServer(t, srv)
+	cs, err := connectHTTPWith(t, hs.URL, bearer{token: testToken}, copts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cs.Close() })
+	return cs
+}
+
+// call calls a tool and returns its result (a protocol error fails the
+// test: every failure must be a tool error).
+func call(t *testing.T, cs *mcp.ClientSession, name string, args any) *mcp.CallToolResult {
+	t.Helper()
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s %v: protocol error: %v", name, args, err)
+	}
+	return res
+}
+
+// ok calls a tool that must succeed and returns its structured content.
+func ok(t *testing.T, cs *mcp.ClientSession, name string, args any) map[string]any {
+	t.Helper()
+	res := call(t, cs, name, args)
+	if res.IsError {
+		t.Fatalf("%s %v: tool error: %s", name, args, text(res))
+	}
+	m, isMap := res.StructuredContent.(map[string]any)
+	if !isMap {
+		t.Fatalf("%s: structuredContent is %T", name, res.StructuredContent)
+	}
+	// the text block is the same document
+	var fromText map[string]any
+	if err := json.Unmarshal([]byte(text(res)), &fromText); err != nil {
+		t.Fatalf("%s: text is not the JSON document: %v", name, err)
+	}
+	if !sameJSON(m, fromText) {
+		t.Fatalf("%s: text and structuredContent differ", name)
+	}
+	return m
+}
+
+// fails calls a tool that must fail with a tool error and returns its text.
+func fails(t *testing.T, cs *mcp.ClientSession, name string, args any) string {
+	t.Helper()
+	res := call(t, cs, name, args)
+	if !res.IsError {
+		t.Fatalf("%s %v: want a tool error, got %s", name, args, text(res))
+	}
+	return text(res)
+}
+
+func text(res *mcp.CallToolResult) string {
+	if len(res.Content) == 0 {
+		return ""
+	}
+	if tc, isText := res.Content[0].(*mcp.TextContent); isText {
+		return tc.Text
+	}
+	return fmt.Sprintf("%T", res.Content[0])
+}
+
+func sameJSON(a, b any) bool {
+	x, _ := json.Marshal(a)
+	y, _ := json.Marshal(b)
+	return string(x) == string(y)
+}
+
+// cliDoc is the JSON document the CLI prints for args (with --json).
+func (s *state) cliDoc(args ...string) map[string]any {
+	s.t.Helper()
+	_, out := s.cli(append(args, "--json")...)
+	var m map[string]any
+	if err := json.Unmarshal([]byte(out), &m); err != nil {
+		s.t.Fatalf("sessions %s --json: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return m
+}
+
+var (
+	binOnce sync.Once
+	binPath string
+	binErr  error
+	binDir  string
+)
+
+// sessionsBinary builds cmd/sessions once: the detached runner of the
+// runs sends and spawns start.
+func sessionsBinary(t *testing.T) string {
+	t.Helper()
+	binOnce.Do(func() {
+		if binDir, binErr = os.MkdirTemp("", "mcpserver-test-"); binErr != nil {
+			return
+		}
+		binPath = filepath.Join(binDir, "sessions")
+		cmd := exec.Command("go", "build", "-o", binPath, "github.com/openclaw/sessions/cmd/sessions")
+		cmd.Dir = testutil.Root(t)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			binErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if binErr != nil {
+		t.Fatal(binErr)
+	}
+	return binPath
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binDir != "" {
+		_ = os.RemoveAll(binDir)
+	}
+	os.Exit(code)
+}

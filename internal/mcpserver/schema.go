@@ -1,0 +1,140 @@
+package mcpserver
+
+// The output schemas: the documents the CLI prints with --json, as JSON
+// Schema. They name every top-level field with its type; the rows inside
+// (sessions, messages, hits) are objects whose fields the CLI's help
+// describes.
+
+func obj(props map[string]any, required ...string) map[string]any {
+	s := map[string]any{"type": "object", "properties": props}
+	if len(required) > 0 {
+		s["required"] = required
+	}
+	return s
+}
+
+func typ(t any, desc string) map[string]any {
+	s := map[string]any{"type": t}
+	if desc != "" {
+		s["description"] = desc
+	}
+	return s
+}
+
+func withDesc(s map[string]any, desc string) map[string]any {
+	c := map[string]any{"description": desc}
+	for k, v := range s {
+		c[k] = v
+	}
+	return c
+}
+
+func arrayOf(items map[string]any, desc string) map[string]any {
+	s := typ("array", desc)
+	s["items"] = items
+	return s
+}
+
+var (
+	anyObject = map[string]any{"type": "object"}
+	anyValue  = map[string]any{}
+	str       = map[string]any{"type": "string"}
+	hostErrs  = arrayOf(anyObject, "over a fleet (--context all): the hosts that failed, each with its context and error")
+)
+
+var listOutput = obj(map[string]any{
+	"count":        typ("integer", "sessions returned"),
+	"totalCount":   typ("integer", "sessions matching before the limit"),
+	"limitApplied": typ([]string{"integer", "null"}, "the limit in force (null: none)"),
+	"hasMore":      typ("boolean", "sessions were left out by the limit"),
+	"sessions":     arrayOf(anyObject, "newest first: key, kind, channel, agentId, updatedAt, sessionId, label, model, tokens, transcriptPath, messages (with messageLimit) …"),
+	"errors":       hostErrs,
+}, "count", "totalCount", "hasMore", "sessions")
+
+var historyOutput = obj(map[string]any{
+	"sessionKey": str,
+	"sessionId":  str,
+	"messages":   arrayOf(anyValue, "oldest first, as OpenClaw's sessions_history returns them"),
+	"truncated":  typ("boolean", "the 80 KiB cap dropped the oldest messages of the page (they are before nextCursor)"),
+	"dropped":    typ("integer", "how many the cap dropped"),
+	"bytes":      typ("integer", "the size of messages"),
+	"hasMore":    typ("boolean", "older messages exist: pass nextCursor as before"),
+	"nextCursor": typ("string", "the cursor of the page before this one"),
+	"windowFull": typ("boolean", "over a gateway: older messages are out of its 1000-message window"),
+}, "sessionKey", "messages", "truncated", "bytes", "hasMore")
+
+var runOutput = obj(map[string]any{
+	"runId":      typ("string", "the run's id (sessions_wait takes it)"),
+	"status":     typ("string", "accepted (not waited for) or ok"),
+	"reply":      typ("string", "the target's reply"),
+	"sessionKey": str,
+	"delivery":   typ("object", "the announce's delivery: status (pending, skipped, recorded, delivered, failed), mode, error"),
+	"error":      str,
+}, "runId", "status")
+
+var spawnOutput = obj(map[string]any{
+	"status":          typ("string", "accepted"),
+	"childSessionKey": typ("string", "the sub-agent's session"),
+	"runId":           typ("string", "the run's id (sessions_wait takes it)"),
+	"modelApplied":    typ("boolean", "the model asked for was applied"),
+	"warning":         str,
+}, "status", "childSessionKey", "runId")
+
+var searchOutput = obj(map[string]any{
+	"count":      typ("integer", "hits returned"),
+	"totalCount": typ("integer", "hits found before the limit"),
+	"hasMore":    typ("boolean", "hits were left out by the limit"),
+	"hits":       arrayOf(anyObject, "newest first: key, kind, agentId, label, sessionId, id, role, timestamp, snippet, match, source, archived, context"),
+}, "count", "totalCount", "hasMore", "hits")
+
+var showOutput = obj(map[string]any{
+	"key":        typ("string", "the session's key"),
+	"storeKey":   str,
+	"agentId":    str,
+	"kind":       str,
+	"channel":    str,
+	"sessionId":  str,
+	"label":      str,
+	"era":        typ("string", "json, sqlite or gateway"),
+	"store":      str,
+	"model":      anyObject,
+	"tokens":     anyObject,
+	"transcript": typ("object", "path, exists, bytes, messages, firstMessageAt, lastMessageAt"),
+	"lineage":    typ("object", "spawnedBy, children"),
+	"busy":       typ("boolean", "a run holds the session's transcript lock"),
+	"lock":       typ([]string{"object", "null"}, "the lock's holder"),
+	"runs":       arrayOf(anyObject, "the session's runs"),
+	"entry":      withDesc(anyValue, "the entry as stored"),
+	"sessions":   arrayOf(anyObject, "over a fleet: the session as each host has it"),
+	"count":      typ("integer", "over a fleet: how many hosts have it"),
+	"errors":     hostErrs,
+})
+
+var usageOutput = obj(map[string]any{
+	"schema_version": typ("integer", ""),
+	"by":             arrayOf(str, "the dimensions rows are rolled up by"),
+	"since":          str,
+	"until":          str,
+	"count":          typ("integer", "rows"),
+	"rows":           arrayOf(anyObject, "each: its dimension values, then messages, inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens, totalTokens, costUsd, costMicroUsd …"),
+	"totals":         anyObject,
+	"files":          typ("object", "total, read, cached"),
+}, "by", "count", "rows", "totals")
+
+var doctorOutput = obj(map[string]any{
+	"status":   typ("string", "ok (nothing to act on) or error"),
+	"error":    str,
+	"stateDir": str,
+	"fix":      typ("boolean", "always false here: this tool only reports"),
+	"fixed":    typ("integer", ""),
+	"counts":   typ("object", "error, warning, info"),
+	"findings": arrayOf(anyObject, "severity, check, sessionKey, path, message, fix (the command that repairs it)"),
+}, "status", "stateDir", "findings")
+
+var patchOutput = obj(map[string]any{
+	"ok":       typ("boolean", ""),
+	"key":      str,
+	"path":     typ("string", "the store written"),
+	"entry":    withDesc(anyValue, "the entry as written"),
+	"warnings": arrayOf(str, ""),
+}, "ok", "key", "entry")

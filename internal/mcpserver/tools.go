@@ -1,0 +1,409 @@
+package mcpserver
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/openclaw/sessions/internal/apperr"
+	"github.com/openclaw/sessions/internal/keys"
+	"github.com/openclaw/sessions/internal/ops"
+)
+
+// The tools' defaults: the CLI's.
+const (
+	defaultListLimit   = 200
+	defaultHistory     = 200
+	defaultSendTimeout = 30
+	defaultWaitTimeout = 30
+	defaultSearchLimit = 50
+	maxMessageLimit    = 20
+)
+
+func (s *Server) addTools() {
+	add(s, listTool(s))
+	add(s, historyTool(s))
+	add(s, searchTool(s))
+	add(s, showTool(s))
+	add(s, usageTool(s))
+	add(s, waitTool(s))
+	add(s, doctorTool(s))
+	add(s, sendTool(s))
+	add(s, spawnTool(s))
+	add(s, patchTool(s))
+}
+
+// checkKinds refuses a kind that is none of keys.Kinds.
+func checkKinds(kinds []string) ([]string, error) {
+	var out []string
+	for _, k := range kinds {
+		k = strings.ToLower(strings.TrimSpace(k))
+		if k == "" {
+			continue
+		}
+		if !keys.IsKind(k) {
+			return nil, apperr.Usagef("invalid kinds value %q (want %s)", k, strings.Join(keys.Kinds, ","))
+		}
+		out = append(out, k)
+	}
+	return out, nil
+}
+
+// checkAllAgents refuses allAgents on a server started for one agent.
+func (s *Server) checkAllAgents(all bool) error {
+	if all && s.opts.Ops.Agent != "" {
+		return apperr.Usagef("allAgents cannot be used on a server started with --agent %s", s.opts.Ops.Agent)
+	}
+	return nil
+}
+
+func intOr(p *int, def int) int {
+	if p == nil {
+		return def
+	}
+	return *p
+}
+
+type listIn struct {
+	Limit         *int     `json:"limit,omitempty" jsonschema:"at most this many sessions, newest first (default 200)"`
+	Kinds         []string `json:"kinds,omitempty" jsonschema:"only sessions of these kinds"`
+	ActiveMinutes *int     `json:"activeMinutes,omitempty" jsonschema:"only sessions updated in the last N minutes"`
+	MessageLimit  int      `json:"messageLimit,omitempty" jsonschema:"include the last N messages of each session (0-20, tool results removed)"`
+	AllAgents     bool     `json:"allAgents,omitempty" jsonschema:"the sessions of every agent, not only the requester's"`
+}
+
+func listTool(s *Server) tool[listIn] {
+	return tool[listIn]{
+		name: "sessions_list", title: "List sessions",
+		desc: "List sessions with optional filters and last messages, newest first. Each row has the session's key " +
+			"(pass it as sessionKey to the other tools), kind, channel, agentId, label, updatedAt and sessionId. " +
+			"totalCount and hasMore say whether the limit left sessions out.",
+		input: func(in *jsonschema.Schema) {
+			bounds(in, "limit", 1, 0)
+			bounds(in, "activeMinutes", 1, 0)
+			bounds(in, "messageLimit", 0, -1)
+			enum(in, "kinds", keys.Kinds...)
+		},
+		output: listOutput,
+		run: func(ctx context.Context, _ *mcp.CallToolRequest, in listIn) (any, error) {
+			kinds, err := checkKinds(in.Kinds)
+			if err != nil {
+				return nil, err
+			}
+			if err := s.checkAllAgents(in.AllAgents); err != nil {
+				return nil, err
+			}
+			// as OpenClaw's tool: a larger messageLimit is cut to 20
+			return s.ops("").List(ctx, ops.ListQuery{Kinds: kinds, Limit: intOr(in.Limit, defaultListLimit),
+				Active: intOr(in.ActiveMinutes, 0), Messages: min(in.MessageLimit, maxMessageLimit), AllAgents: in.AllAgents})
+		},
+	}
+}
+
+type historyIn struct {
+	SessionKey   string `json:"sessionKey" jsonschema:"the session: its key (from sessions_list), sessionId or a unique sessionId prefix"`
+	Limit        *int   `json:"limit,omitempty" jsonschema:"the last N messages (1-1000, default 200)"`
+	IncludeTools bool   `json:"includeTools,omitempty" jsonschema:"keep tool result messages"`
+	Before       string `json:"before,omitempty" jsonschema:"the nextCursor of an earlier page: returns the page of messages before it"`
+}
+
+func historyTool(s *Server) tool[historyIn] {
+	return tool[historyIn]{
+		name: "sessions_history", title: "Read a session's transcript",
+		desc: "Fetch message history for a session, oldest message first, prepared for an agent's context (envelopes " +
+			"stripped, long text cut, the page capped at 80 KiB). When hasMore is true, call again with before=nextCursor " +
+			"for the older page; a cursor stays valid while the session grows.",
+		input: func(in *jsonschema.Schema) {
+			bounds(in, "limit", 1, ops.HistoryMaxLimit)
+			prop(in, "sessionKey").MinLength = intPtr(1)
+		},
+		output: historyOutput,
+		run: func(ctx context.Context, _ *mcp.CallToolRequest, in historyIn) (any, error) {
+			if in.Before != "" {
+				if err := ops.CheckCursor(in.Before); err != nil {
+					return nil, err
+				}
+			}
+			op := s.ops("")
+			if err := op.CheckCursorWhere(in.Before); err != nil {
+				return nil, err
+			}
+			sess, err := op.Session(ctx, in.SessionKey, "")
+			if err != nil {
+				return nil, err
+			}
+			defer sess.Close()
+			return op.History(ctx, sess, ops.HistoryQuery{Limit: intOr(in.Limit, defaultHistory), IncludeTools: in.IncludeTools, Before: in.Before})
+		},
+	}
+}
+
+func intPtr(n int) *int { return &n }
+
+type searchIn struct {
+	Query           string   `json:"query" jsonschema:"the text to find (a literal, or a Go RE2 regular expression with regex)"`
+	Regex           bool     `json:"regex,omitempty" jsonschema:"query is a regular expression"`
+	IgnoreCase      bool     `json:"ignoreCase,omitempty" jsonschema:"match regardless of case"`
+	Role            string   `json:"role,omitempty" jsonschema:"only messages of this role (tool implies includeTools)"`
+	Limit           *int     `json:"limit,omitempty" jsonschema:"at most N hits (default 50; 0: all)"`
+	IncludeTools    bool     `json:"includeTools,omitempty" jsonschema:"search tool results and tool calls too"`
+	IncludeArchived bool     `json:"includeArchived,omitempty" jsonschema:"also search archived (reset or deleted) transcripts"`
+	AllAgents       bool     `json:"allAgents,omitempty" jsonschema:"search the sessions of every agent"`
+	Kinds           []string `json:"kinds,omitempty" jsonschema:"only sessions of these kinds"`
+	Since           string   `json:"since,omitempty" jsonschema:"only messages from then on: a duration back from now (30m, 2h, 7d) or a date (2026-11-20, RFC 3339)"`
+	Until           string   `json:"until,omitempty" jsonschema:"only messages up to then (same forms; a date includes that whole day)"`
+	SessionKey      string   `json:"sessionKey,omitempty" jsonschema:"only this session (key or sessionId)"`
+	Label           string   `json:"label,omitempty" jsonschema:"only the session with this label"`
+	Context         int      `json:"context,omitempty" jsonschema:"N messages before and after each hit (0-100)"`
+}
+
+func searchTool(s *Server) tool[searchIn] {
+	return tool[searchIn]{
+		name: "sessions_search", title: "Search transcripts",
+		desc: "Search the transcripts of the sessions the requester may see for a text, newest hits first. Each hit " +
+			"names its session (key, sessionId, agentId), the message (id, role, timestamp), a snippet and the match; " +
+			"read around it with sessions_history.",
+		input: func(in *jsonschema.Schema) {
+			prop(in, "query").MinLength = intPtr(1)
+			enum(in, "role", ops.SearchRoles...)
+			bounds(in, "limit", 0, -1)
+			bounds(in, "context", 0, 100)
+			enum(in, "kinds", keys.Kinds...)
+		},
+		output: searchOutput,
+		run: func(ctx context.Context, _ *mcp.CallToolRequest, in searchIn) (any, error) {
+			kinds, err := checkKinds(in.Kinds)
+			if err != nil {
+				return nil, err
+			}
+			if err := s.checkAllAgents(in.AllAgents); err != nil {
+				return nil, err
+			}
+			if in.Role != "" && !slices.Contains(ops.SearchRoles, in.Role) {
+				return nil, apperr.Usagef("invalid role %q (want user, assistant or tool)", in.Role)
+			}
+			if in.SessionKey != "" && in.Label != "" {
+				return nil, apperr.Usagef("sessionKey and label cannot be used together")
+			}
+			res, err := s.ops("").Search(ctx, ops.SearchQuery{
+				Pattern:   ops.SearchPattern{Pattern: in.Query, Regex: in.Regex, IgnoreCase: in.IgnoreCase},
+				AllAgents: in.AllAgents, Kinds: kinds, Role: in.Role, Since: in.Since, Until: in.Until,
+				Key: in.SessionKey, Label: in.Label, IncludeTools: in.IncludeTools, IncludeArchived: in.IncludeArchived,
+				Limit: intOr(in.Limit, defaultSearchLimit), Context: in.Context,
+			})
+			if err != nil {
+				return nil, err
+			}
+			res.Fill()
+			return res, nil
+		},
+	}
+}
+
+type showIn struct {
+	SessionKey string `json:"sessionKey,omitempty" jsonschema:"the session: its key, sessionId or a unique sessionId prefix"`
+	Label      string `json:"label,omitempty" jsonschema:"or the session with this label"`
+	AgentID    string `json:"agentId,omitempty" jsonschema:"the agent whose session label names (default: the requester's)"`
+}
+
+// target checks that exactly one of key and label names the session, in
+// OpenClaw's words.
+func target(key, label string) error {
+	switch {
+	case strings.TrimSpace(key) != "" && strings.TrimSpace(label) != "":
+		return apperr.Usagef("Provide either sessionKey or label (not both).")
+	case strings.TrimSpace(key) == "" && strings.TrimSpace(label) == "":
+		return apperr.Usagef("Either sessionKey or label is required")
+	}
+	return nil
+}
+
+func showTool(s *Server) tool[showIn] {
+	return tool[showIn]{
+		name: "sessions_show", title: "Show a session",
+		desc: "Everything about one session, named by sessionKey or label: its entry as stored, kind, channel, " +
+			"model, tokens, transcript (messages, first and last message time), lineage (spawnedBy, children), " +
+			"whether a run is busy on it, and its runs.",
+		output: showOutput,
+		run: func(ctx context.Context, _ *mcp.CallToolRequest, in showIn) (any, error) {
+			if err := target(in.SessionKey, in.Label); err != nil {
+				return nil, err
+			}
+			shown, err := s.ops(in.AgentID).Show(ctx, ops.ShowQuery{Ref: in.SessionKey, Label: in.Label})
+			if err != nil {
+				return nil, err
+			}
+			if shown.Fleet != nil {
+				return shown.Fleet, nil
+			}
+			return shown.Session, nil
+		},
+	}
+}
+
+type usageIn struct {
+	By              []string `json:"by,omitempty" jsonschema:"roll up by these dimensions, in order (default day)"`
+	Since           string   `json:"since,omitempty" jsonschema:"only messages from then on: a duration back from now (7d, 12h) or a date"`
+	Until           string   `json:"until,omitempty" jsonschema:"only messages before then (a date includes that whole day)"`
+	AllAgents       bool     `json:"allAgents,omitempty" jsonschema:"count the sessions of every agent"`
+	IncludeArchived bool     `json:"includeArchived,omitempty" jsonschema:"also count reset and deleted transcripts"`
+}
+
+func usageTool(s *Server) tool[usageIn] {
+	return tool[usageIn]{
+		name: "sessions_usage", title: "Token usage and cost",
+		desc: "Sum the tokens and cost OpenClaw recorded on assistant messages, rolled up by day, week, month, model, " +
+			"provider, agent, session, kind, channel or cron; totals over all rows.",
+		input:  func(in *jsonschema.Schema) { enum(in, "by", ops.UsageDimensions...) },
+		output: usageOutput,
+		run: func(ctx context.Context, _ *mcp.CallToolRequest, in usageIn) (any, error) {
+			by, err := ops.ParseUsageBy(in.By)
+			if err != nil {
+				return nil, apperr.Usagef("%v", err)
+			}
+			if len(by) == 0 {
+				by = []string{"day"}
+			}
+			if err := s.checkAllAgents(in.AllAgents); err != nil {
+				return nil, err
+			}
+			return s.ops("").Usage(ctx, ops.UsageQuery{By: by, Since: in.Since, Until: in.Until, AllAgents: in.AllAgents, IncludeArchived: in.IncludeArchived})
+		},
+	}
+}
+
+type waitIn struct {
+	RunID          string `json:"runId" jsonschema:"the run (from sessions_send or sessions_spawn)"`
+	TimeoutSeconds *int   `json:"timeoutSeconds,omitempty" jsonschema:"wait up to S seconds (default 30); the run goes on after"`
+}
+
+func waitTool(s *Server) tool[waitIn] {
+	return tool[waitIn]{
+		name: "sessions_wait", title: "Wait for a run's reply",
+		desc: "Wait until a run's first step has ended (the target's reply for a send) and return what sessions_send " +
+			"would have: the reply, or the run's error. Giving up (timeout) does not stop the run; call again.",
+		input: func(in *jsonschema.Schema) {
+			prop(in, "runId").MinLength = intPtr(1)
+			bounds(in, "timeoutSeconds", 1, -1)
+		},
+		output: runOutput,
+		run: func(ctx context.Context, req *mcp.CallToolRequest, in waitIn) (any, error) {
+			return s.ops("").Wait(ctx, ops.WaitRequest{RunID: in.RunID,
+				Timeout: time.Duration(intOr(in.TimeoutSeconds, defaultWaitTimeout)) * time.Second, OnWait: progress(ctx, req)})
+		},
+	}
+}
+
+type doctorIn struct{}
+
+func doctorTool(s *Server) tool[doctorIn] {
+	return tool[doctorIn]{
+		name: "sessions_doctor", title: "Check the state dir",
+		desc: "Check this host's OpenClaw state dir (stores, transcripts, locks, SQLite stores, runs) and report the " +
+			"findings, each with the command that repairs it. Nothing is repaired here. Only the host operator may.",
+		output: doctorOutput,
+		run: func(ctx context.Context, _ *mcp.CallToolRequest, _ doctorIn) (any, error) {
+			return s.ops("").Doctor(ctx, ops.DoctorRequest{})
+		},
+	}
+}
+
+type sendIn struct {
+	SessionKey     string `json:"sessionKey,omitempty" jsonschema:"the target session's key (or sessionId)"`
+	Label          string `json:"label,omitempty" jsonschema:"or the target session's label"`
+	AgentID        string `json:"agentId,omitempty" jsonschema:"the agent whose session label names (default: the requester's)"`
+	Message        string `json:"message" jsonschema:"the message to send"`
+	TimeoutSeconds *int   `json:"timeoutSeconds,omitempty" jsonschema:"wait up to S seconds for the reply (default 30; 0: return at once with the runId)"`
+}
+
+func sendTool(s *Server) tool[sendIn] {
+	return tool[sendIn]{
+		name: "sessions_send", title: "Send a message into a session", writes: true,
+		desc: "Send a message into another session and wait for its reply. Use sessionKey or label to identify the " +
+			"target. With timeoutSeconds 0 the run is accepted and its runId returned at once; when the wait times out " +
+			"the run goes on: sessions_wait with its runId gets the reply.",
+		input: func(in *jsonschema.Schema) {
+			prop(in, "message").MinLength = intPtr(1)
+			bounds(in, "timeoutSeconds", 0, -1)
+		},
+		output: runOutput,
+		run: func(ctx context.Context, req *mcp.CallToolRequest, in sendIn) (any, error) {
+			if strings.TrimSpace(in.Message) == "" {
+				return nil, apperr.Usagef("message required")
+			}
+			if err := target(in.SessionKey, in.Label); err != nil {
+				return nil, err
+			}
+			return s.ops(in.AgentID).Send(ctx, ops.SendRequest{Ref: in.SessionKey, Label: in.Label, Message: in.Message,
+				Timeout: time.Duration(intOr(in.TimeoutSeconds, defaultSendTimeout)) * time.Second, OnWait: progress(ctx, req)})
+		},
+	}
+}
+
+type spawnIn struct {
+	Task              string `json:"task" jsonschema:"what the sub-agent is to do"`
+	Label             string `json:"label,omitempty" jsonschema:"label the child session"`
+	AgentID           string `json:"agentId,omitempty" jsonschema:"the agent that runs the task (default: the requester's; subagents.allowAgents decides)"`
+	Model             string `json:"model,omitempty" jsonschema:"PROVIDER/MODEL or an alias (default: the agent's subagents.model)"`
+	Thinking          string `json:"thinking,omitempty" jsonschema:"thinking level: off, minimal, low, medium, high (xhigh for some models)"`
+	RunTimeoutSeconds *int   `json:"runTimeoutSeconds,omitempty" jsonschema:"abort the task after S seconds (0: the turn timeout)"`
+	TimeoutSeconds    *int   `json:"timeoutSeconds,omitempty" jsonschema:"the same as runTimeoutSeconds (older name)"`
+	Cleanup           string `json:"cleanup,omitempty" jsonschema:"after the announce: keep the child session (default) or delete it"`
+}
+
+func spawnTool(s *Server) tool[spawnIn] {
+	return tool[spawnIn]{
+		name: "sessions_spawn", title: "Spawn a sub-agent", writes: true,
+		desc: "Spawn a background sub-agent run in an isolated session and announce the result back to the requester " +
+			"chat. Returns at once with childSessionKey and runId: follow with sessions_wait or sessions_history.",
+		input: func(in *jsonschema.Schema) {
+			prop(in, "task").MinLength = intPtr(1)
+			bounds(in, "runTimeoutSeconds", 0, -1)
+			bounds(in, "timeoutSeconds", 0, -1)
+			enum(in, "cleanup", "keep", "delete")
+		},
+		output: spawnOutput,
+		run: func(ctx context.Context, _ *mcp.CallToolRequest, in spawnIn) (any, error) {
+			if strings.TrimSpace(in.Task) == "" {
+				return nil, apperr.Usagef("task required")
+			}
+			cleanup := in.Cleanup
+			if cleanup == "" {
+				cleanup = "keep"
+			}
+			rt := intOr(in.RunTimeoutSeconds, intOr(in.TimeoutSeconds, 0))
+			return s.ops(in.AgentID).Spawn(ctx, ops.SpawnRequest{Task: in.Task, Label: in.Label, Model: in.Model,
+				Thinking: in.Thinking, RunTimeoutSeconds: rt, Cleanup: cleanup})
+		},
+	}
+}
+
+type patchIn struct {
+	SessionKey string  `json:"sessionKey" jsonschema:"the session: its key, sessionId or a unique sessionId prefix"`
+	Label      *string `json:"label,omitempty" jsonschema:"set the session's label"`
+	ClearLabel bool    `json:"clearLabel,omitempty" jsonschema:"remove the session's label"`
+	SendPolicy string  `json:"sendPolicy,omitempty" jsonschema:"allow or deny sends into the session, or inherit (remove the override)"`
+}
+
+func patchTool(s *Server) tool[patchIn] {
+	return tool[patchIn]{
+		name: "sessions_patch", title: "Change a session's label or send policy", writes: true, destructive: true,
+		desc: "Change a session's label or send policy as OpenClaw's sessions.patch does, safely beside a running " +
+			"OpenClaw. The requester must be allowed to send to the session.",
+		input: func(in *jsonschema.Schema) {
+			prop(in, "sessionKey").MinLength = intPtr(1)
+			enum(in, "sendPolicy", "allow", "deny", "inherit")
+		},
+		output: patchOutput,
+		run: func(ctx context.Context, _ *mcp.CallToolRequest, in patchIn) (any, error) {
+			q := ops.PatchRequest{Ref: in.SessionKey, SendPolicy: in.SendPolicy, ClearLabel: in.ClearLabel}
+			if in.Label != nil {
+				q.SetLabel, q.Label = true, *in.Label
+			}
+			return s.ops("").Patch(ctx, q)
+		},
+	}
+}
