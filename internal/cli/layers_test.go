@@ -59,7 +59,22 @@ func TestCommandLayers(t *testing.T) {
 	if checked < 20 {
 		t.Fatalf("only %d command files checked", checked)
 	}
-	files, _ := filepath.Glob(filepath.Join("..", "state", "*.go"))
+	// the MCP server is a front-end like the commands
+	files, _ := filepath.Glob(filepath.Join("..", "mcpserver", "*.go"))
+	for _, file := range files {
+		if strings.HasSuffix(file, "_test.go") {
+			continue
+		}
+		for _, imp := range imports(t, file) {
+			p := strings.TrimPrefix(imp, mod)
+			for _, banned := range append(commandsMustNotImport, "cmd") {
+				if strings.HasPrefix(imp, mod) && (p == banned || strings.HasPrefix(p, banned+"/")) {
+					t.Errorf("%s imports internal/%s: the MCP server reaches it through internal/ops", file, p)
+				}
+			}
+		}
+	}
+	files, _ = filepath.Glob(filepath.Join("..", "state", "*.go"))
 	for _, file := range files {
 		for _, imp := range imports(t, file) {
 			if strings.HasSuffix(imp, "/sqlitewrite") || strings.HasSuffix(imp, "/sessionwrite") {
