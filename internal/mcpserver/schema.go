@@ -138,3 +138,22 @@ var patchOutput = obj(map[string]any{
 	"entry":    withDesc(anyValue, "the entry as written"),
 	"warnings": arrayOf(str, ""),
 }, "ok", "key", "entry")
+
+var runsOutput = obj(map[string]any{
+	"count":        typ("integer", "runs returned (with tree: the spawn runs in the tree)"),
+	"totalCount":   typ("integer", "runs matching before the limit"),
+	"limitApplied": typ([]string{"integer", "null"}, "the limit in force (null: none)"),
+	"hasMore":      typ("boolean", "runs were left out by the limit"),
+	"runs":         arrayOf(anyObject, "newest first, each as recorded plus source: runId, kind, status, target, requester, spawn, reply, error, createdAt …"),
+	"tree":         arrayOf(anyObject, "with tree: each requester (sessionKey) with its children (sessionKey, runId, label, status, outcome, createdAt, source, children)"),
+	"errors":       hostErrs,
+}, "count", "totalCount", "hasMore")
+
+var lifecycleOutput = obj(map[string]any{
+	"action":   typ("string", "delete, reset or archive"),
+	"dryRun":   typ("boolean", "nothing was written"),
+	"count":    typ("integer", "sessions acted on"),
+	"bytes":    typ("integer", "the size of the transcripts moved aside"),
+	"sessions": arrayOf(anyObject, "key, agentId, sessionId, newSessionId (reset), updatedAt, kind, transcripts (their new names), bytes, kept, archivedAt"),
+	"skipped":  arrayOf(anyObject, "key, reason"),
+}, "action", "dryRun", "count", "sessions")

@@ -61,8 +61,9 @@ const instructions = `OpenClaw's session tools: list sessions (sessions_list), r
 (sessions_history, with its nextCursor as "before"), search transcripts (sessions_search), show one
 session (sessions_show), send a message into a session and wait for its reply (sessions_send,
 then sessions_wait with the runId if it timed out), spawn a sub-agent (sessions_spawn), usage
-(sessions_usage), check the state dir (sessions_doctor) and change a session's label or send
-policy (sessions_patch). Sessions are named by their key (from sessions_list), their sessionId or
+(sessions_usage), list send and spawn runs (sessions_runs), check the state dir (sessions_doctor),
+change a session's label or send policy (sessions_patch), and delete, reset or archive sessions
+(sessions_delete, sessions_reset, sessions_archive; dryRun says what would be done). Sessions are named by their key (from sessions_list), their sessionId or
 their label. A failed call says why and what it means, e.g. "not found (exit 4): ...".`
 
 // ops builds the operations layer of one call: fresh, so that nothing a

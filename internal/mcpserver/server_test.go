@@ -18,8 +18,12 @@ import (
 )
 
 var (
-	readTools  = []string{"sessions_doctor", "sessions_history", "sessions_list", "sessions_search", "sessions_show", "sessions_usage", "sessions_wait"}
-	writeTools = []string{"sessions_patch", "sessions_send", "sessions_spawn"}
+	readTools  = []string{"sessions_doctor", "sessions_history", "sessions_list", "sessions_runs", "sessions_search", "sessions_show", "sessions_usage", "sessions_wait"}
+	writeTools = []string{"sessions_archive", "sessions_delete", "sessions_patch", "sessions_reset", "sessions_send", "sessions_spawn"}
+	// the writes that replace or remove, and those of them that repeated
+	// change nothing more
+	destructiveTools = []string{"sessions_archive", "sessions_delete", "sessions_patch", "sessions_reset"}
+	idempotentWrites = []string{"sessions_delete"}
 )
 
 func toolNames(t *testing.T, cs *mcp.ClientSession) ([]string, map[string]*mcp.Tool) {
@@ -39,8 +43,8 @@ func toolNames(t *testing.T, cs *mcp.ClientSession) ([]string, map[string]*mcp.T
 }
 
 // Every tool is listed with a description, both schemas and its
-// annotations: a tool that reads says so, one that writes is neither
-// read-only nor idempotent.
+// annotations: a tool that reads says so, one that writes is not
+// read-only, and only the writes that replace or remove are destructive.
 func TestToolsListed(t *testing.T) {
 	s := newState(t, fixtures[0])
 	cs := connectMemory(t, s.server(false), nil)
@@ -58,10 +62,11 @@ func TestToolsListed(t *testing.T) {
 		if a == nil || a.DestructiveHint == nil || a.OpenWorldHint == nil {
 			t.Fatalf("%s: annotations missing: %+v", name, a)
 		}
-		if a.ReadOnlyHint == writes || a.IdempotentHint == writes {
+		idempotent := !writes || slices.Contains(idempotentWrites, name)
+		if a.ReadOnlyHint == writes || a.IdempotentHint != idempotent {
 			t.Errorf("%s: readOnlyHint %v idempotentHint %v, writes %v", name, a.ReadOnlyHint, a.IdempotentHint, writes)
 		}
-		if *a.DestructiveHint != (name == "sessions_patch") {
+		if *a.DestructiveHint != slices.Contains(destructiveTools, name) {
 			t.Errorf("%s: destructiveHint %v", name, *a.DestructiveHint)
 		}
 	}
@@ -90,6 +95,11 @@ func TestReadToolsAreTheCLIDocuments(t *testing.T) {
 					{"sessions_search", map[string]any{"query": "th[a-z]", "regex": true, "allAgents": true, "limit": 3, "role": "assistant"}, []string{"search", "th[a-z]", "--regex", "--all-agents", "--limit", "3", "--role", "assistant"}},
 					{"sessions_show", map[string]any{"sessionKey": "main"}, []string{"show", "main"}},
 					{"sessions_doctor", map[string]any{}, []string{"doctor"}},
+					{"sessions_runs", map[string]any{}, []string{"runs"}},
+					{"sessions_runs", map[string]any{"source": "all", "limit": 1}, []string{"runs", "--source", "all", "--limit", "1"}},
+					{"sessions_runs", map[string]any{"source": "openclaw", "limit": 0, "status": "ok"}, []string{"runs", "--source", "openclaw", "--limit", "all", "--status", "ok"}},
+					{"sessions_runs", map[string]any{"tree": true}, []string{"runs", "--tree"}},
+					{"sessions_runs", map[string]any{"tree": true, "source": "sessions"}, []string{"runs", "--tree", "--source", "sessions"}},
 				}
 				for _, c := range cases {
 					got := ok(t, cs, c.tool, c.args)
@@ -252,7 +262,17 @@ func TestFaults(t *testing.T) {
 					{cs, "sessions_list", map[string]any{"limit": 0}, "invalid arguments (exit 2): "},
 					{cs, "sessions_list", map[string]any{"bogus": 1}, "invalid arguments (exit 2): "},
 					{cs, "sessions_list", map[string]any{"kinds": []string{"nope"}}, "invalid arguments (exit 2): "},
-					{cs, "sessions_history", map[string]any{}, "invalid arguments (exit 2): "},
+					{cs, "sessions_history", map[string]any{}, "invalid arguments (exit 2): Either sessionKey or label is required"},
+					{cs, "sessions_history", map[string]any{"sessionKey": "main", "label": "x"}, "invalid arguments (exit 2): Provide either sessionKey or label (not both)."},
+					{cs, "sessions_history", map[string]any{"label": "no-such-label"}, "not found (exit 4): "},
+					{cs, "sessions_runs", map[string]any{"source": "theirs"}, "invalid arguments (exit 2): "},
+					{cs, "sessions_runs", map[string]any{"status": "done"}, "invalid arguments (exit 2): "},
+					{cs, "sessions_runs", map[string]any{"limit": -1}, "invalid arguments (exit 2): "},
+					{cs, "sessions_delete", map[string]any{}, "invalid arguments (exit 2): Either sessionKey or keys is required"},
+					{cs, "sessions_delete", map[string]any{"sessionKey": "main", "keys": []string{"main"}}, "invalid arguments (exit 2): Provide either sessionKey or keys (not both)."},
+					{cs, "sessions_delete", map[string]any{"sessionKey": "nope"}, "not found (exit 4): "},
+					{cs, "sessions_reset", map[string]any{}, "invalid arguments (exit 2): "},
+					{cs, "sessions_archive", map[string]any{"sessionKey": "nope"}, "not found (exit 4): "},
 					{cs, "sessions_history", map[string]any{"sessionKey": "main", "limit": 1001}, "invalid arguments (exit 2): "},
 					{cs, "sessions_history", map[string]any{"sessionKey": "main", "before": "garbage"}, "invalid arguments (exit 2): "},
 					{cs, "sessions_search", map[string]any{"query": "(", "regex": true}, "invalid arguments (exit 2): "},
@@ -292,6 +312,7 @@ func TestReadOnly(t *testing.T) {
 				t.Fatalf("read-only tools %v, want %v", names, readTools)
 			}
 			before := s.cliDoc("show", "main")
+			hashes := s.hashes()
 			for _, c := range []struct {
 				tool string
 				args map[string]any
@@ -299,6 +320,10 @@ func TestReadOnly(t *testing.T) {
 				{"sessions_send", map[string]any{"sessionKey": "main", "message": "m", "timeoutSeconds": 0}},
 				{"sessions_spawn", map[string]any{"task": "t"}},
 				{"sessions_patch", map[string]any{"sessionKey": "main", "label": "changed"}},
+				{"sessions_delete", map[string]any{"sessionKey": "agent:main:hook:github:push-42"}},
+				{"sessions_delete", map[string]any{"keys": []string{"agent:main:hook:github:push-42"}, "dryRun": true}},
+				{"sessions_reset", map[string]any{"sessionKey": "agent:main:hook:github:push-42"}},
+				{"sessions_archive", map[string]any{"sessionKey": "agent:main:hook:github:push-42", "dryRun": true}},
 			} {
 				msg := fails(t, cs, c.tool, c.args)
 				if !strings.HasPrefix(msg, "forbidden (exit 3): "+c.tool+" writes") || !strings.Contains(msg, "read-only") {
@@ -311,6 +336,7 @@ func TestReadOnly(t *testing.T) {
 			if after := s.cliDoc("show", "main"); !sameJSON(before, after) {
 				t.Errorf("main changed on a read-only server:\n%v\n%v", before, after)
 			}
+			s.sameHashes(hashes, "on a read-only server")
 			ok(t, cs, "sessions_list", map[string]any{"limit": 1})
 		})
 	}

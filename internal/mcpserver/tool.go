@@ -21,9 +21,12 @@ type tool[In any] struct {
 	writes            bool
 	// destructive: a write that replaces or removes (not only adds).
 	destructive bool
-	input       func(*jsonschema.Schema)
-	output      map[string]any
-	run         func(ctx context.Context, req *mcp.CallToolRequest, in In) (any, error)
+	// idempotent: a write that, repeated with the same arguments, changes
+	// nothing more (a tool that reads always is).
+	idempotent bool
+	input      func(*jsonschema.Schema)
+	output     map[string]any
+	run        func(ctx context.Context, req *mcp.CallToolRequest, in In) (any, error)
 }
 
 // add registers t on s: a tool that writes is remembered as such, and on a
@@ -43,7 +46,7 @@ func add[In any](s *Server, t tool[In]) {
 	if t.input != nil {
 		t.input(in)
 	}
-	ann := &mcp.ToolAnnotations{Title: t.title, ReadOnlyHint: !t.writes, IdempotentHint: !t.writes,
+	ann := &mcp.ToolAnnotations{Title: t.title, ReadOnlyHint: !t.writes, IdempotentHint: !t.writes || t.idempotent,
 		DestructiveHint: boolPtr(t.destructive), OpenWorldHint: boolPtr(false)}
 	def := &mcp.Tool{Name: t.name, Title: t.title, Description: t.desc, InputSchema: in, OutputSchema: t.output, Annotations: ann}
 	mcp.AddTool(s.mcp, def, func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, any, error) {

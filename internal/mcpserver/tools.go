@@ -20,6 +20,7 @@ const (
 	defaultSendTimeout = 30
 	defaultWaitTimeout = 30
 	defaultSearchLimit = 50
+	defaultRunsLimit   = 50
 	maxMessageLimit    = 20
 )
 
@@ -34,6 +35,10 @@ func (s *Server) addTools() {
 	add(s, sendTool(s))
 	add(s, spawnTool(s))
 	add(s, patchTool(s))
+	add(s, runsTool(s))
+	add(s, deleteTool(s))
+	add(s, resetTool(s))
+	add(s, archiveTool(s))
 }
 
 // checkKinds refuses a kind that is none of keys.Kinds.
@@ -104,7 +109,9 @@ func listTool(s *Server) tool[listIn] {
 }
 
 type historyIn struct {
-	SessionKey   string `json:"sessionKey" jsonschema:"the session: its key (from sessions_list), sessionId or a unique sessionId prefix"`
+	SessionKey   string `json:"sessionKey,omitempty" jsonschema:"the session: its key (from sessions_list), sessionId or a unique sessionId prefix"`
+	Label        string `json:"label,omitempty" jsonschema:"or the session with this label"`
+	AgentID      string `json:"agentId,omitempty" jsonschema:"the agent whose session label names (default: the requester's)"`
 	Limit        *int   `json:"limit,omitempty" jsonschema:"the last N messages (1-1000, default 200)"`
 	IncludeTools bool   `json:"includeTools,omitempty" jsonschema:"keep tool result messages"`
 	Before       string `json:"before,omitempty" jsonschema:"the nextCursor of an earlier page: returns the page of messages before it"`
@@ -113,25 +120,27 @@ type historyIn struct {
 func historyTool(s *Server) tool[historyIn] {
 	return tool[historyIn]{
 		name: "sessions_history", title: "Read a session's transcript",
-		desc: "Fetch message history for a session, oldest message first, prepared for an agent's context (envelopes " +
-			"stripped, long text cut, the page capped at 80 KiB). When hasMore is true, call again with before=nextCursor " +
-			"for the older page; a cursor stays valid while the session grows.",
+		desc: "Fetch message history for a session (sessionKey or label), oldest message first, prepared for an agent's " +
+			"context (envelopes stripped, long text cut, the page capped at 80 KiB). When hasMore is true, call again with " +
+			"before=nextCursor for the older page; a cursor stays valid while the session grows.",
 		input: func(in *jsonschema.Schema) {
 			bounds(in, "limit", 1, ops.HistoryMaxLimit)
-			prop(in, "sessionKey").MinLength = intPtr(1)
 		},
 		output: historyOutput,
 		run: func(ctx context.Context, _ *mcp.CallToolRequest, in historyIn) (any, error) {
+			if err := target(in.SessionKey, in.Label); err != nil {
+				return nil, err
+			}
 			if in.Before != "" {
 				if err := ops.CheckCursor(in.Before); err != nil {
 					return nil, err
 				}
 			}
-			op := s.ops("")
+			op := s.ops(in.AgentID)
 			if err := op.CheckCursorWhere(in.Before); err != nil {
 				return nil, err
 			}
-			sess, err := op.Session(ctx, in.SessionKey, "")
+			sess, err := op.Session(ctx, in.SessionKey, in.Label)
 			if err != nil {
 				return nil, err
 			}
@@ -404,6 +413,109 @@ func patchTool(s *Server) tool[patchIn] {
 				q.SetLabel, q.Label = true, *in.Label
 			}
 			return s.ops("").Patch(ctx, q)
+		},
+	}
+}
+
+type runsIn struct {
+	Limit      *int   `json:"limit,omitempty" jsonschema:"at most N runs, newest first (default 50; 0: all)"`
+	Status     string `json:"status,omitempty" jsonschema:"only runs with this status"`
+	SessionKey string `json:"sessionKey,omitempty" jsonschema:"only runs involving this session (key or sessionId)"`
+	Source     string `json:"source,omitempty" jsonschema:"whose runs: sessions (the send and spawn runs of this tool, the default), openclaw (OpenClaw's sub-agent registry) or all (the default with tree)"`
+	Tree       bool   `json:"tree,omitempty" jsonschema:"the spawn lineage: each requester session with the sub-agent runs it spawned"`
+}
+
+func runsTool(s *Server) tool[runsIn] {
+	return tool[runsIn]{
+		name: "sessions_runs", title: "List send and spawn runs",
+		desc: "List runs newest first: the send and spawn runs of this tool (their runId is what sessions_wait takes), " +
+			"OpenClaw's own sub-agent runs (source openclaw) or both (all), each with its kind, status, target session, " +
+			"requester and reply or error. With tree, the spawn lineage instead: requesters and the sub-agents they spawned. " +
+			"totalCount and hasMore say whether the limit left runs out.",
+		input: func(in *jsonschema.Schema) {
+			bounds(in, "limit", 0, -1)
+			enum(in, "status", ops.RunStatuses...)
+			enum(in, "source", ops.RunsSources...)
+		},
+		output: runsOutput,
+		run: func(ctx context.Context, _ *mcp.CallToolRequest, in runsIn) (any, error) {
+			limit := intOr(in.Limit, defaultRunsLimit)
+			if limit == 0 {
+				limit = -1
+			}
+			res, err := s.ops("").Runs(ctx, ops.RunsQuery{Status: in.Status, Session: in.SessionKey, Source: in.Source, Tree: in.Tree, Limit: limit})
+			if err != nil {
+				return nil, err
+			}
+			if in.Tree {
+				return res.TreeDocument(), nil
+			}
+			return res, nil
+		},
+	}
+}
+
+type deleteIn struct {
+	SessionKey     string   `json:"sessionKey,omitempty" jsonschema:"the session: its key, sessionId or a unique sessionId prefix"`
+	Keys           []string `json:"keys,omitempty" jsonschema:"or several sessions, deleted in one store update per store"`
+	DryRun         bool     `json:"dryRun,omitempty" jsonschema:"check everything and report what would be done, writing nothing"`
+	Force          bool     `json:"force,omitempty" jsonschema:"wait (up to 15 s) for a live run on the session to end instead of refusing at once"`
+	KeepTranscript bool     `json:"keepTranscript,omitempty" jsonschema:"leave the transcripts where they are (else renamed .deleted.<time>)"`
+}
+
+func deleteTool(s *Server) tool[deleteIn] {
+	return tool[deleteIn]{
+		name: "sessions_delete", title: "Delete sessions", writes: true, destructive: true, idempotent: true,
+		desc: "Delete sessions as OpenClaw's sessions.delete does: the entry removed from its store, the transcript " +
+			"renamed <file>.deleted.<time> (never removed), on a 2026.8+ SQLite store OpenClaw's placeholder row kept. " +
+			"The main session is refused, and a session with a live run unless force. dryRun writes nothing.",
+		output: lifecycleOutput,
+		run: func(ctx context.Context, _ *mcp.CallToolRequest, in deleteIn) (any, error) {
+			keys := slices.DeleteFunc(slices.Clone(in.Keys), func(k string) bool { return strings.TrimSpace(k) == "" })
+			switch {
+			case strings.TrimSpace(in.SessionKey) != "" && len(keys) > 0:
+				return nil, apperr.Usagef("Provide either sessionKey or keys (not both).")
+			case strings.TrimSpace(in.SessionKey) != "":
+				keys = []string{in.SessionKey}
+			case len(keys) == 0:
+				return nil, apperr.Usagef("Either sessionKey or keys is required")
+			}
+			return s.ops("").Delete(ctx, ops.DeleteRequest{Keys: keys, DryRun: in.DryRun, Force: in.Force, KeepTranscript: in.KeepTranscript})
+		},
+	}
+}
+
+type lifecycleIn struct {
+	SessionKey string `json:"sessionKey" jsonschema:"the session: its key, sessionId or a unique sessionId prefix"`
+	DryRun     bool   `json:"dryRun,omitempty" jsonschema:"check everything and report what would be done, writing nothing"`
+	Force      bool   `json:"force,omitempty" jsonschema:"wait (up to 15 s) for a live run on the session to end instead of refusing at once"`
+}
+
+func resetTool(s *Server) tool[lifecycleIn] {
+	return tool[lifecycleIn]{
+		name: "sessions_reset", title: "Start a session afresh", writes: true, destructive: true,
+		desc: "Reset a session as OpenClaw's sessions.reset does: a new sessionId (newSessionId; on a 2026.8+ SQLite store, " +
+			"through its gateway only, the same id with a new lifecycle revision), token counters zeroed, the old " +
+			"transcript kept. A session with a live run is refused unless force. dryRun writes nothing.",
+		input:  func(in *jsonschema.Schema) { prop(in, "sessionKey").MinLength = intPtr(1) },
+		output: lifecycleOutput,
+		run: func(ctx context.Context, _ *mcp.CallToolRequest, in lifecycleIn) (any, error) {
+			return s.ops("").Reset(ctx, ops.ResetRequest{Key: in.SessionKey, DryRun: in.DryRun, Force: in.Force})
+		},
+	}
+}
+
+func archiveTool(s *Server) tool[lifecycleIn] {
+	return tool[lifecycleIn]{
+		name: "sessions_archive", title: "Archive a session", writes: true, destructive: true,
+		desc: "Archive a session: on a 2026.8+ SQLite store as OpenClaw 2026.9's archive (kept, archivedAt set, hidden " +
+			"from the default listings); on a JSON-era store as 1.30 archives sub-agents, a delete (transcript renamed " +
+			".deleted.<time>). Every agent's main session is refused, and a session with a live run unless force. " +
+			"dryRun writes nothing.",
+		input:  func(in *jsonschema.Schema) { prop(in, "sessionKey").MinLength = intPtr(1) },
+		output: lifecycleOutput,
+		run: func(ctx context.Context, _ *mcp.CallToolRequest, in lifecycleIn) (any, error) {
+			return s.ops("").Archive(ctx, ops.ArchiveRequest{Key: in.SessionKey, DryRun: in.DryRun, Force: in.Force})
 		},
 	}
 }

@@ -39,9 +39,10 @@ func NewCmd(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
 		Long: `Serve OpenClaw's session tools over the Model Context Protocol (MCP), so that an
 agent in OpenClaw (mcp.servers), Claude Code, Codex or any MCP client calls them
 as tools instead of shelling out: sessions_list, sessions_history,
-sessions_search, sessions_show, sessions_usage, sessions_wait, sessions_doctor
-(findings only), and the tools that write: sessions_send, sessions_spawn and
-sessions_patch. Parameters are named as OpenClaw's own tools name them
+sessions_search, sessions_show, sessions_usage, sessions_wait, sessions_runs,
+sessions_doctor (findings only), and the tools that write: sessions_send,
+sessions_spawn, sessions_patch, sessions_delete, sessions_reset and
+sessions_archive (each with dryRun; prune stays a command). Parameters are named as OpenClaw's own tools name them
 (sessionKey, label, agentId, message, timeoutSeconds, task …); each tool's
 structured result is the document the matching command prints with --json; a
 failure is a tool error naming its exit code ("not found (exit 4): …").
@@ -83,7 +84,7 @@ writes.`,
 	fl.StringVar(&o.HTTP, "http", "", "serve streamable HTTP at http://`ADDR`/mcp instead of stdio (e.g. 127.0.0.1:8765)")
 	fl.StringVar(&o.TokenFile, "token-file", "", "with --http: the bearer token every request must carry, in file `F` (mode 600)")
 	fl.BoolVar(&o.InsecureBind, "insecure-bind", false, "with --http: allow an address other hosts can reach")
-	fl.BoolVar(&o.ReadOnly, "read-only", false, "only the tools that read: list, history, search, show, usage, wait, doctor")
+	fl.BoolVar(&o.ReadOnly, "read-only", false, "only the tools that read: list, history, search, show, usage, wait, runs, doctor")
 	return cmd
 }
 

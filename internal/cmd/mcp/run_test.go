@@ -63,7 +63,7 @@ func TestStdio(t *testing.T) {
 		t.Fatal(err)
 	}
 	tools, err := cs.ListTools(context.Background(), nil)
-	if err != nil || len(tools.Tools) != 7 {
+	if err != nil || len(tools.Tools) != 8 {
 		t.Fatalf("tools over stdio (read-only): %v %v", tools, err)
 	}
 	res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "sessions_show", Arguments: map[string]any{"sessionKey": "main"}})
@@ -73,6 +73,10 @@ func TestStdio(t *testing.T) {
 	res, err = cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "sessions_send", Arguments: map[string]any{"sessionKey": "main", "message": "m"}})
 	if err != nil || !res.IsError {
 		t.Fatalf("sessions_send over stdio on a read-only server: %v %v", res, err)
+	}
+	res, err = cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "sessions_delete", Arguments: map[string]any{"sessionKey": "agent:main:hook:github:push-42"}})
+	if err != nil || !res.IsError || !strings.Contains(res.Content[0].(*sdk.TextContent).Text, "read-only") {
+		t.Fatalf("sessions_delete over stdio on a read-only server: %v %v", res, err)
 	}
 	_ = cs.Close()
 	if c := <-code; c != 0 {
