@@ -542,3 +542,46 @@ func TestThroughGateway(t *testing.T) {
 		t.Errorf("usage through a gateway: %s", msg)
 	}
 }
+
+// sessions_history finds the session by label (and agentId) as `history
+// --label L [--agent A]` does, on both eras and both transports.
+func TestHistoryByLabel(t *testing.T) {
+	for _, fx := range fixtures {
+		for _, tr := range transports {
+			t.Run(fx+"/"+tr.name, func(t *testing.T) {
+				s := newState(t, fx)
+				for _, p := range [][]string{{"patch", "main", "--label", "home"}, {"patch", "agent:ops:main", "--label", "ops-home"}} {
+					if code, out := s.cli(p...); code != 0 {
+						t.Fatalf("sessions %v: exit %d %s", p, code, out)
+					}
+				}
+				cs := tr.connect(t, s.server(false), nil)
+				for _, c := range []struct {
+					args map[string]any
+					cli  []string
+				}{
+					{map[string]any{"label": "home", "limit": 3}, []string{"history", "--label", "home", "--limit", "3"}},
+					{map[string]any{"label": "ops-home", "agentId": "ops"}, []string{"--agent", "ops", "history", "--label", "ops-home"}},
+				} {
+					got := ok(t, cs, "sessions_history", c.args)
+					if want := s.cliDoc(c.cli...); !sameJSON(got, want) {
+						t.Errorf("history %v:\n got %v\nwant %v", c.args, got, want)
+					}
+				}
+				if byKey := ok(t, cs, "sessions_history", map[string]any{"sessionKey": "main", "limit": 3}); !sameJSON(byKey, ok(t, cs, "sessions_history", map[string]any{"label": "home", "limit": 3})) {
+					t.Error("history by label is not the history by key")
+				}
+				// without agentId: the label is looked up as the CLI looks it up
+				if got, want := ok(t, cs, "sessions_history", map[string]any{"label": "ops-home"}), s.cliDoc("history", "--label", "ops-home"); !sameJSON(got, want) {
+					t.Errorf("history of ops-home without agentId:\n got %v\nwant %v", got, want)
+				}
+				// a label nobody has: not found, as the CLI says
+				msg := fails(t, cs, "sessions_history", map[string]any{"label": "nobody-has-it"})
+				code, _ := s.cli("history", "--label", "nobody-has-it")
+				if !strings.HasPrefix(msg, "not found (exit 4): ") || code != 4 {
+					t.Errorf("an unknown label: %s (the CLI exits %d)", msg, code)
+				}
+			})
+		}
+	}
+}
