@@ -527,6 +527,8 @@ func TestThroughGateway(t *testing.T) {
 		{"sessions_list", map[string]any{}, []string{"list"}},
 		{"sessions_history", map[string]any{"sessionKey": "agent:main:main"}, []string{"history", "agent:main:main"}},
 		{"sessions_show", map[string]any{"label": "home"}, []string{"show", "--label", "home"}},
+		{"sessions_history", map[string]any{"label": "home", "limit": 1}, []string{"history", "--label", "home", "--limit", "1"}},
+		{"sessions_runs", map[string]any{}, []string{"runs"}},
 	} {
 		got := ok(t, cs, c.tool, c.args)
 		_, out := s.cliNoState(append(slices.Clone(flags), append(c.cli, "--json")...)...)
@@ -538,6 +540,15 @@ func TestThroughGateway(t *testing.T) {
 			t.Errorf("%s through the gateway:\n got %v\nwant %v", c.tool, got, want)
 		}
 	}
+	// a lifecycle tool answers as the command does through the gateway
+	// (with no local state dir both refuse today: exit 10)
+	res := call(t, cs, "sessions_delete", map[string]any{"sessionKey": "agent:main:telegram:group:-5", "dryRun": true})
+	code, out := s.cliNoState(append(slices.Clone(flags), "delete", "agent:main:telegram:group:-5", "--dry-run", "--json")...)
+	var want map[string]any
+	if err := json.Unmarshal([]byte(out), &want); err != nil {
+		t.Fatalf("delete through the gateway: exit %d: %v %s", code, err, out)
+	}
+	sameAnswer(t, "sessions_delete through the gateway", newIDs{}, res, code, want)
 	if msg := fails(t, cs, "sessions_usage", map[string]any{}); !strings.HasPrefix(msg, "invalid arguments (exit 2): ") {
 		t.Errorf("usage through a gateway: %s", msg)
 	}
