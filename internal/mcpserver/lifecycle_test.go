@@ -211,3 +211,37 @@ func TestLifecycleTools(t *testing.T) {
 		}
 	}
 }
+
+// A session with a live run (OpenClaw's transcript lock held by a live
+// pid) is refused by every lifecycle tool as the CLI refuses it, and
+// nothing is written.
+func TestLifecycleBusy(t *testing.T) {
+	const hook = "agent:main:hook:github:push-42"
+	for _, tr := range transports {
+		t.Run(tr.name, func(t *testing.T) {
+			s := newState(t, fixtures[0])
+			lock := filepath.Join(s.dir, "agents", "main", "sessions", "02161643-4320-459e-9b07-c42d02d97f2f.jsonl.lock")
+			if err := os.WriteFile(lock, []byte(`{"pid":1,"createdAt":"2100-01-01T00:00:00.000Z"}`), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			cs := tr.connect(t, s.server(false), nil)
+			before := s.hashes()
+			for _, c := range []struct {
+				tool string
+				cli  []string
+			}{
+				{"sessions_delete", []string{"delete", hook}},
+				{"sessions_reset", []string{"reset", hook}},
+				{"sessions_archive", []string{"archive", hook}},
+			} {
+				res := call(t, cs, c.tool, map[string]any{"sessionKey": hook})
+				code, want := s.cliAnswer(s.dir, c.cli...)
+				sameAnswer(t, c.tool+" of a busy session", newIDs{}, res, code, want)
+				if !res.IsError || !strings.Contains(text(res), "is still active") {
+					t.Errorf("%s of a busy session: %s", c.tool, text(res))
+				}
+			}
+			s.sameHashes(before, "after the refusals of a busy session")
+		})
+	}
+}
