@@ -1,0 +1,260 @@
+package sanitize
+
+import (
+	"regexp"
+	"strings"
+	"unicode/utf8"
+)
+
+// Masking as OpenClaw 2026.9.6's sessions_history does it
+// (redactToolPayloadText): every match of a credential pattern has its secret
+// (the last non-empty capture group, or the whole match when the pattern has
+// none) replaced by maskToken: "***" when shorter than 18 characters, else
+// its first 6 characters, "…" and its last 4. Patterns are case-insensitive
+// (OpenClaw compiles them with the "gi" flags). The config's
+// logging.redactPatterns run first, then the defaults.
+//
+// OpenClaw's patterns are JavaScript regular expressions; Go's RE2 has no
+// lookaround or backreferences. The defaults below are those of 9.6's list
+// RE2 can express (a trailing negative lookahead after a greedy class is
+// dropped: it can never fail there); the structured-field heuristics
+// (env/JSON/config assignments, PEM blocks, form bodies, query strings) are
+// not ported. A configured pattern RE2 cannot compile is skipped with one
+// warning.
+
+const (
+	redactMinLength = 18 // DEFAULT_REDACT_MIN_LENGTH
+	redactKeepStart = 6  // DEFAULT_REDACT_KEEP_START
+)
+
+// identifierBoundary is IDENTIFIER_SAFE_TOKEN_BOUNDARY; OpenClaw's
+// BASE64_SAFE_TOKEN_BOUNDARY is this plus a lookbehind RE2 lacks.
+const (
+	identifierBoundary = `(^|[^A-Za-z0-9_])`
+	base64Boundary     = `(^|[^A-Za-z0-9])`
+)
+
+const cliSecretFlagKeys = `aws[-_]?secret[-_]?access[-_]?key|api[-_]?key|hook[-_]?token|access[-_]?token|refresh[-_]?token|id[-_]?token|token|secret|password|passwd|credential|private[-_]?key|client[-_]?secret`
+
+// defaultRedactPatterns are 9.6's DEFAULT_REDACT_PATTERNS that RE2 compiles,
+// in OpenClaw's order.
+var defaultRedactPatterns = []string{
+	`--(?:` + cliSecretFlagKeys + `)=([^\s"']+)`,
+	`\bBearer\s+([-A-Za-z0-9._~+/=]{18,})`,
+	`\b(?:https?|wss?|ftp):\/\/[^\/\s:@]*:([^\/\s@]+)@`,
+	`\b(?:postgres(?:ql)?|mysql|mongodb(?:\+srv)?|rediss?|amqps?):\/\/[^:\s/@]*:([^@\s]+)@`,
+	`\b(sk-[A-Za-z0-9_-]{8,})\b`,
+	`(ghp_[A-Za-z0-9]{10,})`,
+	`(github_pat_[A-Za-z0-9_]{10,})`,
+	`(gho_[A-Za-z0-9]{10,})`,
+	`(ghu_[A-Za-z0-9]{10,})`,
+	`(ghs_[A-Za-z0-9]{10,})`,
+	`(ghr_[A-Za-z0-9]{10,})`,
+	`(glpat-[A-Za-z0-9._=\-]{20,})`,
+	`(gloas-(?:[A-Fa-f0-9]{65,}|[A-Za-z0-9_-]{64}|[A-Fa-f0-9]{32,}))`,
+	`(gldt-[A-Za-z0-9_-]{20,})`,
+	`(glcbt-[A-Za-z0-9]{1,5}_[A-Za-z0-9_-]{20,})`,
+	`(glptt-[A-Za-z0-9_-]{40,})`,
+	`(glft-(?:[A-Za-z0-9_-]{20,}|[a-h0-9]+-[0-9]+_))`,
+	`(glimt-[A-Za-z0-9_-]{25,})`,
+	`(glagent-[A-Za-z0-9_-]{50,})`,
+	`(glwt-[A-Za-z0-9_-]{20,})`,
+	`(glsoat-[A-Za-z0-9_-]{20,})`,
+	`(glffct-[A-Za-z0-9_-]{20,})`,
+	`(glrt-[A-Za-z0-9._-]{20,})`,
+	`(glrtr?-[A-Za-z0-9_-]{27,300}\.[0-9a-z]{2}\.[0-9a-z]{9})`,
+	`(GR1348941[A-Za-z0-9_-]{20,})`,
+	`(_gitlab_session=[A-Za-z0-9%._-]{20,})`,
+	`(xox[baprs]-[A-Za-z0-9-]{10,})`,
+	`(xapp-[A-Za-z0-9-]{10,})`,
+	`(https:\/\/hooks\.slack\.com\/(?:services\/T[A-Z0-9]+\/B[A-Z0-9]+|workflows\/T[A-Z0-9]+\/A[A-Z0-9]+\/[0-9]{17,19})\/[A-Za-z0-9]{20,})`,
+	`(https:\/\/discord(?:app)?\.com\/api\/webhooks\/[0-9]{17,20}\/[A-Za-z0-9_-]{60,})`,
+	`discord(?:.|\n|\r){0,40}?\b([A-Za-z0-9_-]{24}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27})\b`,
+	`(gsk_[A-Za-z0-9_-]{10,})`,
+	`(AIza[0-9A-Za-z\-_]{20,})`,
+	`(ya29\.[0-9A-Za-z_\-./+=]{10,})`,
+	`(1//0[0-9A-Za-z_\-./+=]{10,})`,
+	`(eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,})`,
+	`(pplx-[A-Za-z0-9_-]{10,})`,
+	`(fal_[A-Za-z0-9_-]{10,})`,
+	identifierBoundary + `(fc-[A-Za-z0-9]{10,})`,
+	`(bb_live_[A-Za-z0-9_-]{10,})`,
+	base64Boundary + `(gAAAA[A-Za-z0-9_=-]{20,})`,
+	`(sk_live_[A-Za-z0-9]{10,})`,
+	`(sk_test_[A-Za-z0-9]{10,})`,
+	`(rk_live_[A-Za-z0-9]{10,})`,
+	`(SG\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,})`,
+	`(npm_[A-Za-z0-9]{10,})`,
+	`(pypi-[A-Za-z0-9_-]{10,})`,
+	`(dop_v1_[A-Za-z0-9]{10,})`,
+	`(doo_v1_[A-Za-z0-9]{10,})`,
+	`(dor_v1_[A-Za-z0-9]{10,})`,
+	`(dp\.(?:ct|pt|sa|scim|audit)\.[A-Za-z0-9]{40,44})`,
+	`(dp\.st\.[A-Za-z0-9]{40,44})`,
+	`(dp\.st\.[a-z0-9_-]{2,35}\.[A-Za-z0-9]{40,44})`,
+	`(dckr_(?:pat|oat)_[A-Za-z0-9_-]{27,32})`,
+	`(bkua_[a-z0-9]{40})`,
+	`(CCIPAT_[A-Za-z0-9]{22}_[A-Fa-f0-9]{40})`,
+	`(sbp_[a-z0-9]{40})`,
+	base64Boundary + `(dapi[0-9a-f]{32}(?:-\d)?)`,
+	`(dd[pw]_[A-Za-z0-9]{36})`,
+	`(glsa_[A-Za-z0-9_]{41})`,
+	`(glc_eyJ[A-Za-z0-9+/=]{60,160})`,
+	`(nfp_[A-Za-z0-9_]{36})`,
+	`(CFPAT-[A-Za-z0-9_\-]{40,})`,
+	base64Boundary + `(ATCTT3xFfG[A-Za-z0-9+/=_-]+=[A-Za-z0-9]{8})`,
+	base64Boundary + `(ATATT[A-Za-z0-9+/=_-]+=[A-Za-z0-9]{8})`,
+	base64Boundary + `(ATBB[A-Za-z0-9_=.-]{16,})`,
+	`(BBDC-[A-Za-z0-9+/@_-]{40,50})`,
+	`(HRKU-AA[A-Za-z0-9_-]{20,})`,
+	`(pat-(?:eu|na)1-[A-Za-z0-9]{8}\-[A-Za-z0-9]{4}\-[A-Za-z0-9]{4}\-[A-Za-z0-9]{4}\-[A-Za-z0-9]{12})`,
+	`(apify_api_[A-Za-z0-9\-]{20,})`,
+	`(FlyV1 fm\d+_[A-Za-z0-9+/=,_-]{100,})`,
+	`(fio-u-[A-Za-z0-9_-]{40,})`,
+	`(^|[^A-Za-z0-9_])(am_[A-Za-z0-9_-]{10,})`,
+	`(^|[^A-Za-z0-9_])(sk_[A-Za-z0-9_]{10,})`,
+	`(tvly-[A-Za-z0-9]{10,})`,
+	`(exa_[A-Za-z0-9]{10,})`,
+	`(syt_[A-Za-z0-9]{10,})`,
+	`(retaindb_[A-Za-z0-9]{10,})`,
+	`(hsk-[A-Za-z0-9]{10,})`,
+	`(mem0_[A-Za-z0-9]{10,})`,
+	`(brv_[A-Za-z0-9]{10,})`,
+	`(xai-[A-Za-z0-9]{30,})`,
+	identifierBoundary + `(fw-[A-Za-z0-9]{30,})`,
+	identifierBoundary + `(fw_[A-Za-z0-9]{30,})`,
+	identifierBoundary + `(fpk_[A-Za-z0-9]{30,})`,
+	base64Boundary + `(AKIA[A-Z0-9]{16})`,
+	base64Boundary + `(ASIA[A-Z0-9]{16})`,
+	`(AKID[A-Za-z0-9]{10,})`,
+	`(LTAI[A-Za-z0-9]{10,})`,
+	`(hf_[A-Za-z0-9]{10,})`,
+	`(api_org_[A-Za-z0-9]{20,})`,
+	`(r8_[A-Za-z0-9]{10,})`,
+	`\bbot(\d{6,}:[A-Za-z0-9_-]{20,})\b`,
+	`\b(\d{6,}:[A-Za-z0-9_-]{20,})\b`,
+}
+
+var compiledDefaults = mustCompileAll(defaultRedactPatterns)
+
+func mustCompileAll(srcs []string) []*regexp.Regexp {
+	out := make([]*regexp.Regexp, len(srcs))
+	for i, s := range srcs {
+		out[i] = regexp.MustCompile(`(?i)` + s)
+	}
+	return out
+}
+
+// Redactor masks credentials in text handed to an agent. Build it once
+// (NewRedactor) and share it: it is safe for concurrent use.
+type Redactor struct {
+	patterns []*regexp.Regexp
+}
+
+// NewRedactor compiles the config's logging.redactPatterns (each a regular
+// expression source, or "/source/flags" as OpenClaw accepts) ahead of the
+// defaults. Patterns RE2 cannot compile are left out; warn (when not nil)
+// is called once naming them all.
+func NewRedactor(userPatterns []string, warn func(msg string)) *Redactor {
+	r := &Redactor{}
+	var bad []string
+	for _, raw := range userPatterns {
+		src, flags := redactPatternSource(raw)
+		if strings.TrimSpace(src) == "" {
+			continue
+		}
+		prefix := "(?i)"
+		if flags != "" {
+			prefix = ""
+			if strings.Contains(flags, "i") {
+				prefix += "(?i)"
+			}
+			if strings.Contains(flags, "s") {
+				prefix += "(?s)"
+			}
+			if strings.Contains(flags, "m") {
+				prefix += "(?m)"
+			}
+		}
+		re, err := regexp.Compile(prefix + strings.TrimSpace(src))
+		if err != nil {
+			bad = append(bad, raw)
+			continue
+		}
+		r.patterns = append(r.patterns, re)
+	}
+	r.patterns = append(r.patterns, compiledDefaults...)
+	if len(bad) > 0 && warn != nil {
+		warn("logging.redactPatterns: skipping patterns Go cannot compile: " + strings.Join(bad, ", "))
+	}
+	return r
+}
+
+// redactPatternSource is parseRedactPatternSource: "/src/flags" literals
+// keep their flags; a bare source gets "gi" (flags "" here means the
+// default case-insensitive matching).
+func redactPatternSource(raw string) (src, flags string) {
+	if len(raw) >= 3 && raw[0] == '/' {
+		if end := strings.LastIndexByte(raw, '/'); end > 0 {
+			f := raw[end+1:]
+			if strings.Trim(f, "gimsuy") == "" {
+				return raw[1:end], f + "g"
+			}
+		}
+	}
+	return raw, ""
+}
+
+// Redact returns text with every secret masked and whether anything changed.
+func (r *Redactor) Redact(text string) (string, bool) {
+	if r == nil || text == "" {
+		return text, false
+	}
+	next := text
+	for _, re := range r.patterns {
+		next = replaceSecrets(re, next)
+	}
+	return next, next != text
+}
+
+// replaceSecrets masks, in every match of re, its last non-empty capture
+// group (the whole match when there is none).
+func replaceSecrets(re *regexp.Regexp, s string) string {
+	locs := re.FindAllStringSubmatchIndex(s, -1)
+	if locs == nil {
+		return s
+	}
+	var b strings.Builder
+	cursor := 0
+	for _, loc := range locs {
+		start, end := loc[0], loc[1]
+		for g := len(loc)/2 - 1; g >= 1; g-- {
+			if loc[2*g] >= 0 && loc[2*g+1] > loc[2*g] {
+				start, end = loc[2*g], loc[2*g+1]
+				break
+			}
+		}
+		if start < cursor {
+			continue
+		}
+		b.WriteString(s[cursor:start])
+		b.WriteString(maskToken(s[start:end]))
+		cursor = end
+	}
+	b.WriteString(s[cursor:])
+	return b.String()
+}
+
+// maskToken is OpenClaw's: "***" below 18 characters, else the first 6 and
+// the last 4 around "…".
+func maskToken(token string) string {
+	if token == "***" {
+		return token
+	}
+	n := utf8.RuneCountInString(token)
+	if n < redactMinLength {
+		return "***"
+	}
+	runes := []rune(token)
+	return string(runes[:redactKeepStart]) + "…" + string(runes[n-4:])
+}

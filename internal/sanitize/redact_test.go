@@ -1,0 +1,85 @@
+package sanitize
+
+import (
+	"strings"
+	"testing"
+)
+
+// The expected strings are what OpenClaw 2026.9.6's redactToolPayloadText
+// returned for the same input (run with the peer's node on its dist module).
+var openclawRedactions = []struct{ in, want string }{
+	{"key sk-abcdefghijklmnop1234 end", "key sk-abc…1234 end"},
+	{"ghp_abcdefghij1234567890XYZ", "ghp_ab…0XYZ"},
+	{"short sk-abcdefgh1", "short ***"},
+	{"nothing here", "nothing here"},
+	{"Authorization: Bearer abcdefghijklmnopqrstuvwxyz0123", "Authorization: Bearer abcdef…0123"},
+	{"SK-ABCDEFGHIJKLMNOPQRSTU", "SK-ABC…RSTU"},
+	{"token github_pat_11ABCDEFG0123456789_abcdefghijklmnop", "token github…mnop"},
+	{"slack xoxb-1234567890-abcdefghijklmnop", "slack xoxb-1…mnop"},
+	{"gsk_abcdefghijklmnopqrstuv and npm_ABCDEFGHIJKLMNOP1234", "gsk_ab…stuv and npm_AB…1234"},
+	{"AIzaSyA1234567890abcdefghijklmnop", "AIzaSy…mnop"},
+	{"jwt eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.abcdefghijklmnopqrs", "jwt eyJhbG…pqrs"},
+	{"url https://user:supersecretpassword123@example.com/x", "url https://user:supers…d123@example.com/x"},
+	{"db postgres://admin:hunter2hunter2@db.local:5432/app", "db postgres://admin:***@db.local:5432/app"},
+	{"run --api-key=abcdefghijklmnopqrstuvwxyz now", "run --api-key=abcdef…wxyz now"},
+	{"hf_abcdefghijklmnopqrstuvwxyz", "hf_abc…wxyz"},
+	{"two: sk-aaaaaaaaaaaaaaaaaaaa1111 and sk-bbbbbbbbbbbbbbbbbbbb2222", "two: sk-aaa…1111 and sk-bbb…2222"},
+	{"AKIAIOSFODNN7EXAMPLE", "AKIAIO…MPLE"},
+	{"telegram 123456789:AAbbccddeeffgghhiijjkkllmmnn", "telegram 123456…mmnn"},
+	{"glpat-abcdefghijklmnopqrstu", "glpat-…rstu"},
+	{"sk_live_abcdefghijklmnop1234", "sk_liv…1234"},
+	{"bearer short12345", "bearer short12345"},
+	{"pypi-AgEIcHlwaS5vcmcCJDAwMDAwMDAw", "pypi-A…MDAw"},
+}
+
+func TestRedactMatchesOpenClaw(t *testing.T) {
+	r := NewRedactor(nil, nil)
+	for _, c := range openclawRedactions {
+		got, changed := r.Redact(c.in)
+		if got != c.want {
+			t.Errorf("Redact(%q) = %q, OpenClaw: %q", c.in, got, c.want)
+		}
+		if changed != (c.in != c.want) {
+			t.Errorf("Redact(%q) changed = %v", c.in, changed)
+		}
+	}
+}
+
+// With logging.redactPatterns ["internal-[A-Z]{10,}", "(MYCORP_[a-z])",
+// "(?<=x)y"] (the last one RE2 cannot compile; OpenClaw compiles it).
+var openclawUserRedactions = []struct{ in, want string }{
+	{"my internal-ABCDEFGHIJKLMNOPQRSTUV key", "my intern…STUV key"},
+	{"MYCORP_x", "***"},
+	{"sk-abcdefghijklmnop1234", "sk-abc…1234"},
+}
+
+func TestRedactUserPatterns(t *testing.T) {
+	var warnings []string
+	r := NewRedactor([]string{"internal-[A-Z]{10,}", "(MYCORP_[a-z])", "(?<=x)y", "  "}, func(m string) { warnings = append(warnings, m) })
+	for _, c := range openclawUserRedactions {
+		if got, _ := r.Redact(c.in); got != c.want {
+			t.Errorf("Redact(%q) = %q, OpenClaw: %q", c.in, got, c.want)
+		}
+	}
+	if len(warnings) != 1 || !strings.Contains(warnings[0], "(?<=x)y") {
+		t.Errorf("warnings = %q, want one naming the lookbehind pattern", warnings)
+	}
+}
+
+func TestRedactPatternLiteralFlags(t *testing.T) {
+	r := NewRedactor([]string{"/Secret-[0-9]+/"}, nil)
+	if got, _ := r.Redact("secret-123 Secret-456"); got != "secret-123 ***" {
+		t.Errorf("case-sensitive literal: got %q", got)
+	}
+	r = NewRedactor([]string{"/Secret-[0-9]+/i"}, nil)
+	if got, _ := r.Redact("secret-123"); got != "***" {
+		t.Errorf("/i literal: got %q", got)
+	}
+}
+
+func TestRedactNilAndEmpty(t *testing.T) {
+	var r *Redactor
+	if got, ch := r.Redact("sk-abcdefghijklmnop1234"); ch || got != "sk-abcdefghijklmnop1234" {
+		t.Errorf("nil redactor changed text: %q", got)
+	}
+}
