@@ -1,6 +1,9 @@
 package sanitize
 
 import (
+	"encoding/json"
+
+	"github.com/openclaw/sessions/internal/jsonx"
 	"regexp"
 	"strings"
 	"unicode/utf8"
@@ -257,4 +260,88 @@ func maskToken(token string) string {
 	}
 	runes := []rune(token)
 	return string(runes[:redactKeepStart]) + "…" + string(runes[n-4:])
+}
+
+// RedactMessage masks the texts of one transcript message that
+// sessions_history masks: a string "content", a string top-level "text",
+// and in an array "content" every block's string "text", a "thinking"
+// block's "thinking" and any block's string "partialJson". Other keys and
+// their order are kept; redacted reports whether anything was masked.
+func (r *Redactor) RedactMessage(raw json.RawMessage) (out json.RawMessage, redacted bool) {
+	if r == nil || !isObject(raw) {
+		return raw, false
+	}
+	var o jsonx.Object
+	if err := o.UnmarshalJSON(raw); err != nil {
+		return raw, false
+	}
+	changed := r.redactKey(&o, "text")
+	content := o.Raw("content")
+	switch {
+	case isString(content):
+		changed = r.redactKey(&o, "content") || changed
+	case isArray(content):
+		var blocks []json.RawMessage
+		if err := json.Unmarshal(content, &blocks); err == nil {
+			blocksChanged := false
+			for i, b := range blocks {
+				if nb, ok := r.redactBlock(b); ok {
+					blocks[i], blocksChanged = nb, true
+				}
+			}
+			if blocksChanged {
+				o.SetRaw("content", joinArray(blocks))
+				changed = true
+			}
+		}
+	}
+	if !changed {
+		return raw, false
+	}
+	b, err := o.MarshalJSON()
+	if err != nil {
+		return raw, false
+	}
+	return b, true
+}
+
+func (r *Redactor) redactBlock(raw json.RawMessage) (json.RawMessage, bool) {
+	if !isObject(raw) {
+		return raw, false
+	}
+	var o jsonx.Object
+	if err := o.UnmarshalJSON(raw); err != nil {
+		return raw, false
+	}
+	changed := r.redactKey(&o, "text")
+	if typ, _ := o.String("type"); typ == "thinking" {
+		changed = r.redactKey(&o, "thinking") || changed
+	}
+	changed = r.redactKey(&o, "partialJson") || changed
+	if !changed {
+		return raw, false
+	}
+	b, err := o.MarshalJSON()
+	if err != nil {
+		return raw, false
+	}
+	return b, true
+}
+
+// redactKey masks o[k] when it is a string.
+func (r *Redactor) redactKey(o *jsonx.Object, k string) bool {
+	v := o.Raw(k)
+	if !isString(v) {
+		return false
+	}
+	var s string
+	if err := json.Unmarshal(v, &s); err != nil {
+		return false
+	}
+	masked, ok := r.Redact(s)
+	if !ok {
+		return false
+	}
+	o.SetRaw(k, encodeString(units(masked)))
+	return true
 }

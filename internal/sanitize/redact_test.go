@@ -83,3 +83,20 @@ func TestRedactNilAndEmpty(t *testing.T) {
 		t.Errorf("nil redactor changed text: %q", got)
 	}
 }
+
+func TestRedactMessage(t *testing.T) {
+	r := NewRedactor(nil, nil)
+	in := `{"role":"assistant","content":[{"type":"text","text":"key sk-abcdefghijklmnop1234"},{"type":"thinking","thinking":"ghp_abcdefghij1234567890XYZ","x":1},{"type":"toolCall","arguments":{"k":"sk-abcdefghijklmnop1234"}}],"text":"plain","z":2}`
+	want := `{"role":"assistant","content":[{"type":"text","text":"key sk-abc…1234"},{"type":"thinking","thinking":"ghp_ab…0XYZ","x":1},{"type":"toolCall","arguments":{"k":"sk-abcdefghijklmnop1234"}}],"text":"plain","z":2}`
+	got, ok := r.RedactMessage([]byte(in))
+	if !ok || string(got) != want {
+		t.Errorf("RedactMessage = %s (%v), want %s", got, ok, want)
+	}
+	clean := `{"role":"user","content":"hello"}`
+	if got, ok := r.RedactMessage([]byte(clean)); ok || string(got) != clean {
+		t.Errorf("clean message changed: %s", got)
+	}
+	if got, ok := r.RedactMessage([]byte(`{"role":"user","content":"use sk-abcdefghijklmnop1234"}`)); !ok || string(got) != `{"role":"user","content":"use sk-abc…1234"}` {
+		t.Errorf("string content: %s", got)
+	}
+}
