@@ -181,19 +181,19 @@ func (o *Ops) History(ctx context.Context, sess *Session, q HistoryQuery) (*Hist
 		}
 	}
 	first := 0 // page.Messages[first] is the oldest message returned
+	stored := page.Messages
 	if o.masking() {
-		// Masked before the caps, as sessions_history does.
-		msgs := append([]json.RawMessage(nil), page.Messages...)
-		res.Redacted = o.redactMessages(msgs)
-		page.Messages = msgs
+		// Masked before the caps, as sessions_history does, on a copy.
+		stored = append([]json.RawMessage(nil), stored...)
+		res.Redacted = o.redactMessages(stored)
 	}
 	if q.Raw {
-		res.Messages = page.Messages
+		res.Messages = stored
 		b, _ := jsonx.Marshal(res.Messages)
 		res.Bytes = len(b)
 	} else {
-		msgs := make([]json.RawMessage, len(page.Messages))
-		for i, m := range page.Messages {
+		msgs := make([]json.RawMessage, len(stored))
+		for i, m := range stored {
 			msgs[i] = sanitize.StripEnvelope(m)
 		}
 		res.Messages, first, res.Dropped, res.Bytes = sanitize.HistoryPage(msgs, sanitize.DefaultCapBytes)

@@ -58,3 +58,25 @@ func (o *Ops) redactText(s string) string {
 	out, _ := r.Redact(s)
 	return out
 }
+
+// searchRedact is what masks a search's texts, nil when they are not
+// masked.
+func (o *Ops) searchRedact() func(string) string {
+	if !o.masking() {
+		return nil
+	}
+	return o.redactText
+}
+
+// maskHighlight masks a snippet cut around its match. When masking the
+// three parts apart gives the masked snippet, they stay apart; otherwise a
+// secret straddles the match, and the whole masked snippet comes back as
+// before with the match itself shown as "***".
+func maskHighlight(redact func(string) string, before, match, after string) (string, string, string) {
+	whole := redact(before + match + after)
+	b, m, a := redact(before), redact(match), redact(after)
+	if b+m+a == whole {
+		return b, m, a
+	}
+	return whole, "***", ""
+}

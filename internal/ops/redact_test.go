@@ -2,6 +2,7 @@ package ops
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -66,6 +67,43 @@ func TestHistoryRedaction(t *testing.T) {
 					t.Errorf("raw=%v: secret shown %v, mask shown %v, redacted %v; want masked %v", raw, hasSecret, hasMask, res.Redacted, c.masked)
 				}
 			})
+		}
+	}
+}
+
+// list --messages and search (snippet, match, context) mask the same way.
+func TestListAndSearchRedaction(t *testing.T) {
+	for _, masked := range []bool{false, true} {
+		o := redactOps(t, nil, Config{Redact: masked})
+		lr, err := o.List(context.Background(), ListQuery{Limit: 50, Messages: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var all strings.Builder
+		for _, r := range lr.Sessions {
+			for _, m := range r.Messages {
+				all.Write(m)
+			}
+		}
+		if strings.Contains(all.String(), plantedSecret) == masked || strings.Contains(all.String(), "sk-abc…1234") != masked {
+			t.Errorf("list --messages, masked %v: %s", masked, all.String())
+		}
+		for _, pattern := range []string{"please", "sk-abcdef", "ship"} {
+			sr, err := o.Search(context.Background(), SearchQuery{Pattern: SearchPattern{Pattern: pattern}, Context: 1, IncludeTools: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			sr.Fill()
+			doc, _ := json.Marshal(sr)
+			if strings.Contains(string(doc), plantedSecret) == masked {
+				t.Errorf("search %q, masked %v: %s", pattern, masked, doc)
+			}
+			for i := range sr.Hits {
+				b, m, a := sr.Highlight(i)
+				if strings.Contains(b+m+a, plantedSecret) == masked && strings.Contains(sr.Hits[i].Snippet, "please") {
+					t.Errorf("search %q highlight, masked %v: %q %q %q", pattern, masked, b, m, a)
+				}
+			}
 		}
 	}
 }
