@@ -6,6 +6,7 @@ import (
 	"github.com/openclaw/sessions/internal/jsonx"
 	"regexp"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -154,11 +155,30 @@ type Redactor struct {
 	patterns []*regexp.Regexp
 }
 
+// redactors keeps the Redactor of each list of configured patterns: a
+// server that builds one per call compiles (and warns) once.
+var redactors sync.Map // string (the patterns, NUL-joined) -> *Redactor
+
 // NewRedactor compiles the config's logging.redactPatterns (each a regular
 // expression source, or "/source/flags" as OpenClaw accepts) ahead of the
 // defaults. Patterns RE2 cannot compile are left out; warn (when not nil)
-// is called once naming them all.
+// is called naming them all, the first time this process meets the list.
 func NewRedactor(userPatterns []string, warn func(msg string)) *Redactor {
+	key := strings.Join(userPatterns, "\x00")
+	if r, ok := redactors.Load(key); ok {
+		return r.(*Redactor)
+	}
+	r, bad := compileRedactor(userPatterns)
+	if prev, loaded := redactors.LoadOrStore(key, r); loaded {
+		return prev.(*Redactor)
+	}
+	if len(bad) > 0 && warn != nil {
+		warn("logging.redactPatterns: skipping patterns Go cannot compile: " + strings.Join(bad, ", "))
+	}
+	return r
+}
+
+func compileRedactor(userPatterns []string) (*Redactor, []string) {
 	r := &Redactor{}
 	var bad []string
 	for _, raw := range userPatterns {
@@ -187,10 +207,7 @@ func NewRedactor(userPatterns []string, warn func(msg string)) *Redactor {
 		r.patterns = append(r.patterns, re)
 	}
 	r.patterns = append(r.patterns, compiledDefaults...)
-	if len(bad) > 0 && warn != nil {
-		warn("logging.redactPatterns: skipping patterns Go cannot compile: " + strings.Join(bad, ", "))
-	}
-	return r
+	return r, bad
 }
 
 // redactPatternSource is parseRedactPatternSource: "/src/flags" literals

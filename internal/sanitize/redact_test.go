@@ -1,6 +1,7 @@
 package sanitize
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -53,9 +54,18 @@ var openclawUserRedactions = []struct{ in, want string }{
 	{"sk-abcdefghijklmnop1234", "sk-abc…1234"},
 }
 
+var userPatternRuns int
+
 func TestRedactUserPatterns(t *testing.T) {
 	var warnings []string
-	r := NewRedactor([]string{"internal-[A-Z]{10,}", "(MYCORP_[a-z])", "(?<=x)y", "  "}, func(m string) { warnings = append(warnings, m) })
+	// a list of its own in each run: the process warns once per list
+	userPatternRuns++
+	unique := fmt.Sprintf("never-%d-[0-9]{40}", userPatternRuns)
+	patterns := []string{"internal-[A-Z]{10,}", "(MYCORP_[a-z])", "(?<=x)y", "  ", unique}
+	r := NewRedactor(patterns, func(m string) { warnings = append(warnings, m) })
+	if again := NewRedactor(patterns, func(m string) { warnings = append(warnings, m) }); again != r {
+		t.Error("the same patterns compiled twice")
+	}
 	for _, c := range openclawUserRedactions {
 		if got, _ := r.Redact(c.in); got != c.want {
 			t.Errorf("Redact(%q) = %q, OpenClaw: %q", c.in, got, c.want)
