@@ -2,6 +2,7 @@ package ops
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -104,6 +105,41 @@ func TestListAndSearchRedaction(t *testing.T) {
 					t.Errorf("search %q highlight, masked %v: %q %q %q", pattern, masked, b, m, a)
 				}
 			}
+		}
+	}
+}
+
+// The SQLite era: the same masking of the events' texts.
+func TestHistoryRedactionSQLite(t *testing.T) {
+	for _, masked := range []bool{false, true} {
+		o, dir := fixtureOps(t, "state-2026.9.6", nil, Config{Redact: masked})
+		db, err := sql.Open("sqlite", "file:"+filepath.Join(dir, "agents", "main", "agent", "openclaw-agent.sqlite"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := db.Exec(`UPDATE transcript_events SET event_json = replace(event_json, 'MOCK reply', 'use ` + plantedSecret + ` MOCK reply') WHERE event_json LIKE '%MOCK reply%'`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			t.Fatal("fixture text moved")
+		}
+		db.Close()
+		sess, err := o.Session(context.Background(), "main", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		page, err := o.History(context.Background(), sess, HistoryQuery{Limit: 200, IncludeTools: true})
+		sess.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var all strings.Builder
+		for _, m := range page.Messages {
+			all.Write(m)
+		}
+		if strings.Contains(all.String(), plantedSecret) == masked || strings.Contains(all.String(), "use sk-abc…1234 MOCK reply") != masked || page.Redacted != masked {
+			t.Errorf("masked %v: redacted %v, %s", masked, page.Redacted, all.String())
 		}
 	}
 }
