@@ -5,6 +5,7 @@ import (
 
 	"github.com/openclaw/sessions/internal/jsonx"
 	"regexp"
+	"regexp/syntax"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -141,18 +142,66 @@ var defaultRedactPatterns = []string{
 
 var compiledDefaults = mustCompileAll(defaultRedactPatterns)
 
-func mustCompileAll(srcs []string) []*regexp.Regexp {
-	out := make([]*regexp.Regexp, len(srcs))
+func mustCompileAll(srcs []string) []redactPattern {
+	out := make([]redactPattern, len(srcs))
 	for i, s := range srcs {
-		out[i] = regexp.MustCompile(`(?i)` + s)
+		p, err := compileRedactPattern(`(?i)` + s)
+		if err != nil {
+			panic(err)
+		}
+		out[i] = p
 	}
 	return out
+}
+
+// redactPattern is a compiled pattern and a literal every match contains
+// (lower-cased; "" when there is none): a text without it is not scanned.
+type redactPattern struct {
+	re      *regexp.Regexp
+	literal string
+}
+
+func compileRedactPattern(src string) (redactPattern, error) {
+	re, err := regexp.Compile(src)
+	if err != nil {
+		return redactPattern{}, err
+	}
+	p := redactPattern{re: re}
+	if tree, err := syntax.Parse(src, syntax.Perl); err == nil {
+		p.literal = strings.ToLower(requiredLiteral(tree.Simplify()))
+	}
+	return p, nil
+}
+
+// requiredLiteral is the longest literal every match of re contains.
+func requiredLiteral(re *syntax.Regexp) string {
+	switch re.Op {
+	case syntax.OpLiteral:
+		return string(re.Rune)
+	case syntax.OpCapture:
+		return requiredLiteral(re.Sub[0])
+	case syntax.OpConcat:
+		best := ""
+		for _, sub := range re.Sub {
+			if l := requiredLiteral(sub); len(l) > len(best) {
+				best = l
+			}
+		}
+		return best
+	case syntax.OpPlus:
+		return requiredLiteral(re.Sub[0])
+	case syntax.OpRepeat:
+		if re.Min >= 1 {
+			return requiredLiteral(re.Sub[0])
+		}
+	}
+	return ""
 }
 
 // Redactor masks credentials in text handed to an agent. Build it once
 // (NewRedactor) and share it: it is safe for concurrent use.
 type Redactor struct {
-	patterns []*regexp.Regexp
+	patterns []redactPattern
 }
 
 // redactors keeps the Redactor of each list of configured patterns: a
@@ -199,12 +248,12 @@ func compileRedactor(userPatterns []string) (*Redactor, []string) {
 				prefix += "(?m)"
 			}
 		}
-		re, err := regexp.Compile(prefix + strings.TrimSpace(src))
+		p, err := compileRedactPattern(prefix + strings.TrimSpace(src))
 		if err != nil {
 			bad = append(bad, raw)
 			continue
 		}
-		r.patterns = append(r.patterns, re)
+		r.patterns = append(r.patterns, p)
 	}
 	r.patterns = append(r.patterns, compiledDefaults...)
 	return r, bad
@@ -230,9 +279,19 @@ func (r *Redactor) Redact(text string) (string, bool) {
 	if r == nil || text == "" {
 		return text, false
 	}
-	next := text
-	for _, re := range r.patterns {
-		next = replaceSecrets(re, next)
+	next, lower := text, ""
+	for _, p := range r.patterns {
+		if p.literal != "" {
+			if lower == "" {
+				lower = strings.ToLower(next)
+			}
+			if !strings.Contains(lower, p.literal) {
+				continue
+			}
+		}
+		if masked := replaceSecrets(p.re, next); masked != next {
+			next, lower = masked, ""
+		}
 	}
 	return next, next != text
 }
