@@ -23,8 +23,8 @@ import (
 // lookaround or backreferences. The defaults below are those of 9.6's list
 // RE2 can express (a trailing negative lookahead after a greedy class is
 // dropped: it can never fail there); the structured-field heuristics
-// (env/JSON/config assignments, PEM blocks, form bodies, query strings) are
-// not ported. A configured pattern RE2 cannot compile is skipped with one
+// (env/JSON/config assignments, HTTP auth headers, form bodies, query
+// strings) are not ported; PEM private key blocks are. A configured pattern RE2 cannot compile is skipped with one
 // warning.
 
 const (
@@ -140,7 +140,32 @@ var defaultRedactPatterns = []string{
 	`\b(\d{6,}:[A-Za-z0-9_-]{20,})\b`,
 }
 
-var compiledDefaults = mustCompileAll(defaultRedactPatterns)
+// pemPattern is PEM_REDACT_PATTERN_SOURCE: a private key block, replaced
+// whole (pemBlock) after the URL patterns.
+const pemPattern = `-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]+?-----END [A-Z ]*PRIVATE KEY-----`
+
+var compiledDefaults = func() []redactPattern {
+	all := mustCompileAll(defaultRedactPatterns)
+	pem := mustCompileAll([]string{pemPattern})[0]
+	pem.whole = pemBlock
+	// OpenClaw's order: the CLI flag, Bearer and URL patterns, then PEM.
+	return append(all[:4:4], append([]redactPattern{pem}, all[4:]...)...)
+}()
+
+// pemBlock is redactPemBlock: the BEGIN and END lines around "…redacted…",
+// or "***" when the block is on one line.
+func pemBlock(block string) string {
+	var lines []string
+	for _, l := range strings.Split(block, "\n") {
+		if l = strings.TrimSuffix(l, "\r"); l != "" {
+			lines = append(lines, l)
+		}
+	}
+	if len(lines) < 2 {
+		return "***"
+	}
+	return lines[0] + "\n…redacted…\n" + lines[len(lines)-1]
+}
 
 func mustCompileAll(srcs []string) []redactPattern {
 	out := make([]redactPattern, len(srcs))
@@ -159,6 +184,8 @@ func mustCompileAll(srcs []string) []redactPattern {
 type redactPattern struct {
 	re      *regexp.Regexp
 	literal string
+	// whole, when set, replaces the whole match (else its secret is masked).
+	whole func(string) string
 }
 
 func compileRedactPattern(src string) (redactPattern, error) {
@@ -289,7 +316,7 @@ func (r *Redactor) Redact(text string) (string, bool) {
 				continue
 			}
 		}
-		if masked := replaceSecrets(p.re, next); masked != next {
+		if masked := replaceSecrets(p, next); masked != next {
 			next, lower = masked, ""
 		}
 	}
@@ -298,8 +325,8 @@ func (r *Redactor) Redact(text string) (string, bool) {
 
 // replaceSecrets masks, in every match of re, its last non-empty capture
 // group (the whole match when there is none).
-func replaceSecrets(re *regexp.Regexp, s string) string {
-	locs := re.FindAllStringSubmatchIndex(s, -1)
+func replaceSecrets(p redactPattern, s string) string {
+	locs := p.re.FindAllStringSubmatchIndex(s, -1)
 	if locs == nil {
 		return s
 	}
@@ -307,6 +334,12 @@ func replaceSecrets(re *regexp.Regexp, s string) string {
 	cursor := 0
 	for _, loc := range locs {
 		start, end := loc[0], loc[1]
+		if p.whole != nil {
+			b.WriteString(s[cursor:start])
+			b.WriteString(p.whole(s[start:end]))
+			cursor = end
+			continue
+		}
 		for g := len(loc)/2 - 1; g >= 1; g-- {
 			if loc[2*g] >= 0 && loc[2*g+1] > loc[2*g] {
 				start, end = loc[2*g], loc[2*g+1]

@@ -31,6 +31,13 @@ var openclawRedactions = []struct{ in, want string }{
 	{"sk_live_abcdefghijklmnop1234", "sk_liv…1234"},
 	{"bearer short12345", "bearer short12345"},
 	{"pypi-AgEIcHlwaS5vcmcCJDAwMDAwMDAw", "pypi-A…MDAw"},
+	{"key:\n-----BEGIN RSA PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC\nabc\n-----END RSA PRIVATE KEY-----\ndone", "key:\n-----BEGIN RSA PRIVATE KEY-----\n…redacted…\n-----END RSA PRIVATE KEY-----\ndone"},
+	{"-----BEGIN PRIVATE KEY-----abc-----END PRIVATE KEY-----", "***"},
+	{"sk-abcdefghijklmnop1234)", "sk-abc…1234)"},
+	{"(ghp_abcdefghij1234567890XYZ)", "(ghp_ab…0XYZ)"},
+	{"my token is xoxp-abc", "my token is xoxp-abc"},
+	{"data:image/png;base64,AAAAgAAAAabcdefghijklmnopqrstuvwxyz", "data:image/png;base64,AAAAgAAAAabcdefghijklmnopqrstuvwxyz"},
+	{"-----BEGIN PRIVATE KEY-----\r\nAAAA\r\n\r\n-----END PRIVATE KEY----- x -----BEGIN PRIVATE KEY-----\nBBB\n-----END PRIVATE KEY-----", "-----BEGIN PRIVATE KEY-----\n…redacted…\n-----END PRIVATE KEY----- x -----BEGIN PRIVATE KEY-----\n…redacted…\n-----END PRIVATE KEY-----"},
 }
 
 func TestRedactMatchesOpenClaw(t *testing.T) {
