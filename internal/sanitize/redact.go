@@ -23,8 +23,8 @@ import (
 // lookaround or backreferences. The defaults below are those of 9.6's list
 // RE2 can express (a trailing negative lookahead after a greedy class is
 // dropped: it can never fail there); the structured-field heuristics
-// (env/JSON/config assignments, HTTP auth headers, form bodies, query
-// strings) are not ported; PEM private key blocks are. A configured pattern RE2 cannot compile is skipped with one
+// (env/JSON/config assignments, HTTP auth headers, form bodies) are not
+// ported; PEM private key blocks and URL query parameters are. A configured pattern RE2 cannot compile is skipped with one
 // warning.
 
 const (
@@ -306,7 +306,7 @@ func (r *Redactor) Redact(text string) (string, bool) {
 	if r == nil || text == "" {
 		return text, false
 	}
-	next, lower := text, ""
+	next, lower := redactQueryValues(text), ""
 	for _, p := range r.patterns {
 		if p.literal != "" {
 			if lower == "" {
