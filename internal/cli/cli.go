@@ -231,6 +231,7 @@ on a terminal and scripts get tab-separated lines when piped.`,
 	pf.StringVar(&f.Flags.Agent, "agent", "", "agent `ID` to work on (default: the configured default agent)")
 	pf.StringVar(&f.Flags.As, "as", "", "act as session `KEY` (default: $OPENCLAW_SESSION_KEY; unset = host operator)")
 	pf.BoolVar(&f.Flags.Sandboxed, "sandboxed", false, "treat the requester as sandboxed (also $OPENCLAW_SANDBOXED=1)")
+	pf.BoolVar(&f.Flags.Redact, "redact", false, "mask credentials in transcript text as an agent sees it (always on with --as)")
 	pf.BoolVar(&f.Flags.JSON, "json", false, "print one JSON document on stdout")
 	pf.StringVarP(&f.Flags.JQ, "jq", "q", "", "filter the JSON output with a jq `EXPR` (implies --json)")
 	cmdutil.PersistentEnumVar(root, &f.Flags.LogLevel, "log-level", "", "stderr log level (default warn; also $SESSIONS_LOG_LEVEL)", "debug", "info", "warn", "error")

@@ -29,6 +29,7 @@ type GlobalFlags struct {
 	Agent       string
 	As          string
 	Sandboxed   bool
+	Redact      bool
 	JSON        bool
 	JQ          string
 	LogLevel    string
@@ -91,6 +92,7 @@ func (f *Factory) OpsConfig() ops.Config {
 		Agent:              f.Flags.Agent,
 		As:                 f.Flags.As,
 		Sandboxed:          f.Flags.Sandboxed,
+		Redact:             f.Flags.Redact,
 		LockTimeout:        f.Flags.LockTimeout,
 		Gateway:            f.Flags.Gateway,
 		GatewayTokenFile:   f.Flags.GatewayTokenFile,

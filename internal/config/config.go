@@ -24,6 +24,14 @@ type Config struct {
 	Session  Session
 	Tools    Tools
 	Models   Models
+	Logging  Logging
+}
+
+// Logging is the config's logging block, the part the sessions tool uses.
+type Logging struct {
+	// RedactPatterns is logging.redactPatterns: extra credential patterns
+	// masked in text handed to an agent (string entries only; nil when unset).
+	RedactPatterns []string
 }
 
 // ModelRef is a model selection: "provider/model" or {primary, fallbacks}.
@@ -177,6 +185,7 @@ func (c *Config) decode(env Env) {
 	a2a := obj(obj(root["tools"])["agentToAgent"])
 	c.Tools.AgentToAgent.Enabled = a2a["enabled"] == true
 	c.Tools.AgentToAgent.Allow = strList(a2a["allow"])
+	c.Logging.RedactPatterns = strList(obj(root["logging"])["redactPatterns"])
 	if provs, ok := obj(root["models"])["providers"].(map[string]any); ok {
 		c.Models.Providers = make(map[string]Provider, len(provs))
 		for name, v := range provs {

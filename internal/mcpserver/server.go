@@ -68,9 +68,11 @@ their label. A failed call says why and what it means, e.g. "not found (exit 4):
 
 // ops builds the operations layer of one call: fresh, so that nothing a
 // previous call opened is served stale; agent (agentId) overrides the
-// configured agent when given.
+// configured agent when given. Every tool's answer goes to an agent:
+// transcript text is always masked.
 func (s *Server) ops(agent string) *ops.Ops {
 	c := s.opts.Ops
+	c.Redact = true
 	if a := strings.TrimSpace(agent); a != "" {
 		c.Agent = a
 	}

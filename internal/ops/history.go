@@ -143,6 +143,9 @@ type HistoryResult struct {
 	// 1000 messages chat.history returns; older ones, if any, are out of
 	// reach there (stderr says so too).
 	WindowFull bool `json:"windowFull,omitempty"`
+	// Redacted: credentials in the page's texts were masked (for an agent,
+	// or with --redact).
+	Redacted bool `json:"redacted,omitempty"`
 
 	// Read is how many messages were read for the page before the cap.
 	Read int `json:"-"`
@@ -178,13 +181,19 @@ func (o *Ops) History(ctx context.Context, sess *Session, q HistoryQuery) (*Hist
 		}
 	}
 	first := 0 // page.Messages[first] is the oldest message returned
+	stored := page.Messages
+	if o.masking() {
+		// Masked before the caps, as sessions_history does, on a copy.
+		stored = append([]json.RawMessage(nil), stored...)
+		res.Redacted = o.redactMessages(stored)
+	}
 	if q.Raw {
-		res.Messages = page.Messages
+		res.Messages = stored
 		b, _ := jsonx.Marshal(res.Messages)
 		res.Bytes = len(b)
 	} else {
-		msgs := make([]json.RawMessage, len(page.Messages))
-		for i, m := range page.Messages {
+		msgs := make([]json.RawMessage, len(stored))
+		for i, m := range stored {
 			msgs[i] = sanitize.StripEnvelope(m)
 		}
 		res.Messages, first, res.Dropped, res.Bytes = sanitize.HistoryPage(msgs, sanitize.DefaultCapBytes)
@@ -230,6 +239,10 @@ func (o *Ops) Follow(ctx context.Context, sess *Session, q FollowQuery, emit fun
 	return sess.tr.Follow(ctx, sess.b, backend.FollowQuery{
 		IncludeTools: q.IncludeTools, Last: sess.last, Poll: poll, Idle: q.Idle, Notice: q.Notice,
 	}, func(msgs []json.RawMessage) (int, error) {
+		if o.masking() {
+			msgs = append([]json.RawMessage(nil), msgs...)
+			o.redactMessages(msgs)
+		}
 		out := prepareAppended(msgs, q.Raw)
 		if len(out) == 0 {
 			return 0, nil

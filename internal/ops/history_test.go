@@ -116,11 +116,16 @@ func TestHistoryCursorChecks(t *testing.T) {
 
 // Follow emits what is appended after the page, prepared like a page's
 // messages (usage and cost gone) unless raw; without a page read first,
-// what is appended from then on.
+// what is appended from then on; for a requester, masked.
 func TestFollowEmitsPreparedAppends(t *testing.T) {
-	for _, raw := range []bool{false, true} {
+	for _, c := range []struct{ raw, as bool }{{false, false}, {true, false}, {true, true}} {
+		raw := c.raw
 		dir := copyReadFixture(t, readFixtures[0])
-		o, _ := newTestOps(t, dir, nil, nil)
+		o, _ := newTestOps(t, dir, nil, func(cfg *Config) {
+			if c.as {
+				cfg.As = "agent:main:main"
+			}
+		})
 		sess, err := o.Session(context.Background(), "main", "")
 		if err != nil {
 			t.Fatal(err)
@@ -141,7 +146,7 @@ func TestFollowEmitsPreparedAppends(t *testing.T) {
 		}()
 		// Appended until one is seen: without a page read first, Follow
 		// starts when it starts (lines before that are not news).
-		line := `{"type":"message","id":"f0000001","parentId":null,"timestamp":"2026-11-21T05:00:00.000Z","message":{"role":"assistant","content":[{"type":"text","text":"appended"}],"usage":{"input":1,"output":2},"timestamp":1795237200000}}` + "\n"
+		line := `{"type":"message","id":"f0000001","parentId":null,"timestamp":"2026-11-21T05:00:00.000Z","message":{"role":"assistant","content":[{"type":"text","text":"appended sk-abcdefghijklmnop1234"}],"usage":{"input":1,"output":2},"timestamp":1795237200000}}` + "\n"
 		path := filepath.Join(dir, "agents/main/sessions/c040fd20-0a1c-4ce0-924c-6e695a32eecb.jsonl")
 		var m []json.RawMessage
 		for deadline := time.Now().Add(5 * time.Second); m == nil; {
@@ -159,8 +164,9 @@ func TestFollowEmitsPreparedAppends(t *testing.T) {
 			case <-time.After(200 * time.Millisecond):
 			}
 		}
-		if len(m) == 0 || !strings.Contains(string(m[0]), "appended") || strings.Contains(string(m[0]), `"usage"`) == !raw {
-			t.Errorf("raw=%v: emitted %s", raw, m)
+		if len(m) == 0 || !strings.Contains(string(m[0]), "appended") || strings.Contains(string(m[0]), `"usage"`) == !raw ||
+			strings.Contains(string(m[0]), "sk-abcdefghijklmnop1234") == c.as || strings.Contains(string(m[0]), "sk-abc…1234") != c.as {
+			t.Errorf("raw=%v as=%v: emitted %s", raw, c.as, m)
 		}
 		cancel()
 		if err := <-done; err != nil {

@@ -2,6 +2,7 @@ package ops
 
 import (
 	"context"
+	"encoding/json"
 
 	"github.com/openclaw/sessions/internal/backend"
 	"github.com/openclaw/sessions/internal/state"
@@ -58,7 +59,19 @@ func (o *Ops) List(ctx context.Context, q ListQuery) (*ListResult, error) {
 	} else if lr, err = readers[0].List(ctx, bq); err != nil {
 		return nil, err
 	}
-	res := &ListResult{Count: len(lr.Rows), TotalCount: lr.Total, HasMore: len(lr.Rows) < lr.Total, Sessions: lr.Rows,
+	rows := lr.Rows
+	if q.Messages > 0 && o.masking() {
+		// Masked on copies: what the readers hold stays as stored.
+		rows = append([]state.Row(nil), rows...)
+		for i := range rows {
+			if len(rows[i].Messages) > 0 {
+				msgs := append([]json.RawMessage(nil), rows[i].Messages...)
+				o.redactMessages(msgs)
+				rows[i].Messages = msgs
+			}
+		}
+	}
+	res := &ListResult{Count: len(lr.Rows), TotalCount: lr.Total, HasMore: len(lr.Rows) < lr.Total, Sessions: rows,
 		MultiAgent: lr.MultiAgent, Fleet: fleet}
 	if q.Limit >= 0 {
 		n := q.Limit

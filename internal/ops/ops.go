@@ -30,6 +30,7 @@ import (
 
 	"charm.land/log/v2"
 	"github.com/openclaw/sessions/internal/config"
+	"github.com/openclaw/sessions/internal/sanitize"
 	"github.com/openclaw/sessions/internal/state"
 )
 
@@ -46,7 +47,12 @@ type Config struct {
 	As string
 	// Sandboxed: the requester runs sandboxed (--sandboxed, or
 	// $OPENCLAW_SANDBOXED true).
-	Sandboxed   bool
+	Sandboxed bool
+	// Redact: mask credentials in transcript text as OpenClaw's
+	// sessions_history does, even for the operator (--redact; the MCP
+	// server sets it). A requester (As, $OPENCLAW_SESSION_KEY) always gets
+	// masked text.
+	Redact      bool
 	LockTimeout time.Duration // --lock-timeout (0: the default)
 
 	// Gateways: --gateway URL, --gateway-token-file, --insecure-gateway,
@@ -77,6 +83,9 @@ type Ops struct {
 	stateOnce sync.Once
 	st        *state.State
 	stErr     error
+
+	redactOnce sync.Once
+	redactor   *sanitize.Redactor
 }
 
 // New prepares the operations of one invocation; nothing is opened yet.

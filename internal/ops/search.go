@@ -48,6 +48,8 @@ type SearchResult struct {
 	found       []srch.Found
 	srcs        []srch.Source
 	withContext bool
+	// redact masks a text handed to an agent (nil: shown as stored).
+	redact func(string) string
 }
 
 // SearchHit is one hit.
@@ -138,7 +140,7 @@ func (o *Ops) Search(ctx context.Context, q SearchQuery) (*SearchResult, error) 
 		o.warn(w)
 	}
 	return &SearchResult{Count: len(res.Hits), TotalCount: res.Total, HasMore: res.Total > len(res.Hits),
-		found: res.Hits, srcs: srcs, withContext: q.Context > 0}, nil
+		found: res.Hits, srcs: srcs, withContext: q.Context > 0, redact: o.searchRedact()}, nil
 }
 
 // Len is the number of hits (Count).
@@ -153,11 +155,15 @@ func (r *SearchResult) Hit(i int) SearchHit {
 		ID: h.ID, Role: h.Role, Timestamp: epochMs(h.Timestamp), Snippet: h.Snippet,
 		Match: h.Snippet[h.MatchStart:h.MatchEnd], Source: h.From, Archived: src.Archived,
 	}
+	if r.redact != nil {
+		_, match, _ := r.Highlight(i)
+		jh.Snippet, jh.Match = r.redact(h.Snippet), match
+	}
 	if src.Orphan {
 		jh.Source = SearchFromOrphan
 	}
 	if r.withContext {
-		jh.Context = &SearchContext{Before: contextMessages(h.Before), After: contextMessages(h.After)}
+		jh.Context = &SearchContext{Before: contextMessages(h.Before, r.redact), After: contextMessages(h.After, r.redact)}
 	}
 	return jh
 }
@@ -173,7 +179,11 @@ func (r *SearchResult) Fill() {
 // Highlight is hit i's snippet cut around its match.
 func (r *SearchResult) Highlight(i int) (before, match, after string) {
 	h := &r.found[i]
-	return h.Snippet[:h.MatchStart], h.Snippet[h.MatchStart:h.MatchEnd], h.Snippet[h.MatchEnd:]
+	before, match, after = h.Snippet[:h.MatchStart], h.Snippet[h.MatchStart:h.MatchEnd], h.Snippet[h.MatchEnd:]
+	if r.redact != nil {
+		return maskHighlight(r.redact, before, match, after)
+	}
+	return before, match, after
 }
 
 // SearchLine is the start of a message's text as a search shows it: at
@@ -191,10 +201,13 @@ func epochMs(v int64) *int64 {
 	return &v
 }
 
-func contextMessages(in []srch.Message) []SearchContextMessage {
+func contextMessages(in []srch.Message, redact func(string) string) []SearchContextMessage {
 	out := make([]SearchContextMessage, len(in))
 	for i, m := range in {
 		out[i] = SearchContextMessage{ID: m.ID, Role: m.Role, Timestamp: epochMs(m.Timestamp), Text: m.Text}
+		if redact != nil {
+			out[i].Text = redact(m.Text)
+		}
 	}
 	return out
 }

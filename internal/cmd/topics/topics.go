@@ -78,7 +78,7 @@ var Read = []EnvVar{
 	{"CLAWDBOT_STATE_DIR", "legacy name of OPENCLAW_STATE_DIR, used when that is unset"},
 	{"OPENCLAW_CONFIG_PATH", "the openclaw.json to read (after --config; default: the state dir's, then the legacy candidates)"},
 	{"CLAWDBOT_CONFIG_PATH", "legacy name of OPENCLAW_CONFIG_PATH"},
-	{"OPENCLAW_SESSION_KEY", "act as this session (like --as): an agent that shells out passes its own key; unset = the host operator"},
+	{"OPENCLAW_SESSION_KEY", "act as this session (like --as): an agent that shells out passes its own key, and transcript text is masked (see --redact); unset = the host operator"},
 	{"OPENCLAW_SANDBOXED", "1 or true: the requester is sandboxed (like --sandboxed)"},
 	{"SESSIONS_ENGINE", "what produces agent turns for send and spawn (like --engine): auto (default), provider, openclaw, gateway or exec:COMMAND"},
 	{"SESSIONS_OPENCLAW", "the openclaw executable of --engine openclaw and auto (like --openclaw; default: openclaw on $PATH)"},

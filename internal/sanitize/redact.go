@@ -1,0 +1,456 @@
+package sanitize
+
+import (
+	"encoding/json"
+
+	"github.com/openclaw/sessions/internal/jsonx"
+	"regexp"
+	"regexp/syntax"
+	"strings"
+	"sync"
+	"unicode/utf8"
+)
+
+// Masking as OpenClaw 2026.9.6's sessions_history does it
+// (redactToolPayloadText): every match of a credential pattern has its secret
+// (the last non-empty capture group, or the whole match when the pattern has
+// none) replaced by maskToken: "***" when shorter than 18 characters, else
+// its first 6 characters, "…" and its last 4. Patterns are case-insensitive
+// (OpenClaw compiles them with the "gi" flags). The config's
+// logging.redactPatterns run first, then the defaults.
+//
+// OpenClaw's patterns are JavaScript regular expressions; Go's RE2 has no
+// lookaround or backreferences. The defaults below are those of 9.6's list
+// RE2 can express (a trailing negative lookahead after a greedy class is
+// dropped: it can never fail there); the structured-field heuristics
+// (env/JSON/config assignments, HTTP auth headers, form bodies) are not
+// ported; PEM private key blocks and URL query parameters are. A configured pattern RE2 cannot compile is skipped with one
+// warning.
+
+const (
+	redactMinLength = 18 // DEFAULT_REDACT_MIN_LENGTH
+	redactKeepStart = 6  // DEFAULT_REDACT_KEEP_START
+)
+
+// identifierBoundary is IDENTIFIER_SAFE_TOKEN_BOUNDARY; OpenClaw's
+// BASE64_SAFE_TOKEN_BOUNDARY is this plus a lookbehind RE2 lacks.
+const (
+	identifierBoundary = `(^|[^A-Za-z0-9_])`
+	base64Boundary     = `(^|[^A-Za-z0-9])`
+)
+
+const cliSecretFlagKeys = `aws[-_]?secret[-_]?access[-_]?key|api[-_]?key|hook[-_]?token|access[-_]?token|refresh[-_]?token|id[-_]?token|token|secret|password|passwd|credential|private[-_]?key|client[-_]?secret`
+
+// defaultRedactPatterns are 9.6's DEFAULT_REDACT_PATTERNS that RE2 compiles,
+// in OpenClaw's order.
+var defaultRedactPatterns = []string{
+	`--(?:` + cliSecretFlagKeys + `)=([^\s"']+)`,
+	`\bBearer\s+([-A-Za-z0-9._~+/=]{18,})`,
+	`\b(?:https?|wss?|ftp):\/\/[^\/\s:@]*:([^\/\s@]+)@`,
+	`\b(?:postgres(?:ql)?|mysql|mongodb(?:\+srv)?|rediss?|amqps?):\/\/[^:\s/@]*:([^@\s]+)@`,
+	`\b(sk-[A-Za-z0-9_-]{8,})\b`,
+	`(ghp_[A-Za-z0-9]{10,})`,
+	`(github_pat_[A-Za-z0-9_]{10,})`,
+	`(gho_[A-Za-z0-9]{10,})`,
+	`(ghu_[A-Za-z0-9]{10,})`,
+	`(ghs_[A-Za-z0-9]{10,})`,
+	`(ghr_[A-Za-z0-9]{10,})`,
+	`(glpat-[A-Za-z0-9._=\-]{20,})`,
+	`(gloas-(?:[A-Fa-f0-9]{65,}|[A-Za-z0-9_-]{64}|[A-Fa-f0-9]{32,}))`,
+	`(gldt-[A-Za-z0-9_-]{20,})`,
+	`(glcbt-[A-Za-z0-9]{1,5}_[A-Za-z0-9_-]{20,})`,
+	`(glptt-[A-Za-z0-9_-]{40,})`,
+	`(glft-(?:[A-Za-z0-9_-]{20,}|[a-h0-9]+-[0-9]+_))`,
+	`(glimt-[A-Za-z0-9_-]{25,})`,
+	`(glagent-[A-Za-z0-9_-]{50,})`,
+	`(glwt-[A-Za-z0-9_-]{20,})`,
+	`(glsoat-[A-Za-z0-9_-]{20,})`,
+	`(glffct-[A-Za-z0-9_-]{20,})`,
+	`(glrt-[A-Za-z0-9._-]{20,})`,
+	`(glrtr?-[A-Za-z0-9_-]{27,300}\.[0-9a-z]{2}\.[0-9a-z]{9})`,
+	`(GR1348941[A-Za-z0-9_-]{20,})`,
+	`(_gitlab_session=[A-Za-z0-9%._-]{20,})`,
+	`(xox[baprs]-[A-Za-z0-9-]{10,})`,
+	`(xapp-[A-Za-z0-9-]{10,})`,
+	`(https:\/\/hooks\.slack\.com\/(?:services\/T[A-Z0-9]+\/B[A-Z0-9]+|workflows\/T[A-Z0-9]+\/A[A-Z0-9]+\/[0-9]{17,19})\/[A-Za-z0-9]{20,})`,
+	`(https:\/\/discord(?:app)?\.com\/api\/webhooks\/[0-9]{17,20}\/[A-Za-z0-9_-]{60,})`,
+	`discord(?:.|\n|\r){0,40}?\b([A-Za-z0-9_-]{24}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27})\b`,
+	`(gsk_[A-Za-z0-9_-]{10,})`,
+	`(AIza[0-9A-Za-z\-_]{20,})`,
+	`(ya29\.[0-9A-Za-z_\-./+=]{10,})`,
+	`(1//0[0-9A-Za-z_\-./+=]{10,})`,
+	`(eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,})`,
+	`(pplx-[A-Za-z0-9_-]{10,})`,
+	`(fal_[A-Za-z0-9_-]{10,})`,
+	identifierBoundary + `(fc-[A-Za-z0-9]{10,})`,
+	`(bb_live_[A-Za-z0-9_-]{10,})`,
+	base64Boundary + `(gAAAA[A-Za-z0-9_=-]{20,})`,
+	`(sk_live_[A-Za-z0-9]{10,})`,
+	`(sk_test_[A-Za-z0-9]{10,})`,
+	`(rk_live_[A-Za-z0-9]{10,})`,
+	`(SG\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,})`,
+	`(npm_[A-Za-z0-9]{10,})`,
+	`(pypi-[A-Za-z0-9_-]{10,})`,
+	`(dop_v1_[A-Za-z0-9]{10,})`,
+	`(doo_v1_[A-Za-z0-9]{10,})`,
+	`(dor_v1_[A-Za-z0-9]{10,})`,
+	`(dp\.(?:ct|pt|sa|scim|audit)\.[A-Za-z0-9]{40,44})`,
+	`(dp\.st\.[A-Za-z0-9]{40,44})`,
+	`(dp\.st\.[a-z0-9_-]{2,35}\.[A-Za-z0-9]{40,44})`,
+	`(dckr_(?:pat|oat)_[A-Za-z0-9_-]{27,32})`,
+	`(bkua_[a-z0-9]{40})`,
+	`(CCIPAT_[A-Za-z0-9]{22}_[A-Fa-f0-9]{40})`,
+	`(sbp_[a-z0-9]{40})`,
+	base64Boundary + `(dapi[0-9a-f]{32}(?:-\d)?)`,
+	`(dd[pw]_[A-Za-z0-9]{36})`,
+	`(glsa_[A-Za-z0-9_]{41})`,
+	`(glc_eyJ[A-Za-z0-9+/=]{60,160})`,
+	`(nfp_[A-Za-z0-9_]{36})`,
+	`(CFPAT-[A-Za-z0-9_\-]{40,})`,
+	base64Boundary + `(ATCTT3xFfG[A-Za-z0-9+/=_-]+=[A-Za-z0-9]{8})`,
+	base64Boundary + `(ATATT[A-Za-z0-9+/=_-]+=[A-Za-z0-9]{8})`,
+	base64Boundary + `(ATBB[A-Za-z0-9_=.-]{16,})`,
+	`(BBDC-[A-Za-z0-9+/@_-]{40,50})`,
+	`(HRKU-AA[A-Za-z0-9_-]{20,})`,
+	`(pat-(?:eu|na)1-[A-Za-z0-9]{8}\-[A-Za-z0-9]{4}\-[A-Za-z0-9]{4}\-[A-Za-z0-9]{4}\-[A-Za-z0-9]{12})`,
+	`(apify_api_[A-Za-z0-9\-]{20,})`,
+	`(FlyV1 fm\d+_[A-Za-z0-9+/=,_-]{100,})`,
+	`(fio-u-[A-Za-z0-9_-]{40,})`,
+	`(^|[^A-Za-z0-9_])(am_[A-Za-z0-9_-]{10,})`,
+	`(^|[^A-Za-z0-9_])(sk_[A-Za-z0-9_]{10,})`,
+	`(tvly-[A-Za-z0-9]{10,})`,
+	`(exa_[A-Za-z0-9]{10,})`,
+	`(syt_[A-Za-z0-9]{10,})`,
+	`(retaindb_[A-Za-z0-9]{10,})`,
+	`(hsk-[A-Za-z0-9]{10,})`,
+	`(mem0_[A-Za-z0-9]{10,})`,
+	`(brv_[A-Za-z0-9]{10,})`,
+	`(xai-[A-Za-z0-9]{30,})`,
+	identifierBoundary + `(fw-[A-Za-z0-9]{30,})`,
+	identifierBoundary + `(fw_[A-Za-z0-9]{30,})`,
+	identifierBoundary + `(fpk_[A-Za-z0-9]{30,})`,
+	base64Boundary + `(AKIA[A-Z0-9]{16})`,
+	base64Boundary + `(ASIA[A-Z0-9]{16})`,
+	`(AKID[A-Za-z0-9]{10,})`,
+	`(LTAI[A-Za-z0-9]{10,})`,
+	`(hf_[A-Za-z0-9]{10,})`,
+	`(api_org_[A-Za-z0-9]{20,})`,
+	`(r8_[A-Za-z0-9]{10,})`,
+	`\bbot(\d{6,}:[A-Za-z0-9_-]{20,})\b`,
+	`\b(\d{6,}:[A-Za-z0-9_-]{20,})\b`,
+}
+
+// pemPattern is PEM_REDACT_PATTERN_SOURCE: a private key block, replaced
+// whole (pemBlock) after the URL patterns.
+const pemPattern = `-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]+?-----END [A-Z ]*PRIVATE KEY-----`
+
+var compiledDefaults = func() []redactPattern {
+	all := mustCompileAll(defaultRedactPatterns)
+	pem := mustCompileAll([]string{pemPattern})[0]
+	pem.whole = pemBlock
+	// OpenClaw's order: the CLI flag, Bearer and URL patterns, then PEM.
+	return append(all[:4:4], append([]redactPattern{pem}, all[4:]...)...)
+}()
+
+// pemBlock is redactPemBlock: the BEGIN and END lines around "…redacted…",
+// or "***" when the block is on one line.
+func pemBlock(block string) string {
+	var lines []string
+	for _, l := range strings.Split(block, "\n") {
+		if l = strings.TrimSuffix(l, "\r"); l != "" {
+			lines = append(lines, l)
+		}
+	}
+	if len(lines) < 2 {
+		return "***"
+	}
+	return lines[0] + "\n…redacted…\n" + lines[len(lines)-1]
+}
+
+func mustCompileAll(srcs []string) []redactPattern {
+	out := make([]redactPattern, len(srcs))
+	for i, s := range srcs {
+		p, err := compileRedactPattern(`(?i)` + s)
+		if err != nil {
+			panic(err)
+		}
+		out[i] = p
+	}
+	return out
+}
+
+// redactPattern is a compiled pattern and a literal every match contains
+// (lower-cased; "" when there is none): a text without it is not scanned.
+type redactPattern struct {
+	re      *regexp.Regexp
+	literal string
+	// whole, when set, replaces the whole match (else its secret is masked).
+	whole func(string) string
+}
+
+func compileRedactPattern(src string) (redactPattern, error) {
+	re, err := regexp.Compile(src)
+	if err != nil {
+		return redactPattern{}, err
+	}
+	p := redactPattern{re: re}
+	if tree, err := syntax.Parse(src, syntax.Perl); err == nil {
+		p.literal = strings.ToLower(requiredLiteral(tree.Simplify()))
+	}
+	return p, nil
+}
+
+// requiredLiteral is the longest literal every match of re contains.
+func requiredLiteral(re *syntax.Regexp) string {
+	switch re.Op {
+	case syntax.OpLiteral:
+		return string(re.Rune)
+	case syntax.OpCapture:
+		return requiredLiteral(re.Sub[0])
+	case syntax.OpConcat:
+		best := ""
+		for _, sub := range re.Sub {
+			if l := requiredLiteral(sub); len(l) > len(best) {
+				best = l
+			}
+		}
+		return best
+	case syntax.OpPlus:
+		return requiredLiteral(re.Sub[0])
+	case syntax.OpRepeat:
+		if re.Min >= 1 {
+			return requiredLiteral(re.Sub[0])
+		}
+	}
+	return ""
+}
+
+// Redactor masks credentials in text handed to an agent. Build it once
+// (NewRedactor) and share it: it is safe for concurrent use.
+type Redactor struct {
+	patterns []redactPattern
+}
+
+// redactors keeps the Redactor of each list of configured patterns: a
+// server that builds one per call compiles (and warns) once.
+var redactors sync.Map // string (the patterns, NUL-joined) -> *Redactor
+
+// NewRedactor compiles the config's logging.redactPatterns (each a regular
+// expression source, or "/source/flags" as OpenClaw accepts) ahead of the
+// defaults. Patterns RE2 cannot compile are left out; warn (when not nil)
+// is called naming them all, the first time this process meets the list.
+func NewRedactor(userPatterns []string, warn func(msg string)) *Redactor {
+	key := strings.Join(userPatterns, "\x00")
+	if r, ok := redactors.Load(key); ok {
+		return r.(*Redactor)
+	}
+	r, bad := compileRedactor(userPatterns)
+	if prev, loaded := redactors.LoadOrStore(key, r); loaded {
+		return prev.(*Redactor)
+	}
+	if len(bad) > 0 && warn != nil {
+		warn("logging.redactPatterns: skipping patterns Go cannot compile: " + strings.Join(bad, ", "))
+	}
+	return r
+}
+
+func compileRedactor(userPatterns []string) (*Redactor, []string) {
+	r := &Redactor{}
+	var bad []string
+	for _, raw := range userPatterns {
+		src, flags := redactPatternSource(raw)
+		if strings.TrimSpace(src) == "" {
+			continue
+		}
+		prefix := "(?i)"
+		if flags != "" {
+			prefix = ""
+			if strings.Contains(flags, "i") {
+				prefix += "(?i)"
+			}
+			if strings.Contains(flags, "s") {
+				prefix += "(?s)"
+			}
+			if strings.Contains(flags, "m") {
+				prefix += "(?m)"
+			}
+		}
+		p, err := compileRedactPattern(prefix + strings.TrimSpace(src))
+		if err != nil {
+			bad = append(bad, raw)
+			continue
+		}
+		r.patterns = append(r.patterns, p)
+	}
+	r.patterns = append(r.patterns, compiledDefaults...)
+	return r, bad
+}
+
+// redactPatternSource is parseRedactPatternSource: "/src/flags" literals
+// keep their flags; a bare source gets "gi" (flags "" here means the
+// default case-insensitive matching).
+func redactPatternSource(raw string) (src, flags string) {
+	if len(raw) >= 3 && raw[0] == '/' {
+		if end := strings.LastIndexByte(raw, '/'); end > 0 {
+			f := raw[end+1:]
+			if strings.Trim(f, "gimsuy") == "" {
+				return raw[1:end], f + "g"
+			}
+		}
+	}
+	return raw, ""
+}
+
+// Redact returns text with every secret masked and whether anything changed.
+func (r *Redactor) Redact(text string) (string, bool) {
+	if r == nil || text == "" {
+		return text, false
+	}
+	next, lower := redactQueryValues(text), ""
+	for _, p := range r.patterns {
+		if p.literal != "" {
+			if lower == "" {
+				lower = strings.ToLower(next)
+			}
+			if !strings.Contains(lower, p.literal) {
+				continue
+			}
+		}
+		if masked := replaceSecrets(p, next); masked != next {
+			next, lower = masked, ""
+		}
+	}
+	return next, next != text
+}
+
+// replaceSecrets masks, in every match of re, its last non-empty capture
+// group (the whole match when there is none).
+func replaceSecrets(p redactPattern, s string) string {
+	locs := p.re.FindAllStringSubmatchIndex(s, -1)
+	if locs == nil {
+		return s
+	}
+	var b strings.Builder
+	cursor := 0
+	for _, loc := range locs {
+		start, end := loc[0], loc[1]
+		if p.whole != nil {
+			b.WriteString(s[cursor:start])
+			b.WriteString(p.whole(s[start:end]))
+			cursor = end
+			continue
+		}
+		for g := len(loc)/2 - 1; g >= 1; g-- {
+			if loc[2*g] >= 0 && loc[2*g+1] > loc[2*g] {
+				start, end = loc[2*g], loc[2*g+1]
+				break
+			}
+		}
+		if start < cursor {
+			continue
+		}
+		b.WriteString(s[cursor:start])
+		b.WriteString(maskToken(s[start:end]))
+		cursor = end
+	}
+	b.WriteString(s[cursor:])
+	return b.String()
+}
+
+// maskToken is OpenClaw's: "***" below 18 characters, else the first 6 and
+// the last 4 around "…".
+func maskToken(token string) string {
+	if token == "***" {
+		return token
+	}
+	n := utf8.RuneCountInString(token)
+	if n < redactMinLength {
+		return "***"
+	}
+	runes := []rune(token)
+	return string(runes[:redactKeepStart]) + "…" + string(runes[n-4:])
+}
+
+// RedactMessage masks the texts of one transcript message that
+// sessions_history masks: a string "content", a string top-level "text",
+// and in an array "content" every block's string "text", a "thinking"
+// block's "thinking" and any block's string "partialJson". Other keys and
+// their order are kept; redacted reports whether anything was masked.
+func (r *Redactor) RedactMessage(raw json.RawMessage) (out json.RawMessage, redacted bool) {
+	if r == nil || !isObject(raw) {
+		return raw, false
+	}
+	var o jsonx.Object
+	if err := o.UnmarshalJSON(raw); err != nil {
+		return raw, false
+	}
+	changed := r.redactKey(&o, "text")
+	content := o.Raw("content")
+	switch {
+	case isString(content):
+		changed = r.redactKey(&o, "content") || changed
+	case isArray(content):
+		var blocks []json.RawMessage
+		if err := json.Unmarshal(content, &blocks); err == nil {
+			blocksChanged := false
+			for i, b := range blocks {
+				if nb, ok := r.redactBlock(b); ok {
+					blocks[i], blocksChanged = nb, true
+				}
+			}
+			if blocksChanged {
+				o.SetRaw("content", joinArray(blocks))
+				changed = true
+			}
+		}
+	}
+	if !changed {
+		return raw, false
+	}
+	b, err := o.MarshalJSON()
+	if err != nil {
+		return raw, false
+	}
+	return b, true
+}
+
+func (r *Redactor) redactBlock(raw json.RawMessage) (json.RawMessage, bool) {
+	if !isObject(raw) {
+		return raw, false
+	}
+	var o jsonx.Object
+	if err := o.UnmarshalJSON(raw); err != nil {
+		return raw, false
+	}
+	changed := r.redactKey(&o, "text")
+	if typ, _ := o.String("type"); typ == "thinking" {
+		changed = r.redactKey(&o, "thinking") || changed
+	}
+	changed = r.redactKey(&o, "partialJson") || changed
+	if !changed {
+		return raw, false
+	}
+	b, err := o.MarshalJSON()
+	if err != nil {
+		return raw, false
+	}
+	return b, true
+}
+
+// redactKey masks o[k] when it is a string.
+func (r *Redactor) redactKey(o *jsonx.Object, k string) bool {
+	v := o.Raw(k)
+	if !isString(v) {
+		return false
+	}
+	var s string
+	if err := json.Unmarshal(v, &s); err != nil {
+		return false
+	}
+	masked, ok := r.Redact(s)
+	if !ok {
+		return false
+	}
+	o.SetRaw(k, encodeString(units(masked)))
+	return true
+}
