@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"runtime"
 	"strings"
 	"time"
 
@@ -34,7 +35,9 @@ func ReadTokenFile(path string) (string, error) {
 	if !fi.Mode().IsRegular() {
 		return "", apperr.Usagef("--token-file %s is not a regular file", path)
 	}
-	if perm := fi.Mode().Perm(); perm&0o077 != 0 {
+	// Windows has no POSIX mode bits (a file reads as 0666 or 0444): its
+	// ACLs decide who reads the file, and the check is left to them.
+	if perm := fi.Mode().Perm(); runtime.GOOS != "windows" && perm&0o077 != 0 {
 		return "", apperr.Usagef("--token-file %s can be read by others (mode %04o): chmod 600 it", path, perm)
 	}
 	b, err := os.ReadFile(path)
