@@ -25,7 +25,7 @@ import (
 	"github.com/openclaw/sessions/internal/cmd/prune"
 	"github.com/openclaw/sessions/internal/cmd/reset"
 	runnercmd "github.com/openclaw/sessions/internal/cmd/runner"
-	runscmd "github.com/openclaw/sessions/internal/cmd/runs" // the package name clashes with internal/runs
+	runscmd "github.com/openclaw/sessions/internal/cmd/runs"
 	"github.com/openclaw/sessions/internal/cmd/search"
 	"github.com/openclaw/sessions/internal/cmd/send"
 	"github.com/openclaw/sessions/internal/cmd/show"
