@@ -7,10 +7,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -31,18 +29,6 @@ var fixtures = []string{"state-2026.1.30", "state-2026.9.6"}
 // compared, so they must agree on it.
 func now() time.Time { return time.UnixMilli(1795236254224 + 90*60*1000) }
 
-// engineScript is an exec engine: "pong: MESSAGE" for a message,
-// ANNOUNCE_SKIP for the announce step. With $MCP_TEST_GATE set it first
-// waits for that file to exist (a turn that takes as long as the test
-// wants).
-const engineScript = `req=$(cat)
-if [ -n "$MCP_TEST_GATE" ]; then while [ ! -e "$MCP_TEST_GATE" ]; do sleep 0.05; done; fi
-case "$req" in
-  *'announce step."'*) echo ANNOUNCE_SKIP ;;
-  *) msg=$(printf '%s' "$req" | tr -d '\n' | sed -n 's/.*"message": *"\([^"]*\)".*/\1/p'); echo "pong: $msg" ;;
-esac
-`
-
 // state is a copy of a fixture state dir with its isolated environment:
 // the server and the CLI both work on it.
 type state struct {
@@ -60,7 +46,7 @@ func newState(t *testing.T, fixture string) *state {
 		t.Fatal(err)
 	}
 	engine := filepath.Join(tmp, "engine.sh")
-	if err := os.WriteFile(engine, []byte(engineScript), 0o755); err != nil {
+	if err := os.WriteFile(engine, []byte(testutil.EngineScript), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	vars := map[string]string{
@@ -71,7 +57,7 @@ func newState(t *testing.T, fixture string) *state {
 	for _, k := range []string{"HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME"} {
 		t.Setenv(k, vars[k])
 	}
-	for _, k := range []string{"OPENCLAW_STATE_DIR", "OPENCLAW_SESSION_KEY", "OPENCLAW_GATEWAY_URL", "OPENCLAW_GATEWAY_TOKEN", "OPENCLAW_GATEWAY_PASSWORD", "MCP_TEST_GATE"} {
+	for _, k := range []string{"OPENCLAW_STATE_DIR", "OPENCLAW_SESSION_KEY", "OPENCLAW_GATEWAY_URL", "OPENCLAW_GATEWAY_TOKEN", "OPENCLAW_GATEWAY_PASSWORD", "ENGINE_TEST_GATE"} {
 		t.Setenv(k, "")
 	}
 	// no runner unless a test starts runs (withRunner)
@@ -278,38 +264,10 @@ func (s *state) cliDoc(args ...string) map[string]any {
 	return m
 }
 
-var (
-	binOnce sync.Once
-	binPath string
-	binErr  error
-	binDir  string
-)
-
-// sessionsBinary builds cmd/sessions once: the detached runner of the
-// runs sends and spawns start.
-func sessionsBinary(t *testing.T) string {
-	t.Helper()
-	binOnce.Do(func() {
-		if binDir, binErr = os.MkdirTemp("", "mcpserver-test-"); binErr != nil {
-			return
-		}
-		binPath = filepath.Join(binDir, "sessions")
-		cmd := exec.Command("go", "build", "-o", binPath, "github.com/openclaw/sessions/cmd/sessions")
-		cmd.Dir = testutil.Root(t)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			binErr = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if binErr != nil {
-		t.Fatal(binErr)
-	}
-	return binPath
-}
+func sessionsBinary(t *testing.T) string { return testutil.SessionsBinary(t) }
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if binDir != "" {
-		_ = os.RemoveAll(binDir)
-	}
+	testutil.RemoveBinary()
 	os.Exit(code)
 }

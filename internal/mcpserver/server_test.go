@@ -396,7 +396,7 @@ func TestSendCancelled(t *testing.T) {
 		t.Run(tr.name, func(t *testing.T) {
 			s := newState(t, fixtures[0]).withRunner()
 			gate := filepath.Join(s.tmp, "gate")
-			t.Setenv("MCP_TEST_GATE", gate)
+			t.Setenv("ENGINE_TEST_GATE", gate)
 			prog := newProgress()
 			cs := tr.connect(t, s.server(false, realTime), &mcp.ClientOptions{ProgressNotificationHandler: prog.handle})
 			ctx, cancel := context.WithCancel(context.Background())
@@ -432,7 +432,7 @@ func TestSendCancelled(t *testing.T) {
 func TestWaitTimeoutNamesTheRun(t *testing.T) {
 	s := newState(t, fixtures[1]).withRunner()
 	gate := filepath.Join(s.tmp, "gate")
-	t.Setenv("MCP_TEST_GATE", gate)
+	t.Setenv("ENGINE_TEST_GATE", gate)
 	cs := connectMemory(t, s.server(false, realTime), nil)
 	acc := ok(t, cs, "sessions_send", map[string]any{"sessionKey": "main", "message": "held", "timeoutSeconds": 0})
 	id := acc["runId"].(string)

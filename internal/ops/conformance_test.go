@@ -20,11 +20,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -125,53 +123,11 @@ func newOps(tmp string, env map[string]string, c ops.Config) *ops.Ops {
 	return ops.New(c)
 }
 
-// engineScript is an exec engine: "pong: MESSAGE" for a message,
-// ANNOUNCE_SKIP for the announce step.
-const engineScript = `req=$(cat)
-case "$req" in
-  *'announce step."'*) echo ANNOUNCE_SKIP ;;
-  *) msg=$(printf '%s' "$req" | tr -d '\n' | sed -n 's/.*"message": *"\([^"]*\)".*/\1/p'); echo "pong: $msg" ;;
-esac
-`
-
-var (
-	// goEnv is the environment the test binary started with: the build of
-	// the runner binary uses the machine's module and build caches, not a
-	// test's isolated HOME.
-	goEnv   = os.Environ()
-	binOnce sync.Once
-	binPath string
-	binErr  error
-	binDir  string
-)
-
-// sessionsBinary builds cmd/sessions once per test binary: the detached
-// runner local sends and spawns start.
-func sessionsBinary(t *testing.T) string {
-	t.Helper()
-	binOnce.Do(func() {
-		if binDir, binErr = os.MkdirTemp("", "ops-conformance-"); binErr != nil {
-			return
-		}
-		binPath = filepath.Join(binDir, "sessions")
-		cmd := exec.Command("go", "build", "-o", binPath, "github.com/openclaw/sessions/cmd/sessions")
-		cmd.Dir = testutil.Root(t)
-		cmd.Env = goEnv
-		if out, err := cmd.CombinedOutput(); err != nil {
-			binErr = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if binErr != nil {
-		t.Fatal(binErr)
-	}
-	return binPath
-}
+func sessionsBinary(t *testing.T) string { return testutil.SessionsBinary(t) }
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if binDir != "" {
-		_ = os.RemoveAll(binDir)
-	}
+	testutil.RemoveBinary()
 	os.Exit(code)
 }
 
@@ -191,7 +147,7 @@ func openLocal(t *testing.T, name string) *fixture {
 	// turns by an exec engine (a reply made from the message), performed
 	// by a real detached runner: the sessions binary
 	engine := filepath.Join(tmp, "engine.sh")
-	if err := os.WriteFile(engine, []byte(engineScript), 0o755); err != nil {
+	if err := os.WriteFile(engine, []byte(testutil.EngineScript), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	t.Setenv("SESSIONS_RUNNER_EXE", sessionsBinary(t))
