@@ -8,8 +8,8 @@ import (
 	"context"
 	"strings"
 
-	tea "charm.land/bubbletea/v2"
 	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/openclaw/sessions/internal/ops"
 )
@@ -434,4 +434,3 @@ func padRight(s string, w int) string {
 
 // oneLine folds whitespace runs (newlines too) to single spaces.
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
-

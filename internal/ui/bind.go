@@ -34,3 +34,8 @@ func runAction(env Env, msg tea.KeyPressMsg, r *state.Row) tea.Cmd {
 	}
 	return nil
 }
+
+// DefaultViews are the views one key of the sessions view opens.
+func DefaultViews() map[string]func(Env) View {
+	return map[string]func(Env) View{}
+}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"strings"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/openclaw/sessions/internal/apperr"
@@ -148,3 +149,5 @@ func scopeText(f *cmdutil.Factory, o *Options, sc ops.Scope) string {
 	}
 	return strings.Join(parts, " · ")
 }
+
+func timeNow() time.Time { return time.Now() }
