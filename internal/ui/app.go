@@ -57,14 +57,14 @@ var (
 	keyCtrlC   = key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "quit from anywhere"))
 	keyHelp    = key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "this help (any key closes it)"))
 	keyBack    = key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "leave a view, close a filter"))
-	keyUp      = key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up"))
-	keyDown    = key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down"))
-	keyPgUp    = key.NewBinding(key.WithKeys("pgup", "ctrl+b", "ctrl+u"), key.WithHelp("pgup/ctrl+b", "page up"))
-	keyPgDn    = key.NewBinding(key.WithKeys("pgdown", "ctrl+f", "ctrl+d", "space"), key.WithHelp("pgdn/ctrl+f", "page down"))
-	keyHome    = key.NewBinding(key.WithKeys("home", "g"), key.WithHelp("home/g", "top"))
-	keyEnd     = key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("end/G", "bottom"))
+	navUp      = key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up"))
+	navDown    = key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down"))
+	navPgUp    = key.NewBinding(key.WithKeys("pgup", "ctrl+b", "ctrl+u"), key.WithHelp("pgup/ctrl+b", "page up"))
+	navPgDn    = key.NewBinding(key.WithKeys("pgdown", "ctrl+f", "ctrl+d", "space"), key.WithHelp("pgdn/ctrl+f", "page down"))
+	navHome    = key.NewBinding(key.WithKeys("home", "g"), key.WithHelp("home/g", "top"))
+	navEnd     = key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("end/G", "bottom"))
 	keyWheel   = key.NewBinding(key.WithKeys("wheel"), key.WithHelp("wheel", "scroll"))
-	globalKeys = []key.Binding{keyHelp, keyQuit, keyBack, keyCtrlC, keyUp, keyDown, keyPgUp, keyPgDn, keyHome, keyEnd, keyWheel}
+	globalKeys = []key.Binding{keyHelp, keyQuit, keyBack, keyCtrlC, navUp, navDown, navPgUp, navPgDn, navHome, navEnd, keyWheel}
 )
 
 // viewKeys are the keys that open the other views, in help order.
@@ -186,9 +186,9 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		if a.help {
 			switch {
-			case key.Matches(msg, keyDown):
+			case key.Matches(msg, navDown):
 				a.helpOff++
-			case key.Matches(msg, keyUp):
+			case key.Matches(msg, navUp):
 				a.helpOff = max(0, a.helpOff-1)
 			default:
 				a.help, a.helpOff = false, 0
@@ -337,7 +337,7 @@ func (a *App) statusLine(w int) string {
 	if a.status == "" {
 		return st.Dim.Render(ansi.Truncate(" "+hint(a.top()), w, "…"))
 	}
-	s := ansi.Truncate(" "+oneLine(a.status), w, "…")
+	s := ansi.Truncate(" "+flat(a.status), w, "…")
 	if a.statusErr {
 		return st.StatusErr.Render(s)
 	}
@@ -423,14 +423,5 @@ func fit(s string, w, h int) string {
 	return strings.Join(lines, "\n")
 }
 
-// padRight pads s with spaces to w cells (never cuts).
-func padRight(s string, w int) string {
-	n := ansi.StringWidth(s)
-	if n >= w {
-		return s
-	}
-	return s + strings.Repeat(" ", w-n)
-}
-
-// oneLine folds whitespace runs (newlines too) to single spaces.
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+// flat folds whitespace runs (newlines too) to single spaces.
+func flat(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -60,14 +60,14 @@ type SessionView struct {
 }
 
 var (
-	keyTools    = key.NewBinding(key.WithKeys("t"), key.WithHelp("t", "expand/collapse tool calls and results"))
-	keyThinking = key.NewBinding(key.WithKeys("T"), key.WithHelp("T", "show/hide thinking"))
-	keyFollow   = key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "follow: stick to the newest message"))
-	keySearch   = key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "search the transcript (enter, then n/N)"))
-	keyNext     = key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "next match (newer)"))
-	keyPrev     = key.NewBinding(key.WithKeys("N"), key.WithHelp("N", "previous match (older)"))
-	keyLeave    = key.NewBinding(key.WithKeys("esc", "q"), key.WithHelp("esc/q", "back to the sessions"))
-	transKeys   = []key.Binding{keyLeave, keyTools, keyThinking, keyFollow, keySearch, keyNext, keyPrev}
+	keyTools        = key.NewBinding(key.WithKeys("t"), key.WithHelp("t", "expand/collapse tool calls and results"))
+	keyThinking     = key.NewBinding(key.WithKeys("T"), key.WithHelp("T", "show/hide thinking"))
+	keyFollow       = key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "follow: stick to the newest message"))
+	keySearch       = key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "search the transcript (enter, then n/N)"))
+	keyMatchNext    = key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "next match (newer)"))
+	keyMatchPrev    = key.NewBinding(key.WithKeys("N"), key.WithHelp("N", "previous match (older)"))
+	keySessionLeave = key.NewBinding(key.WithKeys("esc", "q"), key.WithHelp("esc/q", "back to the sessions"))
+	transKeys       = []key.Binding{keySessionLeave, keyTools, keyThinking, keyFollow, keySearch, keyMatchNext, keyMatchPrev}
 )
 
 // NewSessionView opens the session of a listing's row.
@@ -81,13 +81,7 @@ func NewSessionView(env Env, row state.Row) *SessionView {
 // opsFor is the operations layer for this session: over a fleet, its own
 // context only (a transcript is read on one host).
 func (v *SessionView) opsFor() *ops.Ops {
-	o := v.env.Ops()
-	if v.row.Context == "" {
-		return o
-	}
-	cfg := o.Config()
-	cfg.Contexts = []string{v.row.Context}
-	return ops.New(cfg)
+	return envFor(v.env, v.row.Context).Ops()
 }
 
 type shownMsg struct {
@@ -348,23 +342,23 @@ func (v *SessionView) add(raws []json.RawMessage) {
 
 func (v *SessionView) key(msg tea.KeyPressMsg) tea.Cmd {
 	switch {
-	case key.Matches(msg, keyLeave):
+	case key.Matches(msg, keySessionLeave):
 		if msg.String() == "esc" && v.query != "" {
 			v.query, v.matches, v.match = "", nil, -1
 			return nil
 		}
 		return v.leave()
-	case key.Matches(msg, keyUp):
+	case key.Matches(msg, navUp):
 		return v.scrollBy(1)
-	case key.Matches(msg, keyDown):
+	case key.Matches(msg, navDown):
 		return v.scrollBy(-1)
-	case key.Matches(msg, keyPgUp):
+	case key.Matches(msg, navPgUp):
 		return v.scrollBy(max(1, v.pageH-1))
-	case key.Matches(msg, keyPgDn):
+	case key.Matches(msg, navPgDn):
 		return v.scrollBy(-max(1, v.pageH-1))
-	case key.Matches(msg, keyHome):
+	case key.Matches(msg, navHome):
 		return v.scrollBy(len(v.lines) + v.pageH)
-	case key.Matches(msg, keyEnd):
+	case key.Matches(msg, navEnd):
 		v.scroll, v.autoTail = 0, true
 	case key.Matches(msg, keyTools):
 		v.opts.tools = !v.opts.tools
@@ -385,9 +379,9 @@ func (v *SessionView) key(msg tea.KeyPressMsg) tea.Cmd {
 		v.searching = true
 		v.search.SetValue(v.query)
 		return v.search.Focus()
-	case key.Matches(msg, keyNext):
+	case key.Matches(msg, keyMatchNext):
 		v.jump(1)
-	case key.Matches(msg, keyPrev):
+	case key.Matches(msg, keyMatchPrev):
 		v.jump(-1)
 	default:
 		return runAction(v.env, msg, &v.row)
@@ -535,7 +529,7 @@ func (v *SessionView) Render(width, height int) string {
 	case !v.opened:
 		body = []string{st.Dim.Render(" reading the transcript…")}
 	case v.histErr != nil:
-		body = []string{st.StatusErr.Render(" " + oneLine(v.histErr.Error()))}
+		body = []string{st.StatusErr.Render(" " + flat(v.histErr.Error()))}
 	default:
 		v.relayout(width)
 		if len(v.lines) == 0 {
@@ -725,7 +719,7 @@ func (v *SessionView) fields(width int) []string {
 		lines = append(lines, cur)
 	}
 	if v.showErr != nil {
-		lines = append(lines, st.StatusErr.Render(ansi.Truncate(" show: "+oneLine(v.showErr.Error()), width, "…")))
+		lines = append(lines, st.StatusErr.Render(ansi.Truncate(" show: "+flat(v.showErr.Error()), width, "…")))
 	}
 	return lines
 }

@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -50,7 +51,7 @@ var (
 	keyOpen     = key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "open the session"))
 	keyFilter   = key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter by key, label, name (enter keeps, esc clears)"))
 	keySort     = key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "sort: updated → key → tokens"))
-	keyReload   = key.NewBinding(key.WithKeys("ctrl+r"), key.WithHelp("ctrl+r", "read the listing again"))
+	keyReload   = key.NewBinding(key.WithKeys("ctrl+r"), key.WithHelp("ctrl+r", "reload the listing"))
 	sessionKeys = []key.Binding{keyOpen, keyFilter, keySort, keyReload}
 )
 
@@ -240,17 +241,17 @@ func (v *SessionsView) filterKey(msg tea.KeyPressMsg) tea.Cmd {
 func (v *SessionsView) key(msg tea.KeyPressMsg) tea.Cmd {
 	n := len(v.list.view())
 	switch {
-	case key.Matches(msg, keyUp):
+	case key.Matches(msg, navUp):
 		v.move(-1)
-	case key.Matches(msg, keyDown):
+	case key.Matches(msg, navDown):
 		v.move(1)
-	case key.Matches(msg, keyPgUp):
+	case key.Matches(msg, navPgUp):
 		v.move(-max(1, v.page-1))
-	case key.Matches(msg, keyPgDn):
+	case key.Matches(msg, navPgDn):
 		v.move(max(1, v.page-1))
-	case key.Matches(msg, keyHome):
+	case key.Matches(msg, navHome):
 		v.move(-n)
-	case key.Matches(msg, keyEnd):
+	case key.Matches(msg, navEnd):
 		v.move(n)
 	case key.Matches(msg, keyFilter):
 		v.filtering = true
@@ -320,7 +321,7 @@ type column struct {
 
 const minFlex = 8
 
-func (v *SessionsView) columns() []*column {
+func (v *SessionsView) columns(short bool) []*column {
 	now := v.env.Now()
 	st := v.env.Styles
 	var cols []*column
@@ -336,7 +337,12 @@ func (v *SessionsView) columns() []*column {
 	cols = append(cols,
 		&column{name: "UPDATED", cell: func(r *state.Row) string { return relAge(r.UpdatedAt, now) }, drop: 7},
 		&column{name: "MODEL", cell: func(r *state.Row) string { return r.Model }, drop: 2, flex: true},
-		&column{name: "TOKENS", cell: func(r *state.Row) string { return tokens(r.TotalTokens, r.ContextTokens) }, drop: 6, right: true},
+		&column{name: "TOKENS", cell: func(r *state.Row) string {
+			if short {
+				return shortTokens(r.TotalTokens, r.ContextTokens)
+			}
+			return tokens(r.TotalTokens, r.ContextTokens)
+		}, drop: 6, right: true},
 		&column{name: "BUSY", cell: func(r *state.Row) string {
 			if v.busy[rowID("", r.AgentID, r.Key)] && r.Context == "" {
 				return "busy"
@@ -358,7 +364,7 @@ func (v *SessionsView) Render(width, height int) string {
 	st := v.env.Styles
 	if !v.loaded {
 		if v.err != nil {
-			return st.StatusErr.Render(" cannot list the sessions: " + oneLine(v.err.Error()))
+			return st.StatusErr.Render(" cannot list the sessions: " + flat(v.err.Error()))
 		}
 		return st.Dim.Render(" reading the sessions…")
 	}
@@ -396,21 +402,37 @@ func (v *SessionsView) Render(width, height int) string {
 	v.offset = max(0, min(v.offset, len(shown)-rowsH))
 	end := min(len(shown), v.offset+rowsH)
 
-	cols := v.columns()
-	cells := make([][]string, end-v.offset)
-	for i := range cols {
-		cols[i].w = ansi.StringWidth(cols[i].name)
-	}
-	for i := v.offset; i < end; i++ {
-		r := &v.list.rows[shown[i]]
-		row := make([]string, len(cols))
-		for j, c := range cols {
-			row[j] = oneLine(c.cell(r))
-			cols[j].w = max(cols[j].w, ansi.StringWidth(row[j]))
+	// Tokens take their short form, then the gaps narrow, before any
+	// column has to go.
+	var cols []*column
+	var cells [][]string
+	var keep []bool
+	gap := 2
+	for _, try := range []struct {
+		short bool
+		gap   int
+	}{{false, 2}, {true, 2}, {true, 1}} {
+		short := try.short
+		gap = try.gap
+		cols = v.columns(short)
+		cells = make([][]string, end-v.offset)
+		for i := range cols {
+			cols[i].w = ansi.StringWidth(cols[i].name)
 		}
-		cells[i-v.offset] = row
+		for i := v.offset; i < end; i++ {
+			r := &v.list.rows[shown[i]]
+			row := make([]string, len(cols))
+			for j, c := range cols {
+				row[j] = flat(c.cell(r))
+				cols[j].w = max(cols[j].w, ansi.StringWidth(row[j]))
+			}
+			cells[i-v.offset] = row
+		}
+		keep = layout(cols, width, gap)
+		if !slices.Contains(keep, false) {
+			break
+		}
 	}
-	keep := layout(cols, width)
 
 	var b strings.Builder
 	var head []string
@@ -419,7 +441,7 @@ func (v *SessionsView) Render(width, height int) string {
 			head = append(head, cellText(c.name, c.w, c.right))
 		}
 	}
-	b.WriteString(st.TableHead.Render(ansi.Truncate(" "+strings.Join(head, "  "), width, "")))
+	b.WriteString(st.TableHead.Render(ansi.Truncate(" "+strings.Join(head, strings.Repeat(" ", gap)), width, "")))
 	for i, row := range cells {
 		var parts []string
 		for j, c := range cols {
@@ -432,7 +454,7 @@ func (v *SessionsView) Render(width, height int) string {
 			}
 			parts = append(parts, s)
 		}
-		line := " " + strings.Join(parts, "  ")
+		line := " " + strings.Join(parts, strings.Repeat(" ", gap))
 		b.WriteByte('\n')
 		if v.offset+i == v.cursor {
 			b.WriteString(st.Selected.Render(padRight(ansi.Truncate(line, width, "…"), width)))
@@ -447,43 +469,31 @@ func (v *SessionsView) Render(width, height int) string {
 	return out
 }
 
-// layout fits the columns in width: flexible ones shrink, then columns
-// drop (lowest drop first); the key is never cut unless alone it is too
-// wide. It reports which columns are kept.
-func layout(cols []*column, width int) []bool {
+// layout fits the columns in width: columns drop (lowest drop rank
+// first) until the rest fit with the flexible ones at their least, then
+// the flexible ones shrink, the widest first, as far as needed. The key is
+// never cut unless alone it is too wide. It reports which columns are kept.
+func layout(cols []*column, width, gap int) []bool {
 	keep := make([]bool, len(cols))
 	for i := range keep {
 		keep[i] = true
 	}
-	total := func() int {
-		t := 1
-		n := 0
+	total := func(least bool) int {
+		t, n := 1, 0
 		for i, c := range cols {
-			if keep[i] {
-				t += c.w
-				n++
+			if !keep[i] {
+				continue
 			}
+			w := c.w
+			if least && c.flex {
+				w = min(w, minFlex)
+			}
+			t += w
+			n++
 		}
-		return t + 2*max(0, n-1)
+		return t + gap*max(0, n-1)
 	}
-	for total() > width {
-		shrunk := false
-		for i, c := range cols {
-			if keep[i] && c.flex && c.w > minFlex {
-				c.w = max(minFlex, c.w-(total()-width))
-				shrunk = true
-				if total() <= width {
-					break
-				}
-			}
-		}
-		if total() <= width {
-			break
-		}
-		if shrunk {
-			continue
-		}
-		// drop the lowest-ranked droppable column
+	for total(true) > width {
 		best := -1
 		for i, c := range cols {
 			if keep[i] && c.drop > 0 && (best < 0 || c.drop < cols[best].drop) {
@@ -494,6 +504,18 @@ func layout(cols []*column, width int) []bool {
 			break
 		}
 		keep[best] = false
+	}
+	for over := total(false) - width; over > 0; over-- {
+		widest := -1
+		for i, c := range cols {
+			if keep[i] && c.flex && c.w > minFlex && (widest < 0 || c.w > cols[widest].w) {
+				widest = i
+			}
+		}
+		if widest < 0 {
+			break
+		}
+		cols[widest].w--
 	}
 	return keep
 }
@@ -538,15 +560,17 @@ func tokens(total, ctx *float64) string {
 	return k(*total) + "/" + k(*ctx) + " (" + strconv.Itoa(min(pct, 999)) + "%)"
 }
 
-// status is a command that sets the status line.
-func status(text string, isErr bool) tea.Cmd {
-	return func() tea.Msg { return StatusMsg{Text: text, Err: isErr} }
+// shortTokens: "6.1k 4%", the tokens on a narrow screen.
+func shortTokens(total, ctx *float64) string {
+	full := tokens(total, ctx)
+	if i := strings.IndexByte(full, '/'); i >= 0 {
+		pct := full[strings.LastIndexByte(full, '(')+1 : len(full)-1]
+		return full[:i] + " " + pct
+	}
+	return full
 }
 
 // push is a command that opens a view.
 func push(v View) tea.Cmd {
 	return func() tea.Msg { return PushMsg{View: v} }
 }
-
-// pop is a command that leaves the view.
-func pop() tea.Msg { return PopMsg{} }

@@ -121,7 +121,7 @@ func drawMessage(out []tline, m *tmsg, w int, o drawOpts) []tline {
 	if m.notice != "" {
 		return append(out, tline{text: "── " + m.notice + " ──", kind: lineNotice})
 	}
-	body := max(10, w-2)
+	body := max(10, w-4) // a margin, the indent, and a cell to spare
 	if m.role == "toolResult" {
 		name := m.tool
 		if name == "" {
@@ -141,7 +141,7 @@ func drawMessage(out []tline, m *tmsg, w int, o drawOpts) []tline {
 			}
 		}
 		if !o.tools {
-			return append(out, tline{text: "▸ " + head + ": " + oneLine(text), kind: lineTool, cut: true})
+			return append(out, tline{text: "▸ " + head + ": " + flat(text), kind: lineTool, cut: true})
 		}
 		out = append(out, tline{text: "▾ " + head, kind: lineTool})
 		for _, l := range wrapText(text, body) {
@@ -189,7 +189,7 @@ func drawMessage(out []tline, m *tmsg, w int, o drawOpts) []tline {
 		}
 	}
 	if m.errText != "" {
-		out = append(out, tline{text: "  [error] " + oneLine(m.errText), kind: lineError, cut: true})
+		out = append(out, tline{text: "  [error] " + flat(m.errText), kind: lineError, cut: true})
 	}
 	return out
 }
