@@ -6,6 +6,7 @@ package ui
 
 import (
 	"context"
+	"reflect"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
@@ -36,6 +37,8 @@ type App struct {
 	env   Env
 	opts  Options
 	stack []View
+	ids   []int // ids[i] names stack[i] for the messages its commands send
+	next  int
 
 	width, height int
 	status        string
@@ -79,6 +82,8 @@ var viewKeys = []struct{ key, name, help string }{
 func NewApp(env Env, opts Options) *App {
 	a := &App{env: env, opts: opts, width: 80, height: 24}
 	a.stack = []View{NewSessionsView(env, SessionsOptions{Kinds: opts.Kinds, AllAgents: opts.AllAgents, Views: opts.Views})}
+	a.ids = []int{0}
+	a.next = 1
 	return a
 }
 
@@ -93,7 +98,7 @@ type watchErrMsg struct{ err error }
 
 // Init starts the feed and the bottom view.
 func (a *App) Init() tea.Cmd {
-	cmds := []tea.Cmd{a.stack[0].Init()}
+	cmds := []tea.Cmd{a.wrap(a.ids[0], a.stack[0].Init())}
 	if a.opts.Watch != nil {
 		cmds = append(cmds, a.startWatch())
 	}
@@ -249,10 +254,13 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 				c.Close()
 			}
 			a.stack = a.stack[:len(a.stack)-1]
+			a.ids = a.ids[:len(a.ids)-1]
 		}
 		return a, nil
 	case PushMsg:
 		return a.push(msg.View)
+	case routedMsg:
+		return a, a.deliver(msg)
 	case StatusMsg:
 		a.status, a.statusErr = msg.Text, msg.Err
 		return a, nil
@@ -271,7 +279,7 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			for i, v := range a.stack {
 				nv, cmd := v.Update(ChangedMsg{Event: ev})
 				a.stack[i] = nv
-				cmds = append(cmds, cmd)
+				cmds = append(cmds, a.wrap(a.ids[i], cmd))
 			}
 		}
 		cmds = append(cmds, a.waitEvents())
@@ -285,14 +293,68 @@ func (a *App) push(v View) (tea.Model, tea.Cmd) {
 		return a, nil
 	}
 	a.stack = append(a.stack, v)
-	return a, v.Init()
+	a.ids = append(a.ids, a.next)
+	a.next++
+	return a, a.wrap(a.ids[len(a.ids)-1], v.Init())
 }
 
 func (a *App) updateTop(msg tea.Msg) tea.Cmd {
-	i := len(a.stack) - 1
+	return a.updateAt(len(a.stack)-1, msg)
+}
+
+// updateAt gives msg to the view at stack position i.
+func (a *App) updateAt(i int, msg tea.Msg) tea.Cmd {
 	nv, cmd := a.stack[i].Update(msg)
 	a.stack[i] = nv
-	return cmd
+	return a.wrap(a.ids[i], cmd)
+}
+
+// routedMsg is a message a view's command sent: it goes back to that view,
+// wherever it is in the stack (a dialog on top does not swallow what the
+// view below it follows), and nowhere once the view is closed.
+type routedMsg struct {
+	id  int
+	msg tea.Msg
+}
+
+// wrap tags what cmd sends with the view id. The app's own messages (push,
+// pop, status) and Bubble Tea's (quit, batches, …) are not tagged: the
+// app and the program handle those.
+func (a *App) wrap(id int, cmd tea.Cmd) tea.Cmd {
+	if cmd == nil {
+		return nil
+	}
+	return func() tea.Msg {
+		msg := cmd()
+		switch m := msg.(type) {
+		case nil:
+			return nil
+		case tea.BatchMsg:
+			out := make(tea.BatchMsg, len(m))
+			for i, c := range m {
+				out[i] = a.wrap(id, c)
+			}
+			return out
+		case PopMsg, PushMsg, StatusMsg:
+			return msg
+		}
+		if t := reflect.TypeOf(msg); t.PkgPath() == teaPkg || (t.Kind() == reflect.Pointer && t.Elem().PkgPath() == teaPkg) {
+			return msg
+		}
+		return routedMsg{id: id, msg: msg}
+	}
+}
+
+var teaPkg = reflect.TypeOf(tea.QuitMsg{}).PkgPath()
+
+// deliver gives a routed message to its view, if it is still open.
+func (a *App) deliver(m routedMsg) tea.Cmd {
+	for i, id := range a.ids {
+		if id == m.id {
+			return a.updateAt(i, m.msg)
+		}
+	}
+	return nil
 }
 
 // View draws the frame: header, the top view, the status line.
