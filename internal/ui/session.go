@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"hash/fnv"
 	"strconv"
 	"strings"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/openclaw/sessions/internal/era"
 	"github.com/openclaw/sessions/internal/ops"
 	"github.com/openclaw/sessions/internal/state"
 )
@@ -31,13 +33,17 @@ type SessionView struct {
 	showing bool // a show read is running
 	again   bool // a change came while it ran
 
-	msgs     []tmsg
-	seen     map[string]bool // message ids drawn (a follow overlap is not drawn twice)
-	opened   bool            // the newest page arrived
-	histErr  error
-	older    string // the cursor of the page before the oldest drawn
-	hasOlder bool
-	loading  bool // an older page is being read
+	msgs    []tmsg
+	seen    map[string]bool // message ids drawn (a follow overlap is not drawn twice)
+	rawSeen map[uint64]bool // the stored bytes of the messages drawn, hashed (SQLite-era messages have no id)
+	// catching up: a newest-page read after the feed reported a message,
+	// in case the follow missed it (again: another report came meanwhile)
+	catching, catchAgain bool
+	opened               bool // the newest page arrived
+	histErr              error
+	older                string // the cursor of the page before the oldest drawn
+	hasOlder             bool
+	loading              bool // an older page is being read
 
 	cancel   context.CancelFunc
 	follow   chan tea.Msg
@@ -75,7 +81,7 @@ func NewSessionView(env Env, row state.Row) *SessionView {
 	ti := textinput.New()
 	ti.Prompt = "search: "
 	ti.SetVirtualCursor(true)
-	return &SessionView{env: env, row: row, seen: map[string]bool{}, autoTail: true, match: -1, search: ti, pageH: 10}
+	return &SessionView{env: env, row: row, seen: map[string]bool{}, rawSeen: map[uint64]bool{}, autoTail: true, match: -1, search: ti, pageH: 10}
 }
 
 // opsFor is the operations layer for this session: over a fleet, its own
@@ -239,6 +245,8 @@ func (v *SessionView) Update(msg tea.Msg) (View, tea.Cmd) {
 		return v, nil
 	case pageMsg:
 		return v, v.page(msg)
+	case caughtUpMsg:
+		return v, v.caughtUp(msg)
 	case followMsg:
 		if msg.done {
 			v.live = false
@@ -261,14 +269,22 @@ func (v *SessionView) Update(msg tea.Msg) (View, tea.Cmd) {
 				if ev.Session != nil {
 					v.row = *ev.Session
 				}
+				var catch tea.Cmd
+				if v.sqliteLive() {
+					catch = v.catchUp()
+				}
 				if v.showing {
 					v.again = true
-					return v, nil
+					return v, catch
 				}
 				v.showing = true
-				return v, v.readShow()
+				return v, tea.Batch(v.readShow(), catch)
 			case "removed":
 				return v, status(v.row.Key+" was removed", true)
+			case "message":
+				if v.sqliteLive() {
+					return v, v.catchUp()
+				}
 			}
 		}
 		return v, nil
@@ -300,13 +316,7 @@ func (v *SessionView) page(msg pageMsg) tea.Cmd {
 	res := msg.res
 	var parsed []tmsg
 	for _, raw := range res.Messages {
-		if m, ok := parseMessage(raw); ok {
-			if m.id != "" {
-				if v.seen[m.id] {
-					continue
-				}
-				v.seen[m.id] = true
-			}
+		if m, ok := v.fresh(raw); ok {
 			parsed = append(parsed, m)
 		}
 	}
@@ -327,22 +337,87 @@ func (v *SessionView) page(msg pageMsg) tea.Cmd {
 	return nil
 }
 
-// add appends followed messages.
-func (v *SessionView) add(raws []json.RawMessage) {
+// add appends followed messages not drawn yet; it returns how many.
+func (v *SessionView) add(raws []json.RawMessage) (n int) {
 	for _, raw := range raws {
-		m, ok := parseMessage(raw)
-		if !ok {
-			continue
+		if m, ok := v.fresh(raw); ok {
+			v.msgs = append(v.msgs, m)
+			v.dirty = true
+			n++
 		}
-		if m.id != "" {
-			if v.seen[m.id] {
-				continue
-			}
-			v.seen[m.id] = true
-		}
-		v.msgs = append(v.msgs, m)
-		v.dirty = true
 	}
+	return n
+}
+
+// fresh parses raw unless it was drawn already (by its id, or its stored
+// bytes).
+func (v *SessionView) fresh(raw json.RawMessage) (tmsg, bool) {
+	m, ok := parseMessage(raw)
+	if !ok {
+		return m, false
+	}
+	h := fnv.New64a()
+	h.Write(raw)
+	sum := h.Sum64()
+	if v.rawSeen[sum] || (m.id != "" && v.seen[m.id]) {
+		return m, false
+	}
+	v.rawSeen[sum] = true
+	if m.id != "" {
+		v.seen[m.id] = true
+	}
+	return m, true
+}
+
+// catchUp reads the newest page again after the feed reported a message
+// for this session: what the follow has not drawn yet is drawn, and when
+// there was such a message the follow starts again from the fresh read (a
+// SQLite store's reader can be left behind by a writer's checkpoint).
+func (v *SessionView) catchUp() tea.Cmd {
+	if v.catching {
+		v.catchAgain = true
+		return nil
+	}
+	v.catching = true
+	read := v.readNewest()
+	return tea.Tick(300*time.Millisecond, func(time.Time) tea.Msg {
+		m := read()
+		if pm, ok := m.(pageMsg); ok {
+			return caughtUpMsg(pm)
+		}
+		return m
+	})
+}
+
+// sqliteLive: the open transcript is a SQLite store's, followed.
+func (v *SessionView) sqliteLive() bool {
+	return v.opened && v.histErr == nil && v.live && v.shown != nil && v.shown.Era == era.SQLite
+}
+
+// caughtUpMsg is catchUp's page.
+type caughtUpMsg pageMsg
+
+func (v *SessionView) caughtUp(msg caughtUpMsg) tea.Cmd {
+	v.catching = false
+	var cmds []tea.Cmd
+	if v.catchAgain {
+		v.catchAgain = false
+		cmds = append(cmds, v.catchUp())
+	}
+	if msg.err != nil {
+		return tea.Batch(cmds...)
+	}
+	if v.add(msg.res.Messages) > 0 && msg.sess != nil && v.live {
+		// the follow missed what the page has: follow on from the page
+		if v.cancel != nil {
+			v.cancel()
+		}
+		return tea.Batch(append(cmds, v.startFollow(v.opsFor(), msg.sess))...)
+	}
+	if msg.sess != nil {
+		msg.sess.Close()
+	}
+	return tea.Batch(cmds...)
 }
 
 func (v *SessionView) key(msg tea.KeyPressMsg) tea.Cmd {
