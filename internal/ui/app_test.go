@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/openclaw/sessions/internal/ops"
 	"github.com/openclaw/sessions/internal/state"
@@ -188,4 +189,50 @@ func TestAppFeed(t *testing.T) {
 	}
 	_ = next
 	a.Stop()
+}
+
+// recView records what it is given; its Init sends it a message.
+type recView struct {
+	name string
+	got  []tea.Msg
+}
+
+type recPing struct{ from string }
+
+func (r *recView) Init() tea.Cmd { return func() tea.Msg { return recPing{r.name} } }
+func (r *recView) Update(msg tea.Msg) (View, tea.Cmd) {
+	r.got = append(r.got, msg)
+	return r, nil
+}
+func (r *recView) Render(w, h int) string { return r.name }
+func (r *recView) Title() string          { return r.name }
+func (r *recView) Keys() []key.Binding    { return nil }
+func (r *recView) Capturing() bool        { return false }
+
+// What a view's command sends goes back to that view, even under another
+// view, and nowhere once it is closed.
+func TestAppRoutesToTheSender(t *testing.T) {
+	a, _ := loadedApp(t, Options{})
+	below, above := &recView{name: "below"}, &recView{name: "above"}
+	_, initBelow := a.Update(PushMsg{View: below})
+	_, initAbove := a.Update(PushMsg{View: above})
+	for _, m := range msgsOf(t, initBelow) {
+		a.Update(m)
+	}
+	if len(below.got) != 1 || below.got[0] != (recPing{"below"}) || len(above.got) != 0 {
+		t.Fatalf("below got %v, above got %v", below.got, above.got)
+	}
+	// the view on top is closed: its late message goes nowhere
+	a.Update(PopMsg{})
+	for _, m := range msgsOf(t, initAbove) {
+		a.Update(m)
+	}
+	if len(above.got) != 0 || len(below.got) != 1 {
+		t.Fatalf("a closed view's message was delivered: below %v, above %v", below.got, above.got)
+	}
+	// the app's own messages are not routed: a status reaches the status line
+	a.Update(func() tea.Msg { return a.wrap(a.ids[len(a.ids)-1], status("hello", false))() }())
+	if !strings.Contains(plain(a.Frame()), "hello") {
+		t.Fatal("a view's status did not reach the status line")
+	}
 }
