@@ -157,12 +157,11 @@ func (p *pager) Render(width, height int) string {
 	p.vp.SetWidth(width)
 	p.vp.SetHeight(rest)
 	p.vp.SetContentLines(body)
-	more := ""
 	if n := len(body); n > rest {
-		more = fmt.Sprintf("  %d–%d of %d", p.vp.YOffset()+1, min(n, p.vp.YOffset()+rest), n)
+		foot = fmt.Sprintf("%d–%d of %d · ", p.vp.YOffset()+1, min(n, p.vp.YOffset()+rest), n) + foot
 	}
 	out := append(append([]string{}, head...), strings.Split(p.vp.View(), "\n")...)
-	out = append(out, lk.dim.Render(foot+more))
+	out = append(out, lk.dim.Render(foot))
 	return frame(out, width, height)
 }
 

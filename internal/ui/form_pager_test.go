@@ -1,0 +1,155 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/x/exp/golden"
+	"github.com/openclaw/sessions/internal/ops"
+)
+
+func runEvent(id, status string) ops.WatchEvent {
+	return ops.WatchEvent{Kind: "run", Run: &ops.WatchRun{ID: id, Status: status}}
+}
+
+// Golden frames of every view on the demo state, at 80×24 and 160×48,
+// plain (NO_COLOR); go test -run TestGolden -update rewrites them.
+func TestGolden(t *testing.T) {
+	fx := newFixture(t, "state-2026.1.30", true)
+	views := map[string]func() View{
+		"runs":      func() View { return NewRunsView(fx.env) },
+		"runs-flat": func() View { v := NewRunsView(fx.env); return v },
+		"locks":     func() View { return NewLocksView(fx.env) },
+		"doctor":    func() View { return NewDoctorView(fx.env) },
+		"usage":     func() View { return NewUsageView(fx.env) },
+		"usage-day": func() View { return NewUsageView(fx.env) },
+		"send":      func() View { return NewSendView(fx.env, groupKey) },
+		"spawn":     func() View { return NewSpawnView(fx.env, "agent:main:main") },
+		"label":     func() View { return NewLabelView(fx.env, childKey, "build-stats") },
+		"policy":    func() View { return NewPolicyView(fx.env, groupKey, "deny") },
+		"delete":    func() View { return NewLifecycleView(fx.env, "delete", hookKey) },
+	}
+	then := map[string][]string{
+		"runs-flat": {"t"},
+		"usage-day": {"tab"},
+		"send":      {"hello", "enter"},
+		"spawn":     {"count the files", "tab"},
+	}
+	for name, mk := range views {
+		for _, sz := range [][2]int{{80, 24}, {160, 48}} {
+			t.Run(fmt.Sprintf("%s/%dx%d", name, sz[0], sz[1]), func(t *testing.T) {
+				a := open(t, mk())
+				a.keys(then[name]...)
+				golden.RequireEqual(t, a.frame(sz[0], sz[1]))
+			})
+		}
+	}
+}
+
+// The read-only views scroll with arrows, vim keys, PgUp/PgDn and
+// Home/End, and leave with Esc or q.
+func TestPagerKeys(t *testing.T) {
+	fx := newFixture(t, "state-2026.1.30", true)
+	a := open(t, NewUsageView(fx.env))
+	// 5 rows: the head, 3 of the 4 body lines, the foot
+	top := a.frame(80, 5)
+	if !strings.Contains(top, "delivery-mirror") || strings.Contains(top, "159,157") {
+		t.Fatalf("top:\n%s", top)
+	}
+	for _, k := range [][]string{{"down"}, {"j"}, {"end"}, {"G"}, {"pgdown"}, {"f"}} {
+		a.keys("home")
+		a.keys(k...)
+		if f := a.frame(80, 5); !strings.Contains(f, "159,157") || strings.Contains(f, "delivery-mirror") {
+			t.Fatalf("%v:\n%s", k, f)
+		}
+		for _, back := range [][]string{{"up"}, {"k"}, {"home"}, {"g"}, {"pgup"}, {"b"}} {
+			a.keys("end")
+			a.keys(back...)
+			if f := a.frame(80, 5); !strings.Contains(f, "delivery-mirror") {
+				t.Fatalf("%v then %v:\n%s", k, back, f)
+			}
+		}
+	}
+	if a.popped != 0 {
+		t.Fatal("popped while scrolling")
+	}
+	for _, k := range []string{"esc", "q"} {
+		for _, v := range []View{NewRunsView(fx.env), NewLocksView(fx.env), NewDoctorView(fx.env), NewUsageView(fx.env)} {
+			a := open(t, v)
+			if a.keys(k); a.popped != 1 {
+				t.Errorf("%s: %s did not leave", v.Title(), k)
+			}
+		}
+	}
+}
+
+// The usage view goes round by model, by day, by day and model; the
+// numbers are the demo's.
+func TestUsageRollups(t *testing.T) {
+	fx := newFixture(t, "state-2026.1.30", true)
+	a := open(t, NewUsageView(fx.env))
+	f := a.frame(160, 48)
+	for _, want := range []string{"mock-1", "128,692", "TOTAL", "159,157", "by model"} {
+		if !strings.Contains(f, want) {
+			t.Fatalf("by model: no %q:\n%s", want, f)
+		}
+	}
+	a.keys("tab")
+	if f := a.frame(160, 48); !strings.Contains(f, "2026-11-21") || strings.Contains(f, "mock-1") {
+		t.Fatalf("by day:\n%s", f)
+	}
+	a.keys("tab")
+	if f := a.frame(160, 48); !strings.Contains(f, "2026-11-21  mock-1") {
+		t.Fatalf("by day and model:\n%s", f)
+	}
+}
+
+// The runs view draws the demo's sub-agent tree, lists every run on t,
+// and loads again only for the feed's run and sub-agent changes.
+func TestRunsView(t *testing.T) {
+	fx := newFixture(t, "state-2026.1.30", true)
+	a := open(t, NewRunsView(fx.env))
+	f := a.frame(160, 48)
+	for _, want := range []string{"agent:main:main", "build-stats  └─ agent:main:subagent:fc55dd0b-f66c-4a88-916b-ae2a3648f8d2", "openclaw"} {
+		if !strings.Contains(f, want) {
+			t.Fatalf("tree: no %q:\n%s", want, f)
+		}
+	}
+	a.keys("t")
+	if f := a.frame(160, 48); !strings.Contains(f, "0f8fd880-ca19-4a4a-9cf1-aa73ee1bf18c") || !strings.Contains(f, "STATUS") {
+		t.Fatalf("flat:\n%s", f)
+	}
+	v := a.v
+	if _, cmd := v.Update(ChangedMsg{Event: ops.WatchEvent{Kind: "updated", Key: groupKey}}); cmd != nil {
+		t.Error("an update of a session loads the runs again")
+	}
+	for _, ev := range []ops.WatchEvent{runEvent("x", "running"), {Kind: "added", Key: "agent:main:subagent:new"}} {
+		if _, cmd := v.Update(ChangedMsg{Event: ev}); cmd == nil {
+			t.Errorf("%s: no load", ev.Kind)
+		} else {
+			a.run(cmd)
+		}
+	}
+}
+
+// A view whose operation fails says so on the status line and in its
+// frame, and keeps answering keys (r tries again).
+func TestPagerErrors(t *testing.T) {
+	fx := newFixture(t, "state-2026.1.30", true)
+	env := fx.env
+	env.Ops = func() *ops.Ops { return ops.New(ops.Config{StateDir: fx.tmp + "/missing"}) }
+	for _, v := range []View{NewRunsView(env), NewLocksView(env), NewDoctorView(env), NewUsageView(env)} {
+		a := open(t, v)
+		if st := a.lastStatus(); !st.Err {
+			t.Fatalf("%s: status %+v", v.Title(), st)
+		}
+		if f := a.frame(80, 24); !strings.Contains(f, "error: ") {
+			t.Fatalf("%s:\n%s", v.Title(), f)
+		}
+		a.keys("r", "down", "end")
+		if len(a.status) != 2 || a.popped != 0 {
+			t.Fatalf("%s: after r: %+v", v.Title(), a.status)
+		}
+	}
+}
