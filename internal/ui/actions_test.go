@@ -107,7 +107,7 @@ func TestActionErrorsKeepTheDialog(t *testing.T) {
 			if a.popped != 0 || !a.lastStatus().Err {
 				t.Fatalf("archive main: popped %d, status %+v", a.popped, a.status)
 			}
-			if fx.row(t, "agent:main:main") == nil {
+			if fx.row(t, "main") == nil {
 				t.Fatal("the main session is gone")
 			}
 			a.keys("esc")
