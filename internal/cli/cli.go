@@ -30,6 +30,7 @@ import (
 	"github.com/openclaw/sessions/internal/cmd/send"
 	"github.com/openclaw/sessions/internal/cmd/show"
 	"github.com/openclaw/sessions/internal/cmd/spawn"
+	uicmd "github.com/openclaw/sessions/internal/cmd/ui"
 	"github.com/openclaw/sessions/internal/cmd/usage"
 	"github.com/openclaw/sessions/internal/cmd/version"
 	"github.com/openclaw/sessions/internal/cmd/wait"
@@ -256,6 +257,7 @@ on a terminal and scripts get tab-separated lines when piped.`,
 		prune.NewCmd(f, nil),
 		archivecmd.NewCmd(f, nil),
 		mcpcmd.NewCmd(f, nil),
+		uicmd.NewCmd(f, nil),
 		version.NewCmd(f),
 		completion.NewCmd(f),
 	)

@@ -1,0 +1,427 @@
+// Package ui is the terminal UI of `sessions ui`: a live, k9s-style view of
+// OpenClaw sessions over the operations layer. The app holds a stack of
+// views (sessions at the bottom), draws a header and a status line around
+// the top one, and feeds every view the changes ops.Watch reports.
+package ui
+
+import (
+	"context"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/openclaw/sessions/internal/ops"
+)
+
+// WatchFunc is ops.Watch's shape: the app runs it for its whole life.
+type WatchFunc func(ctx context.Context, q ops.WatchQuery, ready func(), emit func(ops.WatchEvent) error) error
+
+// Options are what `sessions ui` was asked for.
+type Options struct {
+	Kinds     []string
+	AllAgents bool
+	// Scope describes where the sessions come from, for the header
+	// ("agent main", "all agents", "context prod").
+	Scope string
+	// Watch is the change feed (nil: no live updates).
+	Watch WatchFunc
+	// Views builds the views the app opens with one key each (runs,
+	// locks, doctor, usage); nil entries are left unbound.
+	Views map[string]func(Env) View
+}
+
+// App is the Bubble Tea model of `sessions ui`.
+type App struct {
+	env   Env
+	opts  Options
+	stack []View
+
+	width, height int
+	status        string
+	statusErr     bool
+	help          bool
+	helpOff       int
+
+	ctx    context.Context
+	cancel context.CancelFunc
+	events chan ops.WatchEvent
+	werr   chan error
+	// Live: the feed has begun (ready was called).
+	live bool
+}
+
+// global keys, listed in the help.
+var (
+	keyQuit    = key.NewBinding(key.WithKeys("q"), key.WithHelp("q", "quit (from the sessions view); leave a view"))
+	keyCtrlC   = key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "quit from anywhere"))
+	keyHelp    = key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "this help (any key closes it)"))
+	keyBack    = key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "leave a view, close a filter"))
+	navUp      = key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up"))
+	navDown    = key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down"))
+	navPgUp    = key.NewBinding(key.WithKeys("pgup", "ctrl+b", "ctrl+u"), key.WithHelp("pgup/ctrl+b", "page up"))
+	navPgDn    = key.NewBinding(key.WithKeys("pgdown", "ctrl+f", "ctrl+d", "space"), key.WithHelp("pgdn/ctrl+f", "page down"))
+	navHome    = key.NewBinding(key.WithKeys("home", "g"), key.WithHelp("home/g", "top"))
+	navEnd     = key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("end/G", "bottom"))
+	keyWheel   = key.NewBinding(key.WithKeys("wheel"), key.WithHelp("wheel", "scroll"))
+	globalKeys = []key.Binding{keyHelp, keyQuit, keyBack, keyCtrlC, navUp, navDown, navPgUp, navPgDn, navHome, navEnd, keyWheel}
+)
+
+// viewKeys are the keys that open the other views, in help order.
+var viewKeys = []struct{ key, name, help string }{
+	{"R", "runs", "runs: ours and OpenClaw's sub-agent runs"},
+	{"L", "locks", "locks held now"},
+	{"D", "doctor", "doctor findings"},
+	{"U", "usage", "usage by model and day"},
+}
+
+// NewApp builds the app on env with the sessions view at the bottom.
+func NewApp(env Env, opts Options) *App {
+	a := &App{env: env, opts: opts, width: 80, height: 24}
+	a.stack = []View{NewSessionsView(env, SessionsOptions{Kinds: opts.Kinds, AllAgents: opts.AllAgents, Views: opts.Views})}
+	return a
+}
+
+// eventsMsg carries the feed's events that arrived together.
+type eventsMsg struct{ events []ops.WatchEvent }
+
+// watchReadyMsg: the feed has begun.
+type watchReadyMsg struct{}
+
+// watchErrMsg: the feed stopped with an error.
+type watchErrMsg struct{ err error }
+
+// Init starts the feed and the bottom view.
+func (a *App) Init() tea.Cmd {
+	cmds := []tea.Cmd{a.stack[0].Init()}
+	if a.opts.Watch != nil {
+		cmds = append(cmds, a.startWatch())
+	}
+	return tea.Batch(cmds...)
+}
+
+// startWatch runs the feed in the background; events reach Update through
+// waitEvents, ready through watchReadyMsg.
+func (a *App) startWatch() tea.Cmd {
+	a.ctx, a.cancel = context.WithCancel(context.Background())
+	a.events = make(chan ops.WatchEvent, 1024)
+	a.werr = make(chan error, 1)
+	ready := make(chan struct{})
+	ctx, events, werr := a.ctx, a.events, a.werr
+	go func() {
+		q := ops.WatchQuery{Kinds: a.opts.Kinds, AllAgents: a.opts.AllAgents, Messages: true, Runs: true}
+		var once bool
+		err := a.opts.Watch(ctx, q, func() {
+			if !once {
+				once = true
+				close(ready)
+			}
+		}, func(ev ops.WatchEvent) error {
+			select {
+			case events <- ev:
+				return nil
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		})
+		if ctx.Err() == nil {
+			werr <- err
+		}
+	}()
+	return tea.Batch(func() tea.Msg {
+		select {
+		case <-ready:
+			return watchReadyMsg{}
+		case <-ctx.Done():
+			return nil
+		}
+	}, a.waitEvents())
+}
+
+// waitEvents waits for the next events (all that are queued, at most 512)
+// or the feed's end.
+func (a *App) waitEvents() tea.Cmd {
+	ctx, events, werr := a.ctx, a.events, a.werr
+	return func() tea.Msg {
+		select {
+		case ev := <-events:
+			batch := []ops.WatchEvent{ev}
+		drain:
+			for len(batch) < 512 {
+				select {
+				case ev := <-events:
+					batch = append(batch, ev)
+				default:
+					break drain
+				}
+			}
+			return eventsMsg{batch}
+		case err := <-werr:
+			return watchErrMsg{err}
+		case <-ctx.Done():
+			return nil
+		}
+	}
+}
+
+// Stop ends the feed (the program has ended).
+func (a *App) Stop() {
+	if a.cancel != nil {
+		a.cancel()
+	}
+}
+
+func (a *App) top() View { return a.stack[len(a.stack)-1] }
+
+// Update routes a message: global keys first, then the top view.
+func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		a.width, a.height = msg.Width, msg.Height
+		return a, nil
+	case tea.KeyPressMsg:
+		if key.Matches(msg, keyCtrlC) {
+			a.Stop()
+			return a, tea.Quit
+		}
+		if a.help {
+			switch {
+			case key.Matches(msg, navDown):
+				a.helpOff++
+			case key.Matches(msg, navUp):
+				a.helpOff = max(0, a.helpOff-1)
+			default:
+				a.help, a.helpOff = false, 0
+			}
+			return a, nil
+		}
+		if !a.top().Capturing() {
+			switch {
+			case key.Matches(msg, keyHelp):
+				a.help = true
+				return a, nil
+			case key.Matches(msg, keyQuit) && len(a.stack) == 1:
+				a.Stop()
+				return a, tea.Quit
+			}
+			if len(a.stack) == 1 {
+				for _, vk := range viewKeys {
+					if msg.String() == vk.key {
+						if mk := a.opts.Views[vk.name]; mk != nil {
+							return a.push(mk(a.env))
+						}
+					}
+				}
+			}
+		}
+		if a.status != "" && !a.statusErr {
+			a.status = "" // a key press clears a notice (errors stay until the next message)
+		}
+	case tea.MouseWheelMsg:
+		if a.help {
+			return a, nil
+		}
+		m := msg.Mouse()
+		var k tea.KeyPressMsg
+		switch m.Button {
+		case tea.MouseWheelUp:
+			k = tea.KeyPressMsg{Code: tea.KeyUp}
+		case tea.MouseWheelDown:
+			k = tea.KeyPressMsg{Code: tea.KeyDown}
+		default:
+			return a, nil
+		}
+		// Three lines a notch, as terminals scroll.
+		var cmds []tea.Cmd
+		for range 3 {
+			cmds = append(cmds, a.updateTop(k))
+		}
+		return a, tea.Batch(cmds...)
+	case PopMsg:
+		if len(a.stack) > 1 {
+			a.stack = a.stack[:len(a.stack)-1]
+		}
+		return a, nil
+	case PushMsg:
+		return a.push(msg.View)
+	case StatusMsg:
+		a.status, a.statusErr = msg.Text, msg.Err
+		return a, nil
+	case watchReadyMsg:
+		a.live = true
+		return a, nil
+	case watchErrMsg:
+		a.live = false
+		if msg.err != nil {
+			a.status, a.statusErr = "live updates stopped: "+msg.err.Error(), true
+		}
+		return a, nil
+	case eventsMsg:
+		var cmds []tea.Cmd
+		for _, ev := range msg.events {
+			for i, v := range a.stack {
+				nv, cmd := v.Update(ChangedMsg{Event: ev})
+				a.stack[i] = nv
+				cmds = append(cmds, cmd)
+			}
+		}
+		cmds = append(cmds, a.waitEvents())
+		return a, tea.Batch(cmds...)
+	}
+	return a, a.updateTop(msg)
+}
+
+func (a *App) push(v View) (tea.Model, tea.Cmd) {
+	if v == nil {
+		return a, nil
+	}
+	a.stack = append(a.stack, v)
+	return a, v.Init()
+}
+
+func (a *App) updateTop(msg tea.Msg) tea.Cmd {
+	i := len(a.stack) - 1
+	nv, cmd := a.stack[i].Update(msg)
+	a.stack[i] = nv
+	return cmd
+}
+
+// View draws the frame: header, the top view, the status line.
+func (a *App) View() tea.View {
+	v := tea.NewView(a.Frame())
+	v.AltScreen = true
+	v.MouseMode = tea.MouseModeCellMotion
+	v.WindowTitle = "sessions ui"
+	return v
+}
+
+// Frame is the screen as text (styled): what View shows.
+func (a *App) Frame() string {
+	w, h := max(a.width, 20), max(a.height, 5)
+	body := a.top().Render(w, h-2)
+	if a.help {
+		body = a.renderHelp(w, h-2)
+	}
+	return a.header(w) + "\n" + fit(body, w, h-2) + "\n" + a.statusLine(w)
+}
+
+func (a *App) header(w int) string {
+	st := a.env.Styles
+	var crumbs []string
+	for _, v := range a.stack {
+		crumbs = append(crumbs, v.Title())
+	}
+	left := " " + strings.Join(crumbs, " › ")
+	right := a.opts.Scope
+	if a.opts.Watch != nil {
+		if a.live {
+			right += " · live"
+		} else {
+			right += " · starting"
+		}
+	}
+	right += " · ? help "
+	pad := w - ansi.StringWidth(left) - ansi.StringWidth(right)
+	if pad < 1 {
+		left = ansi.Truncate(left, max(0, w-ansi.StringWidth(right)-1), "…")
+		pad = w - ansi.StringWidth(left) - ansi.StringWidth(right)
+		if pad < 1 {
+			return st.Header.Render(ansi.Truncate(left, w, "…") + strings.Repeat(" ", max(0, w-ansi.StringWidth(ansi.Truncate(left, w, "…")))))
+		}
+	}
+	return st.Header.Render(left + strings.Repeat(" ", pad) + right)
+}
+
+func (a *App) statusLine(w int) string {
+	st := a.env.Styles
+	if a.status == "" {
+		return st.Dim.Render(ansi.Truncate(" "+hint(a.top()), w, "…"))
+	}
+	s := ansi.Truncate(" "+flat(a.status), w, "…")
+	if a.statusErr {
+		return st.StatusErr.Render(s)
+	}
+	return st.Status.Render(s)
+}
+
+// hint is the status line's default: the view's first keys.
+func hint(v View) string {
+	var parts []string
+	for _, b := range v.Keys() {
+		h := b.Help()
+		if h.Key == "" {
+			continue
+		}
+		parts = append(parts, h.Key+" "+firstWord(h.Desc))
+		if len(parts) == 6 {
+			break
+		}
+	}
+	parts = append(parts, "? help")
+	return strings.Join(parts, " · ")
+}
+
+func firstWord(s string) string {
+	if i := strings.IndexAny(s, " :,("); i > 0 {
+		return s[:i]
+	}
+	return s
+}
+
+// renderHelp lists every binding: the top view's, the views one key
+// opens, and the global ones.
+func (a *App) renderHelp(w, h int) string {
+	st := a.env.Styles
+	var lines []string
+	section := func(title string, bs []key.Binding) {
+		if len(bs) == 0 {
+			return
+		}
+		if len(lines) > 0 {
+			lines = append(lines, "")
+		}
+		lines = append(lines, st.Title.Render(title))
+		for _, b := range bs {
+			hp := b.Help()
+			if hp.Key == "" {
+				continue
+			}
+			lines = append(lines, "  "+st.Key.Render(padRight(hp.Key, 14))+" "+hp.Desc)
+		}
+	}
+	section(a.top().Title(), a.top().Keys())
+	if len(a.stack) == 1 {
+		var vb []key.Binding
+		for _, vk := range viewKeys {
+			if a.opts.Views[vk.name] != nil {
+				vb = append(vb, key.NewBinding(key.WithKeys(vk.key), key.WithHelp(vk.key, vk.help)))
+			}
+		}
+		section("views", vb)
+	}
+	section("everywhere", globalKeys)
+	lines = append(lines, "", st.Dim.Render("any other key closes this help"))
+	off := min(a.helpOff, max(0, len(lines)-h))
+	a.helpOff = off
+	return strings.Join(lines[off:], "\n")
+}
+
+// fit cuts or pads s to exactly h lines of at most w cells.
+func fit(s string, w, h int) string {
+	lines := strings.Split(s, "\n")
+	if len(lines) > h {
+		lines = lines[:h]
+	}
+	for i, l := range lines {
+		if ansi.StringWidth(l) > w {
+			lines[i] = ansi.Truncate(l, w, "")
+		}
+	}
+	for len(lines) < h {
+		lines = append(lines, "")
+	}
+	return strings.Join(lines, "\n")
+}
+
+// flat folds whitespace runs (newlines too) to single spaces.
+func flat(s string) string { return strings.Join(strings.Fields(s), " ") }
