@@ -2,8 +2,13 @@ package ui
 
 import (
 	"fmt"
+	"github.com/charmbracelet/x/ansi"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/charmbracelet/x/exp/golden"
 	"github.com/openclaw/sessions/internal/ops"
@@ -150,6 +155,44 @@ func TestPagerErrors(t *testing.T) {
 		a.keys("r", "down", "end")
 		if len(a.status) != 2 || a.popped != 0 {
 			t.Fatalf("%s: after r: %+v", v.Title(), a.status)
+		}
+	}
+}
+
+// A stale store lock left by a dead OpenClaw: the locks view shows it,
+// the doctor view reports it with the command that fixes it.
+func TestLocksAndDoctorFindings(t *testing.T) {
+	for _, era := range eras[:1] {
+		fx := newFixture(t, era, true)
+		dead := exec.Command("true")
+		if err := dead.Run(); err != nil {
+			t.Fatal(err)
+		}
+		lockPath := filepath.Join(fx.dir, "agents", "main", "sessions", "sessions.json.lock")
+		payload := fmt.Sprintf(`{"pid":%d,"startedAt":%d}`, dead.Process.Pid, fixedNow.Add(-90*time.Second).UnixMilli())
+		if err := os.WriteFile(lockPath, []byte(payload), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		old := time.Now().Add(-time.Hour)
+		if err := os.Chtimes(lockPath, old, old); err != nil {
+			t.Fatal(err)
+		}
+		a := open(t, NewLocksView(fx.env))
+		f := a.frame(160, 48)
+		for _, want := range []string{"KIND", "store", "90s", fmt.Sprintf("pid %d", dead.Process.Pid), "stale", "…/main/sessions/sessions.json.lock", "1 lock(s)"} {
+			if !strings.Contains(f, want) {
+				t.Fatalf("locks: no %q:\n%s", want, f)
+			}
+		}
+		a = open(t, NewDoctorView(fx.env))
+		f = ansi.Strip(a.frame(160, 48))
+		for _, want := range []string{"lock.", lockPath, "fix: sessions doctor --fix"} {
+			if !strings.Contains(f, want) {
+				t.Fatalf("doctor: no %q:\n%s", want, f)
+			}
+		}
+		if st := a.status; len(st) != 0 {
+			t.Fatalf("findings are not errors of the view: %+v", st)
 		}
 	}
 }
