@@ -1,7 +1,9 @@
 package ui
 
 import (
+	"context"
 	"database/sql"
+	"github.com/openclaw/sessions/internal/ops"
 	"os"
 	"path/filepath"
 	"strings"
@@ -329,5 +331,62 @@ func TestSpawn(t *testing.T) {
 				t.Fatalf("child %s: %+v", child, r)
 			}
 		})
+	}
+}
+
+// The runs view is live: a send made in the dialog reaches it through the
+// change feed (ops.Watch with runs), ending as ok.
+func TestRunsViewFollowsTheFeed(t *testing.T) {
+	fx := newFixture(t, eras[0], false).withRunner(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	events := make(chan ops.WatchEvent, 1024)
+	ready := make(chan struct{})
+	done := make(chan error, 1)
+	go func() {
+		done <- fx.env.Ops().Watch(ctx, ops.WatchQuery{AllAgents: true, Runs: true}, func() { close(ready) }, func(ev ops.WatchEvent) error {
+			events <- ev
+			return nil
+		})
+	}()
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("watch: %v", err)
+		}
+	}()
+	select {
+	case <-ready:
+	case err := <-done:
+		t.Fatalf("watch ended: %v", err)
+	}
+	rv := open(t, NewRunsView(fx.env))
+	rv.keys("t")
+	if f := rv.frame(160, 48); strings.Contains(f, "send") {
+		t.Fatalf("a send before any:\n%s", f)
+	}
+	a := open(t, NewSendView(fx.env, groupKey))
+	a.keys("live", "enter", "y")
+	if a.lastStatus().Err {
+		t.Fatalf("send: %+v", a.status)
+	}
+	recs, err := runs.Open(fx.dir).List()
+	if err != nil || len(recs) != 1 {
+		t.Fatalf("runs: %d %v", len(recs), err)
+	}
+	id := recs[0].RunID
+	// the run's row once the feed has said it ended ok (a guard, not a
+	// measure: the feed is expected within a second or so)
+	guard := time.After(2 * time.Minute)
+	for {
+		f := rv.frame(160, 48)
+		if i := strings.Index(f, id); i >= 0 && strings.HasPrefix(strings.TrimSpace(f[strings.LastIndex(f[:i], "\n")+1:i]), "ok      send") {
+			return
+		}
+		select {
+		case ev := <-events:
+			rv.send(ChangedMsg{Event: ev})
+		case <-guard:
+			t.Fatalf("the run never showed as ok:\n%s", f)
+		}
 	}
 }

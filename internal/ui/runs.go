@@ -59,7 +59,7 @@ func (v *runsView) Update(msg tea.Msg) (View, tea.Cmd) {
 		}
 	case ChangedMsg:
 		ev := m.Event
-		if ev.Kind == "run" || ((ev.Kind == "added" || ev.Kind == "removed") && strings.Contains(ev.Key, ":subagent:")) {
+		if ev.Kind == ops.EventRun || ((ev.Kind == ops.EventAdded || ev.Kind == ops.EventRemoved) && strings.Contains(ev.Key, ":subagent:")) {
 			return v, v.load()
 		}
 		return v, nil
