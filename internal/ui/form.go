@@ -124,7 +124,12 @@ func (f *form) Keys() []key.Binding {
 		ks = append(ks, keyNext, keyPrev)
 	}
 	if f.choice != nil {
-		ks = append(ks, keyPickUp, keyPickDn)
+		var letters []string
+		for _, v := range f.choice.values {
+			letters = append(letters, v[:1])
+		}
+		ks = append(ks, keyPickUp, keyPickDn, key.NewBinding(key.WithKeys(letters...),
+			key.WithHelp(strings.Join(letters, "/"), strings.Join(f.choice.values, " / "))))
 	}
 	return ks
 }

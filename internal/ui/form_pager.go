@@ -113,6 +113,8 @@ func (p *pager) update(msg tea.Msg) (tea.Cmd, bool) {
 		case key.Matches(m, keyLeave):
 			return pop, true
 		case key.Matches(m, keyRefresh):
+			// r always loads: even if an answer went astray
+			p.loading = false
 			return p.load(), true
 		case key.Matches(m, keyHome):
 			p.vp.GotoTop()

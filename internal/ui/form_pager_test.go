@@ -196,3 +196,33 @@ func TestLocksAndDoctorFindings(t *testing.T) {
 		}
 	}
 }
+
+// Changes that come while a load runs make one more load after it, not
+// one each; r loads at once even when an answer never came back (the app
+// gives a view's answers to the top view only).
+func TestPagerCoalescesLoads(t *testing.T) {
+	fx := newFixture(t, eras[0], true)
+	v := NewRunsView(fx.env)
+	first := v.Init() // an answer that never comes back
+	if first == nil {
+		t.Fatal("no load at the start")
+	}
+	for range 3 {
+		if _, cmd := v.Update(ChangedMsg{Event: runEvent("x", "running")}); cmd != nil {
+			t.Fatal("a second load while one runs")
+		}
+	}
+	a := &app{t: t, v: v}
+	// the first answer comes after all: the load asked for meanwhile follows
+	a.run(first)
+	if f := a.frame(160, 48); !strings.Contains(f, "build-stats") {
+		t.Fatalf("after the first load:\n%s", f)
+	}
+	v2 := NewRunsView(fx.env)
+	_ = v2.Init()
+	a = &app{t: t, v: v2}
+	a.keys("r")
+	if f := a.frame(160, 48); !strings.Contains(f, "build-stats") {
+		t.Fatalf("r did not load:\n%s", f)
+	}
+}
