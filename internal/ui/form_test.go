@@ -4,6 +4,8 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -271,5 +273,43 @@ func allViews(env Env) []View {
 		NewLifecycleView(env, "archive", "agent:main:subagent:fc55dd0b-f66c-4a88-916b-ae2a3648f8d2"),
 		NewLifecycleView(env, "delete", "agent:main:hook:github:push-42"),
 		NewLifecycleView(env, "reset", "agent:main:telegram:group:-100123"),
+	}
+}
+
+var sgr = regexp.MustCompile(`\x1b\[([0-9;:]*)m`)
+
+// hasColour reports whether s sets a foreground or background colour.
+func hasColour(s string) bool {
+	for _, m := range sgr.FindAllStringSubmatch(s, -1) {
+		for _, p := range strings.FieldsFunc(m[1], func(r rune) bool { return r == ';' || r == ':' }) {
+			if n, err := strconv.Atoi(p); err == nil && (n >= 30 && n <= 49 || n >= 90 && n <= 107) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// Without colour (NO_COLOR, --no-color) no view sets a colour; with it
+// they do.
+func TestViewsHonourNoColour(t *testing.T) {
+	fx := newFixture(t, "state-2026.1.30", true)
+	for _, color := range []bool{false, true} {
+		env := fx.env
+		env.Styles = NewStyles(color)
+		coloured := 0
+		for _, v := range allViews(env) {
+			a := open(t, v)
+			f := a.frame(160, 48)
+			if hasColour(f) {
+				coloured++
+				if !color {
+					t.Errorf("%s sets a colour without colour:\n%q", v.Title(), f)
+				}
+			}
+		}
+		if color && coloured == 0 {
+			t.Error("no view sets a colour with colour on")
+		}
 	}
 }
