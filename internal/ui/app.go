@@ -164,10 +164,16 @@ func (a *App) waitEvents() tea.Cmd {
 	}
 }
 
-// Stop ends the feed (the program has ended).
+// Stop ends the feed and what the open views follow (the program has
+// ended, or is ending).
 func (a *App) Stop() {
 	if a.cancel != nil {
 		a.cancel()
+	}
+	for _, v := range a.stack {
+		if c, ok := v.(interface{ Close() }); ok {
+			c.Close()
+		}
 	}
 }
 
@@ -239,6 +245,9 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return a, tea.Batch(cmds...)
 	case PopMsg:
 		if len(a.stack) > 1 {
+			if c, ok := a.top().(interface{ Close() }); ok {
+				c.Close()
+			}
 			a.stack = a.stack[:len(a.stack)-1]
 		}
 		return a, nil
@@ -400,10 +409,18 @@ func (a *App) renderHelp(w, h int) string {
 		section("views", vb)
 	}
 	section("everywhere", globalKeys)
-	lines = append(lines, "", st.Dim.Render("any other key closes this help"))
-	off := min(a.helpOff, max(0, len(lines)-h))
+	lines = append(lines, "", st.Dim.Render("↑/↓ j/k scroll this help · any other key closes it"))
+	if len(lines) <= h {
+		a.helpOff = 0
+		return strings.Join(lines, "\n")
+	}
+	off := min(a.helpOff, len(lines)-(h-1))
 	a.helpOff = off
-	return strings.Join(lines[off:], "\n")
+	more := st.Dim.Render("↓ more: j/k scroll")
+	if off+h-1 >= len(lines) {
+		more = st.Dim.Render("↑ j/k scroll")
+	}
+	return strings.Join(lines[off:off+h-1], "\n") + "\n" + more
 }
 
 // fit cuts or pads s to exactly h lines of at most w cells.

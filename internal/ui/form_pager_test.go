@@ -169,7 +169,7 @@ func TestLocksAndDoctorFindings(t *testing.T) {
 			t.Fatal(err)
 		}
 		lockPath := filepath.Join(fx.dir, "agents", "main", "sessions", "sessions.json.lock")
-		payload := fmt.Sprintf(`{"pid":%d,"startedAt":%d}`, dead.Process.Pid, fixedNow.Add(-90*time.Second).UnixMilli())
+		payload := fmt.Sprintf(`{"pid":%d,"startedAt":%d}`, dead.Process.Pid, viewsNow.Add(-90*time.Second).UnixMilli())
 		if err := os.WriteFile(lockPath, []byte(payload), 0o600); err != nil {
 			t.Fatal(err)
 		}

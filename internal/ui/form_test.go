@@ -27,9 +27,9 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// fixedNow is the clock of the golden frames: a little after the demo
+// viewsNow is the clock of the golden frames: a little after the demo
 // state's last activity.
-var fixedNow = time.Date(2026, 11, 21, 6, 0, 0, 0, time.UTC)
+var viewsNow = time.Date(2026, 11, 21, 6, 0, 0, 0, time.UTC)
 
 // eras are the fixture states every action test runs on.
 var eras = []string{"state-2026.1.30", "state-2026.9.6"}
@@ -42,7 +42,7 @@ type fixture struct {
 	vars     map[string]string
 }
 
-// newFixture copies testdata/name; fixed: the operations see fixedNow
+// newFixture copies testdata/name; fixed: the operations see viewsNow
 // (the goldens), else the real clock (writes and runs).
 func newFixture(t *testing.T, name string, fixed bool) *fixture {
 	t.Helper()
@@ -74,7 +74,7 @@ func newFixture(t *testing.T, name string, fixed bool) *fixture {
 	getenv := func(k string) string { return vars[k] }
 	now := time.Now
 	if fixed {
-		now = func() time.Time { return fixedNow }
+		now = func() time.Time { return viewsNow }
 	}
 	fx := &fixture{tmp: tmp, dir: dir, vars: vars}
 	fx.env = Env{
@@ -82,7 +82,7 @@ func newFixture(t *testing.T, name string, fixed bool) *fixture {
 			return ops.New(ops.Config{StateDir: dir, Env: config.Env{Getenv: getenv, Home: tmp}, Getenv: getenv, Now: now})
 		},
 		Styles: NewStyles(false),
-		Now:    func() time.Time { return fixedNow },
+		Now:    func() time.Time { return viewsNow },
 	}
 	return fx
 }
@@ -126,7 +126,7 @@ func (fx *fixture) row(t *testing.T, key string) *state.Row {
 // press makes the key messages of what a person types: named keys
 // ("enter", "esc", "tab", "down", "pgdown", "home", "end", "ctrl+u") or
 // text, one key per rune.
-func press(keys ...string) []tea.Msg {
+func keyMsgs(keys ...string) []tea.Msg {
 	named := map[string]tea.KeyPressMsg{
 		"enter": {Code: tea.KeyEnter}, "esc": {Code: tea.KeyEscape}, "tab": {Code: tea.KeyTab},
 		"shift+tab": {Code: tea.KeyTab, Mod: tea.ModShift},
@@ -178,7 +178,7 @@ func (a *app) send(msgs ...tea.Msg) *app {
 
 func (a *app) keys(keys ...string) *app {
 	a.t.Helper()
-	return a.send(press(keys...)...)
+	return a.send(keyMsgs(keys...)...)
 }
 
 func (a *app) run(cmd tea.Cmd) {

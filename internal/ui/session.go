@@ -207,12 +207,17 @@ func (v *SessionView) Keys() []key.Binding {
 // Capturing: the search box has the keys.
 func (v *SessionView) Capturing() bool { return v.searching }
 
-// leave stops following and pops the view.
-func (v *SessionView) leave() tea.Cmd {
+// Close stops following the transcript.
+func (v *SessionView) Close() {
 	if v.cancel != nil {
 		v.cancel()
 	}
 	v.live = false
+}
+
+// leave stops following and pops the view.
+func (v *SessionView) leave() tea.Cmd {
+	v.Close()
 	return pop
 }
 
