@@ -1,6 +1,7 @@
 package ui
 
 import (
+	tea "charm.land/bubbletea/v2"
 	"context"
 	"database/sql"
 	"github.com/openclaw/sessions/internal/ops"
@@ -389,4 +390,53 @@ func TestRunsViewFollowsTheFeed(t *testing.T) {
 			t.Fatalf("the run never showed as ok:\n%s", f)
 		}
 	}
+}
+
+// While the dialog waits, the feed's events show the run's progress and
+// the reply landing in the transcript; the wait's answer completes it.
+func TestSendShowsTheFeedWhileWaiting(t *testing.T) {
+	fx := newFixture(t, eras[0], false).withRunner(t)
+	v := NewSendView(fx.env, groupKey)
+	v.Init()
+	for _, m := range keyMsgs("hi", "enter", "y") {
+		var cmd tea.Cmd
+		if v, cmd = v.Update(m); cmd != nil {
+			// the send itself: run it and hand its answer back; the
+			// wait it starts runs too, but its answer is held back until
+			// the feed's events have been shown
+			a := &app{t: t, v: v}
+			done := cmd()
+			_, waitCmds := v.Update(done)
+			var wait tea.Cmd
+			for _, c := range waitCmds().(tea.BatchMsg) {
+				if c == nil {
+					continue
+				}
+				switch m := c().(type) {
+				case StatusMsg:
+					a.status = append(a.status, m)
+				case formDone:
+					wait = func() tea.Msg { return m }
+				}
+			}
+			if len(a.status) != 1 || !strings.HasPrefix(a.status[0].Text, "sent to ") {
+				t.Fatalf("status %+v", a.status)
+			}
+			id := strings.TrimSuffix(strings.Split(a.status[0].Text, "(run ")[1], ")")
+			a.send(ChangedMsg{Event: runEvent(id, "running")})
+			if f := a.frame(80, 24); !strings.Contains(f, "… run "+id+": running") {
+				t.Fatalf("run status not shown:\n%s", f)
+			}
+			a.send(ChangedMsg{Event: ops.WatchEvent{Kind: ops.EventMessage, Key: groupKey, Message: &ops.WatchMessage{Role: "assistant", Text: "pong: h…"}}})
+			if f := a.frame(80, 24); !strings.Contains(f, groupKey+": pong: h…") {
+				t.Fatalf("arriving reply not shown:\n%s", f)
+			}
+			a.run(wait)
+			if f := a.frame(80, 24); !strings.Contains(f, groupKey+": pong: hi") || a.lastStatus().Text != "reply from "+groupKey {
+				t.Fatalf("reply not shown: %+v\n%s", a.status, f)
+			}
+			return
+		}
+	}
+	t.Fatal("y started nothing")
 }
