@@ -82,7 +82,7 @@ func (p *pager) load() tea.Cmd {
 	p.gen++
 	gen, fetch := p.gen, p.fetch
 	return func() tea.Msg {
-		res, err := fetch(context.Background())
+		res, err := guarded(context.Background(), fetch)
 		return pagerLoaded{p: p, gen: gen, res: res, err: err}
 	}
 }

@@ -226,3 +226,42 @@ func TestPagerCoalescesLoads(t *testing.T) {
 		t.Fatalf("r did not load:\n%s", f)
 	}
 }
+
+// The read-only views on the 2026.9.6 fixture: each loads (no error) and
+// fills its frame; usage has that state's model.
+func TestViewsSQLite(t *testing.T) {
+	fx := newFixture(t, eras[1], true)
+	for _, v := range []View{NewRunsView(fx.env), NewLocksView(fx.env), NewDoctorView(fx.env), NewUsageView(fx.env)} {
+		a := open(t, v)
+		for _, st := range a.status {
+			if st.Err {
+				t.Fatalf("%s: %+v", v.Title(), st)
+			}
+		}
+		f := a.frame(80, 24)
+		if strings.Contains(f, "loading") || strings.Contains(f, "error: ") {
+			t.Fatalf("%s:\n%s", v.Title(), f)
+		}
+		if v.Title() == "usage" && !strings.Contains(f, "mock-1") {
+			t.Fatalf("usage:\n%s", f)
+		}
+	}
+}
+
+// An operation that panics is an error on the status line; the view goes
+// on.
+func TestPanicIsAnError(t *testing.T) {
+	fx := newFixture(t, eras[0], true)
+	env := fx.env
+	env.Ops = func() *ops.Ops { panic("boom") }
+	a := open(t, NewLocksView(env))
+	if st := a.lastStatus(); !st.Err || !strings.Contains(st.Text, "internal error: boom") {
+		t.Fatalf("status %+v", a.status)
+	}
+	d := open(t, NewLifecycleView(env, "delete", hookKey))
+	d.keys("y")
+	if st := d.lastStatus(); !st.Err || d.popped != 0 {
+		t.Fatalf("status %+v", d.status)
+	}
+	d.frame(80, 24)
+}
