@@ -76,8 +76,17 @@ func NewSendView(env Env, key string) View {
 		return status("reply from "+who, false)
 	}
 	f.onChange = func(ev ChangedMsg) {
-		if r := ev.Event.Run; r != nil && r.ID == runID && runID != "" && waiting >= 0 && waiting < len(f.out) {
-			f.out[waiting] = "… run " + runID + ": " + r.Status
+		if runID == "" || waiting < 0 || waiting >= len(f.out) {
+			return
+		}
+		e := ev.Event
+		switch {
+		case e.Run != nil && e.Run.ID == runID:
+			f.out[waiting] = "… run " + runID + ": " + e.Run.Status
+		case e.Message != nil && e.Message.Role == "assistant" && e.Key == key:
+			// the reply's start as the feed saw it land in the transcript;
+			// the wait brings all of it
+			f.out[waiting] = key + ": " + e.Message.Text
 		}
 	}
 	f.onErr = func(err error) {

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"fmt"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
@@ -124,7 +125,12 @@ func (f *form) Keys() []key.Binding {
 		ks = append(ks, keyNext, keyPrev)
 	}
 	if f.choice != nil {
-		ks = append(ks, keyPickUp, keyPickDn)
+		var letters []string
+		for _, v := range f.choice.values {
+			letters = append(letters, v[:1])
+		}
+		ks = append(ks, keyPickUp, keyPickDn, key.NewBinding(key.WithKeys(letters...),
+			key.WithHelp(strings.Join(letters, "/"), strings.Join(f.choice.values, " / "))))
 	}
 	return ks
 }
@@ -268,9 +274,20 @@ func (f *form) run(fn func(ctx context.Context) (any, error)) tea.Cmd {
 	f.cancel = cancel
 	return func() tea.Msg {
 		defer cancel()
-		res, err := fn(ctx)
+		res, err := guarded(ctx, fn)
 		return formDone{f: f, gen: gen, res: res, err: err}
 	}
+}
+
+// guarded runs an operation; a panic in it is an error on the status
+// line, not the end of the UI.
+func guarded(ctx context.Context, fn func(ctx context.Context) (any, error)) (res any, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			res, err = nil, fmt.Errorf("internal error: %v", p)
+		}
+	}()
+	return fn(ctx)
 }
 
 func (f *form) value(i int) string { return f.fields[i].input.Value() }

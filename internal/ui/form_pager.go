@@ -82,7 +82,7 @@ func (p *pager) load() tea.Cmd {
 	p.gen++
 	gen, fetch := p.gen, p.fetch
 	return func() tea.Msg {
-		res, err := fetch(context.Background())
+		res, err := guarded(context.Background(), fetch)
 		return pagerLoaded{p: p, gen: gen, res: res, err: err}
 	}
 }
@@ -113,6 +113,8 @@ func (p *pager) update(msg tea.Msg) (tea.Cmd, bool) {
 		case key.Matches(m, keyLeave):
 			return pop, true
 		case key.Matches(m, keyRefresh):
+			// r always loads: even if an answer went astray
+			p.loading = false
 			return p.load(), true
 		case key.Matches(m, keyHome):
 			p.vp.GotoTop()
@@ -157,12 +159,11 @@ func (p *pager) Render(width, height int) string {
 	p.vp.SetWidth(width)
 	p.vp.SetHeight(rest)
 	p.vp.SetContentLines(body)
-	more := ""
 	if n := len(body); n > rest {
-		more = fmt.Sprintf("  %d–%d of %d", p.vp.YOffset()+1, min(n, p.vp.YOffset()+rest), n)
+		foot = fmt.Sprintf("%d–%d of %d · ", p.vp.YOffset()+1, min(n, p.vp.YOffset()+rest), n) + foot
 	}
 	out := append(append([]string{}, head...), strings.Split(p.vp.View(), "\n")...)
-	out = append(out, lk.dim.Render(foot+more))
+	out = append(out, lk.dim.Render(foot))
 	return frame(out, width, height)
 }
 

@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
@@ -64,7 +65,7 @@ func (v *locksView) draw(width int) (head, body []string, foot string) {
 		if who == "" {
 			who = l.AgentID
 		}
-		rows = append(rows, []string{l.Kind, fmt.Sprintf("%ds", l.AgeSeconds), holder, state, who, l.Path})
+		rows = append(rows, []string{l.Kind, fmt.Sprintf("%ds", l.AgeSeconds), holder, state, who, shortPath(l.Path)})
 	}
 	lines := columns(rows)
 	head = []string{lk.head.Render(lines[0])}
@@ -75,4 +76,14 @@ func (v *locksView) draw(width int) (head, body []string, foot string) {
 	}
 	kinds := []string{ops.LockStore, ops.LockTranscript, ops.LockRunner}
 	return head, body, fmt.Sprintf("%d lock(s) · kinds: %s", v.res.Count, strings.Join(kinds, ", "))
+}
+
+// shortPath is the end of a lock's path: its agent, directory and name
+// (the state dir around them is the same for every lock).
+func shortPath(p string) string {
+	parts := strings.Split(filepath.ToSlash(p), "/")
+	if len(parts) <= 4 {
+		return p
+	}
+	return "…/" + strings.Join(parts[len(parts)-3:], "/")
 }

@@ -59,7 +59,7 @@ func (v *runsView) Update(msg tea.Msg) (View, tea.Cmd) {
 		}
 	case ChangedMsg:
 		ev := m.Event
-		if ev.Kind == "run" || ((ev.Kind == "added" || ev.Kind == "removed") && strings.Contains(ev.Key, ":subagent:")) {
+		if ev.Kind == ops.EventRun || ((ev.Kind == ops.EventAdded || ev.Kind == ops.EventRemoved) && strings.Contains(ev.Key, ":subagent:")) {
 			return v, v.load()
 		}
 		return v, nil
@@ -76,7 +76,7 @@ func (v *runsView) draw(width int) (head, body []string, foot string) {
 		return nil, nil, ""
 	}
 	if v.flat {
-		rows := [][]string{{"STATUS", "KIND", "AGE", "SOURCE", "TARGET", "WHAT", "RUN"}}
+		rows := [][]string{{"STATUS", "KIND", "AGE", "RUN", "SOURCE", "TARGET", "WHAT"}}
 		for _, x := range r.Runs {
 			what := x.Message
 			if x.Spawn != nil {
@@ -89,7 +89,7 @@ func (v *runsView) draw(width int) (head, body []string, foot string) {
 			if target == "" {
 				target = x.Target.Key
 			}
-			rows = append(rows, []string{statusCell(lk, x.Status), x.Kind, ago(now, x.CreatedAt), x.Source, target, oneLine(what, 40), x.RunID})
+			rows = append(rows, []string{statusCell(lk, x.Status), x.Kind, ago(now, x.CreatedAt), x.RunID, x.Source, target, oneLine(what, 60)})
 		}
 		lines := columns(rows)
 		head = []string{lk.head.Render(lines[0])}
@@ -99,44 +99,38 @@ func (v *runsView) draw(width int) (head, body []string, foot string) {
 		}
 		return head, body, fmt.Sprintf("%d run(s) · every run, newest first · t for the tree", r.TotalCount)
 	}
-	head = []string{lk.head.Render("SESSION  ·  label  status  age  source")}
+	rows := [][]string{{"STATUS", "AGE", "SOURCE", "LABEL", "SESSION"}}
 	for _, n := range r.Tree {
-		body = append(body, treeLines(lk, now, n, "", "", true)...)
+		rows = treeRows(lk, now, n, "", "", true, rows)
 	}
-	if len(body) == 0 {
+	lines := columns(rows)
+	head = []string{lk.head.Render(lines[0])}
+	body = lines[1:]
+	if len(r.Tree) == 0 {
 		body = []string{lk.dim.Render("no sub-agent runs")}
 	}
-	return head, body, fmt.Sprintf("%d sub-agent run(s) · t for every run", r.TotalCount)
+	return head, body, fmt.Sprintf("%d sub-agent run(s) under the sessions that spawned them · t for every run", r.TotalCount)
 }
 
-// treeLines draws n and its children, each child under its parent with the
-// tree's branches.
-func treeLines(lk look, now time.Time, n *ops.RunNode, lead, branch string, root bool) []string {
-	line := lead + branch + n.SessionKey
-	var parts []string
-	if n.Label != "" {
-		parts = append(parts, n.Label)
-	}
-	if n.Status != "" {
-		st := n.Status
-		if n.Outcome != "" && n.Outcome != n.Status {
-			st += "/" + n.Outcome
-		}
-		parts = append(parts, statusCell(lk, st))
-	}
-	if n.CreatedAt > 0 {
-		parts = append(parts, ago(now, n.CreatedAt))
+// treeRows adds the rows of n and its children, each child under its
+// parent with the tree's branches before its key (last: keys are long).
+func treeRows(lk look, now time.Time, n *ops.RunNode, lead, branch string, root bool, rows [][]string) [][]string {
+	st := n.Status
+	if n.Outcome != "" && n.Outcome != n.Status {
+		st += "/" + n.Outcome
 	}
 	if n.ArchivedAt > 0 {
-		parts = append(parts, "archived")
+		st += " (archived)"
 	}
-	if n.Source != "" {
-		parts = append(parts, lk.dim.Render(n.Source))
+	age := ""
+	if n.CreatedAt > 0 {
+		age = ago(now, n.CreatedAt)
 	}
-	if len(parts) > 0 {
-		line += "  " + strings.Join(parts, "  ")
+	src := n.Source
+	if src != "" {
+		src = lk.dim.Render(src)
 	}
-	out := []string{line}
+	rows = append(rows, []string{statusCell(lk, st), age, src, n.Label, lead + branch + n.SessionKey})
 	next := lead
 	if !root {
 		if branch == "└─ " {
@@ -150,9 +144,9 @@ func treeLines(lk look, now time.Time, n *ops.RunNode, lead, branch string, root
 		if i == len(n.Children)-1 {
 			b = "└─ "
 		}
-		out = append(out, treeLines(lk, now, c, next, b, false)...)
+		rows = treeRows(lk, now, c, next, b, false, rows)
 	}
-	return out
+	return rows
 }
 
 func statusCell(lk look, s string) string {

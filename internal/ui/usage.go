@@ -94,8 +94,8 @@ func (v *usageView) draw(width int) (head, body []string, foot string) {
 		body = []string{lk.dim.Render("no usage recorded")}
 	}
 	body = append(body, lk.label.Render(lines[len(lines)-1]))
-	return head, body, fmt.Sprintf("by %s · %d row(s) · %d file(s), %d from the cache · tab for another roll-up",
-		strings.Join(dims, " and "), r.Count, r.Files.Total, r.Files.Cached)
+	return head, body, fmt.Sprintf("by %s · %d row(s) from %d file(s) · tab for another roll-up",
+		strings.Join(dims, " and "), r.Count, r.Files.Total)
 }
 
 // columnsRight lays rows out as columns: the first left cells to the left,
