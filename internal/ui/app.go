@@ -6,6 +6,7 @@ package ui
 
 import (
 	"context"
+	"fmt"
 	"reflect"
 	"strings"
 
@@ -116,6 +117,11 @@ func (a *App) startWatch() tea.Cmd {
 	go func() {
 		q := ops.WatchQuery{Kinds: a.opts.Kinds, AllAgents: a.opts.AllAgents, Messages: true, Runs: true}
 		var once bool
+		defer func() {
+			if p := recover(); p != nil && ctx.Err() == nil {
+				werr <- fmt.Errorf("internal error: %v", p)
+			}
+		}()
 		err := a.opts.Watch(ctx, q, func() {
 			if !once {
 				once = true
@@ -303,9 +309,18 @@ func (a *App) updateTop(msg tea.Msg) tea.Cmd {
 }
 
 // updateAt gives msg to the view at stack position i.
-func (a *App) updateAt(i int, msg tea.Msg) tea.Cmd {
+// A panic in the view is an error on the status line: nothing a view
+// does ends the UI.
+func (a *App) updateAt(i int, msg tea.Msg) (cmd tea.Cmd) {
+	defer func() {
+		if p := recover(); p != nil {
+			a.status, a.statusErr, cmd = fmt.Sprintf("internal error: %v", p), true, nil
+		}
+	}()
 	nv, cmd := a.stack[i].Update(msg)
-	a.stack[i] = nv
+	if nv != nil {
+		a.stack[i] = nv
+	}
 	return a.wrap(a.ids[i], cmd)
 }
 
@@ -324,7 +339,12 @@ func (a *App) wrap(id int, cmd tea.Cmd) tea.Cmd {
 	if cmd == nil {
 		return nil
 	}
-	return func() tea.Msg {
+	return func() (out tea.Msg) {
+		defer func() {
+			if p := recover(); p != nil {
+				out = StatusMsg{Text: fmt.Sprintf("internal error: %v", p), Err: true}
+			}
+		}()
 		msg := cmd()
 		switch m := msg.(type) {
 		case nil:
@@ -369,11 +389,21 @@ func (a *App) View() tea.View {
 // Frame is the screen as text (styled): what View shows.
 func (a *App) Frame() string {
 	w, h := max(a.width, 20), max(a.height, 5)
-	body := a.top().Render(w, h-2)
+	body := a.render(w, h-2)
 	if a.help {
 		body = a.renderHelp(w, h-2)
 	}
 	return a.header(w) + "\n" + fit(body, w, h-2) + "\n" + a.statusLine(w)
+}
+
+// render draws the top view; a panic in it is drawn as an error.
+func (a *App) render(w, h int) (body string) {
+	defer func() {
+		if p := recover(); p != nil {
+			body = a.env.Styles.StatusErr.Render(fmt.Sprintf(" internal error drawing %s: %v (esc goes back)", a.top().Title(), p))
+		}
+	}()
+	return a.top().Render(w, h)
 }
 
 func (a *App) header(w int) string {

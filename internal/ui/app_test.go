@@ -201,6 +201,12 @@ type recPing struct{ from string }
 
 func (r *recView) Init() tea.Cmd { return func() tea.Msg { return recPing{r.name} } }
 func (r *recView) Update(msg tea.Msg) (View, tea.Cmd) {
+	if msg == "boom" {
+		panic("boom")
+	}
+	if msg == "boom later" {
+		return r, func() tea.Msg { panic("later") }
+	}
 	r.got = append(r.got, msg)
 	return r, nil
 }
@@ -234,5 +240,23 @@ func TestAppRoutesToTheSender(t *testing.T) {
 	a.Update(func() tea.Msg { return a.wrap(a.ids[len(a.ids)-1], status("hello", false))() }())
 	if !strings.Contains(plain(a.Frame()), "hello") {
 		t.Fatal("a view's status did not reach the status line")
+	}
+}
+
+// A panic in a view or in its command is an error on the status line.
+func TestAppSurvivesPanics(t *testing.T) {
+	a, _ := loadedApp(t, Options{})
+	r := &recView{name: "fragile"}
+	a.Update(PushMsg{View: r})
+	a.Update(routedMsg{id: a.ids[1], msg: "boom"})
+	if !strings.Contains(plain(a.Frame()), "internal error: boom") || len(a.stack) != 2 {
+		t.Fatalf("after a panic in Update:\n%s", plain(a.Frame()))
+	}
+	_, cmd := a.Update(routedMsg{id: a.ids[1], msg: "boom later"})
+	for _, m := range msgsOf(t, cmd) {
+		a.Update(m)
+	}
+	if !strings.Contains(plain(a.Frame()), "internal error: later") {
+		t.Fatalf("after a panic in a command:\n%s", plain(a.Frame()))
 	}
 }

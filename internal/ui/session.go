@@ -170,6 +170,11 @@ func (v *SessionView) startFollow(o *ops.Ops, sess *ops.Session) tea.Cmd {
 	v.live = true
 	go func() {
 		defer sess.Close()
+		defer func() {
+			if p := recover(); p != nil && ctx.Err() == nil {
+				ch <- followMsg{err: fmt.Errorf("internal error: %v", p), done: true}
+			}
+		}()
 		err := o.Follow(ctx, sess, ops.FollowQuery{IncludeTools: true, Raw: true, Poll: 250 * time.Millisecond,
 			Notice: func(line string) {
 				select {
