@@ -1,0 +1,126 @@
+package ui
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/openclaw/sessions/internal/config"
+	"github.com/openclaw/sessions/internal/ops"
+	"github.com/openclaw/sessions/internal/render"
+	"github.com/openclaw/sessions/internal/state"
+	"github.com/openclaw/sessions/internal/testutil"
+)
+
+// A 200 MB transcript opens in the session view as fast as `history` reads
+// its newest page:
+//
+//	go test -run '^$' -bench 200MB -benchtime 10x ./internal/ui
+
+var (
+	hugeOnce  sync.Once
+	hugeState string
+)
+
+// state200MB is the demo state with agent main's main session's
+// transcript grown to 200 MB (about 200,000 messages of 1 KB).
+func state200MB(b *testing.B) string {
+	hugeOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "ui-bench-huge-")
+		if err != nil {
+			b.Fatal(err)
+		}
+		hugeState = filepath.Join(dir, "state")
+		if err := testutil.CopyTree(testutil.Fixture(b), hugeState); err != nil {
+			b.Fatal(err)
+		}
+		filler := strings.Repeat("lorem ipsum dolor sit amet ", 36)
+		var buf bytes.Buffer
+		for i := 0; buf.Len() < 200<<20; i++ {
+			role := "user"
+			if i%2 == 1 {
+				role = "assistant"
+			}
+			line, _ := json.Marshal(map[string]any{"type": "message", "id": fmt.Sprintf("b%07d", i), "parentId": nil,
+				"timestamp": "2026-11-26T12:00:00.000Z",
+				"message": map[string]any{"role": role, "content": []map[string]any{{"type": "text", "text": fmt.Sprintf("%d %s", i, filler)}},
+					"timestamp": 1795900000000 + i}})
+			buf.Write(line)
+			buf.WriteByte('\n')
+		}
+		p := filepath.Join(hugeState, mainTranscript)
+		f, err := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer f.Close()
+		if _, err := f.Write(buf.Bytes()); err != nil {
+			b.Fatal(err)
+		}
+	})
+	return hugeState
+}
+
+func benchOps(b *testing.B, st string) func() *ops.Ops {
+	home := b.TempDir()
+	getenv := func(string) string { return "" }
+	cfg := ops.Config{StateDir: st, Env: config.Env{Home: home, Getenv: getenv}, Getenv: getenv}
+	return func() *ops.Ops { return ops.New(cfg) }
+}
+
+// BenchmarkHistoryPage200MB: what `sessions history main --limit 50` does —
+// the session, its newest page, the page as text.
+func BenchmarkHistoryPage200MB(b *testing.B) {
+	newOps := benchOps(b, state200MB(b))
+	page := func() int {
+		o := newOps()
+		ctx := context.Background()
+		sess, err := o.Session(ctx, "main", "")
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer sess.Close()
+		res, err := o.History(ctx, sess, ops.HistoryQuery{Limit: pageSize})
+		if err != nil {
+			b.Fatal(err)
+		}
+		var out bytes.Buffer
+		if err := render.Messages(&out, res.Messages); err != nil {
+			b.Fatal(err)
+		}
+		return out.Len()
+	}
+	page()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		page()
+	}
+}
+
+// BenchmarkOpen200MB: Enter on the session until its newest page is drawn
+// (show's fields arrive beside it, on their own).
+func BenchmarkOpen200MB(b *testing.B) {
+	env := Env{Ops: benchOps(b, state200MB(b)), Styles: NewStyles(true), Now: time.Now}
+	open := func() string {
+		v := NewSessionView(env, state.Row{Key: "main", AgentID: "main", Kind: "main"})
+		v.Update(v.readNewest()())
+		defer v.Close()
+		return v.Render(160, 48)
+	}
+	if frame := plain(open()); !strings.Contains(frame, "lorem ipsum") {
+		b.Fatalf("frame:\n%s", frame)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		open()
+	}
+}
