@@ -51,7 +51,13 @@ func TestInteropUIBesideGateway(t *testing.T) {
 			if err := os.WriteFile(engine, []byte(testutil.EngineScript), 0o755); err != nil {
 				t.Fatal(err)
 			}
-			env := relEnv(root, "SESSIONS_ENGINE=exec:sh '"+engine+"'", "SESSIONS_RUNNER_EXE="+bin,
+			// 2026.1.30: our runner with the fake engine; 2026.9.6 takes the
+			// writes itself: the turn is the gateway's (auto), its mock LLM's reply
+			eng := "SESSIONS_ENGINE=exec:sh '" + engine + "'"
+			if version != "2026.1.30" {
+				eng = "SESSIONS_ENGINE=auto"
+			}
+			env := relEnv(root, eng, "SESSIONS_RUNNER_EXE="+bin,
 				"XDG_CONFIG_HOME="+filepath.Join(root, "xdg-config"), "XDG_STATE_HOME="+filepath.Join(root, "xdg-state"))
 			u := startUI(t, 140, 36, env, bin, "--state-dir", g.StateDir, "--config", g.ConfigPath, "ui", "--all-agents")
 			u.waitText("KEY", "ui-interop", "live")
