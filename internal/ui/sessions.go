@@ -76,10 +76,11 @@ type busyMsg struct {
 
 type busyTickMsg struct{}
 
-// Init loads the listing and what is busy.
+// Init loads the listing; what is busy is read once it is drawn (the
+// first frame waits for nothing else).
 func (v *SessionsView) Init() tea.Cmd {
 	v.busyAsked = true
-	return tea.Batch(v.load(), v.loadBusy())
+	return v.load()
 }
 
 func (v *SessionsView) load() tea.Cmd {
@@ -148,18 +149,24 @@ func (v *SessionsView) Update(msg tea.Msg) (View, tea.Cmd) {
 			return v, status(msg.err.Error(), true)
 		}
 		v.err = nil
+		first := !v.loaded
 		v.loaded = true
 		v.multiAgent, v.fleet = msg.res.MultiAgent || v.opts.AllAgents, msg.res.Fleet
 		v.list.set(msg.res.Sessions)
 		v.reselect()
+		var busy tea.Cmd
+		if first || !v.busyAsked {
+			v.busyAsked = true
+			busy = v.loadBusy()
+		}
 		if msg.res.Errors != nil && len(*msg.res.Errors) > 0 {
 			var hosts []string
 			for _, e := range *msg.res.Errors {
 				hosts = append(hosts, e.Context)
 			}
-			return v, status("some contexts failed: "+strings.Join(hosts, ", "), true)
+			return v, tea.Batch(busy, status("some contexts failed: "+strings.Join(hosts, ", "), true))
 		}
-		return v, nil
+		return v, busy
 	case busyMsg:
 		v.busyAsked = false
 		if msg.err != nil {
@@ -267,7 +274,7 @@ func (v *SessionsView) key(msg tea.KeyPressMsg) tea.Cmd {
 		v.reselect()
 	case key.Matches(msg, keyReload):
 		v.busyAsked = true
-		return tea.Batch(v.load(), v.loadBusy(), status("reading the listing again…", false))
+		return tea.Batch(v.load(), status("reading the listing again…", false))
 	case key.Matches(msg, keyOpen):
 		if r := v.Selected(); r != nil {
 			return push(NewSessionView(v.env, *r))
