@@ -51,8 +51,9 @@ type App struct {
 	cancel context.CancelFunc
 	events chan ops.WatchEvent
 	werr   chan error
-	// Live: the feed has begun (ready was called).
-	live bool
+	// Live: the feed has begun (ready was called); watching: it was
+	// started.
+	live, watching bool
 }
 
 // global keys, listed in the help.
@@ -97,13 +98,26 @@ type watchReadyMsg struct{}
 // watchErrMsg: the feed stopped with an error.
 type watchErrMsg struct{ err error }
 
-// Init starts the feed and the bottom view.
+// Init starts the bottom view; the feed starts once its listing is in
+// (see maybeWatch).
 func (a *App) Init() tea.Cmd {
-	cmds := []tea.Cmd{a.wrap(a.ids[0], a.stack[0].Init())}
-	if a.opts.Watch != nil {
-		cmds = append(cmds, a.startWatch())
+	return a.wrap(a.ids[0], a.stack[0].Init())
+}
+
+// maybeWatch starts the feed after the first listing: each reads every
+// store, and one at a time a 10,000-session store stays within the
+// memory a terminal view may take. The listing is read once more when
+// the feed is ready, so that nothing written in between is missed.
+func (a *App) maybeWatch() tea.Cmd {
+	if a.opts.Watch == nil || a.watching {
+		return nil
 	}
-	return tea.Batch(cmds...)
+	sv, ok := a.stack[0].(*SessionsView)
+	if !ok || (!sv.loaded && sv.err == nil) {
+		return nil
+	}
+	a.watching = true
+	return a.startWatch()
 }
 
 // startWatch runs the feed in the background; events reach Update through
@@ -266,12 +280,15 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case PushMsg:
 		return a.push(msg.View)
 	case routedMsg:
-		return a, a.deliver(msg)
+		return a, tea.Batch(a.deliver(msg), a.maybeWatch())
 	case StatusMsg:
 		a.status, a.statusErr = msg.Text, msg.Err
 		return a, nil
 	case watchReadyMsg:
 		a.live = true
+		if sv, ok := a.stack[0].(*SessionsView); ok && sv.loaded {
+			return a, a.wrap(a.ids[0], sv.load())
+		}
 		return a, nil
 	case watchErrMsg:
 		a.live = false

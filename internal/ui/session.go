@@ -110,9 +110,11 @@ type followMsg struct {
 }
 
 // Init reads show's fields and the newest page, then follows.
+// show's read comes after the page: both read the store, and show counts
+// every message of the transcript — the newest page is drawn first.
 func (v *SessionView) Init() tea.Cmd {
 	v.showing = true
-	return tea.Batch(v.readShow(), v.readNewest())
+	return v.readNewest()
 }
 
 func (v *SessionView) readShow() tea.Cmd {
@@ -283,7 +285,9 @@ func (v *SessionView) Update(msg tea.Msg) (View, tea.Cmd) {
 					return v, catch
 				}
 				v.showing = true
-				return v, tea.Batch(v.readShow(), catch)
+				// a moment later: the feed has just read the store too
+				read := v.readShow()
+				return v, tea.Batch(tea.Tick(300*time.Millisecond, func(time.Time) tea.Msg { return read() }), catch)
 			case "removed":
 				return v, status(v.row.Key+" was removed", true)
 			case "message":
@@ -315,6 +319,7 @@ func (v *SessionView) page(msg pageMsg) tea.Cmd {
 		if !msg.older {
 			v.histErr = msg.err
 			v.opened = true
+			return tea.Batch(v.readShow(), status("cannot read the transcript: "+msg.err.Error(), true))
 		}
 		return status("cannot read the transcript: "+msg.err.Error(), true)
 	}
@@ -333,13 +338,14 @@ func (v *SessionView) page(msg pageMsg) tea.Cmd {
 	}
 	v.opened = true
 	v.msgs = append(v.msgs, parsed...)
+	show := v.readShow() // v.showing was set by Init
 	if msg.sess != nil && !res.Orphan {
-		return v.startFollow(v.opsFor(), msg.sess)
+		return tea.Batch(show, v.startFollow(v.opsFor(), msg.sess))
 	}
 	if msg.sess != nil {
 		msg.sess.Close()
 	}
-	return nil
+	return show
 }
 
 // add appends followed messages not drawn yet; it returns how many.

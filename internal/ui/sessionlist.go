@@ -44,6 +44,9 @@ type sessionList struct {
 }
 
 func (l *sessionList) set(rows []state.Row) {
+	for i := range rows {
+		lean(&rows[i])
+	}
 	l.rows = rows
 	l.at = make(map[string]int, len(rows))
 	for i, r := range rows {
@@ -51,6 +54,10 @@ func (l *sessionList) set(rows []state.Row) {
 	}
 	l.dirty = true
 }
+
+// lean drops what a row holds besides its fields (the store it came from,
+// its entry): the view keeps 10,000 rows, not the stores behind them.
+func lean(r *state.Row) { r.Entry, r.Store, r.Messages = nil, nil, nil }
 
 // apply updates the rows from one event; it reports whether they changed.
 func (l *sessionList) apply(ev ops.WatchEvent) bool {
@@ -61,6 +68,7 @@ func (l *sessionList) apply(ev ops.WatchEvent) bool {
 			return false
 		}
 		r := *ev.Session
+		lean(&r)
 		if i, ok := l.at[id]; ok {
 			l.rows[i] = r
 		} else {

@@ -4,6 +4,7 @@ package ui
 import (
 	"context"
 	"os"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -98,6 +99,11 @@ func run(o *Options) error {
 	if err != nil {
 		return err
 	}
+	// A long-lived view of many sessions: the garbage of each re-read is
+	// collected before the heap doubles (unless GOMEMLIMIT says otherwise).
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(memoryLimit)
+	}
 	color := f.IO.ColorEnabled() && !o.NoColor
 	env := tui.Env{Ops: f.NewOps, Styles: tui.NewStyles(color), Now: f.Now}
 	if env.Now == nil {
@@ -120,6 +126,9 @@ func run(o *Options) error {
 	_, err = tea.NewProgram(app, opts...).Run()
 	return err
 }
+
+// memoryLimit is the heap the UI's collector aims to stay under.
+const memoryLimit = 96 << 20
 
 // scopeText says where the sessions come from, for the header.
 func scopeText(f *cmdutil.Factory, o *Options, sc ops.Scope) string {
