@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -24,20 +23,12 @@ import (
 //
 //	go test -run '^$' -bench 200MB -benchtime 10x ./internal/ui
 
-var (
-	hugeOnce  sync.Once
-	hugeState string
-)
-
 // state200MB is the demo state with agent main's main session's
-// transcript grown to 200 MB (about 200,000 messages of 1 KB).
+// transcript grown to 200 MB (about 200,000 messages of 1 KB), in a
+// temporary dir of b.
 func state200MB(b *testing.B) string {
-	hugeOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "ui-bench-huge-")
-		if err != nil {
-			b.Fatal(err)
-		}
-		hugeState = filepath.Join(dir, "state")
+	hugeState := filepath.Join(b.TempDir(), "state")
+	func() {
 		if err := testutil.CopyTree(testutil.Fixture(b), hugeState); err != nil {
 			b.Fatal(err)
 		}
@@ -64,7 +55,7 @@ func state200MB(b *testing.B) string {
 		if _, err := f.Write(buf.Bytes()); err != nil {
 			b.Fatal(err)
 		}
-	})
+	}()
 	return hugeState
 }
 

@@ -2,8 +2,6 @@ package ui_test
 
 import (
 	"bytes"
-	"os"
-	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
@@ -17,7 +15,6 @@ import (
 	"github.com/openclaw/sessions/internal/config"
 	"github.com/openclaw/sessions/internal/iostreams"
 	"github.com/openclaw/sessions/internal/ops"
-	"github.com/openclaw/sessions/internal/testutil"
 	"github.com/openclaw/sessions/internal/testutil/storegen"
 	tui "github.com/openclaw/sessions/internal/ui"
 )
@@ -29,32 +26,9 @@ import (
 //
 // BenchmarkFirstFrame10k against BenchmarkListJSONAll10k (the first frame
 // within 1.5× of `list --json --limit all` on the same 10,000-session
-// store; heapMB is the heap the UI holds then), BenchmarkOpen200MB against
+// store; uiHeapMB is the heap the app holds then), BenchmarkOpen200MB against
 // BenchmarkHistoryPage200MB (a 200 MB transcript's newest page in the
 // session view and in `history`).
-
-var (
-	bigOnce  sync.Once
-	bigState string
-)
-
-// store10k is a 10,000-session state dir (storegen), shared by the
-// benchmarks of one run.
-func store10k(b *testing.B) string {
-	bigOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "ui-bench-")
-		if err != nil {
-			b.Fatal(err)
-		}
-		b.Cleanup(func() {}) // the dir outlives one benchmark; removed by the OS temp policy
-		bigState = filepath.Join(dir, "state")
-		src := storegen.State(b, 10_000)
-		if err := testutil.CopyTree(src, bigState); err != nil {
-			b.Fatal(err)
-		}
-	})
-	return bigState
-}
 
 func runCLI(b *testing.B, args ...string) *bytes.Buffer {
 	ios, _, out, errOut := iostreams.Test()
@@ -124,7 +98,7 @@ func firstFrame(b *testing.B, env tui.Env) (*tui.App, string) {
 }
 
 func BenchmarkListJSONAll10k(b *testing.B) {
-	state := store10k(b)
+	state := storegen.State(b, 10_000)
 	if out := runCLI(b, "--state-dir", state, "list", "--all-agents", "--json", "--limit", "all"); !bytes.Contains(out.Bytes(), []byte(`"totalCount": 10000`)) {
 		b.Fatalf("unexpected output: %.80s", out)
 	}
@@ -136,22 +110,28 @@ func BenchmarkListJSONAll10k(b *testing.B) {
 }
 
 func BenchmarkFirstFrame10k(b *testing.B) {
-	state := store10k(b)
+	state := storegen.State(b, 10_000)
 	env := benchEnv(b, state)
 	if _, frame := firstFrame(b, env); !strings.Contains(ansi.Strip(frame), "sessions 10000") {
 		b.Fatalf("first frame:\n%s", ansi.Strip(frame))
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
-	var app *tui.App
 	for b.Loop() {
-		app, _ = firstFrame(b, env)
+		firstFrame(b, env)
 	}
 	b.StopTimer()
-	runtime.GC()
-	runtime.GC()
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	b.ReportMetric(float64(ms.HeapAlloc)/1e6, "heapMB")
+	// uiHeapMB: the heap the app holds once its first frame is drawn.
+	heap := func() uint64 {
+		runtime.GC()
+		runtime.GC()
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		return ms.HeapAlloc
+	}
+	before := heap()
+	app, _ := firstFrame(b, env)
+	after := heap()
+	b.ReportMetric(float64(int64(after)-int64(before))/1e6, "uiHeapMB")
 	runtime.KeepAlive(app)
 }
