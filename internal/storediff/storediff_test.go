@@ -138,7 +138,10 @@ func TestDiffEdits(t *testing.T) {
 		new      []member
 		from, to int // the region expected (-1: not found)
 	}{
-		{"one field", edit(func(m []member) []member { m[2].val = strings.Replace(m[2].val, `"totalTokens":14`, `"totalTokens":99`, 1); return m }), 2, 3},
+		{"one field", edit(func(m []member) []member {
+			m[2].val = strings.Replace(m[2].val, `"totalTokens":14`, `"totalTokens":99`, 1)
+			return m
+		}), 2, 3},
 		{"first", edit(func(m []member) []member { m[0].val = `{"sessionId":"x"}`; return m }), 0, 1},
 		{"last", edit(func(m []member) []member { m[5].val = `{"sessionId":"x"}`; return m }), 5, 6},
 		{"added at the end", edit(func(m []member) []member { return append(m, member{"agent:main:new", `{"sessionId":"n"}`}) }), 5, 6},
@@ -176,8 +179,8 @@ func TestDiffEdits(t *testing.T) {
 func TestDiffOtherLayouts(t *testing.T) {
 	base := pretty(store(3))
 	for _, s := range []string{
-		`{"agent:main:s0":{"sessionId":"id-0"}}`,   // compact
-		"{\n\t\"agent:main:s0\": {}\n}",            // tabs
+		`{"agent:main:s0":{"sessionId":"id-0"}}`,    // compact
+		"{\n\t\"agent:main:s0\": {}\n}",             // tabs
 		"{\n  // JSON5\n  \"agent:main:s0\": {}\n}", // comments
 	} {
 		if l, ok := Scan([]byte(s)); ok && len(l.Starts) > 0 {
