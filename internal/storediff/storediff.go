@@ -6,85 +6,194 @@
 //
 // In that layout every top-level member starts on its own line at indent 2
 // ("\n  \"KEY\": {…}"), and that byte sequence occurs nowhere else: a JSON
-// string holds no raw newline, nested members are indented deeper. So the
-// common prefix and suffix of the two versions (compared at memory speed)
-// bound the members that changed, and only those are parsed. Anything
-// else — another layout, a change outside whole members — is reported as
-// not found, and the caller parses the file in full. It does no I/O.
+// string holds no raw newline, nested members are indented deeper. An Index
+// keeps a hash of each member's text by key (xxHash64); Diff reads a new version once
+// (finding the member lines and hashing each member at memory speed) and
+// returns only the members whose text is new, and the keys that went.
+// Anything else — another layout, a duplicate key, a stray comma — is
+// reported as not found, and the caller parses the file in full. It does no
+// I/O.
 package storediff
 
 import (
 	"bytes"
 	"encoding/json"
 	"unicode/utf8"
+
+	"github.com/cespare/xxhash/v2"
 )
 
 // memberStart precedes every top-level member's key.
 var memberStart = []byte("\n  \"")
 
-// Layout is where the members of a store file lie.
-type Layout struct {
-	// Starts[i] is the offset of member i's line: the "\n" before its
-	// key. Member i's chunk is data[Starts[i]:Starts[i+1]] (its text and
-	// the "," after it), the last one's ends at End.
-	Starts []int
-	// Keys[i] is member i's key.
-	Keys []string
-	// End is the offset of the "\n}" (or, empty, the "}") closing the
-	// object.
-	End int
+// Index is what a store's last version was: each member's key and the hash
+// of its text.
+type Index struct {
+	gen     uint32
+	members map[string]*member
 }
 
-// Scan returns data's layout, or false when data is not laid out one
-// member per line at indent 2 (then it must be parsed in full).
-func Scan(data []byte) (Layout, bool) {
-	var l Layout
+type member struct {
+	hash uint64
+	n    int    // its text's length
+	gen  uint32 // the Diff that last saw it
+}
+
+// Len is how many members the indexed version has.
+func (ix *Index) Len() int { return len(ix.members) }
+
+// Scan indexes data, or returns false when it is not laid out one member
+// per line at indent 2 (or has a key twice): parse such a file in full.
+func Scan(data []byte) (*Index, bool) {
+	ix := &Index{members: map[string]*member{}}
+	if _, _, ok := ix.diff(data); !ok {
+		return nil, false
+	}
+	return ix, true
+}
+
+// Region is what changed: the members of New (a JSON object holding just
+// them, in file order; Keys are their keys) are new or changed, the
+// members under Removed are gone. Same: nothing changed.
+type Region struct {
+	New     []byte
+	Keys    []string
+	Removed []string
+	Same    bool
+}
+
+// Diff compares a new version of the store with the indexed one and, when
+// found, updates the index to it. When not found (another layout, a key
+// twice, a member out of place) the index is no longer usable: Scan the
+// version once it is parsed in full.
+func (ix *Index) Diff(data []byte) (Region, bool) {
+	changed, removed, ok := ix.diff(data)
+	if !ok {
+		ix.members = nil
+		return Region{}, false
+	}
+	if len(changed) == 0 && len(removed) == 0 {
+		return Region{Same: true}, true
+	}
+	r := Region{Removed: removed}
+	n := 3
+	for _, c := range changed {
+		n += len(c.text) + 1
+	}
+	r.New = make([]byte, 0, n)
+	r.New = append(r.New, '{')
+	for i, c := range changed {
+		if i > 0 {
+			r.New = append(r.New, ',')
+		}
+		r.New = append(r.New, c.text...)
+		r.Keys = append(r.Keys, c.key)
+	}
+	r.New = append(r.New, "\n}"...)
+	return r, true
+}
+
+type changedMember struct {
+	key  string
+	text []byte // "\n  \"KEY\": {…}" without the comma after it
+}
+
+// diff walks data's members once: hashes each, keeps the changed ones and
+// marks the others seen; what was not seen was removed.
+func (ix *Index) diff(data []byte) (changed []changedMember, removed []string, ok bool) {
+	if ix.members == nil {
+		return nil, nil, false
+	}
 	t := bytes.TrimRight(data, " \t\r\n")
-	if len(t) < 2 || data[0] != '{' || t[len(t)-1] != '}' {
-		return l, false
+	if len(t) < 4 || data[0] != '{' || !bytes.HasSuffix(t, []byte("\n}")) || !bytes.HasPrefix(data[1:], memberStart) {
+		return nil, nil, false // empty ("{}"), or another layout
 	}
-	if len(bytes.TrimSpace(t[1:len(t)-1])) == 0 {
-		l.End = len(t) - 1
-		return l, true
-	}
-	if !bytes.HasSuffix(t, []byte("\n}")) {
-		return l, false
-	}
-	l.End = len(t) - 2
-	starts, keys, ok := members(data, 1, l.End)
-	if !ok || len(starts) == 0 || starts[0] != 1 {
-		return l, false
-	}
-	l.Starts, l.Keys = starts, keys
-	return l, true
-}
-
-// members finds the member lines in data[lo:hi], where lo is a member's
-// line or hi: each after the first must follow a ",".
-func members(data []byte, lo, hi int) (starts []int, keys []string, ok bool) {
-	for at := lo; at < hi; {
-		i := bytes.Index(data[at:hi], memberStart)
-		if i < 0 {
-			break
-		}
-		s := at + i
-		if (s == lo) != (len(starts) == 0) || s != lo && data[s-1] != ',' {
+	end := len(t) - 2
+	ix.gen++
+	gen := ix.gen
+	for pos := 1; pos < end; {
+		kb, esc, kok := keyBytes(data[pos+len(memberStart)-1 : end])
+		if !kok {
 			return nil, nil, false
 		}
-		key, ok := keyAt(data[s+len(memberStart)-1 : hi])
-		if !ok {
+		var key string
+		if esc {
+			if key, kok = unescape(kb); !kok {
+				return nil, nil, false
+			}
+		}
+		var m *member
+		if esc {
+			m = ix.members[key]
+		} else {
+			m = ix.members[string(kb[1:len(kb)-1])] // no copy for a lookup
+		}
+		if m != nil && m.gen == gen {
+			return nil, nil, false // a key twice: JSON.parse keeps the last; parse it in full
+		}
+		// The member as it was, where it was: its text hashes the same and
+		// the next member (or the end) follows. No search for the next
+		// member line then: the hash is the one pass over its bytes.
+		if m != nil && pos+m.n <= end {
+			after := pos + m.n
+			if (after == end || data[after] == ',' && bytes.HasPrefix(data[after+1:end], memberStart)) &&
+				xxhash.Sum64(data[pos:after]) == m.hash {
+				m.gen = gen
+				pos = after
+				if after < end {
+					pos++
+				}
+				continue
+			}
+		}
+		next := end
+		if i := bytes.Index(data[pos+len(memberStart):end], memberStart); i >= 0 {
+			next = pos + len(memberStart) + i
+		}
+		chunk := data[pos:next]
+		last := next == end
+		if last == (chunk[len(chunk)-1] == ',') {
+			return nil, nil, false // every member but the last ends with ","
+		}
+		text := chunk
+		if !last {
+			text = chunk[:len(chunk)-1]
+		}
+		if len(kb) > len(text)-len(memberStart)+1 {
 			return nil, nil, false
 		}
-		starts, keys = append(starts, s), append(keys, key)
-		at = s + len(memberStart)
+		h := xxhash.Sum64(text)
+		if !esc {
+			key = string(kb[1 : len(kb)-1])
+		}
+		changed = append(changed, changedMember{key, text})
+		if m != nil {
+			m.hash, m.n, m.gen = h, len(text), gen
+		} else {
+			ix.members[key] = &member{hash: h, n: len(text), gen: gen}
+		}
+		pos = next
 	}
-	return starts, keys, true
+	for k, m := range ix.members {
+		if m.gen != gen {
+			removed = append(removed, k)
+			delete(ix.members, k)
+		}
+	}
+	return changed, removed, true
 }
 
-// keyAt reads the JSON string at the start of b (valid UTF-8 only: the
-// parsers differ on the rest, which is parsed in full).
-func keyAt(b []byte) (string, bool) {
-	esc := false
+// unescape decodes a JSON string with escapes.
+func unescape(kb []byte) (string, bool) {
+	var s string
+	err := json.Unmarshal(kb, &s)
+	return s, err == nil
+}
+
+// keyBytes is the JSON string at the start of b, quotes included, and
+// whether it has escapes; valid UTF-8 only (the parsers differ on the
+// rest, which is parsed in full).
+func keyBytes(b []byte) (kb []byte, esc, ok bool) {
 	for i := 1; i < len(b); i++ {
 		switch b[i] {
 		case '\\':
@@ -92,146 +201,12 @@ func keyAt(b []byte) (string, bool) {
 			i++
 		case '"':
 			if !utf8.Valid(b[1:i]) {
-				return "", false
+				return nil, false, false
 			}
-			if !esc {
-				return string(b[1:i]), true
-			}
-			var s string
-			if json.Unmarshal(b[:i+1], &s) != nil {
-				return "", false
-			}
-			return s, true
+			return b[:i+1], esc, true
 		case '\n':
-			return "", false
+			return nil, false, false
 		}
 	}
-	return "", false
-}
-
-// Region says what changed: old's members [From, To) are replaced by the
-// members of New (a JSON object holding just them, in file order).
-type Region struct {
-	From, To int
-	New      []byte
-	Keys     []string // the keys of New's members, in order
-	// Same: the two versions are byte for byte the same.
-	Same bool
-}
-
-// Diff compares the new version of a store with the old one (laid out as
-// ol) and returns the region that changed and the new version's layout.
-// ok is false when the change is not confined to whole members of this
-// layout, or the new version is not laid out so: parse it in full.
-func Diff(old, new []byte, ol Layout) (r Region, nl Layout, ok bool) {
-	n := min(len(old), len(new))
-	p := commonPrefix(old[:n], new[:n])
-	if p == len(old) && p == len(new) {
-		return Region{Same: true}, ol, true
-	}
-	s := commonSuffix(old[p:], new[p:])
-	e := len(old) - s // old's changed bytes are [p, e)
-	if len(ol.Starts) == 0 || p < ol.Starts[0] || ol.End < e {
-		return r, nl, false
-	}
-	delta := len(new) - len(old)
-	// The chunks holding a changed byte: From holds p; To is the first
-	// chunk wholly in the common suffix.
-	from := lastAtOrBefore(ol.Starts, p)
-	to := firstAtOrAfter(ol.Starts, e, from+1)
-	lo := ol.Starts[from]
-	hi := ol.End + delta
-	if to < len(ol.Starts) {
-		hi = ol.Starts[to] + delta
-	}
-	if hi < lo || hi > len(new) {
-		return r, nl, false
-	}
-	chunk := new[lo:hi]
-	last := to == len(ol.Starts)
-	// Every chunk but the file's last ends with the ",": the members in
-	// the region end with one unless they are the file's last.
-	switch {
-	case len(chunk) == 0:
-		if last && from > 0 {
-			return r, nl, false // "…,\n}": the member before lost its successor, not its comma
-		}
-	case last == (chunk[len(chunk)-1] == ','):
-		return r, nl, false
-	}
-	starts, keys, ok := members(new, lo, lo+len(chunk))
-	if !ok || len(chunk) > 0 && (len(starts) == 0 || starts[0] != lo) {
-		return r, nl, false
-	}
-	body := bytes.TrimSuffix(chunk, []byte(","))
-	obj := make([]byte, 0, len(body)+3)
-	obj = append(append(append(obj, '{'), body...), "\n}"...)
-	nl.Starts = make([]int, 0, len(ol.Starts)-(to-from)+len(starts))
-	nl.Starts = append(append(nl.Starts, ol.Starts[:from]...), starts...)
-	nl.Keys = make([]string, 0, cap(nl.Starts))
-	nl.Keys = append(append(nl.Keys, ol.Keys[:from]...), keys...)
-	for i := to; i < len(ol.Starts); i++ {
-		nl.Starts = append(nl.Starts, ol.Starts[i]+delta)
-		nl.Keys = append(nl.Keys, ol.Keys[i])
-	}
-	nl.End = ol.End + delta
-	if len(nl.Starts) == 0 {
-		return r, nl, false // the store emptied: "{\n}" is another layout
-	}
-	return Region{From: from, To: to, New: obj, Keys: keys}, nl, true
-}
-
-// commonPrefix is how many leading bytes a and b (same length) share.
-func commonPrefix(a, b []byte) int {
-	const block = 4096
-	i := 0
-	for i+block <= len(a) && bytes.Equal(a[i:i+block], b[i:i+block]) {
-		i += block
-	}
-	for i < len(a) && a[i] == b[i] {
-		i++
-	}
-	return i
-}
-
-// commonSuffix is how many trailing bytes a and b share.
-func commonSuffix(a, b []byte) int {
-	const block = 4096
-	n := 0
-	m := min(len(a), len(b))
-	for n+block <= m && bytes.Equal(a[len(a)-n-block:len(a)-n], b[len(b)-n-block:len(b)-n]) {
-		n += block
-	}
-	for n < m && a[len(a)-n-1] == b[len(b)-n-1] {
-		n++
-	}
-	return n
-}
-
-// lastAtOrBefore is the index of the last of the sorted xs <= v (xs[0] <= v).
-func lastAtOrBefore(xs []int, v int) int {
-	lo, hi := 0, len(xs)
-	for hi-lo > 1 {
-		m := (lo + hi) / 2
-		if xs[m] <= v {
-			lo = m
-		} else {
-			hi = m
-		}
-	}
-	return lo
-}
-
-// firstAtOrAfter is the index of the first of xs[from:] >= v, or len(xs).
-func firstAtOrAfter(xs []int, v, from int) int {
-	lo, hi := from, len(xs)
-	for lo < hi {
-		m := (lo + hi) / 2
-		if xs[m] >= v {
-			hi = m
-		} else {
-			lo = m + 1
-		}
-	}
-	return lo
+	return nil, false, false
 }
