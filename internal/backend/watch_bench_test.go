@@ -35,7 +35,14 @@ func watch10k(b *testing.B, messages bool) (*localWatch, string) {
 // find the members that changed (storediff: the common prefix and suffix
 // of the two versions), parse and diff the one, the updated event.
 // Writing the file is not timed.
-func BenchmarkWatchOneChange10k(b *testing.B) {
+func BenchmarkWatchOneChange10k(b *testing.B) { benchOneChange(b, false) }
+
+// BenchmarkWatchOneChange10kFull: the same change read as a feed without
+// storediff would (and this one does for another layout): the whole store
+// parsed again, every entry compared.
+func BenchmarkWatchOneChange10kFull(b *testing.B) { benchOneChange(b, true) }
+
+func benchOneChange(b *testing.B, full bool) {
 	w, path := watch10k(b, false)
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -67,6 +74,9 @@ func BenchmarkWatchOneChange10k(b *testing.B) {
 			b.Fatal(err)
 		}
 		b.StartTimer()
+		if full {
+			js.index = nil
+		}
 		c0, s0 := cpuTime(), sysTime()
 		evs, err := w.loadJSON(js, false)
 		cpu += cpuTime() - c0
