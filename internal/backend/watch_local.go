@@ -7,6 +7,8 @@ import (
 	"errors"
 	"io"
 	"io/fs"
+	"maps"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -20,9 +22,11 @@ import (
 	"github.com/openclaw/sessions/internal/era"
 	"github.com/openclaw/sessions/internal/fsutil"
 	"github.com/openclaw/sessions/internal/keys"
+	"github.com/openclaw/sessions/internal/mapfile"
 	"github.com/openclaw/sessions/internal/sqlitestore"
 	"github.com/openclaw/sessions/internal/state"
 	"github.com/openclaw/sessions/internal/store"
+	"github.com/openclaw/sessions/internal/storediff"
 	"github.com/openclaw/sessions/internal/transcript"
 	"github.com/openclaw/sessions/internal/watch"
 )
@@ -41,19 +45,31 @@ import (
 // as every reader here does), re-read the session rows and read the
 // transcript events added since (by rowid).
 func (l *Local) Watch(ctx context.Context, q WatchQuery, ready func(), emit func([]watch.Event) error) error {
-	s, err := l.State()
+	w, err := l.startWatch(q, emit)
 	if err != nil {
 		return err
 	}
+	defer w.close()
+	if ready != nil {
+		ready()
+	}
+	return w.run(ctx)
+}
+
+// startWatch sets the watches up and takes the first snapshot.
+func (l *Local) startWatch(q WatchQuery, emit func([]watch.Event) error) (*localWatch, error) {
+	s, err := l.State()
+	if err != nil {
+		return nil, err
+	}
 	agents, err := s.AgentsInScope(q.AllAgents)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	w := &localWatch{l: l, s: s, q: q, emit: emit, stores: map[string]*jsonStore{}, dirs: map[string]bool{},
 		byPath: map[string]*jsonStore{}, pending: map[string]bool{}}
 	if fw, err := fsnotify.NewWatcher(); err == nil {
 		w.fw = fw
-		defer fw.Close()
 	} else {
 		l.debug("watch: no file events; checking the stores' stamps every tick", "err", err)
 	}
@@ -71,21 +87,29 @@ func (l *Local) Watch(ctx context.Context, q WatchQuery, ready func(), emit func
 		}
 		js.agents[agent] = true
 	}
+	fail := func(err error) (*localWatch, error) {
+		w.close()
+		return nil, err
+	}
 	for _, js := range w.order {
 		w.watchDir(filepath.Dir(js.path))
 		if _, err := w.loadJSON(js, true); err != nil {
-			return err
+			return fail(err)
 		}
 	}
 	for _, a := range w.dbs {
 		if _, err := w.loadSQLite(a, true); err != nil {
-			return err
+			return fail(err)
 		}
 	}
-	if ready != nil {
-		ready()
+	return w, nil
+}
+
+// close releases the file watches and the stores' mappings.
+func (w *localWatch) close() {
+	if w.fw != nil {
+		w.fw.Close()
 	}
-	return w.run(ctx)
 }
 
 func (l *Local) debug(msg string, kv ...any) {
@@ -119,9 +143,12 @@ type jsonStore struct {
 	agents map[string]bool // the agents in scope it holds
 	stamp  fsutil.Stamp
 	dirty  bool
-	snap   watch.Snapshot
-	metas  map[watch.ID]store.Meta // the entry each item was built from
-	ids    map[string]watch.ID     // transcript path → session
+	// index is the hash of each member of the store's last version (nil:
+	// the next change reads the whole file).
+	index *storediff.Index
+	snap  watch.Snapshot
+	metas map[watch.ID]store.Meta // the entry each item was built from
+	ids   map[string]watch.ID     // transcript path → session
 }
 
 // sqliteAgent is one SQLite-era agent's store in the feed.
@@ -261,8 +288,8 @@ func (w *localWatch) agentOf(js *jsonStore, key string) string {
 // for entries whose fields differ from the ones prev was built from.
 func (w *localWatch) rows(st *store.Store, agentOf func(key string) string, prev watch.Snapshot, metas map[watch.ID]store.Meta) (watch.Snapshot, map[watch.ID]store.Meta) {
 	s := w.s
-	next := make(watch.Snapshot, len(prev))
-	nmetas := make(map[watch.ID]store.Meta, len(prev))
+	next := make(watch.Snapshot, len(st.Entries))
+	nmetas := make(map[watch.ID]store.Meta, len(st.Entries))
 	for i := range st.Entries {
 		e := &st.Entries[i]
 		agent := agentOf(e.Key)
@@ -292,24 +319,33 @@ func (w *localWatch) rows(st *store.Store, agentOf func(key string) string, prev
 // read. The first read's error is the feed's; later ones are retried.
 func (w *localWatch) loadJSON(js *jsonStore, first bool) ([]watch.Event, error) {
 	js.dirty = false
-	var stamp fsutil.Stamp
-	if fi, err := os.Stat(js.path); err == nil {
-		stamp = fsutil.StampOf(fi)
+	agentOf := func(key string) string { return w.agentOf(js, key) }
+	// prev and next are the sessions that may have changed, before and
+	// after: every one after a full read, the changed members' after an
+	// incremental one (storediff).
+	var st *store.Store
+	var prev, next watch.Snapshot
+	var metas map[watch.ID]store.Meta
+	partial := false
+	if !first && js.index != nil {
+		st, prev, next, metas, partial = w.readChanged(js, agentOf)
 	}
-	st, err := store.LoadMeta(js.path)
-	if err != nil {
-		if first {
-			return nil, err
+	if !partial {
+		var err error
+		if st, err = w.readAll(js); err != nil {
+			if first {
+				return nil, err
+			}
+			w.l.debug("watch: cannot read the store; retrying at the next change", "path", js.path, "err", err)
+			return nil, nil
 		}
-		w.l.debug("watch: cannot read the store; retrying at the next change", "path", js.path, "err", err)
-		return nil, nil
+		prev = js.snap
+		next, metas = w.rows(st, agentOf, js.snap, js.metas)
 	}
-	js.stamp = stamp
 	w.watchDir(filepath.Dir(js.path))
-	next, metas := w.rows(st, func(key string) string { return w.agentOf(js, key) }, js.snap, js.metas)
 	var evs []watch.Event
 	if !first {
-		evs = watch.Diff(js.snap, next)
+		evs = watch.Diff(prev, next)
 	}
 	// Transcripts: where each new or moved session's transcript is (a
 	// fresh resolver: a cached listing would predate new files).
@@ -344,13 +380,13 @@ func (w *localWatch) loadJSON(js *jsonStore, first bool) ([]watch.Event, error) 
 		ev := &evs[i]
 		switch ev.Kind {
 		case watch.Removed:
-			if p := js.snap[ev.ID].Transcript.Path; p != "" && js.ids[p] == ev.ID {
+			if p := prev[ev.ID].Transcript.Path; p != "" && js.ids[p] == ev.ID {
 				delete(js.ids, p)
 				delete(w.byPath, p)
 			}
 		case watch.Added, watch.Updated:
 			it := next[ev.ID]
-			old, had := js.snap[ev.ID]
+			old, had := prev[ev.ID]
 			if had && old.Row.TranscriptPath != "" && old.Transcript.SessionID == it.Row.SessionID && metas[ev.ID].SessionFile == js.metas[ev.ID].SessionFile {
 				it.Transcript = old.Transcript
 				it.Row.TranscriptPath = old.Row.TranscriptPath
@@ -380,8 +416,137 @@ func (w *localWatch) loadJSON(js *jsonStore, first bool) ([]watch.Event, error) 
 			}
 		}
 	}
-	js.snap, js.metas = next, metas
+	if partial {
+		for id := range prev {
+			delete(js.snap, id)
+			delete(js.metas, id)
+		}
+		maps.Copy(js.snap, next)
+		maps.Copy(js.metas, metas)
+	} else {
+		js.snap, js.metas = next, metas
+	}
 	return evs, nil
+}
+
+// readAll reads the whole store. Where the file is laid out as OpenClaw
+// writes it, each member's hash is kept (storediff), so that the next
+// change parses only the members that changed (readChanged); elsewhere
+// (JSON5, another layout, a system without mappings) every change reads it
+// all.
+func (w *localWatch) readAll(js *jsonStore) (*store.Store, error) {
+	js.index = nil
+	if st, ok := w.readMapped(js); ok {
+		return st, nil
+	}
+	var stamp fsutil.Stamp
+	if fi, err := os.Stat(js.path); err == nil {
+		stamp = fsutil.StampOf(fi)
+	}
+	st, err := store.LoadMeta(js.path)
+	if err == nil {
+		js.stamp = stamp
+	}
+	return st, err
+}
+
+// mapStore maps the store's file (read-only, no copy) with its stamp.
+func mapStore(path string) ([]byte, fsutil.Stamp, bool) {
+	if !mapfile.Mmap {
+		return nil, fsutil.Stamp{}, false
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fsutil.Stamp{}, false
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() == 0 || fi.Size() > math.MaxInt32 {
+		return nil, fsutil.Stamp{}, false
+	}
+	data, err := mapfile.Map(f, int(fi.Size()))
+	if err != nil {
+		return nil, fsutil.Stamp{}, false
+	}
+	return data, fsutil.StampOf(fi), true
+}
+
+// readMapped parses the mapped store and indexes the same bytes.
+func (w *localWatch) readMapped(js *jsonStore) (*store.Store, bool) {
+	data, stamp, ok := mapStore(js.path)
+	if !ok {
+		return nil, false
+	}
+	defer mapfile.Unmap(data)
+	var st *store.Store
+	var ix *storediff.Index
+	err := mapfile.Guard(func() error {
+		var err error
+		if ix, ok = storediff.Scan(data); ok {
+			st, err = store.Parse(js.path, data)
+		}
+		return err
+	})
+	if err != nil || !ok || st.JSON5 || len(st.Entries) != ix.Len() {
+		return nil, false
+	}
+	for i := range st.Entries {
+		st.Entries[i].Raw = nil // nothing keeps a pointer into the mapping
+	}
+	js.index, js.stamp = ix, stamp
+	return st, true
+}
+
+// readChanged parses only the members whose text changed since the store
+// was last read (storediff: one pass over the file, hashing each member).
+// prev are the sessions of the members changed or removed, next those of
+// the members changed or added.
+func (w *localWatch) readChanged(js *jsonStore, agentOf func(string) string) (st *store.Store, prev, next watch.Snapshot, metas map[watch.ID]store.Meta, ok bool) {
+	data, stamp, ok := mapStore(js.path)
+	if !ok {
+		return nil, nil, nil, nil, false
+	}
+	if stamp.Equal(js.stamp) {
+		mapfile.Unmap(data)
+		return nil, nil, nil, nil, true // an event, no change
+	}
+	var r storediff.Region
+	found := false
+	err := mapfile.Guard(func() error {
+		r, found = js.index.Diff(data)
+		if found && !r.Same {
+			// r.New is a copy: parsed after the mapping is gone.
+			st, _ = store.Parse(js.path, r.New)
+		}
+		return nil
+	})
+	mapfile.Unmap(data)
+	if err != nil || !found {
+		return nil, nil, nil, nil, false
+	}
+	js.stamp = stamp
+	if r.Same {
+		return nil, nil, nil, nil, true
+	}
+	if st == nil || st.JSON5 || len(st.Entries) != len(r.Keys) {
+		return nil, nil, nil, nil, false
+	}
+	for i, e := range st.Entries {
+		if e.Key != r.Keys[i] {
+			return nil, nil, nil, nil, false
+		}
+	}
+	prev = watch.Snapshot{}
+	for _, k := range append(r.Removed, r.Keys...) {
+		if a := agentOf(k); a != "" {
+			id := watch.ID{Agent: a, Key: w.s.DisplayKey(k)}
+			if it, ok := js.snap[id]; ok {
+				prev[id] = it
+			}
+		}
+	}
+	next, metas = w.rows(st, agentOf, js.snap, js.metas)
+	return st, prev, next, metas, true
 }
 
 // tailJSON reads what was appended to a transcript since it was last read.

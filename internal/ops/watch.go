@@ -153,8 +153,11 @@ func (o *Ops) Watch(ctx context.Context, q WatchQuery, ready func(), emit func(W
 	go func() { readyWG.Wait(); close(started) }()
 	select {
 	case <-started:
-		if ready != nil && ctx.Err() == nil {
-			ready()
+		if ctx.Err() == nil {
+			o.debug("watch: watching for changes", "sources", len(sources))
+			if ready != nil {
+				ready()
+			}
 		}
 	case <-ctx.Done():
 	}
