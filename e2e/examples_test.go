@@ -38,6 +38,7 @@ type example struct {
 //     (the demo's mock provider is not running) or wait for one;
 //   - --follow and watch: they never end, like tail -f;
 //   - mcp --http: it serves until stopped (stdio ends when stdin does);
+//   - ui: it needs a terminal (TestUIInTmux runs it in one);
 //   - --gateway and --context: they need a running gateway;
 //   - zsh syntax (${fpath[1]}): the examples run in bash.
 func TestExamples(t *testing.T) {
@@ -274,6 +275,8 @@ func validityOnly(cmd *cobra.Command, argv []string, line string) string {
 		return "needs a model provider"
 	case "watch":
 		return "watch never ends"
+	case "ui":
+		return "ui needs a terminal"
 	case "mcp":
 		if slices.Contains(argv, "--http") {
 			return "an HTTP server: it serves until stopped"

@@ -52,7 +52,7 @@ NO_COLOR and --no-color.`,
 		Example: `  sessions ui
   sessions ui --all-agents
   sessions ui --context all --kinds main,group
-  NO_COLOR=1 sessions ui --agent ops`,
+  sessions ui --agent ops --no-color`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if kinds != "" {
