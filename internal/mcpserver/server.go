@@ -28,6 +28,9 @@ type Options struct {
 	ReadOnly bool
 	// Version is the server's version, as the client is told.
 	Version string
+	// ResourcePageSize is how many transcripts one resources/list page
+	// lists (0: 100).
+	ResourcePageSize int
 }
 
 // Server is the MCP server of the session tools.
@@ -47,6 +50,7 @@ func New(o Options) *Server {
 		&mcp.ServerOptions{Instructions: instructions})
 	s.mcp.AddReceivingMiddleware(s.guard)
 	s.addTools()
+	s.addResources()
 	return s
 }
 
@@ -64,7 +68,10 @@ then sessions_wait with the runId if it timed out), spawn a sub-agent (sessions_
 (sessions_usage), list send and spawn runs (sessions_runs), check the state dir (sessions_doctor),
 change a session's label or send policy (sessions_patch), and delete, reset or archive sessions
 (sessions_delete, sessions_reset, sessions_archive; dryRun says what would be done). Sessions are named by their key (from sessions_list), their sessionId or
-their label. A failed call says why and what it means, e.g. "not found (exit 4): ...".`
+their label. A failed call says why and what it means, e.g. "not found (exit 4): ...".
+Transcripts are also resources (resources/list, newest first): openclaw-session://AGENT/KEY
+(the key percent-encoded; ?context=NAME on a fleet) is the newest page, as sessions_history returns
+it; when hasMore is true, the same URI with before=nextCursor (the result's _meta.nextUri) is the older page.`
 
 // ops builds the operations layer of one call: fresh, so that nothing a
 // previous call opened is served stale; agent (agentId) overrides the
@@ -86,6 +93,11 @@ func (s *Server) ops(agent string) *ops.Ops {
 // like ours.
 func (s *Server) guard(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (res mcp.Result, err error) {
+		if list, ok := req.(*mcp.ListResourcesRequest); ok && method == "resources/list" {
+			// the transcripts are listed as the sessions are now, not
+			// from resources registered ahead
+			return s.listResources(ctx, list)
+		}
 		call, ok := req.(*mcp.CallToolRequest)
 		if !ok || method != "tools/call" {
 			return next(ctx, method, req)
