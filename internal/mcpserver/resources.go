@@ -122,24 +122,27 @@ func parseTranscriptURI(raw string) (transcriptRef, error) {
 }
 
 // opsOn is the operations layer of one resource read: as every tool's
-// (masked), for agent and, on a fleet, the one context the URI names.
-func (s *Server) opsOn(agent, context string) (*ops.Ops, error) {
+// (masked), for the URI's agent and, on a fleet, the one context it names
+// (which must be one the server serves). A URI without a context on a
+// fleet cannot say which host's session it is.
+func (s *Server) opsOn(uri string, r transcriptRef) (*ops.Ops, error) {
 	c := s.opts.Ops
 	c.Redact = true
-	c.Agent = agent
-	if context != "" {
-		if !s.servesContext(context) {
-			return nil, apperr.NotFoundf("no context %s on this server", context)
-		}
-		c.Contexts, c.Gateway = []string{context}, ""
+	sc, err := ops.New(c).Scope()
+	if err != nil {
+		return nil, err
+	}
+	c.Agent = r.agent
+	switch {
+	case r.context == "" && sc.Fleet:
+		return nil, apperr.Usagef("%s: this server serves several gateways: a transcript URI names its context (?context=NAME, as resources/list gives it)", uri)
+	case r.context == "":
+	case !sc.Fleet || !slices.Contains(sc.Contexts, r.context):
+		return nil, apperr.NotFoundf("%s: this server serves no context %s", uri, r.context)
+	default:
+		c.Contexts, c.Gateway = []string{r.context}, ""
 	}
 	return ops.New(c), nil
-}
-
-// servesContext: the server was started on a fleet that includes name.
-func (s *Server) servesContext(name string) bool {
-	cs := s.opts.Ops.Contexts
-	return slices.Contains(cs, name) || slices.Contains(cs, "all")
 }
 
 // readResource reads a page of a transcript: the session must be one the
@@ -156,7 +159,7 @@ func (s *Server) readResource(ctx context.Context, req *mcp.ReadResourceRequest)
 			return nil, resourceError(uri, err)
 		}
 	}
-	op, err := s.opsOn(r.agent, r.context)
+	op, err := s.opsOn(uri, r)
 	if err != nil {
 		return nil, resourceError(uri, err)
 	}

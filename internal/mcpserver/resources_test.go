@@ -6,12 +6,15 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/openclaw/sessions/internal/gateway/gatewaytest"
 	"github.com/openclaw/sessions/internal/mcpserver"
 	"github.com/openclaw/sessions/internal/ops"
 )
@@ -245,5 +248,82 @@ func TestResourcesAs(t *testing.T) {
 				t.Fatalf("%s: %v", res[0].URI, doc)
 			}
 		})
+	}
+}
+
+// On a fleet (--context all) each resource names its context, two hosts'
+// sessions of the same key are two resources, and each is read, page by
+// page, from its own host; a context the server does not serve is not
+// found.
+func TestResourcesFleet(t *testing.T) {
+	s := newState(t, fixtures[0])
+	row := func(key string, at int64) json.RawMessage {
+		b, _ := json.Marshal(map[string]any{"key": key, "agentId": "main", "updatedAt": at})
+		return b
+	}
+	msgs := func(host string, n int) []json.RawMessage {
+		var out []json.RawMessage
+		for i := range n {
+			b, _ := json.Marshal(map[string]any{"role": "user", "content": []map[string]any{{"type": "text", "text": fmt.Sprintf("%s message %d", host, i)}}, "timestamp": 1795236250000 + i})
+			out = append(out, b)
+		}
+		return out
+	}
+	tokenFile := filepath.Join(s.tmp, "gw.token")
+	if err := os.WriteFile(tokenFile, []byte("gw-tok\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string][]string{}
+	for i, host := range []string{"alpha", "beta"} {
+		gw := gatewaytest.Start(3, "gw-tok", gatewaytest.Data{
+			Sessions: []json.RawMessage{row("agent:main:main", 1795236254000-int64(i)), row("agent:main:telegram:group:-5", 1795236000000)},
+			History:  map[string][]json.RawMessage{"agent:main:main": msgs(host, 5)},
+		})
+		t.Cleanup(gw.Close)
+		if code, out := s.cliNoState("context", "add", host, "--gateway", gw.URL(), "--token-file", tokenFile); code != 0 {
+			t.Fatalf("context add %s: %s", host, out)
+		}
+		for _, m := range msgs(host, 5) {
+			want[host] = append(want[host], string(m))
+		}
+	}
+	fleet := func(c *ops.Config) { c.StateDir, c.Contexts = "", []string{"all"} }
+	cs := connectMemory(t, resourceServer(s, 3, fleet), nil)
+	res, pages := allResources(t, cs)
+	if len(res) != 4 || pages != 2 {
+		t.Fatalf("%d resources in %d pages, want 4 in 2", len(res), pages)
+	}
+	for _, host := range []string{"alpha", "beta"} {
+		uri := "openclaw-session://main/agent%3Amain%3Amain?context=" + host
+		if !slices.ContainsFunc(res, func(r *mcp.Resource) bool { return r.URI == uri }) {
+			t.Fatalf("no resource %s in %v", uri, res)
+		}
+		var got []string
+		for page := withLimit(uri, 2); page != ""; {
+			doc, next := readPage(t, cs, page)
+			var older []string
+			for _, m := range doc["messages"].([]any) {
+				older = append(older, m.(map[string]any)["content"].([]any)[0].(map[string]any)["text"].(string))
+			}
+			got = append(older, got...)
+			page = next
+		}
+		var texts []string
+		for i := range 5 {
+			texts = append(texts, fmt.Sprintf("%s message %d", host, i))
+		}
+		if !slices.Equal(got, texts) {
+			t.Errorf("%s read page by page: %v, want %v", uri, got, texts)
+		}
+	}
+	gamma := "openclaw-session://main/agent%3Amain%3Amain?context=gamma"
+	_, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: gamma})
+	if e := rpcError(t, gamma, err); e.Code != mcp.CodeResourceNotFound || e.Message != "Resource not found" {
+		t.Errorf("%s: %d %s, want resource not found", gamma, e.Code, e.Message)
+	}
+	bare := "openclaw-session://main/agent%3Amain%3Amain"
+	_, err = cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: bare})
+	if e := rpcError(t, bare, err); e.Code != jsonrpc.CodeInvalidParams || !strings.Contains(e.Message, "names its context") {
+		t.Errorf("%s on a fleet: %d %s, want invalid params naming the context", bare, e.Code, e.Message)
 	}
 }
