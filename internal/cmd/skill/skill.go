@@ -53,7 +53,7 @@ wait, spawn and follow, search.
 JSON (--json): {"name","file":"SKILL.md","content"}.`,
 		Example: `  sessions skill
   sessions skill install
-  sessions skill install --workspace ~/.openclaw/workspace`,
+  sessions skill --jq .content`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if f.JSONMode() {
@@ -78,6 +78,8 @@ func newInstallCmd(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command
                      ~/.openclaw): OpenClaw's managed skills, every agent's;
                      the default when neither flag is given
   --workspace DIR    under the workspace DIR: that agent's workspace skills
+                     (OpenClaw's default workspace is <state dir>/workspace,
+                     e.g. --workspace ~/.openclaw/workspace)
 
 The directory (state dir or workspace) must exist (exit 10 otherwise). The
 same SKILL.md already there is left as it is ("unchanged"); a different one
@@ -88,7 +90,7 @@ on its PATH ('openclaw skills list').
 JSON (--json): {"skill","scope":"global"|"workspace","path",
 "status":"installed"|"unchanged"|"replaced"}.`,
 		Example: `  sessions skill install
-  sessions skill install --workspace ~/.openclaw/workspace --force`,
+  sessions skill install --global --force --json`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if o.Global && cmd.Flags().Changed("workspace") {
