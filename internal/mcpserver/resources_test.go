@@ -327,3 +327,28 @@ func TestResourcesFleet(t *testing.T) {
 		t.Errorf("%s on a fleet: %d %s, want invalid params naming the context", bare, e.Code, e.Message)
 	}
 }
+
+// Over streamable HTTP, on a server that also writes (not --read-only),
+// the resources are the same: one page of every session, each read as
+// `sessions history --json --redact` prints its newest page.
+func TestResourcesOverHTTP(t *testing.T) {
+	for _, fx := range fixtures {
+		t.Run(fx, func(t *testing.T) {
+			s := newState(t, fx)
+			cs := connectHTTP(t, s.server(false), nil)
+			res, pages := allResources(t, cs)
+			rows := s.cliDoc("list", "--all-agents", "--limit", "all")["sessions"].([]any)
+			if len(res) != len(rows) || pages != 1 {
+				t.Fatalf("%d resources in %d pages, want %d in 1", len(res), pages, len(rows))
+			}
+			for i, r := range res {
+				row := rows[i].(map[string]any)
+				doc, next := readPage(t, cs, r.URI)
+				want := s.cliDoc("--redact", "history", row["key"].(string), "--agent", row["agentId"].(string))
+				if !sameJSON(doc, want) || (next != "") != (want["hasMore"] == true) {
+					t.Errorf("%s over HTTP:\n got %v\nwant %v", r.URI, doc, want)
+				}
+			}
+		})
+	}
+}

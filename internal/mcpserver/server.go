@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/openclaw/sessions/internal/apperr"
 	"github.com/openclaw/sessions/internal/ops"
@@ -86,13 +87,22 @@ func (s *Server) ops(agent string) *ops.Ops {
 	return ops.New(c)
 }
 
-// guard is the middleware every request passes: a tool that writes is
+// guard is the middleware every request passes: resources/list is
+// answered from the sessions as they are (listResources), a panic while
+// listing or reading a resource becomes an internal error, a tool that writes is
 // refused on a read-only server (it is not listed either, but a client may
 // call it by name), a panic in a tool becomes a tool error, and the SDK's
 // own tool errors (arguments that do not match the input schema) are worded
 // like ours.
 func (s *Server) guard(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (res mcp.Result, err error) {
+		if method == "resources/list" || method == "resources/read" {
+			defer func() {
+				if p := recover(); p != nil {
+					res, err = nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("internal error in %s: %v", method, p)}
+				}
+			}()
+		}
 		if list, ok := req.(*mcp.ListResourcesRequest); ok && method == "resources/list" {
 			// the transcripts are listed as the sessions are now, not
 			// from resources registered ahead
