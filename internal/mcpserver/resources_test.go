@@ -89,6 +89,17 @@ func TestResourcesListAndRead(t *testing.T) {
 			if len(res) != len(rows) || pages != (len(rows)+2)/3 {
 				t.Fatalf("%d resources in %d pages, want %d in %d", len(res), pages, len(rows), (len(rows)+2)/3)
 			}
+			// the SDK's iterator follows the cursors to the same list
+			var iterated []*mcp.Resource
+			for r, err := range cs.Resources(context.Background(), nil) {
+				if err != nil {
+					t.Fatal(err)
+				}
+				iterated = append(iterated, r)
+			}
+			if !sameJSON(iterated, res) {
+				t.Fatalf("the SDK's iterator lists %d resources, the pages %d (or others)", len(iterated), len(res))
+			}
 			seen := map[string]bool{}
 			last := ""
 			for i, r := range res {
@@ -242,10 +253,14 @@ func TestResourcesAs(t *testing.T) {
 			if e := rpcError(t, "agent:ops:main as "+as, err); e.Code != mcp.CodeResourceNotFound || e.Message != "Resource not found" {
 				t.Fatalf("agent:ops:main as %s: %d %s", as, e.Code, e.Message)
 			}
-			// what it may see, it reads (masked, as every answer to an agent)
-			doc, _ := readPage(t, cs, res[0].URI)
-			if _, hasMsgs := doc["messages"]; !hasMsgs {
-				t.Fatalf("%s: %v", res[0].URI, doc)
+			// what it may see, it reads as `--as` history does (masked, as
+			// every answer to an agent)
+			for i, r := range res {
+				row := want[i].(map[string]any)
+				doc, _ := readPage(t, cs, r.URI)
+				if w := s.cliDoc("--as", as, "history", row["key"].(string), "--agent", row["agentId"].(string)); !sameJSON(doc, w) {
+					t.Errorf("%s as %s:\n got %v\nwant %v", r.URI, as, doc, w)
+				}
 			}
 		})
 	}
