@@ -29,6 +29,7 @@ import (
 	"github.com/openclaw/sessions/internal/cmd/search"
 	"github.com/openclaw/sessions/internal/cmd/send"
 	"github.com/openclaw/sessions/internal/cmd/show"
+	"github.com/openclaw/sessions/internal/cmd/skill"
 	"github.com/openclaw/sessions/internal/cmd/spawn"
 	"github.com/openclaw/sessions/internal/cmd/usage"
 	"github.com/openclaw/sessions/internal/cmd/version"
@@ -256,6 +257,7 @@ on a terminal and scripts get tab-separated lines when piped.`,
 		prune.NewCmd(f, nil),
 		archivecmd.NewCmd(f, nil),
 		mcpcmd.NewCmd(f, nil),
+		skill.NewCmd(f, nil),
 		version.NewCmd(f),
 		completion.NewCmd(f),
 	)
