@@ -15,17 +15,25 @@ import (
 // (redactToolPayloadText): every match of a credential pattern has its secret
 // (the last non-empty capture group, or the whole match when the pattern has
 // none) replaced by maskToken: "***" when shorter than 18 characters, else
-// its first 6 characters, "…" and its last 4. Patterns are case-insensitive
-// (OpenClaw compiles them with the "gi" flags). The config's
+// its first 6 characters, "…" and its last 4 (field values keep their quotes
+// and closing punctuation after it). Patterns are case-insensitive (OpenClaw
+// compiles them with the "gi" flags) except its "/…/g" literals. The config's
 // logging.redactPatterns run first, then the defaults.
 //
 // OpenClaw's patterns are JavaScript regular expressions; Go's RE2 has no
-// lookaround or backreferences. The defaults below are those of 9.6's list
-// RE2 can express (a trailing negative lookahead after a greedy class is
-// dropped: it can never fail there); the structured-field heuristics
-// (env/JSON/config assignments, HTTP auth headers, form bodies) are not
-// ported; PEM private key blocks and URL query parameters are. A configured pattern RE2 cannot compile is skipped with one
-// warning.
+// lookaround or backreferences. Its default list is ported in full: the
+// structured-field rules (redact_fields.go: env/config/JSON assignments,
+// CLI flags, HTTP auth headers) with each backreference spelled out and
+// each lookaround checked on the match, the vendor tokens below (a
+// trailing negative lookahead after a greedy class is dropped: it can never
+// fail there), PEM private key blocks, URL query parameters, form bodies
+// and standalone AWS secret keys (redact_url.go, redact_form.go). \s is
+// JavaScript's. What is not reproduced: the Digest/AWS4 auth-parameter
+// pass (redactStructuredAuthHeaders), the per-16 KiB chunking of texts over
+// 32 KiB (we mask a secret straddling a chunk edge; 9.6 does not), and the
+// URL parsing that tells a public URL's path from a credential in the AWS
+// key matcher (approximated). A configured pattern RE2 cannot compile is
+// skipped with one warning.
 
 const (
 	redactMinLength = 18 // DEFAULT_REDACT_MIN_LENGTH
@@ -39,15 +47,9 @@ const (
 	base64Boundary     = `(^|[^A-Za-z0-9])`
 )
 
-const cliSecretFlagKeys = `aws[-_]?secret[-_]?access[-_]?key|api[-_]?key|hook[-_]?token|access[-_]?token|refresh[-_]?token|id[-_]?token|token|secret|password|passwd|credential|private[-_]?key|client[-_]?secret`
-
-// defaultRedactPatterns are 9.6's DEFAULT_REDACT_PATTERNS that RE2 compiles,
-// in OpenClaw's order.
-var defaultRedactPatterns = []string{
-	`--(?:` + cliSecretFlagKeys + `)=([^\s"']+)`,
-	`\bBearer\s+([-A-Za-z0-9._~+/=]{18,})`,
-	`\b(?:https?|wss?|ftp):\/\/[^\/\s:@]*:([^\/\s@]+)@`,
-	`\b(?:postgres(?:ql)?|mysql|mongodb(?:\+srv)?|rediss?|amqps?):\/\/[^:\s/@]*:([^@\s]+)@`,
+// vendorRedactPatterns are 9.6's VENDOR_TOKEN_REDACT_PATTERNS, in its
+// order (they follow the field patterns and the PEM block).
+var vendorRedactPatterns = []string{
 	`\b(sk-[A-Za-z0-9_-]{8,})\b`,
 	`(ghp_[A-Za-z0-9]{10,})`,
 	`(github_pat_[A-Za-z0-9_]{10,})`,
@@ -145,11 +147,27 @@ var defaultRedactPatterns = []string{
 const pemPattern = `-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]+?-----END [A-Z ]*PRIVATE KEY-----`
 
 var compiledDefaults = func() []redactPattern {
-	all := mustCompileAll(defaultRedactPatterns)
+	var all []redactPattern
+	for _, f := range fieldSpecs {
+		prefix := "(?i)"
+		if f.caseSensitive {
+			prefix = ""
+		}
+		p, err := compileRedactPattern(prefix + jsWhitespace(f.src))
+		if err != nil {
+			panic(err)
+		}
+		p.mode, p.formAware, p.reject = f.mode, f.formAware, f.reject
+		p.leadingAnchor = strings.HasPrefix(f.src, "(^|")
+		all = append(all, p)
+	}
+	// OpenClaw's order: the field patterns, the PEM block (before the AWS
+	// secret key field), then the vendor tokens.
 	pem := mustCompileAll([]string{pemPattern})[0]
 	pem.whole = pemBlock
-	// OpenClaw's order: the CLI flag, Bearer and URL patterns, then PEM.
-	return append(all[:4:4], append([]redactPattern{pem}, all[4:]...)...)
+	n := len(all) - 1
+	all = append(all[:n:n], pem, all[n])
+	return append(all, mustCompileAll(vendorRedactPatterns)...)
 }()
 
 // pemBlock is redactPemBlock: the BEGIN and END lines around "…redacted…",
@@ -170,10 +188,11 @@ func pemBlock(block string) string {
 func mustCompileAll(srcs []string) []redactPattern {
 	out := make([]redactPattern, len(srcs))
 	for i, s := range srcs {
-		p, err := compileRedactPattern(`(?i)` + s)
+		p, err := compileRedactPattern(`(?i)` + jsWhitespace(s))
 		if err != nil {
 			panic(err)
 		}
+		p.leadingAnchor = strings.HasPrefix(s, "(^|")
 		out[i] = p
 	}
 	return out
@@ -186,6 +205,14 @@ type redactPattern struct {
 	literal string
 	// whole, when set, replaces the whole match (else its secret is masked).
 	whole func(string) string
+	// mode and formAware say how the secret is masked (maskFor).
+	mode      maskMode
+	formAware bool
+	// reject: a lookaround of OpenClaw's pattern fails for this match.
+	reject func(s string, loc []int) bool
+	// leadingAnchor: the pattern starts (^|…), so a search resumed
+	// mid-text must not take "^" there.
+	leadingAnchor bool
 }
 
 func compileRedactPattern(src string) (redactPattern, error) {
@@ -306,7 +333,7 @@ func (r *Redactor) Redact(text string) (string, bool) {
 	if r == nil || text == "" {
 		return text, false
 	}
-	next, lower := redactQueryValues(text), ""
+	next, lower := redactFormBody(redactQueryValues(text)), ""
 	for _, p := range r.patterns {
 		if p.literal != "" {
 			if lower == "" {
@@ -320,13 +347,48 @@ func (r *Redactor) Redact(text string) (string, bool) {
 			next, lower = masked, ""
 		}
 	}
+	next = redactAWSSecrets(next)
 	return next, next != text
 }
 
-// replaceSecrets masks, in every match of re, its last non-empty capture
-// group (the whole match when there is none).
+// findAll is every match of p in s, leftmost first, without overlaps; a
+// match p.reject refuses is searched again one character later.
+func (p redactPattern) findAll(s string) [][]int {
+	if p.reject == nil {
+		return p.re.FindAllStringSubmatchIndex(s, -1)
+	}
+	var out [][]int
+	for pos := 0; pos <= len(s); {
+		loc := p.re.FindStringSubmatchIndex(s[pos:])
+		if loc == nil {
+			break
+		}
+		for i := range loc {
+			if loc[i] >= 0 {
+				loc[i] += pos
+			}
+		}
+		// "^" only matches at the real start of the text.
+		atCut := pos > 0 && p.leadingAnchor && loc[0] == pos && loc[2] == loc[3]
+		if atCut || p.reject(s, loc) {
+			_, w := utf8.DecodeRuneInString(s[loc[0]:])
+			pos = loc[0] + max(w, 1)
+			continue
+		}
+		out = append(out, loc)
+		pos = loc[1]
+		if loc[1] == loc[0] {
+			_, w := utf8.DecodeRuneInString(s[pos:])
+			pos += max(w, 1)
+		}
+	}
+	return out
+}
+
+// replaceSecrets masks, in every match of p, its last non-empty capture
+// group (the whole match when there is none) as maskFor says.
 func replaceSecrets(p redactPattern, s string) string {
-	locs := p.re.FindAllStringSubmatchIndex(s, -1)
+	locs := p.findAll(s)
 	if locs == nil {
 		return s
 	}
@@ -340,17 +402,18 @@ func replaceSecrets(p redactPattern, s string) string {
 			cursor = end
 			continue
 		}
-		for g := len(loc)/2 - 1; g >= 1; g-- {
-			if loc[2*g] >= 0 && loc[2*g+1] > loc[2*g] {
-				start, end = loc[2*g], loc[2*g+1]
-				break
-			}
+		if g := lastGroup(loc); g > 0 {
+			start, end = loc[2*g], loc[2*g+1]
 		}
 		if start < cursor {
 			continue
 		}
+		masked, ok := p.maskFor(s[loc[0]:loc[1]], s[start:end])
+		if !ok {
+			continue
+		}
 		b.WriteString(s[cursor:start])
-		b.WriteString(maskToken(s[start:end]))
+		b.WriteString(masked)
 		cursor = end
 	}
 	b.WriteString(s[cursor:])

@@ -1,0 +1,50 @@
+package sanitize
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// redactCase is one case of testdata/redact/corpus.json: a text and the
+// config's logging.redactPatterns (none: the defaults alone).
+type redactCase struct {
+	In       string   `json:"in"`
+	Patterns []string `json:"patterns,omitempty"`
+}
+
+func readRedactCorpus(t *testing.T) ([]redactCase, []string) {
+	t.Helper()
+	var cases []redactCase
+	var want []string
+	for name, v := range map[string]any{"corpus.json": &cases, "expected.json": &want} {
+		data, err := os.ReadFile(filepath.Join("testdata", "redact", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(data, v); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+	}
+	if len(cases) != len(want) {
+		t.Fatalf("corpus.json has %d cases, expected.json %d outputs", len(cases), len(want))
+	}
+	return cases, want
+}
+
+// TestRedactCorpus: every case of the corpus is masked exactly as OpenClaw
+// 2026.9.6's redactToolPayloadText masked it (expected.json is its output:
+// testdata/redact/openclaw.mjs, checked by TestRedactCorpusInterop).
+func TestRedactCorpus(t *testing.T) {
+	cases, want := readRedactCorpus(t)
+	for i, c := range cases {
+		got, changed := NewRedactor(c.Patterns, nil).Redact(c.In)
+		if got != want[i] {
+			t.Errorf("case %d: Redact(%q)\n  = %q\n  OpenClaw: %q", i, c.In, got, want[i])
+		}
+		if changed != (got != c.In) {
+			t.Errorf("case %d: changed = %v", i, changed)
+		}
+	}
+}
