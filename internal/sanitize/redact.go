@@ -27,9 +27,9 @@ import (
 // each lookaround checked on the match, the vendor tokens below (a
 // trailing negative lookahead after a greedy class is dropped: it can never
 // fail there), PEM private key blocks, URL query parameters, form bodies
-// and standalone AWS secret keys (redact_url.go, redact_form.go). \s is
-// JavaScript's. What is not reproduced: the Digest/AWS4 auth-parameter
-// pass (redactStructuredAuthHeaders), the per-16 KiB chunking of texts over
+// standalone AWS secret keys and the Digest/AWS4/Hawk auth-parameter pass
+// (redact_url.go, redact_form.go, redact_auth.go). \s is JavaScript's.
+// What is not reproduced: the per-16 KiB chunking of texts over
 // 32 KiB (we mask a secret straddling a chunk edge; 9.6 does not), and the
 // URL parsing that tells a public URL's path from a credential in the AWS
 // key matcher (approximated). A configured pattern RE2 cannot compile is
@@ -333,7 +333,7 @@ func (r *Redactor) Redact(text string) (string, bool) {
 	if r == nil || text == "" {
 		return text, false
 	}
-	next, lower := redactFormBody(redactQueryValues(text)), ""
+	next, lower := redactFormBody(redactQueryValues(redactStructuredAuthHeaders(text))), ""
 	for _, p := range r.patterns {
 		if p.literal != "" {
 			if lower == "" {
