@@ -157,7 +157,7 @@ var compiledDefaults = func() []redactPattern {
 		if err != nil {
 			panic(err)
 		}
-		p.mode, p.formAware, p.reject = f.mode, f.formAware, f.reject
+		p.mode, p.formAware, p.reject, p.need = f.mode, f.formAware, f.reject, f.need
 		p.leadingAnchor = strings.HasPrefix(f.src, "(^|")
 		all = append(all, p)
 	}
@@ -198,11 +198,12 @@ func mustCompileAll(srcs []string) []redactPattern {
 	return out
 }
 
-// redactPattern is a compiled pattern and a literal every match contains
-// (lower-cased; "" when there is none): a text without it is not scanned.
+// redactPattern is a compiled pattern and literals one of which every
+// match contains (lower-cased; nil when there are none): a text without
+// them is not scanned.
 type redactPattern struct {
-	re      *regexp.Regexp
-	literal string
+	re       *regexp.Regexp
+	literals []string
 	// whole, when set, replaces the whole match (else its secret is masked).
 	whole func(string) string
 	// mode and formAware say how the secret is masked (maskFor).
@@ -210,6 +211,8 @@ type redactPattern struct {
 	formAware bool
 	// reject: a lookaround of OpenClaw's pattern fails for this match.
 	reject func(s string, loc []int) bool
+	// need: lists of strings (lower-case) the text must hold one of each.
+	need [][]string
 	// leadingAnchor: the pattern starts (^|…), so a search resumed
 	// mid-text must not take "^" there.
 	leadingAnchor bool
@@ -222,34 +225,52 @@ func compileRedactPattern(src string) (redactPattern, error) {
 	}
 	p := redactPattern{re: re}
 	if tree, err := syntax.Parse(src, syntax.Perl); err == nil {
-		p.literal = strings.ToLower(requiredLiteral(tree.Simplify()))
+		p.literals = requiredLiterals(tree.Simplify())
 	}
 	return p, nil
 }
 
-// requiredLiteral is the longest literal every match of re contains.
-func requiredLiteral(re *syntax.Regexp) string {
+// requiredLiterals are literals one of which every match of re contains
+// (nil when there is no such set): a text holding none is not scanned.
+func requiredLiterals(re *syntax.Regexp) []string {
 	switch re.Op {
 	case syntax.OpLiteral:
-		return string(re.Rune)
-	case syntax.OpCapture:
-		return requiredLiteral(re.Sub[0])
+		return []string{strings.ToLower(string(re.Rune))}
+	case syntax.OpCapture, syntax.OpPlus:
+		return requiredLiterals(re.Sub[0])
+	case syntax.OpRepeat:
+		if re.Min >= 1 {
+			return requiredLiterals(re.Sub[0])
+		}
 	case syntax.OpConcat:
-		best := ""
+		var best []string
+		bestLen := 0
 		for _, sub := range re.Sub {
-			if l := requiredLiteral(sub); len(l) > len(best) {
-				best = l
+			l := requiredLiterals(sub)
+			if len(l) == 0 {
+				continue
+			}
+			shortest := len(l[0])
+			for _, x := range l {
+				shortest = min(shortest, len(x))
+			}
+			if shortest > bestLen {
+				best, bestLen = l, shortest
 			}
 		}
 		return best
-	case syntax.OpPlus:
-		return requiredLiteral(re.Sub[0])
-	case syntax.OpRepeat:
-		if re.Min >= 1 {
-			return requiredLiteral(re.Sub[0])
+	case syntax.OpAlternate:
+		var out []string
+		for _, sub := range re.Sub {
+			l := requiredLiterals(sub)
+			if len(l) == 0 {
+				return nil
+			}
+			out = append(out, l...)
 		}
+		return out
 	}
-	return ""
+	return nil
 }
 
 // Redactor masks credentials in text handed to an agent. Build it once
@@ -335,11 +356,19 @@ func (r *Redactor) Redact(text string) (string, bool) {
 	}
 	next, lower := redactFormBody(redactQueryValues(redactStructuredAuthHeaders(text))), ""
 	for _, p := range r.patterns {
-		if p.literal != "" {
+		if len(p.literals) > 0 {
 			if lower == "" {
 				lower = strings.ToLower(next)
 			}
-			if !strings.Contains(lower, p.literal) {
+			if !containsAny(lower, p.literals) {
+				continue
+			}
+		}
+		if len(p.need) > 0 {
+			if lower == "" {
+				lower = strings.ToLower(next)
+			}
+			if !containsAll(lower, p.need) {
 				continue
 			}
 		}
@@ -349,6 +378,24 @@ func (r *Redactor) Redact(text string) (string, bool) {
 	}
 	next = redactAWSSecrets(next)
 	return next, next != text
+}
+
+func containsAny(s string, subs []string) bool {
+	for _, x := range subs {
+		if strings.Contains(s, x) {
+			return true
+		}
+	}
+	return false
+}
+
+func containsAll(s string, need [][]string) bool {
+	for _, any := range need {
+		if !containsAny(s, any) {
+			return false
+		}
+	}
+	return true
 }
 
 // findAll is every match of p in s, leftmost first, without overlaps; a

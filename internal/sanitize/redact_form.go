@@ -155,6 +155,21 @@ func isAWSChar(c byte) bool {
 	return c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '/' || c == '+' || c == '='
 }
 
+// hasAWSRun: text holds 40 [A-Za-z0-9/+=] in a row (couldMatch).
+func hasAWSRun(text string) bool {
+	n := 0
+	for i := 0; i < len(text); i++ {
+		if isAWSChar(text[i]) {
+			if n++; n >= 40 {
+				return true
+			}
+		} else {
+			n = 0
+		}
+	}
+	return false
+}
+
 func awsLooksSecret(run string) bool {
 	var upper, lower, digit, nonHex bool
 	for i := 0; i < len(run); i++ {
@@ -176,7 +191,7 @@ func awsLooksSecret(run string) bool {
 
 // redactAWSSecrets masks such runs with maskToken.
 func redactAWSSecrets(text string) string {
-	if len(text) < 40 {
+	if !hasAWSRun(text) {
 		return text
 	}
 	var b strings.Builder
