@@ -239,7 +239,7 @@ func run(o *Options) error {
 // terminal. done: nothing follows (no --follow, or the JSON document).
 func (o *Options) showPage(fx facts, res *Result) (p *printer, done bool, err error) {
 	f := o.f
-	if res.Truncated {
+	if res.CapDropped() {
 		fmt.Fprintf(f.IO.ErrOut, "history: %d of %d messages fit the %d KiB cap; use --raw for all\n",
 			len(res.Messages), res.Read, sanitize.DefaultCapBytes/1024)
 	}
@@ -341,7 +341,7 @@ func newPrinter(o *Options, t facts, res *Result) *printer {
 		} else {
 			notes = append(notes, "sanitised")
 		}
-		if res.Truncated {
+		if res.CapDropped() {
 			notes = append(notes, "oldest dropped to fit 80 KiB")
 		}
 		p.facts = append(p.facts, [2]string{"Messages", what + " (" + strings.Join(notes, ", ") + ")"})
