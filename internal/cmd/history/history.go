@@ -108,7 +108,12 @@ With --json each message is printed as one JSON object per line (JSON Lines;
 --jq applies to each message).
 
 JSON (--json): {"sessionKey","sessionId","orphan","messages","truncated",
-"dropped","bytes","hasMore","nextCursor"} ("orphan" only for an orphan).`,
+"dropped","bytes","hasMore","nextCursor"} ("orphan" only for an orphan).
+Masked (--as, $OPENCLAW_SESSION_KEY, --redact): credentials in the texts are
+masked as OpenClaw 2026.9.6's sessions_history masks them, and the page
+carries its marks too: "redacted"/"contentRedacted", "contentTruncated" (a
+text was cut or a message's details/usage/cost left out), "droppedMessages";
+"truncated" is then any of them.`,
 		Example: `  sessions history main
   sessions history agent:main:telegram:group:-100123 --limit 20 --json
   sessions history main --format markdown > main.md
