@@ -2,6 +2,7 @@ package sanitize
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -16,21 +17,29 @@ type redactCase struct {
 
 func readRedactCorpus(t *testing.T) ([]redactCase, []string) {
 	t.Helper()
-	var cases []redactCase
-	var want []string
-	for name, v := range map[string]any{"corpus.json": &cases, "expected.json": &want} {
-		data, err := os.ReadFile(filepath.Join("testdata", "redact", name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := json.Unmarshal(data, v); err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
+	cases, want, err := readRedactCorpusFile()
+	if err != nil {
+		t.Fatal(err)
 	}
 	if len(cases) != len(want) {
 		t.Fatalf("corpus.json has %d cases, expected.json %d outputs", len(cases), len(want))
 	}
 	return cases, want
+}
+
+func readRedactCorpusFile() ([]redactCase, []string, error) {
+	var cases []redactCase
+	var want []string
+	for name, v := range map[string]any{"corpus.json": &cases, "expected.json": &want} {
+		data, err := os.ReadFile(filepath.Join("testdata", "redact", name))
+		if err != nil {
+			return nil, nil, err
+		}
+		if err := json.Unmarshal(data, v); err != nil {
+			return nil, nil, fmt.Errorf("%s: %v", name, err)
+		}
+	}
+	return cases, want, nil
 }
 
 // TestRedactCorpus: every case of the corpus is masked exactly as OpenClaw
