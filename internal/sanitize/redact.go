@@ -28,12 +28,12 @@ import (
 // trailing negative lookahead after a greedy class is dropped: it can never
 // fail there), PEM private key blocks, URL query parameters, form bodies
 // standalone AWS secret keys and the Digest/AWS4/Hawk auth-parameter pass
-// (redact_url.go, redact_form.go, redact_auth.go). \s is JavaScript's.
-// What is not reproduced: the per-16 KiB chunking of texts over
-// 32 KiB (we mask a secret straddling a chunk edge; 9.6 does not), and the
-// URL parsing that tells a public URL's path from a credential in the AWS
-// key matcher (approximated). A configured pattern RE2 cannot compile is
-// skipped with one warning.
+// (redact_url.go, redact_form.go, redact_auth.go, redact_aws.go). \s is
+// JavaScript's.
+// What is not reproduced: the per-16 KiB chunking of texts over 32 KiB (we
+// mask a secret straddling a chunk edge; 9.6 does not) and the secrets a
+// running OpenClaw registers at run time (we have none). A configured
+// pattern RE2 cannot compile is skipped with one warning.
 
 const (
 	redactMinLength = 18 // DEFAULT_REDACT_MIN_LENGTH

@@ -140,7 +140,11 @@ var fieldSpecs = []fieldSpec{
 		return !authValueEndRE.MatchString(afterValue(s, loc))
 	}},
 	{src: authBoundary + `Authorization` + authQuote + `[ \t]*[:=]` + authOptionalWS + authQuote + `(` + authScheme + `)` + authRequiredWS + `(` + authCredential + `)`, reject: func(s string, loc []int) bool {
-		return isBasicScheme(s, loc[4])
+		// JavaScript backtracks a ' taken as the quote into the scheme
+		// ('Bearer is a scheme), and the credential is the same.
+		i := loc[4]
+		quoteInScheme := i > 0 && s[i-1] == '\'' && (i < 2 || s[i-2] != '\\')
+		return isBasicScheme(s, i) && !quoteInScheme
 	}},
 	{src: authBoundary + `Authorization` + authQuote + `[ \t]*[:=]` + authOptionalWS + authQuote + `(` + authCredential + `)[ \t]*`, reject: func(s string, loc []int) bool {
 		return isBasicScheme(s, loc[4]) || !authValueEndRE.MatchString(afterValue(s, loc))
