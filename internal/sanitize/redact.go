@@ -26,7 +26,7 @@ import (
 // CLI flags, HTTP auth headers) with each backreference spelled out and
 // each lookaround checked on the match, the vendor tokens below (a
 // trailing negative lookahead after a greedy class is dropped: it can never
-// fail there), PEM private key blocks, URL query parameters, form bodies
+// fail there), PEM private key blocks, URL query parameters, form bodies,
 // standalone AWS secret keys and the Digest/AWS4/Hawk auth-parameter pass
 // (redact_url.go, redact_form.go, redact_auth.go, redact_aws.go). \s is
 // JavaScript's.
@@ -468,17 +468,29 @@ func replaceSecrets(p redactPattern, s string) string {
 }
 
 // maskToken is OpenClaw's: "***" below 18 characters, else the first 6 and
-// the last 4 around "…".
+// the last 4 around "…" — characters as JavaScript counts them (UTF-16
+// code units), never splitting a surrogate pair (sliceUtf16Safe).
 func maskToken(token string) string {
 	if token == "***" {
 		return token
 	}
-	n := utf8.RuneCountInString(token)
+	if len(token) < redactMinLength { // fewer bytes, fewer units
+		return "***"
+	}
+	u := units(token)
+	n := len(u)
 	if n < redactMinLength {
 		return "***"
 	}
-	runes := []rune(token)
-	return string(runes[:redactKeepStart]) + "…" + string(runes[n-4:])
+	to := redactKeepStart
+	if isHighSurrogate(u[to-1]) && isLowSurrogate(u[to]) {
+		to--
+	}
+	from := n - 4
+	if isLowSurrogate(u[from]) && isHighSurrogate(u[from-1]) {
+		from++
+	}
+	return decodeUnits(u[:to]) + "…" + decodeUnits(u[from:])
 }
 
 // RedactMessage masks the texts of one transcript message that
