@@ -164,7 +164,7 @@ var compiledDefaults = func() []redactPattern {
 	// OpenClaw's order: the field patterns, the PEM block (before the AWS
 	// secret key field), then the vendor tokens.
 	pem := mustCompileAll([]string{pemPattern})[0]
-	pem.whole = pemBlock
+	pem.pem = true
 	n := len(all) - 1
 	all = append(all[:n:n], pem, all[n])
 	return append(all, mustCompileAll(vendorRedactPatterns)...)
@@ -204,8 +204,8 @@ func mustCompileAll(srcs []string) []redactPattern {
 type redactPattern struct {
 	re       *regexp.Regexp
 	literals []string
-	// whole, when set, replaces the whole match (else its secret is masked).
-	whole func(string) string
+	// pem: the private key block pattern (its match is replaced whole).
+	pem bool
 	// mode and formAware say how the secret is masked (maskFor).
 	mode      maskMode
 	formAware bool
@@ -213,6 +213,9 @@ type redactPattern struct {
 	reject func(s string, loc []int) bool
 	// need: lists of strings (lower-case) the text must hold one of each.
 	need [][]string
+	// canEmpty: the pattern can match the empty string (only a configured
+	// one can); its matches are found as JavaScript's replace finds them.
+	canEmpty bool
 	// leadingAnchor: the pattern starts (^|…), so a search resumed
 	// mid-text must not take "^" there.
 	leadingAnchor bool
@@ -226,6 +229,7 @@ func compileRedactPattern(src string) (redactPattern, error) {
 	p := redactPattern{re: re}
 	if tree, err := syntax.Parse(src, syntax.Perl); err == nil {
 		p.literals = requiredLiterals(tree.Simplify())
+		p.canEmpty = minMatchLen(tree.Simplify()) == 0
 	}
 	return p, nil
 }
@@ -292,19 +296,24 @@ func NewRedactor(userPatterns []string, warn func(msg string)) *Redactor {
 	if r, ok := redactors.Load(key); ok {
 		return r.(*Redactor)
 	}
-	r, bad := compileRedactor(userPatterns)
+	r, bad, unsafe := compileRedactor(userPatterns)
 	if prev, loaded := redactors.LoadOrStore(key, r); loaded {
 		return prev.(*Redactor)
 	}
 	if len(bad) > 0 && warn != nil {
 		warn("logging.redactPatterns: skipping patterns Go cannot compile: " + strings.Join(bad, ", "))
 	}
+	if len(unsafe) > 0 && warn != nil {
+		warn("logging.redactPatterns: skipping patterns OpenClaw refuses as unsafe (nested repetition): " + strings.Join(unsafe, ", "))
+	}
 	return r
 }
 
-func compileRedactor(userPatterns []string) (*Redactor, []string) {
-	r := &Redactor{}
-	var bad []string
+// compileRedactor compiles the configured patterns ahead of the defaults;
+// bad are those RE2 cannot compile, unsafe those OpenClaw's safe-regex
+// check refuses (both left out).
+func compileRedactor(userPatterns []string) (r *Redactor, bad, unsafe []string) {
+	r = &Redactor{}
 	for _, raw := range userPatterns {
 		src, flags := redactPatternSource(raw)
 		if strings.TrimSpace(src) == "" {
@@ -323,7 +332,11 @@ func compileRedactor(userPatterns []string) (*Redactor, []string) {
 				prefix += "(?m)"
 			}
 		}
-		p, err := compileRedactPattern(prefix + strings.TrimSpace(src))
+		if hasNestedRepetition(strings.TrimSpace(src)) {
+			unsafe = append(unsafe, raw) // OpenClaw drops it too
+			continue
+		}
+		p, err := compileRedactPattern(prefix + jsWhitespace(strings.TrimSpace(src)))
 		if err != nil {
 			bad = append(bad, raw)
 			continue
@@ -331,7 +344,7 @@ func compileRedactor(userPatterns []string) (*Redactor, []string) {
 		r.patterns = append(r.patterns, p)
 	}
 	r.patterns = append(r.patterns, compiledDefaults...)
-	return r, bad
+	return r, bad, unsafe
 }
 
 // redactPatternSource is parseRedactPatternSource: "/src/flags" literals
@@ -401,6 +414,9 @@ func containsAll(s string, need [][]string) bool {
 // findAll is every match of p in s, leftmost first, without overlaps; a
 // match p.reject refuses is searched again one character later.
 func (p redactPattern) findAll(s string) [][]int {
+	if p.canEmpty {
+		return p.findAllJS(s)
+	}
 	if p.reject == nil {
 		return p.re.FindAllStringSubmatchIndex(s, -1)
 	}
@@ -432,6 +448,62 @@ func (p redactPattern) findAll(s string) [][]int {
 	return out
 }
 
+// findAllJS is every match as JavaScript's global replace finds them: an
+// empty match right after a match counts too (Go's FindAll drops it). The
+// search resumes on the rest of the text, where "^" and "\b" see its start
+// as the text's (a configured pattern that matches the empty string is
+// already a corner case).
+func (p redactPattern) findAllJS(s string) [][]int {
+	var out [][]int
+	for pos := 0; pos <= len(s); {
+		loc := p.re.FindStringSubmatchIndex(s[pos:])
+		if loc == nil {
+			break
+		}
+		for i := range loc {
+			if loc[i] >= 0 {
+				loc[i] += pos
+			}
+		}
+		out = append(out, loc)
+		pos = loc[1]
+		if loc[1] == loc[0] {
+			_, w := utf8.DecodeRuneInString(s[pos:])
+			pos += max(w, 1)
+		}
+	}
+	return out
+}
+
+// minMatchLen is the fewest characters a match of re holds.
+func minMatchLen(re *syntax.Regexp) int {
+	switch re.Op {
+	case syntax.OpLiteral:
+		return len(re.Rune)
+	case syntax.OpCharClass, syntax.OpAnyChar, syntax.OpAnyCharNotNL:
+		return 1
+	case syntax.OpCapture, syntax.OpPlus:
+		return minMatchLen(re.Sub[0])
+	case syntax.OpRepeat:
+		return re.Min * minMatchLen(re.Sub[0])
+	case syntax.OpConcat:
+		n := 0
+		for _, sub := range re.Sub {
+			n += minMatchLen(sub)
+		}
+		return n
+	case syntax.OpAlternate:
+		n := -1
+		for _, sub := range re.Sub {
+			if m := minMatchLen(sub); n < 0 || m < n {
+				n = m
+			}
+		}
+		return max(n, 0)
+	}
+	return 0 // empty-width assertions, *, ?, the empty match
+}
+
 // replaceSecrets masks, in every match of p, its last non-empty capture
 // group (the whole match when there is none) as maskFor says.
 func replaceSecrets(p redactPattern, s string) string {
@@ -443,9 +515,13 @@ func replaceSecrets(p redactPattern, s string) string {
 	cursor := 0
 	for _, loc := range locs {
 		start, end := loc[0], loc[1]
-		if p.whole != nil {
+		// any match holding a key block is replaced whole, as a block
+		if p.pem || strings.Contains(s[start:end], "PRIVATE KEY-----") {
+			if start < cursor {
+				continue
+			}
 			b.WriteString(s[cursor:start])
-			b.WriteString(p.whole(s[start:end]))
+			b.WriteString(pemBlock(s[start:end]))
 			cursor = end
 			continue
 		}
