@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -64,5 +65,18 @@ func TestDefaultsNeverMatchEmpty(t *testing.T) {
 		if p.canEmpty || p.re.MatchString("") {
 			t.Errorf("default %d (%s) can match the empty string", i, p.re)
 		}
+	}
+}
+
+// A configured pattern OpenClaw's safe-regex check refuses is left out,
+// with a warning naming it; the others still mask.
+func TestRedactUnsafeUserPattern(t *testing.T) {
+	var warnings []string
+	r := NewRedactor([]string{"(a+)+", "zz-[0-9]+", "never-unsafe-list-marker"}, func(m string) { warnings = append(warnings, m) })
+	if got, _ := r.Redact("aaaa zz-123"); got != "aaaa ***" {
+		t.Errorf("Redact = %q", got)
+	}
+	if len(warnings) != 1 || !strings.Contains(warnings[0], "unsafe") || !strings.Contains(warnings[0], "(a+)+") {
+		t.Errorf("warnings = %q", warnings)
 	}
 }
