@@ -57,7 +57,7 @@ func (o *Ops) maskRunRecord(r *runs.Record) *runs.Record {
 	c.Reply = o.redactText(c.Reply)
 	c.Error = o.redactText(c.Error)
 	if c.Steps != nil {
-		c.Steps = append([]runs.Step(nil), c.Steps...)
+		c.Steps = append(make([]runs.Step, 0, len(c.Steps)), c.Steps...)
 		for i := range c.Steps {
 			c.Steps[i].Reply = o.redactText(c.Steps[i].Reply)
 			c.Steps[i].Error = o.redactText(c.Steps[i].Error)

@@ -67,6 +67,9 @@ func TestRunTextsMasked(t *testing.T) {
 					t.Fatal(err)
 				}
 				shows("runs", list, "task ")
+				if b, _ := json.Marshal(list); !strings.Contains(string(b), `"steps":[]`) {
+					t.Errorf("an empty steps list is no longer []: %s", b)
+				}
 				shown, err := o.Show(ctx, ShowQuery{Ref: "main"})
 				if err != nil {
 					t.Fatal(err)
