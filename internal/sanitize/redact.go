@@ -30,10 +30,12 @@ import (
 // standalone AWS secret keys and the Digest/AWS4/Hawk auth-parameter pass
 // (redact_url.go, redact_form.go, redact_auth.go, redact_aws.go). \s is
 // JavaScript's.
-// What is not reproduced: the per-16 KiB chunking of texts over 32 KiB (we
-// mask a secret straddling a chunk edge; 9.6 does not) and the secrets a
-// running OpenClaw registers at run time (we have none). A configured
-// pattern RE2 cannot compile is skipped with one warning.
+// 9.6's bounds are kept too: on a text over 32768 characters most patterns
+// run chunk by chunk (replaceBounded), so a vendor token across a
+// 16384-character edge stays as it is, there as here. Not reproduced: the
+// secrets a running OpenClaw registers at run time (we have none), and an
+// astral character split by a chunk edge (kept whole in the chunk before).
+// A configured pattern RE2 cannot compile is skipped with one warning.
 
 const (
 	redactMinLength = 18 // DEFAULT_REDACT_MIN_LENGTH
@@ -157,7 +159,7 @@ var compiledDefaults = func() []redactPattern {
 		if err != nil {
 			panic(err)
 		}
-		p.mode, p.formAware, p.reject, p.need = f.mode, f.formAware, f.reject, f.need
+		p.mode, p.formAware, p.reject, p.need, p.chunkUnsafe = f.mode, f.formAware, f.reject, f.need, f.chunkUnsafe
 		p.leadingAnchor = strings.HasPrefix(f.src, "(^|")
 		all = append(all, p)
 	}
@@ -193,9 +195,30 @@ func mustCompileAll(srcs []string) []redactPattern {
 			panic(err)
 		}
 		p.leadingAnchor = strings.HasPrefix(s, "(^|")
+		// 9.6 runs these on the whole of a long text (CHUNK_UNSAFE: a
+		// boundary before the token, or the Telegram tokens)
+		p.chunkUnsafe = strings.HasPrefix(s, identifierBoundary) || strings.HasPrefix(s, base64Boundary) || strings.Contains(s, `(\d{6,}:`)
+		if strings.HasPrefix(s, base64Boundary) {
+			p.reject = inBase64Data
+		}
 		out[i] = p
 	}
 	return out
+}
+
+// inBase64Data is BASE64_SAFE_TOKEN_BOUNDARY's lookbehind
+// (?<!;base64,[A-Za-z0-9+/=]*): the token (group 2) is not part of a data
+// URL's base64 payload.
+func inBase64Data(s string, loc []int) bool {
+	i := loc[4]
+	for i > 0 && isBase64DataChar(s[i-1]) {
+		i--
+	}
+	return strings.HasSuffix(s[:i], ";base64,")
+}
+
+func isBase64DataChar(c byte) bool {
+	return c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '+' || c == '/' || c == '='
 }
 
 // redactPattern is a compiled pattern and literals one of which every
@@ -213,6 +236,10 @@ type redactPattern struct {
 	reject func(s string, loc []int) bool
 	// need: lists of strings (lower-case) the text must hold one of each.
 	need [][]string
+	// chunkUnsafe: on a text over 32768 characters this pattern still runs
+	// on the whole text; the others run on each 16384-character chunk, as
+	// in 9.6 (replacePatternBounded).
+	chunkUnsafe bool
 	// canEmpty: the pattern can match the empty string (only a configured
 	// one can); its matches are found as JavaScript's replace finds them.
 	canEmpty bool
@@ -385,7 +412,7 @@ func (r *Redactor) Redact(text string) (string, bool) {
 				continue
 			}
 		}
-		if masked := replaceSecrets(p, next); masked != next {
+		if masked := replaceBounded(p, next); masked != next {
 			next, lower = masked, ""
 		}
 	}
@@ -409,6 +436,46 @@ func containsAll(s string, need [][]string) bool {
 		}
 	}
 	return true
+}
+
+const (
+	chunkThreshold = 32768 // REDACT_REGEX_CHUNK_THRESHOLD, UTF-16 units
+	chunkSize      = 16384 // REDACT_REGEX_CHUNK_SIZE
+)
+
+// replaceBounded is replacePatternBounded: a text over chunkThreshold
+// characters is masked chunk by chunk (a secret across a chunk's edge is
+// then not found, and a chunk's start is a text's start), unless the
+// pattern is chunk-unsafe or the private key block.
+func replaceBounded(p redactPattern, s string) string {
+	if p.chunkUnsafe || p.pem || len(s) <= chunkThreshold {
+		return replaceSecrets(p, s)
+	}
+	// the chunks' byte offsets: every chunkSize UTF-16 units (an astral
+	// character across an edge stays whole, in the chunk before)
+	var cuts []int
+	n, next := 0, chunkSize
+	for i, r := range s {
+		if n >= next {
+			cuts = append(cuts, i)
+			next += chunkSize
+		}
+		if r >= 0x10000 {
+			n += 2
+		} else {
+			n++
+		}
+	}
+	if n <= chunkThreshold {
+		return replaceSecrets(p, s)
+	}
+	var b strings.Builder
+	start := 0
+	for _, c := range append(cuts, len(s)) {
+		b.WriteString(replaceSecrets(p, s[start:c]))
+		start = c
+	}
+	return b.String()
 }
 
 // findAll is every match of p in s, leftmost first, without overlaps; a

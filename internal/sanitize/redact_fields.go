@@ -79,6 +79,8 @@ type fieldSpec struct {
 	formAware bool
 	// reject: the lookaround RE2 lacks fails for this match.
 	reject func(s string, loc []int) bool
+	// chunkUnsafe: run on the whole of a long text (CHUNK_UNSAFE_PATTERN_SOURCES).
+	chunkUnsafe bool
 	// need: a text is scanned only when, lower-cased, it holds one string
 	// of each list (where the literals RE2's parse yields are too weak).
 	need [][]string
@@ -132,28 +134,28 @@ var fieldSpecs = []fieldSpec{
 		g := lastGroup(loc)
 		return g == 3 && orAndFlagRE.MatchString(s[loc[2*g]:])
 	}},
-	{src: authLegacyStart + `Bearer` + authRequiredWS + `(` + authCredential + `)`},
-	{src: authLegacyStart + `Basic` + authRequiredWS + `(` + authCredential + `)`},
-	{src: authLegacyStart + `Bot` + authRequiredWS + `(` + authCredential + `)`},
-	{src: authBoundary + `Proxy-Authorization` + authQuote + `[ \t]*[:=]` + authOptionalWS + authQuote + authScheme + authRequiredWS + `(` + authCredential + `)`},
-	{src: authBoundary + `Proxy-Authorization` + authQuote + `[ \t]*[:=]` + authOptionalWS + authQuote + `(` + authCredential + `)[ \t]*`, reject: func(s string, loc []int) bool {
+	{chunkUnsafe: true, src: authLegacyStart + `Bearer` + authRequiredWS + `(` + authCredential + `)`},
+	{chunkUnsafe: true, src: authLegacyStart + `Basic` + authRequiredWS + `(` + authCredential + `)`},
+	{chunkUnsafe: true, src: authLegacyStart + `Bot` + authRequiredWS + `(` + authCredential + `)`},
+	{chunkUnsafe: true, src: authBoundary + `Proxy-Authorization` + authQuote + `[ \t]*[:=]` + authOptionalWS + authQuote + authScheme + authRequiredWS + `(` + authCredential + `)`},
+	{chunkUnsafe: true, src: authBoundary + `Proxy-Authorization` + authQuote + `[ \t]*[:=]` + authOptionalWS + authQuote + `(` + authCredential + `)[ \t]*`, reject: func(s string, loc []int) bool {
 		return !authValueEndRE.MatchString(afterValue(s, loc))
 	}},
-	{src: authBoundary + `Authorization` + authQuote + `[ \t]*[:=]` + authOptionalWS + authQuote + `(` + authScheme + `)` + authRequiredWS + `(` + authCredential + `)`, reject: func(s string, loc []int) bool {
+	{chunkUnsafe: true, src: authBoundary + `Authorization` + authQuote + `[ \t]*[:=]` + authOptionalWS + authQuote + `(` + authScheme + `)` + authRequiredWS + `(` + authCredential + `)`, reject: func(s string, loc []int) bool {
 		// JavaScript backtracks a ' taken as the quote into the scheme
 		// ('Bearer is a scheme), and the credential is the same.
 		i := loc[4]
 		quoteInScheme := i > 0 && s[i-1] == '\'' && (i < 2 || s[i-2] != '\\')
 		return isBasicScheme(s, i) && !quoteInScheme
 	}},
-	{src: authBoundary + `Authorization` + authQuote + `[ \t]*[:=]` + authOptionalWS + authQuote + `(` + authCredential + `)[ \t]*`, reject: func(s string, loc []int) bool {
+	{chunkUnsafe: true, src: authBoundary + `Authorization` + authQuote + `[ \t]*[:=]` + authOptionalWS + authQuote + `(` + authCredential + `)[ \t]*`, reject: func(s string, loc []int) bool {
 		return isBasicScheme(s, loc[4]) || !authValueEndRE.MatchString(afterValue(s, loc))
 	}},
-	{src: logBoundary + `(?:` + credHeaderKeys + `)` + authQuote + `[ \t]*:` + authOptionalWS + authQuote + `([^\s\\"',;]+)`},
-	{src: logBoundary + `(?:` + credHeaderKeys + `)` + authQuote + `[ \t]*=` + authOptionalWS + authQuote + `([^\s\\"',;]+)`, formAware: true},
+	{chunkUnsafe: true, src: logBoundary + `(?:` + credHeaderKeys + `)` + authQuote + `[ \t]*:` + authOptionalWS + authQuote + `([^\s\\"',;]+)`},
+	{chunkUnsafe: true, src: logBoundary + `(?:` + credHeaderKeys + `)` + authQuote + `[ \t]*=` + authOptionalWS + authQuote + `([^\s\\"',;]+)`, formAware: true},
 	{src: logBoundary + `(?:` + gatewayHdrKeys + `)\s*:\s*([^\s"',;]+)`},
 	{src: logBoundary + `(?:` + gatewayHdrKeys + `)\s*=\s*([^\s"',;]+)`, formAware: true},
-	{src: `\bBearer\s+([-A-Za-z0-9._~+/=]{18,})`},
+	{chunkUnsafe: true, src: `\bBearer\s+([-A-Za-z0-9._~+/=]{18,})`},
 	{src: `\b(?:https?|wss?|ftp):\/\/[^\/\s:@]*:([^\/\s@]+)@`},
 	{src: `\b(?:postgres(?:ql)?|mysql|mongodb(?:\+srv)?|rediss?|amqps?):\/\/[^:\s/@]*:([^@\s]+)@`},
 	{src: `(^|[\s,;])(?:` + formFirstKeys + `)=([^&\s]+)`, need: [][]string{secretWords, {"&"}}, reject: func(s string, loc []int) bool {
