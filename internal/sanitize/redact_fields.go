@@ -93,8 +93,7 @@ var (
 	authRequiredWSStartRE = regexp.MustCompile(`^` + authRequiredWS)
 	authValueEndRE        = regexp.MustCompile(`^` + authQuote + `(?:$|[,;)}\]]|\r?\n(?:$|[^ \t]))`)
 	formNextPairRE        = regexp.MustCompile(`^&[A-Za-z_][A-Za-z0-9_.-]*=`)
-	orAndFlagRE           = regexp.MustCompile(`(?i)^(?:or|and)\b` + `[\t\n\v\f\r \x{a0}\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}\x{202f}\x{205f}\x{3000}\x{feff}]+--`)
-	awsValueCharRE        = regexp.MustCompile(`^[A-Za-z0-9/+=]`)
+	orAndFlagRE           = regexp.MustCompile(`(?i)^(?:or|and)\b[` + jsSpaces + `]+--`)
 )
 
 // lastGroup is the last non-empty capture group of loc (-1 when none).
@@ -170,7 +169,7 @@ var fieldSpecs = []fieldSpec{
 	{src: `(^|[\s,{])[a-z0-9_.-]{1,80}\.(?:` + configKeys + `)\s*[:=]\s*([^\s#"'` + "`" + `<>]+)`, caseSensitive: true, need: [][]string{secretWords}},
 	// (the PEM block comes here: see compiledDefaults)
 	{src: `(^|[\s,{])["']?(?:` + awsSecretKeys + `)["']?\s*[:=]\s*(?:"([A-Za-z0-9/+=]{40})"|'([A-Za-z0-9/+=]{40})'|([A-Za-z0-9/+=]{40}))`, reject: func(s string, loc []int) bool {
-		return loc[8] >= 0 && awsValueCharRE.MatchString(s[loc[1]:])
+		return loc[8] >= 0 && loc[1] < len(s) && isAWSChar(s[loc[1]])
 	}},
 }
 
