@@ -86,6 +86,9 @@ type fieldSpec struct {
 	need [][]string
 }
 
+// assignment: every assignment pattern holds one of them.
+var assignment = []string{"=", ":"}
+
 // secretWords: every key of the assignment patterns holds one of them.
 var secretWords = []string{"key", "token", "secret", "pass", "auth", "jwt", "session", "code", "signature", "credential", "cvc", "cvv", "card", "security", "payment", "amz", "material"}
 
@@ -122,12 +125,12 @@ func isBasicScheme(s string, i int) bool {
 func afterValue(s string, loc []int) string { return s[loc[1]:] }
 
 var fieldSpecs = []fieldSpec{
-	{src: envKeyPrefix + `(?:"([^\s"'\\]+)"|'([^\s"'\\]+)'|([^\s"'\\]+))`, caseSensitive: true, mode: maskShellRef, need: [][]string{secretWords}},
-	{src: envKeyPrefix + `\\+(?:"([^\s"'\\]+)\\+"|'([^\s"'\\]+)\\+')`, caseSensitive: true, mode: maskShellRef, need: [][]string{secretWords}},
-	{src: `"(?:apiKey|api_key|apiToken|api_token|bearerToken|bearer_token|token|secret|password|passwd|` + awsSecretKeys + `|credential|authorization|proxy-authorization|cookie|set-cookie|x-api-key|x-auth-token|accessToken|access_token|refreshToken|refresh_token|idToken|id_token|authToken|auth_token|clientSecret|client_secret|privateKey|private_key|secret_value|raw_secret|secret_input|key_material)"\s*:\s*"([^"]+)"`},
-	{src: `"(?:` + paymentJSONKeys + `)"\s*:\s*"([^"]+)"`},
-	{src: `(^|[\s,{])["']?(?:api[-_]key|access[-_]token|refresh[-_]token|id[-_]token|authToken|auth[-_]token|clientSecret|client[-_]secret|appSecret|app[-_]secret|private[-_]key|credential|authorization|secret[-_]value|raw[-_]secret|secret[-_]input|key[-_]material)["']?\s*[:=]\s*(?:"([^"'\r\n]+)"|'([^"'\r\n]+)')`},
-	{src: `(^|[\s,{])["']?(?:authorization|proxy-authorization|cookie|set-cookie|x-api-key|x-auth-token)["']?\s*[:=]\s*(?:"([^"'\r\n]+)"|'([^"'\r\n]+)')`},
+	{src: envKeyPrefix + `(?:"([^\s"'\\]+)"|'([^\s"'\\]+)'|([^\s"'\\]+))`, caseSensitive: true, mode: maskShellRef, need: [][]string{secretWords, assignment}},
+	{src: envKeyPrefix + `\\+(?:"([^\s"'\\]+)\\+"|'([^\s"'\\]+)\\+')`, caseSensitive: true, mode: maskShellRef, need: [][]string{secretWords, assignment}},
+	{src: `"(?:apiKey|api_key|apiToken|api_token|bearerToken|bearer_token|token|secret|password|passwd|` + awsSecretKeys + `|credential|authorization|proxy-authorization|cookie|set-cookie|x-api-key|x-auth-token|accessToken|access_token|refreshToken|refresh_token|idToken|id_token|authToken|auth_token|clientSecret|client_secret|privateKey|private_key|secret_value|raw_secret|secret_input|key_material)"\s*:\s*"([^"]+)"`, need: [][]string{{":"}}},
+	{src: `"(?:` + paymentJSONKeys + `)"\s*:\s*"([^"]+)"`, need: [][]string{{":"}}},
+	{src: `(^|[\s,{])["']?(?:api[-_]key|access[-_]token|refresh[-_]token|id[-_]token|authToken|auth[-_]token|clientSecret|client[-_]secret|appSecret|app[-_]secret|private[-_]key|credential|authorization|secret[-_]value|raw[-_]secret|secret[-_]input|key[-_]material)["']?\s*[:=]\s*(?:"([^"'\r\n]+)"|'([^"'\r\n]+)')`, need: [][]string{assignment}},
+	{src: `(^|[\s,{])["']?(?:authorization|proxy-authorization|cookie|set-cookie|x-api-key|x-auth-token)["']?\s*[:=]\s*(?:"([^"'\r\n]+)"|'([^"'\r\n]+)')`, need: [][]string{assignment}},
 	{src: `--(?:` + cliFlagKeys + `)=([^\s"']+)`},
 	{src: `--(?:` + cliFlagKeys + `)\s+(?:"([^\s"']+)"|'([^\s"']+)'|([^\s"']+))`, reject: func(s string, loc []int) bool {
 		g := lastGroup(loc)
@@ -157,18 +160,18 @@ var fieldSpecs = []fieldSpec{
 	{chunkUnsafe: true, src: `\bBearer\s+([-A-Za-z0-9._~+/=]{18,})`},
 	{src: `\b(?:https?|wss?|ftp):\/\/[^\/\s:@]*:([^\/\s@]+)@`},
 	{src: `\b(?:postgres(?:ql)?|mysql|mongodb(?:\+srv)?|rediss?|amqps?):\/\/[^:\s/@]*:([^@\s]+)@`},
-	{src: `(^|[\s,;])(?:` + formFirstKeys + `)=([^&\s]+)`, need: [][]string{secretWords, {"&"}}, reject: func(s string, loc []int) bool {
+	{src: `(^|[\s,;])(?:` + formFirstKeys + `)=([^&\s]+)`, need: [][]string{secretWords, {"&"}, {"="}}, reject: func(s string, loc []int) bool {
 		return !formNextPairRE.MatchString(s[loc[1]:])
 	}},
-	{src: `(^|[\s,;({\["])(?:` + standaloneKeys + `)=` + quoted("\"'`", `\r\n`), mode: maskShellRef, need: [][]string{secretWords}},
-	{src: `(^|[\s,;({\["])(?:` + standaloneKeys + `)=(["'` + "`" + `]?[^\s&#"'` + "`" + `<>]+)`, mode: maskShellRef, need: [][]string{secretWords}},
-	{src: `(^|[\s,{])(?:(?:` + configQuotedKeys + `)(?:\s*:\s*|\s+=\s*|=\s*)|[a-z0-9][a-z0-9._-]{0,79}[-_](?:` + configPassKeys + `)\s*[:=]\s*|[a-z0-9_.-]{1,80}\.(?:` + configKeys + `)\s*[:=]\s*)` + quoted("\"'`", `\r\n`), caseSensitive: true, need: [][]string{secretWords}},
-	{src: `(^|[\s,{])(?:` + configKeys + `)(?:\s*:\s*|\s+=\s*|=\s+)([^\s#"'` + "`" + `<>]+)`, caseSensitive: true, need: [][]string{secretWords}},
-	{src: `(^|[\s,{])(?:` + configDirectKeys + `)=([^\s#"'` + "`" + `<>]+)`, caseSensitive: true, need: [][]string{secretWords}},
-	{src: `(^|[\s,{])[a-z0-9][a-z0-9._-]{0,79}[-_](?:` + configPassKeys + `)\s*[:=]\s*([^\s#"'` + "`" + `<>]+)`, caseSensitive: true},
-	{src: `(^|[\s,{])[a-z0-9_.-]{1,80}\.(?:` + configKeys + `)\s*[:=]\s*([^\s#"'` + "`" + `<>]+)`, caseSensitive: true, need: [][]string{secretWords}},
+	{src: `(^|[\s,;({\["])(?:` + standaloneKeys + `)=` + quoted("\"'`", `\r\n`), mode: maskShellRef, need: [][]string{secretWords, assignment}},
+	{src: `(^|[\s,;({\["])(?:` + standaloneKeys + `)=(["'` + "`" + `]?[^\s&#"'` + "`" + `<>]+)`, mode: maskShellRef, need: [][]string{secretWords, assignment}},
+	{src: `(^|[\s,{])(?:(?:` + configQuotedKeys + `)(?:\s*:\s*|\s+=\s*|=\s*)|[a-z0-9][a-z0-9._-]{0,79}[-_](?:` + configPassKeys + `)\s*[:=]\s*|[a-z0-9_.-]{1,80}\.(?:` + configKeys + `)\s*[:=]\s*)` + quoted("\"'`", `\r\n`), caseSensitive: true, need: [][]string{secretWords, assignment}},
+	{src: `(^|[\s,{])(?:` + configKeys + `)(?:\s*:\s*|\s+=\s*|=\s+)([^\s#"'` + "`" + `<>]+)`, caseSensitive: true, need: [][]string{secretWords, assignment}},
+	{src: `(^|[\s,{])(?:` + configDirectKeys + `)=([^\s#"'` + "`" + `<>]+)`, caseSensitive: true, need: [][]string{secretWords, assignment}},
+	{src: `(^|[\s,{])[a-z0-9][a-z0-9._-]{0,79}[-_](?:` + configPassKeys + `)\s*[:=]\s*([^\s#"'` + "`" + `<>]+)`, caseSensitive: true, need: [][]string{{"pass"}, assignment}},
+	{src: `(^|[\s,{])[a-z0-9_.-]{1,80}\.(?:` + configKeys + `)\s*[:=]\s*([^\s#"'` + "`" + `<>]+)`, caseSensitive: true, need: [][]string{secretWords, assignment}},
 	// (the PEM block comes here: see compiledDefaults)
-	{src: `(^|[\s,{])["']?(?:` + awsSecretKeys + `)["']?\s*[:=]\s*(?:"([A-Za-z0-9/+=]{40})"|'([A-Za-z0-9/+=]{40})'|([A-Za-z0-9/+=]{40}))`, reject: func(s string, loc []int) bool {
+	{src: `(^|[\s,{])["']?(?:` + awsSecretKeys + `)["']?\s*[:=]\s*(?:"([A-Za-z0-9/+=]{40})"|'([A-Za-z0-9/+=]{40})'|([A-Za-z0-9/+=]{40}))`, need: [][]string{assignment}, reject: func(s string, loc []int) bool {
 		return loc[8] >= 0 && loc[1] < len(s) && isAWSChar(s[loc[1]])
 	}},
 }
