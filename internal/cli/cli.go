@@ -29,6 +29,7 @@ import (
 	"github.com/openclaw/sessions/internal/cmd/search"
 	"github.com/openclaw/sessions/internal/cmd/send"
 	"github.com/openclaw/sessions/internal/cmd/show"
+	"github.com/openclaw/sessions/internal/cmd/skill"
 	"github.com/openclaw/sessions/internal/cmd/spawn"
 	uicmd "github.com/openclaw/sessions/internal/cmd/ui"
 	"github.com/openclaw/sessions/internal/cmd/usage"
@@ -260,6 +261,7 @@ on a terminal and scripts get tab-separated lines when piped.`,
 		archivecmd.NewCmd(f, nil),
 		mcpcmd.NewCmd(f, nil),
 		uicmd.NewCmd(f, nil),
+		skill.NewCmd(f, nil),
 		version.NewCmd(f),
 		completion.NewCmd(f),
 	)

@@ -2,6 +2,7 @@ package mcpserver_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -37,5 +38,58 @@ func TestHistoryToolMasksCredentials(t *testing.T) {
 				t.Errorf("sessions_history: %s", doc)
 			}
 		})
+	}
+}
+
+// The texts of runs reach an agent masked in every tool that hands them
+// out: sessions_send's and sessions_wait's reply, the reply of a spawn's
+// run, sessions_runs' message and replies, sessions_show's run tasks. The
+// operator's CLI shows them as stored.
+func TestRunToolsMaskCredentials(t *testing.T) {
+	const secret = "sk-abcdefghijklmnop1234"
+	const masked = "sk-abc…1234"
+	s := newState(t, "state-2026.1.30").withRunner()
+	cs := connectMemory(t, s.server(false, realTime), nil)
+	clean := func(t *testing.T, tool string, doc map[string]any, mustShow string) {
+		t.Helper()
+		b, _ := json.Marshal(doc)
+		if strings.Contains(string(b), secret) || !strings.Contains(string(b), mustShow) {
+			t.Errorf("%s: %s", tool, b)
+		}
+	}
+	var sendRun, spawnRun string
+	t.Run("sessions_send", func(t *testing.T) {
+		doc := ok(t, cs, "sessions_send", map[string]any{"sessionKey": "main", "message": "key " + secret, "timeoutSeconds": 120})
+		clean(t, "sessions_send", doc, "pong: key "+masked)
+		sendRun, _ = doc["runId"].(string)
+	})
+	t.Run("sessions_wait", func(t *testing.T) {
+		acc := ok(t, cs, "sessions_send", map[string]any{"sessionKey": "main", "message": "again " + secret, "timeoutSeconds": 0})
+		doc := ok(t, cs, "sessions_wait", map[string]any{"runId": acc["runId"], "timeoutSeconds": 120})
+		clean(t, "sessions_wait", doc, "pong: again "+masked)
+	})
+	t.Run("sessions_spawn", func(t *testing.T) {
+		sp := ok(t, cs, "sessions_spawn", map[string]any{"task": "use " + secret, "cleanup": "keep"})
+		clean(t, "sessions_spawn", sp, "accepted")
+		spawnRun, _ = sp["runId"].(string)
+		doc := ok(t, cs, "sessions_wait", map[string]any{"runId": spawnRun, "timeoutSeconds": 120})
+		clean(t, "sessions_wait (spawn)", doc, masked)
+	})
+	t.Run("sessions_runs", func(t *testing.T) {
+		doc := ok(t, cs, "sessions_runs", map[string]any{"limit": 0})
+		clean(t, "sessions_runs", doc, "key "+masked)
+		if _, out := s.cli("runs", "--limit", "all", "--json"); !strings.Contains(out, "key "+secret) {
+			t.Errorf("the operator's runs lost the stored text: %.400s", out)
+		}
+	})
+	t.Run("sessions_show", func(t *testing.T) {
+		doc := ok(t, cs, "sessions_show", map[string]any{"sessionKey": "main"})
+		clean(t, "sessions_show", doc, "key "+masked)
+		if out := s.cliDoc("show", "main"); !strings.Contains(fmt.Sprint(out["runs"]), secret) {
+			t.Errorf("the operator's show lost the stored text: %v", out["runs"])
+		}
+	})
+	if sendRun == "" || spawnRun == "" {
+		t.Fatal("no runs")
 	}
 }

@@ -52,15 +52,19 @@ var listOutput = obj(map[string]any{
 }, "count", "totalCount", "hasMore", "sessions")
 
 var historyOutput = obj(map[string]any{
-	"sessionKey": str,
-	"sessionId":  str,
-	"messages":   arrayOf(anyValue, "oldest first, as OpenClaw's sessions_history returns them"),
-	"truncated":  typ("boolean", "the 80 KiB cap dropped the oldest messages of the page (they are before nextCursor)"),
-	"dropped":    typ("integer", "how many the cap dropped"),
-	"bytes":      typ("integer", "the size of messages"),
-	"hasMore":    typ("boolean", "older messages exist: pass nextCursor as before"),
-	"nextCursor": typ("string", "the cursor of the page before this one"),
-	"windowFull": typ("boolean", "over a gateway: older messages are out of its 1000-message window"),
+	"sessionKey":       str,
+	"sessionId":        str,
+	"messages":         arrayOf(anyValue, "oldest first, as OpenClaw's sessions_history returns them"),
+	"truncated":        typ("boolean", "the page is not whole: the 80 KiB cap dropped the oldest messages (they are before nextCursor) or a message's text was cut (contentTruncated)"),
+	"dropped":          typ("integer", "how many the cap dropped"),
+	"droppedMessages":  typ("boolean", "the 80 KiB cap dropped messages, or the one left was too large and stands as a placeholder"),
+	"contentTruncated": typ("boolean", "a text longer than 4000 characters was cut (…(truncated)…), or a message's details, usage or cost were left out"),
+	"contentRedacted":  typ("boolean", "credentials in the page's texts were masked"),
+	"redacted":         typ("boolean", "the same as contentRedacted"),
+	"bytes":            typ("integer", "the size of messages"),
+	"hasMore":          typ("boolean", "older messages exist: pass nextCursor as before"),
+	"nextCursor":       typ("string", "the cursor of the page before this one"),
+	"windowFull":       typ("boolean", "over a gateway: older messages are out of its 1000-message window"),
 }, "sessionKey", "messages", "truncated", "bytes", "hasMore")
 
 var runOutput = obj(map[string]any{

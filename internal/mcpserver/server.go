@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/openclaw/sessions/internal/apperr"
 	"github.com/openclaw/sessions/internal/ops"
@@ -28,6 +29,9 @@ type Options struct {
 	ReadOnly bool
 	// Version is the server's version, as the client is told.
 	Version string
+	// ResourcePageSize is how many transcripts one resources/list page
+	// lists (0: 100).
+	ResourcePageSize int
 }
 
 // Server is the MCP server of the session tools.
@@ -47,6 +51,7 @@ func New(o Options) *Server {
 		&mcp.ServerOptions{Instructions: instructions})
 	s.mcp.AddReceivingMiddleware(s.guard)
 	s.addTools()
+	s.addResources()
 	return s
 }
 
@@ -64,7 +69,10 @@ then sessions_wait with the runId if it timed out), spawn a sub-agent (sessions_
 (sessions_usage), list send and spawn runs (sessions_runs), check the state dir (sessions_doctor),
 change a session's label or send policy (sessions_patch), and delete, reset or archive sessions
 (sessions_delete, sessions_reset, sessions_archive; dryRun says what would be done). Sessions are named by their key (from sessions_list), their sessionId or
-their label. A failed call says why and what it means, e.g. "not found (exit 4): ...".`
+their label. A failed call says why and what it means, e.g. "not found (exit 4): ...".
+Transcripts are also resources (resources/list, newest first): openclaw-session://AGENT/KEY
+(the key percent-encoded; ?context=NAME on a fleet) is the newest page, as sessions_history returns
+it; when hasMore is true, the same URI with before=nextCursor (the result's _meta.nextUri) is the older page.`
 
 // ops builds the operations layer of one call: fresh, so that nothing a
 // previous call opened is served stale; agent (agentId) overrides the
@@ -79,13 +87,27 @@ func (s *Server) ops(agent string) *ops.Ops {
 	return ops.New(c)
 }
 
-// guard is the middleware every request passes: a tool that writes is
+// guard is the middleware every request passes: resources/list is
+// answered from the sessions as they are (listResources), a panic while
+// listing or reading a resource becomes an internal error, a tool that writes is
 // refused on a read-only server (it is not listed either, but a client may
 // call it by name), a panic in a tool becomes a tool error, and the SDK's
 // own tool errors (arguments that do not match the input schema) are worded
 // like ours.
 func (s *Server) guard(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (res mcp.Result, err error) {
+		if method == "resources/list" || method == "resources/read" {
+			defer func() {
+				if p := recover(); p != nil {
+					res, err = nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("internal error in %s: %v", method, p)}
+				}
+			}()
+		}
+		if list, ok := req.(*mcp.ListResourcesRequest); ok && method == "resources/list" {
+			// the transcripts are listed as the sessions are now, not
+			// from resources registered ahead
+			return s.listResources(ctx, list)
+		}
 		call, ok := req.(*mcp.CallToolRequest)
 		if !ok || method != "tools/call" {
 			return next(ctx, method, req)

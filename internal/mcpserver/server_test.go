@@ -73,7 +73,8 @@ func TestToolsListed(t *testing.T) {
 }
 
 // Every reading tool's structuredContent is the document the CLI prints
-// with --json, on both eras and both transports.
+// with --json (history: with --redact, as a tool's answer goes to an agent),
+// on both eras and both transports.
 func TestReadToolsAreTheCLIDocuments(t *testing.T) {
 	for _, fx := range fixtures {
 		for _, tr := range transports {
@@ -89,8 +90,8 @@ func TestReadToolsAreTheCLIDocuments(t *testing.T) {
 					{"sessions_list", map[string]any{"limit": 2, "kinds": []string{"main", "group"}}, []string{"list", "--limit", "2", "--kinds", "main,group"}},
 					{"sessions_list", map[string]any{"allAgents": true, "messageLimit": 2}, []string{"list", "--all-agents", "--messages", "2"}},
 					{"sessions_list", map[string]any{"activeMinutes": 100000000}, []string{"list", "--active", "100000000"}},
-					{"sessions_history", map[string]any{"sessionKey": "main", "limit": 3}, []string{"history", "main", "--limit", "3"}},
-					{"sessions_history", map[string]any{"sessionKey": "main", "includeTools": true}, []string{"history", "main", "--include-tools"}},
+					{"sessions_history", map[string]any{"sessionKey": "main", "limit": 3}, []string{"history", "--redact", "main", "--limit", "3"}},
+					{"sessions_history", map[string]any{"sessionKey": "main", "includeTools": true}, []string{"history", "--redact", "main", "--include-tools"}},
 					{"sessions_search", map[string]any{"query": "the", "ignoreCase": true}, []string{"search", "the", "-i"}},
 					{"sessions_search", map[string]any{"query": "th[a-z]", "regex": true, "allAgents": true, "limit": 3, "role": "assistant"}, []string{"search", "th[a-z]", "--regex", "--all-agents", "--limit", "3", "--role", "assistant"}},
 					{"sessions_show", map[string]any{"sessionKey": "main"}, []string{"show", "main"}},
@@ -114,7 +115,7 @@ func TestReadToolsAreTheCLIDocuments(t *testing.T) {
 					t.Fatalf("history of main: no cursor: %v", page)
 				}
 				older := ok(t, cs, "sessions_history", map[string]any{"sessionKey": "main", "limit": 2, "before": cur})
-				if want := s.cliDoc("history", "main", "--limit", "2", "--before", cur); !sameJSON(older, want) {
+				if want := s.cliDoc("history", "--redact", "main", "--limit", "2", "--before", cur); !sameJSON(older, want) {
 					t.Errorf("history before %s:\n got %v\nwant %v", cur, older, want)
 				}
 				// usage: the same rows and totals (files says what the cache
@@ -525,9 +526,9 @@ func TestThroughGateway(t *testing.T) {
 		cli  []string
 	}{
 		{"sessions_list", map[string]any{}, []string{"list"}},
-		{"sessions_history", map[string]any{"sessionKey": "agent:main:main"}, []string{"history", "agent:main:main"}},
+		{"sessions_history", map[string]any{"sessionKey": "agent:main:main"}, []string{"history", "--redact", "agent:main:main"}},
 		{"sessions_show", map[string]any{"label": "home"}, []string{"show", "--label", "home"}},
-		{"sessions_history", map[string]any{"label": "home", "limit": 1}, []string{"history", "--label", "home", "--limit", "1"}},
+		{"sessions_history", map[string]any{"label": "home", "limit": 1}, []string{"history", "--redact", "--label", "home", "--limit", "1"}},
 		{"sessions_runs", map[string]any{}, []string{"runs"}},
 	} {
 		got := ok(t, cs, c.tool, c.args)
@@ -571,8 +572,8 @@ func TestHistoryByLabel(t *testing.T) {
 					args map[string]any
 					cli  []string
 				}{
-					{map[string]any{"label": "home", "limit": 3}, []string{"history", "--label", "home", "--limit", "3"}},
-					{map[string]any{"label": "ops-home", "agentId": "ops"}, []string{"--agent", "ops", "history", "--label", "ops-home"}},
+					{map[string]any{"label": "home", "limit": 3}, []string{"history", "--redact", "--label", "home", "--limit", "3"}},
+					{map[string]any{"label": "ops-home", "agentId": "ops"}, []string{"--agent", "ops", "history", "--redact", "--label", "ops-home"}},
 				} {
 					got := ok(t, cs, "sessions_history", c.args)
 					if want := s.cliDoc(c.cli...); !sameJSON(got, want) {
@@ -583,7 +584,7 @@ func TestHistoryByLabel(t *testing.T) {
 					t.Error("history by label is not the history by key")
 				}
 				// without agentId: the label is looked up as the CLI looks it up
-				if got, want := ok(t, cs, "sessions_history", map[string]any{"label": "ops-home"}), s.cliDoc("history", "--label", "ops-home"); !sameJSON(got, want) {
+				if got, want := ok(t, cs, "sessions_history", map[string]any{"label": "ops-home"}), s.cliDoc("history", "--redact", "--label", "ops-home"); !sameJSON(got, want) {
 					t.Errorf("history of ops-home without agentId:\n got %v\nwant %v", got, want)
 				}
 				// a label nobody has: not found, as the CLI says

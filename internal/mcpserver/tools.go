@@ -121,7 +121,9 @@ func historyTool(s *Server) tool[historyIn] {
 	return tool[historyIn]{
 		name: "sessions_history", title: "Read a session's transcript",
 		desc: "Fetch message history for a session (sessionKey or label), oldest message first, prepared for an agent's " +
-			"context (envelopes stripped, long text cut, the page capped at 80 KiB). When hasMore is true, call again with " +
+			"context as OpenClaw's sessions_history prepares it (envelopes stripped, credentials masked, text over 4000 " +
+			"characters cut, the page capped at 80 KiB; contentRedacted, contentTruncated and droppedMessages say so). " +
+			"When hasMore is true, call again with " +
 			"before=nextCursor for the older page; a cursor stays valid while the session grows.",
 		input: func(in *jsonschema.Schema) {
 			bounds(in, "limit", 1, ops.HistoryMaxLimit)

@@ -146,12 +146,28 @@ type HistoryResult struct {
 	// Redacted: credentials in the page's texts were masked (for an agent,
 	// or with --redact).
 	Redacted bool `json:"redacted,omitempty"`
+	// With masking on (an agent's page, or --redact), sessions_history's
+	// own marks, always present: DroppedMessages (the byte cap dropped
+	// messages, or stood the one left as a placeholder), ContentTruncated
+	// (a message lost its details/usage/cost or a text was cut),
+	// ContentRedacted (= Redacted); Truncated is then any of the three
+	// causes, as there. Absent otherwise (the operator's page is unchanged).
+	DroppedMessages  *bool `json:"droppedMessages,omitempty"`
+	ContentTruncated *bool `json:"contentTruncated,omitempty"`
+	ContentRedacted  *bool `json:"contentRedacted,omitempty"`
 
 	// Read is how many messages were read for the page before the cap.
 	Read int `json:"-"`
 	// Note is to be said once (on stderr): e.g. no transcript yet, or the
 	// gateway's window.
 	Note string `json:"-"`
+}
+
+// CapDropped: the 80 KiB cap dropped messages of the page (or, for an
+// agent, stood the one left as a placeholder) — what Truncated says
+// without masking; with it Truncated also covers cut texts.
+func (r *HistoryResult) CapDropped() bool {
+	return r.Dropped > 0 || r.DroppedMessages != nil && *r.DroppedMessages
 }
 
 // History reads a page of sess's transcript: the last q.Limit messages,
@@ -196,8 +212,17 @@ func (o *Ops) History(ctx context.Context, sess *Session, q HistoryQuery) (*Hist
 		for i, m := range stored {
 			msgs[i] = sanitize.StripEnvelope(m)
 		}
-		res.Messages, first, res.Dropped, res.Bytes = sanitize.HistoryPage(msgs, sanitize.DefaultCapBytes)
-		res.Truncated = res.Dropped > 0
+		if o.masking() {
+			// sessions_history's answer: its hard cap and marks.
+			p := sanitize.HistoryPageCapped(msgs, sanitize.DefaultCapBytes)
+			res.Messages, first, res.Dropped, res.Bytes = p.Messages, p.First, p.Dropped, p.Bytes
+			dropped, cut, redacted := p.Dropped > 0 || p.HardCapped, p.ContentTruncated, res.Redacted
+			res.DroppedMessages, res.ContentTruncated, res.ContentRedacted = &dropped, &cut, &redacted
+			res.Truncated = dropped || cut
+		} else {
+			res.Messages, first, res.Dropped, res.Bytes = sanitize.HistoryPage(msgs, sanitize.DefaultCapBytes)
+			res.Truncated = res.Dropped > 0
+		}
 		if res.Messages == nil {
 			res.Messages = []json.RawMessage{}
 		}

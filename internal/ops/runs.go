@@ -141,6 +141,7 @@ func (o *Ops) Runs(ctx context.Context, q RunsQuery) (*RunsResult, error) {
 		n := q.Limit
 		res.LimitApplied = &n
 	}
+	o.maskRuns(res.Runs)
 	if q.Tree {
 		res.Tree = runs.Tree(res.Runs)
 	}

@@ -111,7 +111,7 @@ func (o *Ops) Send(ctx context.Context, q SendRequest) (*RunResult, error) {
 	if q.Timeout <= 0 {
 		return acceptedResult(rec), nil
 	}
-	return waitRun(ctx, rs, rec, q.Timeout, q.OnWait)
+	return o.maskRunResult(waitRun(ctx, rs, rec, q.Timeout, q.OnWait))
 }
 
 // sendLocal makes a send ready on this host's state dir; its writes go

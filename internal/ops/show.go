@@ -151,6 +151,7 @@ func (o *Ops) Show(ctx context.Context, q ShowQuery) (*Shown, error) {
 		if err != nil {
 			return nil, err
 		}
+		o.maskShow(res)
 		return &Shown{Session: res}, nil
 	}
 	found, errs := backend.Each(readers, func(r backend.Reader) (*ShowResult, error) { return o.showOn(ctx, r, q) })
@@ -159,6 +160,7 @@ func (o *Ops) Show(ctx context.Context, q ShowQuery) (*Shown, error) {
 		switch {
 		case errs[i] == nil:
 			found[i].Context = r.Where()
+			o.maskShow(found[i])
 			out.Sessions = append(out.Sessions, found[i])
 		case apperr.CodeOf(errs[i]) == apperr.CodeNotFound:
 			// not on this host (an ambiguous prefix is a failure, exit 1)

@@ -62,6 +62,16 @@ type SpawnResult struct {
 // invocation names, or the live gateway of a 2026.8+ agent) the child is
 // made by the gateway's own spawn.
 func (o *Ops) Spawn(ctx context.Context, q SpawnRequest) (*SpawnResult, error) {
+	res, err := o.spawn(ctx, q)
+	if res != nil && o.masking() {
+		c := *res
+		c.Warning = o.redactText(c.Warning)
+		res = &c
+	}
+	return res, o.maskErr(err)
+}
+
+func (o *Ops) spawn(ctx context.Context, q SpawnRequest) (*SpawnResult, error) {
 	if err := o.ResolveEngineDeliver(&q.Engine, &q.Deliver); err != nil {
 		return nil, err
 	}

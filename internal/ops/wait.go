@@ -59,7 +59,7 @@ func (o *Ops) Wait(ctx context.Context, q WaitRequest) (*RunResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	return waitRun(ctx, rs, rec, q.Timeout, q.OnWait)
+	return o.maskRunResult(waitRun(ctx, rs, rec, q.Timeout, q.OnWait))
 }
 
 // RunStore is where this invocation's runs are recorded: the home of the

@@ -174,3 +174,22 @@ func TestSuffixUnits(t *testing.T) {
 		t.Fatal(truncationSuffix)
 	}
 }
+
+// FuzzRedact: masking never panics, says whether it changed the text, and
+// keeps a valid UTF-8 text valid (the scanners index bytes).
+func FuzzRedact(f *testing.F) {
+	cases, _, _ := readRedactCorpusFile()
+	for _, c := range cases {
+		f.Add(c.In)
+	}
+	r := NewRedactor(nil, nil)
+	f.Fuzz(func(t *testing.T, s string) {
+		out, changed := r.Redact(s)
+		if changed != (out != s) {
+			t.Fatalf("changed %v for %q -> %q", changed, s, out)
+		}
+		if utf8.ValidString(s) && !utf8.ValidString(out) {
+			t.Fatalf("invalid UTF-8 from %q: %q", s, out)
+		}
+	})
+}

@@ -59,21 +59,61 @@ func History(msgs []json.RawMessage, capBytes int) (out []json.RawMessage, trunc
 // many valid messages the cap dropped (0 when it dropped none, so
 // truncated = dropped > 0). A history page's cursor names msgs[first].
 func HistoryPage(msgs []json.RawMessage, capBytes int) (out []json.RawMessage, first, dropped, bytes int) {
+	p := historyPage(msgs, capBytes)
+	return p.Messages, p.First, p.Dropped, p.Bytes
+}
+
+// Page is a prepared history page with sessions_history's marks.
+type Page struct {
+	Messages []json.RawMessage
+	First    int // Messages[0] is msgs[First]
+	Dropped  int // valid messages the byte cap dropped
+	Bytes    int // the byte length of the JSON array of Messages
+	// ContentTruncated: a message lost its details, usage or cost, or a
+	// text of it was cut (sessions_history's contentTruncated).
+	ContentTruncated bool
+	// HardCapped: the one message left was still over the cap and stands
+	// as a placeholder (enforceSessionsHistoryHardCap).
+	HardCapped bool
+}
+
+// HistoryPageCapped is HistoryPage as 9.6's sessions_history answers an
+// agent: with its marks, and a message that alone is over capBytes
+// replaced by {"role":"assistant","content":"[sessions_history omitted:
+// message too large]"} (with its __openclaw seq and id, when it has them).
+func HistoryPageCapped(msgs []json.RawMessage, capBytes int) Page {
+	if capBytes == 0 {
+		capBytes = DefaultCapBytes
+	}
+	p := historyPage(msgs, capBytes)
+	if capBytes > 0 && len(p.Messages) == 1 && p.Bytes > capBytes {
+		ph := omittedPlaceholder(p.Messages[0])
+		p.Messages = []json.RawMessage{ph}
+		p.Bytes = len(ph) + 2
+		p.HardCapped = true
+	}
+	return p
+}
+
+func historyPage(msgs []json.RawMessage, capBytes int) Page {
 	if capBytes == 0 {
 		capBytes = DefaultCapBytes
 	}
 	prepared := make([]json.RawMessage, 0, len(msgs))
 	index := make([]int, 0, len(msgs))
+	contentTruncated := false
 	for i, m := range msgs {
-		p := compact(sanitizeMessage(m))
+		s, cut := sanitizeMessage(m)
+		p := compact(s)
 		if p == nil {
 			continue
 		}
+		contentTruncated = contentTruncated || cut
 		prepared = append(prepared, p)
 		index = append(index, i)
 	}
 	if len(prepared) == 0 {
-		return prepared, len(msgs), 0, 2
+		return Page{Messages: prepared, First: len(msgs), Bytes: 2, ContentTruncated: contentTruncated}
 	}
 	total := 2 + len(prepared) - 1
 	for _, p := range prepared {
@@ -86,7 +126,35 @@ func HistoryPage(msgs []json.RawMessage, capBytes int) (out []json.RawMessage, f
 			start++
 		}
 	}
-	return prepared[start:], index[start], start, total
+	return Page{Messages: prepared[start:], First: index[start], Dropped: start, Bytes: total, ContentTruncated: contentTruncated}
+}
+
+// omittedPlaceholder is buildSessionsHistoryOmittedPlaceholder.
+func omittedPlaceholder(src json.RawMessage) json.RawMessage {
+	var meta struct {
+		OpenClaw struct {
+			Seq json.RawMessage `json:"seq"`
+			ID  json.RawMessage `json:"id"`
+		} `json:"__openclaw"`
+	}
+	_ = json.Unmarshal(src, &meta)
+	var o jsonx.Object
+	o.SetRaw("role", json.RawMessage(`"assistant"`))
+	o.SetRaw("content", json.RawMessage(`"[sessions_history omitted: message too large]"`))
+	var m jsonx.Object
+	if n, err := strconv.ParseInt(string(meta.OpenClaw.Seq), 10, 64); err == nil && n > 0 && n <= 1<<53-1 {
+		m.SetRaw("seq", json.RawMessage(strconv.FormatInt(n, 10)))
+	}
+	var id string
+	if json.Unmarshal(meta.OpenClaw.ID, &id) == nil && id != "" {
+		m.SetRaw("id", meta.OpenClaw.ID)
+	}
+	if m.Has("seq") || m.Has("id") {
+		b, _ := m.MarshalJSON()
+		o.SetRaw("__openclaw", b)
+	}
+	b, _ := o.MarshalJSON()
+	return compact(b)
 }
 
 // compact returns raw without insignificant whitespace (string contents are
@@ -99,19 +167,21 @@ func compact(raw json.RawMessage) json.RawMessage {
 	return b.Bytes()
 }
 
-func sanitizeMessage(raw json.RawMessage) json.RawMessage {
+// sanitizeMessage prepares one message; cut says it lost details, usage or
+// cost or had a text cut (what sessions_history calls truncated).
+func sanitizeMessage(raw json.RawMessage) (json.RawMessage, bool) {
 	if !isObject(raw) {
-		return raw
+		return raw, false
 	}
 	var o jsonx.Object
 	if err := o.UnmarshalJSON(raw); err != nil {
-		return raw
+		return raw, false
 	}
-	changed := false
+	changed, cut := false, false
 	for _, k := range []string{"details", "usage", "cost"} {
 		if o.Has(k) {
 			o.Delete(k)
-			changed = true
+			changed, cut = true, true
 		}
 	}
 	content := o.Raw("content")
@@ -119,63 +189,64 @@ func sanitizeMessage(raw json.RawMessage) json.RawMessage {
 	case isString(content):
 		if s, ok := truncateRaw(content); ok {
 			o.SetRaw("content", s)
-			changed = true
+			changed, cut = true, true
 		}
 	case isArray(content):
-		if c, ok := sanitizeBlocks(content); ok {
+		if c, ok, c2 := sanitizeBlocks(content); ok {
 			o.SetRaw("content", c)
-			changed = true
+			changed, cut = true, cut || c2
 		}
 	}
 	if t := o.Raw("text"); isString(t) {
 		if s, ok := truncateRaw(t); ok {
 			o.SetRaw("text", s)
-			changed = true
+			changed, cut = true, true
 		}
 	}
 	if !changed {
-		return raw
+		return raw, false
 	}
 	out, err := o.MarshalJSON()
 	if err != nil {
-		return raw
-	}
-	return out
-}
-
-func sanitizeBlocks(raw json.RawMessage) (json.RawMessage, bool) {
-	var blocks []json.RawMessage
-	if err := json.Unmarshal(raw, &blocks); err != nil {
 		return raw, false
 	}
-	changed := false
+	return out, cut
+}
+
+// sanitizeBlocks prepares an array content; cut says a text was cut.
+func sanitizeBlocks(raw json.RawMessage) (json.RawMessage, bool, bool) {
+	var blocks []json.RawMessage
+	if err := json.Unmarshal(raw, &blocks); err != nil {
+		return raw, false, false
+	}
+	changed, cut := false, false
 	for i, b := range blocks {
-		if nb, ok := sanitizeBlock(b); ok {
+		if nb, ok, c := sanitizeBlock(b); ok {
 			blocks[i] = nb
-			changed = true
+			changed, cut = true, cut || c
 		}
 	}
 	if !changed {
-		return raw, false
+		return raw, false, false
 	}
-	return joinArray(blocks), true
+	return joinArray(blocks), true, cut
 }
 
-func sanitizeBlock(raw json.RawMessage) (json.RawMessage, bool) {
+func sanitizeBlock(raw json.RawMessage) (json.RawMessage, bool, bool) {
 	if !isObject(raw) {
-		return raw, false
+		return raw, false, false
 	}
 	var o jsonx.Object
 	if err := o.UnmarshalJSON(raw); err != nil {
-		return raw, false
+		return raw, false, false
 	}
 	typ, _ := o.String("type")
-	changed := false
+	changed, cut := false, false
 	truncateKey := func(k string) {
 		if v := o.Raw(k); isString(v) {
 			if s, ok := truncateRaw(v); ok {
 				o.SetRaw(k, s)
-				changed = true
+				changed, cut = true, true
 			}
 		}
 	}
@@ -203,13 +274,13 @@ func sanitizeBlock(raw json.RawMessage) (json.RawMessage, bool) {
 		changed = true
 	}
 	if !changed {
-		return raw, false
+		return raw, false, false
 	}
 	out, err := o.MarshalJSON()
 	if err != nil {
-		return raw, false
+		return raw, false, false
 	}
-	return out, true
+	return out, true, cut
 }
 
 // truncateRaw cuts a raw JSON string literal longer than TextMaxChars UTF-16

@@ -310,3 +310,47 @@ func TestJSStringRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// HistoryPageCapped: sessions_history's marks and hard cap.
+func TestHistoryPageCapped(t *testing.T) {
+	long := strings.Repeat("x", TextMaxChars+1)
+	huge := strings.Repeat("y ", DefaultCapBytes)
+	cases := []struct {
+		name                         string
+		msgs                         []json.RawMessage
+		contentTruncated, hardCapped bool
+		dropped                      int
+		want0                        string // the first message returned, when set
+	}{
+		{"plain", []json.RawMessage{json.RawMessage(`{"role":"user","content":"hi"}`)}, false, false, 0, `{"role":"user","content":"hi"}`},
+		{"usage dropped", []json.RawMessage{json.RawMessage(`{"role":"assistant","content":"hi","usage":{"input":1}}`)}, true, false, 0, `{"role":"assistant","content":"hi"}`},
+		{"long block text", []json.RawMessage{json.RawMessage(`{"role":"assistant","content":[{"type":"text","text":"` + long + `"}]}`)}, true, false, 0, ""},
+		{"thinking signature is not a cut", []json.RawMessage{json.RawMessage(`{"role":"assistant","content":[{"type":"thinking","thinking":"t","thinkingSignature":"s"}]}`)}, false, false, 0, `{"role":"assistant","content":[{"type":"thinking","thinking":"t"}]}`},
+		{"too large alone", []json.RawMessage{
+			json.RawMessage(`{"role":"user","content":"a"}`),
+			json.RawMessage(`{"role":"toolResult","content":[{"type":"toolCall","arguments":{"x":"` + huge + `"}}],"__openclaw":{"id":"m7","seq":7}}`),
+		}, false, true, 1, `{"role":"assistant","content":"[sessions_history omitted: message too large]","__openclaw":{"seq":7,"id":"m7"}}`},
+		{"too large without meta", []json.RawMessage{json.RawMessage(`{"role":"toolResult","content":[{"type":"toolCall","arguments":{"x":"` + huge + `"}}]}`)}, false, true, 0,
+			`{"role":"assistant","content":"[sessions_history omitted: message too large]"}`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p := HistoryPageCapped(c.msgs, 0)
+			if p.ContentTruncated != c.contentTruncated || p.HardCapped != c.hardCapped || p.Dropped != c.dropped {
+				t.Errorf("contentTruncated %v hardCapped %v dropped %d, want %v %v %d", p.ContentTruncated, p.HardCapped, p.Dropped, c.contentTruncated, c.hardCapped, c.dropped)
+			}
+			if len(p.Messages) == 0 {
+				t.Fatal("no message")
+			}
+			if c.want0 != "" && string(p.Messages[0]) != c.want0 {
+				t.Errorf("message %s, want %s", p.Messages[0], c.want0)
+			}
+			if total := len(joinArray(p.Messages)); p.Bytes != total || p.Bytes > DefaultCapBytes {
+				t.Errorf("bytes %d, array %d", p.Bytes, total)
+			}
+			if got := HistoryPageCapped(c.msgs, -1); got.HardCapped {
+				t.Error("hard cap without a cap")
+			}
+		})
+	}
+}

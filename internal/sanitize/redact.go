@@ -15,17 +15,27 @@ import (
 // (redactToolPayloadText): every match of a credential pattern has its secret
 // (the last non-empty capture group, or the whole match when the pattern has
 // none) replaced by maskToken: "***" when shorter than 18 characters, else
-// its first 6 characters, "…" and its last 4. Patterns are case-insensitive
-// (OpenClaw compiles them with the "gi" flags). The config's
+// its first 6 characters, "…" and its last 4 (field values keep their quotes
+// and closing punctuation after it). Patterns are case-insensitive (OpenClaw
+// compiles them with the "gi" flags) except its "/…/g" literals. The config's
 // logging.redactPatterns run first, then the defaults.
 //
 // OpenClaw's patterns are JavaScript regular expressions; Go's RE2 has no
-// lookaround or backreferences. The defaults below are those of 9.6's list
-// RE2 can express (a trailing negative lookahead after a greedy class is
-// dropped: it can never fail there); the structured-field heuristics
-// (env/JSON/config assignments, HTTP auth headers, form bodies) are not
-// ported; PEM private key blocks and URL query parameters are. A configured pattern RE2 cannot compile is skipped with one
-// warning.
+// lookaround or backreferences. Its default list is ported in full: the
+// structured-field rules (redact_fields.go: env/config/JSON assignments,
+// CLI flags, HTTP auth headers) with each backreference spelled out and
+// each lookaround checked on the match, the vendor tokens below (a
+// trailing negative lookahead after a greedy class is dropped: it can never
+// fail there), PEM private key blocks, URL query parameters, form bodies,
+// standalone AWS secret keys and the Digest/AWS4/Hawk auth-parameter pass
+// (redact_url.go, redact_form.go, redact_auth.go, redact_aws.go). \s is
+// JavaScript's.
+// 9.6's bounds are kept too: on a text over 32768 characters most patterns
+// run chunk by chunk (replaceBounded), so a vendor token across a
+// 16384-character edge stays as it is, there as here. Not reproduced: the
+// secrets a running OpenClaw registers at run time (we have none), and an
+// astral character split by a chunk edge (kept whole in the chunk before).
+// A configured pattern RE2 cannot compile is skipped with one warning.
 
 const (
 	redactMinLength = 18 // DEFAULT_REDACT_MIN_LENGTH
@@ -39,15 +49,9 @@ const (
 	base64Boundary     = `(^|[^A-Za-z0-9])`
 )
 
-const cliSecretFlagKeys = `aws[-_]?secret[-_]?access[-_]?key|api[-_]?key|hook[-_]?token|access[-_]?token|refresh[-_]?token|id[-_]?token|token|secret|password|passwd|credential|private[-_]?key|client[-_]?secret`
-
-// defaultRedactPatterns are 9.6's DEFAULT_REDACT_PATTERNS that RE2 compiles,
-// in OpenClaw's order.
-var defaultRedactPatterns = []string{
-	`--(?:` + cliSecretFlagKeys + `)=([^\s"']+)`,
-	`\bBearer\s+([-A-Za-z0-9._~+/=]{18,})`,
-	`\b(?:https?|wss?|ftp):\/\/[^\/\s:@]*:([^\/\s@]+)@`,
-	`\b(?:postgres(?:ql)?|mysql|mongodb(?:\+srv)?|rediss?|amqps?):\/\/[^:\s/@]*:([^@\s]+)@`,
+// vendorRedactPatterns are 9.6's VENDOR_TOKEN_REDACT_PATTERNS, in its
+// order (they follow the field patterns and the PEM block).
+var vendorRedactPatterns = []string{
 	`\b(sk-[A-Za-z0-9_-]{8,})\b`,
 	`(ghp_[A-Za-z0-9]{10,})`,
 	`(github_pat_[A-Za-z0-9_]{10,})`,
@@ -145,11 +149,27 @@ var defaultRedactPatterns = []string{
 const pemPattern = `-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]+?-----END [A-Z ]*PRIVATE KEY-----`
 
 var compiledDefaults = func() []redactPattern {
-	all := mustCompileAll(defaultRedactPatterns)
+	var all []redactPattern
+	for _, f := range fieldSpecs {
+		prefix := "(?i)"
+		if f.caseSensitive {
+			prefix = ""
+		}
+		p, err := compileRedactPattern(prefix + jsWhitespace(f.src))
+		if err != nil {
+			panic(err)
+		}
+		p.mode, p.formAware, p.reject, p.need, p.chunkUnsafe = f.mode, f.formAware, f.reject, f.need, f.chunkUnsafe
+		p.leadingAnchor = strings.HasPrefix(f.src, "(^|")
+		all = append(all, p)
+	}
+	// OpenClaw's order: the field patterns, the PEM block (before the AWS
+	// secret key field), then the vendor tokens.
 	pem := mustCompileAll([]string{pemPattern})[0]
-	pem.whole = pemBlock
-	// OpenClaw's order: the CLI flag, Bearer and URL patterns, then PEM.
-	return append(all[:4:4], append([]redactPattern{pem}, all[4:]...)...)
+	pem.pem = true
+	n := len(all) - 1
+	all = append(all[:n:n], pem, all[n])
+	return append(all, mustCompileAll(vendorRedactPatterns)...)
 }()
 
 // pemBlock is redactPemBlock: the BEGIN and END lines around "…redacted…",
@@ -170,22 +190,62 @@ func pemBlock(block string) string {
 func mustCompileAll(srcs []string) []redactPattern {
 	out := make([]redactPattern, len(srcs))
 	for i, s := range srcs {
-		p, err := compileRedactPattern(`(?i)` + s)
+		p, err := compileRedactPattern(`(?i)` + jsWhitespace(s))
 		if err != nil {
 			panic(err)
+		}
+		p.leadingAnchor = strings.HasPrefix(s, "(^|")
+		// 9.6 runs these on the whole of a long text (CHUNK_UNSAFE: a
+		// boundary before the token, or the Telegram tokens)
+		p.chunkUnsafe = strings.HasPrefix(s, identifierBoundary) || strings.HasPrefix(s, base64Boundary) || strings.Contains(s, `(\d{6,}:`)
+		if strings.HasPrefix(s, base64Boundary) {
+			p.reject = inBase64Data
 		}
 		out[i] = p
 	}
 	return out
 }
 
-// redactPattern is a compiled pattern and a literal every match contains
-// (lower-cased; "" when there is none): a text without it is not scanned.
+// inBase64Data is BASE64_SAFE_TOKEN_BOUNDARY's lookbehind
+// (?<!;base64,[A-Za-z0-9+/=]*): the token (group 2) is not part of a data
+// URL's base64 payload.
+func inBase64Data(s string, loc []int) bool {
+	i := loc[4]
+	for i > 0 && isBase64DataChar(s[i-1]) {
+		i--
+	}
+	return strings.HasSuffix(s[:i], ";base64,")
+}
+
+func isBase64DataChar(c byte) bool {
+	return c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '+' || c == '/' || c == '='
+}
+
+// redactPattern is a compiled pattern and literals one of which every
+// match contains (lower-cased; nil when there are none): a text without
+// them is not scanned.
 type redactPattern struct {
-	re      *regexp.Regexp
-	literal string
-	// whole, when set, replaces the whole match (else its secret is masked).
-	whole func(string) string
+	re       *regexp.Regexp
+	literals []string
+	// pem: the private key block pattern (its match is replaced whole).
+	pem bool
+	// mode and formAware say how the secret is masked (maskFor).
+	mode      maskMode
+	formAware bool
+	// reject: a lookaround of OpenClaw's pattern fails for this match.
+	reject func(s string, loc []int) bool
+	// need: lists of strings (lower-case) the text must hold one of each.
+	need [][]string
+	// chunkUnsafe: on a text over 32768 characters this pattern still runs
+	// on the whole text; the others run on each 16384-character chunk, as
+	// in 9.6 (replacePatternBounded).
+	chunkUnsafe bool
+	// canEmpty: the pattern can match the empty string (only a configured
+	// one can); its matches are found as JavaScript's replace finds them.
+	canEmpty bool
+	// leadingAnchor: the pattern starts (^|…), so a search resumed
+	// mid-text must not take "^" there.
+	leadingAnchor bool
 }
 
 func compileRedactPattern(src string) (redactPattern, error) {
@@ -195,34 +255,53 @@ func compileRedactPattern(src string) (redactPattern, error) {
 	}
 	p := redactPattern{re: re}
 	if tree, err := syntax.Parse(src, syntax.Perl); err == nil {
-		p.literal = strings.ToLower(requiredLiteral(tree.Simplify()))
+		p.literals = requiredLiterals(tree.Simplify())
+		p.canEmpty = minMatchLen(tree.Simplify()) == 0
 	}
 	return p, nil
 }
 
-// requiredLiteral is the longest literal every match of re contains.
-func requiredLiteral(re *syntax.Regexp) string {
+// requiredLiterals are literals one of which every match of re contains
+// (nil when there is no such set): a text holding none is not scanned.
+func requiredLiterals(re *syntax.Regexp) []string {
 	switch re.Op {
 	case syntax.OpLiteral:
-		return string(re.Rune)
-	case syntax.OpCapture:
-		return requiredLiteral(re.Sub[0])
+		return []string{strings.ToLower(string(re.Rune))}
+	case syntax.OpCapture, syntax.OpPlus:
+		return requiredLiterals(re.Sub[0])
+	case syntax.OpRepeat:
+		if re.Min >= 1 {
+			return requiredLiterals(re.Sub[0])
+		}
 	case syntax.OpConcat:
-		best := ""
+		var best []string
+		bestLen := 0
 		for _, sub := range re.Sub {
-			if l := requiredLiteral(sub); len(l) > len(best) {
-				best = l
+			l := requiredLiterals(sub)
+			if len(l) == 0 {
+				continue
+			}
+			shortest := len(l[0])
+			for _, x := range l {
+				shortest = min(shortest, len(x))
+			}
+			if shortest > bestLen {
+				best, bestLen = l, shortest
 			}
 		}
 		return best
-	case syntax.OpPlus:
-		return requiredLiteral(re.Sub[0])
-	case syntax.OpRepeat:
-		if re.Min >= 1 {
-			return requiredLiteral(re.Sub[0])
+	case syntax.OpAlternate:
+		var out []string
+		for _, sub := range re.Sub {
+			l := requiredLiterals(sub)
+			if len(l) == 0 {
+				return nil
+			}
+			out = append(out, l...)
 		}
+		return out
 	}
-	return ""
+	return nil
 }
 
 // Redactor masks credentials in text handed to an agent. Build it once
@@ -244,19 +323,24 @@ func NewRedactor(userPatterns []string, warn func(msg string)) *Redactor {
 	if r, ok := redactors.Load(key); ok {
 		return r.(*Redactor)
 	}
-	r, bad := compileRedactor(userPatterns)
+	r, bad, unsafe := compileRedactor(userPatterns)
 	if prev, loaded := redactors.LoadOrStore(key, r); loaded {
 		return prev.(*Redactor)
 	}
 	if len(bad) > 0 && warn != nil {
 		warn("logging.redactPatterns: skipping patterns Go cannot compile: " + strings.Join(bad, ", "))
 	}
+	if len(unsafe) > 0 && warn != nil {
+		warn("logging.redactPatterns: skipping patterns OpenClaw refuses as unsafe (nested repetition): " + strings.Join(unsafe, ", "))
+	}
 	return r
 }
 
-func compileRedactor(userPatterns []string) (*Redactor, []string) {
-	r := &Redactor{}
-	var bad []string
+// compileRedactor compiles the configured patterns ahead of the defaults;
+// bad are those RE2 cannot compile, unsafe those OpenClaw's safe-regex
+// check refuses (both left out).
+func compileRedactor(userPatterns []string) (r *Redactor, bad, unsafe []string) {
+	r = &Redactor{}
 	for _, raw := range userPatterns {
 		src, flags := redactPatternSource(raw)
 		if strings.TrimSpace(src) == "" {
@@ -275,7 +359,11 @@ func compileRedactor(userPatterns []string) (*Redactor, []string) {
 				prefix += "(?m)"
 			}
 		}
-		p, err := compileRedactPattern(prefix + strings.TrimSpace(src))
+		if hasNestedRepetition(strings.TrimSpace(src)) {
+			unsafe = append(unsafe, raw) // OpenClaw drops it too
+			continue
+		}
+		p, err := compileRedactPattern(prefix + jsWhitespace(strings.TrimSpace(src)))
 		if err != nil {
 			bad = append(bad, raw)
 			continue
@@ -283,7 +371,7 @@ func compileRedactor(userPatterns []string) (*Redactor, []string) {
 		r.patterns = append(r.patterns, p)
 	}
 	r.patterns = append(r.patterns, compiledDefaults...)
-	return r, bad
+	return r, bad, unsafe
 }
 
 // redactPatternSource is parseRedactPatternSource: "/src/flags" literals
@@ -306,27 +394,187 @@ func (r *Redactor) Redact(text string) (string, bool) {
 	if r == nil || text == "" {
 		return text, false
 	}
-	next, lower := redactQueryValues(text), ""
+	next, lower := redactFormBody(redactQueryValues(redactStructuredAuthHeaders(text))), ""
 	for _, p := range r.patterns {
-		if p.literal != "" {
+		if len(p.literals) > 0 {
 			if lower == "" {
 				lower = strings.ToLower(next)
 			}
-			if !strings.Contains(lower, p.literal) {
+			if !containsAny(lower, p.literals) {
 				continue
 			}
 		}
-		if masked := replaceSecrets(p, next); masked != next {
+		if len(p.need) > 0 {
+			if lower == "" {
+				lower = strings.ToLower(next)
+			}
+			if !containsAll(lower, p.need) {
+				continue
+			}
+		}
+		if masked := replaceBounded(p, next); masked != next {
 			next, lower = masked, ""
 		}
 	}
+	next = redactAWSSecrets(next)
 	return next, next != text
 }
 
-// replaceSecrets masks, in every match of re, its last non-empty capture
-// group (the whole match when there is none).
+func containsAny(s string, subs []string) bool {
+	for _, x := range subs {
+		if strings.Contains(s, x) {
+			return true
+		}
+	}
+	return false
+}
+
+func containsAll(s string, need [][]string) bool {
+	for _, any := range need {
+		if !containsAny(s, any) {
+			return false
+		}
+	}
+	return true
+}
+
+const (
+	chunkThreshold = 32768 // REDACT_REGEX_CHUNK_THRESHOLD, UTF-16 units
+	chunkSize      = 16384 // REDACT_REGEX_CHUNK_SIZE
+)
+
+// replaceBounded is replacePatternBounded: a text over chunkThreshold
+// characters is masked chunk by chunk (a secret across a chunk's edge is
+// then not found, and a chunk's start is a text's start), unless the
+// pattern is chunk-unsafe or the private key block.
+func replaceBounded(p redactPattern, s string) string {
+	if p.chunkUnsafe || p.pem || len(s) <= chunkThreshold {
+		return replaceSecrets(p, s)
+	}
+	// the chunks' byte offsets: every chunkSize UTF-16 units (an astral
+	// character across an edge stays whole, in the chunk before)
+	var cuts []int
+	n, next := 0, chunkSize
+	for i, r := range s {
+		if n >= next {
+			cuts = append(cuts, i)
+			next += chunkSize
+		}
+		if r >= 0x10000 {
+			n += 2
+		} else {
+			n++
+		}
+	}
+	if n <= chunkThreshold {
+		return replaceSecrets(p, s)
+	}
+	var b strings.Builder
+	start := 0
+	for _, c := range append(cuts, len(s)) {
+		b.WriteString(replaceSecrets(p, s[start:c]))
+		start = c
+	}
+	return b.String()
+}
+
+// findAll is every match of p in s, leftmost first, without overlaps; a
+// match p.reject refuses is searched again one character later.
+func (p redactPattern) findAll(s string) [][]int {
+	if p.canEmpty {
+		return p.findAllJS(s)
+	}
+	if p.reject == nil {
+		return p.re.FindAllStringSubmatchIndex(s, -1)
+	}
+	var out [][]int
+	for pos := 0; pos <= len(s); {
+		loc := p.re.FindStringSubmatchIndex(s[pos:])
+		if loc == nil {
+			break
+		}
+		for i := range loc {
+			if loc[i] >= 0 {
+				loc[i] += pos
+			}
+		}
+		// "^" only matches at the real start of the text.
+		atCut := pos > 0 && p.leadingAnchor && loc[0] == pos && loc[2] == loc[3]
+		if atCut || p.reject(s, loc) {
+			_, w := utf8.DecodeRuneInString(s[loc[0]:])
+			pos = loc[0] + max(w, 1)
+			continue
+		}
+		out = append(out, loc)
+		pos = loc[1]
+		if loc[1] == loc[0] {
+			_, w := utf8.DecodeRuneInString(s[pos:])
+			pos += max(w, 1)
+		}
+	}
+	return out
+}
+
+// findAllJS is every match as JavaScript's global replace finds them: an
+// empty match right after a match counts too (Go's FindAll drops it). The
+// search resumes on the rest of the text, where "^" and "\b" see its start
+// as the text's (a configured pattern that matches the empty string is
+// already a corner case).
+func (p redactPattern) findAllJS(s string) [][]int {
+	var out [][]int
+	for pos := 0; pos <= len(s); {
+		loc := p.re.FindStringSubmatchIndex(s[pos:])
+		if loc == nil {
+			break
+		}
+		for i := range loc {
+			if loc[i] >= 0 {
+				loc[i] += pos
+			}
+		}
+		out = append(out, loc)
+		pos = loc[1]
+		if loc[1] == loc[0] {
+			_, w := utf8.DecodeRuneInString(s[pos:])
+			pos += max(w, 1)
+		}
+	}
+	return out
+}
+
+// minMatchLen is the fewest characters a match of re holds.
+func minMatchLen(re *syntax.Regexp) int {
+	switch re.Op {
+	case syntax.OpLiteral:
+		return len(re.Rune)
+	case syntax.OpCharClass, syntax.OpAnyChar, syntax.OpAnyCharNotNL:
+		return 1
+	case syntax.OpCapture, syntax.OpPlus:
+		return minMatchLen(re.Sub[0])
+	case syntax.OpRepeat:
+		return re.Min * minMatchLen(re.Sub[0])
+	case syntax.OpConcat:
+		n := 0
+		for _, sub := range re.Sub {
+			n += minMatchLen(sub)
+		}
+		return n
+	case syntax.OpAlternate:
+		n := -1
+		for _, sub := range re.Sub {
+			if m := minMatchLen(sub); n < 0 || m < n {
+				n = m
+			}
+		}
+		return max(n, 0)
+	}
+	return 0 // empty-width assertions, *, ?, the empty match
+}
+
+// replaceSecrets masks, in every match of p, its last non-empty capture
+// group (the whole match when there is none) as maskFor says.
 func replaceSecrets(p redactPattern, s string) string {
-	locs := p.re.FindAllStringSubmatchIndex(s, -1)
+	locs := p.findAll(s)
 	if locs == nil {
 		return s
 	}
@@ -334,23 +582,28 @@ func replaceSecrets(p redactPattern, s string) string {
 	cursor := 0
 	for _, loc := range locs {
 		start, end := loc[0], loc[1]
-		if p.whole != nil {
+		// any match holding a key block is replaced whole, as a block
+		if p.pem || strings.Contains(s[start:end], "PRIVATE KEY-----") {
+			if start < cursor {
+				continue
+			}
 			b.WriteString(s[cursor:start])
-			b.WriteString(p.whole(s[start:end]))
+			b.WriteString(pemBlock(s[start:end]))
 			cursor = end
 			continue
 		}
-		for g := len(loc)/2 - 1; g >= 1; g-- {
-			if loc[2*g] >= 0 && loc[2*g+1] > loc[2*g] {
-				start, end = loc[2*g], loc[2*g+1]
-				break
-			}
+		if g := lastGroup(loc); g > 0 {
+			start, end = loc[2*g], loc[2*g+1]
 		}
 		if start < cursor {
 			continue
 		}
+		masked, ok := p.maskFor(s[loc[0]:loc[1]], s[start:end])
+		if !ok {
+			continue
+		}
 		b.WriteString(s[cursor:start])
-		b.WriteString(maskToken(s[start:end]))
+		b.WriteString(masked)
 		cursor = end
 	}
 	b.WriteString(s[cursor:])
@@ -358,17 +611,29 @@ func replaceSecrets(p redactPattern, s string) string {
 }
 
 // maskToken is OpenClaw's: "***" below 18 characters, else the first 6 and
-// the last 4 around "…".
+// the last 4 around "…" — characters as JavaScript counts them (UTF-16
+// code units), never splitting a surrogate pair (sliceUtf16Safe).
 func maskToken(token string) string {
 	if token == "***" {
 		return token
 	}
-	n := utf8.RuneCountInString(token)
+	if len(token) < redactMinLength { // fewer bytes, fewer units
+		return "***"
+	}
+	u := units(token)
+	n := len(u)
 	if n < redactMinLength {
 		return "***"
 	}
-	runes := []rune(token)
-	return string(runes[:redactKeepStart]) + "…" + string(runes[n-4:])
+	to := redactKeepStart
+	if isHighSurrogate(u[to-1]) && isLowSurrogate(u[to]) {
+		to--
+	}
+	from := n - 4
+	if isLowSurrogate(u[from]) && isHighSurrogate(u[from-1]) {
+		from++
+	}
+	return decodeUnits(u[:to]) + "…" + decodeUnits(u[from:])
 }
 
 // RedactMessage masks the texts of one transcript message that

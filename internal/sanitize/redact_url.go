@@ -61,15 +61,11 @@ func redactQueryValues(text string) string {
 		if !sensitiveQueryKey(text[loc[4]:loc[5]]) {
 			continue
 		}
-		start, end := loc[6], loc[7]
-		value := text[start:end]
-		if d := trailingDelimiterRE.FindString(value); d != "" && len(d) < len(value) {
-			end -= len(d)
-			value = value[:len(value)-len(d)]
-		}
+		start := loc[6]
+		maskable, _, maskEnd := splitSecretValue(text[start:loc[7]])
 		b.WriteString(text[cursor:start])
-		b.WriteString(maskToken(value))
-		cursor = end
+		b.WriteString(maskToken(maskable))
+		cursor = start + maskEnd
 	}
 	if cursor == 0 {
 		return text

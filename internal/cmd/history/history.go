@@ -108,7 +108,12 @@ With --json each message is printed as one JSON object per line (JSON Lines;
 --jq applies to each message).
 
 JSON (--json): {"sessionKey","sessionId","orphan","messages","truncated",
-"dropped","bytes","hasMore","nextCursor"} ("orphan" only for an orphan).`,
+"dropped","bytes","hasMore","nextCursor"} ("orphan" only for an orphan).
+Masked (--as, $OPENCLAW_SESSION_KEY, --redact): credentials in the texts are
+masked as OpenClaw 2026.9.6's sessions_history masks them, and the page
+carries its marks too: "redacted"/"contentRedacted", "contentTruncated" (a
+text was cut or a message's details/usage/cost left out), "droppedMessages";
+"truncated" is then any of them.`,
 		Example: `  sessions history main
   sessions history agent:main:telegram:group:-100123 --limit 20 --json
   sessions history main --format markdown > main.md
@@ -239,7 +244,7 @@ func run(o *Options) error {
 // terminal. done: nothing follows (no --follow, or the JSON document).
 func (o *Options) showPage(fx facts, res *Result) (p *printer, done bool, err error) {
 	f := o.f
-	if res.Truncated {
+	if res.CapDropped() {
 		fmt.Fprintf(f.IO.ErrOut, "history: %d of %d messages fit the %d KiB cap; use --raw for all\n",
 			len(res.Messages), res.Read, sanitize.DefaultCapBytes/1024)
 	}
@@ -341,7 +346,7 @@ func newPrinter(o *Options, t facts, res *Result) *printer {
 		} else {
 			notes = append(notes, "sanitised")
 		}
-		if res.Truncated {
+		if res.CapDropped() {
 			notes = append(notes, "oldest dropped to fit 80 KiB")
 		}
 		p.facts = append(p.facts, [2]string{"Messages", what + " (" + strings.Join(notes, ", ") + ")"})

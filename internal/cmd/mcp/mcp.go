@@ -52,6 +52,13 @@ Each call works on the state as it is then, with the global flags: --state-dir,
 client's config can set): the server acts as that session, with every policy
 the CLI applies.
 
+Transcripts are resources too (also with --read-only): resources/list lists the
+sessions the requester may see, newest first, as
+openclaw-session://AGENT/KEY (the key percent-encoded; ?context=NAME on a
+fleet), and resources/read returns the page "sessions history --json --redact"
+prints; the same URI with before=nextCursor (&limit=N for the page's size) is
+the older page.
+
 By default the server speaks MCP on stdin/stdout. --http ADDR serves the
 streamable HTTP transport at http://ADDR/mcp instead: ADDR must be a loopback
 address unless --insecure-bind, every request must carry
