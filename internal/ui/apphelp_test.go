@@ -100,9 +100,9 @@ func keysShown(v *SessionsView) []string {
 	return out
 }
 
-// msgOf runs cmd and returns its message, expanding a batch into its
-// messages (commands that wait on something longer than a moment are not
-// run: the tests feed those messages themselves).
+// msgsOf runs cmd and returns its messages, expanding a batch (a command
+// still waiting after a generous while — a follow, the feed — gives none:
+// the tests feed those messages themselves).
 func msgsOf(t *testing.T, cmd tea.Cmd) []tea.Msg {
 	t.Helper()
 	if cmd == nil {
@@ -120,8 +120,8 @@ func msgsOf(t *testing.T, cmd tea.Cmd) []tea.Msg {
 			return out
 		}
 		return []tea.Msg{m}
-	case <-time.After(300 * time.Millisecond):
-		return nil // a tick or a wait: not this test's business
+	case <-time.After(10 * time.Second):
+		return nil // a wait (a follow, the feed): not this test's business
 	}
 }
 
