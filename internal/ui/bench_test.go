@@ -115,3 +115,30 @@ func BenchmarkOpen200MB(b *testing.B) {
 		open()
 	}
 }
+
+// BenchmarkBurst10k: 500 updated sessions arrive at once on a 10,000-row
+// view, then the frame is drawn (the rows are sorted once, not per event).
+func BenchmarkBurst10k(b *testing.B) {
+	env := Env{Ops: func() *ops.Ops { return ops.New(ops.Config{}) }, Styles: NewStyles(true), Now: time.Now}
+	rows := make([]state.Row, 10_000)
+	for i := range rows {
+		at := float64(1795900000000 + i)
+		rows[i] = state.Row{Key: fmt.Sprintf("agent:main:synthetic:s%d", i), AgentID: "main", Kind: "other", UpdatedAt: &at}
+	}
+	v := NewSessionsView(env, SessionsOptions{})
+	v.Update(sessionsLoadedMsg{res: &ops.ListResult{Sessions: rows, Count: len(rows), TotalCount: len(rows)}})
+	v.Render(160, 46)
+	n := 0
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		for range 500 {
+			n++
+			at := float64(1795900000000 + 10_000 + n)
+			key := fmt.Sprintf("agent:main:synthetic:s%d", n%10_000)
+			v.Update(ChangedMsg{Event: ops.WatchEvent{Kind: "updated", AgentID: "main", Key: key,
+				Session: &state.Row{Key: key, AgentID: "main", Kind: "other", UpdatedAt: &at}}})
+		}
+		v.Render(160, 46)
+	}
+}

@@ -42,6 +42,8 @@ type SessionsView struct {
 	busyAgain  bool            // changes came while it ran
 	noBusy     bool            // locks cannot be read here (a gateway)
 
+	moved     bool // rows changed since the cursor last found its row
+
 	filter    textinput.Model
 	filtering bool
 	page      int // rows on the last drawn page
@@ -133,6 +135,7 @@ func (v *SessionsView) Capturing() bool { return v.filtering }
 
 // Selected is the row under the cursor (nil: none).
 func (v *SessionsView) Selected() *state.Row {
+	v.settle()
 	shown := v.list.view()
 	if v.cursor < 0 || v.cursor >= len(shown) {
 		return nil
@@ -187,7 +190,9 @@ func (v *SessionsView) Update(msg tea.Msg) (View, tea.Cmd) {
 			if v.fleet || msg.Event.Context != "" {
 				v.fleet = true
 			}
-			v.reselect()
+			// the cursor finds its row again when it is next drawn or
+			// moved: a burst of changes sorts the rows once
+			v.moved = true
 		}
 		if changed || msg.Event.Kind == "message" || msg.Event.Kind == "run" {
 			return v, v.scheduleBusy()
@@ -246,6 +251,7 @@ func (v *SessionsView) filterKey(msg tea.KeyPressMsg) tea.Cmd {
 }
 
 func (v *SessionsView) key(msg tea.KeyPressMsg) tea.Cmd {
+	v.settle()
 	n := len(v.list.view())
 	switch {
 	case key.Matches(msg, navUp):
@@ -366,8 +372,17 @@ func (v *SessionsView) columns(short bool) []*column {
 	return cols
 }
 
+// settle puts the cursor back on its row after changes.
+func (v *SessionsView) settle() {
+	if v.moved {
+		v.moved = false
+		v.reselect()
+	}
+}
+
 // Render draws the table (the rows around the cursor) and the filter line.
 func (v *SessionsView) Render(width, height int) string {
+	v.settle()
 	st := v.env.Styles
 	if !v.loaded {
 		if v.err != nil {
