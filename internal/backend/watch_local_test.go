@@ -109,4 +109,3 @@ func writeRenamed(path string, data []byte) error {
 	}
 	return os.Rename(path+".tmp", path)
 }
-

@@ -139,7 +139,11 @@ func (o *Ops) Watch(ctx context.Context, q WatchQuery, ready func(), emit func(W
 			mark := func() { once.Do(readyWG.Done) }
 			defer mark()
 			err := src.run(mark)
-			if err != nil && fleet && ctx.Err() == nil && !errors.Is(err, emitErr) {
+			mu.Lock()
+			emitted := emitErr != nil
+			mu.Unlock()
+			if err != nil && fleet && ctx.Err() == nil && !emitted {
+				// One host of a fleet lost: said, and the others go on.
 				o.warn("watch: " + src.where + ": " + err.Error())
 				err = nil
 			}
