@@ -259,6 +259,14 @@ func (db *DB) read(what string, fn func(tx *sql.Tx) error) error {
 		return apperr.Errorf("OpenClaw SQLite store %s is closed", db.path)
 	}
 	for attempt := 1; ; attempt++ {
+		if db.mode == modeImmutable && db.walWritten() {
+			// A writer has committed since the open: its commits are in the
+			// -wal, which an immutable connection never reads (a follow would
+			// wait for them forever). Reopen as the files now call for.
+			if oerr := db.open(); oerr != nil {
+				return oerr
+			}
+		}
 		err := db.readOnce(what, fn)
 		if db.mode != modeImmutable {
 			return err
@@ -279,6 +287,13 @@ func (db *DB) read(what string, fn func(tx *sql.Tx) error) error {
 			return oerr
 		}
 	}
+}
+
+// walWritten reports whether the -wal, empty or absent when the
+// connection was opened immutable, now holds frames.
+func (db *DB) walWritten() bool {
+	fi, err := os.Lstat(db.path + "-wal")
+	return err == nil && fi.Mode().IsRegular() && fi.Size() > 0
 }
 
 // reopenAs reopens the connection in a given mode.
