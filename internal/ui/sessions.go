@@ -42,7 +42,7 @@ type SessionsView struct {
 	busyAgain  bool            // changes came while it ran
 	noBusy     bool            // locks cannot be read here (a gateway)
 
-	moved     bool // rows changed since the cursor last found its row
+	moved bool // rows changed since the cursor last found its row
 
 	filter    textinput.Model
 	filtering bool
@@ -356,12 +356,6 @@ func (v *SessionsView) columns(short bool) []*column {
 			}
 			return tokens(r.TotalTokens, r.ContextTokens)
 		}, drop: 6, right: true},
-		&column{name: "BUSY", cell: func(r *state.Row) string {
-			if v.busy[rowID("", r.AgentID, r.Key)] && r.Context == "" {
-				return "busy"
-			}
-			return ""
-		}, style: func(s string) string { return st.Busy.Render(s) }, drop: 8},
 		&column{name: "LABEL", cell: func(r *state.Row) string {
 			if r.Label != "" {
 				return r.Label
@@ -369,6 +363,18 @@ func (v *SessionsView) columns(short bool) []*column {
 			return r.DisplayName
 		}, drop: 4, flex: true},
 	)
+	if !v.noBusy {
+		// before the label; over a gateway there are no locks to tell it
+		busy := []*column{
+			&column{name: "BUSY", cell: func(r *state.Row) string {
+				if v.busy[rowID("", r.AgentID, r.Key)] && r.Context == "" {
+					return "busy"
+				}
+				return ""
+			}, style: func(s string) string { return st.Busy.Render(s) }, drop: 8},
+		}
+		cols = append(cols[:len(cols)-1], append(busy, cols[len(cols)-1])...)
+	}
 	return cols
 }
 
