@@ -155,8 +155,9 @@ type jsonStore struct {
 type sqliteAgent struct {
 	agent   string
 	path    string
-	stamps  [2]fsutil.Stamp // the database and its -wal
-	lastRow int64           // the highest transcript_events rowid read
+	stamps  [2]fsutil.Stamp  // the database and its -wal
+	lastRow int64            // the highest transcript_events rowid read
+	keys    map[string]int64 // each session's updated_at when last read (nil: read in full)
 	snap    watch.Snapshot
 	metas   map[watch.ID]store.Meta
 	sids    map[string]watch.ID // current sessionId → session
@@ -641,13 +642,28 @@ func (w *localWatch) loadSQLite(a *sqliteAgent, first bool) ([]watch.Event, erro
 		return nil, nil
 	}
 	defer db.Close()
-	st, err := db.StoreMeta()
-	if err != nil {
-		if first {
-			return nil, err
+	// prev and next: every session after a full read; the sessions whose
+	// updated_at moved (or that came or went) after an incremental one.
+	var st *store.Store
+	var prev, next watch.Snapshot
+	var metas map[watch.ID]store.Meta
+	partial := false
+	if !first && a.keys != nil {
+		st, prev, next, metas, partial = w.readChangedSQLite(a, db)
+	}
+	if !partial {
+		if st, err = db.StoreMeta(); err != nil {
+			if first {
+				return nil, err
+			}
+			w.l.debug("watch: cannot read the SQLite store; retrying", "path", a.path, "err", err)
+			return nil, nil
 		}
-		w.l.debug("watch: cannot read the SQLite store; retrying", "path", a.path, "err", err)
-		return nil, nil
+		// What the next commit is compared with (nil where the index is
+		// missing: then every commit reads the store in full).
+		a.keys, _, _ = db.Stamps()
+		prev = a.snap
+		next, metas = w.rows(st, func(string) string { return a.agent }, a.snap, a.metas)
 	}
 	after := a.lastRow
 	if first {
@@ -665,10 +681,9 @@ func (w *localWatch) loadSQLite(a *sqliteAgent, first bool) ([]watch.Event, erro
 		}
 	}
 	a.stamps = stamps
-	next, metas := w.rows(st, func(string) string { return a.agent }, a.snap, a.metas)
 	var evs []watch.Event
 	if !first {
-		evs = watch.Diff(a.snap, next)
+		evs = watch.Diff(prev, next)
 	}
 	for i := range evs {
 		if evs[i].Kind != watch.Removed {
@@ -676,8 +691,20 @@ func (w *localWatch) loadSQLite(a *sqliteAgent, first bool) ([]watch.Event, erro
 			evs[i].Row = &r
 		}
 	}
-	a.snap, a.metas = next, metas
-	a.sids = make(map[string]watch.ID, len(next))
+	if partial {
+		for id, it := range prev {
+			delete(a.snap, id)
+			delete(a.metas, id)
+			if a.sids[it.Row.SessionID] == id {
+				delete(a.sids, it.Row.SessionID)
+			}
+		}
+		maps.Copy(a.snap, next)
+		maps.Copy(a.metas, metas)
+	} else {
+		a.snap, a.metas = next, metas
+		a.sids = make(map[string]watch.ID, len(next))
+	}
 	for id, it := range next {
 		if it.Row.SessionID != "" {
 			a.sids[it.Row.SessionID] = id
@@ -712,6 +739,70 @@ func (w *localWatch) loadSQLite(a *sqliteAgent, first bool) ([]watch.Event, erro
 	a.lastRow = last
 	return evs, nil
 }
+
+// readChangedSQLite reads again only the sessions whose updated_at moved,
+// that came or went, or whose entry is not marked valid, since the last
+// look (sqlitestore.Stamps: two indexes, no entry read). OpenClaw writes
+// an entry with an updatedAt of at least now and marks it valid, so any
+// change of an entry it makes moves the stamp; another writer's leaves the
+// entry unvalidated. Many changes at once (a migration, a prune) are read
+// in full.
+func (w *localWatch) readChangedSQLite(a *sqliteAgent, db *sqlitestore.DB) (st *store.Store, prev, next watch.Snapshot, metas map[watch.ID]store.Meta, ok bool) {
+	cur, unvalidated, err := db.Stamps()
+	if err != nil {
+		return nil, nil, nil, nil, false
+	}
+	var changed []string
+	again := make(map[string]bool, len(unvalidated)) // read again at every commit until validated
+	for _, k := range unvalidated {
+		again[k] = true
+	}
+	prev = watch.Snapshot{}
+	see := func(k string) {
+		id := watch.ID{Agent: a.agent, Key: w.s.DisplayKey(k)}
+		if it, ok := a.snap[id]; ok {
+			prev[id] = it
+		}
+	}
+	for k, u := range cur {
+		if old, ok := a.keys[k]; !ok || old != u || again[k] {
+			changed = append(changed, k)
+			see(k)
+		}
+	}
+	for k := range a.keys {
+		if _, ok := cur[k]; !ok {
+			see(k)
+		}
+	}
+	if len(changed) > maxPartial {
+		return nil, nil, nil, nil, false
+	}
+	slices.Sort(changed)
+	entries := make([]store.Entry, 0, len(changed))
+	for _, k := range changed {
+		raw, ok, err := db.EntryRaw(k)
+		if err != nil {
+			return nil, nil, nil, nil, false
+		}
+		if !ok {
+			continue // hidden (a placeholder, a bad row): as StoreMeta leaves it out
+		}
+		m, ok := store.EntryMeta(raw)
+		if !ok {
+			continue
+		}
+		entries = append(entries, store.Entry{Key: k, Meta: m})
+	}
+	st = store.FromEntries(a.path, entries, 0)
+	next, metas = w.rows(st, func(string) string { return a.agent }, a.snap, a.metas)
+	a.keys = cur
+	return st, prev, next, metas, true
+}
+
+// maxPartial is how many changed sessions a SQLite store's commit may have
+// before the feed reads the whole store rather than each of them.
+const maxPartial = 256
 
 // SameMeta reports whether two entries have the same fields (what a row is
 // built from).

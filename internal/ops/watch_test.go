@@ -180,6 +180,17 @@ func TestWatchSQLite(t *testing.T) {
 	}
 
 	sid := ev.Session.SessionID
+
+	// As OpenClaw writes an entry: updatedAt moved (column and JSON), the
+	// entry marked valid again (the index of stamps finds it).
+	exec(`UPDATE session_nodes SET entry_valid = 1`)
+	exec(`UPDATE session_nodes SET entry_json = json_set(entry_json, '$.model', 'gpt-next', '$.updatedAt', 1900000000000), updated_at = 1900000000000 WHERE session_key = 'agent:main:cron:peer-job-1'`)
+	exec(`UPDATE session_nodes SET entry_valid = 1 WHERE session_key = 'agent:main:cron:peer-job-1'`)
+	ev = f.next("updated as OpenClaw writes", func(ev WatchEvent) bool { return ev.Kind == EventUpdated })
+	if ev.Key != "agent:main:cron:peer-job-1" || !slices.Equal(ev.Fields, []string{"updatedAt", "model"}) || ev.Session.Model != "gpt-next" {
+		t.Fatalf("updated: %+v %v", ev, ev.Fields)
+	}
+
 	exec(`INSERT INTO transcript_events (session_id, seq, event_json, created_at) VALUES (?, (SELECT max(seq) + 1 FROM transcript_events WHERE session_id = ?), ?, 1795255200000)`,
 		sid, sid, `{"type":"message","id":"s1","parentId":null,"timestamp":"2026-11-22T10:00:00.000Z","message":{"role":"assistant","content":[{"type":"text","text":"From SQLite"}],"timestamp":1795255200000}}`)
 	ev = f.next("message", func(ev WatchEvent) bool { return ev.Kind == EventMessage })

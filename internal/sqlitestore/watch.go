@@ -76,3 +76,51 @@ func (db *DB) EventsFrom(sessionID string, from, maxLine int64, fn func(seq int6
 		}
 	})
 }
+
+// Stamps returns each session's key and updated_at from the updated_at
+// index alone — no entry is read — or an error where that index is
+// missing; and the keys whose entry_valid is not 1. OpenClaw sets
+// updated_at (entry_json's updatedAt) to at least now on every write of an
+// entry, and marks the entry valid again after it; a writer that changes
+// entry_json any other way leaves entry_valid 0 (the schema's trigger). So
+// a feed compares the stamps, and reads again the changed and the
+// unvalidated sessions only.
+func (db *DB) Stamps() (stamps map[string]int64, unvalidated []string, err error) {
+	stamps = map[string]int64{}
+	err = db.read("read session stamps", func(tx *sql.Tx) error {
+		clear(stamps)
+		unvalidated = nil
+		rows, err := tx.Query("SELECT session_key, updated_at FROM session_nodes INDEXED BY idx_agent_session_nodes_updated_at")
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var k string
+			var u int64
+			if err := rows.Scan(&k, &u); err != nil {
+				return err
+			}
+			stamps[k] = u
+		}
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		// The partial index holds only those rows; where it is missing
+		// (it is optional) the stamps alone are compared.
+		nv, err := tx.Query("SELECT session_key FROM session_nodes INDEXED BY idx_agent_session_nodes_entry_not_valid WHERE entry_valid != 1")
+		if err != nil {
+			return nil
+		}
+		defer nv.Close()
+		for nv.Next() {
+			var k string
+			if err := nv.Scan(&k); err != nil {
+				return err
+			}
+			unvalidated = append(unvalidated, k)
+		}
+		return nv.Err()
+	})
+	return stamps, unvalidated, err
+}

@@ -50,8 +50,9 @@ The scope is list's: the requester's agent (or --agent ID, or --all-agents),
 Where it learns of changes: on the JSON era, file events on the session store
 and the transcripts (then only the changed store is read again and only the
 appended lines of the changed transcripts); on the SQLite era (OpenClaw 2026.8+)
-the store's files, checked four times a second, and only when they changed its
-sessions and new transcript events (read-only, as every reader here); over a
+the store's files, checked four times a second, and only when they changed the
+sessions whose updated_at moved and the new transcript events (read-only, as
+every reader here); over a
 gateway, its event stream (sessions.changed, session.message, chat and agent
 events), after which its sessions are listed again. A change shows within a
 second of OpenClaw's write.
