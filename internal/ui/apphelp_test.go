@@ -1,9 +1,7 @@
 package ui
 
 import (
-	"context"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -11,7 +9,6 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/openclaw/sessions/internal/config"
 	"github.com/openclaw/sessions/internal/ops"
-	"github.com/openclaw/sessions/internal/state"
 	"github.com/openclaw/sessions/internal/testutil"
 )
 
@@ -125,7 +122,3 @@ func msgsOf(t *testing.T, cmd tea.Cmd) []tea.Msg {
 	}
 }
 
-func row(key, agent string) *state.Row { return &state.Row{Key: key, AgentID: agent, Kind: "main"} }
-
-var _ = context.Background
-var _ = strings.Contains

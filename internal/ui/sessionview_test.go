@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	tea "charm.land/bubbletea/v2"
 	"github.com/openclaw/sessions/internal/ops"
 	"github.com/openclaw/sessions/internal/state"
 )
@@ -248,8 +247,6 @@ func TestSessionViewSQLite(t *testing.T) {
 		t.Fatalf("frame:\n%s", frame)
 	}
 }
-
-var _ tea.Msg
 
 // A newest-page read after the feed reported a message draws what the
 // follow missed, once, and follows on from that read.
