@@ -121,4 +121,3 @@ func msgsOf(t *testing.T, cmd tea.Cmd) []tea.Msg {
 		return nil // a wait (a follow, the feed): not this test's business
 	}
 }
-
