@@ -60,7 +60,7 @@ type App struct {
 var (
 	keyQuit    = key.NewBinding(key.WithKeys("q"), key.WithHelp("q", "quit (from the sessions view); leave a view"))
 	keyCtrlC   = key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "quit from anywhere"))
-	keyHelp    = key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "this help (any key closes it)"))
+	keyHelp    = key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "this help (j/k scroll it, other keys close it)"))
 	keyBack    = key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "leave a view, close a filter"))
 	navUp      = key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up"))
 	navDown    = key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down"))
