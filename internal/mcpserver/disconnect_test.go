@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +17,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/openclaw/sessions/internal/mcpserver"
 	"github.com/openclaw/sessions/internal/runs"
 )
 
@@ -228,4 +232,94 @@ func roleText(m map[string]any) string {
 		text = strings.Join(parts, "\n")
 	}
 	return m["role"].(string) + ": " + text
+}
+
+// conns is an HTTP client transport whose connections the test can cut.
+type conns struct {
+	mu  sync.Mutex
+	all []net.Conn
+}
+
+func (c *conns) dial(ctx context.Context, network, addr string) (net.Conn, error) {
+	conn, err := (&net.Dialer{}).DialContext(ctx, network, addr)
+	if err == nil {
+		c.mu.Lock()
+		c.all = append(c.all, conn)
+		c.mu.Unlock()
+	}
+	return conn, err
+}
+
+// cut closes every connection, as a client that dies leaves them.
+func (c *conns) cut() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, conn := range c.all {
+		_ = conn.Close()
+	}
+}
+
+// Over HTTP: a client whose connections drop in the middle of
+// sessions_send (no cancellation sent) leaves the run going; another
+// client then waits for it and gets the reply, and the server serves on.
+func TestSendConnectionDropped(t *testing.T) {
+	s := newState(t, fixtures[1]).withRunner()
+	gate := filepath.Join(s.tmp, "gate")
+	t.Setenv("ENGINE_TEST_GATE", gate)
+	hs := httpServer(t, s.server(false, realTime))
+	cc := &conns{}
+	tr := &mcp.StreamableClientTransport{Endpoint: hs.URL + mcpserver.Path, MaxRetries: -1,
+		HTTPClient: &http.Client{Transport: bearerOver{token: testToken, rt: &http.Transport{DialContext: cc.dial}}}}
+	prog := newProgress()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, &mcp.ClientOptions{ProgressNotificationHandler: prog.handle}).Connect(context.Background(), tr, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	params := &mcp.CallToolParams{Name: "sessions_send", Arguments: map[string]any{"sessionKey": "main", "message": "dropped", "timeoutSeconds": 600}}
+	params.SetProgressToken("drop-1")
+	answered := make(chan error, 1)
+	go func() {
+		_, err := cs.CallTool(context.Background(), params)
+		answered <- err
+	}()
+	prog.waitFirst(t)
+	cc.cut()
+	if err := <-answered; err == nil {
+		t.Fatal("a call answered after its connection dropped")
+	}
+	// (a dead client closes nothing: cs is left as it is)
+
+	recs, err := runs.Open(s.dir).List()
+	if err != nil || len(recs) != 1 {
+		t.Fatalf("runs after the drop: %d %v", len(recs), err)
+	}
+	if err := os.WriteFile(gate, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	other := connectHTTP(t, s.server(false, realTime), nil)
+	w := ok(t, other, "sessions_wait", map[string]any{"runId": recs[0].RunID, "timeoutSeconds": 120})
+	if w["status"] != "ok" || w["reply"] != "pong: dropped" {
+		t.Fatalf("wait after the drop: %v", w)
+	}
+	// the server whose client dropped serves a new one
+	again, err := connectHTTPWith(t, hs.URL, bearer{token: testToken}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer again.Close()
+	if doc := ok(t, again, "sessions_runs", map[string]any{}); !strings.Contains(fmt.Sprint(doc["runs"]), recs[0].RunID) {
+		t.Errorf("runs after the drop: %v", doc)
+	}
+}
+
+// bearerOver adds the token to every request sent over rt.
+type bearerOver struct {
+	token string
+	rt    http.RoundTripper
+}
+
+func (b bearerOver) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return b.rt.RoundTrip(r)
 }
