@@ -217,6 +217,7 @@ type mcpTarget struct {
 }
 
 func TestInteropMCPInspector(t *testing.T) {
+	t.Parallel() // free ports and temp dirs only: beside the other tests
 	insp := inspector(t)
 	bin := peertest.BuildSessions(t)
 	for _, fx := range []string{"state-2026.1.30", "state-2026.9.6"} {

@@ -30,6 +30,7 @@ import (
 )
 
 func TestInteropOpenClawMCPClient(t *testing.T) {
+	t.Parallel() // free ports and temp dirs only: beside the other tests
 	p := peertest.Peer(t)
 	peertest.InstallVersion(t, p, "2026.9.6")
 	bin := peertest.BuildSessions(t)
