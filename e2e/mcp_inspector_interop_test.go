@@ -88,7 +88,7 @@ func inspector(t *testing.T) string {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 		defer cancel()
 		cmd := exec.CommandContext(ctx, "npm", "install", "--prefix", tmp, "--no-audit", "--no-fund", "--ignore-scripts",
-			"--save-exact", "--loglevel", "error", "@modelcontextprotocol/inspector@"+inspectorVersion)
+			"--save-exact", "--loglevel", "error", "--fetch-retry-maxtimeout", "10000", "@modelcontextprotocol/inspector@"+inspectorVersion)
 		out, err := cmd.CombinedOutput()
 		if err != nil {
 			if m := npmUnreachable.Find(out); m != nil || ctx.Err() != nil {
