@@ -36,7 +36,7 @@ type example struct {
 // Checked for flag and argument validity only:
 //   - send, spawn and wait: they run an agent turn through a model provider
 //     (the demo's mock provider is not running) or wait for one;
-//   - --follow: it never ends, like tail -f;
+//   - --follow and watch: they never end, like tail -f;
 //   - mcp --http: it serves until stopped (stdio ends when stdin does);
 //   - --gateway and --context: they need a running gateway;
 //   - zsh syntax (${fpath[1]}): the examples run in bash.
@@ -272,6 +272,8 @@ func validityOnly(cmd *cobra.Command, argv []string, line string) string {
 	switch cmd.Name() {
 	case "send", "spawn", "wait":
 		return "needs a model provider"
+	case "watch":
+		return "watch never ends"
 	case "mcp":
 		if slices.Contains(argv, "--http") {
 			return "an HTTP server: it serves until stopped"

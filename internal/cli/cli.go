@@ -34,6 +34,7 @@ import (
 	"github.com/openclaw/sessions/internal/cmd/usage"
 	"github.com/openclaw/sessions/internal/cmd/version"
 	"github.com/openclaw/sessions/internal/cmd/wait"
+	watchcmd "github.com/openclaw/sessions/internal/cmd/watch"
 	"github.com/openclaw/sessions/internal/cmdutil"
 	"github.com/openclaw/sessions/internal/config"
 	"github.com/openclaw/sessions/internal/iostreams"
@@ -240,6 +241,7 @@ on a terminal and scripts get tab-separated lines when piped.`,
 
 	root.AddCommand(
 		list.NewCmd(f, nil),
+		watchcmd.NewCmd(f, nil),
 		history.NewCmd(f, nil),
 		show.NewCmd(f, nil),
 		search.NewCmd(f, nil),

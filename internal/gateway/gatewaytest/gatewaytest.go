@@ -44,11 +44,14 @@ type Server struct {
 	mu      sync.Mutex
 	methods []string
 	conns   map[*conn]struct{}
+	// subscribed: the connections that called sessions.subscribe (9.x),
+	// which get sessions.changed when the sessions change.
+	subscribed map[*conn]bool
 }
 
 // Start starts a fake gateway speaking protocol with token; Close stops it.
 func Start(protocol int, token string, d Data) *Server {
-	s := &Server{Protocol: protocol, Token: token, Data: d, conns: map[*conn]struct{}{}}
+	s := &Server{Protocol: protocol, Token: token, Data: d, conns: map[*conn]struct{}{}, subscribed: map[*conn]bool{}}
 	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
 	return s
 }
@@ -95,6 +98,34 @@ func (s *Server) Emit(event string, payload any) {
 	s.mu.Unlock()
 	for _, c := range conns {
 		c.send(map[string]any{"type": "event", "event": event, "payload": payload})
+	}
+}
+
+// SetSessions replaces the sessions.list rows (a session added, changed or
+// gone on the gateway's host) and, on 9.x, sends sessions.changed to the
+// connections that called sessions.subscribe, as 2026.9.6 does. 2026.1.30
+// has no such event: its clients learn of it from other events or a poll.
+func (s *Server) SetSessions(rows []json.RawMessage) {
+	s.mu.Lock()
+	s.Data.Sessions = rows
+	s.mu.Unlock()
+	s.sessionsChanged()
+}
+
+// sessionsChanged sends sessions.changed to the sessions.subscribe
+// subscribers (9.x).
+func (s *Server) sessionsChanged() {
+	if s.Protocol < 4 {
+		return
+	}
+	s.mu.Lock()
+	var subs []*conn
+	for c := range s.subscribed {
+		subs = append(subs, c)
+	}
+	s.mu.Unlock()
+	for _, c := range subs {
+		c.send(map[string]any{"type": "event", "event": "sessions.changed", "payload": map[string]any{"ts": 1795446189848}})
 	}
 }
 
@@ -180,6 +211,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	defer func() {
 		s.mu.Lock()
 		delete(s.conns, c)
+		delete(s.subscribed, c)
 		s.mu.Unlock()
 	}()
 	for {
@@ -209,6 +241,15 @@ func (s *Server) handle(c *conn, rq request) {
 	switch rq.Method {
 	case "health":
 		c.res(rq.ID, map[string]any{"ok": true})
+	case "sessions.subscribe":
+		if s.Protocol < 4 {
+			c.fail(rq.ID, "INVALID_REQUEST", fmt.Sprintf("unknown method: %s", rq.Method))
+			return
+		}
+		s.mu.Lock()
+		s.subscribed[c] = true
+		s.mu.Unlock()
+		c.res(rq.ID, map[string]any{"subscribed": true})
 	case "sessions.list":
 		rows := s.filterRows(s.rows(str("agentId"), str("spawnedBy")), m)
 		out := map[string]any{"ts": 1795446189848, "path": "(multiple)"}
@@ -294,7 +335,10 @@ func (s *Server) handle(c *conn, rq request) {
 // "_spawnedBy": what a 2026.1.30 store knows but its rows never show.
 func (s *Server) rows(agent, spawnedBy string) []json.RawMessage {
 	out := []json.RawMessage{}
-	for _, r := range s.Data.Sessions {
+	s.mu.Lock()
+	all := s.Data.Sessions
+	s.mu.Unlock()
+	for _, r := range all {
 		var row struct {
 			Key         string `json:"key"`
 			AgentID     string `json:"agentId"`
@@ -322,7 +366,10 @@ func (s *Server) rows(agent, spawnedBy string) []json.RawMessage {
 }
 
 func (s *Server) sessionID(key string) string {
-	for _, r := range s.Data.Sessions {
+	s.mu.Lock()
+	all := s.Data.Sessions
+	s.mu.Unlock()
+	for _, r := range all {
 		var row struct {
 			Key       string `json:"key"`
 			SessionID string `json:"sessionId"`

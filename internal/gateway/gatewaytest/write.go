@@ -170,6 +170,7 @@ func (s *Server) patch(c *conn, id string, m map[string]any) {
 		}
 	}
 	c.res(id, map[string]any{"ok": true, "path": "/fake/agents/main/sessions/sessions.json", "key": key, "entry": out})
+	go s.sessionsChanged() // after the lock: 9.x tells its subscribers
 }
 
 // agent answers {runId,status:"accepted"} at once and the final result

@@ -1,0 +1,182 @@
+package backend
+
+import (
+	"bytes"
+	"database/sql"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+
+	"github.com/openclaw/sessions/internal/config"
+	"github.com/openclaw/sessions/internal/state"
+	"github.com/openclaw/sessions/internal/testutil"
+	"github.com/openclaw/sessions/internal/testutil/storegen"
+	"github.com/openclaw/sessions/internal/watch"
+)
+
+// watch10k is a feed's first snapshot of a 10,000-session JSON store with
+// its transcripts (storegen.State), and the store's path.
+func watch10k(b *testing.B, messages bool) (*localWatch, string) {
+	dir := storegen.State(b, 10_000)
+	env := config.Env{Home: b.TempDir(), Getenv: func(string) string { return "" }}
+	l := &Local{State: func() (*state.State, error) { return state.Open(state.Options{StateDir: dir, Env: env}) }, Warn: func(string) {}}
+	w, err := l.startWatch(WatchQuery{Messages: messages}, func([]watch.Event) error { return nil })
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(w.close)
+	if len(w.order) != 1 || len(w.order[0].snap) != 10_000 {
+		b.Fatalf("snapshot of %d stores", len(w.order))
+	}
+	return w, filepath.Join(dir, "agents", "main", "sessions", "sessions.json")
+}
+
+// BenchmarkWatchOneChange10k: what a feed does after OpenClaw rewrote a
+// 10,000-session sessions.json to change one session (its totalTokens):
+// find the members that changed (storediff: the common prefix and suffix
+// of the two versions), parse and diff the one, the updated event.
+// Writing the file is not timed.
+func BenchmarkWatchOneChange10k(b *testing.B) { benchOneChange(b, false) }
+
+// BenchmarkWatchOneChange10kFull: the same change read as a feed without
+// storediff would (and this one does for another layout): the whole store
+// parsed again, every entry compared.
+func BenchmarkWatchOneChange10kFull(b *testing.B) { benchOneChange(b, true) }
+
+func benchOneChange(b *testing.B, full bool) {
+	w, path := watch10k(b, false)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	at := bytes.Index(data, []byte(`"totalTokens": `))
+	if at < 0 {
+		b.Fatal("no totalTokens in the store")
+	}
+	at += len(`"totalTokens": `)
+	end := at + bytes.IndexAny(data[at:], ",\n}")
+	versions := make([][]byte, 2)
+	for i := range versions {
+		v := append([]byte(nil), data[:at]...)
+		v = append(v, strconv.Itoa(100000+i)...)
+		versions[i] = append(v, data[end:]...)
+	}
+	js := w.order[0]
+	var cpu, sys int64
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		b.StopTimer()
+		// As OpenClaw writes it: a new file renamed over the old one.
+		if err := os.WriteFile(path+".tmp", versions[i%2], 0o600); err != nil {
+			b.Fatal(err)
+		}
+		if err := os.Rename(path+".tmp", path); err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		if full {
+			js.index = nil
+		}
+		c0, s0 := cpuTime(), sysTime()
+		evs, err := w.loadJSON(js, false)
+		cpu += cpuTime() - c0
+		sys += sysTime() - s0
+		if err != nil || len(evs) != 1 || evs[0].Kind != watch.Updated {
+			b.Fatalf("events %+v, %v", evs, err)
+		}
+	}
+	b.ReportMetric(float64(cpu)/float64(b.N)/1e6, "cpu-ms/op")
+	b.ReportMetric(float64(sys)/float64(b.N)/1e6, "sys-ms/op")
+}
+
+// BenchmarkWatchMessage10k: a message appended to one transcript of the
+// 10,000-session store: the appended line read and its event.
+func BenchmarkWatchMessage10k(b *testing.B) {
+	w, _ := watch10k(b, true)
+	js := w.order[0]
+	var tp string
+	for _, it := range js.snap {
+		if it.Transcript.Path != "" {
+			tp = it.Transcript.Path
+			break
+		}
+	}
+	line := []byte(`{"type":"message","id":"b1","parentId":null,"timestamp":"2026-11-22T10:00:00.000Z","message":{"role":"assistant","content":[{"type":"text","text":"benchmark reply"}],"timestamp":1795255200000}}` + "\n")
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		b.StopTimer()
+		f, err := os.OpenFile(tp, os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			b.Fatal(err)
+		}
+		_, err = f.Write(line)
+		f.Close()
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		if evs := w.tailJSON(tp); len(evs) != 1 || evs[0].Kind != watch.Message {
+			b.Fatalf("events %+v", evs)
+		}
+	}
+}
+
+// BenchmarkWatchOneChangeSQLite10k: one session's entry written as
+// OpenClaw writes it (entry_json and updated_at) in a 10,000-session
+// OpenClaw 2026.8+ store, to its updated event: the two indexes compared,
+// the one entry read. It needs SESSIONS_SQLITE_BENCH_DIR, as
+// internal/sqlitestore's BenchmarkStore10k (which builds the store), and
+// works on a copy.
+func BenchmarkWatchOneChangeSQLite10k(b *testing.B) {
+	src := filepath.Join(os.Getenv("SESSIONS_SQLITE_BENCH_DIR"), "state")
+	if _, err := os.Stat(filepath.Join(src, "agents", "main", "agent", "openclaw-agent.sqlite")); os.Getenv("SESSIONS_SQLITE_BENCH_DIR") == "" || err != nil {
+		b.Skip("SESSIONS_SQLITE_BENCH_DIR has no 10k SQLite store (build it with internal/sqlitestore's BenchmarkStore10k)")
+	}
+	dir := filepath.Join(b.TempDir(), "state")
+	if err := testutil.CopyTree(src, dir); err != nil {
+		b.Fatal(err)
+	}
+	env := config.Env{Home: b.TempDir(), Getenv: func(string) string { return "" }}
+	l := &Local{State: func() (*state.State, error) { return state.Open(state.Options{StateDir: dir, Env: env}) }, Warn: func(string) {}}
+	w, err := l.startWatch(WatchQuery{}, func([]watch.Event) error { return nil })
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(w.close)
+	if len(w.dbs) != 1 || len(w.dbs[0].snap) < 10_000 {
+		b.Fatalf("watching %d SQLite stores", len(w.dbs))
+	}
+	a := w.dbs[0]
+	db, err := sql.Open("sqlite", "file:"+a.path+"?_busy_timeout=5000")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	var key string
+	if err := db.QueryRow("SELECT session_key FROM session_nodes WHERE session_key LIKE 'agent:main:%' ORDER BY updated_at DESC LIMIT 1").Scan(&key); err != nil {
+		b.Fatal(err)
+	}
+	var cpu int64
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		b.StopTimer()
+		u := 1900000000000 + int64(i)
+		if _, err := db.Exec(`UPDATE session_nodes SET entry_json = json_set(entry_json, '$.totalTokens', ?, '$.updatedAt', ?), updated_at = ? WHERE session_key = ?`, 1000+i, u, u, key); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := db.Exec(`UPDATE session_nodes SET entry_valid = 1 WHERE session_key = ?`, key); err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		c0 := cpuTime()
+		evs, err := w.loadSQLite(a, false)
+		cpu += cpuTime() - c0
+		if err != nil || len(evs) != 1 || evs[0].Kind != watch.Updated {
+			b.Fatalf("events %+v, %v", evs, err)
+		}
+	}
+	b.ReportMetric(float64(cpu)/float64(b.N)/1e6, "cpu-ms/op")
+}
