@@ -79,7 +79,9 @@ fuzz:
 	done
 
 # Interoperability with the real OpenClaw 2026.1.30 (../shared/peer); skips
-# with one line when the peer cannot be installed here.
+# with one line when the peer cannot be installed here. The MCP tests also
+# run the MCP Inspector's CLI (npm installs it once into the user cache
+# dir; they skip with one line without npm or its registry).
 interop:
 	@if [ ! -x "$(PEER)" ]; then echo "interop: skipped ($(PEER) not found)"; exit 0; fi; \
 	"$(PEER)" install >/dev/null 2>&1; rc=$$?; \

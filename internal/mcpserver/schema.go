@@ -37,7 +37,6 @@ func arrayOf(items map[string]any, desc string) map[string]any {
 
 var (
 	anyObject = map[string]any{"type": "object"}
-	anyValue  = map[string]any{}
 	str       = map[string]any{"type": "string"}
 	hostErrs  = arrayOf(anyObject, "over a fleet (--context all): the hosts that failed, each with its context and error")
 )
@@ -54,7 +53,7 @@ var listOutput = obj(map[string]any{
 var historyOutput = obj(map[string]any{
 	"sessionKey":       str,
 	"sessionId":        str,
-	"messages":         arrayOf(anyValue, "oldest first, as OpenClaw's sessions_history returns them"),
+	"messages":         arrayOf(anyObject, "oldest first, as OpenClaw's sessions_history returns them"),
 	"truncated":        typ("boolean", "the page is not whole: the 80 KiB cap dropped the oldest messages (they are before nextCursor) or a message's text was cut (contentTruncated)"),
 	"dropped":          typ("integer", "how many the cap dropped"),
 	"droppedMessages":  typ("boolean", "the 80 KiB cap dropped messages, or the one left was too large and stands as a placeholder"),
@@ -108,7 +107,7 @@ var showOutput = obj(map[string]any{
 	"busy":       typ("boolean", "a run holds the session's transcript lock"),
 	"lock":       typ([]string{"object", "null"}, "the lock's holder"),
 	"runs":       arrayOf(anyObject, "the session's runs"),
-	"entry":      withDesc(anyValue, "the entry as stored"),
+	"entry":      withDesc(anyObject, "the entry as stored"),
 	"sessions":   arrayOf(anyObject, "over a fleet: the session as each host has it"),
 	"count":      typ("integer", "over a fleet: how many hosts have it"),
 	"errors":     hostErrs,
@@ -139,7 +138,7 @@ var patchOutput = obj(map[string]any{
 	"ok":       typ("boolean", ""),
 	"key":      str,
 	"path":     typ("string", "the store written"),
-	"entry":    withDesc(anyValue, "the entry as written"),
+	"entry":    withDesc(anyObject, "the entry as written"),
 	"warnings": arrayOf(str, ""),
 }, "ok", "key", "entry")
 

@@ -58,6 +58,26 @@ func TestToolsListed(t *testing.T) {
 		if tl.Description == "" || tl.InputSchema == nil || tl.OutputSchema == nil {
 			t.Errorf("%s: description, input or output schema missing", name)
 		}
+		for _, sc := range []struct {
+			what string
+			s    any
+		}{{"input", tl.InputSchema}, {"output", tl.OutputSchema}} {
+			b, _ := json.Marshal(sc.s)
+			var doc struct {
+				Properties map[string]map[string]any `json:"properties"`
+			}
+			if err := json.Unmarshal(b, &doc); err != nil {
+				t.Fatalf("%s: %s schema: %v", name, sc.what, err)
+			}
+			for p, ps := range doc.Properties {
+				if _, ok := ps["type"].(string); !ok && (sc.what == "input" || ps["type"] == nil) {
+					t.Errorf("%s: %s property %s has no single type: %v", name, sc.what, p, ps["type"])
+				}
+				if items, ok := ps["items"].(map[string]any); ok && items["type"] == nil {
+					t.Errorf("%s: %s property %s: items without a type", name, sc.what, p)
+				}
+			}
+		}
 		a := tl.Annotations
 		if a == nil || a.DestructiveHint == nil || a.OpenWorldHint == nil {
 			t.Fatalf("%s: annotations missing: %+v", name, a)

@@ -43,6 +43,7 @@ func add[In any](s *Server, t tool[In]) {
 		panic(fmt.Sprintf("input schema of %s: %v", t.name, err))
 	}
 	in.AdditionalProperties = &jsonschema.Schema{Not: &jsonschema.Schema{}}
+	singleTypes(in)
 	if t.input != nil {
 		t.input(in)
 	}
@@ -146,5 +147,25 @@ func progress(ctx context.Context, req *mcp.CallToolRequest) ops.OnWait {
 			}
 		}()
 		return func() { close(stop); wg.Wait() }
+	}
+}
+
+// singleTypes gives every optional input one type: a pointer field is
+// inferred as ["null", T], which clients that map a schema to one type
+// (Gemini's function declarations among them) refuse, and which OpenClaw's
+// own tool schemas never say — an optional parameter is left out, not null.
+func singleTypes(s *jsonschema.Schema) {
+	for _, p := range s.Properties {
+		if len(p.Types) == 2 && (p.Types[0] == "null" || p.Types[1] == "null") {
+			t := p.Types[0]
+			if t == "null" {
+				t = p.Types[1]
+			}
+			p.Type, p.Types = t, nil
+		}
+		if p.Items != nil {
+			singleTypes(p.Items)
+		}
+		singleTypes(p)
 	}
 }

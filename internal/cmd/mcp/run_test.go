@@ -188,8 +188,13 @@ func TestReadmeSnippets(t *testing.T) {
 			if err := root.Execute(); err != nil || got == nil {
 				t.Errorf("%s %s: sessions %s: %v", client, name, strings.Join(s.Args, " "), err)
 			}
-			if k := s.Env["OPENCLAW_SESSION_KEY"]; s.Env != nil && !strings.HasPrefix(k, "agent:") {
-				t.Errorf("%s %s: OPENCLAW_SESSION_KEY %q", client, name, k)
+			for k, v := range s.Env {
+				switch {
+				case k == "OPENCLAW_SESSION_KEY" && strings.HasPrefix(v, "agent:"):
+				case k == "OPENCLAW_STATE_DIR" && filepath.IsAbs(v):
+				default:
+					t.Errorf("%s %s: env %s=%q is not a session key or a state dir", client, name, k, v)
+				}
 			}
 		}
 	}
