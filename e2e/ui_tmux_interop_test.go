@@ -26,7 +26,7 @@ import (
 // -run TestInteropUIBesideGateway -count=1 -v ./e2e/
 func TestInteropUIBesideGateway(t *testing.T) {
 	p := peertest.Peer(t)
-	bin := testutil.SessionsBinary(t)
+	bin := peertest.BuildSessions(t)
 	for _, version := range []string{"2026.1.30", "2026.9.6"} {
 		t.Run(version, func(t *testing.T) {
 			g := peertest.StartGateway(t, p, version)

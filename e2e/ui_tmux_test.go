@@ -117,7 +117,7 @@ func TestUIInTmux(t *testing.T) {
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Skip("skipping the terminal UI test: tmux is not installed")
 	}
-	bin := testutil.SessionsBinary(t)
+	bin := buildBinary(t) // the real binary, as an operator runs it
 	for _, era := range []struct {
 		name, fixture string
 		filter, key   string // a filter that leaves the one session to open
@@ -194,7 +194,7 @@ func TestUIInTmux(t *testing.T) {
 // TestUINeedsTerminal: stdout not a terminal is exit 2 with a message that
 // says a terminal is needed.
 func TestUINeedsTerminal(t *testing.T) {
-	bin := testutil.SessionsBinary(t)
+	bin := relExe(t)
 	cmd := exec.Command(bin, "--state-dir", filepath.Join(fixtures(t), "state-2026.1.30"), "ui")
 	cmd.Env = relEnv(t.TempDir())
 	out, err := cmd.CombinedOutput()
