@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // BenchmarkMCPRSS10k: the peak RSS of a `sessions mcp` process that served
@@ -69,4 +70,25 @@ func readKB(b *testing.B, path string) int64 {
 		b.Fatalf("%s: %q", path, data)
 	}
 	return kb
+}
+
+// procCPU is the CPU time (user + system) process pid has used so far
+// (/proc/PID/stat, in clock ticks of 10 ms); ok is false when unreadable.
+func procCPU(pid int) (d time.Duration, ok bool) {
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0, false
+	}
+	// the fields after the command (which may hold spaces) in parentheses
+	s := string(data)
+	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	if len(f) < 13 {
+		return 0, false
+	}
+	ut, err1 := strconv.ParseInt(f[11], 10, 64)
+	st, err2 := strconv.ParseInt(f[12], 10, 64)
+	if err1 != nil || err2 != nil {
+		return 0, false
+	}
+	return time.Duration(ut+st) * 10 * time.Millisecond, true
 }

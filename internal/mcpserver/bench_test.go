@@ -170,7 +170,10 @@ const cliRuns = 11
 // parsed by an earlier call and still valid), against one `sessions list
 // --json` process on the same store: cli-ns/op is that process's median,
 // cli/mcp how many warm calls fit in one process's time (the target: 5 or
-// more), first-ns the server's first call (nothing cached yet).
+// more), first-ns the server's first call (nothing cached yet);
+// srv-cpu-ns/op and cli-cpu-ns/op the CPU time of one call in the server
+// and of one list process (the server's read on Linux only), which a
+// shared machine's load moves least.
 //
 // The list processes run between the calls (one every b.N/cliRuns calls,
 // the timer stopped): on a shared machine both sides see the same load.
@@ -185,13 +188,16 @@ func BenchmarkMCPList10k(b *testing.B) {
 		first := time.Since(t0)
 		srv.list(b)
 		var calls, cli []time.Duration
+		var cliCPU time.Duration
 		every := max(1, b.N/cliRuns)
+		cpu0, cpuOK := procCPU(srv.cmd.Process.Pid)
 		b.ResetTimer()
 		for i := 0; b.Loop(); i++ {
 			if i%every == 0 && len(cli) < cliRuns {
 				b.StopTimer()
-				d, _ := cliList(b, state, env)
+				d, ps := cliList(b, state, env)
 				cli = append(cli, d)
+				cliCPU += ps.UserTime() + ps.SystemTime()
 				b.StartTimer()
 			}
 			t := time.Now()
@@ -204,6 +210,12 @@ func BenchmarkMCPList10k(b *testing.B) {
 		b.ReportMetric(float64(c.Nanoseconds()), "cli-ns/op")
 		b.ReportMetric(float64(c)/float64(m), "cli/mcp")
 		b.ReportMetric(float64(first.Nanoseconds()), "first-ns")
+		// CPU time, which a shared machine's load moves least: the
+		// server's per call, a list process's (mean)
+		if cpu1, ok := procCPU(srv.cmd.Process.Pid); ok && cpuOK {
+			b.ReportMetric(float64((cpu1-cpu0).Nanoseconds())/float64(len(calls)), "srv-cpu-ns/op")
+		}
+		b.ReportMetric(float64(cliCPU.Nanoseconds())/float64(len(cli)), "cli-cpu-ns/op")
 	})
 }
 
