@@ -129,8 +129,12 @@ func (s *Server) guard(next mcp.MethodHandler) mcp.MethodHandler {
 			}
 		}()
 		res, err = next(ctx, method, req)
-		if r, ok := res.(*mcp.CallToolResult); ok && err == nil && r.IsError {
-			rewordArgumentError(r)
+		if r, ok := res.(*mcp.CallToolResult); ok && err == nil {
+			if r.IsError {
+				rewordArgumentError(r)
+			} else {
+				res = encoded(r)
+			}
 		}
 		return res, err
 	}
