@@ -93,7 +93,7 @@ interop:
 # and spawn's; writes docs/PERFORMANCE.md figures to stdout. Each skips with one
 # line (exit 0) when the peer is unavailable (scripts/bench_lib.sh).
 BENCH_ENV = PEER="$(PEER)" BIN="$(abspath $(BIN))"
-.PHONY: bench-send bench-spawn bench-sqlite bench-sqlite-send bench-usage bench-search bench-gateway
+.PHONY: bench-send bench-spawn bench-sqlite bench-sqlite-send bench-usage bench-search bench-gateway bench-mcp
 bench: build
 	$(BENCH_ENV) bash scripts/bench.sh
 	$(BENCH_ENV) bash scripts/bench_send.sh
@@ -103,6 +103,7 @@ bench: build
 	$(BENCH_ENV) bash scripts/bench_usage.sh
 	$(BENCH_ENV) bash scripts/bench_search.sh
 	$(BENCH_ENV) bash scripts/bench_gateway.sh
+	$(BENCH_ENV) bash scripts/bench_mcp.sh
 
 bench-send: build
 	$(BENCH_ENV) bash scripts/bench_send.sh
@@ -127,6 +128,10 @@ bench-search: build
 
 bench-gateway: build
 	$(BENCH_ENV) bash scripts/bench_gateway.sh
+
+# sessions mcp beside list --json on the 10k stores of both eras: warm call, 16 callers, ready, peak RSS (no peer needed).
+bench-mcp:
+	$(BENCH_ENV) bash scripts/bench_mcp.sh
 
 lint: vet
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi

@@ -54,9 +54,10 @@ func (l *Local) List(_ context.Context, q ListQuery) (*ListResult, error) {
 	// newest ones, up to the limit: a 10,000-entry store listed with the
 	// default limit builds 200 rows, not 10,000.
 	type cand struct {
-		agent string
-		st    *store.Store
-		e     *store.Entry
+		agent   string
+		st      *store.Store
+		e       *store.Entry
+		updated int64 // e.Updated(), the sort key
 	}
 	var cands []cand
 	var lastErr error
@@ -72,11 +73,12 @@ func (l *Local) List(_ context.Context, q ListQuery) (*ListResult, error) {
 			return nil, err
 		}
 		read++
+		cands = slices.Grow(cands, len(entries))
 		for _, e := range entries {
 			if !s.Listable(e.Key) || !s.Visible(e) {
 				continue
 			}
-			cands = append(cands, cand{agent, st, e})
+			cands = append(cands, cand{agent, st, e, e.Updated()})
 		}
 	}
 	if read == 0 && lastErr != nil {
@@ -87,7 +89,7 @@ func (l *Local) List(_ context.Context, q ListQuery) (*ListResult, error) {
 		order[i] = i
 	}
 	slices.SortStableFunc(order, func(a, b int) int { // newest first; ties keep file order
-		return cmp.Compare(cands[b].e.Updated(), cands[a].e.Updated())
+		return cmp.Compare(cands[b].updated, cands[a].updated)
 	})
 	cutoff := q.Now.Add(-time.Duration(q.Active) * time.Minute).UnixMilli()
 	reached := func(n int) bool { return q.Limit >= 0 && n >= q.Limit }

@@ -9,9 +9,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/openclaw/sessions/internal/cli"
 	"github.com/openclaw/sessions/internal/cmdutil"
@@ -224,7 +226,51 @@ func ok(t *testing.T, cs *mcp.ClientSession, name string, args any) map[string]a
 	if !sameJSON(m, fromText) {
 		t.Fatalf("%s: text and structuredContent differ", name)
 	}
+	checkOutput(t, cs, name, m)
 	return m
+}
+
+// outputSchemas are the tools' output schemas as a client sees them
+// (tools/list), resolved, by client session.
+var outputSchemas sync.Map // *mcp.ClientSession → map[string]*jsonschema.Resolved
+
+// checkOutput fails the test when doc does not match the output schema the
+// server lists for the tool: the server does not check its answers at run
+// time, every answer a test gets is checked here.
+func checkOutput(t *testing.T, cs *mcp.ClientSession, name string, doc map[string]any) {
+	t.Helper()
+	v, ok := outputSchemas.Load(cs)
+	if !ok {
+		res, err := cs.ListTools(context.Background(), nil)
+		if err != nil {
+			t.Fatalf("tools/list: %v", err)
+		}
+		m := map[string]*jsonschema.Resolved{}
+		for _, tl := range res.Tools {
+			b, err := json.Marshal(tl.OutputSchema)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var sch jsonschema.Schema
+			if err := json.Unmarshal(b, &sch); err != nil {
+				t.Fatalf("%s: output schema: %v", tl.Name, err)
+			}
+			r, err := sch.Resolve(nil)
+			if err != nil {
+				t.Fatalf("%s: output schema: %v", tl.Name, err)
+			}
+			m[tl.Name] = r
+		}
+		v, _ = outputSchemas.LoadOrStore(cs, m)
+	}
+	r := v.(map[string]*jsonschema.Resolved)[name]
+	if r == nil {
+		t.Fatalf("%s: no output schema listed", name)
+	}
+	var inst any = doc
+	if err := r.Validate(&inst); err != nil {
+		t.Fatalf("%s: the answer does not match its output schema: %v", name, err)
+	}
 }
 
 // fails calls a tool that must fail with a tool error and returns its text.

@@ -22,7 +22,8 @@ import (
 type Options struct {
 	// Ops is the configuration every tool call's operations layer is built
 	// from (the global flags and the environment); a call naming an agent
-	// (agentId) overrides Agent for that call only.
+	// (agentId) overrides Agent for that call only. Without a Cache the
+	// server makes one: its calls share the stores they parsed.
 	Ops ops.Config
 	// ReadOnly: only the tools that read are listed, and a call of one that
 	// writes is refused.
@@ -45,6 +46,11 @@ type Server struct {
 func New(o Options) *Server {
 	if o.Version == "" {
 		o.Version = "dev"
+	}
+	if o.Ops.Cache == nil {
+		// every call's Ops shares the stores parsed by earlier calls, each
+		// checked again against its files on every call
+		o.Ops.Cache = ops.NewStoreCache()
 	}
 	s := &Server{opts: o, write: map[string]bool{}}
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "sessions", Title: "OpenClaw sessions", Version: o.Version},
@@ -75,7 +81,8 @@ Transcripts are also resources (resources/list, newest first): openclaw-session:
 it; when hasMore is true, the same URI with before=nextCursor (the result's _meta.nextUri) is the older page.`
 
 // ops builds the operations layer of one call: fresh, so that nothing a
-// previous call opened is served stale; agent (agentId) overrides the
+// previous call opened is served stale (the parsed stores it shares with
+// other calls, Config.Cache, are checked against their files first); agent (agentId) overrides the
 // configured agent when given. Every tool's answer goes to an agent:
 // transcript text is always masked.
 func (s *Server) ops(agent string) *ops.Ops {
@@ -122,8 +129,12 @@ func (s *Server) guard(next mcp.MethodHandler) mcp.MethodHandler {
 			}
 		}()
 		res, err = next(ctx, method, req)
-		if r, ok := res.(*mcp.CallToolResult); ok && err == nil && r.IsError {
-			rewordArgumentError(r)
+		if r, ok := res.(*mcp.CallToolResult); ok && err == nil {
+			if r.IsError {
+				rewordArgumentError(r)
+			} else {
+				res = encoded(r)
+			}
 		}
 		return res, err
 	}

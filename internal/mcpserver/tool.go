@@ -55,13 +55,17 @@ func add[In any](s *Server, t tool[In]) {
 		if err != nil {
 			return errorResult(err), nil, nil
 		}
-		// the text is the document as the CLI writes it (its field order);
-		// the SDK puts the same document in structuredContent
+		// the text is the document as the CLI writes it (its field order),
+		// and structuredContent is the same bytes: handed to the SDK as its
+		// output, it would marshal the document again, unmarshal it to check
+		// it against the output schema and marshal that once more — more
+		// than the operation itself costs on a warm 10k listing. The schemas
+		// are held by the tests (every answer checked against its tool's).
 		text, err := jsonText(out)
 		if err != nil {
 			return errorResult(err), nil, nil
 		}
-		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, out, nil
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}, StructuredContent: json.RawMessage(text)}, nil, nil
 	})
 }
 

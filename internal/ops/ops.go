@@ -32,6 +32,7 @@ import (
 	"github.com/openclaw/sessions/internal/config"
 	"github.com/openclaw/sessions/internal/sanitize"
 	"github.com/openclaw/sessions/internal/state"
+	"github.com/openclaw/sessions/internal/storecache"
 )
 
 // Config is what a front-end knows about one invocation: the global flags
@@ -72,7 +73,20 @@ type Config struct {
 	Now    func() time.Time
 	// Log gets warnings (shown) and debug lines (--log-level debug).
 	Log *log.Logger
+
+	// Cache keeps the parsed stores of this host's state dir across the
+	// Ops of one process, each checked again on every use (a server's
+	// calls: NewStoreCache); nil reads every store afresh (the CLI).
+	Cache *StoreCache
 }
+
+// StoreCache is the parsed stores one process keeps across its Ops (see
+// Config.Cache): served again only while the files they were read from
+// are unchanged, which every call checks again.
+type StoreCache = storecache.Cache
+
+// NewStoreCache returns an empty store cache.
+func NewStoreCache() *StoreCache { return storecache.New() }
 
 // Ops runs operations for one invocation. It opens what it needs on first
 // use and keeps it: build one per invocation (the CLI) or per request
@@ -158,6 +172,7 @@ func (o *Ops) State() (*state.State, error) {
 			Sandboxed:  o.sandboxed(),
 			Env:        o.cfg.Env,
 			Warn:       o.warn,
+			Cache:      o.cfg.Cache,
 		})
 	})
 	return o.st, o.stErr

@@ -148,7 +148,10 @@ var vendorRedactPatterns = []string{
 // whole (pemBlock) after the URL patterns.
 const pemPattern = `-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]+?-----END [A-Z ]*PRIVATE KEY-----`
 
-var compiledDefaults = func() []redactPattern {
+// compiledDefaults compiles them on first use, not at start: compiling
+// costs milliseconds, which every command would pay (and `sessions mcp`
+// before it is ready) though most never mask anything.
+var compiledDefaults = sync.OnceValue(func() []redactPattern {
 	var all []redactPattern
 	for _, f := range fieldSpecs {
 		prefix := "(?i)"
@@ -170,7 +173,7 @@ var compiledDefaults = func() []redactPattern {
 	n := len(all) - 1
 	all = append(all[:n:n], pem, all[n])
 	return append(all, mustCompileAll(vendorRedactPatterns)...)
-}()
+})
 
 // pemBlock is redactPemBlock: the BEGIN and END lines around "…redacted…",
 // or "***" when the block is on one line.
@@ -370,7 +373,7 @@ func compileRedactor(userPatterns []string) (r *Redactor, bad, unsafe []string) 
 		}
 		r.patterns = append(r.patterns, p)
 	}
-	r.patterns = append(r.patterns, compiledDefaults...)
+	r.patterns = append(r.patterns, compiledDefaults()...)
 	return r, bad, unsafe
 }
 

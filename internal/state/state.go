@@ -20,6 +20,7 @@ import (
 	"github.com/openclaw/sessions/internal/policy"
 	"github.com/openclaw/sessions/internal/sqlitestore"
 	"github.com/openclaw/sessions/internal/store"
+	"github.com/openclaw/sessions/internal/storecache"
 	"github.com/openclaw/sessions/internal/transcript"
 )
 
@@ -34,6 +35,9 @@ type Options struct {
 	Sandboxed  bool   // --sandboxed or OPENCLAW_SANDBOXED=1
 	Env        config.Env
 	Warn       func(string)
+	// Cache keeps parsed stores across the States of one process (a
+	// server's calls); nil reads every store afresh.
+	Cache *storecache.Cache
 }
 
 // Requester is who is asking (CONTRACT §3).
@@ -62,6 +66,7 @@ type State struct {
 	AgentFlag string
 
 	warn   func(string)
+	cache  *storecache.Cache
 	stores map[string]*store.Store
 	dbs    map[string]*sqlitestore.DB // by agent, SQLite-era agents
 	eras   map[string]era.Era
@@ -94,6 +99,7 @@ func Open(o Options) (*State, error) {
 		Dir: sd, Cfg: cfg, Env: o.Env,
 		Resolver: store.NewResolver(sd.Path),
 		warn:     o.Warn,
+		cache:    o.Cache,
 		stores:   map[string]*store.Store{},
 		dbs:      map[string]*sqlitestore.DB{},
 		eras:     map[string]era.Era{},
@@ -290,11 +296,20 @@ func (s *State) Store(agent string) (*store.Store, error) {
 		if st, ok := s.stores[p]; ok {
 			return st, nil
 		}
-		db, err := sqlitestore.Open(p, sqlitestore.Options{Warn: s.warn})
+		// the store's warnings go to the cache while it reads (to be said
+		// again whenever it serves what it kept), to s.warn otherwise
+		warn := s.warn
+		db, err := sqlitestore.Open(p, sqlitestore.Options{Warn: func(msg string) { warn(msg) }})
 		if err != nil {
 			return nil, err
 		}
-		st, err := db.StoreMeta() // keys and fields only, as LoadMeta below
+		// keys and fields only, as LoadMeta below; what is committed lies in
+		// the database file and its -wal
+		st, err := s.cache.Load(p, []string{p, p + "-wal"}, s.warn, func(w func(string)) (*store.Store, error) {
+			warn = w
+			defer func() { warn = s.warn }()
+			return db.StoreMeta()
+		})
 		if err != nil {
 			db.Close()
 			return nil, err
@@ -307,7 +322,9 @@ func (s *State) Store(agent string) (*store.Store, error) {
 	if st, ok := s.stores[p]; ok {
 		return st, nil
 	}
-	st, err := store.LoadMeta(p) // keys and fields only: nothing here reads Raw
+	st, err := s.cache.Load(p, []string{p}, s.warn, func(func(string)) (*store.Store, error) {
+		return store.LoadMeta(p) // keys and fields only: nothing here reads Raw
+	})
 	if err != nil {
 		return nil, err
 	}
