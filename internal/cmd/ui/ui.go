@@ -105,7 +105,13 @@ func run(o *Options) error {
 		debug.SetMemoryLimit(memoryLimit)
 	}
 	color := f.IO.ColorEnabled() && !o.NoColor
-	env := tui.Env{Ops: f.NewOps, Styles: tui.NewStyles(color), Now: f.Now}
+	// One parsed store for the listing, the session view's show and the
+	// busy column, revalidated on every use (never a stale answer): each
+	// would otherwise parse the whole store again, at once.
+	cfg := f.OpsConfig()
+	cfg.Cache = ops.NewStoreCache()
+	newOps := func() *ops.Ops { return ops.New(cfg) }
+	env := tui.Env{Ops: newOps, Styles: tui.NewStyles(color), Now: f.Now}
 	if env.Now == nil {
 		env.Now = timeNow
 	}
@@ -114,7 +120,7 @@ func run(o *Options) error {
 		AllAgents: o.AllAgents,
 		Scope:     scopeText(f, o, sc),
 		Watch: func(ctx context.Context, q ops.WatchQuery, ready func(), emit func(ops.WatchEvent) error) error {
-			return f.NewOps().Watch(ctx, q, ready, emit)
+			return newOps().Watch(ctx, q, ready, emit)
 		},
 		Views: tui.DefaultViews(),
 	})
