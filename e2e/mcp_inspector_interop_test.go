@@ -297,14 +297,16 @@ func inspectorChecks(t *testing.T, insp, bin string, env []string, state string,
 	}
 
 	// tools/call: each structured result is the CLI's --json document on
-	// the same state, and its text block the same document
+	// the same state (history's with --redact: a tool's answer goes to an
+	// agent, so it is masked and capped as 9.6's sessions_history), and its
+	// text block the same document
 	for _, c := range []struct {
 		tool string
 		args []string // --tool-arg key=value (values parsed as JSON by the Inspector)
 		cli  []string
 	}{
 		{"sessions_list", []string{"allAgents=true"}, []string{"list", "--all-agents"}},
-		{"sessions_history", []string{"sessionKey=agent:main:telegram:group:-100123", "limit=3", "includeTools=true"}, []string{"history", "agent:main:telegram:group:-100123", "--limit", "3", "--include-tools"}},
+		{"sessions_history", []string{"sessionKey=agent:main:telegram:group:-100123", "limit=3", "includeTools=true"}, []string{"history", "agent:main:telegram:group:-100123", "--limit", "3", "--include-tools", "--redact"}},
 	} {
 		args := method("--method", "tools/call", "--tool-name", c.tool)
 		for _, a := range c.args {
