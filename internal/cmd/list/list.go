@@ -14,7 +14,6 @@ import (
 
 	"github.com/openclaw/sessions/internal/apperr"
 	"github.com/openclaw/sessions/internal/cmdutil"
-	"github.com/openclaw/sessions/internal/keys"
 	"github.com/openclaw/sessions/internal/output"
 	"github.com/openclaw/sessions/internal/render"
 	"github.com/openclaw/sessions/internal/state"
@@ -71,17 +70,9 @@ totalTokens, label.`,
   sessions list --jq '.sessions[] | select(.kind=="group") | .key'`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if kinds != "" {
-				for _, k := range strings.Split(kinds, ",") {
-					k = strings.ToLower(strings.TrimSpace(k))
-					if k == "" {
-						continue
-					}
-					if !keys.IsKind(k) {
-						return apperr.Usagef("invalid --kinds value %q (want %s)", k, strings.Join(keys.Kinds, ","))
-					}
-					o.Kinds = append(o.Kinds, k)
-				}
+			var err error
+			if o.Kinds, err = cmdutil.ParseKinds(kinds); err != nil {
+				return err
 			}
 			if err := o.Limit.Check("limit"); err != nil {
 				return err
@@ -104,16 +95,13 @@ totalTokens, label.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&kinds, "kinds", "", "only these kinds, comma-separated: main,group,cron,hook,node,other")
+	cmdutil.KindsFlag(cmd, &kinds, cmdutil.KindsUsage)
 	o.Limit = cmdutil.Limit{N: DefaultLimit}
 	fl.Var(cmdutil.LimitFlag{L: &o.Limit}, "limit", "at most `N` sessions, or all")
 	fl.IntVar(&o.Active, "active", 0, "only sessions updated in the last `MIN` minutes")
 	fl.IntVar(&o.Messages, "messages", 0, "include the last `N` messages (0-20) of each session, tool results removed")
 	fl.BoolVar(&o.AllAgents, "all-agents", false, "list the sessions of every agent")
 	_ = cmd.RegisterFlagCompletionFunc("limit", cmdutil.FixedCompletions("all"))
-	_ = cmd.RegisterFlagCompletionFunc("kinds", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-		return keys.Kinds, cobra.ShellCompDirectiveNoFileComp
-	})
 	return cmd
 }
 

@@ -15,7 +15,6 @@ import (
 	"github.com/openclaw/sessions/internal/apperr"
 	"github.com/openclaw/sessions/internal/cmdutil"
 	"github.com/openclaw/sessions/internal/jsonx"
-	"github.com/openclaw/sessions/internal/keys"
 	"github.com/openclaw/sessions/internal/ops"
 	"github.com/openclaw/sessions/internal/output"
 	"github.com/spf13/cobra"
@@ -87,17 +86,9 @@ sessionId, id, role, timestamp (RFC 3339), snippet.`,
 		Args: cmdutil.ExactArgs(1, "QUERY"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Query.Pattern = args[0]
-			if kinds != "" {
-				for _, k := range strings.Split(kinds, ",") {
-					k = strings.ToLower(strings.TrimSpace(k))
-					if k == "" {
-						continue
-					}
-					if !keys.IsKind(k) {
-						return apperr.Usagef("invalid --kinds value %q (want %s)", k, strings.Join(keys.Kinds, ","))
-					}
-					o.Kinds = append(o.Kinds, k)
-				}
+			var err error
+			if o.Kinds, err = cmdutil.ParseKinds(kinds); err != nil {
+				return err
 			}
 			if o.Role != "" && !slices.Contains(ops.SearchRoles, o.Role) {
 				return apperr.Usagef("invalid --role %q (want user, assistant or tool)", o.Role)
@@ -131,7 +122,7 @@ sessionId, id, role, timestamp (RFC 3339), snippet.`,
 	fl.BoolVar(&o.Query.Regex, "regex", false, "QUERY is a Go (RE2) regular expression")
 	fl.BoolVarP(&o.Query.IgnoreCase, "ignore-case", "i", false, "match regardless of case")
 	fl.BoolVar(&o.AllAgents, "all-agents", false, "search the sessions of every agent")
-	fl.StringVar(&kinds, "kinds", "", "only sessions of these kinds, comma-separated: main,group,cron,hook,node,other")
+	cmdutil.KindsFlag(cmd, &kinds, "only sessions of these kinds, comma-separated: main,group,cron,hook,node,other")
 	fl.StringVar(&o.Role, "role", "", "only messages of this `ROLE`: user, assistant, tool (tool implies --include-tools)")
 	fl.StringVar(&o.Since, "since", "", "only messages from `WHEN` on: a duration back from now (30m, 2h, 7d, 2w) or a date (2026-11-20, RFC 3339)")
 	fl.StringVar(&o.Until, "until", "", "only messages up to `WHEN` (same forms; a date includes that whole day)")
@@ -142,9 +133,6 @@ sessionId, id, role, timestamp (RFC 3339), snippet.`,
 	fl.BoolVar(&o.NoIndex, "no-index", false, "2026.8+: scan the transcript events even where OpenClaw's search index is current")
 	fl.StringVar(&limit, "limit", "50", "at most `N` hits (or all); totalCount says how many there are")
 	fl.IntVarP(&o.Context, "context", "C", 0, "show `N` messages before and after each hit")
-	_ = cmd.RegisterFlagCompletionFunc("kinds", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-		return keys.Kinds, cobra.ShellCompDirectiveNoFileComp
-	})
 	_ = cmd.RegisterFlagCompletionFunc("role", cmdutil.FixedCompletions(ops.SearchRoles...))
 	_ = cmd.RegisterFlagCompletionFunc("key", func(_ *cobra.Command, _ []string, tc string) ([]string, cobra.ShellCompDirective) {
 		return f.SessionKeys(tc)

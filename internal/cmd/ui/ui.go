@@ -11,7 +11,6 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/openclaw/sessions/internal/apperr"
 	"github.com/openclaw/sessions/internal/cmdutil"
-	"github.com/openclaw/sessions/internal/keys"
 	"github.com/openclaw/sessions/internal/ops"
 	tui "github.com/openclaw/sessions/internal/ui"
 	"github.com/spf13/cobra"
@@ -55,17 +54,9 @@ NO_COLOR and --no-color.`,
   sessions ui --agent ops --no-color`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if kinds != "" {
-				for _, k := range strings.Split(kinds, ",") {
-					k = strings.ToLower(strings.TrimSpace(k))
-					if k == "" {
-						continue
-					}
-					if !keys.IsKind(k) {
-						return apperr.Usagef("invalid --kinds value %q (want %s)", k, strings.Join(keys.Kinds, ","))
-					}
-					o.Kinds = append(o.Kinds, k)
-				}
+			var err error
+			if o.Kinds, err = cmdutil.ParseKinds(kinds); err != nil {
+				return err
 			}
 			if o.AllAgents && f.Flags.Agent != "" {
 				return apperr.Usagef("--agent and --all-agents cannot be used together")
@@ -83,12 +74,9 @@ NO_COLOR and --no-color.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&kinds, "kinds", "", "only these kinds, comma-separated: main,group,cron,hook,node,other")
+	cmdutil.KindsFlag(cmd, &kinds, cmdutil.KindsUsage)
 	fl.BoolVar(&o.AllAgents, "all-agents", false, "the sessions of every agent")
 	fl.BoolVar(&o.NoColor, "no-color", false, "no colours (also NO_COLOR)")
-	_ = cmd.RegisterFlagCompletionFunc("kinds", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-		return keys.Kinds, cobra.ShellCompDirectiveNoFileComp
-	})
 	return cmd
 }
 

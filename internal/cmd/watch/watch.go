@@ -14,7 +14,6 @@ import (
 
 	"github.com/openclaw/sessions/internal/apperr"
 	"github.com/openclaw/sessions/internal/cmdutil"
-	"github.com/openclaw/sessions/internal/keys"
 	"github.com/openclaw/sessions/internal/ops"
 )
 
@@ -78,17 +77,9 @@ masking is on), "run" {"runId","status","kind"}. --jq filters each line.`,
   sessions watch --runs --kinds main,group`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if kinds != "" {
-				for _, k := range strings.Split(kinds, ",") {
-					k = strings.ToLower(strings.TrimSpace(k))
-					if k == "" {
-						continue
-					}
-					if !keys.IsKind(k) {
-						return apperr.Usagef("invalid --kinds value %q (want %s)", k, strings.Join(keys.Kinds, ","))
-					}
-					o.Kinds = append(o.Kinds, k)
-				}
+			var err error
+			if o.Kinds, err = cmdutil.ParseKinds(kinds); err != nil {
+				return err
 			}
 			if o.AllAgents && f.Flags.Agent != "" {
 				return apperr.Usagef("--agent and --all-agents cannot be used together")
@@ -103,13 +94,10 @@ masking is on), "run" {"runId","status","kind"}. --jq filters each line.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&kinds, "kinds", "", "only these kinds, comma-separated: main,group,cron,hook,node,other")
+	cmdutil.KindsFlag(cmd, &kinds, cmdutil.KindsUsage)
 	fl.BoolVar(&o.AllAgents, "all-agents", false, "watch the sessions of every agent")
 	fl.BoolVar(&o.NoMessages, "no-messages", false, "no message events (sessions only)")
 	fl.BoolVar(&o.Runs, "runs", false, "also the status changes of our send and spawn runs")
-	_ = cmd.RegisterFlagCompletionFunc("kinds", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-		return keys.Kinds, cobra.ShellCompDirectiveNoFileComp
-	})
 	return cmd
 }
 
