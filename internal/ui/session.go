@@ -13,6 +13,7 @@ import (
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/openclaw/sessions/internal/cmdutil"
 	"github.com/openclaw/sessions/internal/era"
 	"github.com/openclaw/sessions/internal/ops"
 	"github.com/openclaw/sessions/internal/state"
@@ -748,7 +749,7 @@ func (v *SessionView) fields(width int) []string {
 	add("channel", r.Channel)
 	add("label", r.Label)
 	add("name", r.DisplayName)
-	add("updated", relAge(r.UpdatedAt, v.env.Now()))
+	add("updated", cmdutil.AgoMs(r.UpdatedAt, v.env.Now()))
 	add("session", r.SessionID)
 	if s := v.shown; s != nil {
 		add("era", string(s.Era))
@@ -763,7 +764,7 @@ func (v *SessionView) fields(width int) []string {
 			add("model", m)
 		}
 		if s.Tokens != nil {
-			add("tokens", tokens(s.Tokens.Total, s.Tokens.Context))
+			add("tokens", cmdutil.Tokens(s.Tokens.Total, s.Tokens.Context))
 		}
 		add("messages", strconv.Itoa(s.Transcript.Messages))
 		if s.Transcript.Bytes != nil {
@@ -781,7 +782,7 @@ func (v *SessionView) fields(width int) []string {
 		}
 	} else {
 		add("model", r.Model)
-		add("tokens", tokens(r.TotalTokens, r.ContextTokens))
+		add("tokens", cmdutil.Tokens(r.TotalTokens, r.ContextTokens))
 	}
 	add("send policy", r.SendPolicy)
 	add("last to", r.LastTo)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -348,13 +347,13 @@ func (v *SessionsView) columns(short bool) []*column {
 		cols = append(cols, &column{name: "AGENT", cell: func(r *state.Row) string { return r.AgentID }, drop: 1})
 	}
 	cols = append(cols,
-		&column{name: "UPDATED", cell: func(r *state.Row) string { return relAge(r.UpdatedAt, now) }, drop: 7},
+		&column{name: "UPDATED", cell: func(r *state.Row) string { return cmdutil.AgoMs(r.UpdatedAt, now) }, drop: 7},
 		&column{name: "MODEL", cell: func(r *state.Row) string { return r.Model }, drop: 2, flex: true},
 		&column{name: "TOKENS", cell: func(r *state.Row) string {
 			if short {
 				return shortTokens(r.TotalTokens, r.ContextTokens)
 			}
-			return tokens(r.TotalTokens, r.ContextTokens)
+			return cmdutil.Tokens(r.TotalTokens, r.ContextTokens)
 		}, drop: 6, right: true},
 		&column{name: "LABEL", cell: func(r *state.Row) string {
 			if r.Label != "" {
@@ -562,35 +561,9 @@ func cellText(s string, w int, right bool) string {
 	return padRight(s, w)
 }
 
-// relAge: how long ago ms was, "-" without one (as list).
-func relAge(ms *float64, now time.Time) string {
-	if ms == nil {
-		return "-"
-	}
-	return cmdutil.Ago(now.Sub(time.UnixMilli(int64(*ms))))
-}
-
-// tokens: "5.8k/128k (5%)" as list shows them, "-" when unknown.
-func tokens(total, ctx *float64) string {
-	if total == nil || *total == 0 {
-		return "-"
-	}
-	k := func(v float64) string {
-		if v >= 10000 {
-			return fmt.Sprintf("%.0fk", v/1000)
-		}
-		return fmt.Sprintf("%.1fk", v/1000)
-	}
-	if ctx == nil || *ctx == 0 {
-		return k(*total)
-	}
-	pct := int(*total / *ctx * 100)
-	return k(*total) + "/" + k(*ctx) + " (" + strconv.Itoa(min(pct, 999)) + "%)"
-}
-
 // shortTokens: "6.1k 4%", the tokens on a narrow screen.
 func shortTokens(total, ctx *float64) string {
-	full := tokens(total, ctx)
+	full := cmdutil.Tokens(total, ctx)
 	if i := strings.IndexByte(full, '/'); i >= 0 {
 		pct := full[strings.LastIndexByte(full, '(')+1 : len(full)-1]
 		return full[:i] + " " + pct

@@ -179,7 +179,7 @@ func printTable(f *cmdutil.Factory, rows []state.Row, multiAgent, withMsgs, flee
 			if multiAgent {
 				cells = append(cells, r.AgentID)
 			}
-			cells = append(cells, relAge(r.UpdatedAt, now), r.Model, tokens(r.TotalTokens, r.ContextTokens), r.Label)
+			cells = append(cells, cmdutil.AgoMs(r.UpdatedAt, now), r.Model, cmdutil.Tokens(r.TotalTokens, r.ContextTokens), r.Label)
 			if withMsgs {
 				cells = append(cells, preview(r.Messages))
 			}
@@ -210,35 +210,6 @@ func num(v *float64) string {
 		return ""
 	}
 	return strconv.FormatFloat(*v, 'f', -1, 64)
-}
-
-// relAge: cmdutil.Ago of the entry's updatedAt, "-" without one.
-func relAge(ms *float64, now time.Time) string {
-	if ms == nil {
-		return "-"
-	}
-	return cmdutil.Ago(now.Sub(time.UnixMilli(int64(*ms))))
-}
-
-// tokens: "5.8k/128k (5%)" like `openclaw sessions`, "-" when unknown.
-func tokens(total, ctx *float64) string {
-	if total == nil || *total == 0 {
-		return "-"
-	}
-	k := func(v float64) string {
-		if v >= 10000 {
-			return fmt.Sprintf("%.0fk", v/1000)
-		}
-		return fmt.Sprintf("%.1fk", v/1000)
-	}
-	if ctx == nil || *ctx == 0 {
-		return k(*total)
-	}
-	pct := int(*total / *ctx * 100)
-	if pct > 999 {
-		pct = 999
-	}
-	return fmt.Sprintf("%s/%s (%d%%)", k(*total), k(*ctx), pct)
 }
 
 // preview is the first line of the last message's text.
