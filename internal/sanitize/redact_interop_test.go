@@ -38,12 +38,8 @@ func TestRedactCorpusInterop(t *testing.T) {
 	if node == "" || ocDir == "" {
 		t.Fatalf("openclaw-peer env: no node/OpenClaw dir in\n%s", out)
 	}
-	corpus, err := os.ReadFile(filepath.Join("testdata", "redact", "corpus.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(node, filepath.Join("testdata", "redact", "openclaw.mjs"), filepath.Join(ocDir, "dist"))
-	cmd.Stdin = bytes.NewReader(corpus)
+	cmd := exec.Command(node, filepath.Join("testdata", "redact", "openclaw.mjs"), filepath.Join(ocDir, "dist"),
+		filepath.Join("testdata", "redact", "corpus.json"))
 	cmd.Env = append(os.Environ(), "HOME="+t.TempDir())
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr

@@ -101,7 +101,13 @@ func settleRuns(dir string) {
 	recs, _ := rs.List()
 	deadline := time.Now().Add(time.Minute)
 	for _, r := range recs {
-		for rs.RunnerAlive(r.RunID) && time.Now().Before(deadline) {
+		// a runner just started may not hold its lock yet: wait for the run
+		// to end too (the lock is free once its process has exited)
+		for time.Now().Before(deadline) {
+			cur, err := rs.Load(r.RunID)
+			if (err != nil || runs.Terminal(cur.Status)) && !rs.RunnerAlive(r.RunID) {
+				break
+			}
 			time.Sleep(50 * time.Millisecond)
 		}
 	}
