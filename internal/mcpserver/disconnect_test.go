@@ -19,6 +19,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/openclaw/sessions/internal/mcpserver"
 	"github.com/openclaw/sessions/internal/runs"
+	"github.com/openclaw/sessions/internal/testutil/runstate"
 )
 
 // lockedBuffer is a buffer a process writes into while the test reads it.
@@ -152,7 +153,7 @@ func TestSendClientGone(t *testing.T) {
 			// once its runner has ended (the announce step follows the reply),
 			// the transcript: what it held, then the message and the reply
 			// once each, then the announce step and its skip
-			settleRuns(s.dir)
+			runstate.Settle(s.dir)
 			after := historyOf(t, sessions, "main")
 			if len(after) != len(before)+4 {
 				var added []string

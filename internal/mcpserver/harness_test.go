@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -21,8 +20,8 @@ import (
 	"github.com/openclaw/sessions/internal/iostreams"
 	"github.com/openclaw/sessions/internal/mcpserver"
 	"github.com/openclaw/sessions/internal/ops"
-	"github.com/openclaw/sessions/internal/runs"
 	"github.com/openclaw/sessions/internal/testutil"
+	"github.com/openclaw/sessions/internal/testutil/runstate"
 )
 
 var fixtures = []string{"state-2026.1.30", "state-2026.9.6"}
@@ -42,49 +41,14 @@ type state struct {
 
 func newState(t *testing.T, fixture string) *state {
 	t.Helper()
-	tmp := t.TempDir()
-	dir := filepath.Join(tmp, "state")
-	if err := testutil.CopyTree(filepath.Join(testutil.Root(t), "testdata", fixture), dir); err != nil {
-		t.Fatal(err)
-	}
-	engine := filepath.Join(tmp, "engine.sh")
-	if err := os.WriteFile(engine, []byte(testutil.EngineScript), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	vars := map[string]string{
-		"HOME": tmp, "XDG_CONFIG_HOME": filepath.Join(tmp, "xdg-config"),
-		"XDG_STATE_HOME": filepath.Join(tmp, "xdg-state"), "XDG_CACHE_HOME": filepath.Join(tmp, "xdg-cache"),
-		"SESSIONS_ENGINE": "exec:sh " + engine, "NO_COLOR": "1",
-	}
-	for _, k := range []string{"HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME"} {
-		t.Setenv(k, vars[k])
-	}
-	for _, k := range []string{"OPENCLAW_STATE_DIR", "OPENCLAW_SESSION_KEY", "OPENCLAW_GATEWAY_URL", "OPENCLAW_GATEWAY_TOKEN", "OPENCLAW_GATEWAY_PASSWORD", "ENGINE_TEST_GATE"} {
-		t.Setenv(k, "")
-	}
-	// no runner unless a test starts runs (withRunner)
-	t.Setenv("SESSIONS_RUNNER_EXE", "/bin/false")
-	t.Cleanup(func() { settleRuns(dir) })
-	return &state{t: t, tmp: tmp, dir: dir, vars: vars}
-}
-
-// settleRuns waits (at most a minute) for the detached runners started on
-// dir to end, before the temp dir is removed under them.
-func settleRuns(dir string) {
-	rs := runs.Open(dir)
-	recs, _ := rs.List()
-	deadline := time.Now().Add(time.Minute)
-	for _, r := range recs {
-		for rs.RunnerAlive(r.RunID) && time.Now().Before(deadline) {
-			time.Sleep(50 * time.Millisecond)
-		}
-	}
+	rs := runstate.New(t, fixture, map[string]string{"NO_COLOR": "1"})
+	return &state{t: t, tmp: rs.Tmp, dir: rs.Dir, vars: rs.Vars}
 }
 
 // withRunner lets the runs the test starts be performed: by a real
 // detached runner, the sessions binary.
 func (s *state) withRunner() *state {
-	s.t.Setenv("SESSIONS_RUNNER_EXE", sessionsBinary(s.t))
+	runstate.WithRunner(s.t)
 	return s
 }
 

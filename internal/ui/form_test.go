@@ -3,7 +3,6 @@ package ui
 import (
 	"context"
 	"os"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -14,9 +13,9 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/openclaw/sessions/internal/config"
 	"github.com/openclaw/sessions/internal/ops"
-	"github.com/openclaw/sessions/internal/runs"
 	"github.com/openclaw/sessions/internal/state"
 	"github.com/openclaw/sessions/internal/testutil"
+	"github.com/openclaw/sessions/internal/testutil/runstate"
 )
 
 func TestMain(m *testing.M) {
@@ -46,31 +45,11 @@ type fixture struct {
 // (the goldens), else the real clock (writes and runs).
 func newFixture(t *testing.T, name string, fixed bool) *fixture {
 	t.Helper()
-	tmp := t.TempDir()
-	dir := filepath.Join(tmp, "state")
-	if err := testutil.CopyTree(filepath.Join(testutil.Root(t), "testdata", name), dir); err != nil {
-		t.Fatal(err)
-	}
-	engine := filepath.Join(tmp, "engine.sh")
-	if err := os.WriteFile(engine, []byte(testutil.EngineScript), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	vars := map[string]string{
-		"HOME": tmp, "XDG_CONFIG_HOME": filepath.Join(tmp, "xdg-config"),
-		"XDG_STATE_HOME": filepath.Join(tmp, "xdg-state"), "XDG_CACHE_HOME": filepath.Join(tmp, "xdg-cache"),
-		"SESSIONS_ENGINE": "exec:sh " + engine,
+	rs := runstate.New(t, name, map[string]string{
 		// no live gateway of this host's: the writes go to the files
 		"OPENCLAW_GATEWAY_PORT": "1",
-	}
-	for _, k := range []string{"HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME"} {
-		t.Setenv(k, vars[k])
-	}
-	for _, k := range []string{"OPENCLAW_STATE_DIR", "OPENCLAW_SESSION_KEY", "OPENCLAW_GATEWAY_URL", "OPENCLAW_GATEWAY_TOKEN", "OPENCLAW_GATEWAY_PASSWORD", "ENGINE_TEST_GATE"} {
-		t.Setenv(k, "")
-	}
-	// no runner unless a test starts runs (withRunner)
-	t.Setenv("SESSIONS_RUNNER_EXE", "/bin/false")
-	t.Cleanup(func() { settleRuns(dir) })
+	})
+	tmp, dir, vars := rs.Tmp, rs.Dir, rs.Vars
 	getenv := func(k string) string { return vars[k] }
 	now := time.Now
 	if fixed {
@@ -90,27 +69,8 @@ func newFixture(t *testing.T, name string, fixed bool) *fixture {
 // withRunner lets sends and spawns start their detached runner: the
 // sessions binary, built once.
 func (fx *fixture) withRunner(t *testing.T) *fixture {
-	t.Setenv("SESSIONS_RUNNER_EXE", testutil.SessionsBinary(t))
+	runstate.WithRunner(t)
 	return fx
-}
-
-// settleRuns waits (at most a minute) for the runners started on dir to
-// end, before the temp dir is removed under them.
-func settleRuns(dir string) {
-	rs := runs.Open(dir)
-	recs, _ := rs.List()
-	deadline := time.Now().Add(time.Minute)
-	for _, r := range recs {
-		// a runner just started may not hold its lock yet: wait for the run
-		// to end too (the lock is free once its process has exited)
-		for time.Now().Before(deadline) {
-			cur, err := rs.Load(r.RunID)
-			if (err != nil || runs.Terminal(cur.Status)) && !rs.RunnerAlive(r.RunID) {
-				break
-			}
-			time.Sleep(50 * time.Millisecond)
-		}
-	}
 }
 
 // row is the session key's row as `list --all-agents` has it now; nil

@@ -11,13 +11,12 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"go.yaml.in/yaml/v3"
 
 	"github.com/openclaw/sessions/internal/cmd/skill"
-	"github.com/openclaw/sessions/internal/runs"
 	"github.com/openclaw/sessions/internal/testutil"
+	"github.com/openclaw/sessions/internal/testutil/runstate"
 )
 
 func TestMain(m *testing.M) {
@@ -62,21 +61,8 @@ func newEnv(t *testing.T) *env {
 		"PATH="+filepath.Dir(e.bin)+string(os.PathListSeparator)+os.Getenv("PATH"),
 		"OPENCLAW_STATE_DIR="+e.state, "SESSIONS_ENGINE=exec:sh "+engine, "SESSIONS_RUNNER_EXE="+e.bin,
 		"NO_COLOR=1", "TZ=UTC")
-	t.Cleanup(func() { settleRuns(e.state) })
+	t.Cleanup(func() { runstate.Settle(e.state) })
 	return e
-}
-
-// settleRuns waits (at most a minute) for the detached runners started on
-// dir to end, before the temp dir is removed under them.
-func settleRuns(dir string) {
-	rs := runs.Open(dir)
-	recs, _ := rs.List()
-	deadline := time.Now().Add(time.Minute)
-	for _, r := range recs {
-		for rs.RunnerAlive(r.RunID) && time.Now().Before(deadline) {
-			time.Sleep(50 * time.Millisecond)
-		}
-	}
 }
 
 // run runs the sessions binary; its exit code, stdout and stderr.
