@@ -2,16 +2,13 @@ package mcpserver_test
 
 import (
 	"bytes"
-	"context"
 	"database/sql"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/openclaw/sessions/internal/ops"
 )
 
@@ -58,10 +55,7 @@ func TestConcurrentCallsOnCachedStores(t *testing.T) {
 			s := states[i]
 			cache := ops.NewStoreCache()
 			cs := connectMemory(t, s.server(false, func(c *ops.Config) { c.Cache = cache }), nil)
-			calls := []struct {
-				tool string
-				args map[string]any
-			}{
+			calls := []toolCall{
 				{"sessions_list", map[string]any{"allAgents": true}},
 				{"sessions_list", map[string]any{"limit": 2}},
 				{"sessions_list", map[string]any{"kinds": []string{"cron", "other"}, "allAgents": true}},
@@ -69,41 +63,7 @@ func TestConcurrentCallsOnCachedStores(t *testing.T) {
 				{"sessions_history", map[string]any{"sessionKey": "main", "limit": 5}},
 				{"sessions_show", map[string]any{"sessionKey": "main"}},
 			}
-			burst := func() []string {
-				want := make([]map[string]any, len(calls))
-				for i, c := range calls {
-					want[i] = ok(t, cs, c.tool, c.args)
-				}
-				var wg sync.WaitGroup
-				texts := make([]string, 16)
-				errs := make(chan string, 16)
-				for i := range 16 {
-					wg.Add(1)
-					go func() {
-						defer wg.Done()
-						c := calls[i%len(calls)]
-						res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: c.tool, Arguments: c.args})
-						switch {
-						case err != nil:
-							errs <- c.tool + ": " + err.Error()
-						case res.IsError:
-							errs <- c.tool + ": " + text(res)
-						case !sameJSON(res.StructuredContent, want[i%len(calls)]):
-							errs <- c.tool + ": another answer at once"
-						}
-						if err == nil && i%len(calls) == 0 {
-							texts[i] = text(res)
-						}
-					}()
-				}
-				wg.Wait()
-				close(errs)
-				for e := range errs {
-					t.Error(e)
-				}
-				return texts
-			}
-			for _, txt := range burst() {
+			for _, txt := range burst(t, cs, calls) {
 				if strings.Contains(txt, e.changed) {
 					t.Fatalf("%s before the write", e.changed)
 				}
@@ -112,7 +72,7 @@ func TestConcurrentCallsOnCachedStores(t *testing.T) {
 				t.Fatalf("no call was served from the cache: %+v", cache.Stats())
 			}
 			e.write(t, s.dir)
-			for i, txt := range burst() {
+			for i, txt := range burst(t, cs, calls) {
 				if i%len(calls) == 0 && !strings.Contains(txt, e.changed) {
 					t.Errorf("call %d after the write does not show it: %.200s", i, txt)
 				}

@@ -369,44 +369,58 @@ func TestConcurrentCalls(t *testing.T) {
 		t.Run(tr.name, func(t *testing.T) {
 			s := newState(t, fixtures[1])
 			cs := tr.connect(t, s.server(false), nil)
-			calls := []struct {
-				tool string
-				args map[string]any
-			}{
+			calls := []toolCall{
 				{"sessions_list", map[string]any{"allAgents": true}},
 				{"sessions_history", map[string]any{"sessionKey": "main", "limit": 5}},
 				{"sessions_show", map[string]any{"sessionKey": "main"}},
 				{"sessions_search", map[string]any{"query": "the", "ignoreCase": true}},
 			}
-			want := make([]map[string]any, len(calls))
-			for i, c := range calls {
-				want[i] = ok(t, cs, c.tool, c.args)
-			}
-			var wg sync.WaitGroup
-			errs := make(chan string, 16)
-			for i := range 16 {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					c := calls[i%len(calls)]
-					res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: c.tool, Arguments: c.args})
-					switch {
-					case err != nil:
-						errs <- c.tool + ": " + err.Error()
-					case res.IsError:
-						errs <- c.tool + ": " + text(res)
-					case !sameJSON(res.StructuredContent, want[i%len(calls)]):
-						errs <- c.tool + ": another answer at once"
-					}
-				}()
-			}
-			wg.Wait()
-			close(errs)
-			for e := range errs {
-				t.Error(e)
-			}
+			burst(t, cs, calls)
 		})
 	}
+}
+
+// toolCall is one call of a burst.
+type toolCall struct {
+	tool string
+	args map[string]any
+}
+
+// burst makes 16 calls at once, round the calls given, and checks that each
+// gets the answer the same call gets alone; it returns the answers' texts.
+func burst(t *testing.T, cs *mcp.ClientSession, calls []toolCall) []string {
+	t.Helper()
+	want := make([]map[string]any, len(calls))
+	for i, c := range calls {
+		want[i] = ok(t, cs, c.tool, c.args)
+	}
+	var wg sync.WaitGroup
+	texts := make([]string, 16)
+	errs := make(chan string, 16)
+	for i := range 16 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c := calls[i%len(calls)]
+			res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: c.tool, Arguments: c.args})
+			switch {
+			case err != nil:
+				errs <- c.tool + ": " + err.Error()
+			case res.IsError:
+				errs <- c.tool + ": " + text(res)
+			case !sameJSON(res.StructuredContent, want[i%len(calls)]):
+				errs <- c.tool + ": another answer at once"
+			default:
+				texts[i] = text(res)
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
+	return texts
 }
 
 // A client that gives up on sessions_send in the middle of the wait
