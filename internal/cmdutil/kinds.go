@@ -24,16 +24,9 @@ func KindsFlag(cmd *cobra.Command, p *string, usage string) {
 // case, empty items skipped. An unknown kind is a usage error naming the
 // kinds there are.
 func ParseKinds(s string) ([]string, error) {
-	var kinds []string
-	for _, k := range strings.Split(s, ",") {
-		k = strings.ToLower(strings.TrimSpace(k))
-		if k == "" {
-			continue
-		}
-		if !keys.IsKind(k) {
-			return nil, apperr.Usagef("invalid --kinds value %q (want %s)", k, strings.Join(keys.Kinds, ","))
-		}
-		kinds = append(kinds, k)
+	kinds, bad := keys.CleanKinds(strings.Split(s, ","))
+	if bad != "" {
+		return nil, apperr.Usagef("invalid --kinds value %q (want %s)", bad, strings.Join(keys.Kinds, ","))
 	}
 	return kinds, nil
 }

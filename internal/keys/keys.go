@@ -27,6 +27,23 @@ func IsKind(k string) bool {
 	return false
 }
 
+// CleanKinds reads kinds as a user gave them: any case, spaces around,
+// empty items skipped. bad is the first item that is not a kind ("" when
+// all are).
+func CleanKinds(items []string) (kinds []string, bad string) {
+	for _, k := range items {
+		k = strings.ToLower(strings.TrimSpace(k))
+		if k == "" {
+			continue
+		}
+		if !IsKind(k) {
+			return nil, k
+		}
+		kinds = append(kinds, k)
+	}
+	return kinds, ""
+}
+
 // splitNonEmpty splits on ':' dropping empty segments, like the JS
 // split(":").filter(Boolean) OpenClaw uses.
 func splitNonEmpty(s string) []string {

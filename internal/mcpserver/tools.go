@@ -42,19 +42,12 @@ func (s *Server) addTools() {
 }
 
 // checkKinds refuses a kind that is none of keys.Kinds.
-func checkKinds(kinds []string) ([]string, error) {
-	var out []string
-	for _, k := range kinds {
-		k = strings.ToLower(strings.TrimSpace(k))
-		if k == "" {
-			continue
-		}
-		if !keys.IsKind(k) {
-			return nil, apperr.Usagef("invalid kinds value %q (want %s)", k, strings.Join(keys.Kinds, ","))
-		}
-		out = append(out, k)
+func checkKinds(items []string) ([]string, error) {
+	kinds, bad := keys.CleanKinds(items)
+	if bad != "" {
+		return nil, apperr.Usagef("invalid kinds value %q (want %s)", bad, strings.Join(keys.Kinds, ","))
 	}
-	return out, nil
+	return kinds, nil
 }
 
 // checkAllAgents refuses allAgents on a server started for one agent.
