@@ -60,10 +60,12 @@ func (o *Ops) List(ctx context.Context, q ListQuery) (*ListResult, error) {
 		return nil, err
 	}
 	rows := lr.Rows
-	if q.Messages > 0 && o.masking() {
-		// Masked on copies: what the readers hold stays as stored.
+	if o.masking() {
+		// Masked on copies: what the readers hold stays as stored. A label
+		// or a display name is free text (a channel's subject) too.
 		rows = append([]state.Row(nil), rows...)
 		for i := range rows {
+			rows[i].Label, rows[i].DisplayName = o.redactText(rows[i].Label), o.redactText(rows[i].DisplayName)
 			if len(rows[i].Messages) > 0 {
 				msgs := append([]json.RawMessage(nil), rows[i].Messages...)
 				o.redactMessages(msgs)

@@ -34,7 +34,9 @@ func (o *Ops) redactorFor() *sanitize.Redactor {
 }
 
 // redactMessages masks msgs in place when text is masked and says whether
-// any was.
+// any was: every string of each message (sanitize.MaskMessage), tool
+// arguments, details and errorMessage included — beyond 9.6, which masks
+// only the texts.
 func (o *Ops) redactMessages(msgs []json.RawMessage) bool {
 	r := o.redactorFor()
 	if r == nil {
@@ -42,7 +44,7 @@ func (o *Ops) redactMessages(msgs []json.RawMessage) bool {
 	}
 	masked := false
 	for i, m := range msgs {
-		if out, ok := r.RedactMessage(m); ok {
+		if out, ok := r.MaskMessage(m); ok {
 			msgs[i], masked = out, true
 		}
 	}
@@ -59,24 +61,11 @@ func (o *Ops) redactText(s string) string {
 	return out
 }
 
-// searchRedact is what masks a search's texts, nil when they are not
-// masked.
+// searchRedact is what masks a search hit's label, nil when texts are
+// not masked.
 func (o *Ops) searchRedact() func(string) string {
 	if !o.masking() {
 		return nil
 	}
 	return o.redactText
-}
-
-// maskHighlight masks a snippet cut around its match. When masking the
-// three parts apart gives the masked snippet, they stay apart; otherwise a
-// secret straddles the match, and the whole masked snippet comes back as
-// before with the match itself shown as "***".
-func maskHighlight(redact func(string) string, before, match, after string) (string, string, string) {
-	whole := redact(before + match + after)
-	b, m, a := redact(before), redact(match), redact(after)
-	if b+m+a == whole {
-		return b, m, a
-	}
-	return whole, "***", ""
 }

@@ -87,10 +87,17 @@ func (o *Ops) maskRuns(rs []*RunRecord) {
 	}
 }
 
-// maskShow masks the task and summary of a shown session's runs.
+// maskShow masks the free texts of a shown session: its label and display
+// name, every string of its entry, and the task and summary of its runs.
 func (o *Ops) maskShow(res *ShowResult) {
 	if res == nil || !o.masking() {
 		return
+	}
+	res.Label, res.DisplayName = o.redactText(res.Label), o.redactText(res.DisplayName)
+	if len(res.Entry) > 0 {
+		if out, ok := o.redactorFor().MaskMessage(res.Entry); ok {
+			res.Entry = out
+		}
 	}
 	for i := range res.Runs {
 		res.Runs[i].Task = o.redactText(res.Runs[i].Task)

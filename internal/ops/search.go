@@ -48,7 +48,8 @@ type SearchResult struct {
 	found       []srch.Found
 	srcs        []srch.Source
 	withContext bool
-	// redact masks a text handed to an agent (nil: shown as stored).
+	// redact masks a label handed to an agent (nil: shown as stored); the
+	// texts were masked by the search itself (search.Options.Mask).
 	redact func(string) string
 }
 
@@ -118,6 +119,12 @@ func (o *Ops) Search(ctx context.Context, q SearchQuery) (*SearchResult, error) 
 		return nil, apperr.Usagef("--since is after --until")
 	}
 	so := &srch.Options{Matcher: m, IncludeTools: q.IncludeTools || q.Role == "tool", Since: since, Until: until}
+	if r := o.redactorFor(); r != nil {
+		// An agent's search runs on the masked texts: its hits, counts,
+		// snippets and context are what it may read, and no query can
+		// tell a masked secret from another string.
+		so.Mask = r
+	}
 	if q.Role != "" {
 		so.Roles = []string{q.Role}
 	}
@@ -156,14 +163,13 @@ func (r *SearchResult) Hit(i int) SearchHit {
 		Match: h.Snippet[h.MatchStart:h.MatchEnd], Source: h.From, Archived: src.Archived,
 	}
 	if r.redact != nil {
-		_, match, _ := r.Highlight(i)
-		jh.Snippet, jh.Match = r.redact(h.Snippet), match
+		jh.Label = r.redact(jh.Label)
 	}
 	if src.Orphan {
 		jh.Source = SearchFromOrphan
 	}
 	if r.withContext {
-		jh.Context = &SearchContext{Before: contextMessages(h.Before, r.redact), After: contextMessages(h.After, r.redact)}
+		jh.Context = &SearchContext{Before: contextMessages(h.Before), After: contextMessages(h.After)}
 	}
 	return jh
 }
@@ -179,11 +185,7 @@ func (r *SearchResult) Fill() {
 // Highlight is hit i's snippet cut around its match.
 func (r *SearchResult) Highlight(i int) (before, match, after string) {
 	h := &r.found[i]
-	before, match, after = h.Snippet[:h.MatchStart], h.Snippet[h.MatchStart:h.MatchEnd], h.Snippet[h.MatchEnd:]
-	if r.redact != nil {
-		return maskHighlight(r.redact, before, match, after)
-	}
-	return before, match, after
+	return h.Snippet[:h.MatchStart], h.Snippet[h.MatchStart:h.MatchEnd], h.Snippet[h.MatchEnd:]
 }
 
 // SearchLine is the start of a message's text as a search shows it: at
@@ -201,13 +203,10 @@ func epochMs(v int64) *int64 {
 	return &v
 }
 
-func contextMessages(in []srch.Message, redact func(string) string) []SearchContextMessage {
+func contextMessages(in []srch.Message) []SearchContextMessage {
 	out := make([]SearchContextMessage, len(in))
 	for i, m := range in {
 		out[i] = SearchContextMessage{ID: m.ID, Role: m.Role, Timestamp: epochMs(m.Timestamp), Text: m.Text}
-		if redact != nil {
-			out[i].Text = redact(m.Text)
-		}
 	}
 	return out
 }

@@ -146,21 +146,21 @@ func searchOne(sc *Scanner, o *Options, src *Source, i int, c *collector) []stri
 	what := fmt.Sprintf("session %s in %s", src.SessionID, src.DB.Path())
 	if src.Index && !o.IncludeTools {
 		err = src.DB.FTSRows(src.SessionID, func() { found = found[:0] }, func(r sqlitestore.FTSRow) {
-			m := Message{ID: r.MessageID, Role: r.Role, Timestamp: r.Timestamp, Text: r.Text}
+			m := Message{ID: r.MessageID, Role: r.Role, Timestamp: r.Timestamp, Text: o.maskText(r.Text)}
 			if h, ok := o.Accept(m, r.Seq); ok {
 				found = append(found, Found{Hit: h, Src: i, From: FromIndex})
 			}
 		})
 	} else {
 		var sk transcript.Skips
-		pre := &o.Matcher.pre
+		pre, anyEsc := sc.pre, sc.anyEsc
 		err = src.DB.Events(src.SessionID, int64(o.maxLine()), func() { found, sk = found[:0], transcript.Skips{MaxLine: int64(o.maxLine())} },
 			func(seq int64, data []byte, st transcript.Status) {
 				if st != transcript.StatusMessage {
 					sk.Add(st)
 					return
 				}
-				if pre.needle != nil && pre.index(data) < 0 && escIndex(data) < 0 {
+				if pre != nil && pre.index(data) < 0 && escFind(data, anyEsc) < 0 {
 					return
 				}
 				h, ok, st := o.Line(data, seq)
@@ -279,13 +279,18 @@ type posMsg struct {
 // Messages returns every searchable message of a source (each line or
 // event parsed) with its position; tool messages only with includeTools.
 func Messages(src *Source, includeTools bool, maxLine int) ([]int64, []Message, error) {
+	return messages(src, includeTools, maxLine, nil)
+}
+
+// messages is Messages, each text masked with mask when it is not nil.
+func messages(src *Source, includeTools bool, maxLine int, mask Masker) ([]int64, []Message, error) {
 	var ps []posMsg
 	o := &Options{IncludeTools: includeTools, MaxLine: maxLine}
 	keep := func(pos int64, line []byte) {
 		if len(line) > o.maxLine() {
 			return
 		}
-		if m, st := Extract(line, includeTools); st == transcript.StatusMessage {
+		if m, st := extract(line, includeTools, mask); st == transcript.StatusMessage {
 			ps = append(ps, posMsg{pos, m})
 		}
 	}
@@ -330,7 +335,7 @@ func addContext(srcs []Source, o *Options, hits []Found, n int, warns [][]string
 		bySrc[h.Src] = append(bySrc[h.Src], i)
 	}
 	for si, idx := range bySrc {
-		pos, msgs, err := Messages(&srcs[si], o.IncludeTools, o.MaxLine)
+		pos, msgs, err := messages(&srcs[si], o.IncludeTools, o.MaxLine, o.Mask)
 		if err != nil {
 			warns[si] = append(warns[si], fmt.Sprintf("context: %v", err))
 			continue

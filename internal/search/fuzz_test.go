@@ -6,6 +6,7 @@ import (
 	"testing"
 	"testing/iotest"
 
+	"github.com/openclaw/sessions/internal/sanitize"
 	"github.com/openclaw/sessions/internal/transcript"
 )
 
@@ -72,6 +73,41 @@ func FuzzScan(f *testing.F) {
 			maxLine = -maxLine
 		}
 		o := &Options{Matcher: m, IncludeTools: tools, MaxLine: maxLine % (1 << 16)}
+		want := naiveScan(data, o)
+		for _, oneByte := range []bool{false, true} {
+			if got := fastScan(t, data, o, oneByte); !reflect.DeepEqual(got, want) {
+				t.Fatalf("pattern %q regex=%v fold=%v tools=%v maxLine=%d halfReads=%v:\nfast  %+v\nnaive %+v", pattern, regex, fold, tools, o.MaxLine, oneByte, got, want)
+			}
+		}
+	})
+}
+
+const fuzzSecretTranscript = `{"type":"message","id":"m1","timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"password=hunter2hunter2 and Bearer abcdefghijklmnopqrstuvwxyz0123"}}
+{"type":"message","id":"m2","timestamp":"2026-01-01T00:00:02.000Z","message":{"role":"assistant","content":[{"type":"text","text":"-----BEGIN RSA PRIVATE KEY-----\nMIIEabc\n-----END RSA PRIVATE KEY-----"},{"type":"toolCall","id":"c1","name":"exec","arguments":{"command":"curl https://x.io/?token=abcdefghijklmnopqrstu\u000aabc","env":{"OPENAI_API_KEY":"sk-proj-abcdefghijklmnopqrstuvwxyz012345","x":"a\/b\u0008c"}}}]}}
+{"type":"message","id":"m3","timestamp":"2026-01-01T00:00:03.000Z","message":{"role":"assistant","content":[{"type":"toolCall","id":"c2","name":"exec","arguments":"{\"apiKey\":\"plainvalue123\",\"note\":\"password=zzz\"}"}]}}
+`
+
+// FuzzScanMasked: for an agent (Options.Mask) the pre-filtered scan finds
+// exactly what parsing and masking every line finds — the raw bytes may
+// only rule out lines whose masked text cannot match.
+func FuzzScanMasked(f *testing.F) {
+	for _, q := range []string{"***", "…", "redacted", "hunter", "sk-pro", "u000a", "nabc", "abc", "a/b", "bc", "REDACTED", "2345", "plainvalue"} {
+		f.Add([]byte(fuzzSecretTranscript), q, false, false, true, 0)
+		f.Add([]byte(fuzzSecretTranscript), q, false, true, true, 0)
+	}
+	f.Add([]byte(fuzzSeedTranscript), "deploy", false, false, false, 64)
+	f.Add([]byte(fuzzSecretTranscript), `pass[a-z]+=h`, true, false, false, 0)
+	f.Add([]byte(fuzzSecretTranscript), `x\*\*\*`, true, false, true, 0)
+	r := sanitize.NewRedactor(nil, nil)
+	f.Fuzz(func(t *testing.T, data []byte, pattern string, regex, fold, tools bool, maxLine int) {
+		m, err := Compile(Query{Pattern: pattern, Regex: regex, IgnoreCase: fold})
+		if err != nil {
+			return
+		}
+		if maxLine < 0 {
+			maxLine = -maxLine
+		}
+		o := &Options{Matcher: m, IncludeTools: tools, MaxLine: maxLine % (1 << 16), Mask: r}
 		want := naiveScan(data, o)
 		for _, oneByte := range []bool{false, true} {
 			if got := fastScan(t, data, o, oneByte); !reflect.DeepEqual(got, want) {

@@ -39,6 +39,25 @@ var Roles = []string{"user", "assistant", "tool"}
 // message.role is "toolResult" is passed over unvalidated (never counted as
 // corrupt).
 func Extract(line []byte, includeTools bool) (Message, transcript.Status) {
+	return extract(line, includeTools, nil)
+}
+
+// Masker masks what an agent reads (a *sanitize.Redactor): a text, and a
+// JSON text value by value.
+type Masker interface {
+	Redact(text string) (string, bool)
+	MaskJSON(raw []byte) ([]byte, bool)
+}
+
+// ExtractMasked is Extract for an agent: each part of the searchable text
+// is masked before it is joined — a text block as sessions_history masks
+// it, a tool call's name as text and its arguments value by value — so
+// that what is searched is what the agent may read.
+func ExtractMasked(line []byte, includeTools bool, mask Masker) (Message, transcript.Status) {
+	return extract(line, includeTools, mask)
+}
+
+func extract(line []byte, includeTools bool, mask Masker) (Message, transcript.Status) {
 	if !includeTools && gjson.GetBytes(line, "message.role").Str == "toolResult" {
 		// A tool result is never a hit here: passed over without the
 		// validation of its (often large) body.
@@ -78,7 +97,7 @@ func Extract(line []byte, includeTools bool) (Message, transcript.Status) {
 	default:
 		return Message{}, transcript.StatusSilent
 	}
-	m := Message{Role: role, Text: messageText(msg, includeTools && role == "assistant")}
+	m := Message{Role: role, Text: messageText(msg, includeTools && role == "assistant", mask)}
 	if id.Type == gjson.String {
 		m.ID = id.Str
 	}
@@ -102,22 +121,28 @@ func timestamp(v gjson.Result) int64 {
 	return 0
 }
 
-func messageText(msg gjson.Result, toolCalls bool) string {
+func messageText(msg gjson.Result, toolCalls bool, mask Masker) string {
 	content := msg.Get("content")
 	var parts []string
 	text := msg.Get("text")
+	masked := func(s string) string {
+		if mask != nil {
+			s, _ = mask.Redact(s)
+		}
+		return s
+	}
 	switch {
 	case content.Type == gjson.String:
-		parts = append(parts, content.Str)
+		parts = append(parts, masked(content.Str))
 	case text.Type == gjson.String:
-		parts = append(parts, text.Str)
+		parts = append(parts, masked(text.Str))
 	}
 	if content.IsArray() {
 		content.ForEach(func(_, b gjson.Result) bool {
 			switch b.Get("type").Str {
 			case "text", "input_text", "output_text":
 				if t := b.Get("text"); t.Type == gjson.String && text.Type != gjson.String {
-					parts = append(parts, t.Str)
+					parts = append(parts, masked(t.Str))
 				}
 			case "toolCall":
 				if toolCalls {
@@ -125,7 +150,13 @@ func messageText(msg gjson.Result, toolCalls bool) string {
 					// JSON writer never writes verbatim (a space would make
 					// "NAME {" searchable text the raw line does not hold,
 					// and the byte pre-filter unsound).
-					parts = append(parts, strings.TrimSpace(b.Get("name").String()+"\n"+b.Get("arguments").Raw))
+					args := b.Get("arguments").Raw
+					if mask != nil {
+						if out, ok := mask.MaskJSON([]byte(args)); ok {
+							args = string(out)
+						}
+					}
+					parts = append(parts, strings.TrimSpace(masked(b.Get("name").String())+"\n"+args))
 				}
 			}
 			return true

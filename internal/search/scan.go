@@ -30,6 +30,50 @@ type Options struct {
 	Roles        []string // only these roles ("user", "assistant", "tool"); nil = all
 	Since, Until int64    // epoch ms, since inclusive, until exclusive; 0 = unbounded
 	MaxLine      int      // 0 = DefaultMaxLine
+	// Mask, when set, masks every message's searchable text before it is
+	// matched (ExtractMasked): the caller is an agent, and what it finds,
+	// counts and reads is the masked text only.
+	Mask Masker
+}
+
+// filter is the byte pre-filter the scan may use on raw lines (nil: every
+// line is parsed), and whether every line holding a \u escape must be
+// parsed too. For a masked search the raw bytes are a sound filter only
+// where masking cannot make the needle appear: the needle is a run of
+// verbatim bytes (no '"', '\\', '/', non-ASCII), so in the masked text it
+// lies within text copied from the message unless it overlaps what masking
+// writes in ("***", "…", "…redacted…") — then there is no pre-filter. A
+// masked tool argument is written back as JSON.stringify writes strings,
+// which can turn a \u escape of the stored line into a character, so such
+// lines are parsed whatever they escape.
+func (o *Options) filter() (*prefilter, bool) {
+	p := &o.Matcher.pre
+	if p.needle == nil {
+		return nil, false
+	}
+	if o.Mask == nil {
+		return p, false
+	}
+	if bytes.IndexByte(p.needle, '*') >= 0 {
+		return nil, false
+	}
+	const inserted = "redacted"
+	n := p.needle
+	if p.fold {
+		n = bytes.ToLower(n)
+	}
+	if bytes.Contains([]byte(inserted), n) {
+		return nil, false
+	}
+	return p, true
+}
+
+// maskText is a text as the search's caller may read it.
+func (o *Options) maskText(s string) string {
+	if o.Mask != nil {
+		s, _ = o.Mask.Redact(s)
+	}
+	return s
 }
 
 func (o *Options) maxLine() int {
@@ -75,7 +119,7 @@ func (o *Options) Line(line []byte, pos int64) (Hit, bool, transcript.Status) {
 	if len(line) > o.maxLine() {
 		return Hit{}, false, transcript.StatusOversize
 	}
-	m, st := Extract(line, o.IncludeTools)
+	m, st := extract(line, o.IncludeTools, o.Mask)
 	if st != transcript.StatusMessage {
 		return Hit{}, false, st
 	}
@@ -94,12 +138,20 @@ type Stats struct {
 type Scanner struct {
 	o   *Options
 	buf []byte
+	// pre is the byte pre-filter (nil: none) and anyEsc whether lines with
+	// any \u escape are parsed (Options.filter).
+	pre    *prefilter
+	anyEsc bool
 	// lineFn, when set, gets every line (no pre-filter, no parsing).
 	lineFn func(pos int64, line []byte)
 }
 
 // NewScanner returns a scanner for o.
-func NewScanner(o *Options) *Scanner { return &Scanner{o: o} }
+func NewScanner(o *Options) *Scanner {
+	s := &Scanner{o: o}
+	s.pre, s.anyEsc = o.filter()
+	return s
+}
 
 // Scan reads r to its end and calls emit for every hit, in file order.
 // Lines the pre-filter rules out are never parsed; no more than
@@ -168,8 +220,8 @@ func (s *Scanner) Scan(r io.Reader, emit func(Hit)) (Stats, error) {
 
 // block handles complete lines (data ends with '\n'); base is data's offset.
 func (s *Scanner) block(data []byte, base int64, st *Stats, emit func(Hit)) {
-	p := &s.o.Matcher.pre
-	if p.needle == nil {
+	p := s.pre
+	if p == nil {
 		for len(data) > 0 {
 			i := bytes.IndexByte(data, '\n')
 			s.line(data[:i], base, st, emit)
@@ -186,7 +238,7 @@ func (s *Scanner) block(data []byte, base int64, st *Stats, emit func(Hit)) {
 			}
 		}
 		if nextE != -1 && nextE < pos {
-			if nextE = escIndex(data[pos:]); nextE >= 0 {
+			if nextE = escFind(data[pos:], s.anyEsc); nextE >= 0 {
 				nextE += pos
 			}
 		}
@@ -223,8 +275,7 @@ func (s *Scanner) line(line []byte, pos int64, st *Stats, emit func(Hit)) {
 // tail handles the unterminated last line: a message when it is complete
 // JSON, else torn (never counted as corrupt).
 func (s *Scanner) tail(line []byte, pos int64, st *Stats, emit func(Hit)) {
-	p := &s.o.Matcher.pre
-	if p.needle != nil && p.index(line) < 0 && escIndex(line) < 0 {
+	if p := s.pre; p != nil && p.index(line) < 0 && escFind(line, s.anyEsc) < 0 {
 		return
 	}
 	if s.lineFn != nil {
