@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"strings"
+
+	"github.com/tidwall/gjson"
 )
 
 // Beyond 9.6: what an agent reads of a transcript is masked in every string,
@@ -31,8 +33,11 @@ func (r *Redactor) MaskMessage(raw json.RawMessage) (out json.RawMessage, masked
 	if r == nil {
 		return raw, false
 	}
-	if !json.Valid(raw) {
-		s, _ := r.Redact(string(raw))
+	if !gjson.ValidBytes(raw) {
+		// Not JSON (nothing a transcript reader hands out): its strings
+		// masked all the same, the whole as one JSON string.
+		b, _ := r.maskJSON(raw, false)
+		s, _ := r.Redact(string(b))
 		return encodeString(units(s)), true
 	}
 	b, changed := r.maskJSON(raw, false)
@@ -113,6 +118,7 @@ func (r *Redactor) maskJSON(raw []byte, secret bool) ([]byte, bool) {
 	var out []byte // nil until the first change
 	copied := 0    // raw[:copied] is in out
 	var stack []maskFrame
+	var keys map[string]string // the keys met, masked (keys repeat)
 	emit := func(start, end int, repl []byte) {
 		if out == nil {
 			out = make([]byte, 0, len(raw)+16)
@@ -153,7 +159,15 @@ func (r *Redactor) maskJSON(raw []byte, secret bool) ([]byte, bool) {
 				var k string
 				if json.Unmarshal(tok, &k) == nil {
 					f.key = k
-					if m, ok := r.Redact(k); ok {
+					m, seen := keys[k]
+					if !seen {
+						m, _ = r.Redact(k)
+						if keys == nil {
+							keys = map[string]string{}
+						}
+						keys[k] = m
+					}
+					if m != k {
 						emit(i, end, encodeString(units(m)))
 					}
 				}
@@ -192,7 +206,7 @@ func (r *Redactor) maskString(tok []byte, f *maskFrame, secret bool) ([]byte, bo
 		return encodeString(units(m)), m != s
 	}
 	if !textKey(key) {
-		if t := strings.TrimSpace(s); len(t) > 1 && (t[0] == '{' || t[0] == '[') && json.Valid([]byte(s)) {
+		if t := strings.TrimSpace(s); len(t) > 1 && (t[0] == '{' || t[0] == '[') && gjson.Valid(s) {
 			if inner, changed := r.maskJSON([]byte(s), false); changed {
 				return encodeString(units(string(inner))), true
 			}
