@@ -311,6 +311,10 @@ func requiredLiterals(re *syntax.Regexp) []string {
 // (NewRedactor) and share it: it is safe for concurrent use.
 type Redactor struct {
 	patterns []redactPattern
+	// gate and gated: the patterns' literals found in one pass
+	// (redact_gate.go).
+	gate  *litGate
+	gated []gatedPattern
 }
 
 // redactors keeps the Redactor of each list of configured patterns: a
@@ -374,6 +378,7 @@ func compileRedactor(userPatterns []string) (r *Redactor, bad, unsafe []string) 
 		r.patterns = append(r.patterns, p)
 	}
 	r.patterns = append(r.patterns, compiledDefaults()...)
+	r.buildGate()
 	return r, bad, unsafe
 }
 
@@ -397,48 +402,42 @@ func (r *Redactor) Redact(text string) (string, bool) {
 	if r == nil || text == "" {
 		return text, false
 	}
-	next, lower := redactFormBody(redactQueryValues(redactStructuredAuthHeaders(text))), ""
-	for _, p := range r.patterns {
-		if len(p.literals) > 0 {
-			if lower == "" {
-				lower = strings.ToLower(next)
+	next := redactFormBody(redactQueryValues(redactStructuredAuthHeaders(text)))
+	var buf [512]bool
+	found := buf[:0]
+	if n := len(r.gate.lits); n <= len(buf) {
+		found = buf[:n]
+	} else {
+		found = make([]bool, n)
+	}
+	fresh := false // found is of next
+	for i, p := range r.patterns {
+		g := &r.gated[i]
+		if len(g.lits) > 0 || len(g.need) > 0 {
+			if !fresh {
+				r.gate.scan(strings.ToLower(next), found)
+				fresh = true
 			}
-			if !containsAny(lower, p.literals) {
+			if len(g.lits) > 0 && !anyFound(found, g.lits) {
 				continue
 			}
-		}
-		if len(p.need) > 0 {
-			if lower == "" {
-				lower = strings.ToLower(next)
+			held := true
+			for _, any := range g.need {
+				if !anyFound(found, any) {
+					held = false
+					break
+				}
 			}
-			if !containsAll(lower, p.need) {
+			if !held {
 				continue
 			}
 		}
 		if masked := replaceBounded(p, next); masked != next {
-			next, lower = masked, ""
+			next, fresh = masked, false
 		}
 	}
 	next = redactAWSSecrets(next)
 	return next, next != text
-}
-
-func containsAny(s string, subs []string) bool {
-	for _, x := range subs {
-		if strings.Contains(s, x) {
-			return true
-		}
-	}
-	return false
-}
-
-func containsAll(s string, need [][]string) bool {
-	for _, any := range need {
-		if !containsAny(s, any) {
-			return false
-		}
-	}
-	return true
 }
 
 const (

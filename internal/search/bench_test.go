@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/openclaw/sessions/internal/sanitize"
 )
 
 // benchTranscript is ~8 MB of transcript lines like OpenClaw's: short user
@@ -27,12 +29,23 @@ func benchTranscript() []byte {
 }
 
 func benchScan(b *testing.B, q Query, tools bool, want int) {
+	for _, who := range []struct {
+		name string
+		mask Masker
+	}{{"operator", nil}, {"agent", sanitize.NewRedactor(nil, nil)}} {
+		b.Run(who.name, func(b *testing.B) { benchScanAs(b, q, tools, want, who.mask) })
+	}
+}
+
+// benchScanAs is one scan of the bench transcript, as the operator (mask
+// nil) or as an agent, whose search runs on the masked texts.
+func benchScanAs(b *testing.B, q Query, tools bool, want int, mask Masker) {
 	data := benchTranscript()
 	m, err := Compile(q)
 	if err != nil {
 		b.Fatal(err)
 	}
-	sc := NewScanner(&Options{Matcher: m, IncludeTools: tools})
+	sc := NewScanner(&Options{Matcher: m, IncludeTools: tools, Mask: mask})
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	for b.Loop() {
@@ -58,6 +71,16 @@ func BenchmarkScanLiteralFold(b *testing.B) {
 func BenchmarkScanRegexLiteral(b *testing.B) {
 	benchScan(b, Query{Pattern: `zebra[0-9]+ is`, Regex: true}, false, 1)
 }
+
+// BenchmarkScanLiteralCommon: a hit in every user message (an agent's
+// search masks every line the byte search lets through).
+func BenchmarkScanLiteralCommon(b *testing.B) {
+	benchScan(b, Query{Pattern: "build number"}, false, bytes.Count(benchTranscript(), []byte("build number")))
+}
+
+// BenchmarkScanToolsLiteral: tool calls and results searched too (an
+// agent's masks every tool call's arguments it parses).
+func BenchmarkScanToolsLiteral(b *testing.B) { benchScan(b, Query{Pattern: "zebra42"}, true, 1) }
 
 // BenchmarkScanRegexNoLiteral: nothing to pre-filter with: every line parsed.
 func BenchmarkScanRegexNoLiteral(b *testing.B) {
