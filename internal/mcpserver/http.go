@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"runtime"
 	"strings"
 	"time"
 
@@ -21,34 +20,51 @@ import (
 // Path is where the streamable HTTP transport is served.
 const Path = "/mcp"
 
-// ReadTokenFile reads the bearer token every HTTP request must carry. A
-// missing or empty file, or one that group or others may read, is refused
-// (a usage error: exit 2) — the token is never part of the message.
+// ReadTokenFile reads the bearer token every HTTP request must carry.
+// The file is treated as ssh treats a private key: it must be a regular
+// file (not a symbolic link, a FIFO or a device), owned by the user
+// running the server, and not readable by group or others; a missing or
+// empty file is refused too. Each refusal is a usage error (exit 2)
+// naming the reason — the token is never part of the message.
 func ReadTokenFile(path string) (string, error) {
 	if strings.TrimSpace(path) == "" {
 		return "", apperr.Usagef("--http needs --token-file F: a file holding the token every request must carry (Authorization: Bearer)")
 	}
-	fi, err := os.Stat(path)
+	fi, err := os.Lstat(path)
 	if err != nil {
 		return "", apperr.Usagef("--token-file: %v", err)
+	}
+	if fi.Mode()&os.ModeSymlink != 0 {
+		return "", apperr.Usagef("--token-file %s is a symbolic link: give the file itself", path)
 	}
 	if !fi.Mode().IsRegular() {
 		return "", apperr.Usagef("--token-file %s is not a regular file", path)
 	}
-	// Windows has no POSIX mode bits (a file reads as 0666 or 0444): its
-	// ACLs decide who reads the file, and the check is left to them.
-	if perm := fi.Mode().Perm(); runtime.GOOS != "windows" && perm&0o077 != 0 {
-		return "", apperr.Usagef("--token-file %s can be read by others (mode %04o): chmod 600 it", path, perm)
-	}
-	b, err := os.ReadFile(path)
+	b, err := readTokenFile(path)
 	if err != nil {
-		return "", apperr.Usagef("--token-file: %v", err)
+		return "", err
 	}
 	tok := strings.TrimSpace(string(b))
 	if tok == "" {
 		return "", apperr.Usagef("--token-file %s is empty", path)
 	}
 	return tok, nil
+}
+
+// maxTokenFile is the largest token file read: a token is a line.
+const maxTokenFile = 64 << 10
+
+// readAllTokenFile reads an open token file, refusing one larger than
+// maxTokenFile.
+func readAllTokenFile(f *os.File, path string) ([]byte, error) {
+	b, err := io.ReadAll(io.LimitReader(f, maxTokenFile+1))
+	if err != nil {
+		return nil, apperr.Usagef("--token-file: %v", err)
+	}
+	if len(b) > maxTokenFile {
+		return nil, apperr.Usagef("--token-file %s is larger than %d KiB: it must hold only the token", path, maxTokenFile>>10)
+	}
+	return b, nil
 }
 
 // CheckBind refuses an address that is not loopback unless insecure is
