@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/openclaw/sessions/internal/jsonscan"
 	"github.com/tidwall/gjson"
 )
 
@@ -28,37 +29,57 @@ var ErrNotObject = errors.New("not a JSON object")
 
 // UnmarshalJSON decodes an object, keeping key order. A duplicated key keeps
 // its first position and its last value, as JSON.parse does. The input is
-// validated, copied once, and each value is a slice of that copy (gjson:
-// several times faster than encoding/json's token reader, which matters on
-// the hot paths — history sanitising, store writes).
+// validated (gjson), copied once, and each value is a slice of that copy,
+// found by one scan of the members (jsonscan): no string copy of the input
+// and no decoding of the values — a 50 MB message's text is neither copied
+// again nor unescaped here. (Several times faster than encoding/json's
+// token reader, which matters on the hot paths — history sanitising, store
+// writes.)
 func (o *Object) UnmarshalJSON(data []byte) error {
 	if !gjson.ValidBytes(data) {
 		// What gjson refuses but encoding/json accepts (raw invalid UTF-8
 		// in strings) is decoded the slow way; the rest is an error.
 		return o.unmarshalTokens(data)
 	}
-	root := gjson.ParseBytes(data)
-	if !root.IsObject() {
+	buf := append([]byte(nil), data...)
+	sc := jsonscan.Scanner{D: buf}
+	sc.SkipWS()
+	if sc.I >= len(buf) || buf[sc.I] != '{' {
 		return ErrNotObject
 	}
-	buf := append([]byte(nil), data...)
+	sc.I++
 	o.keys = o.keys[:0]
 	o.vals = map[string]json.RawMessage{}
-	root.ForEach(func(k, v gjson.Result) bool {
-		var raw json.RawMessage
-		if v.Index > 0 && v.Index+len(v.Raw) <= len(buf) {
-			raw = buf[v.Index : v.Index+len(v.Raw) : v.Index+len(v.Raw)]
-		} else {
-			raw = json.RawMessage(v.Raw)
+	sc.SkipWS()
+	if sc.I < len(buf) && buf[sc.I] == '}' {
+		return nil
+	}
+	for {
+		// valid JSON (gjson said so): a key, ':', a value, then ',' or '}'
+		ks, ke, esc, ok := sc.Str()
+		if !ok {
+			return o.unmarshalTokens(data)
 		}
-		key := k.String()
+		key := sc.Text(ks, ke, esc)
+		sc.SkipWS()
+		sc.I++ // ':'
+		sc.SkipWS()
+		start := sc.I
+		if !sc.Value() {
+			// nested deeper than encoding/json reads: its verdict
+			return o.unmarshalTokens(data)
+		}
 		if _, seen := o.vals[key]; !seen {
 			o.keys = append(o.keys, key)
 		}
-		o.vals[key] = raw
-		return true
-	})
-	return nil
+		o.vals[key] = json.RawMessage(buf[start:sc.I:sc.I])
+		sc.SkipWS()
+		if sc.I >= len(buf) || buf[sc.I] != ',' {
+			return nil
+		}
+		sc.I++
+		sc.SkipWS()
+	}
 }
 
 // unmarshalTokens is UnmarshalJSON through encoding/json's token reader.

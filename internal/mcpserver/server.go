@@ -33,6 +33,8 @@ type Options struct {
 	// ResourcePageSize is how many transcripts one resources/list page
 	// lists (0: 100).
 	ResourcePageSize int
+	// HTTP bounds what a client of the HTTP transport can hold.
+	HTTP HTTPLimits
 }
 
 // Server is the MCP server of the session tools.

@@ -76,19 +76,23 @@ func runJQ(w io.Writer, code *gojq.Code, v any, indent bool) error {
 		return err
 	}
 	in = normalizeNumbers(in)
+	// each result is written as it comes, in one Write: a generator that
+	// never ends (range(infinite)) prints as it goes, and an error midway
+	// comes after the results before it
 	iter := code.Run(in)
 	var b bytes.Buffer
 	for {
 		r, ok := iter.Next()
 		if !ok {
-			break
+			return nil
 		}
 		if err, isErr := r.(error); isErr {
 			if he, ok := err.(*gojq.HaltError); ok && he.Value() == nil {
-				break
+				return nil
 			}
 			return apperr.Errorf("--jq: %v", err)
 		}
+		b.Reset()
 		if s, isStr := r.(string); isStr {
 			b.WriteString(s)
 		} else {
@@ -103,9 +107,10 @@ func runJQ(w io.Writer, code *gojq.Code, v any, indent bool) error {
 			b.Write(out)
 		}
 		b.WriteByte('\n')
+		if _, err := w.Write(b.Bytes()); err != nil {
+			return err
+		}
 	}
-	_, err = w.Write(b.Bytes())
-	return err
 }
 
 // normalizeNumbers turns json.Number into int (when integral) or float64,

@@ -290,7 +290,9 @@ func truncateRaw(raw json.RawMessage) (json.RawMessage, bool) {
 	if maxUnits(raw) <= TextMaxChars {
 		return raw, false
 	}
-	u, ok := decodeString(raw)
+	// the units up to the cut and one beyond (a pair split there), not the
+	// whole text: raw is a string of a validated line
+	u, ok := decodePrefix(raw, TextMaxChars+1)
 	if !ok || len(u) <= TextMaxChars {
 		return raw, false
 	}

@@ -16,13 +16,26 @@ import (
 // UTF-16 code units. Lone surrogate escapes are kept; invalid UTF-8 bytes
 // become U+FFFD (as Node's UTF-8 decoder does). ok is false when raw is not
 // a well-formed string literal.
-func decodeString(raw []byte) (u []uint16, ok bool) {
+func decodeString(raw []byte) (u []uint16, ok bool) { return decodePrefix(raw, -1) }
+
+// decodePrefix is decodeString stopping once more than limit code units
+// are decoded (limit < 0: no limit): what a cut at limit needs of a huge
+// text, without the whole of it in UTF-16 (twice its size). Only the part
+// decoded is checked: raw must come from validated JSON.
+func decodePrefix(raw []byte, limit int) (u []uint16, ok bool) {
 	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
 		return nil, false
 	}
 	s := raw[1 : len(raw)-1]
-	u = make([]uint16, 0, len(s))
+	size := len(s)
+	if limit >= 0 && limit+2 < size {
+		size = limit + 2
+	}
+	u = make([]uint16, 0, size)
 	for i := 0; i < len(s); {
+		if limit >= 0 && len(u) > limit {
+			break
+		}
 		c := s[i]
 		switch {
 		case c == '\\':

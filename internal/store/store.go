@@ -202,11 +202,18 @@ func (s *Store) parseSlow(data []byte) error {
 	if !root.IsObject() {
 		return s.corrupt("top level is %s, not an object", kindName(root))
 	}
+	tooDeep := ""
 	root.ForEach(func(k, v gjson.Result) bool {
 		key := k.String()
 		e := Entry{Key: key} // a value that is not an object: a tombstone (nil Raw)
 		if v.IsObject() {
 			e.Raw = rawOf(data, v)
+			if sc := (jsonscan.Scanner{D: e.Raw}); !sc.Document() {
+				// gjson has no limit on nesting, encoding/json has: an entry
+				// deeper than it would fail every command that prints it
+				tooDeep = key
+				return false
+			}
 			e.Meta = parseMeta(v)
 		} else {
 			s.Skipped++
@@ -219,6 +226,10 @@ func (s *Store) parseSlow(data []byte) error {
 		s.Entries = append(s.Entries, e)
 		return true
 	})
+	if tooDeep != "" {
+		s.Entries, s.Skipped, s.index = nil, 0, map[string]int{}
+		return s.corrupt("entry %q is nested deeper than %d levels", tooDeep, jsonscan.DefaultMaxDepth)
+	}
 	s.dropTombstones()
 	return nil
 }
@@ -425,11 +436,12 @@ type scanner struct {
 	jsonscan.Scanner
 }
 
-// newScanner starts at data[i], with no limit on nesting: gjson's
-// validator, which defines what a store is (parseSlow) and what EntryMeta
-// accepts, has none.
+// newScanner starts at data[i]. An entry may be nested as deep as
+// encoding/json reads and writes (jsonscan.DefaultMaxDepth, counted from
+// the entry's object): a deeper one is corrupt (parseSlow says so), and a
+// row holding one is no valid session (EntryMeta).
 func newScanner(data []byte, i int) *scanner {
-	return &scanner{jsonscan.Scanner{D: data, I: i, MaxDepth: math.MaxInt}}
+	return &scanner{jsonscan.Scanner{D: data, I: i}}
 }
 
 // field is one member value, read like gjson.Result: its type and, for
