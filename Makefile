@@ -87,7 +87,7 @@ interop:
 	"$(PEER)" install >/dev/null 2>&1; rc=$$?; \
 	if [ $$rc -eq 75 ]; then echo "interop: skipped (OpenClaw peer unavailable: $(PEER) install exited 75)"; exit 0; fi; \
 	if [ $$rc -ne 0 ]; then echo "interop: $(PEER) install failed (exit $$rc)"; exit $$rc; fi; \
-	OPENCLAW_PEER="$(PEER)" $(GO) test -tags interop -count=1 -timeout 30m $(PKGS)
+	OPENCLAW_PEER="$(PEER)" $(GO) test -tags interop -count=1 -timeout 90m $(PKGS)
 
 # Benchmarks side by side with the real OpenClaw (scripts/bench.sh), then send's
 # and spawn's; writes docs/PERFORMANCE.md figures to stdout. Each skips with one

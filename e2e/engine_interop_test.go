@@ -58,7 +58,7 @@ func TestInteropPersonaSystemPrompt(t *testing.T) {
 	}
 	peertest.OpenClaw(t, p, home, state, "agent", "--local", "--agent", "main", "--session-id", sid, "--message", "persona check openclaw", "--json")
 	var res struct{ Status, Reply string }
-	decode(t, "send", peertest.Sessions(t, bin, state, []string{"HOME=" + home}, "send", "main", "persona check sessions", "--json", "--timeout", "120"), &res)
+	decode(t, "send", peertest.Sessions(t, bin, state, []string{"HOME=" + home}, "send", "main", "persona check sessions", "--json", "--timeout", "600"), &res)
 	if res.Status != "ok" {
 		t.Fatalf("send: %+v", res)
 	}

@@ -415,6 +415,14 @@ func (c *Client) StartAgent(ctx context.Context, p AgentParams) (*AgentAck, erro
 
 // RunAgent starts a turn and waits for its final answer (the gateway's
 // second response to the same request). onAccepted, if set, gets the ack.
+//
+// A key whose call is still running on 2026.9.x answers "in_flight", once,
+// with no final answer after it (OpenClaw's own CLI prints it and stops):
+// RunAgent then waits for the run (agent.wait) and replays the key until
+// the gateway answers its cached final, so the result is always final.
+// (2026.1.30 answers such a replay with the ack alone, the same bytes as a
+// first "accepted": RunAgent waits for a final that does not come, until
+// ctx ends. Use a fresh key, or StartAgent and WaitAgent.)
 func (c *Client) RunAgent(ctx context.Context, p AgentParams, onAccepted func(AgentAck)) (*AgentFinal, error) {
 	m, err := p.build(c)
 	if err != nil {
@@ -433,7 +441,60 @@ func (c *Client) RunAgent(ctx context.Context, p AgentParams, onAccepted func(Ag
 	if err := c.CallFinal(ctx, "agent", m, &fin, cb); err != nil {
 		return nil, err
 	}
-	return &fin, nil
+	if !stillRunning(fin.Status) {
+		return &fin, nil
+	}
+	runID := fin.RunID
+	if runID == "" {
+		runID = p.IdempotencyKey
+	}
+	if onAccepted != nil {
+		onAccepted(AgentAck{RunID: runID, Status: fin.Status})
+	}
+	return c.replayUntilFinal(ctx, m, runID)
+}
+
+// stillRunning: an agent answer that says the call is going on, not how it
+// ended — the ack ("accepted"; "started" for chat.send) or, replaying a
+// running key, 9.x's "in_flight".
+func stillRunning(status string) bool {
+	switch status {
+	case "", "accepted", "started", "in_flight":
+		return true
+	}
+	return false
+}
+
+// replayUntilFinal waits for run runID to end and replays the agent call
+// m (same idempotency key: nothing runs twice) until the gateway answers
+// with its cached final. agent.wait answers at the run's lifecycle end, a
+// moment before the call itself has finished, so the replay is retried.
+func (c *Client) replayUntilFinal(ctx context.Context, m map[string]any, runID string) (*AgentFinal, error) {
+	poll := 50 * time.Millisecond
+	for {
+		w, err := c.WaitAgent(ctx, runID, 30*time.Second)
+		if err != nil {
+			return nil, err
+		}
+		if w.Status == "timeout" || w.Status == "pending" {
+			continue // still running: wait again (ctx bounds it)
+		}
+		var fin AgentFinal
+		if err := c.Call(ctx, "agent", m, &fin); err != nil {
+			return nil, err
+		}
+		if !stillRunning(fin.Status) {
+			return &fin, nil
+		}
+		t := time.NewTimer(poll)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil, apperr.Timeoutf("gateway %s: run %s ended but its final answer did not come: %v", c.url, runID, ctx.Err())
+		case <-t.C:
+		}
+		poll = min(2*poll, time.Second)
+	}
 }
 
 // WaitResult is agent.wait's answer. Status "timeout" (and on 9.x

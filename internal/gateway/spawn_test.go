@@ -344,3 +344,33 @@ func sameMap(got, want map[string]any) bool {
 	b, _ := json.Marshal(want)
 	return bytes.Equal(a, b)
 }
+
+// RunAgent with the key of a call still running: 9.x answers "in_flight"
+// once, and no final follows. RunAgent waits for the run and returns the
+// cached final — not "in_flight" as if it were how the turn ended — and
+// the turn ran once.
+func TestRunAgentReplayOfRunningKeyWaitsForTheFinal(t *testing.T) {
+	c, srv, _ := spawnFake(t, 4, false)
+	srv.W.TurnDelay = 300 * time.Millisecond
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	p := AgentParams{Message: "hello twice", SessionKey: requester, IdempotencyKey: "idem-replay"}
+	ack, err := c.StartAgent(ctx, p)
+	if err != nil || ack.Status != "accepted" {
+		t.Fatalf("start %+v %v", ack, err)
+	}
+	var acked AgentAck
+	fin, err := c.RunAgent(ctx, p, func(a AgentAck) { acked = a })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fin.Status != "ok" || fin.Text() != "MOCK reply: hello twice" || fin.RunID != "idem-replay" {
+		t.Fatalf("final %+v (%q)", fin, fin.Text())
+	}
+	if acked.Status != "in_flight" || acked.RunID != "idem-replay" {
+		t.Fatalf("ack %+v", acked)
+	}
+	if n := srv.W.Turns(); n != 1 {
+		t.Fatalf("%d turns ran for one key", n)
+	}
+}

@@ -404,6 +404,9 @@ type held struct {
 	fi       os.FileInfo
 	f        *os.File // our lock file, open while held: pins the inode (see lockFile)
 	acquired time.Time
+	// onRelease, if set, is told the lock path and time of the release
+	// (the store lock's turns, giveway.go).
+	onRelease func(path string, at time.Time)
 
 	mu       sync.Mutex
 	released bool
@@ -436,6 +439,9 @@ func (h *held) Release() error {
 			err = cerr
 		}
 		h.f = nil
+	}
+	if h.onRelease != nil {
+		h.onRelease(h.path, time.Now())
 	}
 	return err
 }

@@ -33,7 +33,10 @@ func storePayload(pid int, now time.Time) []byte {
 // trusted for age), and gives up after opts.Timeout (default 10 s) with an
 // apperr.Lockf error (exit 11) naming the holder. See the package comment for
 // the deliberate differences (atomic payload, dead-pid eviction, ownership
-// check on release).
+// check on release), and giveway.go for the one thing OpenClaw does not do:
+// a process of ours that has kept the lock to itself for 100 ms leaves it
+// free for 30-60 ms before it takes it again, so that a polling OpenClaw
+// gets its turn.
 //
 // The critical section must stay far below 30 s: OpenClaw evicts older locks.
 func AcquireStore(ctx context.Context, storePath string, opts Options) (Held, error) {
@@ -49,6 +52,15 @@ func AcquireStore(ctx context.Context, storePath string, opts Options) (Held, er
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("waiting for %s: %w", lockPath, err)
 		}
+		// Give way: this process has kept the lock to itself for a while,
+		// so leave it free for longer than OpenClaw's poll interval first
+		// (giveway.go). Never past the deadline: one attempt is always made.
+		if d := storeTurns.wait(lockPath, time.Now()); d > 0 && time.Now().Before(deadline) {
+			if err := sleepCtx(ctx, capToDeadline(d, deadline)); err != nil {
+				return nil, fmt.Errorf("waiting for %s: %w", lockPath, err)
+			}
+			continue
+		}
 		now := o.Now()
 		f, fi, err := createLinked(lockPath, storePayload(pid, now))
 		if err == nil {
@@ -56,7 +68,8 @@ func AcquireStore(ctx context.Context, storePath string, opts Options) (Held, er
 			// the lock); we keep the descriptor so the inode number cannot be
 			// reused while we hold it, which makes Release's ownership check
 			// reliable.
-			return &held{path: lockPath, fi: fi, f: f, acquired: now}, nil
+			storeTurns.acquired(lockPath, time.Now())
+			return &held{path: lockPath, fi: fi, f: f, acquired: now, onRelease: storeTurns.released}, nil
 		}
 		switch {
 		case errors.Is(err, fs.ErrNotExist):

@@ -174,8 +174,9 @@ func (s *Server) patch(c *conn, id string, m map[string]any) {
 }
 
 // agent answers {runId,status:"accepted"} at once and the final result
-// once the turn ran; a known idempotency key answers its cached ack or
-// final in one frame and runs nothing.
+// once the turn ran; a known idempotency key answers in one frame and runs
+// nothing: its cached final once the turn ran, before that 1.30's cached
+// ack or 9.x's "in_flight".
 func (s *Server) agent(c *conn, id string, m map[string]any) {
 	w := s.W
 	key, _ := m["idempotencyKey"].(string)
@@ -199,7 +200,13 @@ func (s *Server) agent(c *conn, id string, m map[string]any) {
 		case <-r.done:
 			c.res(id, r.final)
 		default:
-			c.res(id, map[string]any{"runId": key, "status": "accepted", "acceptedAt": r.started})
+			if s.Protocol >= 4 {
+				// 9.x: the call is still going; one answer, no final after it
+				c.res(id, map[string]any{"runId": key, "status": "in_flight"})
+			} else {
+				// 1.30: the cached ack, the same bytes as the first answer
+				c.res(id, map[string]any{"runId": key, "status": "accepted", "acceptedAt": r.started})
+			}
 		}
 		return
 	}

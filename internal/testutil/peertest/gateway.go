@@ -74,7 +74,7 @@ func StartGateway(t testing.TB, p, version string, extra ...string) *Gateway {
 	t.Helper()
 	InstallVersion(t, p, version)
 	home := t.TempDir()
-	args := append([]string{"gateway", "start", "--version", version, "--home", home, "--max-seconds", "900"}, extra...)
+	args := append([]string{"gateway", "start", "--version", version, "--home", home, "--max-seconds", "1800"}, extra...)
 	cmd := exec.Command(p, args...)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr

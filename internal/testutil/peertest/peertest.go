@@ -272,7 +272,10 @@ func StartMockLLM(t testing.TB, p string) (baseURL, logPath string) {
 	port := ln.Addr().(*net.TCPAddr).Port
 	ln.Close()
 	logPath = filepath.Join(t.TempDir(), "mock-llm.jsonl")
-	cmd := exec.Command(p, "mock-llm", "--port", strconv.Itoa(port), "--max-seconds", "300", "--log", logPath, "--log-full")
+	// It is stopped when the test ends; its own limit only catches a test
+	// binary that died without cleaning up, so it must outlast the slowest
+	// test on a loaded machine (300 s did not: a 9.6 engine test ran 334 s).
+	cmd := exec.Command(p, "mock-llm", "--port", strconv.Itoa(port), "--max-seconds", "1800", "--log", logPath, "--log-full")
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -293,8 +296,11 @@ func StartMockLLM(t testing.TB, p string) (baseURL, logPath string) {
 			<-done
 		}
 	})
-	ready := make(chan struct{})
+	// Python's start-up on a loaded machine took more than 20 s: wait
+	// generously for the line, but not at all once the server has exited.
+	ready, ended := make(chan struct{}), make(chan struct{})
 	go func() {
+		defer close(ended)
 		sc := bufio.NewScanner(out)
 		for sc.Scan() {
 			if strings.Contains(sc.Text(), "listening on") {
@@ -306,8 +312,10 @@ func StartMockLLM(t testing.TB, p string) (baseURL, logPath string) {
 	}()
 	select {
 	case <-ready:
-	case <-time.After(20 * time.Second):
-		t.Fatal("mock-llm did not start")
+	case <-ended:
+		t.Fatal("mock-llm exited without listening (see its stderr above)")
+	case <-time.After(3 * time.Minute):
+		t.Fatal("mock-llm did not start within 3 minutes")
 	}
 	return fmt.Sprintf("http://127.0.0.1:%d/v1", port), logPath
 }
