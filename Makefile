@@ -36,7 +36,7 @@ cross:
 # docs/RELEASING.md), in snapshot mode: nothing is published. Per target a
 # stamped binary with completions/, the man pages, README.md and LICENSE as
 # sessions_<version>_<os>_<arch>.tar.gz (.zip for Windows); .deb, .rpm and
-# .apk packages for linux/amd64 and linux/arm64; a Homebrew formula and a
+# .apk packages for linux/amd64 and linux/arm64; a Homebrew cask and a
 # Scoop manifest; dist/checksums.txt (cd dist && sha256sum -c checksums.txt).
 # The version stamped is $(VERSION), as make build's; the commit's date
 # dates everything: the same commit gives the same checksums. GoReleaser is
