@@ -6,7 +6,7 @@ PKGS     := ./...
 VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS  := -s -w -X github.com/openclaw/sessions/internal/cmd/version.Version=$(VERSION)
 
-.PHONY: all build test test-short interop bench lint vet fmt completions check-completions man clean stress fuzz cross dist
+.PHONY: all build test test-short interop bench lint vet fmt completions check-completions man clean stress fuzz cross dist dist-check
 
 all: build
 
@@ -32,18 +32,23 @@ cross:
 		GOOS=$${t%/*} GOARCH=$${t#*/} CGO_ENABLED=0 $(GO) vet -trimpath -tags interop $(PKGS) || exit 1; \
 	done
 
-# Release archives into dist/ (cmd/dist): per target a stamped binary with
-# completions/, the man pages, README.md and LICENSE, as
-# sessions_<version>_<os>_<arch>.tar.gz (.zip for Windows), and
-# dist/checksums.txt (cd dist && sha256sum -c checksums.txt). Needs only the
-# module cache (go mod download fetches what is missing, once). The commit's
-# date stamps the binaries and dates the entries: the same commit gives the
-# same archives.
-COMMIT ?= $(shell git rev-parse HEAD 2>/dev/null)
-DATE   ?= $(shell TZ=UTC git log -1 --date=format-local:%Y-%m-%dT%H:%M:%SZ --format=%cd 2>/dev/null)
-dist: man
-	$(GO) mod download
-	$(GO) run ./cmd/dist -version '$(VERSION)' -commit '$(COMMIT)' -date '$(DATE)' -targets '$(TARGETS)' -man docs/man -o dist
+# Release artefacts into dist/ with GoReleaser (.goreleaser.yaml,
+# docs/RELEASING.md), in snapshot mode: nothing is published. Per target a
+# stamped binary with completions/, the man pages, README.md and LICENSE as
+# sessions_<version>_<os>_<arch>.tar.gz (.zip for Windows); .deb, .rpm and
+# .apk packages for linux/amd64 and linux/arm64; a Homebrew cask and a
+# Scoop manifest; dist/checksums.txt (cd dist && sha256sum -c checksums.txt).
+# The version stamped is $(VERSION), as make build's; the commit's date
+# dates everything: the same commit gives the same checksums. GoReleaser is
+# pinned (v2.15.1 is the newest that builds on our Go) and built by go run
+# from the module cache (a few minutes the first time).
+GORELEASER ?= $(GO) run github.com/goreleaser/goreleaser/v2@v2.15.1
+dist:
+	SESSIONS_VERSION='$(VERSION)' $(GORELEASER) release --snapshot --clean
+
+# The GoReleaser configuration is valid (and uses nothing deprecated).
+dist-check:
+	$(GORELEASER) check
 
 # Every test that needs no network and no OpenClaw peer.
 test:

@@ -20,14 +20,16 @@ import (
 )
 
 // An example is one command line of documentation: an `Example:` line of a
-// command's --help, or a line of a ```sh block of the README.
+// command's --help, or a line of a ```sh block of the README or of a page
+// of the manual (docs/*.md).
 type example struct {
-	where string // "sessions list --help", "README.md:57"
-	group string // the Example block or README code block it belongs to
+	where string // "sessions list --help", "README.md:57", "docs/SCRIPTING.md:120"
+	group string // the Example block or code block it belongs to
 	line  string
 }
 
-// TestExamples runs every example of --help and of the README as printed
+// TestExamples runs every example of --help, of the README and of the
+// manual's pages (docs/*.md) as printed
 // on a copy of the bundled demo state (testdata/state-2026.1.30, found
 // through $OPENCLAW_STATE_DIR; the README's `--state-dir testdata/…` lines
 // find it in their working directory), in bash with pipefail: each must
@@ -42,7 +44,7 @@ type example struct {
 //   - --gateway and --context: they need a running gateway;
 //   - zsh syntax (${fpath[1]}): the examples run in bash.
 func TestExamples(t *testing.T) {
-	exs := append(helpExamples(t), readmeExamples(t)...)
+	exs := append(helpExamples(t), docExamples(t)...)
 	if len(exs) < 30 {
 		t.Fatalf("found only %d examples: the extraction is broken", len(exs))
 	}
@@ -147,10 +149,33 @@ func helpExamples(t *testing.T) []example {
 	return out
 }
 
-// readmeExamples collects the lines of the README's ```sh blocks that
-// invoke sessions (not make, go test or go install).
-func readmeExamples(t *testing.T) []example {
-	f, err := os.Open(filepath.Join(testutil.Root(t), "README.md"))
+// docExamples collects the lines of the ```sh blocks of the README and of
+// every page of the manual (docs/*.md) that invoke sessions (not make, go
+// test or go install).
+func docExamples(t *testing.T) []example {
+	root := testutil.Root(t)
+	pages, err := filepath.Glob(filepath.Join(root, "docs", "*.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []example
+	for _, p := range append([]string{filepath.Join(root, "README.md")}, pages...) {
+		rel, err := filepath.Rel(root, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		exs := fileExamples(t, p, filepath.ToSlash(rel))
+		if len(exs) == 0 && strings.HasPrefix(rel, "README") {
+			t.Errorf("%s: no examples found", rel)
+		}
+		out = append(out, exs...)
+	}
+	return out
+}
+
+// fileExamples collects the sessions lines of one file's ```sh blocks.
+func fileExamples(t *testing.T, path, name string) []example {
+	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,18 +184,22 @@ func readmeExamples(t *testing.T) []example {
 	in := false
 	block := ""
 	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
 	for n := 1; sc.Scan(); n++ {
 		l := sc.Text()
 		switch {
 		case strings.HasPrefix(l, "```sh"):
 			in = true
-			block = fmt.Sprintf("README.md:%d", n)
+			block = fmt.Sprintf("%s:%d", name, n)
 		case strings.HasPrefix(l, "```"):
 			in = false
 		case in && (strings.HasPrefix(l, "sessions ") || strings.HasPrefix(l, "go run ./cmd/sessions ") ||
 			strings.HasPrefix(l, "source <(sessions ") || strings.Contains(l, "$(sessions ")):
-			out = append(out, example{fmt.Sprintf("README.md:%d", n), block, l})
+			out = append(out, example{fmt.Sprintf("%s:%d", name, n), block, l})
 		}
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatalf("%s: %v", name, err)
 	}
 	return out
 }

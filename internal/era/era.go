@@ -18,3 +18,12 @@ const (
 
 // String is the era's name as JSON documents and messages spell it.
 func (e Era) String() string { return string(e) }
+
+// The OpenClaw releases of each storage era, as `sessions version` and the
+// manual name them.
+const (
+	// JSONReleases are the releases that keep sessions.json + JSONL.
+	JSONReleases = "2026.1.x to 2026.7.x"
+	// SQLiteSince is the first release of the per-agent SQLite store.
+	SQLiteSince = "2026.8"
+)

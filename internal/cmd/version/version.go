@@ -8,6 +8,9 @@ import (
 	"strings"
 
 	"github.com/openclaw/sessions/internal/cmdutil"
+	"github.com/openclaw/sessions/internal/era"
+	"github.com/openclaw/sessions/internal/sqlitestore"
+	"github.com/openclaw/sessions/internal/sqlitewrite"
 	"github.com/spf13/cobra"
 )
 
@@ -30,12 +33,50 @@ type Info struct {
 	Date      string `json:"date,omitempty"`
 	GoVersion string `json:"goVersion"`
 	Platform  string `json:"platform"`
-	Target    string `json:"openclawTarget"`
+	// Target is the OpenClaw release whose JSON-era write protocol sessions
+	// follows (kept for scripts that read it; Reads and Writes say more).
+	Target string `json:"openclawTarget"`
+	// Reads and Writes are the OpenClaw state this build reads and writes
+	// directly, from the constants the readers and writers check.
+	Reads  Support `json:"reads"`
+	Writes Support `json:"writes"`
+}
+
+// Support names the OpenClaw state of both eras that sessions reads or
+// writes directly (through a running gateway it reaches whatever store
+// that gateway's OpenClaw keeps).
+type Support struct {
+	// JSONEra: the releases whose sessions.json + JSONL transcripts.
+	JSONEra string `json:"jsonEra"`
+	// SQLiteSince: the first release of the per-agent SQLite store.
+	SQLiteSince string `json:"sqliteSince"`
+	// AgentSchema is the SQLite agent schema (PRAGMA user_version): for
+	// reads the newest read completely (older ones, and newer ones for what
+	// they share, are read too), for writes the only one written.
+	AgentSchema int `json:"agentSchema"`
+	// AgentSchemaOpenClaw names the releases of AgentSchema.
+	AgentSchemaOpenClaw string `json:"agentSchemaOpenClaw"`
+}
+
+// jsonTarget is the release whose JSON-era store and transcript writes
+// sessions follows.
+const jsonTarget = "2026.1.30"
+
+// Compat is what this build reads and writes, as `sessions version` says
+// it in one line.
+func (i Info) Compat() string {
+	return fmt.Sprintf("reads OpenClaw %s state (JSON era) and %s+ SQLite stores up to agent schema %d (%s); writes the JSON era and agent schema %d (%s), newer schemas through a running gateway",
+		i.Reads.JSONEra, i.Reads.SQLiteSince, i.Reads.AgentSchema, i.Reads.AgentSchemaOpenClaw,
+		i.Writes.AgentSchema, i.Writes.AgentSchemaOpenClaw)
 }
 
 // Get returns the build information.
 func Get() Info {
-	i := Info{Version: Version, GoVersion: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH, Target: "2026.1.30"}
+	i := Info{Version: Version, GoVersion: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH, Target: jsonTarget,
+		Reads: Support{JSONEra: era.JSONReleases, SQLiteSince: era.SQLiteSince,
+			AgentSchema: sqlitestore.ReadSchemaVersion, AgentSchemaOpenClaw: sqlitestore.ReadSchemaOpenClaw},
+		Writes: Support{JSONEra: era.JSONReleases, SQLiteSince: era.SQLiteSince,
+			AgentSchema: sqlitewrite.SchemaVersion, AgentSchemaOpenClaw: "OpenClaw " + sqlitewrite.OpenClawVersion}}
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		if i.Version == "" && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
 			i.Version = bi.Main.Version
@@ -63,7 +104,7 @@ func Get() Info {
 func NewCmd(f *cmdutil.Factory) *cobra.Command {
 	return &cobra.Command{
 		Use:   "version",
-		Short: "Print the version, VCS revision and Go version",
+		Short: "Print the version, VCS revision, Go version and the OpenClaw state it reads and writes",
 		Args:  cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			i := Get()
@@ -85,7 +126,7 @@ func NewCmd(f *cmdutil.Factory) *cobra.Command {
 			if len(in) > 0 {
 				about = " (" + strings.Join(in, ", ") + ")"
 			}
-			fmt.Fprintf(f.IO.Out, "sessions %s%s %s %s, for OpenClaw %s state\n", i.Version, about, i.GoVersion, i.Platform, i.Target)
+			fmt.Fprintf(f.IO.Out, "sessions %s%s %s %s\n%s\n", i.Version, about, i.GoVersion, i.Platform, i.Compat())
 			return nil
 		},
 	}
