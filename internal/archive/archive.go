@@ -132,7 +132,7 @@ func Pending(stateDir string) ([]Entry, error) {
 
 // readIndex reads the index; a missing file is an empty index.
 func readIndex(stateDir string) (*Index, error) {
-	data, err := os.ReadFile(IndexPath(stateDir))
+	data, err := fsutil.ReadFileRegular(IndexPath(stateDir))
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return &Index{Version: 1}, nil
@@ -251,7 +251,7 @@ type Report struct {
 // Due reports whether the index has an entry due at now, reading only the
 // index (the cheap check every invocation makes).
 func Due(stateDir string, now time.Time) (bool, error) {
-	data, err := os.ReadFile(IndexPath(stateDir))
+	data, err := fsutil.ReadFileRegular(IndexPath(stateDir))
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return false, nil

@@ -456,7 +456,7 @@ func mapStore(path string) ([]byte, fsutil.Stamp, bool) {
 	if !mapfile.Mmap {
 		return nil, fsutil.Stamp{}, false
 	}
-	f, err := os.Open(path)
+	f, err := fsutil.OpenRegular(path)
 	if err != nil {
 		return nil, fsutil.Stamp{}, false
 	}
@@ -575,7 +575,7 @@ func (w *localWatch) tailJSON(path string) []watch.Event {
 // still being written). A file shorter than off was replaced or
 // truncated: it is read from its start.
 func readAppended(path string, off int64, id watch.ID) ([]watch.Event, int64) {
-	f, err := os.Open(path)
+	f, err := fsutil.OpenRegular(path)
 	if err != nil {
 		return nil, off
 	}

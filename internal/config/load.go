@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 	"math"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -15,6 +14,7 @@ import (
 	"github.com/titanous/json5"
 
 	"github.com/openclaw/sessions/internal/apperr"
+	"github.com/openclaw/sessions/internal/fsutil"
 )
 
 const (
@@ -47,11 +47,12 @@ func Load(path string, env Env) (*Config, error) {
 		abs = env.abs(path)
 	}
 	cfg := &Config{Path: abs, Raw: map[string]any{}}
-	if st, err := os.Stat(abs); err == nil && !st.Mode().IsRegular() {
-		// A FIFO would block the read forever; a directory is no config.
-		return nil, apperr.Statef("cannot read config %s: not a regular file (%s)", abs, st.Mode().Type())
+	// Opened without blocking: a FIFO is refused, never waited on; a
+	// directory is no config.
+	data, err := fsutil.ReadFileRegular(abs)
+	if m, ok := fsutil.NotRegularMode(err); ok {
+		return nil, apperr.Statef("cannot read config %s: not a regular file (%s)", abs, m.Type()).Wrap(err)
 	}
-	data, err := os.ReadFile(abs)
 	if err != nil {
 		if isNotExist(err) {
 			return cfg, nil
@@ -352,10 +353,10 @@ func (p *includer) load(includePath string) (any, error) {
 	if p.depth >= MaxIncludeDepth {
 		return nil, fmt.Errorf("maximum $include depth (%d) exceeded at %q (in %s)", MaxIncludeDepth, includePath, p.base)
 	}
-	if fi, err := os.Stat(resolved); err == nil && !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("cannot read $include file %q (resolved: %s, in %s): not a regular file", includePath, resolved, p.base)
+	data, err := fsutil.ReadFileRegular(resolved)
+	if _, ok := fsutil.NotRegularMode(err); ok {
+		return nil, fmt.Errorf("cannot read $include file %q (resolved: %s, in %s): %w", includePath, resolved, p.base, fsutil.ErrNotRegular)
 	}
-	data, err := os.ReadFile(resolved)
 	if err != nil {
 		return nil, fmt.Errorf("cannot read $include file %q (resolved: %s, in %s): %w", includePath, resolved, p.base, unwrapPathError(err))
 	}

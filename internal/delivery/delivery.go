@@ -17,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/openclaw/sessions/internal/fsutil"
 	"github.com/openclaw/sessions/internal/jsonx"
 	"github.com/openclaw/sessions/internal/lock"
 	"github.com/openclaw/sessions/internal/proc"
@@ -153,7 +154,7 @@ func Record(stateDir string, it Item) error {
 	if err != nil {
 		return err
 	}
-	f, err := os.OpenFile(p, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	f, err := fsutil.OpenFileRegular(p, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
 		return err
 	}

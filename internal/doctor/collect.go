@@ -16,6 +16,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/openclaw/sessions/internal/era"
+	"github.com/openclaw/sessions/internal/fsutil"
 
 	"github.com/tidwall/gjson"
 
@@ -166,11 +167,9 @@ func collectStore(s *state.State, agent, path string, shared bool) *StoreFact {
 		sf.Unreadable = "not a regular file"
 		return sf
 	}
-	if f, err := os.Open(path); err != nil {
+	if err := fsutil.CheckRegular(path); err != nil {
 		sf.Unreadable = err.Error()
 		return sf
-	} else {
-		f.Close()
 	}
 	st, err := store.LoadMeta(path)
 	if err != nil {
@@ -249,7 +248,7 @@ func scanAll(tfs []*TranscriptFact, lim Limits) {
 // torn lines, oversized lines, parentId links. A line longer than
 // lim.LineBytes is counted and not kept in memory.
 func scanTranscript(tf *TranscriptFact, lim Limits, r *bufio.Reader, buf []byte) []byte {
-	f, err := os.Open(tf.Path)
+	f, err := fsutil.OpenRegular(tf.Path)
 	if err != nil {
 		tf.ReadErr = err.Error()
 		return buf
@@ -388,7 +387,7 @@ func collectOwn(snap *Snapshot, dir string, now time.Time) {
 				ArchiveAtMs: e.ArchiveAtMs, RunnerAlive: rs.RunnerAlive(e.RunID)})
 		}
 	}
-	f, err := os.Open(delivery.OutboxPath(dir))
+	f, err := fsutil.OpenRegular(delivery.OutboxPath(dir))
 	if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
 			snap.OwnErrors[delivery.OutboxPath(dir)] = err.Error()

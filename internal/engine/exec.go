@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/openclaw/sessions/internal/config"
+	"github.com/openclaw/sessions/internal/fsutil"
 	"github.com/openclaw/sessions/internal/jsonx"
 )
 
@@ -445,7 +446,7 @@ func transcriptHasReply(path string, offset int64, reply string) bool {
 	if path == "" || want == "" {
 		return false
 	}
-	f, err := os.Open(path)
+	f, err := fsutil.OpenRegular(path)
 	if err != nil {
 		return false
 	}

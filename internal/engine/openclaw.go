@@ -142,7 +142,7 @@ func DetectVersion(ctx context.Context, bin, cacheDir string) (string, error) {
 	if cacheDir != "" {
 		cache = filepath.Join(cacheDir, "openclaw-versions.json")
 		var m map[string]string
-		if b, err := os.ReadFile(cache); err == nil && json.Unmarshal(b, &m) == nil {
+		if b, err := fsutil.ReadFileRegular(cache); err == nil && json.Unmarshal(b, &m) == nil {
 			if v := m[key]; v != "" {
 				return v, nil
 			}
@@ -163,7 +163,7 @@ func DetectVersion(ctx context.Context, bin, cacheDir string) (string, error) {
 	}
 	if cache != "" {
 		m := map[string]string{}
-		if b, err := os.ReadFile(cache); err == nil {
+		if b, err := fsutil.ReadFileRegular(cache); err == nil {
 			_ = json.Unmarshal(b, &m)
 		}
 		m[key] = v
@@ -176,7 +176,7 @@ func DetectVersion(ctx context.Context, bin, cacheDir string) (string, error) {
 }
 
 func packageVersion(path string) (string, bool) {
-	b, err := os.ReadFile(path)
+	b, err := fsutil.ReadFileRegular(path)
 	if err != nil {
 		return "", false
 	}

@@ -59,7 +59,7 @@ var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 // LoadContexts reads the contexts file; a missing file is an empty set.
 func LoadContexts(path string) (*Contexts, error) {
-	data, err := os.ReadFile(path)
+	data, err := fsutil.ReadFileRegular(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return &Contexts{Contexts: []Context{}}, nil
 	}

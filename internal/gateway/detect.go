@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/openclaw/sessions/internal/fsutil"
 	"github.com/openclaw/sessions/internal/proc"
 )
 
@@ -101,7 +102,7 @@ type gatewayLock struct {
 // pads the file after it).
 func readGatewayLock(path string) (gatewayLock, error) {
 	var l gatewayLock
-	data, err := os.ReadFile(path)
+	data, err := fsutil.ReadFileRegular(path)
 	if err != nil {
 		return l, err
 	}

@@ -52,7 +52,7 @@ func NewIdentity(seed []byte) (*Identity, error) {
 // LoadOrCreateIdentity reads the device key at path, creating it (mode 0600,
 // directory 0700) when missing. A file readable by others is refused.
 func LoadOrCreateIdentity(path string, now time.Time) (*Identity, error) {
-	data, err := os.ReadFile(path)
+	data, err := fsutil.ReadFileRegular(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		seed := make([]byte, ed25519.SeedSize)
 		if _, err := rand.Read(seed); err != nil {
@@ -160,7 +160,7 @@ func TokenKey(rawURL, role string) string {
 
 func (s *TokenStore) load() (tokenFile, error) {
 	f := tokenFile{Version: 1, Tokens: map[string]DeviceToken{}}
-	data, err := os.ReadFile(s.Path)
+	data, err := fsutil.ReadFileRegular(s.Path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return f, nil
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/openclaw/sessions/internal/apperr"
+	"github.com/openclaw/sessions/internal/fsutil"
 )
 
 // DefaultPort is OpenClaw's default gateway port.
@@ -73,7 +74,7 @@ func (in Inputs) readFile(p string) ([]byte, error) {
 	if in.ReadFile != nil {
 		return in.ReadFile(p)
 	}
-	return os.ReadFile(p)
+	return fsutil.ReadFileRegular(p)
 }
 
 // Resolve returns the gateways the invocation selects, in this order:

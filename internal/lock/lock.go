@@ -55,6 +55,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/openclaw/sessions/internal/fsutil"
 )
 
 // Options tunes an acquisition. Zero values mean the protocol defaults.
@@ -183,7 +185,9 @@ func readLock(path string) (*lockFile, error) {
 	if k := FileKind(lst.Mode()); k != "" {
 		return &lockFile{fi: lst, kind: k}, nil
 	}
-	f, err := os.OpenFile(path, os.O_RDONLY|openNoFollow, 0)
+	// Non-blocking, and refused unless regular on the descriptor: a FIFO
+	// swapped in after the Lstat above is never waited on.
+	f, err := fsutil.OpenFileRegular(path, os.O_RDONLY|openNoFollow, 0)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, nil

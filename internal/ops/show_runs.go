@@ -3,11 +3,11 @@ package ops
 import (
 	"cmp"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"slices"
 
 	"github.com/openclaw/sessions/internal/config"
+	"github.com/openclaw/sessions/internal/fsutil"
 	"github.com/openclaw/sessions/internal/keys"
 	"github.com/openclaw/sessions/internal/runs"
 	"github.com/openclaw/sessions/internal/state"
@@ -130,7 +130,7 @@ type openclawRun struct {
 // openclawRuns reads <state>/subagents/runs.json (versions 1 and 2, as
 // OpenClaw loads it); nothing when it is missing or unreadable.
 func openclawRuns(stateDir string) []openclawRun {
-	data, err := os.ReadFile(filepath.Join(stateDir, "subagents", "runs.json"))
+	data, err := fsutil.ReadFileRegular(filepath.Join(stateDir, "subagents", "runs.json"))
 	if err != nil {
 		return nil
 	}

@@ -71,7 +71,7 @@ func (o *Ops) InstallSkill(q SkillInstall) (*SkillInstallResult, error) {
 	}
 	dir := filepath.Join(base, "skills", q.Name)
 	res.Path = filepath.Join(dir, SkillFile)
-	have, err := os.ReadFile(res.Path)
+	have, err := fsutil.ReadFileRegular(res.Path)
 	switch {
 	case err == nil && bytes.Equal(have, q.Content):
 		res.Status = "unchanged"

@@ -17,6 +17,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf16"
+
+	"github.com/openclaw/sessions/internal/fsutil"
 )
 
 // Bootstrap file names, in the order OpenClaw injects them
@@ -75,7 +77,7 @@ func LoadFiles(dir string) []File {
 	out := make([]File, 0, len(Order)+2)
 	for _, name := range Order {
 		p := filepath.Join(dir, name)
-		b, err := os.ReadFile(p)
+		b, err := fsutil.ReadFileRegular(p)
 		if err != nil {
 			out = append(out, File{Name: name, Path: p, Missing: true})
 			continue
@@ -104,7 +106,7 @@ func LoadFiles(dir string) []File {
 			continue
 		}
 		seen[key] = true
-		b, err := os.ReadFile(p)
+		b, err := fsutil.ReadFileRegular(p)
 		if err != nil {
 			continue
 		}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/openclaw/sessions/internal/apperr"
+	"github.com/openclaw/sessions/internal/fsutil"
 	"github.com/openclaw/sessions/internal/proc"
 	"github.com/openclaw/sessions/internal/runs"
 )
@@ -41,7 +42,7 @@ func Start(rs *runs.Store, runID string, o StartOptions) (int, error) {
 	if err := os.MkdirAll(rs.Dir(), 0o700); err != nil {
 		return 0, apperr.Errorf("cannot create %s: %v", rs.Dir(), err)
 	}
-	logf, err := os.OpenFile(rs.LogPath(runID), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	logf, err := fsutil.OpenFileRegular(rs.LogPath(runID), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
 	if err != nil {
 		return 0, apperr.Errorf("cannot open the runner log: %v", err)
 	}

@@ -5,9 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 
+	"github.com/openclaw/sessions/internal/fsutil"
 	"github.com/openclaw/sessions/internal/keys"
 	"github.com/openclaw/sessions/internal/sqlitestore"
 )
@@ -115,7 +115,7 @@ func OpenClawRuns(stateDir string, opts sqlitestore.Options, warn func(string)) 
 // registryFile reads <state>/subagents/runs.json (version 1 or 2; OpenClaw
 // treats any other version as empty, and so does this).
 func registryFile(path string, warn func(string)) []*Record {
-	data, err := os.ReadFile(path)
+	data, err := fsutil.ReadFileRegular(path)
 	if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
 			warn(fmt.Sprintf("OpenClaw sub-agent registry %s left out: %v", path, err))

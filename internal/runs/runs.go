@@ -238,7 +238,7 @@ func (s *Store) Load(runID string) (*Record, error) {
 	if err := validID(runID); err != nil {
 		return nil, err
 	}
-	data, err := os.ReadFile(s.Path(runID))
+	data, err := fsutil.ReadFileRegular(s.Path(runID))
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, apperr.NotFoundf("No run found: %s", runID)
@@ -254,7 +254,7 @@ func (s *Store) Load(runID string) (*Record, error) {
 
 // List returns every run, newest first. Unreadable records are skipped.
 func (s *Store) List() ([]*Record, error) {
-	ents, err := os.ReadDir(s.dir)
+	ents, err := fsutil.ReadDir(s.dir)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, nil

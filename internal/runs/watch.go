@@ -89,7 +89,7 @@ func (rw *runWatch) scan(first bool) []Change {
 	if rw.fw != nil && !rw.watched {
 		rw.watched = rw.fw.Add(dir) == nil
 	}
-	ents, err := os.ReadDir(dir)
+	ents, err := fsutil.ReadDir(dir)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}

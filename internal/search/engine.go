@@ -14,6 +14,7 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 
+	"github.com/openclaw/sessions/internal/fsutil"
 	"github.com/openclaw/sessions/internal/sqlitestore"
 	"github.com/openclaw/sessions/internal/transcript"
 )
@@ -252,14 +253,11 @@ func openTranscript(src *Source) (io.Reader, func(), error) {
 
 // openRegular opens a regular file for reading (never a FIFO or device).
 func openRegular(path string) (*os.File, error) {
-	fh, err := os.Open(path)
+	fh, err := fsutil.OpenRegular(path) // never blocks on a FIFO or device
 	if err != nil {
 		return nil, err
 	}
-	fi, err := fh.Stat()
-	if err == nil && !fi.Mode().IsRegular() {
-		err = fmt.Errorf("not a regular file")
-	}
+	_, err = fh.Stat()
 	if err != nil {
 		fh.Close()
 		return nil, err

@@ -19,6 +19,7 @@ import (
 	sqlite3 "modernc.org/sqlite/lib"
 
 	"github.com/openclaw/sessions/internal/apperr"
+	"github.com/openclaw/sessions/internal/fsutil"
 )
 
 // FileName is the per-agent database's file name, in <state>/agents/<id>/agent/.
@@ -143,4 +144,22 @@ func MapError(err error, path string, a Access, timeout time.Duration, what stri
 		return apperr.Lockf("OpenClaw SQLite store %s: gave up after %s (%s)", path, timeout, what).Wrap(err)
 	}
 	return apperr.Statef("cannot read OpenClaw SQLite store %s: %v", path, err).Wrap(err)
+}
+
+// CheckFiles refuses, without blocking, a database whose file or -wal,
+// -shm or -journal beside it is not a regular file (a FIFO, a device, a
+// directory): the driver opens these by name itself, and an open of a FIFO
+// would block it for good. Call it right before handing path to the driver.
+// A missing -wal/-shm/-journal is fine; a missing database is the caller's
+// error to give, as its own open would.
+func CheckFiles(path string) error {
+	if err := fsutil.CheckRegular(path); errors.Is(err, fsutil.ErrNotRegular) {
+		return apperr.Statef("OpenClaw SQLite store %s", err).Wrap(err)
+	}
+	for _, suffix := range []string{"-wal", "-shm", "-journal"} {
+		if err := fsutil.CheckRegularIfExists(path + suffix); errors.Is(err, fsutil.ErrNotRegular) {
+			return apperr.Statef("OpenClaw SQLite store %s: %s", path, err).Wrap(err)
+		}
+	}
+	return nil
 }

@@ -254,7 +254,7 @@ func (s *Snapshot) Unchanged() bool {
 	if wfi.Size() < s.walStamp.Size {
 		return false
 	}
-	f, err := os.Open(s.path + "-wal")
+	f, err := fsutil.OpenRegular(s.path + "-wal")
 	if err != nil {
 		return false
 	}

@@ -18,7 +18,7 @@ type mapped struct {
 // mapFile maps (or reads) path whole and returns it with the file's stamp
 // taken before.
 func mapFile(path string) (mapped, fsutil.Stamp, error) {
-	f, err := os.Open(path)
+	f, err := fsutil.OpenRegular(path)
 	if err != nil {
 		return mapped{}, fsutil.Stamp{}, err
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/openclaw/sessions/internal/era"
+	"github.com/openclaw/sessions/internal/fsutil"
 )
 
 // detectBusyTimeout bounds the read of the migration receipts in Detect.
@@ -43,7 +44,10 @@ func Detect(stateDir, agentID, jsonStorePath string) (era.Era, string) {
 	jfi, jerr := os.Stat(jsonStorePath)
 	sfi, serr := os.Stat(dbPath)
 	hasJSON := jerr == nil && jfi.Mode().IsRegular()
-	hasDB := serr == nil && sfi.Mode().IsRegular()
+	// A FIFO or device at the database's path is still the agent's store:
+	// opening it is refused (exit 10, not a regular file), where taking the
+	// agent for one without sessions would hide it.
+	hasDB := serr == nil && !sfi.IsDir()
 	switch {
 	case !hasJSON && !hasDB:
 		return era.None, fmt.Sprintf("neither %s nor %s exists", jsonStorePath, dbPath)
@@ -114,7 +118,7 @@ func importedAt(stateDir, jsonPath string, size int64) (string, bool) {
 	if err != nil || len(receipts) == 0 {
 		return "", false
 	}
-	f, err := os.Open(jsonPath)
+	f, err := fsutil.OpenRegular(jsonPath)
 	if err != nil {
 		return "", false
 	}

@@ -365,7 +365,7 @@ func mainFile(path string) (*os.File, error) {
 	if f := mainFiles.m[id]; f != nil {
 		return f, nil
 	}
-	f, err := os.Open(path)
+	f, err := fsutil.OpenRegular(path)
 	if err != nil {
 		return nil, err
 	}

@@ -176,7 +176,12 @@ func (db *DB) open() error {
 		db.conn.Close()
 		db.conn = nil
 	}
-	f, err := os.Open(db.path)
+	// Neither this open nor the driver's may block: the database and the
+	// files SQLite opens beside it must be regular files.
+	if err := sqlitedb.CheckFiles(db.path); err != nil {
+		return err
+	}
+	f, err := fsutil.OpenRegular(db.path)
 	if err != nil {
 		return db.fileErr(err)
 	}
@@ -184,10 +189,6 @@ func (db *DB) open() error {
 	if err != nil {
 		f.Close()
 		return db.fileErr(err)
-	}
-	if !fi.Mode().IsRegular() {
-		f.Close()
-		return apperr.Statef("OpenClaw SQLite store %s is not a regular file", db.path)
 	}
 	hdr := make([]byte, 100)
 	n, err := io.ReadFull(f, hdr)
@@ -302,6 +303,9 @@ func (db *DB) reopenAs(m openMode) error {
 		db.conn.Close()
 	}
 	db.mode = m
+	if err := sqlitedb.CheckFiles(db.path); err != nil {
+		return err
+	}
 	conn, err := sql.Open("sqlite", db.dsn())
 	if err != nil {
 		return db.mapErr(err, "open")

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/openclaw/sessions/internal/fsutil"
 	"github.com/openclaw/sessions/internal/sqlitedb"
 
 	"github.com/openclaw/sessions/internal/apperr"
@@ -81,7 +82,7 @@ type lockPayload struct {
 func Holders(stateDir, dbPath string, now time.Time) ([]Holder, error) {
 	var out []Holder
 	dir := LockDir(stateDir)
-	ents, err := os.ReadDir(dir)
+	ents, err := fsutil.ReadDir(dir)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, apperr.Statef("cannot read OpenClaw's lock dir %s: %v", dir, err)
 	}
@@ -91,7 +92,7 @@ func Holders(stateDir, dbPath string, now time.Time) ([]Holder, error) {
 			continue
 		}
 		p := filepath.Join(dir, name)
-		data, err := os.ReadFile(p)
+		data, err := fsutil.ReadFileRegular(p)
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
 				continue
@@ -290,6 +291,9 @@ func stateLeases(stateDir, dbPath string, now time.Time, live bool) ([]Holder, e
 	mode := sqlitedb.ReadOnly
 	if immutableOK(p, live) {
 		mode = sqlitedb.Immutable
+	}
+	if err := sqlitedb.CheckFiles(p); err != nil {
+		return nil, err
 	}
 	db, err := sql.Open("sqlite", sqlitedb.DSN(p, sqlitedb.DSNOptions{Mode: mode, BusyTimeout: 2 * time.Second}))
 	if err != nil {

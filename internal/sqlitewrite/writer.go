@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/openclaw/sessions/internal/fsutil"
 	"github.com/openclaw/sessions/internal/sqlitedb"
 
 	"modernc.org/sqlite"
@@ -108,6 +109,9 @@ func Open(stateDir, agentID string, opts Options) (*Writer, error) {
 		return nil, err
 	}
 	w.cookie = cookie
+	if err := sqlitedb.CheckFiles(w.path); err != nil {
+		return nil, err
+	}
 	conn, err := sql.Open("sqlite", w.dsn())
 	if err != nil {
 		return nil, w.mapErr(err, "open")
@@ -144,6 +148,9 @@ func (w *Writer) checkReadOnly() (int64, error) {
 	if immutableOK(w.path, len(w.embedded) > 0) {
 		mode = sqlitedb.Immutable
 	}
+	if err := sqlitedb.CheckFiles(w.path); err != nil {
+		return 0, err
+	}
 	conn, err := sql.Open("sqlite", sqlitedb.DSN(w.path, sqlitedb.DSNOptions{Mode: mode, BusyTimeout: w.opts.LockTimeout}))
 	if err != nil {
 		return 0, w.mapErr(err, "schema check")
@@ -161,7 +168,7 @@ func (w *Writer) checkReadOnly() (int64, error) {
 
 // checkFile refuses a missing or non-SQLite file before SQLite sees it.
 func checkFile(p string) error {
-	f, err := os.Open(p)
+	f, err := fsutil.OpenRegular(p)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return apperr.Statef("OpenClaw SQLite store %s does not exist", p).Wrap(fs.ErrNotExist)

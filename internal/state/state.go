@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/openclaw/sessions/internal/era"
+	"github.com/openclaw/sessions/internal/fsutil"
 
 	"github.com/openclaw/sessions/internal/apperr"
 	"github.com/openclaw/sessions/internal/config"
@@ -220,7 +221,7 @@ func (s *State) AgentIDs() []string {
 	for _, id := range s.Cfg.AgentIDs() {
 		add(id)
 	}
-	if ents, err := os.ReadDir(filepath.Join(s.Dir.Path, "agents")); err == nil {
+	if ents, err := fsutil.ReadDir(filepath.Join(s.Dir.Path, "agents")); err == nil {
 		var extra []string
 		for _, e := range ents {
 			if e.IsDir() {

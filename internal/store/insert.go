@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/openclaw/sessions/internal/apperr"
+	"github.com/openclaw/sessions/internal/fsutil"
 	"github.com/openclaw/sessions/internal/jsonx"
 	"github.com/openclaw/sessions/internal/lock"
 )
@@ -165,7 +166,7 @@ func insertOnce(ctx context.Context, path string, opts UpdateOptions, key string
 // readWithRoom reads the whole file into a buffer with room spare bytes of
 // capacity, and returns the mode a rewrite of it must have.
 func readWithRoom(path string, room int) ([]byte, fs.FileMode, error) {
-	f, err := os.Open(path)
+	f, err := fsutil.OpenRegular(path)
 	if err != nil {
 		return nil, 0, err
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/openclaw/sessions/internal/apperr"
+	"github.com/openclaw/sessions/internal/fsutil"
 )
 
 // Resolver finds the transcript of an entry (CONTRACT §2, format §4.1) and
@@ -60,7 +61,7 @@ func (r *Resolver) dir(d string) *dirInfo {
 		di.real = real
 		// Readable like a listing would need it (a directory that can be
 		// searched but not read lists nothing).
-		if f, err := os.Open(d); err == nil {
+		if f, err := fsutil.OpenDir(d); err == nil {
 			di.ok = f.Close() == nil
 		}
 	}
@@ -72,7 +73,7 @@ func (r *Resolver) dir(d string) *dirInfo {
 // mode returns the type bits of the entry name in di, and whether it exists.
 func (di *dirInfo) mode(name string) (fs.FileMode, bool) {
 	if di.names == nil && di.lookups >= listLookups {
-		if f, err := os.Open(di.path); err == nil {
+		if f, err := fsutil.OpenDir(di.path); err == nil {
 			ents, err := f.ReadDir(-1) // unsorted: only looked up
 			f.Close()
 			if err == nil {

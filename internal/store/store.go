@@ -21,9 +21,11 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"unsafe"
 
 	"github.com/openclaw/sessions/internal/apperr"
+	"github.com/openclaw/sessions/internal/fsutil"
 	"github.com/openclaw/sessions/internal/jsonscan"
 	"github.com/openclaw/sessions/internal/mapfile"
 	"github.com/tidwall/gjson"
@@ -123,11 +125,9 @@ func LoadMeta(path string) (*Store, error) { return load(path, true) }
 
 func load(path string, lean bool) (*Store, error) {
 	s := &Store{Path: path, Dir: filepath.Dir(path), index: map[string]int{}, lean: lean}
-	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() && !st.IsDir() {
-		// Opening a FIFO (or a device) would block until a writer appears.
-		return nil, apperr.Statef("cannot read session store %s: not a regular file (%s)", path, st.Mode().Type())
-	}
-	if f, err := os.Open(path); err == nil {
+	// Opened without blocking: a FIFO (or a device) is refused on its
+	// descriptor, never waited on for a writer.
+	if f, err := fsutil.OpenRegular(path); err == nil {
 		st, err := f.Stat()
 		ok := err == nil && st.Mode().IsRegular() && st.Size() >= parallelMin && st.Size() <= math.MaxInt32 &&
 			s.loadParallel(f, int(st.Size()))
@@ -137,7 +137,7 @@ func load(path string, lean bool) (*Store, error) {
 		}
 		s.Entries, s.Skipped, s.index = nil, 0, map[string]int{}
 	}
-	data, err := os.ReadFile(path)
+	data, err := readRegular(path)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			s.Missing = true
@@ -151,7 +151,21 @@ func load(path string, lean bool) (*Store, error) {
 	return s, nil
 }
 
+// readRegular reads the store file through fsutil's non-blocking open: a
+// directory is the "is a directory" error a read of one gives, anything
+// else that is not a regular file a "not a regular file" one (exit 10).
+func readRegular(path string) ([]byte, error) {
+	data, err := fsutil.ReadFileRegular(path)
+	if m, ok := fsutil.NotRegularMode(err); ok && m.IsDir() {
+		return nil, &fs.PathError{Op: "read", Path: path, Err: syscall.EISDIR}
+	}
+	return data, err
+}
+
 func unwrapPath(err error) error {
+	if m, ok := fsutil.NotRegularMode(err); ok {
+		return fmt.Errorf("%w (%s)", fsutil.ErrNotRegular, m.Type())
+	}
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
 		return pe.Err

@@ -18,6 +18,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/openclaw/sessions/internal/apperr"
+	"github.com/openclaw/sessions/internal/fsutil"
 	"github.com/openclaw/sessions/internal/jsonx"
 	"github.com/openclaw/sessions/internal/lock"
 )
@@ -112,9 +113,10 @@ func Update(ctx context.Context, path string, opts UpdateOptions, fn func(tx *Tx
 	if err != nil {
 		return nil, err
 	}
-	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
-		// A directory, a FIFO (reading it would block forever), a device.
-		return nil, apperr.Statef("cannot read session store %s: not a regular file (%s)", path, st.Mode().Type())
+	if err := fsutil.CheckRegular(path); errors.Is(err, fsutil.ErrNotRegular) {
+		// A directory, a FIFO, a device: refused without blocking (the read
+		// inside the lock refuses one planted meanwhile the same way).
+		return nil, apperr.Statef("cannot read session store %s: %w", path, unwrapPath(err))
 	} else if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
 			return nil, apperr.Statef("cannot read session store %s: %w", path, unwrapPath(err))
@@ -361,7 +363,7 @@ func (tx *Tx) touch(key string) {
 // readTx reads and parses the store at path (inside the lock).
 func readTx(path string, now time.Time) (*Tx, error) {
 	tx := &Tx{path: path, now: now, vals: map[string]json.RawMessage{}, edits: map[string]*jsonx.Object{}}
-	data, err := os.ReadFile(path)
+	data, err := fsutil.ReadFileRegular(path)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			tx.missing = true
@@ -591,7 +593,7 @@ func writeAtomic(path string, data []byte, mode fs.FileMode, check func() error)
 		return err
 	}
 	named = false
-	if d, derr := os.Open(dir); derr == nil {
+	if d, derr := fsutil.OpenDir(dir); derr == nil {
 		_ = d.Sync()
 		d.Close()
 	}
@@ -623,7 +625,7 @@ func writeNamedTemp(tmp string, data []byte, mode fs.FileMode) (named bool, err 
 // mid-write), those of our own pid. Best effort.
 func sweepTemps(path string, ownPIDToo bool) {
 	dir, base := filepath.Split(path)
-	d, err := os.Open(dir)
+	d, err := fsutil.OpenDir(dir)
 	if err != nil {
 		return
 	}
@@ -653,7 +655,7 @@ func sweepTemps(path string, ownPIDToo bool) {
 // TempFiles lists the temp files next to path (for tests and diagnostics).
 func TempFiles(path string) []string {
 	dir, base := filepath.Split(path)
-	ents, _ := os.ReadDir(dir)
+	ents, _ := fsutil.ReadDir(dir)
 	var out []string
 	for _, e := range ents {
 		if strings.HasPrefix(e.Name(), base+".") && strings.HasSuffix(e.Name(), ".tmp") {

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/openclaw/sessions/internal/apperr"
+	"github.com/openclaw/sessions/internal/fsutil"
 	"github.com/openclaw/sessions/internal/jsonx"
 	"github.com/openclaw/sessions/internal/lock"
 )
@@ -214,7 +215,7 @@ func appendOnce(ctx context.Context, file string, opts AppendOptions, msgs []jso
 			flags |= os.O_CREATE | os.O_EXCL
 		}
 	}
-	f, err := os.OpenFile(file, flags, 0o600)
+	f, err := fsutil.OpenFileRegular(file, flags, 0o600)
 	if err != nil {
 		if create && errors.Is(err, fs.ErrExist) {
 			if fi, lerr := os.Lstat(file); lerr == nil && fi.Mode()&fs.ModeSymlink != 0 {
@@ -254,7 +255,7 @@ const isoMillis = "2006-01-02T15:04:05.000Z"
 
 // endsTorn reports whether the file's last byte is not "\n".
 func endsTorn(file string) (bool, error) {
-	f, err := os.Open(file)
+	f, err := fsutil.OpenRegular(file)
 	if err != nil {
 		return false, err
 	}
@@ -321,7 +322,7 @@ func randomID() string {
 // occurring returns which of ids appear quoted ("xxxxxxxx") in the file,
 // reading it in blocks with an overlap so that no match is split.
 func occurring(file string, ids []string) (map[string]bool, error) {
-	f, err := os.Open(file)
+	f, err := fsutil.OpenRegular(file)
 	if err != nil {
 		return nil, err
 	}

@@ -25,6 +25,8 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"github.com/openclaw/sessions/internal/apperr"
+	"github.com/openclaw/sessions/internal/fsutil"
 	"github.com/openclaw/sessions/internal/jsonx"
 )
 
@@ -192,23 +194,19 @@ func ReadHeader(path string) (*Header, error) {
 }
 
 func open(path string) (*os.File, int64, error) {
-	// Only regular files are opened: opening a FIFO (or a device) for
-	// reading would block until a writer appears, i.e. forever.
-	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
-		return nil, 0, notRegular(path, st.Mode())
-	}
-	f, err := os.Open(path)
+	// Only regular files are opened, and the open cannot block: a FIFO (or
+	// a device) is refused on its descriptor, never waited on.
+	f, err := fsutil.OpenRegular(path)
 	if err != nil {
+		if m, ok := fsutil.NotRegularMode(err); ok {
+			return nil, 0, notRegular(path, m)
+		}
 		return nil, 0, err
 	}
 	st, err := f.Stat()
 	if err != nil {
 		f.Close()
 		return nil, 0, err
-	}
-	if !st.Mode().IsRegular() {
-		f.Close()
-		return nil, 0, notRegular(path, st.Mode())
 	}
 	return f, st.Size(), nil
 }
@@ -217,7 +215,8 @@ func notRegular(path string, m os.FileMode) error {
 	if m.IsDir() {
 		return fmt.Errorf("read transcript %s: is a directory", path)
 	}
-	return fmt.Errorf("not a regular file (%s)", m.Type()) // callers name the file
+	// exit 10 wherever it surfaces; callers name the file
+	return apperr.Statef("not a regular file (%s)", m.Type()).Wrap(fsutil.ErrNotRegular)
 }
 
 // line is one line of the file: bytes [start,end), without its "\n".

@@ -22,6 +22,7 @@ import (
 
 	"github.com/openclaw/sessions/internal/apperr"
 	"github.com/openclaw/sessions/internal/era"
+	"github.com/openclaw/sessions/internal/fsutil"
 	"github.com/openclaw/sessions/internal/policy"
 	"github.com/openclaw/sessions/internal/sqlitestore"
 	"github.com/openclaw/sessions/internal/state"
@@ -185,7 +186,7 @@ func read(s *state.State, id string, o Options) *Agent {
 
 // list is the transcript files of dir by name; a missing dir has none.
 func list(dir string) ([]File, error) {
-	ents, err := os.ReadDir(dir)
+	ents, err := fsutil.ReadDir(dir)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, nil
@@ -380,7 +381,7 @@ func (a *Agent) Attribute(s *state.State, orphans []Orphan) {
 // file to the next: only the start of each file is read, and parsed only
 // when it has a parentSession.
 func headerParent(path string, buf []byte) string {
-	f, err := os.Open(path)
+	f, err := fsutil.OpenRegular(path)
 	if err != nil {
 		return ""
 	}

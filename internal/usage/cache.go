@@ -103,7 +103,7 @@ func OpenCache(dir, stateDir string) *Cache {
 		stateDir: stateDir,
 		entries:  map[string]cacheEntry{},
 	}
-	data, err := os.ReadFile(c.path)
+	data, err := fsutil.ReadFileRegular(c.path)
 	if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
 			c.Ignored = err.Error()

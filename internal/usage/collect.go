@@ -11,6 +11,7 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 
+	"github.com/openclaw/sessions/internal/fsutil"
 	"github.com/openclaw/sessions/internal/sqlitestore"
 )
 
@@ -92,7 +93,7 @@ func Collect(units []Unit, c *Cache, workers int, warn func(string)) ([][]Part, 
 // JSONL when its name ends in .zst. Archived marks a .reset/.deleted copy.
 func FileUnit(path string, fi os.FileInfo, sessionID string, archived bool) Unit {
 	return Unit{Path: path, Stamp: StampOf(fi), Read: func() ([]Part, error) {
-		f, err := os.Open(path)
+		f, err := fsutil.OpenRegular(path)
 		if err != nil {
 			return nil, err
 		}
