@@ -407,7 +407,7 @@ func startHTTPServer(t *testing.T, bin string, env []string, state, tokenFile st
 			if err != nil {
 				t.Errorf("sessions mcp --http after SIGINT: %v", err)
 			}
-		case <-time.After(20 * time.Second):
+		case <-time.After(60 * time.Second):
 			_ = cmd.Process.Kill()
 			<-done
 			t.Error("sessions mcp --http did not stop on SIGINT")
@@ -420,7 +420,7 @@ func startHTTPServer(t *testing.T, bin string, env []string, state, tokenFile st
 		mu.Lock()
 		defer mu.Unlock()
 		t.Fatalf("sessions mcp --http exited: %v\n%s", err, logged.String())
-	case <-time.After(30 * time.Second):
+	case <-time.After(2 * time.Minute):
 		t.Fatal("sessions mcp --http did not say where it listens")
 	}
 	return ""

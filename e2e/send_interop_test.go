@@ -68,8 +68,9 @@ func TestInteropSendThenOpenClawContinues(t *testing.T) {
 		t.Fatalf("send: %+v", res)
 	}
 	t.Logf("our send: run %s, reply %q", res.RunID, res.Reply)
-	// let the run end (the announce step) before OpenClaw takes the session
-	deadline := time.Now().Add(60 * time.Second)
+	// let the run end (the announce step) before OpenClaw takes the session;
+	// minutes on a loaded machine, where 60 s did not do
+	deadline := time.Now().Add(5 * time.Minute)
 	for {
 		var runs struct {
 			Runs []struct {

@@ -30,7 +30,7 @@ func TestInteropWatchGateway(t *testing.T) {
 			g := peertest.StartGateway(t, p, version)
 			const key = "agent:main:watch-interop"
 			cl := g.Seeded(t, key)
-			ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 			defer cancel()
 
 			cmd := exec.CommandContext(ctx, bin, append(append([]string{}, cl.Flags...), "watch", "--json")...)
@@ -77,7 +77,8 @@ func TestInteropWatchGateway(t *testing.T) {
 			seen := func(match func(event) bool, act func(n int)) bool {
 				for n := 1; n <= 4; n++ {
 					act(n)
-					wait := time.After(15 * time.Second)
+					// a 9.6 turn on a loaded machine takes well over 15 s
+					wait := time.After(60 * time.Second)
 					for {
 						select {
 						case ev, ok := <-events:

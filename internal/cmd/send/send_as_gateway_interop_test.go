@@ -37,7 +37,9 @@ func TestInteropSendAsOverGateway(t *testing.T) {
 			waitOK(t, bin, env, gw, runID)
 			// the announce step ends the run's work; wait for it
 			var rec gjson.Result
-			for i := 0; i < 300; i++ {
+			// until the announce is delivered, for as long as a loaded
+			// machine takes (each round is a CLI run, seconds under load)
+			for deadline := time.Now().Add(5 * time.Minute); time.Now().Before(deadline); {
 				out, _ = run(t, bin, env, append(gw, "--as", requester, "runs", "--json")...)
 				rec = gjson.GetBytes(out, `runs.#(runId=="`+runID+`")`)
 				if rec.Get("delivery.status").String() != "pending" {

@@ -84,7 +84,7 @@ func TestInteropSpawnChildSeenByOpenClaw(t *testing.T) {
 		}
 		kids = append(kids, spawned{key, filepath.Join(state, "agents", agent, "sessions", "sessions.json"), c.label, spawnedBy})
 	}
-	deadline := time.Now().Add(60 * time.Second)
+	deadline := time.Now().Add(5 * time.Minute) // the runs' turns, on a loaded machine
 	for {
 		out := run("runs", "--status", "ok", "--jq", ".count")
 		if strings.TrimSpace(string(out)) == "2" {
