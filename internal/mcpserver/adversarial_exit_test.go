@@ -83,7 +83,7 @@ func startStuck(t *testing.T) *stuckServer {
 	for k, v := range s.vars {
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}
-	cmd.Env = append(cmd.Env, "SESSIONS_TEST_STUCK_TOOL=sessions_history", "SESSIONS_TEST_STUCK_FIFO="+fifo)
+	cmd.Env = append(cmd.Env, "STUCKCALL_SEAM_TOOL=sessions_history", "STUCKCALL_SEAM_FIFO="+fifo)
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -5,12 +5,12 @@ package mcpserver
 import "os"
 
 // The test seam of a call stuck in a system call: a binary built with
-// -tags sessions_stuckcall, run with SESSIONS_TEST_STUCK_TOOL=<tool> and
-// SESSIONS_TEST_STUCK_FIFO=<a FIFO no one writes>, opens that FIFO (an
+// -tags sessions_stuckcall, run with STUCKCALL_SEAM_TOOL=<tool> and
+// STUCKCALL_SEAM_FIFO=<a FIFO no one writes>, opens that FIFO (an
 // open that blocks in the kernel for good) in every call of that tool.
 // Never in a release build.
 func init() {
-	tool, fifo := os.Getenv("SESSIONS_TEST_STUCK_TOOL"), os.Getenv("SESSIONS_TEST_STUCK_FIFO")
+	tool, fifo := os.Getenv("STUCKCALL_SEAM_TOOL"), os.Getenv("STUCKCALL_SEAM_FIFO")
 	if tool == "" || fifo == "" {
 		return
 	}
