@@ -49,6 +49,15 @@ func Fix(ctx context.Context, s *state.State, fs []Finding, now time.Time, o Fix
 		}
 		var done string
 		var err error
+		if f.action.kind != actArchive {
+			// our own repairs (removing a lock, renaming an orphan, ending a
+			// run) act only on files whose real place is inside the real
+			// state dir: a symlinked store dir is read, never repaired
+			if why := outsideStateDir(s.Dir.Path, f.Path); why != "" {
+				f.FixError = why
+				continue
+			}
+		}
 		switch f.action.kind {
 		case actRemoveLock:
 			done, err = fixLock(ctx, f, o)
@@ -71,6 +80,27 @@ func Fix(ctx context.Context, s *state.State, fs []Finding, now time.Time, o Fix
 		}
 		f.Fixed = done
 	}
+}
+
+// outsideStateDir says why path may not be repaired ("" when it may): the
+// directory holding it, with every symlink resolved, must lie inside the
+// state dir, resolved the same way. The entry itself is what a rename or a
+// removal changes, so its own name is not followed.
+func outsideStateDir(stateDir, path string) string {
+	root, err := filepath.EvalSymlinks(stateDir)
+	if err != nil {
+		return fmt.Sprintf("not fixed: the state dir cannot be resolved (%v): fix it by hand", err)
+	}
+	dir, err := filepath.EvalSymlinks(filepath.Dir(path))
+	if err != nil {
+		return fmt.Sprintf("not fixed: %s cannot be resolved (%v): fix it by hand", filepath.Dir(path), err)
+	}
+	rel, err := filepath.Rel(root, dir)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+		return fmt.Sprintf("not fixed: its real place %s is outside the state dir %s (a symlinked directory): fix it by hand",
+			filepath.Join(dir, filepath.Base(path)), root)
+	}
+	return ""
 }
 
 func fixLock(ctx context.Context, f *Finding, o FixOptions) (string, error) {

