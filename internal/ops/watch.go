@@ -190,6 +190,9 @@ func (o *Ops) watchEvents(evs []watch.Event, where string, fleet bool) []WatchEv
 			if fleet {
 				r.Context = where
 			}
+			if o.masking() {
+				r.Label, r.DisplayName = o.redactText(r.Label), o.redactText(r.DisplayName)
+			}
 			we.Session = &r
 		}
 		if ev.Kind == watch.Message {
