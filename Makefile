@@ -43,8 +43,12 @@ cross:
 # pinned (v2.15.1 is the newest that builds on our Go) and built by go run
 # from the module cache (a few minutes the first time).
 GORELEASER ?= $(GO) run github.com/goreleaser/goreleaser/v2@v2.15.1
+COMMIT ?= $(shell git rev-parse HEAD 2>/dev/null)
+DATE   ?= $(shell TZ=UTC git log -1 --date=format-local:%Y-%m-%dT%H:%M:%SZ --format=%cd 2>/dev/null)
+COMMIT_TIMESTAMP ?= $(shell git log -1 --format=%ct 2>/dev/null)
 dist:
-	SESSIONS_VERSION='$(VERSION)' $(GORELEASER) release --snapshot --clean
+	SESSIONS_VERSION='$(VERSION)' SESSIONS_COMMIT='$(COMMIT)' SESSIONS_DATE='$(DATE)' SESSIONS_COMMIT_TIMESTAMP='$(COMMIT_TIMESTAMP)' \
+		$(GORELEASER) release --snapshot --clean
 
 # The GoReleaser configuration is valid (and uses nothing deprecated).
 dist-check:
