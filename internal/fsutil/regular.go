@@ -114,16 +114,23 @@ func ReadFileRegular(path string) ([]byte, error) {
 	}
 }
 
-// CheckRegular reports whether path, if it exists, is a regular file, by a
-// non-blocking open and a check on the descriptor: for a file another
-// library opens by name (the SQLite driver). A missing path is its
-// os.ErrNotExist error, as the caller's own open would give.
+// CheckRegular reports whether path, if it exists, is a regular file, for
+// a file another library opens by name (the SQLite driver): by stat, which
+// never blocks on a FIFO, and never by an open. An open and close of a
+// database file beside a SQLite connection of this process would drop
+// every POSIX lock the process holds on it (closing any descriptor of a
+// file releases them all), and with them SQLite's protection of its
+// writes. A missing path is its os.ErrNotExist error, as the caller's own
+// open would give.
 func CheckRegular(path string) error {
-	f, err := OpenRegular(path)
+	fi, err := os.Stat(path)
 	if err != nil {
 		return err
 	}
-	return f.Close()
+	if !fi.Mode().IsRegular() {
+		return notRegular(path, fi.Mode())
+	}
+	return nil
 }
 
 // CheckRegularIfExists is CheckRegular where a missing file is fine (the
