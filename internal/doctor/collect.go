@@ -109,9 +109,12 @@ func Collect(s *state.State, now time.Time, lim Limits) *Snapshot {
 			files, _ := filepath.Glob(filepath.Join(dir, "*.jsonl"))
 			for _, p := range files {
 				fi, err := os.Lstat(p)
-				if err != nil || !fi.Mode().IsRegular() {
-					continue
+				if err != nil || fi.Mode()&fs.ModeSymlink != 0 {
+					continue // a symlinked transcript is never opened
 				}
+				// A FIFO, device or directory in a transcript's place is
+				// scanned too: the non-blocking open refuses it, and the
+				// refusal is a finding, not a silence.
 				tf := &TranscriptFact{Path: p, Size: fi.Size(), Agent: agent, ModTime: fi.ModTime()}
 				scans = append(scans, tf)
 			}
