@@ -9,8 +9,7 @@ import (
 
 	"github.com/openclaw/sessions/internal/cmdutil"
 	"github.com/openclaw/sessions/internal/era"
-	"github.com/openclaw/sessions/internal/sqlitestore"
-	"github.com/openclaw/sessions/internal/sqlitewrite"
+	"github.com/openclaw/sessions/internal/ops"
 	"github.com/spf13/cobra"
 )
 
@@ -72,11 +71,12 @@ func (i Info) Compat() string {
 
 // Get returns the build information.
 func Get() Info {
+	sup := ops.Supported()
 	i := Info{Version: Version, GoVersion: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH, Target: jsonTarget,
 		Reads: Support{JSONEra: era.JSONReleases, SQLiteSince: era.SQLiteSince,
-			AgentSchema: sqlitestore.ReadSchemaVersion, AgentSchemaOpenClaw: sqlitestore.ReadSchemaOpenClaw},
+			AgentSchema: sup.ReadSchema, AgentSchemaOpenClaw: sup.ReadSchemaOpenClaw},
 		Writes: Support{JSONEra: era.JSONReleases, SQLiteSince: era.SQLiteSince,
-			AgentSchema: sqlitewrite.SchemaVersion, AgentSchemaOpenClaw: "OpenClaw " + sqlitewrite.OpenClawVersion}}
+			AgentSchema: sup.WriteSchema, AgentSchemaOpenClaw: sup.WriteSchemaOpenClaw}}
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		if i.Version == "" && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
 			i.Version = bi.Main.Version
