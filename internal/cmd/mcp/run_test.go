@@ -84,17 +84,17 @@ func TestStdio(t *testing.T) {
 	}
 }
 
-// readmeBlocks are the fenced blocks of the README's "MCP server" section,
+// readmeBlocks are the fenced blocks of the "MCP server" section of docs/AGENTS.md,
 // by language.
 func readmeBlocks(t *testing.T) map[string][]string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(testutil.Root(t), "README.md"))
+	b, err := os.ReadFile(filepath.Join(testutil.Root(t), "docs", "AGENTS.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, sec, found := strings.Cut(string(b), "\n## MCP server\n")
 	if !found {
-		t.Fatal("README has no MCP server section")
+		t.Fatal("docs/AGENTS.md has no MCP server section")
 	}
 	sec, _, _ = strings.Cut(sec, "\n## ")
 	blocks := map[string][]string{}
@@ -123,7 +123,7 @@ type server struct {
 	Headers map[string]string `json:"headers" toml:"headers"`
 }
 
-// The README's config snippets parse (JSON, TOML), and each server they
+// The manual's config snippets (docs/AGENTS.md) parse (JSON, TOML), and each server they
 // define is a `sessions mcp` invocation the CLI accepts, or this server's
 // HTTP endpoint with a bearer token.
 func TestReadmeSnippets(t *testing.T) {
