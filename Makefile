@@ -58,7 +58,7 @@ dist-check:
 test:
 	$(GO) vet $(PKGS)
 	$(GO) vet -tags interop $(PKGS)
-	$(GO) test -count=1 $(PKGS)
+	$(GO) test -count=1 -timeout 25m $(PKGS)
 
 # The long reliability runs (docs/RELIABILITY.md): crash injection with
 # STRESS_ITERS (default 300) SIGKILLs of patch/send/spawn and their runners,
@@ -97,7 +97,7 @@ interop:
 	if [ $$rc -eq 75 ] && "$(PEER)" status >/dev/null 2>&1; then rc=0; fi; \
 	if [ $$rc -eq 75 ]; then echo "interop: skipped (OpenClaw peer unavailable: $(PEER) install exited 75)"; exit 0; fi; \
 	if [ $$rc -ne 0 ]; then echo "interop: $(PEER) install failed (exit $$rc)"; exit $$rc; fi; \
-	OPENCLAW_PEER="$(PEER)" $(GO) test -tags interop -count=1 -timeout 90m $(PKGS)
+	OPENCLAW_PEER="$(PEER)" $(GO) test -tags interop -count=1 -timeout 45m $(PKGS)
 
 # Benchmarks side by side with the real OpenClaw (scripts/bench.sh), then send's
 # and spawn's; writes docs/PERFORMANCE.md figures to stdout. Each skips with one

@@ -158,9 +158,9 @@ func biCases() []biCase {
 			fmt.Fprintln(f, `{"type":"message","id":"after","parentId":"big10mb","timestamp":"2026-11-21T05:00:01.000Z","message":{"role":"assistant","content":[{"type":"text","text":"after the big line"}],"stopReason":"stop","timestamp":1795236300001}}`)
 			must(t, f.Close())
 		}, cmds: []biCmd{
-			{args: []string{"history", "main", "--limit", "2", "--jq", `[.messages[].content[0].text | length] | join(",")`}, stdout: `^4014,18\n$`, max: 10 * time.Second},
-			{args: []string{"history", "main", "--jq", `.truncated`}, stdout: `^false\n$`, max: 10 * time.Second},
-			{args: []string{"list", "--messages", "2", "--jq", `.sessions[] | select(.key=="main") | .messages[1].content[0].text`}, stdout: `^after the big line\n$`, max: 10 * time.Second},
+			{args: []string{"history", "main", "--limit", "2", "--jq", `[.messages[].content[0].text | length] | join(",")`}, stdout: `^4014,18\n$`, max: 60 * time.Second},
+			{args: []string{"history", "main", "--jq", `.truncated`}, stdout: `^false\n$`, max: 60 * time.Second},
+			{args: []string{"list", "--messages", "2", "--jq", `.sessions[] | select(.key=="main") | .messages[1].content[0].text`}, stdout: `^after the big line\n$`, max: 60 * time.Second},
 		}},
 		{name: "transcript-no-header", cmds: []biCmd{
 			{args: []string{"history", "main", "--jq", `[.messages[].content[0].text] | join(",")`}, stdout: `^only-message,reply\n$`},
