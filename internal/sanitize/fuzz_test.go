@@ -176,20 +176,42 @@ func TestSuffixUnits(t *testing.T) {
 }
 
 // FuzzRedact: masking never panics, says whether it changed the text, and
-// keeps a valid UTF-8 text valid (the scanners index bytes).
+// keeps a valid UTF-8 text valid (the scanners index bytes). Its oracle
+// for the literal gate (redact_gate.go): the same Redactor running every
+// pattern on every text masks exactly the same.
 func FuzzRedact(f *testing.F) {
 	cases, _, _ := readRedactCorpusFile()
 	for _, c := range cases {
 		f.Add(c.In)
 	}
+	f.Add("c--dd.x:=\"&")
+	f.Add("Authorization: Bearer ab")
 	r := NewRedactor(nil, nil)
+	ungated := &Redactor{patterns: r.patterns, gated: r.gated}
 	f.Fuzz(func(t *testing.T, s string) {
 		out, changed := r.Redact(s)
 		if changed != (out != s) {
 			t.Fatalf("changed %v for %q -> %q", changed, s, out)
 		}
+		if all, _ := ungated.Redact(s); all != out {
+			t.Fatalf("the gate skipped a pattern that masks %q:\n gated   %q\n every   %q", s, out, all)
+		}
 		if utf8.ValidString(s) && !utf8.ValidString(out) {
 			t.Fatalf("invalid UTF-8 from %q: %q", s, out)
 		}
 	})
+}
+
+// TestRedactGateCorpus: on every corpus case (with its configured
+// patterns), the gate masks as running every pattern does.
+func TestRedactGateCorpus(t *testing.T) {
+	cases, _ := readRedactCorpus(t)
+	for i, c := range cases {
+		r := NewRedactor(c.Patterns, nil)
+		ungated := &Redactor{patterns: r.patterns, gated: r.gated}
+		got, _ := r.Redact(c.In)
+		if all, _ := ungated.Redact(c.In); all != got {
+			t.Errorf("case %d: gated %q, every pattern %q", i, got, all)
+		}
+	}
 }

@@ -403,32 +403,20 @@ func (r *Redactor) Redact(text string) (string, bool) {
 		return text, false
 	}
 	next := redactFormBody(redactQueryValues(redactStructuredAuthHeaders(text)))
-	var buf [512]bool
-	found := buf[:0]
-	if n := len(r.gate.lits); n <= len(buf) {
-		found = buf[:n]
-	} else {
-		found = make([]bool, n)
+	var sc *gateScratch
+	if r.gate != nil {
+		sc = r.gate.get(len(r.patterns))
+		defer r.gate.pool.Put(sc)
 	}
-	fresh := false // found is of next
+	fresh := false // sc is of next
 	for i, p := range r.patterns {
 		g := &r.gated[i]
-		if len(g.lits) > 0 || len(g.need) > 0 {
+		if sc != nil && (len(g.lits) > 0 || len(g.need) > 0) {
 			if !fresh {
-				r.gate.scan(strings.ToLower(next), found)
+				r.gate.scan(strings.ToLower(next), sc)
 				fresh = true
 			}
-			if len(g.lits) > 0 && !anyFound(found, g.lits) {
-				continue
-			}
-			held := true
-			for _, any := range g.need {
-				if !anyFound(found, any) {
-					held = false
-					break
-				}
-			}
-			if !held {
+			if !sc.may(i, g) {
 				continue
 			}
 		}
