@@ -3,6 +3,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -53,11 +54,19 @@ func Main(args []string) int {
 		Now:    time.Now,
 		Getenv: os.Getenv,
 	}
-	return Run(f, args)
+	sig := newSignals()
+	defer sig.stop()
+	f.Signals = sig
+	return RunContext(sig.ctx, f, args)
 }
 
 // Run executes args against a prepared factory (tests inject streams).
 func Run(f *cmdutil.Factory, args []string) int {
+	return RunContext(context.Background(), f, args)
+}
+
+// RunContext is Run with the context every command gets as cmd.Context().
+func RunContext(ctx context.Context, f *cmdutil.Factory, args []string) int {
 	if cmdutil.IsCompletionRequest(args) {
 		// Tab completion prints candidates and nothing else: no warnings.
 		f.Log = log.New(io.Discard)
@@ -66,7 +75,7 @@ func Run(f *cmdutil.Factory, args []string) int {
 	}
 	root := NewRoot(f)
 	root.SetArgs(args)
-	cmd, err := root.ExecuteC()
+	cmd, err := root.ExecuteContextC(ctx)
 	if err == nil {
 		return apperr.CodeOK
 	}

@@ -54,6 +54,8 @@ type Factory struct {
 	Log    *log.Logger
 	Now    func() time.Time
 	Getenv func(string) string
+	// Signals is the process's signal handling (cli.Main); nil in tests.
+	Signals Signals
 
 	opsOnce sync.Once
 	ops     *ops.Ops

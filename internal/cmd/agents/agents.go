@@ -55,7 +55,7 @@ canSpawn, reason, tab-separated.`,
 			if runF != nil {
 				return runF(o)
 			}
-			return run(o)
+			return run(cmd.Context(), o)
 		},
 	}
 }
@@ -69,9 +69,9 @@ type Requester = ops.AgentsRequester
 // Result is the JSON document.
 type Result = ops.AgentsResult
 
-func run(o *Options) error {
+func run(ctx context.Context, o *Options) error {
 	f := o.f
-	res, err := f.Ops().Agents(context.Background())
+	res, err := f.Ops().Agents(ctx)
 	if err != nil {
 		return err
 	}

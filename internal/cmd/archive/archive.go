@@ -49,15 +49,15 @@ session."), and a session with a live run unless --force waited for it.
 			if runF != nil {
 				return runF(o)
 			}
-			return run(o)
+			return run(cmd.Context(), o)
 		},
 	}
 	o.Register(cmd)
 	return cmd
 }
 
-func run(o *Options) error {
-	res, err := o.f.Ops().Archive(context.Background(), ops.ArchiveRequest{Key: o.Key, DryRun: o.DryRun, Force: o.Force})
+func run(ctx context.Context, o *Options) error {
+	res, err := o.f.Ops().Archive(ctx, ops.ArchiveRequest{Key: o.Key, DryRun: o.DryRun, Force: o.Force})
 	if err != nil {
 		return err
 	}

@@ -50,7 +50,7 @@ that). Nothing is renamed there, so "transcripts" is empty.
 			if runF != nil {
 				return runF(o)
 			}
-			return run(o)
+			return run(cmd.Context(), o)
 		},
 	}
 	o.Register(cmd)
@@ -58,8 +58,8 @@ that). Nothing is renamed there, so "transcripts" is empty.
 	return cmd
 }
 
-func run(o *Options) error {
-	res, err := o.f.Ops().Delete(context.Background(), ops.DeleteRequest{Keys: o.Keys, DryRun: o.DryRun, Force: o.Force, KeepTranscript: o.KeepTranscript})
+func run(ctx context.Context, o *Options) error {
+	res, err := o.f.Ops().Delete(ctx, ops.DeleteRequest{Keys: o.Keys, DryRun: o.DryRun, Force: o.Force, KeepTranscript: o.KeepTranscript})
 	if err != nil {
 		return err
 	}

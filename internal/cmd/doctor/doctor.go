@@ -64,16 +64,16 @@ Piped: severity, check, session key, path, fix, message — one finding a line.`
 			if runF != nil {
 				return runF(o)
 			}
-			return run(o)
+			return run(cmd.Context(), o)
 		},
 	}
 	cmd.Flags().BoolVar(&o.Fix, "fix", false, "repair what is safe without OpenClaw (stale locks, orphans, dead runs, due sub-agents)")
 	return cmd
 }
 
-func run(o *Options) error {
+func run(ctx context.Context, o *Options) error {
 	f := o.f
-	res, err := f.Ops().Doctor(context.Background(), ops.DoctorRequest{Fix: o.Fix})
+	res, err := f.Ops().Doctor(ctx, ops.DoctorRequest{Fix: o.Fix})
 	if err != nil {
 		return err
 	}

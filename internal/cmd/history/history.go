@@ -5,11 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
-	"os/signal"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/openclaw/sessions/internal/apperr"
@@ -58,6 +55,8 @@ type Options struct {
 	Poll time.Duration
 	// Context ends --follow when done (tests); nil = until SIGINT/SIGTERM.
 	Context context.Context
+
+	cmdContext context.Context // cmd.Context(): ends on SIGINT/SIGTERM (cli.Main)
 }
 
 // NewCmd builds the command.
@@ -153,6 +152,7 @@ text was cut or a message's details/usage/cost left out), "droppedMessages";
 			if runF != nil {
 				return runF(o)
 			}
+			o.cmdContext = cmd.Context()
 			return run(o)
 		},
 	}
@@ -202,13 +202,11 @@ func run(o *Options) error {
 		return err
 	}
 	ctx := o.Context
-	if ctx == nil && o.Follow { // --follow ends on Ctrl-C or SIGTERM with exit 0
-		var stop context.CancelFunc
-		ctx, stop = signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-		defer stop()
-	}
 	if ctx == nil {
-		ctx = context.Background()
+		ctx = o.commandContext()
+		if o.Follow { // --follow ends on Ctrl-C or SIGTERM with exit 0
+			f.GracefulSignals()
+		}
 	}
 	sess, err := op.Session(ctx, o.Ref, o.Label)
 	if err != nil {
@@ -387,4 +385,13 @@ func (p *printer) print(msgs []json.RawMessage) error {
 	}
 	p.printed += len(msgs)
 	return err
+}
+
+// commandContext is cmd.Context() (Background when run is called without
+// the command: tests).
+func (o *Options) commandContext() context.Context {
+	if o.cmdContext != nil {
+		return o.cmdContext
+	}
+	return context.Background()
 }

@@ -91,7 +91,7 @@ totalTokens, label.`,
 			if runF != nil {
 				return runF(o)
 			}
-			return run(o)
+			return run(cmd.Context(), o)
 		},
 	}
 	fl := cmd.Flags()
@@ -108,9 +108,9 @@ totalTokens, label.`,
 // DefaultLimit is how many sessions list shows without --limit.
 const DefaultLimit = 200
 
-func run(o *Options) error {
+func run(ctx context.Context, o *Options) error {
 	f := o.f
-	res, err := f.Ops().List(context.Background(), ops.ListQuery{Kinds: o.Kinds, Limit: o.Limit.Max(), Active: o.Active, Messages: o.Messages, AllAgents: o.AllAgents})
+	res, err := f.Ops().List(ctx, ops.ListQuery{Kinds: o.Kinds, Limit: o.Limit.Max(), Active: o.Active, Messages: o.Messages, AllAgents: o.AllAgents})
 	if err != nil {
 		return err
 	}

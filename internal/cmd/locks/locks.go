@@ -52,15 +52,15 @@ Piped: kind, session key (or run id), pid, since (RFC 3339), alive, stale, path.
 			if runF != nil {
 				return runF(o)
 			}
-			return run(o)
+			return run(cmd.Context(), o)
 		},
 	}
 	return cmd
 }
 
-func run(o *Options) error {
+func run(ctx context.Context, o *Options) error {
 	f := o.f
-	res, err := f.Ops().Locks(context.Background())
+	res, err := f.Ops().Locks(ctx)
 	if err != nil {
 		return err
 	}

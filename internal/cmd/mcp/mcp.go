@@ -7,10 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"os"
-	"os/signal"
 	"sync"
-	"syscall"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -31,6 +28,8 @@ type Options struct {
 	Context context.Context
 	// Ready, when set, is told the HTTP address the server listens on.
 	Ready func(addr string)
+
+	cmdContext context.Context // cmd.Context(): ends on SIGINT/SIGTERM (cli.Main)
 }
 
 // NewCmd builds the command; runF replaces the behaviour in flag tests.
@@ -87,6 +86,7 @@ writes.`,
 			if runF != nil {
 				return runF(o)
 			}
+			o.cmdContext = cmd.Context()
 			return run(o)
 		},
 	}
@@ -102,9 +102,8 @@ func run(o *Options) error {
 	f := o.f
 	ctx := o.Context
 	if ctx == nil {
-		var stop context.CancelFunc
-		ctx, stop = signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-		defer stop()
+		ctx = o.commandContext() // ends on SIGINT or SIGTERM
+		f.GracefulSignals()
 	}
 	var token string
 	if o.HTTP != "" {
@@ -196,3 +195,12 @@ func (w *watchedReader) Read(p []byte) (int, error) {
 type nopWriteCloser struct{ io.Writer }
 
 func (nopWriteCloser) Close() error { return nil }
+
+// commandContext is cmd.Context() (Background when run is called without
+// the command: tests).
+func (o *Options) commandContext() context.Context {
+	if o.cmdContext != nil {
+		return o.cmdContext
+	}
+	return context.Background()
+}

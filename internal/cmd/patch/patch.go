@@ -108,7 +108,7 @@ written; warnings only when there is one.`,
 			if runF != nil {
 				return runF(o)
 			}
-			return run(o)
+			return run(cmd.Context(), o)
 		},
 	}
 	fl := cmd.Flags()
@@ -135,11 +135,11 @@ func (o *Options) request() ops.PatchRequest {
 		SetLabel: o.SetLabel, Label: o.Label, ClearLabel: o.ClearLabel, WaitIdle: o.WaitIdle, Settle: o.Settle}
 }
 
-func run(o *Options) error {
+func run(ctx context.Context, o *Options) error {
 	f := o.f
 	q := o.request()
 	q.OnWaitIdle = func(msg string) { fmt.Fprintln(f.IO.ErrOut, msg) }
-	res, err := f.Ops().Patch(context.Background(), q)
+	res, err := f.Ops().Patch(ctx, q)
 	if err != nil {
 		return err
 	}

@@ -64,7 +64,7 @@ the bytes of transcripts that would be moved aside; --yes does it.
 			if runF != nil {
 				return runF(o)
 			}
-			return run(o)
+			return run(cmd.Context(), o)
 		},
 	}
 	o.Register(cmd)
@@ -76,8 +76,8 @@ the bytes of transcripts that would be moved aside; --yes does it.
 	return cmd
 }
 
-func run(o *Options) error {
-	res, err := o.f.Ops().Prune(context.Background(), ops.PruneRequest{OlderThan: o.OlderThan, Kinds: o.Kinds, AllAgents: o.AllAgents, DryRun: o.DryRun, Force: o.Force})
+func run(ctx context.Context, o *Options) error {
+	res, err := o.f.Ops().Prune(ctx, ops.PruneRequest{OlderThan: o.OlderThan, Kinds: o.Kinds, AllAgents: o.AllAgents, DryRun: o.DryRun, Force: o.Force})
 	if err != nil {
 		return err
 	}

@@ -44,15 +44,15 @@ lifecycleRevision, so newSessionId is the same id there.
 			if runF != nil {
 				return runF(o)
 			}
-			return run(o)
+			return run(cmd.Context(), o)
 		},
 	}
 	o.Register(cmd)
 	return cmd
 }
 
-func run(o *Options) error {
-	res, err := o.f.Ops().Reset(context.Background(), ops.ResetRequest{Key: o.Key, DryRun: o.DryRun, Force: o.Force})
+func run(ctx context.Context, o *Options) error {
+	res, err := o.f.Ops().Reset(ctx, ops.ResetRequest{Key: o.Key, DryRun: o.DryRun, Force: o.Force})
 	if err != nil {
 		return err
 	}

@@ -3,9 +3,6 @@ package runner
 
 import (
 	"context"
-	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/openclaw/sessions/internal/cmdutil"
 	"github.com/openclaw/sessions/internal/ops"
@@ -16,6 +13,8 @@ import (
 type Options struct {
 	f     *cmdutil.Factory
 	RunID string
+
+	cmdContext context.Context // cmd.Context(): ends on SIGINT/SIGTERM (cli.Main)
 }
 
 // NewCmd builds the hidden command a detached runner executes; runF
@@ -31,6 +30,7 @@ func NewCmd(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
 			if runF != nil {
 				return runF(o)
 			}
+			o.cmdContext = cmd.Context()
 			return run(o)
 		},
 	}
@@ -39,8 +39,16 @@ func NewCmd(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
 func run(o *Options) error {
 	// The runner outlives its caller: SIGHUP (a closed terminal) must not
 	// end it; SIGTERM/SIGINT cancel the current turn cleanly.
-	signal.Ignore(syscall.SIGHUP)
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	return o.f.Ops().ExecuteRun(ctx, o.RunID)
+	o.f.Detached()
+	o.f.GracefulSignals()
+	return o.f.Ops().ExecuteRun(o.commandContext(), o.RunID)
+}
+
+// commandContext is cmd.Context() (Background when run is called without
+// the command: tests).
+func (o *Options) commandContext() context.Context {
+	if o.cmdContext != nil {
+		return o.cmdContext
+	}
+	return context.Background()
 }

@@ -83,9 +83,9 @@ summary, source.`,
 				return runF(o)
 			}
 			if o.Sweep {
-				return sweepNow(o)
+				return sweepNow(cmd.Context(), o)
 			}
-			return run(o)
+			return run(cmd.Context(), o)
 		},
 	}
 	cmdutil.EnumVar(cmd, &o.Status, "status", "", "only runs with this status", runrec.StatusAccepted, runrec.StatusRunning, runrec.StatusOK, runrec.StatusError, runrec.StatusTimeout)
@@ -102,9 +102,9 @@ summary, source.`,
 	return cmd
 }
 
-func run(o *Options) error {
+func run(ctx context.Context, o *Options) error {
 	f := o.f
-	res, err := f.Ops().Runs(context.Background(), ops.RunsQuery{Status: o.Status, Session: o.Session, Source: o.Source, Tree: o.Tree, Limit: o.Limit.Max()})
+	res, err := f.Ops().Runs(ctx, ops.RunsQuery{Status: o.Status, Session: o.Session, Source: o.Source, Tree: o.Tree, Limit: o.Limit.Max()})
 	if err != nil {
 		return err
 	}

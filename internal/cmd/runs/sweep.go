@@ -11,9 +11,9 @@ import (
 
 // sweepNow is `sessions runs --sweep`: the sweep, with the usual lock
 // timeout, and its report.
-func sweepNow(o *Options) error {
+func sweepNow(ctx context.Context, o *Options) error {
 	f := o.f
-	rep, err := f.Ops().Sweep(context.Background(), ops.SweepRequest{})
+	rep, err := f.Ops().Sweep(ctx, ops.SweepRequest{})
 	if err != nil {
 		return err
 	}

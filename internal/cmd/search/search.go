@@ -115,7 +115,7 @@ sessionId, id, role, timestamp (RFC 3339), snippet.`,
 			if runF != nil {
 				return runF(o)
 			}
-			return run(o)
+			return run(cmd.Context(), o)
 		},
 	}
 	fl := cmd.Flags()
@@ -144,9 +144,9 @@ sessionId, id, role, timestamp (RFC 3339), snippet.`,
 	return cmd
 }
 
-func run(o *Options) error {
+func run(ctx context.Context, o *Options) error {
 	f := o.f
-	res, err := f.Ops().Search(context.Background(), ops.SearchQuery{
+	res, err := f.Ops().Search(ctx, ops.SearchQuery{
 		Pattern: o.Query, AllAgents: o.AllAgents, Kinds: o.Kinds, Role: o.Role, Since: o.Since, Until: o.Until,
 		Key: o.Key, Label: o.Label, IncludeTools: o.IncludeTools, IncludeArchived: o.IncludeArchived,
 		NoIndex: o.NoIndex, Limit: o.Limit, Context: o.Context,

@@ -106,7 +106,7 @@ JSON: {"runId","status":"accepted","sessionKey"} with --timeout 0;
 			if runF != nil {
 				return runF(o)
 			}
-			return run(o)
+			return run(cmd.Context(), o)
 		},
 	}
 	fl := cmd.Flags()
@@ -123,9 +123,9 @@ JSON: {"runId","status":"accepted","sessionKey"} with --timeout 0;
 	return cmd
 }
 
-func run(o *Options) error {
+func run(ctx context.Context, o *Options) error {
 	f := o.f
-	res, err := f.Ops().Send(context.Background(), ops.SendRequest{Ref: o.Ref, Label: o.Label, Message: o.Message,
+	res, err := f.Ops().Send(ctx, ops.SendRequest{Ref: o.Ref, Label: o.Label, Message: o.Message,
 		Timeout: time.Duration(o.Timeout) * time.Second, Engine: o.Engine, OpenClaw: o.OpenClaw, Deliver: o.Deliver,
 		OnWait: f.WaitSpinner()})
 	if err != nil {

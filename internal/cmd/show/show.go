@@ -73,7 +73,7 @@ fails is in "errors" and on stderr (exit 1), none having it is exit 4.`,
 			if runF != nil {
 				return runF(o)
 			}
-			return run(o)
+			return run(cmd.Context(), o)
 		},
 	}
 	cmdutil.AddRefLabelFlag(cmd, f, &o.Label, "label")
@@ -89,9 +89,9 @@ type FleetResult = ops.ShowFleetResult
 // run shows the session where the invocation works: the local state dir,
 // one gateway, or every host of a fleet (a host that fails is reported
 // beside the others' documents, exit 1).
-func run(o *Options) error {
+func run(ctx context.Context, o *Options) error {
 	f := o.f
-	shown, err := f.Ops().Show(context.Background(), ops.ShowQuery{Ref: o.Ref, Label: o.Label})
+	shown, err := f.Ops().Show(ctx, ops.ShowQuery{Ref: o.Ref, Label: o.Label})
 	if err != nil {
 		return err
 	}

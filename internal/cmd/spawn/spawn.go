@@ -109,7 +109,7 @@ Follow the run with 'sessions wait RUN_ID' (the child's reply) or 'sessions runs
 			if runF != nil {
 				return runF(o)
 			}
-			return run(o)
+			return run(cmd.Context(), o)
 		},
 	}
 	fl := cmd.Flags()
@@ -128,9 +128,9 @@ Follow the run with 'sessions wait RUN_ID' (the child's reply) or 'sessions runs
 	return cmd
 }
 
-func run(o *Options) error {
+func run(ctx context.Context, o *Options) error {
 	f := o.f
-	res, err := f.Ops().Spawn(context.Background(), ops.SpawnRequest{Task: o.Task, Label: o.Label, Model: o.Model, Thinking: o.Thinking,
+	res, err := f.Ops().Spawn(ctx, ops.SpawnRequest{Task: o.Task, Label: o.Label, Model: o.Model, Thinking: o.Thinking,
 		RunTimeoutSeconds: o.RunTimeout, Cleanup: o.Cleanup, Engine: o.Engine, OpenClaw: o.OpenClaw, Deliver: o.Deliver})
 	if err != nil {
 		return err

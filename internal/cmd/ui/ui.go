@@ -82,6 +82,9 @@ NO_COLOR and --no-color.`,
 
 func run(o *Options) error {
 	f := o.f
+	// the terminal program handles SIGINT/SIGTERM itself (it restores the
+	// terminal before it ends): the process's handling must not end it first
+	f.GracefulSignals()
 	first := f.NewOps()
 	sc, err := first.Scope() // an unknown context fails here, before the screen changes
 	if err != nil {

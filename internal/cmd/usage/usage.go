@@ -92,7 +92,7 @@ cost in micro-USD; the last line is the totals, TOTAL in every dimension.`,
 			if runF != nil {
 				return runF(o)
 			}
-			return run(o)
+			return run(cmd.Context(), o)
 		},
 	}
 	fl := cmd.Flags()
@@ -108,9 +108,9 @@ cost in micro-USD; the last line is the totals, TOTAL in every dimension.`,
 	return cmd
 }
 
-func run(o *Options) error {
+func run(ctx context.Context, o *Options) error {
 	f := o.f
-	res, err := f.Ops().Usage(context.Background(), ops.UsageQuery{By: o.By, Since: o.Since, Until: o.Until, AllAgents: o.AllAgents, IncludeArchived: o.IncludeArchived, NoCache: o.NoCache})
+	res, err := f.Ops().Usage(ctx, ops.UsageQuery{By: o.By, Since: o.Since, Until: o.Until, AllAgents: o.AllAgents, IncludeArchived: o.IncludeArchived, NoCache: o.NoCache})
 	if err != nil {
 		return err
 	}

@@ -46,16 +46,16 @@ A run whose runner died ends as "error: runner exited" at once. --timeout S
 			if runF != nil {
 				return runF(o)
 			}
-			return run(o)
+			return run(cmd.Context(), o)
 		},
 	}
 	cmd.Flags().IntVar(&o.Timeout, "timeout", 30, "wait up to `S` seconds")
 	return cmd
 }
 
-func run(o *Options) error {
+func run(ctx context.Context, o *Options) error {
 	f := o.f
-	res, err := f.Ops().Wait(context.Background(), ops.WaitRequest{RunID: o.RunID, Timeout: time.Duration(o.Timeout) * time.Second, OnWait: f.WaitSpinner()})
+	res, err := f.Ops().Wait(ctx, ops.WaitRequest{RunID: o.RunID, Timeout: time.Duration(o.Timeout) * time.Second, OnWait: f.WaitSpinner()})
 	if err != nil {
 		return err
 	}

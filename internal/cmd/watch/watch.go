@@ -5,8 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"os/signal"
 	"strings"
 	"syscall"
 
@@ -29,6 +27,8 @@ type Options struct {
 	Context context.Context
 	// Ready is called once the feed watches (tests).
 	Ready func()
+
+	cmdContext context.Context // cmd.Context(): ends on SIGINT/SIGTERM (cli.Main)
 }
 
 // NewCmd builds the command; runF replaces the behaviour in flag tests.
@@ -90,6 +90,7 @@ masking is on), "run" {"runId","status","kind"}. --jq filters each line.`,
 			if runF != nil {
 				return runF(o)
 			}
+			o.cmdContext = cmd.Context()
 			return run(o)
 		},
 	}
@@ -105,14 +106,11 @@ func run(o *Options) error {
 	f := o.f
 	ctx := o.Context
 	if ctx == nil {
-		var stop context.CancelFunc
-		ctx, stop = signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-		defer stop()
-		// A closed pipe is then a write error (EPIPE) rather than the
-		// signal that would kill the process.
-		pipe := make(chan os.Signal, 1)
-		signal.Notify(pipe, syscall.SIGPIPE)
-		defer signal.Stop(pipe)
+		ctx = o.commandContext()
+		// ends on SIGINT/SIGTERM with exit 0; a closed pipe is a write
+		// error (EPIPE) rather than the signal that would kill the process
+		f.GracefulSignals()
+		f.PipeErrors()
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -174,4 +172,13 @@ func Line(ev ops.WatchEvent) string {
 		}
 	}
 	return strings.TrimRight(fmt.Sprintf("%s %-8s %s  %s", ev.Time.Local().Format("15:04:05"), ev.Kind, key, what), " ")
+}
+
+// commandContext is cmd.Context() (Background when run is called without
+// the command: tests).
+func (o *Options) commandContext() context.Context {
+	if o.cmdContext != nil {
+		return o.cmdContext
+	}
+	return context.Background()
 }
