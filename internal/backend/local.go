@@ -97,20 +97,22 @@ func (l *Local) List(_ context.Context, q ListQuery) (*ListResult, error) {
 	// others are only counted (Total), from the entry alone unless Kinds
 	// needs the row's kind.
 	rows := []state.Row{}
+	var from []*cand // each row's entry and store
 	total := 0
 	for _, i := range order {
-		c := cands[i]
+		c := &cands[i]
 		if q.Active > 0 && !(c.e.Meta.UpdatedAt != nil && c.e.Updated() >= cutoff) {
 			continue
 		}
 		if !reached(len(rows)) {
-			if r := s.Row(c.agent, c.st, c.e); keep(r, q, cutoff) {
+			if r := s.Row(c.agent, c.st, c.e); keep(r, c.e, q, cutoff) {
 				rows = append(rows, r)
+				from = append(from, c)
 				total++
 			}
 			continue
 		}
-		if len(q.Kinds) == 0 || keep(s.Row(c.agent, c.st, c.e), q, cutoff) {
+		if len(q.Kinds) == 0 || keep(s.Row(c.agent, c.st, c.e), c.e, q, cutoff) {
 			total++
 		}
 	}
@@ -120,15 +122,15 @@ func (l *Local) List(_ context.Context, q ListQuery) (*ListResult, error) {
 	warns := make([][]string, len(rows))
 	var withMsgs []int
 	for i := range rows {
-		r := &rows[i]
-		if state.IsSQLite(r.Store) {
+		r, c := &rows[i], from[i]
+		if state.IsSQLite(c.st) {
 			// OpenClaw 2026.8+: no transcript file; messages come from the store.
 			if q.Messages > 0 {
 				withMsgs = append(withMsgs, i)
 			}
 			continue
 		}
-		tp, err := s.Transcript(r.AgentID, r.Store, r.Entry)
+		tp, err := s.Transcript(r.AgentID, c.st, c.e)
 		if err != nil {
 			warns[i] = append(warns[i], err.Error())
 			continue
@@ -140,10 +142,10 @@ func (l *Local) List(_ context.Context, q ListQuery) (*ListResult, error) {
 	}
 	parallel(len(withMsgs), func(j int) {
 		i := withMsgs[j]
-		r := &rows[i]
+		r, c := &rows[i], from[i]
 		warn := func(msg string) { warns[i] = append(warns[i], msg) }
-		if state.IsSQLite(r.Store) {
-			r.Messages = lastMessagesSQLite(s.SQLiteDB(r.AgentID), r.Entry.SessionID, q.Messages, warn)
+		if state.IsSQLite(c.st) {
+			r.Messages = lastMessagesSQLite(s.SQLiteDB(r.AgentID), c.e.SessionID, q.Messages, warn)
 		} else {
 			r.Messages = lastMessages(r.TranscriptPath, q.Messages, warn)
 		}
@@ -181,11 +183,11 @@ func parallel(n int, fn func(int)) {
 
 // keep applies Kinds and Active (cutoff: the oldest updatedAt kept, in ms)
 // to a local row.
-func keep(r state.Row, q ListQuery, cutoff int64) bool {
+func keep(r state.Row, e *store.Entry, q ListQuery, cutoff int64) bool {
 	if len(q.Kinds) > 0 && !slices.Contains(q.Kinds, r.Kind) {
 		return false
 	}
-	return q.Active == 0 || (r.UpdatedAt != nil && r.Entry.Updated() >= cutoff)
+	return q.Active == 0 || (r.UpdatedAt != nil && e.Updated() >= cutoff)
 }
 
 // lastMessages returns the last n messages, tool results removed, prepared

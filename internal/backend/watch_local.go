@@ -307,9 +307,8 @@ func (w *localWatch) rows(st *store.Store, agentOf func(key string) string, prev
 		if len(w.q.Kinds) > 0 && !slices.Contains(w.q.Kinds, r.Kind) {
 			continue
 		}
-		// The feed keeps no pointer into the store: an old store is freed
+		// A row holds no pointer into the store: an old store is freed
 		// once the next one is read.
-		r.Entry, r.Store = nil, nil
 		next[id] = watch.Item{Row: r, Transcript: watch.Mark{SessionID: e.SessionID}}
 		nmetas[id] = e.Meta
 	}

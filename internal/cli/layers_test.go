@@ -12,9 +12,13 @@ import (
 
 // commandsMustNotImport are the packages that know where sessions live or
 // how they are written: a command reaches them only through internal/ops.
+// Front-ends (the commands, cmdutil, the MCP server, the terminal UI) get
+// documents from ops and ask ops.Capabilities where they must choose:
+// they know no era, no run store, no state.
 var commandsMustNotImport = []string{
 	"gateway", "sqlitestore", "sqlitewrite", "sqlitefile", "sqlitedb", "store", "transcript", "transcripts",
 	"backend", "sessionwrite", "engine", "runner", "launch", "lifecycle", "archive",
+	"state", "runs", "era", "lock", "doctor", "usage", "search",
 }
 
 // TestCommandLayers holds the layering of docs/ARCHITECTURE.md: no package
@@ -59,13 +63,15 @@ func TestCommandLayers(t *testing.T) {
 	if checked < 20 {
 		t.Fatalf("only %d command files checked", checked)
 	}
-	// the MCP server and the terminal UI are front-ends like the commands
+	// the MCP server, the terminal UI and what the commands share are
+	// front-ends like the commands
 	files, _ := filepath.Glob(filepath.Join("..", "mcpserver", "*.go"))
 	uiFiles, _ := filepath.Glob(filepath.Join("..", "ui", "*.go"))
-	if len(uiFiles) == 0 {
-		t.Fatal("no terminal UI files found")
+	utilFiles, _ := filepath.Glob(filepath.Join("..", "cmdutil", "*.go"))
+	if len(uiFiles) == 0 || len(utilFiles) == 0 {
+		t.Fatal("no terminal UI or cmdutil files found")
 	}
-	files = append(files, uiFiles...)
+	files = append(append(files, uiFiles...), utilFiles...)
 	for _, file := range files {
 		if strings.HasSuffix(file, "_test.go") {
 			continue
@@ -101,4 +107,52 @@ func imports(t *testing.T, file string) []string {
 		out = append(out, p)
 	}
 	return out
+}
+
+// TestSignalsInMain: signals are handled in one place, cli.Main (every
+// command gets them through cmd.Context() and says what it needs through
+// cmdutil.Signals): no other non-test file of the module sets up signal
+// handling.
+func TestSignalsInMain(t *testing.T) {
+	root := filepath.Join("..", "..")
+	checked := 0
+	err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			switch d.Name() {
+			case "testdata", ".git", "dist", "node_modules":
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		checked++
+		rel, _ := filepath.Rel(root, path)
+		rel = filepath.ToSlash(rel)
+		// cli itself, and the fake LLM server of the engine tests (a
+		// program of its own)
+		if strings.HasPrefix(rel, "internal/cli/") || strings.Contains(rel, "/enginetest/") {
+			return nil
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		for _, call := range []string{"signal.Notify", "signal.Ignore", "signal.Reset"} {
+			if strings.Contains(string(data), call) {
+				t.Errorf("%s calls %s: signals are handled in cli.Main (cmdutil.Signals)", path, call)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if checked < 100 {
+		t.Fatalf("only %d files checked", checked)
+	}
 }

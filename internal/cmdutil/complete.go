@@ -2,14 +2,12 @@ package cmdutil
 
 import (
 	"cmp"
+	"errors"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/openclaw/sessions/internal/policy"
-	"github.com/openclaw/sessions/internal/runs"
-	"github.com/openclaw/sessions/internal/state"
 	"github.com/spf13/cobra"
 )
 
@@ -63,30 +61,10 @@ func finish(cands []candidate, toComplete string) []string {
 	return out
 }
 
-// completionState opens the state for a completion; nil when it cannot be
-// opened (the reason goes to cobra's completion debug log only).
-func (f *Factory) completionState() *state.State {
-	s, err := f.State()
-	if err != nil {
-		cobra.CompDebugln("sessions: "+err.Error(), false)
-		return nil
-	}
-	return s
-}
-
-// visibleAgents are the agents whose sessions the requester may read: the
-// --agent one when given, else every agent the policy lets it see.
-func visibleAgents(s *state.State) []string {
-	if s.AgentFlag != "" {
-		return []string{s.AgentFlag}
-	}
-	var out []string
-	for _, a := range s.AgentIDs() {
-		if s.CanSeeAgent(a, policy.OpHistory) == "" {
-			out = append(out, a)
-		}
-	}
-	return out
+// completionErr logs why a completion has nothing to offer (cobra's
+// completion debug log only).
+func completionErr(err error) {
+	cobra.CompDebugln("sessions: "+err.Error(), false)
 }
 
 // age is a short relative age for descriptions ("" for no time).
@@ -126,28 +104,17 @@ func joinDesc(parts ...string) string {
 // label and age. A word that matches no key but the start of a sessionId
 // completes sessionIds instead.
 func (f *Factory) SessionKeys(toComplete string) ([]string, cobra.ShellCompDirective) {
-	s := f.completionState()
-	if s == nil {
+	hints, err := f.Ops().SessionHints(false, func(m string) { completionErr(errors.New(m)) })
+	if err != nil {
+		completionErr(err)
 		return nil, noFiles
 	}
 	now := f.Now()
 	var keys, ids []candidate
-	for _, agent := range visibleAgents(s) {
-		st, entries, err := s.Entries(agent)
-		if err != nil {
-			cobra.CompDebugln("sessions: "+err.Error(), false)
-			continue
-		}
-		for _, e := range entries {
-			if !s.Listable(e.Key) || !s.Visible(e) {
-				continue
-			}
-			r := s.Row(agent, st, e)
-			at := e.Updated()
-			keys = append(keys, candidate{value: r.Key, at: at, desc: joinDesc(r.Kind, r.Channel, r.Label, age(at, now))})
-			if e.SessionID != "" {
-				ids = append(ids, candidate{value: e.SessionID, at: at, desc: joinDesc("session of "+r.Key, age(at, now))})
-			}
+	for _, h := range hints {
+		keys = append(keys, candidate{value: h.Key, at: h.UpdatedAt, desc: joinDesc(h.Kind, h.Channel, h.Label, age(h.UpdatedAt, now))})
+		if h.SessionID != "" {
+			ids = append(ids, candidate{value: h.SessionID, at: h.UpdatedAt, desc: joinDesc("session of "+h.Key, age(h.UpdatedAt, now))})
 		}
 	}
 	out := finish(keys, toComplete)
@@ -160,24 +127,15 @@ func (f *Factory) SessionKeys(toComplete string) ([]string, cobra.ShellCompDirec
 // Labels completes session labels (of --agent's store when given, else of
 // every visible agent), newest first, described by key and age.
 func (f *Factory) Labels(toComplete string) ([]string, cobra.ShellCompDirective) {
-	s := f.completionState()
-	if s == nil {
+	hints, err := f.Ops().SessionHints(true, func(string) {})
+	if err != nil {
+		completionErr(err)
 		return nil, noFiles
 	}
 	now := f.Now()
 	var cands []candidate
-	for _, agent := range visibleAgents(s) {
-		st, entries, err := s.Entries(agent)
-		if err != nil {
-			continue
-		}
-		for _, e := range entries {
-			if e.Label == "" || !s.Visible(e) {
-				continue
-			}
-			r := s.Row(agent, st, e)
-			cands = append(cands, candidate{value: e.Label, at: e.Updated(), desc: joinDesc(r.Key, age(e.Updated(), now))})
-		}
+	for _, h := range hints {
+		cands = append(cands, candidate{value: h.Label, at: h.UpdatedAt, desc: joinDesc(h.Key, age(h.UpdatedAt, now))})
 	}
 	return finish(cands, toComplete), noFiles | cobra.ShellCompDirectiveKeepOrder
 }
@@ -185,20 +143,22 @@ func (f *Factory) Labels(toComplete string) ([]string, cobra.ShellCompDirective)
 // AgentIDs completes agent ids (configured ones first, then the
 // directories under <state>/agents), described by name and "default".
 func (f *Factory) AgentIDs(toComplete string) ([]string, cobra.ShellCompDirective) {
-	s := f.completionState()
-	if s == nil {
+	hints, err := f.Ops().AgentHints()
+	if err != nil {
+		completionErr(err)
 		return nil, noFiles
 	}
 	var out []string
-	for _, id := range s.AgentIDs() {
+	for _, h := range hints {
+		id := h.ID
 		if !strings.HasPrefix(id, toComplete) {
 			continue
 		}
 		var desc []string
-		if a := s.Cfg.Agent(id); a != nil && a.Name != "" {
-			desc = append(desc, a.Name)
+		if h.Name != "" {
+			desc = append(desc, h.Name)
 		}
-		if id == s.Default {
+		if h.Default {
 			desc = append(desc, "default")
 		}
 		if d := joinDesc(desc...); d != "" {
@@ -216,23 +176,15 @@ func (f *Factory) AgentIDs(toComplete string) ([]string, cobra.ShellCompDirectiv
 // RunIDs completes run ids, newest first, described by kind, status,
 // target and age. Records are only read: no run is reaped (that writes).
 func (f *Factory) RunIDs(toComplete string) ([]string, cobra.ShellCompDirective) {
-	s := f.completionState()
-	if s == nil {
-		return nil, noFiles
-	}
-	recs, err := runs.Open(s.Dir.Path).List()
+	recs, err := f.Ops().RunHints()
 	if err != nil {
-		cobra.CompDebugln("sessions: "+err.Error(), false)
+		completionErr(err)
 		return nil, noFiles
 	}
 	now := f.Now()
 	cands := make([]candidate, 0, len(recs))
 	for _, r := range recs {
-		target := r.Target.DisplayKey
-		if target == "" {
-			target = r.Target.Key
-		}
-		cands = append(cands, candidate{value: r.RunID, at: r.CreatedAt, desc: joinDesc(r.Kind, r.Status, target, age(r.CreatedAt, now))})
+		cands = append(cands, candidate{value: r.RunID, at: r.CreatedAt, desc: joinDesc(r.Kind, r.Status, r.Target, age(r.CreatedAt, now))})
 	}
 	return finish(cands, toComplete), noFiles | cobra.ShellCompDirectiveKeepOrder
 }

@@ -17,7 +17,6 @@ import (
 	"github.com/openclaw/sessions/internal/config"
 	"github.com/openclaw/sessions/internal/iostreams"
 	"github.com/openclaw/sessions/internal/output"
-	"github.com/openclaw/sessions/internal/state"
 	"github.com/spf13/cobra"
 )
 
@@ -107,10 +106,6 @@ func (f *Factory) OpsConfig() ops.Config {
 		Log:                f.Log,
 	}
 }
-
-// State opens the state (state dir, config, requester) once: the
-// operations layer's.
-func (f *Factory) State() (*state.State, error) { return f.Ops().State() }
 
 // PrepareJQ compiles --jq early, so a bad expression fails before any work.
 func (f *Factory) PrepareJQ() error {

@@ -7,7 +7,6 @@ import (
 
 	"github.com/briandowns/spinner"
 	"github.com/openclaw/sessions/internal/ops"
-	"github.com/openclaw/sessions/internal/runs"
 	"github.com/spf13/cobra"
 )
 
@@ -48,7 +47,7 @@ func (f *Factory) PrintRunResult(res *ops.RunResult) error {
 	if f.JSONMode() {
 		return f.PrintJSON(res)
 	}
-	if res.Status == runs.StatusAccepted {
+	if res.Status == ops.RunAccepted {
 		fmt.Fprintln(f.IO.Out, res.RunID)
 		if f.IO.IsStderrTTY() {
 			fmt.Fprintf(f.IO.ErrOut, "Accepted; follow with: sessions wait %s\n", res.RunID)

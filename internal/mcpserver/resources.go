@@ -16,7 +16,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/openclaw/sessions/internal/apperr"
 	"github.com/openclaw/sessions/internal/ops"
-	"github.com/openclaw/sessions/internal/state"
 	"github.com/yosida95/uritemplate/v3"
 )
 
@@ -251,7 +250,7 @@ func decodeListCursor(s string) (listCursor, error) {
 	return c, nil
 }
 
-func cursorOf(r state.Row) listCursor {
+func cursorOf(r ops.Row) listCursor {
 	c := listCursor{UpdatedAt: -1, Context: r.Context, Agent: r.AgentID, Key: r.Key}
 	if r.UpdatedAt != nil {
 		c.UpdatedAt = *r.UpdatedAt
@@ -285,9 +284,9 @@ func (s *Server) listResources(ctx context.Context, req *mcp.ListResourcesReques
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: worded(err)}
 	}
 	rows := slices.Clone(lr.Sessions)
-	slices.SortStableFunc(rows, func(a, b state.Row) int { return compareCursors(cursorOf(a), cursorOf(b)) })
+	slices.SortStableFunc(rows, func(a, b ops.Row) int { return compareCursors(cursorOf(a), cursorOf(b)) })
 	if after != nil {
-		i, _ := slices.BinarySearchFunc(rows, *after, func(r state.Row, c listCursor) int { return compareCursors(cursorOf(r), c) })
+		i, _ := slices.BinarySearchFunc(rows, *after, func(r ops.Row, c listCursor) int { return compareCursors(cursorOf(r), c) })
 		for i < len(rows) && compareCursors(cursorOf(rows[i]), *after) <= 0 {
 			i++
 		}
@@ -306,7 +305,7 @@ func (s *Server) listResources(ctx context.Context, req *mcp.ListResourcesReques
 }
 
 // transcriptResource is the resource of the newest page of r's transcript.
-func transcriptResource(r state.Row) *mcp.Resource {
+func transcriptResource(r ops.Row) *mcp.Resource {
 	title := cmp.Or(r.Label, r.DisplayName)
 	desc := fmt.Sprintf("the transcript of %s (%s session", r.Key, r.Kind)
 	if r.Channel != "" {

@@ -33,6 +33,9 @@ type AgentRow struct {
 	// the writes go).
 	CanSpawn bool   `json:"canSpawn"`
 	Reason   string `json:"reason,omitempty"`
+	// ThroughGateway: the agent is worked on through a gateway the
+	// invocation names (Reason then says how a spawn goes).
+	ThroughGateway bool `json:"-"`
 }
 
 // AgentsRequester names who asked.
@@ -170,7 +173,7 @@ func (o *Ops) gatewayAgents(ctx context.Context, gws []*backend.Gateway, fleet b
 			n := a.Sessions
 			caps := gatewayCaps(g.Endpoint.URL, !a.Hidden)
 			row := AgentRow{ID: a.ID, Name: a.Name, Default: a.Default, Configured: a.Name != "" || a.Default, Era: caps.Era,
-				Store: where, Sessions: &n, Visible: caps.Readable, Writable: caps.Writable}
+				Store: where, Sessions: &n, Visible: caps.Readable, Writable: caps.Writable, ThroughGateway: true}
 			row.SpawnTarget, row.Reason = sp.target(a.ID, where)
 			row.CanSpawn = row.SpawnTarget
 			if a.Hidden { // as locally: no count for an agent the requester may not see

@@ -1,6 +1,7 @@
 package ops
 
 import (
+	"github.com/openclaw/sessions/internal/era"
 	"github.com/openclaw/sessions/internal/sqlitestore"
 	"github.com/openclaw/sessions/internal/sqlitewrite"
 )
@@ -10,6 +11,8 @@ import (
 // writer check (for `sessions version`; commands do not reach the storage
 // packages themselves).
 type Support struct {
+	JSONReleases        string // the OpenClaw releases of the JSON era (sessions.json + JSONL)
+	SQLiteSince         string // the first OpenClaw release of the per-agent SQLite store
 	ReadSchema          int    // the newest agent schema read completely
 	ReadSchemaOpenClaw  string // the OpenClaw releases of ReadSchema
 	WriteSchema         int    // the only agent schema written directly
@@ -19,6 +22,7 @@ type Support struct {
 // Supported is this build's Support.
 func Supported() Support {
 	return Support{
+		JSONReleases: era.JSONReleases, SQLiteSince: era.SQLiteSince,
 		ReadSchema: sqlitestore.ReadSchemaVersion, ReadSchemaOpenClaw: sqlitestore.ReadSchemaOpenClaw,
 		WriteSchema: sqlitewrite.SchemaVersion, WriteSchemaOpenClaw: "OpenClaw " + sqlitewrite.OpenClawVersion,
 	}

@@ -5,11 +5,16 @@ import (
 	"encoding/json"
 
 	"github.com/openclaw/sessions/internal/backend"
+	"github.com/openclaw/sessions/internal/sessionrow"
 	"github.com/openclaw/sessions/internal/state"
 )
 
 // HostError is one host of a fleet that failed: its context and why.
 type HostError = backend.HostError
+
+// Row is one session as a listing shows it (CONTRACT §4): its document,
+// with nothing of the store it was read from.
+type Row = sessionrow.Row
 
 // ListQuery is what a listing asks for.
 type ListQuery struct {
@@ -26,11 +31,11 @@ type ListQuery struct {
 // limit, the limit in force (null for no limit) and whether rows were left
 // out.
 type ListResult struct {
-	Count        int         `json:"count"`
-	TotalCount   int         `json:"totalCount"`
-	LimitApplied *int        `json:"limitApplied"`
-	HasMore      bool        `json:"hasMore"`
-	Sessions     []state.Row `json:"sessions"`
+	Count        int   `json:"count"`
+	TotalCount   int   `json:"totalCount"`
+	LimitApplied *int  `json:"limitApplied"`
+	HasMore      bool  `json:"hasMore"`
+	Sessions     []Row `json:"sessions"`
 	// Errors: the hosts that failed, over a fleet only (--context all);
 	// [] when none did.
 	Errors *[]HostError `json:"errors,omitempty"`

@@ -2,6 +2,19 @@ package ops
 
 import "github.com/openclaw/sessions/internal/runs"
 
+// The statuses a run goes through (RunRecord.Status).
+const (
+	RunAccepted = runs.StatusAccepted
+	RunRunning  = runs.StatusRunning
+	RunOK       = runs.StatusOK
+	RunError    = runs.StatusError
+	RunTimeout  = runs.StatusTimeout
+)
+
 // RunStatuses are the values of RunsQuery.Status: the statuses a run
 // goes through.
-var RunStatuses = []string{runs.StatusAccepted, runs.StatusRunning, runs.StatusOK, runs.StatusError, runs.StatusTimeout}
+var RunStatuses = []string{RunAccepted, RunRunning, RunOK, RunError, RunTimeout}
+
+// RunSummary is a one-line description of a run for people: its error,
+// its spawn's outcome, or the first line of its reply.
+func RunSummary(r *RunRecord) string { return runs.Summary(r) }

@@ -89,6 +89,9 @@ type ShowTranscript struct {
 	// Partial: over a gateway, only the last HistoryMaxLimit messages are
 	// reachable; messages and firstMessageAt count those (a warning says so).
 	Partial bool `json:"partial,omitempty"`
+	// InStore: the messages are kept in the agent's database (OpenClaw
+	// 2026.8+), not in a file; no OpenClaw lock file guards them.
+	InStore bool `json:"-"`
 }
 
 // ShowEarlier is one of a session's earlier transcripts: an orphan
@@ -151,6 +154,7 @@ func (o *Ops) Show(ctx context.Context, q ShowQuery) (*Shown, error) {
 		if err != nil {
 			return nil, err
 		}
+		res.Transcript.InStore = res.Era == era.SQLite
 		o.maskShow(res)
 		return &Shown{Session: res}, nil
 	}
@@ -160,6 +164,7 @@ func (o *Ops) Show(ctx context.Context, q ShowQuery) (*Shown, error) {
 		switch {
 		case errs[i] == nil:
 			found[i].Context = r.Where()
+			found[i].Transcript.InStore = found[i].Era == era.SQLite
 			o.maskShow(found[i])
 			out.Sessions = append(out.Sessions, found[i])
 		case apperr.CodeOf(errs[i]) == apperr.CodeNotFound:

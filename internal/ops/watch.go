@@ -186,7 +186,6 @@ func (o *Ops) watchEvents(evs []watch.Event, where string, fleet bool) []WatchEv
 		}
 		if ev.Row != nil {
 			r := *ev.Row
-			r.Entry, r.Store = nil, nil
 			if fleet {
 				r.Context = where
 			}

@@ -1,47 +1,16 @@
 package state
 
 import (
-	"encoding/json"
 	"strings"
 
 	"github.com/openclaw/sessions/internal/keys"
+	"github.com/openclaw/sessions/internal/sessionrow"
 	"github.com/openclaw/sessions/internal/store"
 )
 
-// Row is one session as `sessions list` shows it (CONTRACT §4). Field order
-// is the JSON order; every field is present only when known.
-type Row struct {
-	// Context is the named gateway context the row comes from, in fleet
-	// mode (--context all, or several); "" otherwise.
-	Context         string                 `json:"context,omitempty"`
-	Key             string                 `json:"key"`
-	Kind            string                 `json:"kind"`
-	Channel         string                 `json:"channel"`
-	AgentID         string                 `json:"agentId"`
-	Label           string                 `json:"label,omitempty"`
-	DisplayName     string                 `json:"displayName,omitempty"`
-	UpdatedAt       *float64               `json:"updatedAt,omitempty"`
-	SessionID       string                 `json:"sessionId,omitempty"`
-	Model           string                 `json:"model,omitempty"`
-	ContextTokens   *float64               `json:"contextTokens,omitempty"`
-	TotalTokens     *float64               `json:"totalTokens,omitempty"`
-	ThinkingLevel   string                 `json:"thinkingLevel,omitempty"`
-	VerboseLevel    string                 `json:"verboseLevel,omitempty"`
-	SystemSent      *bool                  `json:"systemSent,omitempty"`
-	AbortedLastRun  *bool                  `json:"abortedLastRun,omitempty"`
-	SendPolicy      string                 `json:"sendPolicy,omitempty"`
-	SpawnedBy       string                 `json:"spawnedBy,omitempty"`
-	LastChannel     string                 `json:"lastChannel,omitempty"`
-	LastTo          string                 `json:"lastTo,omitempty"`
-	DeliveryContext *store.DeliveryContext `json:"deliveryContext,omitempty"`
-	TranscriptPath  string                 `json:"transcriptPath,omitempty"`
-	Messages        []json.RawMessage      `json:"messages,omitempty"`
-
-	// Not in JSON: what the command needs besides.
-	StoreKey string       `json:"-"`
-	Entry    *store.Entry `json:"-"`
-	Store    *store.Store `json:"-"`
-}
+// Row is one session as `sessions list` shows it: the document of
+// internal/sessionrow, which the operations layer hands out.
+type Row = sessionrow.Row
 
 // Listable reports whether a key is ever listed: `global` only as the main
 // session under scope "global", `unknown` never (CONTRACT §3).
@@ -80,8 +49,6 @@ func (s *State) Row(agent string, st *store.Store, e *store.Entry) Row {
 		SendPolicy:     m.SendPolicy,
 		SpawnedBy:      m.SpawnedBy,
 		StoreKey:       e.Key,
-		Entry:          e,
-		Store:          st,
 	}
 	dcChannel := ""
 	var dc store.DeliveryContext

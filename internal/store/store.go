@@ -28,6 +28,7 @@ import (
 	"github.com/openclaw/sessions/internal/fsutil"
 	"github.com/openclaw/sessions/internal/jsonscan"
 	"github.com/openclaw/sessions/internal/mapfile"
+	"github.com/openclaw/sessions/internal/sessionrow"
 	"github.com/tidwall/gjson"
 	"github.com/titanous/json5"
 )
@@ -56,11 +57,7 @@ type Entry struct {
 }
 
 // DeliveryContext is entry.deliveryContext.
-type DeliveryContext struct {
-	Channel   string `json:"channel,omitempty"`
-	To        string `json:"to,omitempty"`
-	AccountID string `json:"accountId,omitempty"`
-}
+type DeliveryContext = sessionrow.DeliveryContext
 
 // Meta holds the SessionEntry fields (format §2.2) the tool uses. Pointers
 // distinguish absent from zero; strings are "" when absent or not strings.

@@ -1,15 +1,16 @@
 package ui
 
 import (
-	tea "charm.land/bubbletea/v2"
 	"context"
 	"database/sql"
-	"github.com/openclaw/sessions/internal/ops"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/openclaw/sessions/internal/ops"
 
 	"github.com/openclaw/sessions/internal/runs"
 	_ "modernc.org/sqlite"

@@ -14,9 +14,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/openclaw/sessions/internal/cmdutil"
-	"github.com/openclaw/sessions/internal/era"
 	"github.com/openclaw/sessions/internal/ops"
-	"github.com/openclaw/sessions/internal/state"
 )
 
 // pageSize is how many messages a transcript page holds: the newest page
@@ -27,7 +25,7 @@ const pageSize = 50
 // newest at the bottom, following what OpenClaw appends.
 type SessionView struct {
 	env Env
-	row state.Row
+	row ops.Row
 
 	shown   *ops.ShowResult
 	showErr error
@@ -78,7 +76,7 @@ var (
 )
 
 // NewSessionView opens the session of a listing's row.
-func NewSessionView(env Env, row state.Row) *SessionView {
+func NewSessionView(env Env, row ops.Row) *SessionView {
 	ti := textinput.New()
 	ti.Prompt = "search: "
 	ti.SetVirtualCursor(true)
@@ -403,7 +401,7 @@ func (v *SessionView) catchUp() tea.Cmd {
 
 // sqliteLive: the open transcript is a SQLite store's, followed.
 func (v *SessionView) sqliteLive() bool {
-	return v.opened && v.histErr == nil && v.live && v.shown != nil && v.shown.Era == era.SQLite
+	return v.opened && v.histErr == nil && v.live && v.shown != nil && v.shown.Transcript.InStore
 }
 
 // caughtUpMsg is catchUp's page.

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/openclaw/sessions/internal/ops"
-	"github.com/openclaw/sessions/internal/state"
 )
 
 // sortMode orders the sessions view.
@@ -35,7 +34,7 @@ func rowID(ctx, agent, key string) string { return ctx + "\x00" + agent + "\x00"
 // of the listing, kept current from the feed's events, and the rows shown
 // (filtered and sorted), rebuilt lazily after a change.
 type sessionList struct {
-	rows  []state.Row
+	rows  []ops.Row
 	at    map[string]int // rowID → index in rows
 	sort  sortMode
 	query string // the filter, lower-cased
@@ -43,7 +42,7 @@ type sessionList struct {
 	dirty bool
 }
 
-func (l *sessionList) set(rows []state.Row) {
+func (l *sessionList) set(rows []ops.Row) {
 	for i := range rows {
 		lean(&rows[i])
 	}
@@ -55,9 +54,9 @@ func (l *sessionList) set(rows []state.Row) {
 	l.dirty = true
 }
 
-// lean drops what a row holds besides its fields (the store it came from,
-// its entry): the view keeps 10,000 rows, not the stores behind them.
-func lean(r *state.Row) { r.Entry, r.Store, r.Messages = nil, nil, nil }
+// lean drops a row's messages: the view keeps 10,000 rows, not their
+// transcripts.
+func lean(r *ops.Row) { r.Messages = nil }
 
 // apply updates the rows from one event; it reports whether they changed.
 func (l *sessionList) apply(ev ops.WatchEvent) bool {
@@ -89,7 +88,7 @@ func (l *sessionList) apply(ev ops.WatchEvent) bool {
 			m := l.rows[i]
 			l.at[rowID(m.Context, m.AgentID, m.Key)] = i
 		}
-		l.rows[last] = state.Row{}
+		l.rows[last] = ops.Row{}
 		l.rows = l.rows[:last]
 		delete(l.at, id)
 	default:
@@ -109,7 +108,7 @@ func (l *sessionList) setQuery(q string) {
 }
 
 // matches: the filter is in the key, label or display name (any case).
-func (l *sessionList) matches(r *state.Row) bool {
+func (l *sessionList) matches(r *ops.Row) bool {
 	if l.query == "" {
 		return true
 	}

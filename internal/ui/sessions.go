@@ -13,7 +13,6 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/openclaw/sessions/internal/cmdutil"
 	"github.com/openclaw/sessions/internal/ops"
-	"github.com/openclaw/sessions/internal/state"
 )
 
 // SessionsOptions scope the sessions view like list's flags.
@@ -133,7 +132,7 @@ func (v *SessionsView) Keys() []key.Binding {
 func (v *SessionsView) Capturing() bool { return v.filtering }
 
 // Selected is the row under the cursor (nil: none).
-func (v *SessionsView) Selected() *state.Row {
+func (v *SessionsView) Selected() *ops.Row {
 	v.settle()
 	shown := v.list.view()
 	if v.cursor < 0 || v.cursor >= len(shown) {
@@ -323,7 +322,7 @@ func (v *SessionsView) reselect() {
 // column is one column of the table.
 type column struct {
 	name  string
-	cell  func(r *state.Row) string
+	cell  func(r *ops.Row) string
 	style func(s string) string // nil: plain
 	flex  bool                  // may shrink (to minFlex)
 	drop  int                   // 0: never dropped; lower drops first
@@ -338,24 +337,24 @@ func (v *SessionsView) columns(short bool) []*column {
 	st := v.env.Styles
 	var cols []*column
 	if v.fleet {
-		cols = append(cols, &column{name: "CONTEXT", cell: func(r *state.Row) string { return r.Context }, drop: 9})
+		cols = append(cols, &column{name: "CONTEXT", cell: func(r *ops.Row) string { return r.Context }, drop: 9})
 	}
-	cols = append(cols, &column{name: "KEY", cell: func(r *state.Row) string { return r.Key }})
-	cols = append(cols, &column{name: "KIND", cell: func(r *state.Row) string { return r.Kind }, drop: 5})
-	cols = append(cols, &column{name: "CHANNEL", cell: func(r *state.Row) string { return r.Channel }, drop: 3, flex: true})
+	cols = append(cols, &column{name: "KEY", cell: func(r *ops.Row) string { return r.Key }})
+	cols = append(cols, &column{name: "KIND", cell: func(r *ops.Row) string { return r.Kind }, drop: 5})
+	cols = append(cols, &column{name: "CHANNEL", cell: func(r *ops.Row) string { return r.Channel }, drop: 3, flex: true})
 	if v.multiAgent {
-		cols = append(cols, &column{name: "AGENT", cell: func(r *state.Row) string { return r.AgentID }, drop: 1})
+		cols = append(cols, &column{name: "AGENT", cell: func(r *ops.Row) string { return r.AgentID }, drop: 1})
 	}
 	cols = append(cols,
-		&column{name: "UPDATED", cell: func(r *state.Row) string { return cmdutil.AgoMs(r.UpdatedAt, now) }, drop: 7},
-		&column{name: "MODEL", cell: func(r *state.Row) string { return r.Model }, drop: 2, flex: true},
-		&column{name: "TOKENS", cell: func(r *state.Row) string {
+		&column{name: "UPDATED", cell: func(r *ops.Row) string { return cmdutil.AgoMs(r.UpdatedAt, now) }, drop: 7},
+		&column{name: "MODEL", cell: func(r *ops.Row) string { return r.Model }, drop: 2, flex: true},
+		&column{name: "TOKENS", cell: func(r *ops.Row) string {
 			if short {
 				return shortTokens(r.TotalTokens, r.ContextTokens)
 			}
 			return cmdutil.Tokens(r.TotalTokens, r.ContextTokens)
 		}, drop: 6, right: true},
-		&column{name: "LABEL", cell: func(r *state.Row) string {
+		&column{name: "LABEL", cell: func(r *ops.Row) string {
 			if r.Label != "" {
 				return r.Label
 			}
@@ -365,7 +364,7 @@ func (v *SessionsView) columns(short bool) []*column {
 	if !v.noBusy {
 		// before the label; over a gateway there are no locks to tell it
 		busy := []*column{
-			&column{name: "BUSY", cell: func(r *state.Row) string {
+			&column{name: "BUSY", cell: func(r *ops.Row) string {
 				if v.busy[rowID("", r.AgentID, r.Key)] && r.Context == "" {
 					return "busy"
 				}

@@ -7,7 +7,6 @@ import (
 	"strconv"
 
 	"github.com/openclaw/sessions/internal/cmdutil"
-	"github.com/openclaw/sessions/internal/era"
 	"github.com/openclaw/sessions/internal/ops"
 	"github.com/openclaw/sessions/internal/output"
 	"github.com/spf13/cobra"
@@ -136,7 +135,7 @@ func spawnCell(a Agent) string {
 	switch {
 	case !a.CanSpawn:
 		return "no: " + a.Reason
-	case a.Era == era.Gateway:
+	case a.ThroughGateway:
 		return "yes: " + a.Reason
 	}
 	return "yes"

@@ -16,7 +16,6 @@ import (
 	"github.com/openclaw/sessions/internal/cmdutil"
 	"github.com/openclaw/sessions/internal/output"
 	"github.com/openclaw/sessions/internal/render"
-	"github.com/openclaw/sessions/internal/state"
 	"github.com/spf13/cobra"
 )
 
@@ -132,7 +131,7 @@ func run(ctx context.Context, o *Options) error {
 	return nil
 }
 
-func printTable(f *cmdutil.Factory, rows []state.Row, multiAgent, withMsgs, fleet bool) error {
+func printTable(f *cmdutil.Factory, rows []ops.Row, multiAgent, withMsgs, fleet bool) error {
 	io := f.IO
 	tty := io.IsStdoutTTY()
 	if tty {

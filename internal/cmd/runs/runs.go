@@ -11,7 +11,6 @@ import (
 	"github.com/openclaw/sessions/internal/cmdutil"
 	"github.com/openclaw/sessions/internal/ops"
 	"github.com/openclaw/sessions/internal/output"
-	runrec "github.com/openclaw/sessions/internal/runs"
 	"github.com/spf13/cobra"
 )
 
@@ -88,7 +87,7 @@ summary, source.`,
 			return run(cmd.Context(), o)
 		},
 	}
-	cmdutil.EnumVar(cmd, &o.Status, "status", "", "only runs with this status", runrec.StatusAccepted, runrec.StatusRunning, runrec.StatusOK, runrec.StatusError, runrec.StatusTimeout)
+	cmdutil.EnumVar(cmd, &o.Status, "status", "", "only runs with this status", ops.RunStatuses...)
 	cmd.Flags().StringVar(&o.Session, "session", "", "only runs involving this session `KEY` or sessionId")
 	cmd.Flags().StringVar(&o.Source, "source", "", "whose runs: sessions (ours, the default), openclaw (OpenClaw's sub-agent registry) or all (default of --tree)")
 	cmd.Flags().Var(cmdutil.LimitFlag{L: &o.Limit}, "limit", "at most `N` runs, or all")
@@ -161,7 +160,7 @@ func printRuns(f *cmdutil.Factory, res *ops.RunsResult) error {
 		if tty {
 			created = cmdutil.Ago(now.Sub(time.UnixMilli(r.CreatedAt)))
 		}
-		row := []string{r.RunID, r.Kind, r.Status, engineName(r.Engine), targetOf(r), labelOf(r), requesterOf(r), created, runrec.Summary(r), r.Source}
+		row := []string{r.RunID, r.Kind, r.Status, engineName(r.Engine), targetOf(r), labelOf(r), requesterOf(r), created, ops.RunSummary(r), r.Source}
 		if fleet {
 			row = append(row, r.Context)
 		}

@@ -10,8 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/openclaw/sessions/internal/era"
-
 	"github.com/mattn/go-runewidth"
 	"github.com/openclaw/sessions/internal/cmdutil"
 	"github.com/openclaw/sessions/internal/iostreams"
@@ -220,7 +218,7 @@ func (v *view) header(res *Result) {
 func (v *view) transcript(res *Result) {
 	v.section("Transcript")
 	tr := res.Transcript
-	if res.Era == era.SQLite {
+	if tr.InStore {
 		v.line("stored in", "the SQLite store (OpenClaw 2026.8+)")
 	} else {
 		v.line("path", tr.Path)
@@ -242,7 +240,7 @@ func (v *view) transcript(res *Result) {
 		}
 		v.line(k, fmt.Sprintf("%s  %d messages (%s: %s)", e.SessionID, e.Messages, e.Source, cmpOr(e.Path, e.Archive)))
 	}
-	if res.Era == era.SQLite {
+	if tr.InStore {
 		return
 	}
 	switch l := res.Lock; {

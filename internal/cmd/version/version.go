@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/openclaw/sessions/internal/cmdutil"
-	"github.com/openclaw/sessions/internal/era"
 	"github.com/openclaw/sessions/internal/ops"
 	"github.com/spf13/cobra"
 )
@@ -73,9 +72,9 @@ func (i Info) Compat() string {
 func Get() Info {
 	sup := ops.Supported()
 	i := Info{Version: Version, GoVersion: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH, Target: jsonTarget,
-		Reads: Support{JSONEra: era.JSONReleases, SQLiteSince: era.SQLiteSince,
+		Reads: Support{JSONEra: sup.JSONReleases, SQLiteSince: sup.SQLiteSince,
 			AgentSchema: sup.ReadSchema, AgentSchemaOpenClaw: sup.ReadSchemaOpenClaw},
-		Writes: Support{JSONEra: era.JSONReleases, SQLiteSince: era.SQLiteSince,
+		Writes: Support{JSONEra: sup.JSONReleases, SQLiteSince: sup.SQLiteSince,
 			AgentSchema: sup.WriteSchema, AgentSchemaOpenClaw: sup.WriteSchemaOpenClaw}}
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		if i.Version == "" && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
