@@ -82,7 +82,7 @@ func (o *Ops) Agents(ctx context.Context) (*AgentsResult, error) {
 // localAgents are the agents of the state dir: configured in openclaw.json
 // or present under <state>/agents/.
 func (o *Ops) localAgents() (*AgentsResult, error) {
-	s, err := o.State()
+	s, err := o.openState()
 	if err != nil {
 		return nil, err
 	}

@@ -63,7 +63,7 @@ func (o *Ops) Capabilities(ctx context.Context, agent string) (Capabilities, err
 		}
 		return gatewayCaps(named.URL, acc == nil || acc.CanSeeAgent(agent, policy.OpHistory) == ""), nil
 	}
-	s, err := o.State()
+	s, err := o.openState()
 	if err != nil {
 		return Capabilities{}, err
 	}

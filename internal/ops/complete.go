@@ -53,7 +53,7 @@ func completionAgents(s *state.State) []string {
 // nothing is written, a store that cannot be read is skipped (warn says
 // why).
 func (o *Ops) SessionHints(labelled bool, warn func(string)) ([]SessionHint, error) {
-	s, err := o.State()
+	s, err := o.openState()
 	if err != nil {
 		return nil, err
 	}
@@ -78,7 +78,7 @@ func (o *Ops) SessionHints(labelled bool, warn func(string)) ([]SessionHint, err
 // AgentHints are the agents of this host's state dir (configured ones
 // first, then the directories under <state>/agents), for completions.
 func (o *Ops) AgentHints() ([]AgentHint, error) {
-	s, err := o.State()
+	s, err := o.openState()
 	if err != nil {
 		return nil, err
 	}
@@ -96,7 +96,7 @@ func (o *Ops) AgentHints() ([]AgentHint, error) {
 // RunHints are our run records on this host, for completions: only read
 // (no run is reaped: that writes).
 func (o *Ops) RunHints() ([]RunHint, error) {
-	s, err := o.State()
+	s, err := o.openState()
 	if err != nil {
 		return nil, err
 	}

@@ -189,7 +189,7 @@ func gatewayData(t *testing.T, tmp string, env map[string]string, dir string) ga
 	if err != nil {
 		t.Fatal(err)
 	}
-	lr := &backend.Local{State: local.State, Warn: func(string) {}}
+	lr := &backend.Local{State: local.OpenStateForTest, Warn: func(string) {}}
 	d := gatewaytest.Data{History: map[string][]json.RawMessage{}}
 	for _, r := range res.Sessions {
 		d.Sessions = append(d.Sessions, gatewayRow(t, r))
@@ -235,7 +235,7 @@ func gatewayRow(t *testing.T, r state.Row) json.RawMessage {
 // gatewayRuns is the run store of the gateway an Ops names.
 func gatewayRuns(t *testing.T, mk func() *ops.Ops) func() *runs.Store {
 	return func() *runs.Store {
-		rs, err := mk().RunStore()
+		rs, err := mk().RunStoreForTest()
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -52,7 +52,7 @@ func TestSearchUsageCoverage(t *testing.T) {
 		} {
 			t.Run(c.name+"/"+who.name, func(t *testing.T) {
 				o, _ := newTestOps(t, dir, map[string]string{"XDG_CACHE_HOME": t.TempDir()}, who.tweak)
-				s, err := o.State()
+				s, err := o.openState()
 				if err != nil {
 					t.Fatal(err)
 				}

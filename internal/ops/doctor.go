@@ -59,7 +59,7 @@ func (o *Ops) Doctor(ctx context.Context, q DoctorRequest) (*DoctorResult, error
 	if err := o.refuseGateway("doctor"); err != nil {
 		return nil, err
 	}
-	s, err := o.State()
+	s, err := o.openState()
 	if err != nil {
 		return nil, err
 	}

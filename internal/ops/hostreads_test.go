@@ -32,7 +32,7 @@ func readsOps(t *testing.T, c ops.Config) *ops.Ops {
 	c.Env = config.Env{Home: t.TempDir(), Getenv: func(string) string { return "" }}
 	o := ops.New(c)
 	t.Cleanup(func() {
-		if s, err := o.State(); err == nil {
+		if s, err := o.OpenStateForTest(); err == nil {
 			s.Close()
 		}
 	})

@@ -61,7 +61,7 @@ type PruneRequest struct {
 // session with a live run refused unless Force waited for it, all before
 // anything is written.
 func (o *Ops) Delete(ctx context.Context, q DeleteRequest) (*LifecycleResult, error) {
-	s, err := o.State()
+	s, err := o.openState()
 	if err != nil {
 		return nil, err
 	}
@@ -97,7 +97,7 @@ func (o *Ops) Archive(ctx context.Context, q ArchiveRequest) (*LifecycleResult, 
 }
 
 func (o *Ops) oneSession(ctx context.Context, key string, dryRun, force bool, act func(context.Context, *state.State, *state.Target, lifecycle.Options) (*lifecycle.Result, error)) (*LifecycleResult, error) {
-	s, err := o.State()
+	s, err := o.openState()
 	if err != nil {
 		return nil, err
 	}
@@ -115,7 +115,7 @@ func (o *Ops) oneSession(ctx context.Context, key string, dryRun, force bool, ac
 // session, never one with a live run (both skipped, with the reason). It
 // is for the host operator.
 func (o *Ops) Prune(ctx context.Context, q PruneRequest) (*LifecycleResult, error) {
-	s, err := o.State()
+	s, err := o.openState()
 	if err != nil {
 		return nil, err
 	}

@@ -53,7 +53,7 @@ func (o *Ops) Locks(ctx context.Context) (*LocksResult, error) {
 	if err := o.refuseGateway("locks"); err != nil {
 		return nil, err
 	}
-	s, err := o.State()
+	s, err := o.openState()
 	if err != nil {
 		return nil, err
 	}

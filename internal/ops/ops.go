@@ -154,10 +154,10 @@ func (o *Ops) sandboxed() bool {
 	return err == nil && b
 }
 
-// State opens this host's state (state dir, config, requester) once. Only
+// openState opens this host's state (state dir, config, requester) once. Only
 // the operations layer and the detached runner work on it; front-ends call
 // operations.
-func (o *Ops) State() (*state.State, error) {
+func (o *Ops) openState() (*state.State, error) {
 	o.stateOnce.Do(func() {
 		as := o.cfg.As
 		if as == "" {

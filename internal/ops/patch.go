@@ -138,7 +138,7 @@ func (o *Ops) Patch(ctx context.Context, q PatchRequest) (*PatchResult, error) {
 
 // patchLocal patches a session of this host's state dir.
 func (o *Ops) patchLocal(ctx context.Context, q PatchRequest) (*PatchResult, error) {
-	s, err := o.State()
+	s, err := o.openState()
 	if err != nil {
 		return nil, err
 	}

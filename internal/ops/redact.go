@@ -25,7 +25,7 @@ func (o *Ops) redactorFor() *sanitize.Redactor {
 	}
 	o.redactOnce.Do(func() {
 		var patterns []string
-		if st, err := o.State(); err == nil && st != nil && st.Cfg != nil {
+		if st, err := o.openState(); err == nil && st != nil && st.Cfg != nil {
 			patterns = st.Cfg.Logging.RedactPatterns
 		}
 		o.redactor = sanitize.NewRedactor(patterns, o.warn)

@@ -12,7 +12,7 @@ import (
 // runner that send and spawn start: the agent turn, the ping-pong, the
 // announce, and for a sub-agent its cleanup. ctx cancels the current turn.
 func (o *Ops) ExecuteRun(ctx context.Context, runID string) error {
-	s, err := o.State()
+	s, err := o.openState()
 	if err != nil {
 		return err
 	}

@@ -106,7 +106,7 @@ func (o *Ops) Runs(ctx context.Context, q RunsQuery) (*RunsResult, error) {
 			return nil, err
 		}
 	} else {
-		s, err := o.State()
+		s, err := o.openState()
 		if err != nil {
 			return nil, err
 		}

@@ -66,7 +66,7 @@ func TestRunsLocal(t *testing.T) {
 func TestRunsThroughAGateway(t *testing.T) {
 	o, dir := fixtureOps(t, "state-2026.1.30", map[string]string{"OPENCLAW_GATEWAY_TOKEN": "tok"}, Config{Gateway: "ws://127.0.0.1:1"})
 	ctx := context.Background()
-	rs, err := o.RunStore()
+	rs, err := o.runStore()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +84,7 @@ func TestRunsThroughAGateway(t *testing.T) {
 	}
 
 	local, dir2 := fixtureOps(t, "state-2026.1.30", nil, Config{})
-	if rs, err := local.RunStore(); err != nil || !strings.HasPrefix(rs.Dir(), dir2) {
+	if rs, err := local.runStore(); err != nil || !strings.HasPrefix(rs.Dir(), dir2) {
 		t.Fatalf("local run store: %v %v", rs, err)
 	}
 }

@@ -128,7 +128,7 @@ func (o *Ops) Search(ctx context.Context, q SearchQuery) (*SearchResult, error) 
 	if q.Role != "" {
 		so.Roles = []string{q.Role}
 	}
-	s, err := o.State()
+	s, err := o.openState()
 	if err != nil {
 		return nil, err
 	}

@@ -118,7 +118,7 @@ func (o *Ops) Send(ctx context.Context, q SendRequest) (*RunResult, error) {
 // where the chooser says (writeRoute): the agent's files or database, or
 // the live gateway of a 2026.8+ agent.
 func (o *Ops) sendLocal(q SendRequest) (*sendPlan, error) {
-	s, err := o.State()
+	s, err := o.openState()
 	if err != nil {
 		return nil, err
 	}

@@ -206,7 +206,7 @@ func (o *Ops) showOn(ctx context.Context, r backend.Reader, q ShowQuery) (*ShowR
 	}
 	var res *ShowResult
 	if orphan := sess.Orphan(); orphan != nil {
-		s, err := o.State()
+		s, err := o.openState()
 		if err != nil {
 			return nil, err
 		}
@@ -214,7 +214,7 @@ func (o *Ops) showOn(ctx context.Context, r backend.Reader, q ShowQuery) (*ShowR
 			return nil, err
 		}
 	} else if t := sess.Target(); t != nil {
-		s, err := o.State()
+		s, err := o.openState()
 		if err != nil {
 			return nil, err
 		}

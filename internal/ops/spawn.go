@@ -82,7 +82,7 @@ func (o *Ops) spawn(ctx context.Context, q SpawnRequest) (*SpawnResult, error) {
 	if named != nil {
 		return o.spawnThroughNamed(ctx, q, route, wo)
 	}
-	s, err := o.State()
+	s, err := o.openState()
 	if err != nil {
 		return nil, err
 	}

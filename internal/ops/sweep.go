@@ -36,7 +36,7 @@ const autoSweepLockTimeout = 150 * time.Millisecond
 // whose runner is alive, or whose store is busy, is deferred. The sweep
 // works on this host's state dir.
 func (o *Ops) Sweep(ctx context.Context, q SweepRequest) (*SweepReport, error) {
-	s, err := o.State()
+	s, err := o.openState()
 	if err != nil {
 		if q.Auto {
 			return nil, nil // the command reports it

@@ -97,7 +97,7 @@ func (o *Ops) Usage(ctx context.Context, q UsageQuery) (*UsageResult, error) {
 	if err := o.refuseGateway("usage"); err != nil {
 		return nil, err
 	}
-	s, err := o.State()
+	s, err := o.openState()
 	if err != nil {
 		return nil, err
 	}

@@ -51,7 +51,7 @@ type WaitRequest struct {
 // too ("timeout" when the turn itself timed out, else "error"), with the
 // run id.
 func (o *Ops) Wait(ctx context.Context, q WaitRequest) (*RunResult, error) {
-	rs, err := o.RunStore()
+	rs, err := o.runStore()
 	if err != nil {
 		return nil, err
 	}
@@ -65,7 +65,7 @@ func (o *Ops) Wait(ctx context.Context, q WaitRequest) (*RunResult, error) {
 // RunStore is where this invocation's runs are recorded: the home of the
 // gateway it names (the runs send and spawn made through it), else the
 // local state dir's.
-func (o *Ops) RunStore() (*runs.Store, error) {
+func (o *Ops) runStore() (*runs.Store, error) {
 	ep, err := o.namedGateway()
 	if err != nil {
 		return nil, err
@@ -78,7 +78,7 @@ func (o *Ops) RunStore() (*runs.Store, error) {
 		o.debug("runs through the gateway "+ep.String()+" are kept in "+home, "gateway", ep.String())
 		return runs.Open(home), nil
 	}
-	s, err := o.State()
+	s, err := o.openState()
 	if err != nil {
 		return nil, err
 	}

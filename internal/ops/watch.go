@@ -11,7 +11,6 @@ import (
 	"github.com/openclaw/sessions/internal/backend"
 	"github.com/openclaw/sessions/internal/runs"
 	"github.com/openclaw/sessions/internal/sanitize"
-	"github.com/openclaw/sessions/internal/state"
 	"github.com/openclaw/sessions/internal/watch"
 )
 
@@ -40,7 +39,7 @@ type WatchEvent struct {
 	AgentID string        `json:"agentId"`
 	Key     string        `json:"key"`
 	Fields  []string      `json:"fields,omitempty"`  // updated: the JSON names of the list-row fields that changed
-	Session *state.Row    `json:"session,omitempty"` // added/updated: the row as `list --json` prints it now
+	Session *Row          `json:"session,omitempty"` // added/updated: the row as `list --json` prints it now
 	Message *WatchMessage `json:"message,omitempty"` // message
 	Run     *WatchRun     `json:"run,omitempty"`     // run
 }
@@ -243,7 +242,7 @@ func (o *Ops) watchRunStores() ([]runStoreAt, error) {
 		return nil, err
 	}
 	if len(eps) == 0 {
-		s, err := o.State()
+		s, err := o.openState()
 		if err != nil {
 			return nil, err
 		}

@@ -133,7 +133,7 @@ func TestSendAndWaitNamedGateway(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rs, err := o.RunStore()
+	rs, err := o.runStore()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -222,7 +222,7 @@ func TestSpawnLocalBothEras(t *testing.T) {
 			if rec.Kind != runs.KindSpawn || rec.Spawn == nil || rec.Spawn.Label != "kid" || rec.Target.Key != res.ChildSessionKey || rec.Requester == nil || rec.Requester.Key != "agent:main:main" {
 				t.Errorf("record %+v", rec)
 			}
-			s, err := New(o.Config()).State()
+			s, err := New(o.Config()).openState()
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -248,7 +248,7 @@ func TestSpawnNamedGateway(t *testing.T) {
 	if res.Status != runs.StatusAccepted || !strings.HasPrefix(res.ChildSessionKey, "agent:main:subagent:") {
 		t.Errorf("result %+v", res)
 	}
-	rs, _ := o.RunStore()
+	rs, _ := o.runStore()
 	rec, err := rs.Load(res.RunID)
 	if err != nil {
 		t.Fatal(err)
