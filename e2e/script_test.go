@@ -30,7 +30,7 @@ func TestScript(t *testing.T) {
 		Dir:                 "testdata/script",
 		RequireExplicitExec: true,
 		RequireUniqueNames:  true,
-		UpdateScripts:       os.Getenv("UPDATE_SCRIPTS") == "1",
+		UpdateScripts:       testutil.UpdateGolden(), // UPDATE_GOLDEN=1 rewrites the scripts' expected output
 		Setup: func(e *testscript.Env) error {
 			e.Setenv("TESTDATA", root)
 			e.Setenv("NO_COLOR", "1")
