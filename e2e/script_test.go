@@ -46,7 +46,7 @@ func TestScript(t *testing.T) {
 			e.Setenv("XDG_CONFIG_HOME", filepath.Join(e.WorkDir, ".xdg-config"))
 			// the default engine (auto) depends on the machine (an openclaw
 			// on $PATH, a live gateway): scripts use provider unless they
-			// say otherwise (engine_auto.txtar tests auto)
+			// say otherwise (send_engine_auto.txtar tests auto)
 			e.Setenv("SESSIONS_ENGINE", "provider")
 			return nil
 		},
