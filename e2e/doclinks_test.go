@@ -16,8 +16,8 @@ import (
 // [text](target "title").
 var mdLink = regexp.MustCompile(`\]\(([^)\s]+)(?:\s+"[^"]*")?\)`)
 
-// TestDocLinks: every relative link of the README and of the manual
-// (docs/*.md) resolves — the file or directory exists in the repository,
+// TestDocLinks: every relative link of the README, of CONTRIBUTING.md and
+// of the manual (docs/*.md) resolves — the file or directory exists in the repository,
 // and a #fragment names a heading of the page it points to (as GitHub
 // makes anchors of headings). The manual is split into pages by audience,
 // so a section moved to another page must take its links along.
@@ -27,7 +27,7 @@ func TestDocLinks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	files := append([]string{filepath.Join(root, "README.md")}, pages...)
+	files := append([]string{filepath.Join(root, "README.md"), filepath.Join(root, "CONTRIBUTING.md")}, pages...)
 	anchors := map[string]map[string]bool{}
 	anchorsOf := func(path string) map[string]bool {
 		if a, ok := anchors[path]; ok {

@@ -149,9 +149,9 @@ func helpExamples(t *testing.T) []example {
 	return out
 }
 
-// docExamples collects the lines of the ```sh blocks of the README and of
-// every page of the manual (docs/*.md) that invoke sessions (not make, go
-// test or go install).
+// docExamples collects the lines of the ```sh blocks of the README, of
+// CONTRIBUTING.md and of every page of the manual (docs/*.md) that invoke
+// sessions (not make, go test or go install).
 func docExamples(t *testing.T) []example {
 	root := testutil.Root(t)
 	pages, err := filepath.Glob(filepath.Join(root, "docs", "*.md"))
@@ -159,7 +159,7 @@ func docExamples(t *testing.T) []example {
 		t.Fatal(err)
 	}
 	var out []example
-	for _, p := range append([]string{filepath.Join(root, "README.md")}, pages...) {
+	for _, p := range append([]string{filepath.Join(root, "README.md"), filepath.Join(root, "CONTRIBUTING.md")}, pages...) {
 		rel, err := filepath.Rel(root, p)
 		if err != nil {
 			t.Fatal(err)

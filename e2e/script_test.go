@@ -30,7 +30,7 @@ func TestScript(t *testing.T) {
 		Dir:                 "testdata/script",
 		RequireExplicitExec: true,
 		RequireUniqueNames:  true,
-		UpdateScripts:       os.Getenv("UPDATE_SCRIPTS") == "1",
+		UpdateScripts:       testutil.UpdateGolden(), // UPDATE_GOLDEN=1 rewrites the scripts' expected output
 		Setup: func(e *testscript.Env) error {
 			e.Setenv("TESTDATA", root)
 			e.Setenv("NO_COLOR", "1")
@@ -46,7 +46,7 @@ func TestScript(t *testing.T) {
 			e.Setenv("XDG_CONFIG_HOME", filepath.Join(e.WorkDir, ".xdg-config"))
 			// the default engine (auto) depends on the machine (an openclaw
 			// on $PATH, a live gateway): scripts use provider unless they
-			// say otherwise (engine_auto.txtar tests auto)
+			// say otherwise (send_engine_auto.txtar tests auto)
 			e.Setenv("SESSIONS_ENGINE", "provider")
 			return nil
 		},

@@ -137,23 +137,6 @@ func TestTTYUnderScript(t *testing.T) {
 	}
 }
 
-// buildBinary builds cmd/sessions into the test's temp dir (skipping
-// without a go command; the build cache makes the second build quick).
-func buildBinary(t *testing.T) string {
-	t.Helper()
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("skipping: no `go` command to build the binary")
-	}
-	bin := filepath.Join(t.TempDir(), "sessions")
-	build := exec.Command(goBin, "build", "-o", bin, "./cmd/sessions")
-	build.Dir = testutil.Root(t)
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
-}
-
 // TestFollowEndsOnSignals: `history --follow` ends with exit 0 on SIGTERM
 // and on SIGINT, promptly.
 func TestFollowEndsOnSignals(t *testing.T) {

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"bytes"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -15,8 +14,6 @@ import (
 	"github.com/openclaw/sessions/internal/iostreams"
 	"github.com/openclaw/sessions/internal/testutil"
 )
-
-var updateGolden = flag.Bool("update-golden", false, "rewrite testdata/golden from this build's output")
 
 // goldenRuns are the read commands whose output must not change when the
 // code under them is reshaped: JSON and tables (piped and on a terminal),
@@ -57,7 +54,7 @@ var goldenRuns = []struct {
 
 // TestGoldenReads runs every read command on a copy of each fixture state
 // and compares stdout, stderr and the exit code with testdata/golden
-// (-update-golden rewrites them). The copy's path reads as $STATE.
+// (UPDATE_GOLDEN=1 rewrites them). The copy's path reads as $STATE.
 func TestGoldenReads(t *testing.T) {
 	prev := time.Local
 	time.Local = time.UTC
@@ -95,7 +92,7 @@ func TestGoldenReads(t *testing.T) {
 					}
 					got := fmt.Sprintf("exit %d\n-- stdout --\n%s-- stderr --\n%s", code, norm(out), norm(errOut))
 					path := filepath.Join("testdata", "golden", fx, g.name)
-					if *updateGolden {
+					if testutil.UpdateGolden() {
 						if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 							t.Fatal(err)
 						}
@@ -106,7 +103,7 @@ func TestGoldenReads(t *testing.T) {
 					}
 					want, err := os.ReadFile(path)
 					if err != nil {
-						t.Fatalf("%v (run with -update-golden to create it)", err)
+						t.Fatalf("%v (run with UPDATE_GOLDEN=1 to create it)", err)
 					}
 					if got != string(want) {
 						t.Errorf("%s %s changed:\n%s", fx, strings.Join(g.args, " "), lineDiff(string(want), got))

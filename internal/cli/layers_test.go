@@ -1,10 +1,13 @@
 package cli
 
 import (
+	"bytes"
 	"go/parser"
 	"go/token"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -107,6 +110,91 @@ func imports(t *testing.T, file string) []string {
 		out = append(out, p)
 	}
 	return out
+}
+
+// binaryUsers are the test files outside e2e that may use the binary the
+// shared testutil.SessionsBinary builds, and why: each starts it as the
+// detached runner of the runs it makes, or measures the MCP server process
+// beside list processes (scripts/bench_mcp.sh runs those benchmarks).
+var binaryUsers = map[string]string{
+	"internal/ops/conformance_test.go":         "the detached runner of the conformance suite's runs",
+	"internal/ops/conformance_interop_test.go": "the detached runner, beside the real gateways",
+	"internal/mcpserver/harness_test.go":       "sessionsBinary, for the two below",
+	"internal/mcpserver/disconnect_test.go":    "the detached runner of a send whose MCP client went away",
+	"internal/mcpserver/bench_test.go":         "the MCP server's benchmarks beside list (make bench-mcp)",
+}
+
+// buildsBinary matches what builds cmd/sessions in a test: go build, the
+// interop helper, the shared build of the detached runner.
+var buildsBinary = regexp.MustCompile(`exec\.Command(Context)?\([^\n]*"build"|peertest\.BuildSessions\(|testutil\.SessionsBinary\(`)
+
+// TestTestLayout holds the map of the tests (CONTRIBUTING.md): a test that
+// builds and runs the sessions binary lives in e2e, nowhere else, except
+// the binary as the detached runner (binaryUsers); each testscript is named
+// after the command it tests, <command>_<what>.txtar (sessions_<what> for
+// the root command: global flags, what every command shares), and is
+// listed in CONTRIBUTING.md's tests by command.
+func TestTestLayout(t *testing.T) {
+	root := filepath.Join("..", "..")
+	checked := 0
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, path)
+		rel = filepath.ToSlash(rel)
+		if d.IsDir() {
+			if rel == "e2e" || rel == ".git" || d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".") && rel != "." {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(rel, "_test.go") || rel == "internal/cli/layers_test.go" {
+			return nil
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		checked++
+		if m := buildsBinary.Find(b); m != nil && binaryUsers[rel] == "" {
+			t.Errorf("%s builds the sessions binary (%s): a test that runs the binary belongs in e2e (CONTRIBUTING.md)", rel, m)
+		}
+		if bytes.Contains(b, []byte("sessionsBinary(")) && binaryUsers[rel] == "" {
+			t.Errorf("%s runs the sessions binary (sessionsBinary): a test that runs the binary belongs in e2e (CONTRIBUTING.md)", rel)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if checked < 100 {
+		t.Fatalf("only %d test files checked: the walk is broken", checked)
+	}
+
+	f, _, _ := testFactory(false)
+	commands := map[string]bool{"sessions": true, "help": true}
+	for _, c := range NewRoot(f).Commands() {
+		commands[c.Name()] = true
+	}
+	contributing, err := os.ReadFile(filepath.Join(root, "CONTRIBUTING.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	scripts, _ := filepath.Glob(filepath.Join(root, "e2e", "testdata", "script", "*.txtar"))
+	if len(scripts) < 100 {
+		t.Fatalf("only %d testscripts found", len(scripts))
+	}
+	for _, s := range scripts {
+		name := strings.TrimSuffix(filepath.Base(s), ".txtar")
+		cmd, _, _ := strings.Cut(name, "_")
+		if !commands[cmd] {
+			t.Errorf("e2e/testdata/script/%s.txtar: not named <command>_<what>.txtar (%q is no command; sessions_<what> for the root's)", name, cmd)
+		}
+		if !regexp.MustCompile(`[ |,]` + regexp.QuoteMeta(name) + `[ ,|]`).Match(contributing) {
+			t.Errorf("e2e/testdata/script/%s.txtar is not in CONTRIBUTING.md's tests by command", name)
+		}
+	}
 }
 
 // TestSignalsInMain: signals are handled in one place, cli.Main (every

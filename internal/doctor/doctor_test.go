@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"database/sql"
 	"encoding/hex"
-	"flag"
 	"fmt"
 	"io/fs"
 	"os"
@@ -23,8 +22,6 @@ import (
 	"github.com/openclaw/sessions/internal/testutil"
 	"github.com/openclaw/sessions/internal/testutil/storegen"
 )
-
-var update = flag.Bool("update", false, "rewrite testdata/doctor/findings.golden")
 
 const (
 	mainSID   = "c040fd20-0a1c-4ce0-924c-6e695a32eecb" // agent:main:main
@@ -221,7 +218,7 @@ func TestBrokenStateGolden(t *testing.T) {
 
 	got := lines(root, run(t, jdir, now)) + lines(root, run(t, sdir, now))
 	golden := filepath.Join("testdata", "doctor", "findings.golden")
-	if *update {
+	if testutil.UpdateGolden() {
 		write(t, golden, got)
 	}
 	want, err := os.ReadFile(golden)
@@ -229,7 +226,7 @@ func TestBrokenStateGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	if got != string(want) {
-		t.Fatalf("findings differ from %s (go test -run %s -update):\n--- got\n%s--- want\n%s", golden, t.Name(), got, want)
+		t.Fatalf("findings differ from %s (UPDATE_GOLDEN=1 go test -run %s):\n--- got\n%s--- want\n%s", golden, t.Name(), got, want)
 	}
 
 	for _, dir := range []string{jdir, sdir} {

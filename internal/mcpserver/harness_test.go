@@ -279,8 +279,5 @@ func sessionsBinary(t *testing.T) string { return testutil.SessionsBinary(t) }
 func TestMain(m *testing.M) {
 	code := m.Run()
 	testutil.RemoveBinary()
-	if stuckBin != "" {
-		_ = os.RemoveAll(stuckBin[:strings.LastIndexByte(stuckBin, os.PathSeparator)])
-	}
 	os.Exit(code)
 }

@@ -1,5 +1,5 @@
 // Code generated from testdata/state-2026.9.6 (written by the real OpenClaw 2026.9.6); DO NOT EDIT.
-// Regenerate: go test ./internal/sqlitewrite -run TestSchemaDefinitions -update
+// Regenerate: UPDATE_GOLDEN=1 go test ./internal/sqlitewrite -run TestSchemaDefinitions
 
 package sqlitewrite
 

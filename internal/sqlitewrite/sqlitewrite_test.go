@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -19,9 +18,8 @@ import (
 	"github.com/openclaw/sessions/internal/apperr"
 	"github.com/openclaw/sessions/internal/jsonx"
 	"github.com/openclaw/sessions/internal/sqlitestore"
+	"github.com/openclaw/sessions/internal/testutil"
 )
-
-var update = flag.Bool("update", false, "rewrite schema96.go from the fixture")
 
 const mainKey = "agent:main:main"
 
@@ -35,7 +33,7 @@ func assistantMsg(text string) json.RawMessage {
 }
 
 // TestSchemaDefinitions: schema96 is what the real 2026.9.6 created in the
-// fixture (regenerate with -update after re-generating the fixture).
+// fixture (regenerate with UPDATE_GOLDEN=1 after re-generating the fixture).
 func TestSchemaDefinitions(t *testing.T) {
 	db := rawDB(t, Path(copyState(t), "main"))
 	tables := map[string]bool{}
@@ -57,10 +55,10 @@ func TestSchemaDefinitions(t *testing.T) {
 		}
 	}
 	rows.Close()
-	if *update {
+	if testutil.UpdateGolden() {
 		var b strings.Builder
 		b.WriteString("// Code generated from testdata/state-2026.9.6 (written by the real OpenClaw 2026.9.6); DO NOT EDIT.\n")
-		b.WriteString("// Regenerate: go test ./internal/sqlitewrite -run TestSchemaDefinitions -update\n\npackage sqlitewrite\n\n")
+		b.WriteString("// Regenerate: UPDATE_GOLDEN=1 go test ./internal/sqlitewrite -run TestSchemaDefinitions\n\npackage sqlitewrite\n\n")
 		b.WriteString("// schema96 is every sqlite_master row (type, name, table, SQL) of the tables\n// this package writes, or that a write reaches through a trigger or an ON\n// DELETE CASCADE, exactly as OpenClaw 2026.9.6 (agent schema 23) creates them.\nvar schema96 = []schemaObject{\n")
 		for _, o := range got {
 			fmt.Fprintf(&b, "\t{%q, %q, %q, %q},\n", o.Type, o.Name, o.Table, o.SQL)

@@ -20,7 +20,7 @@ func runEvent(id, status string) ops.WatchEvent {
 }
 
 // Golden frames of every view on the demo state, at 80×24 and 160×48,
-// plain (NO_COLOR); go test -run TestGolden -update rewrites them.
+// plain (NO_COLOR); UPDATE_GOLDEN=1 go test -run TestGolden rewrites them.
 func TestGolden(t *testing.T) {
 	fx := newFixture(t, "state-2026.1.30", true)
 	views := map[string]func() View{

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"flag"
 	"os"
 	"regexp"
 	"strconv"
@@ -21,6 +22,13 @@ import (
 func TestMain(m *testing.M) {
 	// usage by day is rolled up in the local zone: the same days anywhere
 	time.Local = time.UTC
+	// the golden frames (charmbracelet/x/exp/golden) are rewritten under
+	// its -update flag: UPDATE_GOLDEN=1, the repository's one switch, sets it
+	if testutil.UpdateGolden() {
+		if err := flag.Set("update", "true"); err != nil {
+			panic(err)
+		}
+	}
 	code := m.Run()
 	testutil.RemoveBinary()
 	os.Exit(code)

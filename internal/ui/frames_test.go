@@ -54,7 +54,7 @@ func runFrame(t *testing.T, w, h int, steps ...frameStep) string {
 }
 
 // Golden frames of each view at 80×24 and 160×48 on the demo state
-// (go test ./internal/ui -run TestFrames -update writes them).
+// (UPDATE_GOLDEN=1 go test ./internal/ui -run TestFrames writes them).
 func TestFrames(t *testing.T) {
 	views := []struct {
 		name  string

@@ -2,7 +2,6 @@ package schema24
 
 import (
 	"database/sql"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -13,11 +12,9 @@ import (
 	"github.com/openclaw/sessions/internal/testutil"
 )
 
-var update = flag.Bool("update", false, "regenerate testdata/state-2026.9.8 from testdata/state-2026.9.6")
-
 // TestFixture checks that testdata/state-2026.9.8 is exactly what Build
 // makes of testdata/state-2026.9.6 (every schema object and every row of
-// every database), or regenerates it with -update (keeping its
+// every database), or regenerates it with UPDATE_GOLDEN=1 (keeping its
 // PROVENANCE.md).
 func TestFixture(t *testing.T) {
 	root := testutil.Root(t)
@@ -27,7 +24,7 @@ func TestFixture(t *testing.T) {
 	if err := Build(src, fresh); err != nil {
 		t.Fatal(err)
 	}
-	if *update {
+	if testutil.UpdateGolden() {
 		prov, err := os.ReadFile(filepath.Join(fixture, "PROVENANCE.md"))
 		if err != nil {
 			t.Fatal(err)
@@ -53,7 +50,7 @@ func TestFixture(t *testing.T) {
 		rel, _ := filepath.Rel(fresh, p)
 		got, want := dump(t, filepath.Join(fixture, rel)), dump(t, p)
 		if got != want {
-			t.Errorf("%s differs from a fresh build; run go test ./internal/testutil/schema24 -run TestFixture -update", rel)
+			t.Errorf("%s differs from a fresh build; run UPDATE_GOLDEN=1 go test ./internal/testutil/schema24 -run TestFixture", rel)
 		}
 	}
 	for _, f := range []string{"openclaw.json"} {

@@ -2,7 +2,7 @@
 
 // `sessions patch` beside the real OpenClaw 2026.1.30 (../shared/peer).
 // Run: make interop.
-package patch_test
+package e2e_test
 
 import (
 	"encoding/json"

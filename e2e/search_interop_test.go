@@ -1,10 +1,13 @@
 //go:build interop
 
-package search_test
+package e2e_test
 
 import (
+	"encoding/json"
+	"fmt"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -28,6 +31,7 @@ func TestInteropIndexAfterOpenClawTurn(t *testing.T) {
 	if err := testutil.CopyTree(filepath.Join(testutil.Root(t), "testdata", "state-2026.9.6"), state); err != nil {
 		t.Fatal(err)
 	}
+	bin := peertest.BuildSessions(t)
 	url, _ := peertest.StartMockLLM(t, p)
 	peertest.SetProviderURL(t, state, "mock", url)
 	word := "quagga" + time.Now().Format("150405")
@@ -37,8 +41,8 @@ func TestInteropIndexAfterOpenClawTurn(t *testing.T) {
 	if err != nil {
 		t.Fatalf("openclaw agent --local: %v\n%s", err, out)
 	}
-	viaIndex, _ := runSearch(t, state, word)
-	viaEvents, _ := runSearch(t, state, word, "--no-index")
+	viaIndex := runSearch(t, bin, state, word)
+	viaEvents := runSearch(t, bin, state, word, "--no-index")
 	if len(viaIndex.Hits) < 2 {
 		t.Fatalf("want OpenClaw's user message and the mock's echo, got %+v", viaIndex.Hits)
 	}
@@ -51,4 +55,46 @@ func TestInteropIndexAfterOpenClawTurn(t *testing.T) {
 		}
 	}
 	t.Logf("%d hits of %q through OpenClaw's index and through the events", len(viaIndex.Hits), word)
+}
+
+// searchDoc is the JSON document of `sessions search`.
+type searchDoc struct {
+	Count      int  `json:"count"`
+	TotalCount int  `json:"totalCount"`
+	HasMore    bool `json:"hasMore"`
+	Hits       []struct {
+		Key       string `json:"key"`
+		SessionID string `json:"sessionId"`
+		ID        string `json:"id"`
+		Role      string `json:"role"`
+		Timestamp int64  `json:"timestamp"`
+		Source    string `json:"source"`
+	} `json:"hits"`
+}
+
+// runSearch runs `sessions --state-dir STATE search --json --limit all
+// ARGS...` (the binary, as a person runs it) and returns its document,
+// all of it on one page.
+func runSearch(t *testing.T, bin, state string, args ...string) searchDoc {
+	t.Helper()
+	argv := append([]string{"search", "--json", "--limit", "all"}, args...)
+	out := peertest.Sessions(t, bin, state, nil, argv...)
+	var d searchDoc
+	if err := json.Unmarshal(out, &d); err != nil {
+		t.Fatalf("sessions %v: %v\n%s", argv, err, out)
+	}
+	if d.Count != len(d.Hits) || d.TotalCount != d.Count || d.HasMore {
+		t.Fatalf("sessions %v: count %d, totalCount %d, hasMore %v, %d hits", argv, d.Count, d.TotalCount, d.HasMore, len(d.Hits))
+	}
+	return d
+}
+
+// got is the hits as "sessionId id role timestamp" lines, sorted.
+func (d searchDoc) got() []string {
+	var out []string
+	for _, h := range d.Hits {
+		out = append(out, fmt.Sprintf("%s %s %s %d", h.SessionID, h.ID, h.Role, h.Timestamp))
+	}
+	slices.Sort(out)
+	return out
 }

@@ -1,6 +1,6 @@
 //go:build interop
 
-package spawn_test
+package e2e_test
 
 import (
 	"encoding/json"

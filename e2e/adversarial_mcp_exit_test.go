@@ -1,4 +1,4 @@
-package mcpserver_test
+package e2e_test
 
 // A hostile or broken client, or a call stuck in a system call, never
 // holds `sessions mcp`: the server (a real process, built with the
@@ -10,8 +10,8 @@ package mcpserver_test
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
-	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -23,39 +23,26 @@ import (
 	"time"
 
 	"github.com/openclaw/sessions/internal/testutil"
+	"github.com/openclaw/sessions/internal/testutil/runstate"
 )
 
-var (
-	stuckOnce sync.Once
-	stuckBin  string
-	stuckErr  error
-	// stuckEnv is the environment the test binary started with: the build
-	// uses the machine's module and build caches, not the isolated HOME a
-	// test sets.
-	stuckEnv = os.Environ()
-)
+// lockedBuffer is a bytes.Buffer safe for the process's writes and the
+// test's reads.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
 
-// stuckBinary builds cmd/sessions with the sessions_stuckcall seam, once.
-func stuckBinary(t *testing.T) string {
-	t.Helper()
-	stuckOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "sessions-stuck-")
-		if err != nil {
-			stuckErr = err
-			return
-		}
-		stuckBin = filepath.Join(dir, "sessions")
-		cmd := exec.Command("go", "build", "-tags", "sessions_stuckcall", "-o", stuckBin, "github.com/openclaw/sessions/cmd/sessions")
-		cmd.Dir = testutil.Root(t)
-		cmd.Env = stuckEnv
-		if out, err := cmd.CombinedOutput(); err != nil {
-			stuckErr = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if stuckErr != nil {
-		t.Fatal(stuckErr)
-	}
-	return stuckBin
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
 
 type stuckServer struct {
@@ -72,15 +59,17 @@ func startStuck(t *testing.T) *stuckServer {
 	if err := testutil.Mkfifo(filepath.Join(t.TempDir(), "probe")); err != nil {
 		t.Skip(err)
 	}
-	bin := stuckBinary(t)
-	s := newState(t, "state-2026.1.30")
-	fifo := filepath.Join(s.tmp, "stuck.fifo")
+	// built before runstate isolates HOME: the build uses the machine's
+	// module and build caches
+	bin := buildBinary(t, "-tags", "sessions_stuckcall")
+	s := runstate.New(t, "state-2026.1.30", map[string]string{"NO_COLOR": "1"})
+	fifo := filepath.Join(s.Tmp, "stuck.fifo")
 	if err := testutil.Mkfifo(fifo); err != nil {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(bin, "mcp")
 	cmd.Env = os.Environ()
-	for k, v := range s.vars {
+	for k, v := range s.Vars {
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}
 	cmd.Env = append(cmd.Env, "STUCKCALL_SEAM_TOOL=sessions_history", "STUCKCALL_SEAM_FIFO="+fifo)

@@ -1,6 +1,6 @@
 //go:build interop
 
-package send_test
+package e2e_test
 
 import (
 	"testing"
@@ -29,7 +29,7 @@ func TestInteropSendAsOverGateway(t *testing.T) {
 			cl := g.Seeded(t, target, requester)
 			env, gw := cl.Env, cl.Flags
 
-			out, _ := run(t, bin, env, append(gw, "--as", requester, "send", "main", "interop as a requester", "--json")...)
+			out, _ := sendRun(t, bin, env, append(gw, "--as", requester, "send", "main", "interop as a requester", "--json")...)
 			if gjson.GetBytes(out, "status").String() != "ok" {
 				t.Fatalf("send: %s", out)
 			}
@@ -40,7 +40,7 @@ func TestInteropSendAsOverGateway(t *testing.T) {
 			// until the announce is delivered, for as long as a loaded
 			// machine takes (each round is a CLI run, seconds under load)
 			for deadline := time.Now().Add(5 * time.Minute); time.Now().Before(deadline); {
-				out, _ = run(t, bin, env, append(gw, "--as", requester, "runs", "--json")...)
+				out, _ = sendRun(t, bin, env, append(gw, "--as", requester, "runs", "--json")...)
 				rec = gjson.GetBytes(out, `runs.#(runId=="`+runID+`")`)
 				if rec.Get("delivery.status").String() != "pending" {
 					break
@@ -55,7 +55,7 @@ func TestInteropSendAsOverGateway(t *testing.T) {
 				t.Fatalf("no ping-pong turn on the requester: %s", rec.Raw)
 			}
 			t.Logf("OpenClaw %s: steps %s, settings %s", version, rec.Get(`steps.#.name`).Raw, rec.Get("settings").Raw)
-			hist, _ := run(t, bin, env, append(gw, "history", requester, "--limit", "50", "--json")...)
+			hist, _ := sendRun(t, bin, env, append(gw, "history", requester, "--limit", "50", "--json")...)
 			found := false
 			for _, m := range gjson.GetBytes(hist, "messages").Array() {
 				if m.Get("role").String() != "assistant" {

@@ -6,10 +6,10 @@
 // without it, from the state dir's skills (--global) and from a
 // workspace's. Run: make interop (or, from the repository root,
 // OPENCLAW_PEER=$PWD/../shared/peer/openclaw-peer go test -tags interop
-// -run Interop -count=1 ./internal/cmd/skill/). Skips with one line when
+// -run InteropSkill -count=1 ./e2e/). Skips with one line when
 // OPENCLAW_PEER is unset or the peer cannot be installed here.
 
-package skill_test
+package e2e_test
 
 import (
 	"bytes"
@@ -85,7 +85,7 @@ func TestInteropSkillEligible(t *testing.T) {
 		{"workspace", "openclaw-workspace", func(state string) []string { return []string{"--workspace", filepath.Join(state, "workspace")} }},
 	} {
 		t.Run(c.scope, func(t *testing.T) {
-			e := newEnv(t)
+			e := newSkillEnv(t)
 			state := filepath.Join(e.tmp, "oc-state")
 			home := filepath.Join(e.tmp, "oc-home")
 			for _, d := range []string{filepath.Join(state, "workspace"), home} {

@@ -2,8 +2,8 @@
 
 // `sessions spawn` against the real OpenClaw 2026.1.30 (../shared/peer).
 // Run: make interop, or
-// OPENCLAW_PEER=/path/to/openclaw-peer go test -tags interop ./internal/cmd/spawn/
-package spawn_test
+// OPENCLAW_PEER=/path/to/openclaw-peer go test -tags interop -run SpawnChildSeenByOpenClaw ./e2e/
+package e2e_test
 
 import (
 	"encoding/json"

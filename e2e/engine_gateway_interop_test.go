@@ -1,6 +1,6 @@
 //go:build interop
 
-package engine
+package e2e_test
 
 import (
 	"context"
@@ -15,6 +15,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"github.com/openclaw/sessions/internal/engine"
 	"github.com/openclaw/sessions/internal/gateway"
 	"github.com/openclaw/sessions/internal/testutil/peertest"
 )
@@ -63,8 +64,8 @@ func TestInteropGatewayEngine(t *testing.T) {
 	}
 
 	// the same run and step again: the gateway's cached answer, no new turn
-	eng := &Gateway{Endpoint: func() (gateway.Endpoint, error) { return gateway.Endpoint{URL: g.URL, Token: g.Token}, nil }}
-	res, err := eng.Turn(ctx, Request{SessionKey: key, Message: "interop via the gateway engine", RunID: runID, Step: "0-turn-0", Timeout: time.Minute})
+	eng := &engine.Gateway{Endpoint: func() (gateway.Endpoint, error) { return gateway.Endpoint{URL: g.URL, Token: g.Token}, nil }}
+	res, err := eng.Turn(ctx, engine.Request{SessionKey: key, Message: "interop via the gateway engine", RunID: runID, Step: "0-turn-0", Timeout: time.Minute})
 	if err != nil || res.Reply != reply {
 		t.Fatalf("replay: %v %+v", err, res)
 	}
@@ -79,7 +80,7 @@ func TestInteropGatewayEngine(t *testing.T) {
 	var engT, rawT, runT []time.Duration
 	for i := 0; i < n; i++ {
 		start := time.Now()
-		res, err := eng.Turn(ctx, Request{SessionKey: key, Message: fmt.Sprintf("bench engine %d", i), RunID: fmt.Sprintf("bench-%d-%d", time.Now().UnixNano(), i), Step: "0-turn-0", Timeout: time.Minute})
+		res, err := eng.Turn(ctx, engine.Request{SessionKey: key, Message: fmt.Sprintf("bench engine %d", i), RunID: fmt.Sprintf("bench-%d-%d", time.Now().UnixNano(), i), Step: "0-turn-0", Timeout: time.Minute})
 		if err != nil || !strings.Contains(res.Reply, "MOCK reply") {
 			t.Fatalf("engine turn %d: %v", i, err)
 		}

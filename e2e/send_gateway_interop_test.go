@@ -1,6 +1,6 @@
 //go:build interop
 
-package send_test
+package e2e_test
 
 import (
 	"bytes"
@@ -37,14 +37,14 @@ func TestInteropSendOverGateway(t *testing.T) {
 			env, gw := cl.Env, cl.Flags
 
 			// a named gateway, no state dir
-			out, _ := run(t, bin, env, append(gw, "send", "main", "interop over a named gateway", "--json")...)
+			out, _ := sendRun(t, bin, env, append(gw, "send", "main", "interop over a named gateway", "--json")...)
 			reply := gjson.GetBytes(out, "reply").String()
 			if !strings.Contains(reply, "MOCK") || gjson.GetBytes(out, "status").String() != "ok" {
 				t.Fatalf("send: %s", out)
 			}
 			runID := gjson.GetBytes(out, "runId").String()
 			waitOK(t, bin, env, gw, runID)
-			out, _ = run(t, bin, env, append(gw, "wait", runID, "--json")...)
+			out, _ = sendRun(t, bin, env, append(gw, "wait", runID, "--json")...)
 			if gjson.GetBytes(out, "reply").String() != reply {
 				t.Fatalf("wait: %s", out)
 			}
@@ -58,7 +58,7 @@ func TestInteropSendOverGateway(t *testing.T) {
 
 			// the current era without a flag: through the live gateway
 			local := []string{"--state-dir", g.StateDir, "--config", g.ConfigPath}
-			out, stderr := run(t, bin, env, append(local, "--log-level", "debug", "send", "main", "interop auto-routed", "--json")...)
+			out, stderr := sendRun(t, bin, env, append(local, "--log-level", "debug", "send", "main", "interop auto-routed", "--json")...)
 			if !strings.Contains(stderr, "writing through the gateway, not the database") {
 				t.Fatalf("no routing line:\n%s", stderr)
 			}
@@ -108,12 +108,12 @@ func benchSend(t *testing.T, p, bin string, g *peertest.Gateway, env, gw []strin
 	var ours, theirs []time.Duration
 	target := []string{"--session-key", "agent:main:main"}
 	if g.Version == "2026.1.30" {
-		out, _ := run(t, bin, env, append(gw, "list", "--json")...)
+		out, _ := sendRun(t, bin, env, append(gw, "list", "--json")...)
 		target = []string{"--agent", "main", "--session-id", gjson.GetBytes(out, `sessions.#(key=="agent:main:main").sessionId`).String()}
 	}
 	for i := 0; i < n; i++ {
 		start := time.Now()
-		out, _ := run(t, bin, env, append(gw, "send", "main", fmt.Sprintf("bench ours %d", i), "--json")...)
+		out, _ := sendRun(t, bin, env, append(gw, "send", "main", fmt.Sprintf("bench ours %d", i), "--json")...)
 		ours = append(ours, time.Since(start))
 		waitOK(t, bin, env, gw, gjson.GetBytes(out, "runId").String())
 		start = time.Now()
@@ -124,20 +124,10 @@ func benchSend(t *testing.T, p, bin string, g *peertest.Gateway, env, gw []strin
 	t.Logf("OpenClaw %s, send through the gateway with the reply (median of %d): sessions %v, openclaw agent %v (%.2fx)", g.Version, n, mo, mt, float64(mt)/float64(mo))
 }
 
-func median(d []time.Duration) time.Duration {
-	s := append([]time.Duration(nil), d...)
-	for i := range s {
-		for j := i + 1; j < len(s); j++ {
-			if s[j] < s[i] {
-				s[i], s[j] = s[j], s[i]
-			}
-		}
-	}
-	return s[len(s)/2]
-}
+// median is engine_gateway_interop_test.go's.
 
-// run runs the sessions binary with env; a failure fails the test.
-var run = peertest.RunSessions
+// sendRun runs the sessions binary with env; a failure fails the test.
+var sendRun = peertest.RunSessions
 
 // waitOK waits until the run (found with `runs` and the same selection)
 // has ended ok.
@@ -150,7 +140,7 @@ func waitOK(t *testing.T, bin string, env, sel []string, runID string) {
 // transcript on the gateway's host, read from its state dir.
 func hostHas(t *testing.T, bin string, g *peertest.Gateway, text string) bool {
 	t.Helper()
-	out, _ := run(t, bin, nil, "--state-dir", g.StateDir, "--config", g.ConfigPath, "history", "main", "--limit", "50", "--json")
+	out, _ := sendRun(t, bin, nil, "--state-dir", g.StateDir, "--config", g.ConfigPath, "history", "main", "--limit", "50", "--json")
 	var h struct {
 		Messages []json.RawMessage `json:"messages"`
 	}

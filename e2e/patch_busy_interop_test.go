@@ -1,6 +1,6 @@
 //go:build interop
 
-package patch_test
+package e2e_test
 
 import (
 	"bytes"

@@ -1,6 +1,6 @@
 //go:build interop
 
-package patch_test
+package e2e_test
 
 import (
 	"bytes"
@@ -34,7 +34,7 @@ func TestInteropPatchOverGateway(t *testing.T) {
 			const key = "agent:main:main"
 			tokFile := g.Seeded(t, key).TokenFile
 			empty := t.TempDir() // no local state needed over a named gateway
-			out, _ := run(t, bin, "--state-dir", empty, "--gateway", g.URL, "--gateway-token-file", tokFile, "patch", key, "--label", "over-gw", "--send-policy", "deny", "--json")
+			out, _ := patchRun(t, bin, "--state-dir", empty, "--gateway", g.URL, "--gateway-token-file", tokFile, "patch", key, "--label", "over-gw", "--send-policy", "deny", "--json")
 			if gjson.GetBytes(out, "ok").Bool() != true || gjson.GetBytes(out, "key").String() != key {
 				t.Fatalf("patch: %s", out)
 			}
@@ -46,7 +46,7 @@ func TestInteropPatchOverGateway(t *testing.T) {
 				return
 			}
 			// the current era, no flag: through the live gateway
-			out, stderr := run(t, bin, "--state-dir", g.StateDir, "--config", g.ConfigPath, "--log-level", "debug", "patch", "main", "--label", "auto-routed", "--send-policy", "inherit", "--json")
+			out, stderr := patchRun(t, bin, "--state-dir", g.StateDir, "--config", g.ConfigPath, "--log-level", "debug", "patch", "main", "--label", "auto-routed", "--send-policy", "inherit", "--json")
 			if !strings.Contains(stderr, "writing through the gateway, not the database") || !strings.Contains(stderr, g.URL) {
 				t.Fatalf("no routing line:\n%s", stderr)
 			}
@@ -73,8 +73,8 @@ func TestInteropPatchOverGateway(t *testing.T) {
 	}
 }
 
-// run runs the sessions binary; a failure fails the test.
-func run(t *testing.T, bin string, args ...string) ([]byte, string) {
+// patchRun runs the sessions binary; a failure fails the test.
+func patchRun(t *testing.T, bin string, args ...string) ([]byte, string) {
 	t.Helper()
 	cmd := exec.Command(bin, args...)
 	cmd.Env = append(os.Environ(), "OPENCLAW_SESSION_KEY=", "OPENCLAW_STATE_DIR=", "OPENCLAW_GATEWAY_URL=", "OPENCLAW_GATEWAY_TOKEN=", "OPENCLAW_GATEWAY_PORT=", "SESSIONS_ENGINE=")
