@@ -189,7 +189,9 @@ func checkStore(a AgentFacts, globalScope bool) []Finding {
 			add(Finding{Severity: SevWarning, Check: "transcript.outside", SessionKey: e.Key,
 				Message: "the transcript lies outside the state dir: sessions never opens it (" + e.Outside + ")",
 				Fix:     "mv -n -- " + sq(sfOrID(e)) + " " + sq(st.Dir+"/")})
-		case !e.Exists && e.Transcript != "":
+		case !e.Exists && e.Transcript != "" && a.SQLite == nil:
+			// (beside a 2026.8+ database the transcripts are in it: the
+			// legacy store's finding says what to do)
 			add(Finding{Severity: SevInfo, Check: "transcript.missing", SessionKey: e.Key, Path: e.Transcript,
 				Message: "the entry's transcript does not exist: its history is empty (a session that never ran a turn, or a deleted file)",
 				Fix:     gatewayCall("sessions.reset", e.Key)})

@@ -158,7 +158,7 @@ func legacyStoreFinding(a AgentFacts, ls *LegacyStoreFact) Finding {
 		f.Message = fmt.Sprintf("a legacy sessions.json (%d entries) beside a 2026.8+ SQLite store that cannot be read, so which entries it already holds is unknown: %s", ls.Entries, refuse)
 	case len(ls.Missing) == 0:
 		f.Severity, f.Fixable, f.Fix = SevWarning, true, FixCommand
-		f.Message = fmt.Sprintf("a legacy sessions.json (%d entries) beside the 2026.8+ SQLite store, which holds every one of its entries (same sessionId, not older): OpenClaw 2026.9.6's gateway checks and archives it when it starts, but %s; and sessions reads it instead of the database once it is newer than the database's last write. Moving it aside loses nothing",
+		f.Message = fmt.Sprintf("a legacy sessions.json (%d entries) beside the 2026.8+ SQLite store, which holds every one of its entries (same sessionId, not older): %s; and sessions reads it instead of the database once it is newer than the database's last write. Moving it aside loses nothing",
 			ls.Entries, refuse)
 		f.action = action{kind: actMoveLegacyStore, storePath: ls.Path, path: a.SQLite.Path}
 	default:
