@@ -25,6 +25,8 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+
+	"github.com/openclaw/sessions/internal/era"
 )
 
 // Severities, most serious first.
@@ -152,7 +154,7 @@ func Size(snap *Snapshot) string {
 		if db == nil || db.Err != "" {
 			continue
 		}
-		if a.Store == nil && len(a.Transcripts) == 0 {
+		if a.Era == era.SQLite {
 			// SQLite era: its rows; the JSON files beside it are the other era.
 			sessions += db.Sessions
 			files += db.Transcripts
