@@ -112,9 +112,8 @@ func TestInteropLegacyStoreGateway(t *testing.T) {
 	if code != 1 || f.Get("severity").Str != "warning" || !f.Get("fixable").Bool() || f.Get("path").Str != legacy {
 		t.Fatalf("doctor before any start: exit %d, finding %s", code, f.Raw)
 	}
-	gw := peertest.StartGateway(t, p, "2026.9.6", "--state", state)
-	out, _ := os.ReadFile(gw.GatewayLog)
-	if strings.Contains(string(out), "Legacy session store requires migration") {
+	gw, out := startGateway96(t, p, state)
+	if gw == nil {
 		t.Fatalf("the real 2026.9.6 gateway refused beside the planted sessions.json (doctor calls it a warning: make it an error):\n%s", out)
 	}
 	if _, err := os.Stat(legacy); !errors.Is(err, os.ErrNotExist) {
@@ -122,7 +121,7 @@ func TestInteropLegacyStoreGateway(t *testing.T) {
 	}
 	archived, _ := filepath.Glob(filepath.Join(state, "agents", "main", "session-sqlite-import-archive", "legacy-store.sessions.json.imported-*"))
 	t.Logf("real 2026.9.6 gateway beside a fully migrated sessions.json: started; archived to %v; its report: %q", archived,
-		lineWith(string(out), "Legacy entries"))
+		lineWith(out, "Legacy entries"))
 	if len(archived) != 1 {
 		t.Errorf("no archive of sessions.json under session-sqlite-import-archive/: %v", archived)
 	}
@@ -152,9 +151,8 @@ func TestInteropLegacyStoreFix(t *testing.T) {
 	if b, _ := os.ReadFile(baks[0]); !bytes.Equal(b, before) {
 		t.Error("the backup differs from the planted file")
 	}
-	gw := peertest.StartGateway(t, p, "2026.9.6", "--state", state)
-	out, _ := os.ReadFile(gw.GatewayLog)
-	if strings.Contains(string(out), "Legacy session store requires migration") {
+	gw, out := startGateway96(t, p, state)
+	if gw == nil {
 		t.Fatalf("gateway refused after doctor --fix:\n%s", out)
 	}
 	if m, _ := filepath.Glob(filepath.Join(state, "agents", "main", "session-sqlite-import-archive", "*")); len(m) != 0 {
@@ -173,6 +171,44 @@ func TestInteropLegacyStoreFix(t *testing.T) {
 	// Beside the live gateway: no legacy store left to report.
 	if doc, _ := doctorJSON(t, bin, state); legacyFinding(doc).Exists() {
 		t.Errorf("doctor after --fix and a start: %s", doc.Get("findings").Raw)
+	}
+}
+
+// startGateway96 starts the real 2026.9.6 gateway on state and returns it
+// with everything its starts printed (gateway.out). A start that fails on
+// the machine's load alone ("... did not become ready", its own 5 s
+// deadlines) is tried once more; a refusal returns a nil gateway.
+func startGateway96(t *testing.T, p, state string) (*peertest.Gateway, string) {
+	t.Helper()
+	var log strings.Builder
+	for attempt := 1; ; attempt++ {
+		home := t.TempDir()
+		cmd := exec.Command(p, "gateway", "start", "--version", "2026.9.6", "--home", home, "--max-seconds", "1800", "--state", state)
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		out, err := cmd.Output()
+		t.Cleanup(func() { _ = exec.Command(p, "gateway", "stop", "--home", home).Run() })
+		gwOut, _ := os.ReadFile(filepath.Join(home, "peer-gateway", "gateway.out"))
+		log.Write(gwOut)
+		var ee *exec.ExitError
+		if errors.As(err, &ee) && ee.ExitCode() == 75 {
+			t.Skipf("openclaw-peer gateway start: %s", peertest.LastLine(stderr.String()))
+		}
+		if err == nil {
+			var g peertest.Gateway
+			if err := json.Unmarshal(out, &g); err != nil || g.URL == "" {
+				t.Fatalf("openclaw-peer gateway start: unexpected output %q (%v)", out, err)
+			}
+			return &g, log.String()
+		}
+		switch {
+		case strings.Contains(string(gwOut), "Legacy session store requires migration"):
+			return nil, log.String()
+		case attempt == 1 && strings.Contains(string(gwOut), "did not become ready"):
+			t.Logf("gateway start failed on the machine's load, once more: %s", lineWith(string(gwOut), "did not become ready"))
+			continue
+		}
+		t.Fatalf("openclaw-peer gateway start: %v\n%s%s", err, stderr.String(), gwOut)
 	}
 }
 
