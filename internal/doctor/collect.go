@@ -55,8 +55,10 @@ type Limits struct {
 var DefaultLimits = Limits{FileBytes: 64 << 20, LineBytes: 8 << 20, WALBytes: 64 << 20, DBBytes: 1 << 30, MediaBytes: 1 << 10}
 
 // Collect reads everything the checks look at. It never writes, never takes
-// a lock and opens SQLite read-only. Agents the state lists are all read
-// (the operator's view).
+// a lock and opens SQLite read-only, but for the write-lock probe of a
+// database another process has open (probeWriteLock: BEGIN IMMEDIATE
+// without waiting, rolled back at once). Agents the state lists are all
+// read (the operator's view).
 func Collect(s *state.State, now time.Time, lim Limits) *Snapshot {
 	if lim.FileBytes <= 0 {
 		lim.FileBytes = DefaultLimits.FileBytes
