@@ -70,6 +70,7 @@ func TestScript(t *testing.T) {
 			"gwemit":      gwEmit,
 			"mkfifo":      mkfifoCmd,
 			"gatewaylock": gatewayLock,
+			"truncate":    truncateCmd,
 		},
 	})
 }

@@ -23,7 +23,7 @@ func Check(snap *Snapshot, globalScope bool) []Finding {
 	out = append(out, checkLocks(snap)...)
 	for _, a := range snap.Agents {
 		out = append(out, checkStore(a, globalScope)...)
-		out = append(out, checkSQLite(a)...)
+		out = append(out, checkSQLite(a, snap.limits())...)
 	}
 	out = append(out, checkTranscripts(snap)...)
 	out = append(out, checkOwn(snap)...)
@@ -189,7 +189,9 @@ func checkStore(a AgentFacts, globalScope bool) []Finding {
 			add(Finding{Severity: SevWarning, Check: "transcript.outside", SessionKey: e.Key,
 				Message: "the transcript lies outside the state dir: sessions never opens it (" + e.Outside + ")",
 				Fix:     "mv -n -- " + sq(sfOrID(e)) + " " + sq(st.Dir+"/")})
-		case !e.Exists && e.Transcript != "":
+		case !e.Exists && e.Transcript != "" && a.SQLite == nil:
+			// (beside a 2026.8+ database the transcripts are in it: the
+			// legacy store's finding says what to do)
 			add(Finding{Severity: SevInfo, Check: "transcript.missing", SessionKey: e.Key, Path: e.Transcript,
 				Message: "the entry's transcript does not exist: its history is empty (a session that never ran a turn, or a deleted file)",
 				Fix:     gatewayCall("sessions.reset", e.Key)})
@@ -235,7 +237,7 @@ func sfOrID(e EntryFact) string {
 	return e.SessionID + ".jsonl"
 }
 
-func checkSQLite(a AgentFacts) []Finding {
+func checkSQLite(a AgentFacts, lim Limits) []Finding {
 	var out []Finding
 	if db := a.SQLite; db != nil {
 		add := func(sev, check, msg, fix string) {
@@ -266,11 +268,8 @@ func checkSQLite(a AgentFacts) []Finding {
 				add(SevError, "sqlite.invalid-entries", fmt.Sprintf("%d session row(s) with entry_valid != 1 (%s): OpenClaw refuses to write them until repaired", db.InvalidCount, strings.Join(db.Invalid, ", ")), "openclaw doctor --fix")
 			}
 		}
-		for _, p := range a.LegacyBeside {
-			out = append(out, Finding{Severity: SevWarning, Check: "sqlite.legacy-beside", Path: p, AgentID: a.ID,
-				Message: "a legacy JSON-era file beside the 2026.8+ SQLite store (a half-migrated host): OpenClaw 2026.8+ never reads it and its gateway refuses to start beside an un-imported sessions.json",
-				Fix:     "openclaw doctor --fix"})
-		}
+		out = append(out, checkSQLiteUse(a, db, lim)...)
+		out = append(out, checkLegacy(a)...)
 	}
 	for _, p := range a.Leftovers {
 		out = append(out, Finding{Severity: SevInfo, Check: "sqlite.import-leftover", Path: p, AgentID: a.ID,

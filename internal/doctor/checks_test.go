@@ -69,7 +69,7 @@ func TestSQLiteSchemaAdvice(t *testing.T) {
 		{30, SevWarning, []string{"running OpenClaw gateway", "newer sessions"}, "doctor"},
 		{22, SevWarning, []string{"openclaw doctor --fix"}, "gateway"},
 	} {
-		fs := checkSQLite(AgentFacts{ID: "main", SQLite: &SQLiteFact{Path: "/s/a.sqlite", UserVersion: c.version, QuickCheck: "ok"}})
+		fs := checkSQLite(AgentFacts{ID: "main", SQLite: &SQLiteFact{Path: "/s/a.sqlite", UserVersion: c.version, QuickCheck: "ok"}}, Limits{})
 		var got []Finding
 		for _, f := range fs {
 			if f.Check == "sqlite.schema" {

@@ -40,20 +40,40 @@ type Limits struct {
 	// LineBytes: one entry this long is usually an inlined image or tool
 	// dump; readers skip lines past transcript.DefaultMaxLineBytes.
 	LineBytes int64
+	// WALBytes: a -wal larger than its database and than this has not been
+	// checkpointed for long (OpenClaw's journal_size_limit is 64 MiB).
+	WALBytes int64
+	// DBBytes: a database larger than this is reported with the tables
+	// that take the space.
+	DBBytes int64
+	// MediaBytes: a base64 payload (data: URI, image data) at least this
+	// long is counted as inline media.
+	MediaBytes int64
 }
 
 // DefaultLimits are the reporting thresholds.
-var DefaultLimits = Limits{FileBytes: 64 << 20, LineBytes: 8 << 20}
+var DefaultLimits = Limits{FileBytes: 64 << 20, LineBytes: 8 << 20, WALBytes: 64 << 20, DBBytes: 1 << 30, MediaBytes: 1 << 10}
 
 // Collect reads everything the checks look at. It never writes, never takes
-// a lock and opens SQLite read-only. Agents the state lists are all read
-// (the operator's view).
+// a lock and opens SQLite read-only, but for the write-lock probe of a
+// database another process has open (probeWriteLock: BEGIN IMMEDIATE
+// without waiting, rolled back at once). Agents the state lists are all
+// read (the operator's view).
 func Collect(s *state.State, now time.Time, lim Limits) *Snapshot {
 	if lim.FileBytes <= 0 {
 		lim.FileBytes = DefaultLimits.FileBytes
 	}
 	if lim.LineBytes <= 0 {
 		lim.LineBytes = DefaultLimits.LineBytes
+	}
+	if lim.WALBytes <= 0 {
+		lim.WALBytes = DefaultLimits.WALBytes
+	}
+	if lim.DBBytes <= 0 {
+		lim.DBBytes = DefaultLimits.DBBytes
+	}
+	if lim.MediaBytes <= 0 {
+		lim.MediaBytes = DefaultLimits.MediaBytes
 	}
 	snap := &Snapshot{StateDir: s.Dir.Path, Now: now, Limits: lim, OwnErrors: map[string]string{}}
 	seenStore := map[string]bool{}
@@ -65,12 +85,20 @@ func Collect(s *state.State, now time.Time, lim Limits) *Snapshot {
 		sqlPath := s.SQLitePath(agent)
 		sessDir := s.SessionsDir(agent)
 		if _, err := os.Stat(sqlPath); err == nil {
-			af.SQLite = collectSQLite(sqlPath)
-			if fileExists(storePath) {
-				af.LegacyBeside = append(af.LegacyBeside, storePath)
-			}
+			var sdb *sqlitestore.DB
+			af.SQLite, sdb = collectSQLite(sqlPath, lim)
 			js, _ := filepath.Glob(filepath.Join(sessDir, "*.jsonl"))
 			af.LegacyBeside = append(af.LegacyBeside, js...)
+			if sdb != nil {
+				af.LegacyImported = importedTranscripts(sdb, js)
+			}
+			if fileExists(storePath) && !shared {
+				af.LegacyStore = compareLegacyStore(storePath, sdb)
+			}
+			if sdb != nil {
+				sdb.Close()
+			}
+			probeWriteLock(af.SQLite)
 		}
 		for _, pat := range []string{"*.migrated", "*.migrated.[0-9]*"} {
 			m, _ := filepath.Glob(filepath.Join(sessDir, pat))
@@ -207,22 +235,47 @@ func collectStore(s *state.State, agent, path string, shared bool) *StoreFact {
 	return sf
 }
 
-func collectSQLite(path string) *SQLiteFact {
+// collectSQLite reads an agent database's health, sizes and inline media.
+// The database stays open for the caller's further reads (nil when it could
+// not be read); the caller closes it.
+func collectSQLite(path string, lim Limits) (*SQLiteFact, *sqlitestore.DB) {
 	f := &SQLiteFact{Path: path}
+	// Sizes by stat only: a descriptor of ours on the database closed
+	// beside the driver's connection would drop its POSIX locks.
+	if fi, err := os.Stat(path); err == nil {
+		f.Size = fi.Size()
+	}
+	if fi, err := os.Stat(path + "-wal"); err == nil && fi.Mode().IsRegular() {
+		f.WALSize = fi.Size()
+	}
+	if f.WALSize > f.Size && f.WALSize > lim.WALBytes {
+		f.WALOpeners = openers(path, path+"-wal")
+	}
 	db, err := sqlitestore.Open(path, sqlitestore.Options{})
 	if err != nil {
 		f.Err = err.Error()
-		return f
+		return f, nil
 	}
-	defer db.Close()
 	h, err := db.Health()
 	if err != nil {
 		f.Err = err.Error()
-		return f
+		db.Close()
+		return f, nil
 	}
 	f.UserVersion, f.QuickCheck, f.HasEntryValid = h.UserVersion, h.QuickCheck, h.HasEntryValid
 	f.Invalid, f.InvalidCount = h.Invalid, h.InvalidCount
-	return f
+	if st, err := db.StoreMeta(); err == nil {
+		f.Sessions = len(st.Entries)
+	}
+	ts, _ := db.Transcripts()
+	f.Transcripts = len(ts)
+	if f.Size > lim.DBBytes {
+		if f.Tables, err = db.Space(5); err != nil {
+			f.TablesErr = err.Error()
+		}
+	}
+	f.Media = scanMedia(db, ts, lim.MediaBytes)
+	return f, db
 }
 
 // scanAll scans the transcripts on every core.

@@ -3,21 +3,30 @@
 //
 // It works in three steps, each in its own file:
 //
-//   - Collect (collect.go) reads the state — stores, transcripts, lock files,
-//     SQLite stores, runs, the outbox and the archive index — into a Snapshot
-//     of plain facts. It never writes, never takes a lock, never opens a lock
-//     path that is not a regular file, and opens SQLite read-only.
+//   - Collect (collect.go, collect_sqlite.go) reads the state — stores,
+//     transcripts, lock files, SQLite stores (their -wal and size, inline
+//     media, legacy files beside them), runs, the outbox and the archive
+//     index — into a Snapshot of plain facts. It never writes, never takes a
+//     lock, never opens a lock path that is not a regular file, and opens
+//     SQLite read-only; the one exception is the write-lock probe of a
+//     database another process has open (BEGIN IMMEDIATE without waiting,
+//     rolled back at once), which writes nothing.
 //   - Check (checks.go) turns a Snapshot into Findings: pure functions, no I/O.
 //   - Fix (fix.go) repairs the findings marked Fixable, each under OpenClaw's
 //     own lock: stale locks of dead holders removed, orphan transcripts
 //     renamed <file>.deleted.<ts> (never deleted), runs whose runner died
-//     ended, due sub-agents archived. It never rewrites a corrupt store and
-//     never writes a 2026.8+ SQLite store.
+//     ended, due sub-agents archived, a legacy sessions.json whose every
+//     entry the 2026.8+ SQLite store beside it holds moved aside to
+//     <file>.migrated-<ts>.bak. It never rewrites a corrupt store and never
+//     writes a 2026.8+ SQLite store.
 package doctor
 
 import (
 	"cmp"
+	"fmt"
 	"slices"
+
+	"github.com/openclaw/sessions/internal/era"
 )
 
 // Severities, most serious first.
@@ -65,6 +74,9 @@ const (
 	actRenameOrphan = "rename-orphan"
 	actReapRun      = "end-run"
 	actArchive      = "archive"
+	// actMoveLegacyStore: storePath is the sessions.json, path the SQLite
+	// store beside it.
+	actMoveLegacyStore = "move-legacy-store"
 )
 
 // FixCommand is the command that repairs every Fixable finding.
@@ -123,4 +135,42 @@ func Count(fs []Finding) Counts {
 func Open(fs []Finding) bool {
 	c := Count(fs)
 	return c.Errors+c.Warnings > 0
+}
+
+// Size says what was checked: agents, session entries and transcripts of
+// each agent's store in its era — a JSON-era agent's sessions.json entries
+// and the files scanned, a SQLite-era agent's rows and the sessionIds it
+// holds events of (a store that cannot be read counts none: its finding
+// says why) — and, on a half-migrated host, the other era's beside them.
+func Size(snap *Snapshot) string {
+	sessions, files := 0, 0
+	otherSessions, otherFiles := 0, 0
+	for _, a := range snap.Agents {
+		if a.Store != nil {
+			sessions += len(a.Store.Entries)
+		}
+		files += len(a.Transcripts)
+		db := a.SQLite
+		if db == nil || db.Err != "" {
+			continue
+		}
+		if a.Era == era.SQLite {
+			// SQLite era: its rows; the JSON files beside it are the other era.
+			sessions += db.Sessions
+			files += db.Transcripts
+			if ls := a.LegacyStore; ls != nil {
+				otherSessions += ls.Entries
+			}
+			otherFiles += len(a.LegacyBeside)
+		} else {
+			// JSON era with a database beside it.
+			otherSessions += db.Sessions
+			otherFiles += db.Transcripts
+		}
+	}
+	s := fmt.Sprintf("%d agent(s), %d session entries, %d transcript(s)", len(snap.Agents), sessions, files)
+	if otherSessions+otherFiles > 0 {
+		s += fmt.Sprintf("; beside them, of the other era: %d session entries, %d transcript(s)", otherSessions, otherFiles)
+	}
+	return s
 }

@@ -16,6 +16,8 @@ import (
 	"github.com/openclaw/sessions/internal/lock"
 	"github.com/openclaw/sessions/internal/runs"
 	"github.com/openclaw/sessions/internal/sessionwrite"
+	"github.com/openclaw/sessions/internal/sqlitestore"
+	"github.com/openclaw/sessions/internal/sqlitewrite"
 	"github.com/openclaw/sessions/internal/state"
 	"github.com/openclaw/sessions/internal/store"
 )
@@ -65,6 +67,8 @@ func Fix(ctx context.Context, s *state.State, fs []Finding, now time.Time, o Fix
 			done, err = fixOrphan(ctx, f, now, o)
 		case actReapRun:
 			done, err = fixRun(s, f, now)
+		case actMoveLegacyStore:
+			done, err = fixLegacyStore(ctx, s, f, now, o)
 		case actArchive:
 			if !swept {
 				swept = true
@@ -206,4 +210,54 @@ func archived(rep *archive.Report, err error, runID string) (string, error) {
 		}
 	}
 	return "", errors.New("not archived (no longer due)")
+}
+
+// fixLegacyStore moves a legacy sessions.json whose every entry the SQLite
+// store beside it holds to <file>.migrated-<time>.bak: only while no
+// OpenClaw process holds the state dir (sqlitewrite.Holders, as the direct
+// SQLite writes check it), under OpenClaw's own store lock, after comparing
+// it with the store once more.
+func fixLegacyStore(ctx context.Context, s *state.State, f *Finding, now time.Time, o FixOptions) (string, error) {
+	path, dbPath := f.action.storePath, f.action.path
+	hs, err := sqlitewrite.Holders(s.Dir.Path, dbPath, now)
+	if err != nil {
+		return "", err
+	}
+	if len(hs) > 0 {
+		names := make([]string, len(hs))
+		for i, h := range hs {
+			names[i] = h.String()
+		}
+		return "", fmt.Errorf("not moved: %s holds the state dir; stop OpenClaw and run it again", strings.Join(names, ", "))
+	}
+	h, err := lock.AcquireStore(ctx, path, lock.Options{Timeout: o.LockTimeout})
+	if err != nil {
+		return "", err
+	}
+	defer h.Release()
+	db, err := sqlitestore.Open(dbPath, sqlitestore.Options{})
+	if err != nil {
+		return "", err
+	}
+	ls := compareLegacyStore(path, db)
+	db.Close()
+	switch {
+	case ls.Err != "":
+		return "", errors.New("not moved: " + ls.Err)
+	case !ls.Compared:
+		return "", errors.New("not moved: the SQLite store could not be read to compare")
+	case len(ls.Missing) > 0:
+		return "", fmt.Errorf("not moved: the SQLite store no longer holds %s as the file has it; run %s", strings.Join(ls.Missing, ", "), ImportCommand)
+	}
+	if err := h.Check(); err != nil {
+		return "", err
+	}
+	target := path + ".migrated-" + archive.Timestamp(now) + ".bak"
+	if _, err := os.Lstat(target); err == nil {
+		return "", fmt.Errorf("%s exists already", target)
+	}
+	if err := os.Rename(path, target); err != nil {
+		return "", err
+	}
+	return "moved to " + target, nil
 }

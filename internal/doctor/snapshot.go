@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/openclaw/sessions/internal/era"
+	"github.com/openclaw/sessions/internal/sqlitestore"
 )
 
 // Snapshot is what Collect read: plain facts, no handles.
@@ -32,9 +33,36 @@ type AgentFacts struct {
 	SQLite *SQLiteFact
 	// Leftovers are import archives (<file>.migrated[.N]) beside the stores.
 	Leftovers []string
-	// LegacyBeside: legacy JSON files (sessions.json, *.jsonl) beside a
-	// SQLite store that OpenClaw 2026.8+ does not read.
+	// LegacyBeside: legacy JSONL transcripts beside a SQLite store that
+	// OpenClaw 2026.8+ does not read.
 	LegacyBeside []string
+	// LegacyImported: those of LegacyBeside whose sessionId the SQLite
+	// store holds (an import's retained source).
+	LegacyImported map[string]bool
+	// LegacyStore: a sessions.json beside a SQLite store.
+	LegacyStore *LegacyStoreFact
+}
+
+// LegacyStoreFact is a sessions.json beside a 2026.8+ SQLite store, compared
+// with the store's rows.
+type LegacyStoreFact struct {
+	Path string
+	Err  string // cannot be read or parsed
+	// Entries is how many entries it has.
+	Entries int
+	// Missing are its keys the SQLite store lacks, has under another
+	// sessionId, or has older than this file's entry: what moving the file
+	// aside would lose.
+	Missing []string
+	// Compared: the SQLite store was read and compared (else Missing is
+	// unknown).
+	Compared bool
+}
+
+// ProcFact is a process found holding a file open (/proc/<pid>/fd).
+type ProcFact struct {
+	PID  int
+	Name string
 }
 
 // StoreFact is one sessions.json.
@@ -100,6 +128,37 @@ type SQLiteFact struct {
 	Invalid       []string // session keys with entry_valid != 1 (placeholders excluded)
 	InvalidCount  int
 	HasEntryValid bool
+
+	// Size and WALSize are the database's and its -wal's sizes (stat).
+	Size, WALSize int64
+	// WALOpeners are the processes holding the database or its -wal open,
+	// read only when the -wal is oversized.
+	WALOpeners []ProcFact
+	// Sessions and Transcripts are the rows of session_nodes the store
+	// lists and the sessionIds it holds events of.
+	Sessions, Transcripts int
+	// Tables are the largest tables, read only when the database is over
+	// Limits.DBBytes; TablesErr says why they are unknown.
+	Tables    []sqlitestore.TableSpace
+	TablesErr string
+	// Media is the inline base64 media in transcript events.
+	Media MediaFact
+	// Locked: another connection held the write lock on every probe;
+	// LockOpeners are the processes holding the database open then.
+	Locked      bool
+	LockOpeners []ProcFact
+	LockErr     string
+}
+
+// MediaFact counts transcript events that carry media inline as base64
+// (data: URIs, image blocks with their data).
+type MediaFact struct {
+	Events   int
+	Bytes    int64 // the base64 text
+	Sessions int
+	// Largest is the session with the most such bytes.
+	Largest      string // its key, else its sessionId
+	LargestBytes int64
 }
 
 // LockFact is one OpenClaw lock file found.

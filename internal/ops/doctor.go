@@ -6,8 +6,6 @@ import (
 
 	"github.com/openclaw/sessions/internal/apperr"
 	"github.com/openclaw/sessions/internal/doctor"
-	"github.com/openclaw/sessions/internal/era"
-	"github.com/openclaw/sessions/internal/state"
 )
 
 // DoctorFinding is one problem doctor found (and maybe fixed).
@@ -68,7 +66,7 @@ func (o *Ops) Doctor(ctx context.Context, q DoctorRequest) (*DoctorResult, error
 	}
 	now := o.Now()
 	snap := doctor.Collect(s, now, doctor.Limits{})
-	res := &DoctorResult{Status: "ok", StateDir: s.Dir.Path, Fix: q.Fix, Findings: doctor.Check(snap, s.GlobalScope()), Size: snapSize(s, snap)}
+	res := &DoctorResult{Status: "ok", StateDir: s.Dir.Path, Fix: q.Fix, Findings: doctor.Check(snap, s.GlobalScope()), Size: doctor.Size(snap)}
 	if q.Fix {
 		doctor.Fix(ctx, s, res.Findings, now, doctor.FixOptions{LockTimeout: o.cfg.LockTimeout})
 		for _, x := range res.Findings {
@@ -104,33 +102,4 @@ func doctorSummary(c DoctorCounts) string {
 		s += fmt.Sprintf("; %d fixable with %s", c.Fixable, doctor.FixCommand)
 	}
 	return s
-}
-
-// snapSize says what was checked. A JSON-era agent's sessions are its
-// store's entries and its transcripts the files scanned; a SQLite-era
-// agent (OpenClaw 2026.8+) has neither file: its sessions are the store's
-// rows and its transcripts the sessionIds it holds events of, counted from
-// the database doctor checked (a store that cannot be read counts none:
-// its finding says why).
-func snapSize(s *state.State, snap *doctor.Snapshot) string {
-	sessions, files := 0, 0
-	for _, a := range snap.Agents {
-		if a.Store != nil {
-			sessions += len(a.Store.Entries)
-		}
-		files += len(a.Transcripts)
-		if a.Era == era.SQLite && a.SQLite != nil && a.SQLite.Err == "" {
-			st, err := s.Store(a.ID)
-			if err != nil {
-				continue
-			}
-			sessions += len(st.Entries)
-			if db := s.SQLiteDB(a.ID); db != nil {
-				if ts, err := db.Transcripts(); err == nil {
-					files += len(ts)
-				}
-			}
-		}
-	}
-	return fmt.Sprintf("%d agent(s), %d session entries, %d transcript(s)", len(snap.Agents), sessions, files)
 }

@@ -84,3 +84,37 @@ func (db *DB) Health() (*Health, error) {
 	}
 	return &h, nil
 }
+
+// TableSpace is the space one table takes in the database file, its
+// indexes included.
+type TableSpace struct {
+	Table string
+	Bytes int64
+}
+
+// Space lists the tables that take the most space, largest first (at most
+// limit), from SQLite's dbstat virtual table (one aggregate row per b-tree;
+// an index counts towards its table). It reads every page's header, never a
+// row's content, and fails where the driver has no dbstat.
+func (db *DB) Space(limit int) ([]TableSpace, error) {
+	var out []TableSpace
+	err := db.read("space by table", func(tx *sql.Tx) error {
+		out = nil
+		rows, err := tx.Query(`SELECT coalesce(m.tbl_name, s.name) AS t, sum(s.pgsize) AS b
+			FROM dbstat AS s LEFT JOIN sqlite_master AS m ON m.name = s.name
+			WHERE s.aggregate = 1 GROUP BY t ORDER BY b DESC, t LIMIT ?`, limit)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var ts TableSpace
+			if err := rows.Scan(&ts.Table, &ts.Bytes); err != nil {
+				return err
+			}
+			out = append(out, ts)
+		}
+		return rows.Err()
+	})
+	return out, err
+}

@@ -40,15 +40,24 @@ duplicate labels); transcripts (missing, orphans no entry points to, empty or
 without a header, corrupt and torn lines with the first line number, broken
 parentId chains, outside the state dir or under a legacy ~/.clawdbot/.moltbot
 path, oversized files and lines); 2026.8+ SQLite stores (schema version,
-PRAGMA quick_check, rows with entry_valid != 1, legacy files beside the
-database, leftover import archives); our own runs whose runner died, outbox
-announces never delivered, sub-agents past their archive time.
+PRAGMA quick_check, rows with entry_valid != 1, a -wal larger than the
+database and over 64 MiB, a database over 1 GiB and its largest tables,
+inline base64 media in transcript events, a write lock held right now —
+with the processes holding the database open, from /proc on Linux — a
+legacy sessions.json beside the database compared entry by entry, JSONL
+transcripts the database does not hold, leftover import archives); our own
+runs whose runner died, outbox announces never delivered, sub-agents past
+their archive time.
 
 --fix repairs, each under OpenClaw's own lock: locks of dead holders removed,
 orphan transcripts renamed <file>.deleted.<time> (never deleted), dead runs
-ended, due sub-agents archived. It never rewrites a corrupt store and never
-writes a 2026.8+ SQLite database; everything else is left for the command
-each finding names.
+ended, due sub-agents archived, a legacy sessions.json whose every entry the
+2026.8+ database holds moved aside to sessions.json.migrated-<time>.bak
+(only while no OpenClaw process holds the state dir). It never rewrites a
+corrupt store and never writes a 2026.8+ SQLite database; everything else is
+left for the command each finding names (OpenClaw's own where only OpenClaw
+may act, e.g. openclaw doctor --session-sqlite import
+--session-sqlite-all-agents for entries the database lacks).
 
 Exit: 0 nothing to act on (info findings may remain), 1 errors or warnings
 left, 10 the state dir or a session store cannot be read.
@@ -67,7 +76,7 @@ Piped: severity, check, session key, path, fix, message — one finding a line.`
 			return run(cmd.Context(), o)
 		},
 	}
-	cmd.Flags().BoolVar(&o.Fix, "fix", false, "repair what is safe without OpenClaw (stale locks, orphans, dead runs, due sub-agents)")
+	cmd.Flags().BoolVar(&o.Fix, "fix", false, "repair what is safe without OpenClaw (stale locks, orphans, dead runs, due sub-agents, a migrated legacy sessions.json)")
 	return cmd
 }
 
