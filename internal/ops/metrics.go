@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"fmt"
 	"io"
 	"slices"
 	"sync"
@@ -13,6 +14,7 @@ import (
 	"github.com/openclaw/sessions/internal/hoststat"
 	"github.com/openclaw/sessions/internal/keys"
 	"github.com/openclaw/sessions/internal/metrics"
+	"github.com/openclaw/sessions/internal/state"
 	"github.com/openclaw/sessions/internal/transcripts"
 	"github.com/prometheus/client_golang/prometheus"
 )
@@ -135,15 +137,23 @@ func (m *Metrics) Snapshot() *metrics.Snapshot {
 
 	// sessions: the listing's rows, as sessions list --json --all-agents
 	active := map[string]int{}
-	if lr, err := o.List(ctx, ListQuery{Limit: -1, AllAgents: all}); err != nil {
+	rows, lerrs := metricsEach(o, c, all, agents, func(o *Ops) ([]state.Row, error) {
+		lr, err := o.List(ctx, ListQuery{Limit: -1, AllAgents: all})
+		if err != nil {
+			return nil, err
+		}
+		return lr.Sessions, nil
+	})
+	for _, err := range lerrs {
 		fail("list", err)
-	} else {
+	}
+	{
 		type top struct {
 			agent, key string
 			tokens     float64
 		}
 		var tops []top
-		for _, r := range lr.Sessions {
+		for _, r := range rows {
 			snap.Sessions = append(snap.Sessions, metrics.SessionCount{Agent: r.AgentID, Kind: r.Kind, Channel: r.Channel, N: 1})
 			if r.UpdatedAt != nil && now.Sub(time.UnixMilli(int64(*r.UpdatedAt))) <= m.q.Active {
 				active[r.AgentID]++
@@ -226,11 +236,19 @@ func (m *Metrics) Snapshot() *metrics.Snapshot {
 	}
 
 	// usage: the same reading as sessions usage --by agent,provider,model
-	if ur, err := o.Usage(ctx, UsageQuery{By: []string{"agent", "provider", "model"}, AllAgents: all}); err != nil {
+	urows, uerrs := metricsEach(o, c, all, agents, func(o *Ops) ([]UsageRow, error) {
+		ur, err := o.Usage(ctx, UsageQuery{By: []string{"agent", "provider", "model"}, AllAgents: all})
+		if err != nil {
+			return nil, err
+		}
+		return ur.Rows, nil
+	})
+	for _, err := range uerrs {
 		fail("usage", err)
-	} else {
+	}
+	{
 		msgs := map[string]int64{}
-		for _, r := range ur.Rows {
+		for _, r := range urows {
 			t := r.Totals
 			snap.Tokens = append(snap.Tokens, metrics.TokenSum{Agent: r.Keys[0], Provider: r.Keys[1], Model: r.Keys[2],
 				Input: t.Input, Output: t.Output, CacheRead: t.CacheRead, CacheWrite: t.CacheWrite, CostMicroUSD: t.CostMicroUSD})
@@ -276,6 +294,31 @@ func (m *Metrics) Snapshot() *metrics.Snapshot {
 		m.warn(l)
 	}
 	return snap
+}
+
+// metricsEach reads fn over every agent in scope at once; when that
+// fails (one agent's store cannot be read) it reads agent by agent, so
+// the others are still counted, and returns the agents' errors.
+func metricsEach[T any](o *Ops, c Config, all bool, agents []string, fn func(*Ops) ([]T, error)) ([]T, []error) {
+	out, err := fn(o)
+	if err == nil || !all || len(agents) < 2 {
+		if err != nil {
+			return nil, []error{err}
+		}
+		return out, nil
+	}
+	var errs []error
+	for _, a := range agents {
+		ac := c
+		ac.Agent = a
+		part, err := fn(New(ac))
+		if err != nil {
+			errs = append(errs, fmt.Errorf("agent %s: %w", a, err))
+			continue
+		}
+		out = append(out, part...)
+	}
+	return out, errs
 }
 
 // doctorCounts are doctor's open findings by severity, checked again once
