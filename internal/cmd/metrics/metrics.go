@@ -132,11 +132,7 @@ is refused (exit 2).`,
 
 func run(o *Options) error {
 	f := o.f
-	version, commit := Build()
-	c := f.OpsConfig()
-	q := ops.MetricsQuery{AllAgents: c.Agent == "", Active: o.Active, PerSessionTop: o.PerSessionTop, Version: version, Commit: commit}
 	if o.Listen != "" {
-		q.DoctorEvery = o.DoctorEvery
 		// refused before anything is read: an address others reach, a
 		// token file anyone may read
 		if err := httpserve.CheckBind(o.Listen, "--listen", o.InsecureBind); err != nil {
@@ -153,7 +149,7 @@ func run(o *Options) error {
 			return err
 		}
 	}
-	m, err := ops.NewMetrics(c, q)
+	m, err := newMetrics(f, o)
 	if err != nil {
 		return err
 	}
@@ -165,6 +161,17 @@ func run(o *Options) error {
 	default:
 		return m.Write(f.IO.Out, o.OpenMetrics)
 	}
+}
+
+// newMetrics prepares the scrapes the options ask for.
+func newMetrics(f *cmdutil.Factory, o *Options) (*ops.Metrics, error) {
+	version, commit := Build()
+	c := f.OpsConfig()
+	q := ops.MetricsQuery{AllAgents: c.Agent == "", Active: o.Active, PerSessionTop: o.PerSessionTop, Version: version, Commit: commit}
+	if o.Listen != "" {
+		q.DoctorEvery = o.DoctorEvery
+	}
+	return ops.NewMetrics(c, q)
 }
 
 // writeTextfile writes one scrape to a temporary file in path's directory
