@@ -54,7 +54,7 @@ type AgentCount struct {
 type LockStat struct {
 	Agent, Kind string
 	Stale       int     // held by a dead process or past OpenClaw's stale age
-	OldestAge   float64 // seconds, of the oldest lock held
+	OldestAge   float64 // seconds, of the oldest lock a live process holds
 }
 
 // TokenSum is the usage of one agent, provider and model.
@@ -103,7 +103,7 @@ var (
 	dActive    = prometheus.NewDesc("openclaw_sessions_active", "Sessions updated within the active window (--active).", []string{"agent"}, nil)
 	dBusy      = prometheus.NewDesc("openclaw_sessions_busy", "Sessions whose turn lock is held by a live process now.", []string{"agent"}, nil)
 	dStale     = prometheus.NewDesc("openclaw_locks_stale", "Locks held by a dead process or past OpenClaw's stale age.", []string{"agent", "kind"}, nil)
-	dOldest    = prometheus.NewDesc("openclaw_lock_oldest_age_seconds", "Age of the oldest lock held, by agent and kind.", []string{"agent", "kind"}, nil)
+	dOldest    = prometheus.NewDesc("openclaw_lock_oldest_age_seconds", "Age of the oldest lock a live process holds, by agent and kind.", []string{"agent", "kind"}, nil)
 	dTokens    = prometheus.NewDesc("openclaw_tokens_total", "Tokens OpenClaw recorded on assistant messages (the sums of sessions usage).", []string{"agent", "provider", "model", "type"}, nil)
 	dCost      = prometheus.NewDesc("openclaw_cost_usd_total", "Cost in USD of the assistant messages (the sums of sessions usage).", []string{"agent", "provider", "model"}, nil)
 	dMessages  = prometheus.NewDesc("openclaw_messages_total", "Messages counted by sessions usage, by role.", []string{"agent", "role"}, nil)

@@ -42,7 +42,7 @@ func TestExposition(t *testing.T) {
 openclaw_sessions{agent="main",archived="false",channel="signal",kind="main"} 1
 openclaw_sessions{agent="main",archived="false",channel="telegram",kind="group"} 2
 openclaw_sessions{agent="main",archived="true",channel="unknown",kind="unknown"} 1
-# HELP openclaw_lock_oldest_age_seconds Age of the oldest lock held, by agent and kind.
+# HELP openclaw_lock_oldest_age_seconds Age of the oldest lock a live process holds, by agent and kind.
 # TYPE openclaw_lock_oldest_age_seconds gauge
 openclaw_lock_oldest_age_seconds{agent="main",kind="transcript"} 90
 # HELP openclaw_locks_stale Locks held by a dead process or past OpenClaw's stale age.

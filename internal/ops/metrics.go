@@ -222,8 +222,14 @@ func (m *Metrics) Snapshot() *metrics.Snapshot {
 			if l.Stale || !l.Alive {
 				ls.Stale++
 			}
+			if !l.Alive {
+				continue // a dead holder's lock is only stale
+			}
+			// held by a live process now: its age is how long the turn
+			// (or the store write) has been going on, past the stale age
+			// too (a stuck session)
 			ls.OldestAge = max(ls.OldestAge, float64(l.AgeSeconds))
-			if l.Kind == LockTranscript && l.Alive && !l.Stale {
+			if l.Kind == LockTranscript {
 				busy[l.AgentID][cmp.Or(l.SessionKey, l.Path)] = true
 			}
 		}

@@ -1,0 +1,41 @@
+package metrics
+
+import (
+	"bytes"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/openclaw/sessions/internal/testutil/promtest"
+)
+
+// Prometheus's own linter (promtool check metrics) accepts a scrape of
+// both fixture eras, in the text format and in OpenMetrics.
+func TestPromtoolCheckMetrics(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds promtool")
+	}
+	promtool := promtest.Tool(t, "promtool")
+	for _, fx := range []string{"state-2026.1.30", "state-2026.9.6"} {
+		for _, om := range []bool{false, true} {
+			f := testFactory(t, fx)
+			m, err := newMetrics(f, &Options{Active: time.Hour, PerSessionTop: 3})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var b bytes.Buffer
+			if err := m.Write(&b, om); err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(b.String(), "openclaw_sessions{") {
+				t.Fatalf("%s: no sessions in\n%s", fx, b.String())
+			}
+			cmd := exec.Command(promtool, "check", "metrics")
+			cmd.Stdin = &b
+			if out, err := cmd.CombinedOutput(); err != nil {
+				t.Errorf("%s (openmetrics %v): promtool check metrics: %v\n%s", fx, om, err, out)
+			}
+		}
+	}
+}
