@@ -14,6 +14,7 @@ import (
 	"github.com/openclaw/sessions/internal/hoststat"
 	"github.com/openclaw/sessions/internal/keys"
 	"github.com/openclaw/sessions/internal/metrics"
+	"github.com/openclaw/sessions/internal/runs"
 	"github.com/openclaw/sessions/internal/state"
 	"github.com/openclaw/sessions/internal/transcripts"
 	"github.com/prometheus/client_golang/prometheus"
@@ -265,12 +266,28 @@ func (m *Metrics) Snapshot() *metrics.Snapshot {
 		}
 	}
 
-	// runs: ours and OpenClaw's sub-agent runs, by status
-	if rr, err := o.Runs(ctx, RunsQuery{Source: RunsSourceAll, Limit: -1}); err != nil {
+	// runs: ours by status as sessions runs shows them (a run whose runner
+	// died counts as the error it is ended with there, but its record is
+	// not rewritten: a scrape writes nothing), and OpenClaw's sub-agent
+	// runs as sessions runs --source openclaw lists them
+	if rs, err := o.RunStore(); err != nil {
+		fail("runs", err)
+	} else if recs, err := rs.List(); err != nil {
+		fail("runs", err)
+	} else {
+		for _, r := range recs {
+			st := r.Status
+			if !runs.Terminal(st) && !rs.RunnerAlive(r.RunID) && (st != runs.StatusAccepted || now.Sub(time.UnixMilli(r.CreatedAt)) >= 10*time.Second) {
+				st = runs.StatusError
+			}
+			snap.Runs = append(snap.Runs, metrics.RunCount{Source: RunsSourceSessions, Status: st, N: 1})
+		}
+	}
+	if rr, err := o.Runs(ctx, RunsQuery{Source: RunsSourceOpenClaw, Limit: -1}); err != nil {
 		fail("runs", err)
 	} else {
 		for _, r := range rr.Runs {
-			snap.Runs = append(snap.Runs, metrics.RunCount{Source: r.Source, Status: r.Status, N: 1})
+			snap.Runs = append(snap.Runs, metrics.RunCount{Source: RunsSourceOpenClaw, Status: r.Status, N: 1})
 		}
 	}
 
