@@ -125,6 +125,7 @@ func (m *Metrics) Snapshot() *metrics.Snapshot {
 		fail("state", err)
 		return snap
 	}
+	defer s.Close() // the SQLite handles of this scrape (the parsed stores stay cached)
 	agents, err := s.AgentsInScope(all)
 	if err != nil {
 		fail("agents", err)
@@ -334,7 +335,11 @@ func metricsEach[T any](o *Ops, c Config, all bool, agents []string, fn func(*Op
 	for _, a := range agents {
 		ac := c
 		ac.Agent = a
-		part, err := fn(New(ac))
+		ao := New(ac)
+		part, err := fn(ao)
+		if st, serr := ao.State(); serr == nil {
+			st.Close()
+		}
 		if err != nil {
 			errs = append(errs, fmt.Errorf("agent %s: %w", a, err))
 			continue

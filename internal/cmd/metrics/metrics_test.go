@@ -133,6 +133,20 @@ func TestListenNoToken(t *testing.T) {
 	if res, _ := get(t, "http://"+addr+"/other", "", ""); res.StatusCode != http.StatusNotFound {
 		t.Errorf("/other: %s", res.Status)
 	}
+	// scrapes leave no file open behind them (the SQLite handles of each
+	// scrape are closed)
+	fds := func() int { ents, _ := os.ReadDir("/proc/self/fd"); return len(ents) }
+	if _, err := os.Stat("/proc/self/fd"); err != nil {
+		return
+	}
+	get(t, "http://"+addr+Path, "", "")
+	before := fds()
+	for range 20 {
+		get(t, "http://"+addr+Path, "", "")
+	}
+	if after := fds(); after > before+2 {
+		t.Errorf("open files: %d before 20 scrapes, %d after", before, after)
+	}
 }
 
 // A listen address already taken is an error, not a hang.
