@@ -6,7 +6,7 @@ PKGS     := ./...
 VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS  := -s -w -X github.com/openclaw/sessions/internal/cmd/version.Version=$(VERSION)
 
-.PHONY: all build test test-short interop bench lint vet fmt completions check-completions man clean stress fuzz cross dist dist-check
+.PHONY: all build test test-short interop bench lint vet fmt completions check-completions man clean stress fuzz cross dist dist-check rules-test
 
 all: build
 
@@ -55,10 +55,23 @@ dist-check:
 	$(GORELEASER) check
 
 # Every test that needs no network and no OpenClaw peer.
-test:
+test: rules-test
 	$(GO) vet $(PKGS)
 	$(GO) vet -tags interop $(PKGS)
 	$(GO) test -count=1 -timeout 25m $(PKGS)
+
+# The Prometheus alert rules of sessions metrics (monitoring/): valid, and
+# their unit tests pass (promtool test rules: series in, alerts out).
+# promtool is built once from the Prometheus Go module at the pinned
+# version into the user cache dir (scripts/prometheus_tool.sh: several
+# minutes the first time); where it cannot be built, one line says so and
+# the target passes.
+rules-test:
+	@promtool=$$(GO="$(GO)" bash scripts/prometheus_tool.sh promtool); rc=$$?; \
+	if [ $$rc -eq 75 ]; then echo "rules-test: skipped (promtool cannot be built here)"; exit 0; fi; \
+	if [ $$rc -ne 0 ]; then exit $$rc; fi; \
+	"$$promtool" check rules monitoring/alerts.yml monitoring/params.yml && \
+	"$$promtool" test rules monitoring/alerts_test.yml
 
 # The long reliability runs (docs/RELIABILITY.md): crash injection with
 # STRESS_ITERS (default 300) SIGKILLs of patch/send/spawn and their runners,

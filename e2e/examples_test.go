@@ -39,7 +39,8 @@ type example struct {
 //   - send, spawn and wait: they run an agent turn through a model provider
 //     (the demo's mock provider is not running) or wait for one;
 //   - --follow and watch: they never end, like tail -f;
-//   - mcp --http: it serves until stopped (stdio ends when stdin does);
+//   - mcp --http and metrics --listen: they serve until stopped (stdio ends
+//     when stdin does); metrics --textfile /abs/path: node_exporter's dir;
 //   - ui: it needs a terminal (TestUIInTmux runs it in one);
 //   - --gateway and --context: they need a running gateway;
 //   - zsh syntax (${fpath[1]}): the examples run in bash.
@@ -309,6 +310,13 @@ func validityOnly(cmd *cobra.Command, argv []string, line string) string {
 	case "mcp":
 		if slices.Contains(argv, "--http") {
 			return "an HTTP server: it serves until stopped"
+		}
+	case "metrics":
+		if slices.Contains(argv, "--listen") {
+			return "an HTTP server: it serves until stopped"
+		}
+		if i := slices.Index(argv, "--textfile"); i >= 0 && i+1 < len(argv) && strings.HasPrefix(argv[i+1], "/") {
+			return "writes into node_exporter's directory"
 		}
 	}
 	for _, a := range argv {

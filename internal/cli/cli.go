@@ -22,6 +22,7 @@ import (
 	"github.com/openclaw/sessions/internal/cmd/history"
 	"github.com/openclaw/sessions/internal/cmd/list"
 	mcpcmd "github.com/openclaw/sessions/internal/cmd/mcp"
+	metricscmd "github.com/openclaw/sessions/internal/cmd/metrics"
 	"github.com/openclaw/sessions/internal/cmd/patch"
 	"github.com/openclaw/sessions/internal/cmd/prune"
 	"github.com/openclaw/sessions/internal/cmd/reset"
@@ -269,6 +270,7 @@ on a terminal and scripts get tab-separated lines when piped.`,
 		prune.NewCmd(f, nil),
 		archivecmd.NewCmd(f, nil),
 		mcpcmd.NewCmd(f, nil),
+		metricscmd.NewCmd(f, nil),
 		uicmd.NewCmd(f, nil),
 		skill.NewCmd(f, nil),
 		version.NewCmd(f),
@@ -278,4 +280,11 @@ on a terminal and scripts get tab-separated lines when piped.`,
 	addGatewayFlags(root, f)
 	addExtras(root, f)
 	return root
+}
+
+func init() {
+	metricscmd.Build = func() (string, string) {
+		i := version.Get()
+		return i.Version, i.Revision
+	}
 }

@@ -10,10 +10,12 @@ import (
 
 // noSweep are the commands that never sweep: they must stay instant and
 // side-effect free (help, completion, version), are the runner itself, or
-// report due sub-agents themselves (doctor: read-only unless --fix).
+// report due sub-agents themselves (doctor: read-only unless --fix;
+// metrics: a scrape reads only).
 var noSweep = map[string]bool{
 	"__complete": true, "__completeNoDesc": true, "completion": true,
 	"help": true, "version": true, ops.RunnerCommand: true, "doctor": true,
+	"metrics": true, // a scrape never writes
 }
 
 // autoSweep archives the sub-agent children whose archive time has come

@@ -6,7 +6,7 @@ import "github.com/openclaw/sessions/internal/apperr"
 // else: no gateway RPC of OpenClaw 2026.1.30 or 2026.9.x gives what they
 // read (the transcripts' full text, usage lines, lock files, the files
 // doctor checks).
-var hostOnly = map[string]bool{"search": true, "usage": true, "locks": true, "doctor": true}
+var hostOnly = map[string]bool{"search": true, "usage": true, "locks": true, "doctor": true, "metrics": true}
 
 // HostOnly reports whether the operation op (its command's name) reads
 // this host's state dir only and cannot work through a gateway.

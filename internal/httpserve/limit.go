@@ -1,4 +1,4 @@
-package mcpserver
+package httpserve
 
 import (
 	"container/list"
@@ -7,9 +7,9 @@ import (
 	"time"
 )
 
-// HTTPLimits bound what a client of the HTTP transport can hold. A zero
+// Limits bound what a client of the HTTP transport can hold. A zero
 // field takes its default.
-type HTTPLimits struct {
+type Limits struct {
 	// MaxConns is how many connections are open at once (default 256,
 	// fewer when the process may open few files: half of what the file
 	// limit leaves beyond 32 for the state files). When all are taken, a
@@ -29,7 +29,7 @@ type HTTPLimits struct {
 	BodyTimeout time.Duration
 }
 
-// The defaults of HTTPLimits.
+// The defaults of Limits.
 const (
 	DefaultMaxConns      = 256
 	DefaultHeaderTimeout = 5 * time.Second
@@ -37,7 +37,7 @@ const (
 	DefaultBodyTimeout   = 30 * time.Second
 )
 
-func (l HTTPLimits) withDefaults() HTTPLimits {
+func (l Limits) WithDefaults() Limits {
 	if l.MaxConns <= 0 {
 		l.MaxConns = DefaultMaxConns
 	}

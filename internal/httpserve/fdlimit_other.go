@@ -1,6 +1,6 @@
 //go:build !unix
 
-package mcpserver
+package httpserve
 
 // fdLimit: no per-process file limit is known here.
 func fdLimit() int { return 0 }

@@ -1,0 +1,54 @@
+package metrics
+
+import (
+	"bytes"
+	"io"
+	"net/http"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/prometheus/common/expfmt"
+)
+
+// Registry is a registry holding only c (no Go runtime or process
+// metrics: the scrape is about OpenClaw's state).
+func Registry(c *Collector) *prometheus.Registry {
+	r := prometheus.NewPedanticRegistry()
+	r.MustRegister(c)
+	return r
+}
+
+// Write gathers g once and writes it in the Prometheus text format
+// (OpenMetrics when openMetrics is set, with its # EOF).
+func Write(w io.Writer, g prometheus.Gatherer, openMetrics bool) error {
+	mfs, err := g.Gather()
+	if err != nil {
+		return err
+	}
+	f := expfmt.NewFormat(expfmt.TypeTextPlain)
+	if openMetrics {
+		f = expfmt.NewFormat(expfmt.TypeOpenMetrics)
+	}
+	var b bytes.Buffer
+	enc := expfmt.NewEncoder(&b, f)
+	for _, mf := range mfs {
+		if err := enc.Encode(mf); err != nil {
+			return err
+		}
+	}
+	if c, ok := enc.(expfmt.Closer); ok {
+		if err := c.Close(); err != nil {
+			return err
+		}
+	}
+	_, err = w.Write(b.Bytes())
+	return err
+}
+
+// Handler serves g at one path, in the format the scraper asks for
+// (Accept: OpenMetrics or the Prometheus text format), gzip when asked.
+// A scrape that fails to gather answers 500 (a Snapshot's Errors never
+// make it fail).
+func Handler(g prometheus.Gatherer) http.Handler {
+	return promhttp.HandlerFor(g, promhttp.HandlerOpts{EnableOpenMetrics: true, ErrorHandling: promhttp.HTTPErrorOnError, MaxRequestsInFlight: 4})
+}
