@@ -120,7 +120,7 @@ func (m *Metrics) Snapshot() *metrics.Snapshot {
 		m.warn(what + ": " + err.Error())
 	}
 	all := m.q.AllAgents && c.Agent == ""
-	s, err := o.State()
+	s, err := o.openState()
 	if err != nil {
 		fail("state", err)
 		return snap
@@ -271,7 +271,7 @@ func (m *Metrics) Snapshot() *metrics.Snapshot {
 	// died counts as the error it is ended with there, but its record is
 	// not rewritten: a scrape writes nothing), and OpenClaw's sub-agent
 	// runs as sessions runs --source openclaw lists them
-	if rs, err := o.RunStore(); err != nil {
+	if rs, err := o.runStore(); err != nil {
 		fail("runs", err)
 	} else if recs, err := rs.List(); err != nil {
 		fail("runs", err)
@@ -337,7 +337,7 @@ func metricsEach[T any](o *Ops, c Config, all bool, agents []string, fn func(*Op
 		ac.Agent = a
 		ao := New(ac)
 		part, err := fn(ao)
-		if st, serr := ao.State(); serr == nil {
+		if st, serr := ao.openState(); serr == nil {
 			st.Close()
 		}
 		if err != nil {
