@@ -428,17 +428,38 @@ func SetProviderURL(t testing.TB, state, name, baseURL string) {
 	})
 }
 
-// BuildSessions builds cmd/sessions into a temp dir of t and returns the
-// binary's path.
+// BuildSessions builds cmd/sessions once per test process (the interop
+// tests of a package share it: each build was a link of its own, minutes
+// in all on a loaded machine) and returns the binary's path. Tests only
+// run it, never change it.
 func BuildSessions(t testing.TB) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "sessions")
-	cmd := exec.Command("go", "build", "-o", bin, "github.com/openclaw/sessions/cmd/sessions")
-	cmd.Dir = testutil.Root(t)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	built.once.Do(func() {
+		dir, err := os.MkdirTemp("", "sessions-interop-bin-")
+		if err != nil {
+			built.err = err.Error()
+			return
+		}
+		bin := filepath.Join(dir, "sessions")
+		cmd := exec.Command("go", "build", "-o", bin, "github.com/openclaw/sessions/cmd/sessions")
+		cmd.Dir = testutil.Root(t)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			built.err = fmt.Sprintf("go build: %v\n%s", err, out)
+			return
+		}
+		built.bin = bin
+	})
+	if built.err != "" {
+		t.Fatal(built.err)
 	}
-	return bin
+	return built.bin
+}
+
+// built is BuildSessions' one build.
+var built struct {
+	once sync.Once
+	bin  string
+	err  string
 }
 
 // Sessions runs `BIN --state-dir STATE ARGS...` and returns its stdout; a
