@@ -4,13 +4,9 @@ import (
 	"cmp"
 	"context"
 	"os"
-	"path/filepath"
 	"slices"
-	"strings"
 	"time"
 
-	"github.com/openclaw/sessions/internal/lock"
-	"github.com/openclaw/sessions/internal/policy"
 	"github.com/openclaw/sessions/internal/runs"
 	"github.com/openclaw/sessions/internal/state"
 )
@@ -68,55 +64,21 @@ func (o *Ops) Locks(ctx context.Context) (*LocksResult, error) {
 	return res, nil
 }
 
-// openclawLocks finds OpenClaw's store and transcript locks in the stores'
+// openclawLocks are OpenClaw's store and transcript locks in the stores'
 // directories of every agent the requester may see.
 func openclawLocks(s *state.State, now time.Time) []Lock {
 	var out []Lock
-	seenStore := map[string]bool{}
-	seenDir := map[string]bool{}
-	for _, agent := range s.AgentIDs() {
-		if s.CanSeeAgent(agent, policy.OpHistory) != "" {
-			continue
+	for _, f := range s.HeldLocks() {
+		h := f.Holder
+		l := Lock{Kind: LockTranscript, Path: h.Path, AgentID: f.Agent, SessionKey: f.SessionKey, PID: h.PID, Alive: h.Alive, Stale: h.Stale, Type: h.Kind}
+		if f.Store {
+			l.Kind = LockStore
 		}
-		storePath, _ := s.StorePath(agent)
-		// The session each transcript file belongs to (by file name).
-		names := map[string]string{}
-		if _, entries, err := s.Entries(agent); err == nil {
-			for _, e := range entries {
-				if !s.Visible(e) {
-					continue
-				}
-				key := s.DisplayKey(e.Key)
-				if e.SessionID != "" {
-					names[e.SessionID+".jsonl"] = key
-				}
-				if e.SessionFile != "" {
-					names[filepath.Base(e.SessionFile)] = key
-				}
-			}
+		if !h.Since.IsZero() {
+			l.Since = h.Since.UnixMilli()
+			l.AgeSeconds = max(0, int64(now.Sub(h.Since).Seconds()))
 		}
-		if !seenStore[storePath] {
-			seenStore[storePath] = true
-			if h, err := lock.InspectStore(storePath); err == nil && h != nil {
-				out = append(out, lockRow(LockStore, h, now, agent))
-			}
-		}
-		for _, dir := range []string{filepath.Dir(storePath), s.SessionsDir(agent)} {
-			if seenDir[dir] {
-				continue
-			}
-			seenDir[dir] = true
-			matches, _ := filepath.Glob(filepath.Join(dir, "*.jsonl.lock"))
-			for _, m := range matches {
-				h, err := lock.InspectTranscript(strings.TrimSuffix(m, ".lock"))
-				if err != nil || h == nil {
-					continue
-				}
-				l := lockRow(LockTranscript, h, now, agent)
-				l.SessionKey = names[strings.TrimSuffix(filepath.Base(m), ".lock")]
-				out = append(out, l)
-			}
-		}
+		out = append(out, l)
 	}
 	return out
 }
@@ -137,7 +99,7 @@ func runnerLocks(s *state.State, now time.Time) []Lock {
 		p := rs.LockPath(r.RunID)
 		l := Lock{Kind: LockRunner, Path: p, AgentID: r.Target.AgentID, RunID: r.RunID, Alive: true}
 		l.SessionKey = cmp.Or(r.Target.DisplayKey, r.Target.Key)
-		l.PID = lock.FlockHolder(p)
+		l.PID = rs.RunnerHolder(r.RunID)
 		if l.PID == 0 {
 			l.PID = r.RunnerPID
 		}
@@ -150,13 +112,4 @@ func runnerLocks(s *state.State, now time.Time) []Lock {
 		out = append(out, l)
 	}
 	return out
-}
-
-func lockRow(kind string, h *lock.HolderInfo, now time.Time, agent string) Lock {
-	l := Lock{Kind: kind, Path: h.Path, AgentID: agent, PID: h.PID, Alive: h.Alive, Stale: h.Stale, Type: h.Kind}
-	if !h.Since.IsZero() {
-		l.Since = h.Since.UnixMilli()
-		l.AgeSeconds = max(0, int64(now.Sub(h.Since).Seconds()))
-	}
-	return l
 }

@@ -292,6 +292,10 @@ func Merge(a, b []*Record) []*Record {
 }
 
 // RunnerAlive reports whether some process holds the run's flock.
+// RunnerHolder is the pid holding the runner's flock of runID, when the
+// system says (0 otherwise).
+func (s *Store) RunnerHolder(runID string) int { return lock.FlockHolder(s.LockPath(runID)) }
+
 func (s *Store) RunnerAlive(runID string) bool {
 	locked, err := lock.IsLocked(s.LockPath(runID))
 	return err == nil && locked

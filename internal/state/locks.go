@@ -1,0 +1,39 @@
+package state
+
+import (
+	"path/filepath"
+
+	"github.com/openclaw/sessions/internal/lock"
+	"github.com/openclaw/sessions/internal/policy"
+)
+
+// HeldLocks are OpenClaw's store and transcript locks held now in the
+// stores' directories of every agent the requester may see, each with the
+// session its transcript belongs to when known; none is touched.
+func (s *State) HeldLocks() []lock.Found {
+	var sites []lock.Site
+	for _, agent := range s.AgentIDs() {
+		if s.CanSeeAgent(agent, policy.OpHistory) != "" {
+			continue
+		}
+		storePath, _ := s.StorePath(agent)
+		// The session each transcript file belongs to (by file name).
+		names := map[string]string{}
+		if _, entries, err := s.Entries(agent); err == nil {
+			for _, e := range entries {
+				if !s.Visible(e) {
+					continue
+				}
+				key := s.DisplayKey(e.Key)
+				if e.SessionID != "" {
+					names[e.SessionID+".jsonl"] = key
+				}
+				if e.SessionFile != "" {
+					names[filepath.Base(e.SessionFile)] = key
+				}
+			}
+		}
+		sites = append(sites, lock.Site{Agent: agent, Store: storePath, Dirs: []string{filepath.Dir(storePath), s.SessionsDir(agent)}, Names: names})
+	}
+	return lock.Find(sites)
+}
