@@ -11,7 +11,6 @@ import (
 	"github.com/openclaw/sessions/internal/gateway"
 	"github.com/openclaw/sessions/internal/policy"
 	"github.com/openclaw/sessions/internal/sessionwrite"
-	"github.com/openclaw/sessions/internal/sqlitewrite"
 	"github.com/openclaw/sessions/internal/state"
 )
 
@@ -135,7 +134,7 @@ func (c *localCaper) of(agent string) Capabilities {
 // is the way), else the refusal itself.
 func whyNotWritable(s *state.State, id string, e era.Era, err error) string {
 	if e == era.SQLite {
-		if hs, herr := sqlitewrite.Holders(s.Dir.Path, s.SQLitePath(id), time.Now()); herr == nil && len(hs) > 0 {
+		if hs, herr := sessionwrite.Holders(s, id, time.Now()); herr == nil && len(hs) > 0 {
 			pids := make([]string, 0, len(hs))
 			for _, h := range hs {
 				if h.PID > 0 {

@@ -2,14 +2,13 @@ package ops
 
 import (
 	"github.com/openclaw/sessions/internal/era"
-	"github.com/openclaw/sessions/internal/sqlitestore"
-	"github.com/openclaw/sessions/internal/sqlitewrite"
+	"github.com/openclaw/sessions/internal/sessionwrite"
 )
 
-// Support is the 2026.8+ SQLite agent schema this build reads completely
-// and the one it writes directly, from the constants the reader and the
-// writer check (for `sessions version`; commands do not reach the storage
-// packages themselves).
+// Support is what this build reads and writes (for `sessions version`;
+// commands do not reach the storage packages themselves): the JSON-era
+// releases, the first SQLite-era release, and the 2026.8+ agent schema
+// read completely and the one written directly.
 type Support struct {
 	JSONReleases        string // the OpenClaw releases of the JSON era (sessions.json + JSONL)
 	SQLiteSince         string // the first OpenClaw release of the per-agent SQLite store
@@ -21,9 +20,10 @@ type Support struct {
 
 // Supported is this build's Support.
 func Supported() Support {
+	w := sessionwrite.Supported()
 	return Support{
 		JSONReleases: era.JSONReleases, SQLiteSince: era.SQLiteSince,
-		ReadSchema: sqlitestore.ReadSchemaVersion, ReadSchemaOpenClaw: sqlitestore.ReadSchemaOpenClaw,
-		WriteSchema: sqlitewrite.SchemaVersion, WriteSchemaOpenClaw: "OpenClaw " + sqlitewrite.OpenClawVersion,
+		ReadSchema: w.ReadSchema, ReadSchemaOpenClaw: w.ReadSchemaOpenClaw,
+		WriteSchema: w.WriteSchema, WriteSchemaOpenClaw: w.WriteSchemaOpenClaw,
 	}
 }

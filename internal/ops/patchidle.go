@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/openclaw/sessions/internal/apperr"
-	"github.com/openclaw/sessions/internal/lock"
 	"github.com/openclaw/sessions/internal/state"
 )
 
@@ -27,7 +26,7 @@ func (o *Ops) checkIdle(ctx context.Context, q PatchRequest, s *state.State, t *
 	if err != nil || tp.Path == "" {
 		return nil, nil // no transcript to lock: nothing can be running on it
 	}
-	h, err := lock.TranscriptBusy(tp.Path)
+	h, err := state.TranscriptBusy(tp.Path)
 	if err != nil || h == nil {
 		return nil, nil
 	}
@@ -44,7 +43,7 @@ func (o *Ops) checkIdle(ctx context.Context, q PatchRequest, s *state.State, t *
 	before := storeStamp(storePath)
 	ctx, cancel := context.WithTimeout(ctx, q.WaitIdle)
 	defer cancel()
-	if last, err := lock.WaitTranscriptIdle(ctx, tp.Path, idlePoll); err != nil {
+	if last, err := state.WaitTranscriptIdle(ctx, tp.Path, idlePoll); err != nil {
 		if errors.Is(err, context.DeadlineExceeded) {
 			pid := h.PID
 			if last != nil {

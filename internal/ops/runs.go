@@ -8,7 +8,6 @@ import (
 	"github.com/openclaw/sessions/internal/apperr"
 	"github.com/openclaw/sessions/internal/gateway"
 	"github.com/openclaw/sessions/internal/runs"
-	"github.com/openclaw/sessions/internal/sqlitestore"
 )
 
 // RunRecord is one run as recorded (ours) or read from OpenClaw's
@@ -116,7 +115,7 @@ func (o *Ops) Runs(ctx context.Context, q RunsQuery) (*RunsResult, error) {
 			}
 		}
 		if q.Source != RunsSourceSessions {
-			theirs = runs.OpenClawRuns(s.Dir.Path, sqlitestore.Options{BusyTimeout: o.cfg.LockTimeout}, o.warn)
+			theirs = runs.OpenClawRuns(s.Dir.Path, o.cfg.LockTimeout, o.warn)
 		}
 	}
 	res := &RunsResult{Runs: []*RunRecord{}, Errors: failed, Source: q.Source}

@@ -16,7 +16,6 @@ import (
 	"github.com/openclaw/sessions/internal/config"
 	"github.com/openclaw/sessions/internal/era"
 	"github.com/openclaw/sessions/internal/keys"
-	"github.com/openclaw/sessions/internal/lock"
 	"github.com/openclaw/sessions/internal/policy"
 	"github.com/openclaw/sessions/internal/state"
 	"github.com/tidwall/gjson"
@@ -318,7 +317,7 @@ func showTranscriptFile(res *ShowResult, tp string, now time.Time) error {
 	if tp == "" {
 		return nil
 	}
-	if h, err := lock.InspectTranscript(tp); err == nil && h != nil {
+	if h, err := state.TranscriptLock(tp); err == nil && h != nil {
 		l := &ShowLock{Path: h.Path, PID: h.PID, Alive: h.Alive, Stale: h.Stale}
 		if !h.Since.IsZero() {
 			l.Since = h.Since.UnixMilli()

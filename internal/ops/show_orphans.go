@@ -6,7 +6,6 @@ import (
 	"github.com/openclaw/sessions/internal/era"
 	srch "github.com/openclaw/sessions/internal/search"
 	"github.com/openclaw/sessions/internal/state"
-	"github.com/openclaw/sessions/internal/transcript"
 	"github.com/openclaw/sessions/internal/transcripts"
 )
 
@@ -55,17 +54,8 @@ func (o *Ops) showEarlier(s *state.State, t *state.Target) []ShowEarlier {
 			if or.Key != t.Key {
 				continue
 			}
-			var r *transcript.Result
-			var err error
-			if or.File == nil {
-				r, err = a.DB.Messages(or.SessionID, transcript.Options{IncludeTools: true})
-			} else {
-				r, err = transcript.ReadMessages(or.Path(), transcript.Options{IncludeTools: true})
-			}
-			n := 0
-			if err == nil {
-				n = len(r.Messages)
-			} else {
+			n, err := a.CountMessages(&or)
+			if err != nil {
 				o.warn(fmt.Sprintf("orphan transcript %s of agent %s: %v", or.SessionID, a.ID, err))
 			}
 			out = append(out, ShowEarlier{SessionID: or.SessionID, Path: or.Path(), Messages: n, Source: SearchFromOrphan})

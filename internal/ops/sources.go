@@ -14,9 +14,7 @@ import (
 	"github.com/openclaw/sessions/internal/keys"
 	"github.com/openclaw/sessions/internal/policy"
 	srch "github.com/openclaw/sessions/internal/search"
-	"github.com/openclaw/sessions/internal/sqlitestore"
 	"github.com/openclaw/sessions/internal/state"
-	"github.com/openclaw/sessions/internal/store"
 	"github.com/openclaw/sessions/internal/transcripts"
 	"github.com/openclaw/sessions/internal/usage"
 )
@@ -110,7 +108,7 @@ func searchEntries(s *state.State, a *transcripts.Agent, q *SearchQuery, only *s
 		}
 	}
 	entries := slices.Clone(a.Entries)
-	slices.SortStableFunc(entries, func(x, y *store.Entry) int { return cmp.Compare(y.Updated(), x.Updated()) })
+	state.SortNewestFirst(entries)
 	var out []srch.Source
 	for _, e := range entries {
 		if !s.Listable(e.Key) || !s.Visible(e) || e.SessionID == "" {
@@ -493,7 +491,7 @@ func (l *usageListing) agent(s *state.State, a *transcripts.Agent, q *UsageQuery
 		if err != nil {
 			return apperr.Statef("cannot read OpenClaw SQLite store %s: %v", p, err)
 		}
-		l.add(usage.SQLiteUnit(p, fi, q.IncludeArchived, sqlitestore.Options{BusyTimeout: lockTimeout, Warn: s.Warnf}), usageUnitInfo{agent: a.ID})
+		l.add(usage.SQLiteUnit(p, fi, q.IncludeArchived, lockTimeout, s.Warnf), usageUnitInfo{agent: a.ID})
 	}
 	for _, o := range orphansInScope(s, a, q.orphanKeys()) {
 		if o.File == nil { // in the SQLite unit: its key, for the parts of its sessionId

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
+	"time"
 
 	"github.com/openclaw/sessions/internal/fsutil"
 	"github.com/openclaw/sessions/internal/keys"
@@ -74,7 +75,8 @@ type outcome struct {
 // subagent_runs table, both read without a lock and never written. A run
 // in both is listed once (the database's). A registry that cannot be read
 // is reported through warn and left out; a missing one is simply empty.
-func OpenClawRuns(stateDir string, opts sqlitestore.Options, warn func(string)) []*Record {
+func OpenClawRuns(stateDir string, busyTimeout time.Duration, warn func(string)) []*Record {
+	opts := sqlitestore.Options{BusyTimeout: busyTimeout}
 	seen := map[string]bool{}
 	var out []*Record
 	rows, err := sqlitestore.SubagentRuns(sqlitestore.StateDBPath(stateDir), opts)

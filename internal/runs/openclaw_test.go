@@ -5,8 +5,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/openclaw/sessions/internal/sqlitestore"
 )
 
 func TestRegistryRunRecord(t *testing.T) {
@@ -37,7 +35,7 @@ func TestRegistryRunRecord(t *testing.T) {
 				t.Fatal(err)
 			}
 			var warns []string
-			recs := OpenClawRuns(dir, sqlitestore.Options{}, func(m string) { warns = append(warns, m) })
+			recs := OpenClawRuns(dir, 0, func(m string) { warns = append(warns, m) })
 			if len(warns) > 0 || len(recs) != 1 {
 				t.Fatalf("records %v, warnings %v", recs, warns)
 			}
@@ -63,7 +61,7 @@ func TestOpenClawRunsMissingAndBadEntries(t *testing.T) {
 	dir := t.TempDir()
 	var warns []string
 	warn := func(m string) { warns = append(warns, m) }
-	if recs := OpenClawRuns(dir, sqlitestore.Options{}, warn); len(recs) != 0 || len(warns) != 0 {
+	if recs := OpenClawRuns(dir, 0, warn); len(recs) != 0 || len(warns) != 0 {
 		t.Fatalf("no registry: %v %v", recs, warns)
 	}
 	if err := os.MkdirAll(filepath.Join(dir, "subagents"), 0o755); err != nil {
@@ -74,7 +72,7 @@ func TestOpenClawRunsMissingAndBadEntries(t *testing.T) {
 	if err := os.WriteFile(RegistryPath(dir), []byte(doc), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	recs := OpenClawRuns(dir, sqlitestore.Options{}, warn)
+	recs := OpenClawRuns(dir, 0, warn)
 	if len(recs) != 2 || recs[0].RunID != "d" || recs[1].RunID != "a" {
 		t.Fatalf("want d, a newest first: %+v", recs)
 	}

@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"time"
 
 	"github.com/tidwall/gjson"
 
 	"github.com/openclaw/sessions/internal/apperr"
 	"github.com/openclaw/sessions/internal/keys"
+	"github.com/openclaw/sessions/internal/sqlitestore"
 	"github.com/openclaw/sessions/internal/sqlitewrite"
 	"github.com/openclaw/sessions/internal/state"
 )
@@ -127,4 +129,29 @@ func (w *sqliteWrites) Archive(ctx context.Context, t *state.Target, o Lifecycle
 	it := Item{Key: t.Key, AgentID: t.Agent, SessionID: t.Entry.SessionID, Kind: keys.Kind(t.Key, t.Entry.ChatType)}
 	it.ArchivedAt, it.UpdatedAt = gjson.GetBytes(pr.Entry, "archivedAt").Int(), pr.UpdatedAt
 	return &Outcome{Items: []Item{it}}, nil
+}
+
+// Holders lists the live OpenClaw processes holding s's state dir for
+// agent's SQLite store (sqlitewrite.Holders): while there is one, the
+// store is written through its gateway, never directly.
+func Holders(s *state.State, agent string, now time.Time) ([]sqlitewrite.Holder, error) {
+	return sqlitewrite.Holders(s.Dir.Path, s.SQLitePath(agent), now)
+}
+
+// Support is the 2026.8+ agent schema this build reads completely and the
+// one it writes directly, from the constants the reader and the writer
+// check.
+type Support struct {
+	ReadSchema          int    // the newest agent schema read completely
+	ReadSchemaOpenClaw  string // the OpenClaw releases of ReadSchema
+	WriteSchema         int    // the only agent schema written directly
+	WriteSchemaOpenClaw string // the OpenClaw release of WriteSchema
+}
+
+// Supported is this build's Support.
+func Supported() Support {
+	return Support{
+		ReadSchema: sqlitestore.ReadSchemaVersion, ReadSchemaOpenClaw: sqlitestore.ReadSchemaOpenClaw,
+		WriteSchema: sqlitewrite.SchemaVersion, WriteSchemaOpenClaw: "OpenClaw " + sqlitewrite.OpenClawVersion,
+	}
 }

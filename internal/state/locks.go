@@ -1,7 +1,9 @@
 package state
 
 import (
+	"context"
 	"path/filepath"
+	"time"
 
 	"github.com/openclaw/sessions/internal/lock"
 	"github.com/openclaw/sessions/internal/policy"
@@ -36,4 +38,18 @@ func (s *State) HeldLocks() []lock.Found {
 		sites = append(sites, lock.Site{Agent: agent, Store: storePath, Dirs: []string{filepath.Dir(storePath), s.SessionsDir(agent)}, Names: names})
 	}
 	return lock.Find(sites)
+}
+
+// TranscriptLock is who holds the OpenClaw write lock of the transcript at
+// path now (nil: nobody); nothing is touched.
+func TranscriptLock(path string) (*lock.HolderInfo, error) { return lock.InspectTranscript(path) }
+
+// TranscriptBusy is the live holder of the transcript's lock: an OpenClaw
+// turn running on it now (nil: none).
+func TranscriptBusy(path string) (*lock.HolderInfo, error) { return lock.TranscriptBusy(path) }
+
+// WaitTranscriptIdle waits until no live process holds the transcript's
+// lock, polling every poll, or ctx ends (the last holder seen).
+func WaitTranscriptIdle(ctx context.Context, path string, poll time.Duration) (*lock.HolderInfo, error) {
+	return lock.WaitTranscriptIdle(ctx, path, poll)
 }

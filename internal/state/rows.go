@@ -1,6 +1,8 @@
 package state
 
 import (
+	"cmp"
+	"slices"
 	"strings"
 
 	"github.com/openclaw/sessions/internal/keys"
@@ -79,4 +81,10 @@ func firstNonEmpty(vals ...string) string {
 // Transcript resolves the transcript path of an entry of agent.
 func (s *State) Transcript(agent string, st *store.Store, e *store.Entry) (store.Transcript, error) {
 	return s.Resolver.Transcript(st, e, s.SessionsDir(agent))
+}
+
+// SortNewestFirst orders entries newest first (by updatedAt; ties keep
+// their order).
+func SortNewestFirst(entries []*store.Entry) {
+	slices.SortStableFunc(entries, func(x, y *store.Entry) int { return cmp.Compare(y.Updated(), x.Updated()) })
 }

@@ -27,6 +27,7 @@ import (
 	"github.com/openclaw/sessions/internal/sqlitestore"
 	"github.com/openclaw/sessions/internal/state"
 	"github.com/openclaw/sessions/internal/store"
+	"github.com/openclaw/sessions/internal/transcript"
 )
 
 // Options say which agents are enumerated and what is read beside their
@@ -494,3 +495,19 @@ func (a *Agent) Sees(s *state.State, sessionID, key string) bool {
 
 // plainID is a sessionId that can name a file of the sessions dir.
 var plainID = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+
+// CountMessages counts the messages of one of a's orphans (tool results
+// included): its file's, or the events a 2026.8+ store keeps of it.
+func (a *Agent) CountMessages(or *Orphan) (int, error) {
+	var r *transcript.Result
+	var err error
+	if or.File == nil {
+		r, err = a.DB.Messages(or.SessionID, transcript.Options{IncludeTools: true})
+	} else {
+		r, err = transcript.ReadMessages(or.Path(), transcript.Options{IncludeTools: true})
+	}
+	if err != nil {
+		return 0, err
+	}
+	return len(r.Messages), nil
+}

@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/klauspost/compress/zstd"
 
@@ -120,7 +121,8 @@ func FileUnit(path string, fi os.FileInfo, sessionID string, archived bool) Unit
 // and cold), and, with archives, its reset/deleted transcript archives. The
 // stamp covers the database and its -wal (where a live writer's commits sit
 // until a checkpoint).
-func SQLiteUnit(path string, fi os.FileInfo, archives bool, opts sqlitestore.Options) Unit {
+func SQLiteUnit(path string, fi os.FileInfo, archives bool, busyTimeout time.Duration, warn func(string)) Unit {
+	opts := sqlitestore.Options{BusyTimeout: busyTimeout, Warn: warn}
 	st := StampOf(fi)
 	if wfi, err := os.Stat(path + "-wal"); err == nil {
 		w := StampOf(wfi)

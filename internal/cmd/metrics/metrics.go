@@ -8,9 +8,7 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/signal"
 	"path/filepath"
-	"syscall"
 	"time"
 
 	"github.com/openclaw/sessions/internal/apperr"
@@ -43,6 +41,8 @@ type Options struct {
 	Context context.Context
 	// Ready, when set, is told the address --listen serves on.
 	Ready func(addr string)
+
+	cmdContext context.Context // cmd.Context(): ends on SIGINT/SIGTERM (cli.Main)
 }
 
 // NewCmd builds the command; runF replaces the behaviour in flag tests.
@@ -114,6 +114,7 @@ is refused (exit 2).`,
 			if runF != nil {
 				return runF(o)
 			}
+			o.cmdContext = cmd.Context()
 			return run(o)
 		},
 	}
@@ -210,9 +211,8 @@ func serve(o *Options, m *ops.Metrics, token string) error {
 	f := o.f
 	ctx := o.Context
 	if ctx == nil {
-		var stop context.CancelFunc
-		ctx, stop = signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-		defer stop()
+		ctx = o.commandContext() // ends on SIGINT or SIGTERM
+		f.GracefulSignals()
 	}
 	ln, err := net.Listen("tcp", o.Listen)
 	if err != nil {
@@ -231,4 +231,13 @@ func serve(o *Options, m *ops.Metrics, token string) error {
 		o.Ready(addr)
 	}
 	return httpserve.Serve(ctx, ln, h, httpserve.Limits{})
+}
+
+// commandContext is cmd.Context() (Background when run is called without
+// the command: tests).
+func (o *Options) commandContext() context.Context {
+	if o.cmdContext != nil {
+		return o.cmdContext
+	}
+	return context.Background()
 }
