@@ -244,3 +244,28 @@ func TestSignalsInMain(t *testing.T) {
 		t.Fatalf("only %d files checked", checked)
 	}
 }
+
+// TestOpsImportsNoStorage: the operations layer composes and checks
+// policy; the stores, the transcript files and the lock files are read and
+// written below it (state, transcripts, the sessionwrite writers), never
+// from ops itself.
+func TestOpsImportsNoStorage(t *testing.T) {
+	const mod = "github.com/openclaw/sessions/internal/"
+	files, _ := filepath.Glob(filepath.Join("..", "ops", "*.go"))
+	checked := 0
+	for _, file := range files {
+		if strings.HasSuffix(file, "_test.go") {
+			continue
+		}
+		checked++
+		for _, imp := range imports(t, file) {
+			switch strings.TrimPrefix(imp, mod) {
+			case "store", "sqlitestore", "sqlitewrite", "sqlitefile", "sqlitedb", "transcript", "lock":
+				t.Errorf("%s imports %s: ops reaches storage through state, transcripts and sessionwrite", file, imp)
+			}
+		}
+	}
+	if checked < 20 {
+		t.Fatalf("only %d ops files checked", checked)
+	}
+}

@@ -3,7 +3,6 @@ package ops
 import (
 	"context"
 	"strings"
-	"time"
 
 	"github.com/google/uuid"
 	"github.com/openclaw/sessions/internal/apperr"
@@ -13,7 +12,6 @@ import (
 	"github.com/openclaw/sessions/internal/engine"
 	"github.com/openclaw/sessions/internal/era"
 	"github.com/openclaw/sessions/internal/gateway"
-	"github.com/openclaw/sessions/internal/jsonx"
 	"github.com/openclaw/sessions/internal/keys"
 	"github.com/openclaw/sessions/internal/launch"
 	"github.com/openclaw/sessions/internal/policy"
@@ -21,9 +19,6 @@ import (
 	"github.com/openclaw/sessions/internal/runs"
 	"github.com/openclaw/sessions/internal/sessionwrite"
 	"github.com/openclaw/sessions/internal/state"
-	"github.com/openclaw/sessions/internal/store"
-	"github.com/openclaw/sessions/internal/transcript"
-	"github.com/tidwall/gjson"
 )
 
 // SpawnRequest is a sub-agent task and how it is run.
@@ -197,17 +192,17 @@ func (o *Ops) spawnLocal(ctx context.Context, s *state.State, q SpawnRequest, a 
 	}
 	// the run (steps 11, 12)
 	requester := &runs.Session{Key: a.reqKey, DisplayKey: s.Req.Raw, AgentID: a.reqAgent}
-	if c.reqEntry != nil {
-		requester.Key = c.reqEntry.Key
-		requester.SessionID = c.reqEntry.SessionID
-		requester.Channel = s.ChannelOf(c.reqEntry)
+	if c.Requester != nil {
+		requester.Key = c.Requester.Key
+		requester.SessionID = c.Requester.SessionID
+		requester.Channel = c.Requester.Channel
 	}
 	rec := &runs.Record{
 		RunID:     runs.NewID(),
 		Kind:      runs.KindSpawn,
 		Status:    runs.StatusAccepted,
-		CreatedAt: c.now.UnixMilli(),
-		Target:    runs.Session{Key: c.key, DisplayKey: c.key, AgentID: a.target, SessionID: c.sessionID, Channel: requester.Channel},
+		CreatedAt: c.Now.UnixMilli(),
+		Target:    runs.Session{Key: c.Key, DisplayKey: c.Key, AgentID: a.target, SessionID: c.SessionID, Channel: requester.Channel},
 		Requester: requester,
 		Message:   q.Task,
 		Engine:    eng,
@@ -215,7 +210,7 @@ func (o *Ops) spawnLocal(ctx context.Context, s *state.State, q SpawnRequest, a 
 		Steps:     []runs.Step{},
 		Spawn: &runs.Spawn{
 			Task:              q.Task,
-			Label:             c.label,
+			Label:             c.Label,
 			Thinking:          a.thinking,
 			RunTimeoutSeconds: q.RunTimeoutSeconds,
 			Cleanup:           q.Cleanup,
@@ -235,14 +230,14 @@ func (o *Ops) spawnLocal(ctx context.Context, s *state.State, q SpawnRequest, a 
 		return nil, err
 	}
 	if rec.Spawn.ArchiveAtMs > 0 {
-		if err := archive.Add(s.Dir.Path, archive.Entry{RunID: rec.RunID, ChildKey: c.key, Agent: a.target, ArchiveAtMs: rec.Spawn.ArchiveAtMs}); err != nil {
+		if err := archive.Add(s.Dir.Path, archive.Entry{RunID: rec.RunID, ChildKey: c.Key, Agent: a.target, ArchiveAtMs: rec.Spawn.ArchiveAtMs}); err != nil {
 			o.cfg.Log.Warn("cannot record the child in the archive index; it will not be archived automatically", "err", err)
 		}
 	}
 	if err := l.StartRunner(s, rs, rec); err != nil {
 		return nil, err
 	}
-	out := &SpawnResult{Status: runs.StatusAccepted, ChildSessionKey: c.key, RunID: rec.RunID}
+	out := &SpawnResult{Status: runs.StatusAccepted, ChildSessionKey: c.Key, RunID: rec.RunID}
 	if a.model != nil {
 		applied := true
 		out.ModelApplied = &applied
@@ -250,132 +245,28 @@ func (o *Ops) spawnLocal(ctx context.Context, s *state.State, q SpawnRequest, a 
 	return out, nil
 }
 
-// localChild is a child session created in the target agent's store, and
-// the requester's entry as read for it (nil: the requester has none yet).
-type localChild struct {
-	key, sessionID, label string
-	now                   time.Time
-	reqEntry              *store.Entry
-}
-
-// createLocalChild creates the child (steps 6, 9, 11) in one locked
-// insert; the requester entry is read inside the same lock when it shares
-// the store (JSON era), or just before (SQLite era: sessionwrite), and its
-// transcript checked (the announce must be able to append to it).
-func (o *Ops) createLocalChild(ctx context.Context, s *state.State, a spawnAsk) (*localChild, error) {
+// createLocalChild creates the child in the target agent's store
+// (sessionwrite.CreateChild: one locked insert, the requester's entry read
+// and its transcript checked).
+func (o *Ops) createLocalChild(ctx context.Context, s *state.State, a spawnAsk) (*sessionwrite.CreatedChild, error) {
 	reqStorePath, _ := s.StorePath(a.reqAgent)
 	childStorePath, _ := s.StorePath(a.target)
-	sameStore := reqStorePath == childStorePath
-	c := &localChild{label: a.label}
-	var reqStore *store.Store
-	if !sameStore {
+	if reqStorePath != childStorePath {
 		if err := launch.PreflightAgent(s, a.reqAgent); err != nil {
 			return nil, err
 		}
-		if t, err := s.Lookup(a.reqKey); err != nil {
-			return nil, err
-		} else if t != nil {
-			c.reqEntry, reqStore = t.Entry, t.Store
-			// state's stores keep fields only; childEntry reads the
-			// requester's groupId/groupChannel/space from its full JSON
-			if raw, ok, err := s.EntryRaw(t.Agent, t.Entry); err != nil {
-				return nil, err
-			} else if ok {
-				full := *t.Entry
-				full.Raw = raw
-				c.reqEntry = &full
-			}
-			if err := checkRequesterTranscript(s, a.reqAgent, reqStore, c.reqEntry); err != nil {
-				return nil, err
-			}
-		}
 	}
-	c.now = o.Now()
-	c.key = "agent:" + a.target + ":subagent:" + uuid.NewString()
-	c.sessionID = uuid.NewString()
-	w, err := sessionwrite.Open(s, a.target, sessionwrite.Options{LockTimeout: o.cfg.LockTimeout, Now: o.cfg.Now})
+	spec := sessionwrite.ChildSpec{Target: a.target, RequesterAgent: a.reqAgent, RequesterKey: a.reqKey, Label: a.label, Thinking: a.thinking,
+		Key: "agent:" + a.target + ":subagent:" + uuid.NewString(), SessionID: uuid.NewString(), Now: o.Now()}
+	if a.model != nil && !launch.RedundantOverride(s.Cfg, a.target, a.model) {
+		spec.ModelOverride, spec.ProviderOverride = a.model.ID, a.model.Provider
+	}
+	c, err := sessionwrite.CreateChild(ctx, s, spec, sessionwrite.Options{LockTimeout: o.cfg.LockTimeout, Now: o.cfg.Now})
 	if err != nil {
 		return nil, err
 	}
-	defer w.Close()
-	if c.label != "" {
-		if c.label, err = sessionwrite.ParseLabel(w.Era(), c.label); err != nil {
-			return nil, err
-		}
-	}
-	child := sessionwrite.Child{Key: c.key, SessionID: c.sessionID, ParentKey: a.reqKey, RequesterAgent: a.reqAgent, Label: c.label,
-		Build: func(st *store.Store, req *store.Entry) (*jsonx.Object, error) {
-			if sameStore {
-				c.reqEntry, reqStore = req, st
-				if c.reqEntry != nil && w.Era() == era.JSON {
-					if err := checkRequesterTranscript(s, a.reqAgent, st, c.reqEntry); err != nil {
-						return nil, err
-					}
-				}
-			}
-			return childEntry(s, c.sessionID, c.now, c.label, a.reqKey, a.model, a.thinking, a.target, c.reqEntry), nil
-		}}
-	if sameStore {
-		child.RequesterKeys = keys.Candidates(a.reqKey, s.Req.Agent, s.Default, config.NormalizeAgentID)
-	}
-	res, err := w.CreateChild(ctx, child)
-	if err != nil {
-		return nil, err
-	}
-	o.debug("child session created", "key", c.key, "store", res.Path, "era", w.Era())
+	o.debug("child session created", "key", c.Key, "store", c.Path, "era", c.Era)
 	return c, nil
-}
-
-// checkRequesterTranscript refuses a requester whose transcript the
-// announce could not be appended to (its first line is not a session
-// header: OpenClaw would overwrite it, and we never repair it).
-func checkRequesterTranscript(s *state.State, agent string, st *store.Store, e *store.Entry) error {
-	tp, err := s.Transcript(agent, st, e)
-	if err != nil || !tp.Exists {
-		return nil // no transcript yet (or none we may open): the announce skips it
-	}
-	h, err := transcript.ReadHeader(tp.Path)
-	if err != nil {
-		return apperr.Statef("cannot read the requester's transcript %s: %v", tp.Path, err)
-	}
-	if h == nil {
-		return apperr.Statef("the requester's transcript %s does not start with a session header; refusing to spawn (its announce could not be written)", tp.Path)
-	}
-	return nil
-}
-
-// childEntry is the child's store entry as OpenClaw 1.30 leaves it before
-// the run (sessions.patch for the model, then the gateway agent call):
-// sessionId, updatedAt, the model override, label, spawnedBy, the
-// requester's channel (delivery fields are derived from it when the store
-// is written) and group fields inherited from the requester, and the
-// thinking level (unless off).
-func childEntry(s *state.State, sessionID string, now time.Time, label, spawnedBy string, model *launch.Model, thinking, target string, req *store.Entry) *jsonx.Object {
-	e := jsonx.NewObject()
-	_ = e.Set("sessionId", sessionID)
-	_ = e.Set("updatedAt", now.UnixMilli())
-	if model != nil && !launch.RedundantOverride(s.Cfg, target, model) {
-		_ = e.Set("modelOverride", model.ID)
-		_ = e.Set("providerOverride", model.Provider)
-	}
-	if label != "" {
-		_ = e.Set("label", label)
-	}
-	_ = e.Set("spawnedBy", spawnedBy)
-	if req != nil {
-		if ch := s.ChannelOf(req); ch != "" {
-			_ = e.Set("channel", ch)
-		}
-		for _, f := range [][2]string{{"groupId", "groupId"}, {"groupChannel", "groupChannel"}, {"space", "space"}} {
-			if v := gjson.GetBytes(req.Raw, f[0]); v.Type == gjson.String && v.Str != "" {
-				_ = e.Set(f[1], v.Str)
-			}
-		}
-	}
-	if thinking != "" && thinking != "off" {
-		_ = e.Set("thinkingLevel", thinking)
-	}
-	return e
 }
 
 // spawnThroughNamed is spawn through the gateway the invocation names
