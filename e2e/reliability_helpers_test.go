@@ -20,6 +20,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -72,17 +73,29 @@ func relRunAs(t testing.TB, exe string, cred *userCred, env []string, bound time
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), bound)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, exe, args...)
-	cmd.Args[0] = "sessions"
-	cmd.Env = env
-	if cred != nil {
-		runAs(cmd, cred)
-	}
 	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	cmd.WaitDelay = 2 * time.Second
+	var err error
 	start := time.Now()
-	err := cmd.Run()
+	// A binary copied just now (asNobody) may be held open for writing by
+	// a process another test forks at that moment, until it execs: the
+	// exec is then refused with ETXTBSY for a moment. Start again.
+	for try := 0; ; try++ {
+		cmd := exec.CommandContext(ctx, exe, args...)
+		cmd.Args[0] = "sessions"
+		cmd.Env = env
+		if cred != nil {
+			runAs(cmd, cred)
+		}
+		out.Reset()
+		errb.Reset()
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		cmd.WaitDelay = 2 * time.Second
+		err = cmd.Run()
+		if !errors.Is(err, syscall.ETXTBSY) || try == 50 {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 	r := relResult{Stdout: out.String(), Stderr: errb.String(), Took: time.Since(start)}
 	var ee *exec.ExitError
 	switch {
