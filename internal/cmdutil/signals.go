@@ -1,5 +1,7 @@
 package cmdutil
 
+import "context"
+
 // Signals is what a command may ask of the process's signal handling,
 // which cli.Main sets up once for every command: SIGINT and SIGTERM end
 // the command's context (cmd.Context()). By default they then end the
@@ -37,4 +39,13 @@ func (f *Factory) Detached() {
 	if f.Signals != nil {
 		f.Signals.Detached()
 	}
+}
+
+// OrBackground is ctx, or context.Background() when it is nil (a command's
+// run called without cobra: tests).
+func OrBackground(ctx context.Context) context.Context {
+	if ctx == nil {
+		return context.Background()
+	}
+	return ctx
 }

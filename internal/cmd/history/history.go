@@ -203,7 +203,7 @@ func run(o *Options) error {
 	}
 	ctx := o.Context
 	if ctx == nil {
-		ctx = o.commandContext()
+		ctx = cmdutil.OrBackground(o.cmdContext)
 		if o.Follow { // --follow ends on Ctrl-C or SIGTERM with exit 0
 			f.GracefulSignals()
 		}
@@ -385,13 +385,4 @@ func (p *printer) print(msgs []json.RawMessage) error {
 	}
 	p.printed += len(msgs)
 	return err
-}
-
-// commandContext is cmd.Context() (Background when run is called without
-// the command: tests).
-func (o *Options) commandContext() context.Context {
-	if o.cmdContext != nil {
-		return o.cmdContext
-	}
-	return context.Background()
 }

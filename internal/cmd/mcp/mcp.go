@@ -102,7 +102,7 @@ func run(o *Options) error {
 	f := o.f
 	ctx := o.Context
 	if ctx == nil {
-		ctx = o.commandContext() // ends on SIGINT or SIGTERM
+		ctx = cmdutil.OrBackground(o.cmdContext) // ends on SIGINT or SIGTERM
 		f.GracefulSignals()
 	}
 	var token string
@@ -195,12 +195,3 @@ func (w *watchedReader) Read(p []byte) (int, error) {
 type nopWriteCloser struct{ io.Writer }
 
 func (nopWriteCloser) Close() error { return nil }
-
-// commandContext is cmd.Context() (Background when run is called without
-// the command: tests).
-func (o *Options) commandContext() context.Context {
-	if o.cmdContext != nil {
-		return o.cmdContext
-	}
-	return context.Background()
-}

@@ -211,7 +211,7 @@ func serve(o *Options, m *ops.Metrics, token string) error {
 	f := o.f
 	ctx := o.Context
 	if ctx == nil {
-		ctx = o.commandContext() // ends on SIGINT or SIGTERM
+		ctx = cmdutil.OrBackground(o.cmdContext) // ends on SIGINT or SIGTERM
 		f.GracefulSignals()
 	}
 	ln, err := net.Listen("tcp", o.Listen)
@@ -231,13 +231,4 @@ func serve(o *Options, m *ops.Metrics, token string) error {
 		o.Ready(addr)
 	}
 	return httpserve.Serve(ctx, ln, h, httpserve.Limits{})
-}
-
-// commandContext is cmd.Context() (Background when run is called without
-// the command: tests).
-func (o *Options) commandContext() context.Context {
-	if o.cmdContext != nil {
-		return o.cmdContext
-	}
-	return context.Background()
 }

@@ -41,14 +41,5 @@ func run(o *Options) error {
 	// end it; SIGTERM/SIGINT cancel the current turn cleanly.
 	o.f.Detached()
 	o.f.GracefulSignals()
-	return o.f.Ops().ExecuteRun(o.commandContext(), o.RunID)
-}
-
-// commandContext is cmd.Context() (Background when run is called without
-// the command: tests).
-func (o *Options) commandContext() context.Context {
-	if o.cmdContext != nil {
-		return o.cmdContext
-	}
-	return context.Background()
+	return o.f.Ops().ExecuteRun(cmdutil.OrBackground(o.cmdContext), o.RunID)
 }

@@ -106,7 +106,7 @@ func run(o *Options) error {
 	f := o.f
 	ctx := o.Context
 	if ctx == nil {
-		ctx = o.commandContext()
+		ctx = cmdutil.OrBackground(o.cmdContext)
 		// ends on SIGINT/SIGTERM with exit 0; a closed pipe is a write
 		// error (EPIPE) rather than the signal that would kill the process
 		f.GracefulSignals()
@@ -172,13 +172,4 @@ func Line(ev ops.WatchEvent) string {
 		}
 	}
 	return strings.TrimRight(fmt.Sprintf("%s %-8s %s  %s", ev.Time.Local().Format("15:04:05"), ev.Kind, key, what), " ")
-}
-
-// commandContext is cmd.Context() (Background when run is called without
-// the command: tests).
-func (o *Options) commandContext() context.Context {
-	if o.cmdContext != nil {
-		return o.cmdContext
-	}
-	return context.Background()
 }
