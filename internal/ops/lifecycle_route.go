@@ -3,7 +3,6 @@ package ops
 import (
 	"sync"
 
-	"github.com/openclaw/sessions/internal/apperr"
 	"github.com/openclaw/sessions/internal/gateway"
 	"github.com/openclaw/sessions/internal/lifecycle"
 	"github.com/openclaw/sessions/internal/sessionwrite"
@@ -35,18 +34,16 @@ func (o *Ops) lifecycle(s *state.State, dryRun, force bool, op func(*lifecycle.O
 // store, written directly.
 func (o *Ops) lifecycleRoute(s *state.State) (func(agent string) (sessionwrite.Route, error), sessionwrite.Options, error) {
 	wo := sessionwrite.Options{LockTimeout: o.cfg.LockTimeout, Now: o.cfg.Now}
-	eps, err := o.endpoints()
+	named, err := o.oneHost("delete, reset, archive and prune go through one gateway; %d were selected")
 	if err != nil {
 		return nil, wo, err
 	}
 	g := &sessionwrite.Gateways{Log: func(m string) { o.debug(m) }}
 	wo.Gateways = g
 	switch {
-	case len(eps) > 1:
-		return nil, wo, apperr.Usagef("delete, reset, archive and prune go through one gateway; %d were selected", len(eps))
-	case len(eps) == 1:
-		o.debug("lifecycle through the selected gateway", "gateway", eps[0].String(), "source", eps[0].URLSource)
-		g.Named = &eps[0]
+	case named != nil:
+		o.debug("lifecycle through the selected gateway", "gateway", named.String(), "source", named.URLSource)
+		g.Named = named
 	default:
 		var once sync.Once
 		var ep gateway.Endpoint

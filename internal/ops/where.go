@@ -114,16 +114,14 @@ func (o *Ops) asOverGateway(ctx context.Context, c *gateway.Client, where string
 // Several gateways are a usage error: send, spawn and wait work on one host.
 func (o *Ops) writeOptions(s *state.State) (sessionwrite.Options, error) {
 	wo := sessionwrite.Options{LockTimeout: o.cfg.LockTimeout, Now: o.cfg.Now}
-	eps, err := o.endpoints()
+	named, err := o.oneHost("send, spawn and wait work on one host: give one --context (or --gateway URL), not %d contexts")
 	if err != nil {
 		return wo, err
 	}
 	g := &sessionwrite.Gateways{Log: func(m string) { o.debug(m) }}
 	switch {
-	case len(eps) > 1 || o.allContexts():
-		return wo, apperr.Usagef("send, spawn and wait work on one host: give one --context (or --gateway URL), not %d contexts", len(eps))
-	case len(eps) == 1:
-		g.Named = &eps[0]
+	case named != nil:
+		g.Named = named
 	case s != nil:
 		g.Local = func() (gateway.Endpoint, string, error) {
 			ep, live, err := o.localGateway(s)
@@ -132,6 +130,24 @@ func (o *Ops) writeOptions(s *state.State) (sessionwrite.Options, error) {
 	}
 	wo.Gateways = g
 	return wo, nil
+}
+
+// oneHost is the one-host rule of every write: the one gateway the
+// invocation names (nil: none, work on this host's state dir); several,
+// or --context all, are a usage error (refusal: its message, given the
+// number of gateways).
+func (o *Ops) oneHost(refusal string) (*gateway.Endpoint, error) {
+	eps, err := o.endpoints()
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case len(eps) > 1 || o.allContexts():
+		return nil, apperr.Usagef(refusal, len(eps))
+	case len(eps) == 1:
+		return &eps[0], nil
+	}
+	return nil, nil
 }
 
 // writeRoute is the one decision of where agent's session writes go for
