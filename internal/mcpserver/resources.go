@@ -154,6 +154,7 @@ func (s *Server) readResource(ctx context.Context, req *mcp.ReadResourceRequest)
 		return nil, err
 	}
 	if r.before != "" {
+		// a malformed cursor is refused before the URI's host is resolved
 		if err := ops.CheckCursor(r.before); err != nil {
 			return nil, resourceError(uri, err)
 		}
@@ -162,10 +163,7 @@ func (s *Server) readResource(ctx context.Context, req *mcp.ReadResourceRequest)
 	if err != nil {
 		return nil, resourceError(uri, err)
 	}
-	if err := op.CheckCursorWhere(r.before); err != nil {
-		return nil, resourceError(uri, err)
-	}
-	sess, err := op.Session(ctx, r.key, "")
+	sess, page, err := op.OpenHistory(ctx, r.key, "", ops.HistoryQuery{Limit: cmp.Or(r.limit, defaultHistory), Before: r.before})
 	if err != nil {
 		return nil, resourceError(uri, err)
 	}
@@ -173,11 +171,6 @@ func (s *Server) readResource(ctx context.Context, req *mcp.ReadResourceRequest)
 	if sess.Agent != r.agent {
 		// the key resolved to another agent's session: not this URI's
 		return nil, mcp.ResourceNotFoundError(uri)
-	}
-	limit := cmp.Or(r.limit, defaultHistory)
-	page, err := op.History(ctx, sess, ops.HistoryQuery{Limit: limit, Before: r.before})
-	if err != nil {
-		return nil, resourceError(uri, err)
 	}
 	text, err := jsonText(page)
 	if err != nil {

@@ -126,21 +126,12 @@ func historyTool(s *Server) tool[historyIn] {
 			if err := target(in.SessionKey, in.Label); err != nil {
 				return nil, err
 			}
-			if in.Before != "" {
-				if err := ops.CheckCursor(in.Before); err != nil {
-					return nil, err
-				}
-			}
-			op := s.ops(in.AgentID)
-			if err := op.CheckCursorWhere(in.Before); err != nil {
-				return nil, err
-			}
-			sess, err := op.Session(ctx, in.SessionKey, in.Label)
+			sess, page, err := s.ops(in.AgentID).OpenHistory(ctx, in.SessionKey, in.Label, ops.HistoryQuery{Limit: intOr(in.Limit, defaultHistory), IncludeTools: in.IncludeTools, Before: in.Before})
 			if err != nil {
 				return nil, err
 			}
-			defer sess.Close()
-			return op.History(ctx, sess, ops.HistoryQuery{Limit: intOr(in.Limit, defaultHistory), IncludeTools: in.IncludeTools, Before: in.Before})
+			sess.Close()
+			return page, nil
 		},
 	}
 }

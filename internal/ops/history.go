@@ -107,6 +107,33 @@ func (o *Ops) CheckCursorWhere(before string) error {
 	return tr.CheckCursor(before)
 }
 
+// OpenHistory reads one page of the session ref (or label) names: the
+// cursor checked first (its form, then that it was made where this
+// invocation works), then the session looked up and its page read — the
+// one call every front-end makes. The session stays open for Follow and
+// for what the caller checks of it; close it. On an error nothing is left
+// open.
+func (o *Ops) OpenHistory(ctx context.Context, ref, label string, q HistoryQuery) (*Session, *HistoryResult, error) {
+	if q.Before != "" {
+		if err := CheckCursor(q.Before); err != nil {
+			return nil, nil, err
+		}
+	}
+	if err := o.CheckCursorWhere(q.Before); err != nil {
+		return nil, nil, err
+	}
+	sess, err := o.Session(ctx, ref, label)
+	if err != nil {
+		return nil, nil, err
+	}
+	res, err := o.History(ctx, sess, q)
+	if err != nil {
+		sess.Close()
+		return nil, nil, err
+	}
+	return sess, res, nil
+}
+
 // HistoryQuery is a page request.
 type HistoryQuery struct {
 	Limit        int  // the last Limit messages (before Before), 1-HistoryMaxLimit

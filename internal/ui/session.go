@@ -134,13 +134,8 @@ func (v *SessionView) readNewest() tea.Cmd {
 	o, ref := v.opsFor(), v.row.Key
 	return func() tea.Msg {
 		ctx := context.Background()
-		sess, err := o.Session(ctx, ref, "")
+		sess, res, err := o.OpenHistory(ctx, ref, "", ops.HistoryQuery{Limit: pageSize, IncludeTools: true, Raw: true})
 		if err != nil {
-			return pageMsg{err: err}
-		}
-		res, err := o.History(ctx, sess, ops.HistoryQuery{Limit: pageSize, IncludeTools: true, Raw: true})
-		if err != nil {
-			sess.Close()
 			return pageMsg{err: err}
 		}
 		return pageMsg{res: res, sess: sess}
@@ -151,13 +146,12 @@ func (v *SessionView) readOlder() tea.Cmd {
 	o, ref, before := v.opsFor(), v.row.Key, v.older
 	return func() tea.Msg {
 		ctx := context.Background()
-		sess, err := o.Session(ctx, ref, "")
+		sess, res, err := o.OpenHistory(ctx, ref, "", ops.HistoryQuery{Limit: pageSize, IncludeTools: true, Raw: true, Before: before})
 		if err != nil {
 			return pageMsg{older: true, err: err}
 		}
-		defer sess.Close()
-		res, err := o.History(ctx, sess, ops.HistoryQuery{Limit: pageSize, IncludeTools: true, Raw: true, Before: before})
-		return pageMsg{res: res, older: true, err: err}
+		sess.Close()
+		return pageMsg{res: res, older: true}
 	}
 }
 

@@ -198,9 +198,6 @@ type Result = ops.HistoryResult
 func run(o *Options) error {
 	f := o.f
 	op := f.Ops()
-	if err := op.CheckCursorWhere(o.Before); err != nil {
-		return err
-	}
 	ctx := o.Context
 	if ctx == nil {
 		ctx = cmdutil.OrBackground(o.cmdContext)
@@ -208,15 +205,11 @@ func run(o *Options) error {
 			f.GracefulSignals()
 		}
 	}
-	sess, err := op.Session(ctx, o.Ref, o.Label)
+	sess, res, err := op.OpenHistory(ctx, o.Ref, o.Label, ops.HistoryQuery{Limit: o.Limit, IncludeTools: o.IncludeTools, Raw: o.Raw, Before: o.Before, Follow: o.Follow})
 	if err != nil {
 		return err
 	}
 	defer sess.Close()
-	res, err := op.History(ctx, sess, ops.HistoryQuery{Limit: o.Limit, IncludeTools: o.IncludeTools, Raw: o.Raw, Before: o.Before, Follow: o.Follow})
-	if err != nil {
-		return err
-	}
 	if res.Note != "" {
 		f.Warn(res.Note)
 	}
