@@ -103,13 +103,16 @@ fuzz:
 # Interoperability with the real OpenClaw 2026.1.30 (../shared/peer); skips
 # with one line when the peer cannot be installed here. The MCP tests also
 # run the MCP Inspector's CLI (npm installs it once into the user cache
-# dir; they skip with one line without npm or its registry).
+# dir; they skip with one line without npm or its registry). The Prometheus
+# server the metrics test scrapes with is built first (once, into the user
+# cache dir), outside the test packages' timeout.
 interop:
 	@if [ ! -x "$(PEER)" ]; then echo "interop: skipped ($(PEER) not found)"; exit 0; fi; \
 	"$(PEER)" install >/dev/null 2>&1; rc=$$?; \
 	if [ $$rc -eq 75 ] && "$(PEER)" status >/dev/null 2>&1; then rc=0; fi; \
 	if [ $$rc -eq 75 ]; then echo "interop: skipped (OpenClaw peer unavailable: $(PEER) install exited 75)"; exit 0; fi; \
 	if [ $$rc -ne 0 ]; then echo "interop: $(PEER) install failed (exit $$rc)"; exit $$rc; fi; \
+	GO="$(GO)" bash scripts/prometheus_tool.sh prometheus >/dev/null || true; \
 	OPENCLAW_PEER="$(PEER)" $(GO) test -tags interop -count=1 -timeout 45m $(PKGS)
 
 # Benchmarks side by side with the real OpenClaw (scripts/bench.sh), then send's
