@@ -34,7 +34,7 @@ import (
 	"github.com/openclaw/sessions/internal/testutil/promtest"
 )
 
-func TestMetricsPrometheus(t *testing.T) {
+func TestInteropMetricsPrometheus(t *testing.T) {
 	prom := promtest.Tool(t, "prometheus")
 	bin := testutil.SessionsBinary(t)
 	root := testutil.Root(t)

@@ -269,3 +269,47 @@ func TestOpsImportsNoStorage(t *testing.T) {
 		t.Fatalf("only %d ops files checked", checked)
 	}
 }
+
+// TestInteropNames: every test built only with -tags interop has Interop
+// in its name, since make interop runs those alone (-run Interop; make
+// test has run the others).
+func TestInteropNames(t *testing.T) {
+	root := filepath.Join("..", "..")
+	test := regexp.MustCompile(`(?m)^func (Test\w+)\(`)
+	interopOnly := regexp.MustCompile(`(?m)^//go:build interop\s*$`)
+	found := 0
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if d.Name() == ".git" || d.Name() == "testdata" {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		if !interopOnly.Match(b) {
+			return nil
+		}
+		for _, m := range test.FindAllSubmatch(b, -1) {
+			found++
+			if !bytes.Contains(m[1], []byte("Interop")) {
+				t.Errorf("%s: %s is built for interop only but make interop (-run Interop) would not run it: put Interop in its name", path, m[1])
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if found < 30 {
+		t.Fatalf("only %d interop tests found", found)
+	}
+}
