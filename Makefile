@@ -115,7 +115,7 @@ interop:
 	if [ $$rc -eq 75 ]; then echo "interop: skipped (OpenClaw peer unavailable: $(PEER) install exited 75)"; exit 0; fi; \
 	if [ $$rc -ne 0 ]; then echo "interop: $(PEER) install failed (exit $$rc)"; exit $$rc; fi; \
 	GO="$(GO)" bash scripts/prometheus_tool.sh prometheus >/dev/null || true; \
-	OPENCLAW_PEER="$(PEER)" $(GO) test -tags interop -run Interop -count=1 -timeout 45m $(PKGS)
+	OPENCLAW_PEER="$(PEER)" $(GO) test -tags interop -run Interop -count=1 -timeout 70m $(PKGS)
 
 # Benchmarks side by side with the real OpenClaw (scripts/bench.sh), then send's
 # and spawn's; writes docs/PERFORMANCE.md figures to stdout. Each skips with one
