@@ -3,7 +3,7 @@ GO       ?= go
 BIN      ?= bin/sessions
 PEER     ?= $(abspath ../shared/peer/openclaw-peer)
 PKGS     := ./...
-VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+VERSION  ?= $(shell sh scripts/version.sh)
 LDFLAGS  := -s -w -X github.com/openclaw/sessions/internal/cmd/version.Version=$(VERSION)
 
 .PHONY: all build test test-short interop bench lint vet fmt completions check-completions man clean stress fuzz cross dist dist-check rules-test
