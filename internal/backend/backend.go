@@ -36,6 +36,19 @@ type Reader interface {
 	Close() error
 }
 
+// Host is one place sessions live, for the operations that work on one
+// host: this host's state dir (*Local) or one gateway (*Gateway), as the
+// invocation's target chose it once. Each implements whole operations;
+// ops composes them and checks policy, and does not branch per transport.
+type Host interface {
+	Reader
+}
+
+var (
+	_ Host = (*Local)(nil)
+	_ Host = (*Gateway)(nil)
+)
+
 // ListQuery is what `sessions list` asks for.
 type ListQuery struct {
 	Kinds     []string // only these kinds (empty: all)

@@ -21,7 +21,7 @@ import (
 var commandsMustNotImport = []string{
 	"gateway", "sqlitestore", "sqlitewrite", "sqlitefile", "sqlitedb", "store", "transcript", "transcripts",
 	"backend", "sessionwrite", "engine", "runner", "launch", "lifecycle", "archive",
-	"state", "runs", "era", "lock", "doctor", "usage", "search",
+	"state", "runs", "era", "lock", "doctor", "usage", "search", "target",
 }
 
 // TestCommandLayers holds the layering of docs/ARCHITECTURE.md: no package

@@ -64,19 +64,18 @@ type AgentsResult struct {
 // requester may do with each: see its sessions, spawn into it, write it
 // (Capabilities). Over a fleet a failing host is in Errors.
 func (o *Ops) Agents(ctx context.Context) (*AgentsResult, error) {
-	eps, err := o.endpoints()
+	t, err := o.target()
 	if err != nil {
 		return nil, err
 	}
-	if len(eps) == 0 {
+	if t.Local() {
 		return o.localAgents()
 	}
-	gws := make([]*backend.Gateway, len(eps))
-	for i, ep := range eps {
-		gws[i] = o.gatewayReader(ep)
-		defer gws[i].Close()
+	gws := t.Gateways(o.cfg.Agent, o.requester())
+	for _, g := range gws {
+		defer g.Close()
 	}
-	return o.gatewayAgents(ctx, gws, len(eps) > 1 || o.allContexts())
+	return o.gatewayAgents(ctx, gws, t.Fleet())
 }
 
 // localAgents are the agents of the state dir: configured in openclaw.json

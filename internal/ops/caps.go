@@ -4,11 +4,9 @@ import (
 	"context"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/openclaw/sessions/internal/era"
-	"github.com/openclaw/sessions/internal/gateway"
 	"github.com/openclaw/sessions/internal/policy"
 	"github.com/openclaw/sessions/internal/sessionwrite"
 	"github.com/openclaw/sessions/internal/state"
@@ -45,12 +43,12 @@ type Capabilities struct {
 // through the gateway it names (one; several are a usage error), else in
 // this host's state dir.
 func (o *Ops) Capabilities(ctx context.Context, agent string) (Capabilities, error) {
-	named, err := o.namedGateway()
+	w, err := o.writes(nil, oneHostRuns)
 	if err != nil {
 		return Capabilities{}, err
 	}
-	if named != nil {
-		g := o.gatewayReader(*named)
+	if w.Host != nil {
+		g := o.gatewayReader(*w.Host)
 		defer g.Close()
 		c, err := g.Client(ctx)
 		if err != nil {
@@ -60,7 +58,7 @@ func (o *Ops) Capabilities(ctx context.Context, agent string) (Capabilities, err
 		if err != nil {
 			return Capabilities{}, err
 		}
-		return gatewayCaps(named.URL, acc == nil || acc.CanSeeAgent(agent, policy.OpHistory) == ""), nil
+		return gatewayCaps(w.Host.URL(), acc == nil || acc.CanSeeAgent(agent, policy.OpHistory) == ""), nil
 	}
 	s, err := o.openState()
 	if err != nil {
@@ -77,30 +75,22 @@ func gatewayCaps(url string, readable bool) Capabilities {
 }
 
 // localCaper tells the capabilities of the agents of this host's state
-// dir, looking for its live gateway once (when a 2026.8+ agent needs it).
+// dir (the target looks for its live gateway once, when a 2026.8+ agent
+// needs it).
 type localCaper struct {
 	s  *state.State
 	wo sessionwrite.Options
-	// routes: the live gateway may take writes (one was looked for).
+	// routes: the live gateway may take writes (the target may look).
 	routes bool
 }
 
 func (o *Ops) localCaps(s *state.State) *localCaper {
 	c := &localCaper{s: s}
-	wo, err := o.writeOptions(s)
-	if err != nil || wo.Gateways == nil || wo.Gateways.Local == nil {
+	w, err := o.writes(s, oneHostRuns)
+	if err != nil || w.Options.Gateways == nil || w.Options.Gateways.Local == nil {
 		return c
 	}
-	local := wo.Gateways.Local
-	var once sync.Once
-	var ep gateway.Endpoint
-	var found string
-	var lerr error
-	wo.Gateways.Local = func() (gateway.Endpoint, string, error) {
-		once.Do(func() { ep, found, lerr = local() })
-		return ep, found, lerr
-	}
-	c.wo, c.routes = wo, true
+	c.wo, c.routes = w.Options, true
 	return c
 }
 

@@ -33,6 +33,7 @@ import (
 	"github.com/openclaw/sessions/internal/sanitize"
 	"github.com/openclaw/sessions/internal/state"
 	"github.com/openclaw/sessions/internal/storecache"
+	"github.com/openclaw/sessions/internal/target"
 )
 
 // Config is what a front-end knows about one invocation: the global flags
@@ -97,6 +98,10 @@ type Ops struct {
 	stateOnce sync.Once
 	st        *state.State
 	stErr     error
+
+	targetOnce sync.Once
+	tgt        *target.Target
+	tgtErr     error
 
 	redactOnce sync.Once
 	redactor   *sanitize.Redactor

@@ -16,6 +16,7 @@ import (
 	"github.com/openclaw/sessions/internal/policy"
 	"github.com/openclaw/sessions/internal/sessionwrite"
 	"github.com/openclaw/sessions/internal/state"
+	"github.com/openclaw/sessions/internal/target"
 )
 
 // ParseLabel checks a label as the OpenClaw of era e does: trimmed, not
@@ -103,28 +104,25 @@ func (o *Ops) Patch(ctx context.Context, q PatchRequest) (*PatchResult, error) {
 	if err := q.Validate(); err != nil {
 		return nil, err
 	}
-	eps, err := o.endpoints()
+	wt, err := o.writes(nil, oneHostPatch)
 	if err != nil {
 		return nil, err
 	}
-	switch {
-	case len(eps) == 0:
+	if wt.Host == nil {
 		return o.patchLocal(ctx, q)
-	case len(eps) > 1 || o.allContexts():
-		return nil, apperr.Usagef("patch changes one session on one host: give one --context (or --gateway URL), not %s", describeContexts(o.cfg.Contexts, len(eps)))
 	}
 	if err := q.refuseOverGateway(); err != nil {
 		return nil, err
 	}
-	ep := eps[0]
-	o.debug("patch over the gateway", "gateway", ep.String(), "auth", ep.AuthSource)
-	_, route, wo, err := o.namedWrite()
+	route, err := sessionwrite.Choose(nil, "", wt.Options)
 	if err != nil {
 		return nil, err
 	}
+	wo := wt.Options
+	o.debug("patch over the gateway", "gateway", wt.Host.String(), "auth", route.Endpoint.AuthSource)
 	ctx, cancel := context.WithTimeout(ctx, PatchGatewayTimeout)
 	defer cancel()
-	r, err := o.patchTargetOver(ctx, ep, q)
+	r, err := o.patchTargetOver(ctx, *wt.Host, q)
 	if err != nil {
 		return nil, err
 	}
@@ -150,10 +148,15 @@ func (o *Ops) patchLocal(ctx context.Context, q PatchRequest) (*PatchResult, err
 	// where the write goes (sessionwrite.Choose): a 2026.8+ (SQLite) agent
 	// whose gateway is live on this host through that gateway (it owns the
 	// database while it runs), else the agent's files or database
-	route, wo, err := o.writeRoute(s, t.Agent, "patch")
+	wt, err := o.writes(s, oneHostPatch)
 	if err != nil {
 		return nil, err
 	}
+	route, err := wt.Route(s, t.Agent, "patch")
+	if err != nil {
+		return nil, err
+	}
+	wo := wt.Options
 	if route.Era == era.Gateway {
 		if err := q.refuseOverGateway(); err != nil {
 			return nil, err
@@ -229,13 +232,14 @@ func (q PatchRequest) refuseOverGateway() error {
 
 // patchTargetOver connects to the named gateway ep, checks --as against
 // that host's config (the checks of a send) and finds q's session there.
-func (o *Ops) patchTargetOver(ctx context.Context, ep gateway.Endpoint, q PatchRequest) (state.Row, error) {
-	c, err := gateway.Connect(ctx, ep, nil, func(m string) { o.debug(m) })
+func (o *Ops) patchTargetOver(ctx context.Context, h target.Host, q PatchRequest) (state.Row, error) {
+	b := o.gatewayReader(h)
+	defer b.Close()
+	c, err := b.Client(ctx)
 	if err != nil {
 		return state.Row{}, err
 	}
-	defer c.Close()
-	acc, err := o.asOverGateway(ctx, c, backend.WhereOf(ep))
+	acc, err := b.Access(ctx, c)
 	if err != nil {
 		return state.Row{}, err
 	}

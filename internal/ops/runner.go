@@ -3,7 +3,6 @@ package ops
 import (
 	"context"
 
-	"github.com/openclaw/sessions/internal/gateway"
 	"github.com/openclaw/sessions/internal/runner"
 	"github.com/openclaw/sessions/internal/runs"
 )
@@ -16,12 +15,13 @@ func (o *Ops) ExecuteRun(ctx context.Context, runID string) error {
 	if err != nil {
 		return err
 	}
-	wo, err := o.writeOptions(s)
+	w, err := o.writes(s, oneHostRuns)
 	if err != nil {
 		return err
 	}
+	t, _ := o.target() // writes resolved it
 	r := &runner.Runner{State: s, Runs: runs.Open(s.Dir.Path), Log: o.cfg.Log, Now: o.cfg.Now, LockTimeout: o.cfg.LockTimeout,
-		GatewayEndpoint: func() (gateway.Endpoint, error) { return o.turnGateway(s) }, Gateways: wo.Gateways}
+		GatewayEndpoint: t.TurnGatewayOf(s), Gateways: w.Options.Gateways}
 	return r.Execute(ctx, runID)
 }
 

@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"github.com/openclaw/sessions/internal/apperr"
-	"github.com/openclaw/sessions/internal/gateway"
 	"github.com/openclaw/sessions/internal/runs"
+	"github.com/openclaw/sessions/internal/target"
 )
 
 // RunRecord is one run as recorded (ours) or read from OpenClaw's
@@ -96,12 +96,12 @@ func (o *Ops) Runs(ctx context.Context, q RunsQuery) (*RunsResult, error) {
 	now := o.Now()
 	var ours, theirs []*runs.Record
 	var failed *[]HostError
-	eps, err := o.endpoints()
+	t, err := o.target()
 	if err != nil {
 		return nil, err
 	}
-	if len(eps) > 0 {
-		if ours, failed, err = o.gatewayRuns(eps, q, now); err != nil {
+	if !t.Local() {
+		if ours, failed, err = o.gatewayRuns(t, q, now); err != nil {
 			return nil, err
 		}
 	} else {
@@ -172,15 +172,16 @@ func ourRuns(rs *runs.Store, now time.Time) ([]*runs.Record, error) {
 // whose records cannot be read is in failed (nil: not a fleet). The
 // requester (--as) does not filter them, as locally: the records are this
 // machine's.
-func (o *Ops) gatewayRuns(eps []gateway.Endpoint, q RunsQuery, now time.Time) ([]*runs.Record, *[]HostError, error) {
+func (o *Ops) gatewayRuns(t *target.Target, q RunsQuery, now time.Time) ([]*runs.Record, *[]HostError, error) {
+	hosts := t.Hosts()
 	if q.Source == RunsSourceOpenClaw || (q.Source == RunsSourceAll && !q.Tree) {
-		return nil, nil, apperr.Statef("runs --source %s: OpenClaw's own sub-agent runs are not available over the gateway %s: no RPC of OpenClaw 2026.1.30 or 2026.9.x lists them; run `sessions runs --source %s` on that host", q.Source, eps[0], q.Source)
+		return nil, nil, apperr.Statef("runs --source %s: OpenClaw's own sub-agent runs are not available over the gateway %s: no RPC of OpenClaw 2026.1.30 or 2026.9.x lists them; run `sessions runs --source %s` on that host", q.Source, hosts[0], q.Source)
 	}
-	fleet := len(eps) > 1 || o.allContexts()
+	fleet := t.Fleet()
 	var out []*runs.Record
 	failed := []HostError{}
-	for _, ep := range eps {
-		rs, err := o.gatewayRunStore(ep)
+	for _, h := range hosts {
+		rs, err := t.RunStore(h)
 		var recs []*runs.Record
 		if err == nil {
 			recs, err = ourRuns(rs, now)
@@ -189,12 +190,12 @@ func (o *Ops) gatewayRuns(eps []gateway.Endpoint, q RunsQuery, now time.Time) ([
 			if !fleet {
 				return nil, nil, err
 			}
-			failed = append(failed, HostError{Context: hostOf(ep), Error: err.Error(), Err: err})
+			failed = append(failed, HostError{Context: h.Where(), Error: err.Error(), Err: err})
 			continue
 		}
 		for _, r := range recs {
 			if fleet {
-				r.Context = hostOf(ep)
+				r.Context = h.Where()
 			}
 		}
 		out = runs.Merge(out, recs)
@@ -203,15 +204,6 @@ func (o *Ops) gatewayRuns(eps []gateway.Endpoint, q RunsQuery, now time.Time) ([
 		return out, nil, nil
 	}
 	return out, &failed, nil
-}
-
-// hostOf names a gateway in a fleet's rows and errors: its context, else
-// its URL.
-func hostOf(ep gateway.Endpoint) string {
-	if ep.Context != "" {
-		return ep.Context
-	}
-	return ep.URL
 }
 
 // involves reports whether run r involves session s (key, display key or

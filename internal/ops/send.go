@@ -14,6 +14,7 @@ import (
 	"github.com/openclaw/sessions/internal/runs"
 	"github.com/openclaw/sessions/internal/sessionwrite"
 	"github.com/openclaw/sessions/internal/state"
+	"github.com/openclaw/sessions/internal/target"
 	"github.com/tidwall/gjson"
 )
 
@@ -74,13 +75,13 @@ func (o *Ops) Send(ctx context.Context, q SendRequest) (*RunResult, error) {
 	if err := o.ResolveEngineDeliver(&q.Engine, &q.Deliver); err != nil {
 		return nil, err
 	}
-	named, route, _, err := o.namedWrite()
+	w, err := o.writes(nil, oneHostRuns)
 	if err != nil {
 		return nil, err
 	}
 	var p *sendPlan
-	if named != nil {
-		p, err = o.sendThroughNamed(ctx, q, route)
+	if w.Host != nil {
+		p, err = o.sendThroughNamed(ctx, q, *w.Host, w)
 	} else {
 		p, err = o.sendLocal(q)
 	}
@@ -126,11 +127,20 @@ func (o *Ops) sendLocal(q SendRequest) (*sendPlan, error) {
 	if err != nil {
 		return nil, err
 	}
-	route, wo, err := o.writeRoute(s, t.Agent, "send")
+	tg, err := o.target()
 	if err != nil {
 		return nil, err
 	}
-	p := &sendPlan{s: s, l: o.launcher(s, nil), engine: q.Engine}
+	w, err := tg.Writes(s, oneHostRuns, o.cfg.LockTimeout, o.cfg.Now)
+	if err != nil {
+		return nil, err
+	}
+	route, err := w.Route(s, t.Agent, "send")
+	if err != nil {
+		return nil, err
+	}
+	wo := w.Options
+	p := &sendPlan{s: s, l: o.launcher(tg, s, nil), engine: q.Engine}
 	if route.Era == era.Gateway {
 		// the engine first (a usage error), then the gateway answers
 		// (handshake, credentials: exit 10, 3, 5) and has the session,
@@ -190,14 +200,18 @@ func localRequester(s *state.State) *runs.Session {
 // visibility, agent-to-agent, send policy, as locally), recorded in the
 // run (the ping-pong turns run on its session) and the run takes the
 // host's ping-pong turns and turn timeout.
-func (o *Ops) sendThroughNamed(ctx context.Context, q SendRequest, route sessionwrite.Route) (*sendPlan, error) {
-	ep := route.Endpoint
-	o.debug("send through the gateway this invocation names", "gateway", ep.String(), "auth", ep.AuthSource)
-	eng, err := o.launcher(nil, &ep).ChooseEngineFor(route, "", q.Engine, q.OpenClaw)
+func (o *Ops) sendThroughNamed(ctx context.Context, q SendRequest, h target.Host, w *target.Writes) (*sendPlan, error) {
+	tg, _ := o.target() // w came from it
+	route, err := sessionwrite.Choose(nil, "", w.Options)
 	if err != nil {
 		return nil, err
 	}
-	b := o.gatewayReader(ep)
+	o.debug("send through the gateway this invocation names", "gateway", h.String(), "auth", route.Endpoint.AuthSource)
+	eng, err := o.launcher(tg, nil, &h).ChooseEngineFor(route, "", q.Engine, q.OpenClaw)
+	if err != nil {
+		return nil, err
+	}
+	b := o.gatewayReader(h)
 	defer b.Close()
 	sess, err := b.SessionFor(ctx, q.Ref, q.Label, policy.OpSend)
 	if err != nil {
@@ -213,11 +227,11 @@ func (o *Ops) sendThroughNamed(ctx context.Context, q SendRequest, route session
 			return nil, err
 		}
 	}
-	s, err := o.gatewayState(ep)
+	s, err := o.runHome(tg, h)
 	if err != nil {
 		return nil, err
 	}
-	return &sendPlan{s: s, l: o.launcher(s, &ep), engine: eng, requester: req, settings: remoteSettings(acc, b.Where()),
+	return &sendPlan{s: s, l: o.launcher(tg, s, &h), engine: eng, requester: req, settings: remoteSettings(acc, b.Where()),
 		target: runs.Session{Key: sess.Key, DisplayKey: sess.Key, AgentID: sess.Agent, SessionID: sess.SessionID, Channel: sess.Row.Channel}}, nil
 }
 

@@ -19,6 +19,7 @@ import (
 	"github.com/openclaw/sessions/internal/runs"
 	"github.com/openclaw/sessions/internal/sessionwrite"
 	"github.com/openclaw/sessions/internal/state"
+	"github.com/openclaw/sessions/internal/target"
 )
 
 // SpawnRequest is a sub-agent task and how it is run.
@@ -70,12 +71,12 @@ func (o *Ops) spawn(ctx context.Context, q SpawnRequest) (*SpawnResult, error) {
 	if err := o.ResolveEngineDeliver(&q.Engine, &q.Deliver); err != nil {
 		return nil, err
 	}
-	named, route, wo, err := o.namedWrite()
+	w, err := o.writes(nil, oneHostRuns)
 	if err != nil {
 		return nil, err
 	}
-	if named != nil {
-		return o.spawnThroughNamed(ctx, q, route, wo)
+	if w.Host != nil {
+		return o.spawnThroughNamed(ctx, q, *w.Host, w)
 	}
 	s, err := o.openState()
 	if err != nil {
@@ -87,14 +88,18 @@ func (o *Ops) spawn(ctx context.Context, q SpawnRequest) (*SpawnResult, error) {
 	}
 	// where the child is written: through the live gateway of a 2026.8+
 	// agent, the gateway's own spawn (nothing written to its database)
-	route, wo, err = o.writeRoute(s, a.target, "spawn")
+	tg, _ := o.target() // writes resolved it
+	if w, err = tg.Writes(s, oneHostRuns, o.cfg.LockTimeout, o.cfg.Now); err != nil {
+		return nil, err
+	}
+	route, err := w.Route(s, a.target, "spawn")
 	if err != nil {
 		return nil, err
 	}
 	if route.Era != era.Gateway {
 		return o.spawnLocal(ctx, s, q, a)
 	}
-	g := gatewaySpawn{s: s, l: o.launcher(s, nil), route: route, wo: wo, target: a.target, label: a.label, thinking: a.thinking}
+	g := gatewaySpawn{s: s, l: o.launcher(tg, s, nil), route: route, wo: w.Options, target: a.target, label: a.label, thinking: a.thinking}
 	if g.engine, err = g.l.ChooseEngineFor(route, a.target, q.Engine, q.OpenClaw); err != nil {
 		return nil, err
 	}
@@ -181,7 +186,11 @@ func (o *Ops) spawnLocal(ctx context.Context, s *state.State, q SpawnRequest, a 
 	if err := launch.PreflightAgent(s, a.target); err != nil {
 		return nil, err
 	}
-	l := o.launcher(s, nil)
+	tg, err := o.target()
+	if err != nil {
+		return nil, err
+	}
+	l := o.launcher(tg, s, nil)
 	eng, err := l.ChooseEngine(q.Engine, q.OpenClaw)
 	if err != nil {
 		return nil, err
@@ -279,9 +288,14 @@ func (o *Ops) createLocalChild(ctx context.Context, s *state.State, a spawnAsk) 
 // subagents.allowAgents allows it — and the child takes the target agent's
 // sub-agent model default from it when --model is not given. The run is
 // recorded in the gateway's home.
-func (o *Ops) spawnThroughNamed(ctx context.Context, q SpawnRequest, route sessionwrite.Route, wo sessionwrite.Options) (*SpawnResult, error) {
-	ep := route.Endpoint
-	o.debug("spawn through the gateway this invocation names", "gateway", ep.String(), "auth", ep.AuthSource)
+func (o *Ops) spawnThroughNamed(ctx context.Context, q SpawnRequest, h target.Host, w *target.Writes) (*SpawnResult, error) {
+	tg, _ := o.target() // w came from it
+	route, err := sessionwrite.Choose(nil, "", w.Options)
+	if err != nil {
+		return nil, err
+	}
+	wo := w.Options
+	o.debug("spawn through the gateway this invocation names", "gateway", h.String(), "auth", route.Endpoint.AuthSource)
 	agent := config.NormalizeAgentID(o.cfg.Agent)
 	if strings.TrimSpace(o.cfg.Agent) == "" {
 		agent = "main"
@@ -299,13 +313,12 @@ func (o *Ops) spawnThroughNamed(ctx context.Context, q SpawnRequest, route sessi
 			return nil, apperr.Usagef("%s", launch.InvalidThinkingMessage(raw, q.Model))
 		}
 	}
-	var err error
-	if g.engine, err = o.launcher(nil, &ep).ChooseEngineFor(route, agent, q.Engine, q.OpenClaw); err != nil {
+	if g.engine, err = o.launcher(tg, nil, &h).ChooseEngineFor(route, agent, q.Engine, q.OpenClaw); err != nil {
 		return nil, err
 	}
 	g.model = strings.TrimSpace(q.Model)
 	g.req = runs.Session{Key: keys.MainOf(agent), AgentID: agent}
-	if acc, b, err := o.namedRequester(ctx, ep); err != nil {
+	if acc, b, err := o.namedRequester(ctx, h); err != nil {
 		return nil, err
 	} else if acc != nil {
 		defer b.Close()
@@ -319,20 +332,20 @@ func (o *Ops) spawnThroughNamed(ctx context.Context, q SpawnRequest, route sessi
 		g.req = *r
 		g.settings = remoteSettings(acc, b.Where())
 	}
-	if g.s, err = o.gatewayState(ep); err != nil {
+	if g.s, err = o.runHome(tg, h); err != nil {
 		return nil, err
 	}
-	g.l = o.launcher(g.s, &ep)
+	g.l = o.launcher(tg, g.s, &h)
 	return o.spawnThroughGateway(ctx, q, g)
 }
 
 // namedRequester connects and resolves --as on the gateway ep (nil, nil
 // without one: nothing is dialled here). Close b.
-func (o *Ops) namedRequester(ctx context.Context, ep gateway.Endpoint) (*state.Access, *backend.Gateway, error) {
+func (o *Ops) namedRequester(ctx context.Context, h target.Host) (*state.Access, *backend.Gateway, error) {
 	if strings.TrimSpace(o.cfg.As) == "" && strings.TrimSpace(o.cfg.Getenv("OPENCLAW_SESSION_KEY")) == "" {
 		return nil, nil, nil
 	}
-	b := o.gatewayReader(ep)
+	b := o.gatewayReader(h)
 	ctx, cancel := context.WithTimeout(ctx, backend.CallTimeout)
 	defer cancel()
 	c, err := b.Client(ctx)

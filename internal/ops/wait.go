@@ -66,17 +66,13 @@ func (o *Ops) Wait(ctx context.Context, q WaitRequest) (*RunResult, error) {
 // gateway it names (the runs send and spawn made through it), else the
 // local state dir's.
 func (o *Ops) runStore() (*runs.Store, error) {
-	ep, err := o.namedGateway()
+	w, err := o.writes(nil, oneHostRuns)
 	if err != nil {
 		return nil, err
 	}
-	if ep != nil {
-		home, err := runs.GatewayHome(o.cfg.Getenv, ep.URL, false)
-		if err != nil {
-			return nil, err
-		}
-		o.debug("runs through the gateway "+ep.String()+" are kept in "+home, "gateway", ep.String())
-		return runs.Open(home), nil
+	if w.Host != nil {
+		t, _ := o.target()
+		return t.RunStore(*w.Host)
 	}
 	s, err := o.openState()
 	if err != nil {

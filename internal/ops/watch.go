@@ -237,11 +237,11 @@ type runStoreAt struct {
 // watchRunStores are the run stores of this invocation: the state dir's,
 // or each selected gateway's home on this machine (as Runs reads them).
 func (o *Ops) watchRunStores() ([]runStoreAt, error) {
-	eps, err := o.endpoints()
+	t, err := o.target()
 	if err != nil {
 		return nil, err
 	}
-	if len(eps) == 0 {
+	if t.Local() {
 		s, err := o.openState()
 		if err != nil {
 			return nil, err
@@ -249,12 +249,12 @@ func (o *Ops) watchRunStores() ([]runStoreAt, error) {
 		return []runStoreAt{{"", runs.Open(s.Dir.Path)}}, nil
 	}
 	var out []runStoreAt
-	for _, ep := range eps {
-		rs, err := o.gatewayRunStore(ep)
+	for _, h := range t.Hosts() {
+		rs, err := t.RunStore(h)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, runStoreAt{backend.WhereOf(ep), rs})
+		out = append(out, runStoreAt{h.Where(), rs})
 	}
 	return out, nil
 }

@@ -1,0 +1,133 @@
+package target
+
+import (
+	"time"
+
+	"github.com/openclaw/sessions/internal/engine"
+	"github.com/openclaw/sessions/internal/era"
+	"github.com/openclaw/sessions/internal/gateway"
+	"github.com/openclaw/sessions/internal/launch"
+	"github.com/openclaw/sessions/internal/runs"
+	"github.com/openclaw/sessions/internal/sessionwrite"
+	"github.com/openclaw/sessions/internal/state"
+)
+
+// Writes is where the writes of one operation go: the one gateway the
+// invocation names (Host; nil: this host's state dir), and the options
+// every write of it opens with (sessionwrite.Choose routes each agent's
+// writes with them).
+type Writes struct {
+	t    *Target
+	Host *Host
+	// Options: the lock timeout, the clock and the gateways: the named
+	// one, else this host's live gateway for the state dir (looked for
+	// once per Target, when a 2026.8+ agent is written).
+	Options sessionwrite.Options
+}
+
+// Writes applies the one-host rule (what: the refusal's start, see
+// OneHost) and prepares the write options for s (nil s: a named gateway
+// only — a write with no gateway named then has nowhere to go).
+func (t *Target) Writes(s *state.State, what string, lockTimeout time.Duration, now func() time.Time) (*Writes, error) {
+	h, err := t.OneHost(what)
+	if err != nil {
+		return nil, err
+	}
+	w := &Writes{t: t, Host: h, Options: sessionwrite.Options{LockTimeout: lockTimeout, Now: now}}
+	g := &sessionwrite.Gateways{Log: func(m string) { t.in.Debug(m) }}
+	switch {
+	case h != nil:
+		ep := h.ep
+		g.Named = &ep
+	case s != nil:
+		g.Local = func() (gateway.Endpoint, string, error) { return t.LiveGateway(s) }
+	}
+	w.Options.Gateways = g
+	return w, nil
+}
+
+// Route is where agent's session writes go (sessionwrite.Choose), said at
+// debug level (what: the operation) when it is a gateway, or when a
+// 2026.8+ agent stays local.
+func (w *Writes) Route(s *state.State, agent, what string) (sessionwrite.Route, error) {
+	r, err := sessionwrite.Choose(s, agent, w.Options)
+	if err != nil {
+		return r, err
+	}
+	switch {
+	case r.Era == era.Gateway:
+		w.t.in.Debug(what+": "+r.Why, "gateway", r.Endpoint.URL, "auth", r.Endpoint.AuthSource)
+	case r.Why != "":
+		w.t.in.Debug(what+": "+r.Why+"; writing locally", "agent", agent)
+	}
+	return r, nil
+}
+
+// RunInputs is what starting a run needs besides the target: the
+// invocation's lock timeout and logger.
+type RunInputs struct {
+	LockTimeout time.Duration
+	Launch      launch.Launcher // Getenv, Log: copied into each launcher
+}
+
+// Launcher starts the runs of this target on s (this host's state, or a
+// gateway's run home — RunHome): the auto engine's probe of this host's
+// live gateway, the gateway a gateway-engine turn runs in, and the flags
+// the detached runner gets. named: the gateway the invocation names (nil:
+// none).
+func (t *Target) Launcher(s *state.State, named *Host, in RunInputs) *launch.Launcher {
+	l := in.Launch
+	l.State, l.ProbeTimeout = s, ProbeTimeout
+	if named != nil {
+		ep := named.ep
+		l.Named = &ep
+	}
+	l.ProbeLocalGateway = func() (string, error) { return t.ProbeLive(s) }
+	l.TurnGateway = func() (gateway.Endpoint, error) { return t.TurnGateway(s) }
+	l.RunnerFlags = func(eng string) []string { return t.runnerFlags(eng, named, in.LockTimeout) }
+	return &l
+}
+
+// runnerFlags are the global flags the detached runner of a run with
+// engine gets: --lock-timeout, and for a gateway-engine run the flags that
+// name its gateway — a gateway of the current context by that context's
+// name, so the runner talks to the same one if the current context changes.
+func (t *Target) runnerFlags(eng string, named *Host, lockTimeout time.Duration) []string {
+	var extra []string
+	if lockTimeout > 0 {
+		extra = append(extra, "--lock-timeout", lockTimeout.String())
+	}
+	if eng == engine.SpecGateway {
+		in := t.in
+		extra = append(extra, launch.GatewayFlags(launch.GatewayInputs{Gateway: in.Gateway, TokenFile: in.GatewayTokenFile,
+			Insecure: in.InsecureGateway, Fingerprint: in.GatewayFingerprint, Contexts: in.Contexts})...)
+		if in.Gateway == "" && len(in.Contexts) == 0 && named != nil && named.ep.Context != "" && named.ep.URLSource == "context" {
+			extra = append(extra, "--context", named.ep.Context)
+		}
+	}
+	return extra
+}
+
+// RunHome opens the home of the runs made through h on this machine
+// (runs.GatewayHome, created when missing) as the state the run records,
+// the outbox and the runner use: no OpenClaw state dir is needed.
+func (t *Target) RunHome(h Host, env state.Options) (*state.State, error) {
+	home, err := runs.GatewayHome(t.in.Getenv, h.ep.URL, true)
+	if err != nil {
+		return nil, err
+	}
+	t.in.Debug("run records of the gateway kept in "+home, "gateway", h.String())
+	env.StateDir = home
+	return state.Open(env)
+}
+
+// RunStore is the run store kept on this machine for the runs made
+// through h (runs.GatewayHome; not created).
+func (t *Target) RunStore(h Host) (*runs.Store, error) {
+	home, err := runs.GatewayHome(t.in.Getenv, h.ep.URL, false)
+	if err != nil {
+		return nil, err
+	}
+	t.in.Debug("runs through the gateway "+h.String()+" are kept in "+home, "gateway", h.String())
+	return runs.Open(home), nil
+}
