@@ -7,7 +7,6 @@ import (
 
 	"github.com/openclaw/sessions/internal/apperr"
 	"github.com/openclaw/sessions/internal/runs"
-	"github.com/openclaw/sessions/internal/target"
 )
 
 // RunRecord is one run as recorded (ours) or read from OpenClaw's
@@ -94,29 +93,52 @@ func (o *Ops) Runs(ctx context.Context, q RunsQuery) (*RunsResult, error) {
 		return nil, apperr.Usagef("invalid --source %q (want %s)", q.Source, strings.Join(RunsSources, ", "))
 	}
 	now := o.Now()
-	var ours, theirs []*runs.Record
-	var failed *[]HostError
 	t, err := o.target()
 	if err != nil {
 		return nil, err
 	}
-	if !t.Local() {
-		if ours, failed, err = o.gatewayRuns(t, q, now); err != nil {
+	// OpenClaw's own sub-agent registry is this host's file: no RPC of
+	// 2026.1.30 or 2026.9.x lists it
+	if !t.Local() && (q.Source == RunsSourceOpenClaw || (q.Source == RunsSourceAll && !q.Tree)) {
+		return nil, apperr.Statef("runs --source %s: OpenClaw's own sub-agent runs are not available over the gateway %s: no RPC of OpenClaw 2026.1.30 or 2026.9.x lists them; run `sessions runs --source %s` on that host", q.Source, t.Hosts()[0], q.Source)
+	}
+	var ours, theirs []*runs.Record
+	var failed *[]HostError
+	if t.Fleet() {
+		failed = &[]HostError{}
+	}
+	if q.Source != RunsSourceOpenClaw {
+		stores, err := o.runStores()
+		if err != nil {
 			return nil, err
 		}
-	} else {
+		for _, st := range stores {
+			var recs []*runs.Record
+			err := st.err
+			if err == nil {
+				recs, err = ourRuns(st.s, now)
+			}
+			if err != nil {
+				if failed == nil {
+					return nil, err
+				}
+				*failed = append(*failed, HostError{Context: st.where, Error: err.Error(), Err: err})
+				continue
+			}
+			if failed != nil {
+				for _, r := range recs {
+					r.Context = st.where
+				}
+			}
+			ours = runs.Merge(ours, recs)
+		}
+	}
+	if t.Local() && q.Source != RunsSourceSessions {
 		s, err := o.openState()
 		if err != nil {
 			return nil, err
 		}
-		if q.Source != RunsSourceOpenClaw {
-			if ours, err = ourRuns(runs.Open(s.Dir.Path), now); err != nil {
-				return nil, err
-			}
-		}
-		if q.Source != RunsSourceSessions {
-			theirs = runs.OpenClawRuns(s.Dir.Path, o.cfg.LockTimeout, o.warn)
-		}
+		theirs = runs.OpenClawRuns(s.Dir.Path, o.cfg.LockTimeout, o.warn)
 	}
 	res := &RunsResult{Runs: []*RunRecord{}, Errors: failed, Source: q.Source}
 	total := 0
@@ -163,47 +185,37 @@ func ourRuns(rs *runs.Store, now time.Time) ([]*runs.Record, error) {
 	return out, nil
 }
 
-// gatewayRuns are our runs through the selected gateways: the records kept
-// on this machine in each gateway's home (runs.GatewayHome), the runs
-// send, spawn and wait made with the same gateway selection. OpenClaw's
-// own sub-agent registry is not reachable over the gateway (no RPC of
-// 2026.1.30 or 2026.9.x lists it): RunsSourceOpenClaw, or all without a
-// tree, is exit 10. Over a fleet every row says its context, and a host
-// whose records cannot be read is in failed (nil: not a fleet). The
-// requester (--as) does not filter them, as locally: the records are this
-// machine's.
-func (o *Ops) gatewayRuns(t *target.Target, q RunsQuery, now time.Time) ([]*runs.Record, *[]HostError, error) {
-	hosts := t.Hosts()
-	if q.Source == RunsSourceOpenClaw || (q.Source == RunsSourceAll && !q.Tree) {
-		return nil, nil, apperr.Statef("runs --source %s: OpenClaw's own sub-agent runs are not available over the gateway %s: no RPC of OpenClaw 2026.1.30 or 2026.9.x lists them; run `sessions runs --source %s` on that host", q.Source, hosts[0], q.Source)
+// runStoreAt is where one host's runs are recorded on this machine
+// (where: "" for this host's state dir, else the host's context or URL),
+// or why they cannot be read.
+type runStoreAt struct {
+	where string
+	s     *runs.Store
+	err   error
+}
+
+// runStores are where this invocation's runs are recorded: this host's
+// state dir, or the home kept on this machine for each gateway the
+// invocation selects (runs.GatewayHome: the runs send, spawn and wait made
+// with the same selection).
+func (o *Ops) runStores() ([]runStoreAt, error) {
+	t, err := o.target()
+	if err != nil {
+		return nil, err
 	}
-	fleet := t.Fleet()
-	var out []*runs.Record
-	failed := []HostError{}
-	for _, h := range hosts {
-		rs, err := t.RunStore(h)
-		var recs []*runs.Record
-		if err == nil {
-			recs, err = ourRuns(rs, now)
-		}
+	if t.Local() {
+		s, err := o.openState()
 		if err != nil {
-			if !fleet {
-				return nil, nil, err
-			}
-			failed = append(failed, HostError{Context: h.Where(), Error: err.Error(), Err: err})
-			continue
+			return nil, err
 		}
-		for _, r := range recs {
-			if fleet {
-				r.Context = h.Where()
-			}
-		}
-		out = runs.Merge(out, recs)
+		return []runStoreAt{{s: runs.Open(s.Dir.Path)}}, nil
 	}
-	if !fleet {
-		return out, nil, nil
+	var out []runStoreAt
+	for _, h := range t.Hosts() {
+		rs, err := t.RunStore(h)
+		out = append(out, runStoreAt{where: h.Where(), s: rs, err: err})
 	}
-	return out, &failed, nil
+	return out, nil
 }
 
 // involves reports whether run r involves session s (key, display key or

@@ -112,11 +112,14 @@ func (o *Ops) Watch(ctx context.Context, q WatchQuery, ready func(), emit func(W
 		}})
 	}
 	if q.Runs {
-		stores, err := o.watchRunStores()
+		stores, err := o.runStores()
 		if err != nil {
 			return err
 		}
 		for _, rs := range stores {
+			if rs.err != nil {
+				return rs.err
+			}
 			sources = append(sources, source{rs.where, func(ready func()) error {
 				return rs.s.Watch(ctx, backend.DefaultTick, ready, func(cs []runs.Change) error {
 					return send(o.runEvents(cs, rs.where, fleet))
@@ -227,34 +230,4 @@ func (o *Ops) runEvents(cs []runs.Change, where string, fleet bool) []WatchEvent
 		out = append(out, we)
 	}
 	return out
-}
-
-type runStoreAt struct {
-	where string
-	s     *runs.Store
-}
-
-// watchRunStores are the run stores of this invocation: the state dir's,
-// or each selected gateway's home on this machine (as Runs reads them).
-func (o *Ops) watchRunStores() ([]runStoreAt, error) {
-	t, err := o.target()
-	if err != nil {
-		return nil, err
-	}
-	if t.Local() {
-		s, err := o.openState()
-		if err != nil {
-			return nil, err
-		}
-		return []runStoreAt{{"", runs.Open(s.Dir.Path)}}, nil
-	}
-	var out []runStoreAt
-	for _, h := range t.Hosts() {
-		rs, err := t.RunStore(h)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, runStoreAt{h.Where(), rs})
-	}
-	return out, nil
 }
