@@ -6,7 +6,6 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/openclaw/sessions/internal/apperr"
-	"github.com/openclaw/sessions/internal/archive"
 	"github.com/openclaw/sessions/internal/backend"
 	"github.com/openclaw/sessions/internal/config"
 	"github.com/openclaw/sessions/internal/engine"
@@ -180,7 +179,7 @@ func spawnAskOf(s *state.State, q SpawnRequest) (spawnAsk, error) {
 
 // spawnLocal spawns into the target agent's own store (its sessions.json
 // or SQLite database): the child is created in one locked insert, then the
-// run is recorded, put in the archive index and its runner started.
+// run is launched (recorded, put in the archive index, its runner started).
 func (o *Ops) spawnLocal(ctx context.Context, s *state.State, q SpawnRequest, a spawnAsk) (*SpawnResult, error) {
 	// what the runner could not do
 	if err := launch.PreflightAgent(s, a.target); err != nil {
@@ -234,16 +233,7 @@ func (o *Ops) spawnLocal(ctx context.Context, s *state.State, q SpawnRequest, a 
 	if m := s.Cfg.ArchiveAfterMinutes(); m > 0 {
 		rec.Spawn.ArchiveAtMs = rec.CreatedAt + int64(m)*60_000
 	}
-	rs := runs.Open(s.Dir.Path)
-	if err := rs.Save(rec); err != nil {
-		return nil, err
-	}
-	if rec.Spawn.ArchiveAtMs > 0 {
-		if err := archive.Add(s.Dir.Path, archive.Entry{RunID: rec.RunID, ChildKey: c.Key, Agent: a.target, ArchiveAtMs: rec.Spawn.ArchiveAtMs}); err != nil {
-			o.cfg.Log.Warn("cannot record the child in the archive index; it will not be archived automatically", "err", err)
-		}
-	}
-	if err := l.StartRunner(s, rs, rec); err != nil {
+	if _, err := l.Launch(s, rec); err != nil {
 		return nil, err
 	}
 	out := &SpawnResult{Status: runs.StatusAccepted, ChildSessionKey: c.Key, RunID: rec.RunID}
