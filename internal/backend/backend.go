@@ -12,8 +12,12 @@
 // answers, keeping each host's failure apart (per-host errors, never a lost
 // host's rows hidden as "no sessions").
 //
-// The write side (patch, send, spawn, wait) is a separate interface, not
-// part of Reader: read-only commands never hold a writer.
+// Host, which both implement, adds the whole operations of one host that
+// the operations layer composes without branching per transport: a send
+// made ready (PlanSend) and a sub-agent spawned (Spawn), each with this
+// host's checks. Local routes per agent as sessionwrite.Choose says (a
+// 2026.8+ agent whose gateway is live goes through that gateway's own
+// spawn, as a Gateway does).
 package backend
 
 import (
@@ -42,6 +46,19 @@ type Reader interface {
 // ops composes them and checks policy, and does not branch per transport.
 type Host interface {
 	Reader
+
+	// PlanSend makes a send ready on this host (SendPlan): the session
+	// resolved and visible to the requester, agent-to-agent and the send
+	// policy checked (exit 3), the engine chosen and able to run the
+	// turn, what the runner could not write refused; nothing is written.
+	PlanSend(ctx context.Context, q SendAsk) (*SendPlan, error)
+	// Spawn creates a sub-agent's child session on this host
+	// (SpawnedChild): the requester, target agent, label, model and
+	// thinking level checked as the host's config says (exit 3, 4, 2, 1),
+	// the engine chosen, what the runner could not write refused (exit
+	// 10), then the child made — by a locked insert into its agent's
+	// store, or by a gateway's own spawn, which starts its task.
+	Spawn(ctx context.Context, q SpawnAsk) (*SpawnedChild, error)
 }
 
 var (

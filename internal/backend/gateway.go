@@ -34,6 +34,9 @@ type Gateway struct {
 	// Dial connects (default: gateway.Dial with our device files).
 	Dial func(ctx context.Context, o gateway.Options) (*gateway.Client, error)
 	Log  func(string)
+	// Debug logs at --log-level debug with key-value pairs (nil: not
+	// logged).
+	Debug func(msg string, kv ...any)
 	// As resolves the requester (--as) on this gateway once connected,
 	// from that host's config (GatewayAccess); nil, or a nil answer: no
 	// requester, the operator the credentials stand for.
@@ -65,6 +68,12 @@ func (g *Gateway) Access(ctx context.Context, c *gateway.Client) (*state.Access,
 		}
 	})
 	return g.acc, g.accErr
+}
+
+func (g *Gateway) debug(msg string, kv ...any) {
+	if g.Debug != nil {
+		g.Debug(msg, kv...)
+	}
 }
 
 // Where is the context's name, else the URL.

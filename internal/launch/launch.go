@@ -18,6 +18,7 @@ import (
 
 	"charm.land/log/v2"
 	"github.com/openclaw/sessions/internal/apperr"
+	"github.com/openclaw/sessions/internal/archive"
 	"github.com/openclaw/sessions/internal/gateway"
 	"github.com/openclaw/sessions/internal/runner"
 	"github.com/openclaw/sessions/internal/runs"
@@ -54,21 +55,30 @@ func (l *Launcher) debug(msg string, kv ...any) {
 	}
 }
 
-// Launch records the run in s's runs and starts its runner.
+// Launch records the run in s's runs, puts a sub-agent's child that has
+// an archive time (Spawn.ArchiveAtMs) in s's archive index (a failure
+// there is a warning: the child is then not archived automatically), and
+// starts the run's runner.
 func (l *Launcher) Launch(s *state.State, rec *runs.Record) (*runs.Store, error) {
 	rs := runs.Open(s.Dir.Path)
 	if err := rs.Save(rec); err != nil {
 		return nil, err
 	}
-	if err := l.StartRunner(s, rs, rec); err != nil {
+	if sp := rec.Spawn; sp != nil && sp.ArchiveAtMs > 0 {
+		e := archive.Entry{RunID: rec.RunID, ChildKey: rec.Target.Key, Agent: rec.Target.AgentID, ArchiveAtMs: sp.ArchiveAtMs}
+		if err := archive.Add(s.Dir.Path, e); err != nil && l.Log != nil {
+			l.Log.Warn("cannot record the child in the archive index; it will not be archived automatically", "err", err)
+		}
+	}
+	if err := l.startRunner(s, rs, rec); err != nil {
 		return nil, err
 	}
 	return rs, nil
 }
 
-// StartRunner starts the detached runner of a saved run; when it cannot be
+// startRunner starts the detached runner of a saved run; when it cannot be
 // started the run is ended as an error.
-func (l *Launcher) StartRunner(s *state.State, rs *runs.Store, rec *runs.Record) error {
+func (l *Launcher) startRunner(s *state.State, rs *runs.Store, rec *runs.Record) error {
 	cfgPath := ""
 	if s.Cfg.Exists {
 		cfgPath = s.Cfg.Path

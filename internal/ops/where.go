@@ -109,15 +109,13 @@ func (o *Ops) writes(s *state.State, what string) (*target.Writes, error) {
 	return t.Writes(s, what, o.cfg.LockTimeout, o.cfg.Now)
 }
 
-// launcher starts runs on s (this host's state, or a gateway's run home):
-// named is the gateway the invocation names (nil: none).
-func (o *Ops) launcher(t *target.Target, s *state.State, named *target.Host) *launch.Launcher {
-	return t.Launcher(s, named, target.RunInputs{LockTimeout: o.cfg.LockTimeout, Launch: launch.Launcher{Getenv: o.cfg.Getenv, Log: o.cfg.Log}})
-}
-
-// runHome opens the home of the runs made through h on this machine.
-func (o *Ops) runHome(t *target.Target, h target.Host) (*state.State, error) {
-	return t.RunHome(h, state.Options{Env: o.cfg.Env, Warn: o.warn})
+// runSetup is what a host makes a run (send, spawn) of the writes w
+// ready with: w's routes, the launcher of the run (the invocation's
+// environment, logger and lock timeout), and where the run is recorded
+// (target.Writes.RunSetup).
+func (o *Ops) runSetup(w *target.Writes) backend.RunSetup {
+	return w.RunSetup(state.Options{Env: o.cfg.Env, Warn: o.warn},
+		target.RunInputs{LockTimeout: o.cfg.LockTimeout, Launch: launch.Launcher{Getenv: o.cfg.Getenv, Log: o.cfg.Log}})
 }
 
 // Scope is what an invocation works on, as a front-end may show it.

@@ -18,7 +18,7 @@ type Requester = backend.AsInput
 // against that host's config on connecting; no As: the operator the
 // credentials stand for). Close it.
 func (t *Target) Reader(h Host, agent string, as Requester) *backend.Gateway {
-	g := &backend.Gateway{Endpoint: h.ep, Agent: agent, Log: func(m string) { t.in.Debug(m) }}
+	g := &backend.Gateway{Endpoint: h.ep, Agent: agent, Log: func(m string) { t.in.Debug(m) }, Debug: t.in.Debug}
 	if strings.TrimSpace(as.As) != "" {
 		g.As = func(ctx context.Context, c *gateway.Client) (*state.Access, error) {
 			acc, err := backend.GatewayAccess(ctx, c, g.Where(), as)

@@ -3,6 +3,8 @@ package target
 import (
 	"time"
 
+	"github.com/openclaw/sessions/internal/apperr"
+	"github.com/openclaw/sessions/internal/backend"
 	"github.com/openclaw/sessions/internal/engine"
 	"github.com/openclaw/sessions/internal/era"
 	"github.com/openclaw/sessions/internal/gateway"
@@ -18,6 +20,7 @@ import (
 // writes with them).
 type Writes struct {
 	t    *Target
+	s    *state.State // this host's state (nil: a named gateway only)
 	Host *Host
 	// Options: the lock timeout, the clock and the gateways: the named
 	// one, else this host's live gateway for the state dir (looked for
@@ -33,7 +36,7 @@ func (t *Target) Writes(s *state.State, what string, lockTimeout time.Duration, 
 	if err != nil {
 		return nil, err
 	}
-	w := &Writes{t: t, Host: h, Options: sessionwrite.Options{LockTimeout: lockTimeout, Now: now}}
+	w := &Writes{t: t, s: s, Host: h, Options: sessionwrite.Options{LockTimeout: lockTimeout, Now: now}}
 	g := &sessionwrite.Gateways{Log: func(m string) { t.in.Debug(m) }}
 	switch {
 	case h != nil:
@@ -61,6 +64,30 @@ func (w *Writes) Route(s *state.State, agent, what string) (sessionwrite.Route, 
 		w.t.in.Debug(what+": "+r.Why+"; writing locally", "agent", agent)
 	}
 	return r, nil
+}
+
+// RunSetup is what a host makes a run of these writes ready with
+// (backend.RunSetup): the write options and Route, the launcher of a run
+// recorded in a state (Launcher, with the gateway the invocation names),
+// and the state the run is recorded in — the home of the runs made
+// through the named gateway (RunHome, opened with env), else this host's
+// state.
+func (w *Writes) RunSetup(env state.Options, in RunInputs) backend.RunSetup {
+	named := w.Host
+	return backend.RunSetup{
+		Writes:   w.Options,
+		Route:    w.Route,
+		Launcher: func(s *state.State) *launch.Launcher { return w.t.Launcher(s, named, in) },
+		Home: func() (*state.State, error) {
+			switch {
+			case named != nil:
+				return w.t.RunHome(*named, env)
+			case w.s != nil:
+				return w.s, nil
+			}
+			return nil, apperr.Statef("no state dir and no gateway: nowhere to record a run")
+		},
+	}
 }
 
 // RunInputs is what starting a run needs besides the target: the
