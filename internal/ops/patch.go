@@ -211,11 +211,7 @@ func (o *Ops) patchWrite(ctx context.Context, w sessionwrite.Writes, q PatchRequ
 	if err != nil {
 		return nil, err
 	}
-	if w.Era() == era.Gateway {
-		o.debug("patched through the gateway's sessions.patch", append([]any{"key", key}, res.Debug...)...)
-	} else {
-		o.debug("store updated", append([]any{"path", res.Path, "key", key, "era", w.Era()}, res.Debug...)...)
-	}
+	o.debug(res.Said, res.Debug...)
 	// the entry as written, normalised by the writer (a gateway: as it answers)
 	return &PatchResult{OK: true, Key: key, Path: res.Path, Entry: res.Entry, Warnings: warnings, DisplayKey: display}, nil
 }
