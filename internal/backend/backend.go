@@ -42,6 +42,15 @@ type Reader interface {
 // ops composes them and checks policy, and does not branch per transport.
 type Host interface {
 	Reader
+
+	// The whole operations of patch and show on one session.
+
+	// WriteSession finds the session a write names (q.Ref: a key, a
+	// sessionId or a unique sessionId prefix; or q.Label, of the host's
+	// Agent when set) with the checks of a send: visible to the
+	// requester, agent-to-agent allowed (exit 3); none is exit 4. A host
+	// that cannot honour q.WaitIdle refuses it before any lookup.
+	WriteSession(ctx context.Context, q WriteQuery) (*WriteSession, error)
 }
 
 var (

@@ -50,7 +50,7 @@ func (o *Ops) scope() (readers []backend.Reader, fleet bool, err error) {
 }
 
 func (o *Ops) local() *backend.Local {
-	return &backend.Local{State: o.openState, Warn: o.warn, Agent: o.cfg.Agent, Debug: o.debug}
+	return &backend.Local{State: o.openState, Warn: o.warn, Agent: o.cfg.Agent, Debug: o.debug, Now: o.cfg.Now}
 }
 
 // gatewayReader reads one host, the requester (--as) checked against that
