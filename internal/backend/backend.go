@@ -51,6 +51,12 @@ type Host interface {
 	// requester, agent-to-agent allowed (exit 3); none is exit 4. A host
 	// that cannot honour q.WaitIdle refuses it before any lookup.
 	WriteSession(ctx context.Context, q WriteQuery) (*WriteSession, error)
+	// Show is everything the host knows about the session ref (or label)
+	// names, with the requester's checks: its entry or row, the messages
+	// of its transcript it reaches (counted), and what else it keeps of
+	// the session (a transcript file and its lock, lineage, runs, earlier
+	// transcripts). None is exit 4.
+	Show(ctx context.Context, ref, label string) (*ShowResult, error)
 }
 
 var (

@@ -34,6 +34,9 @@ type Gateway struct {
 	// Dial connects (default: gateway.Dial with our device files).
 	Dial func(ctx context.Context, o gateway.Options) (*gateway.Client, error)
 	Log  func(string)
+	// Warn prints a warning (nil: dropped): what show says of a partial
+	// window.
+	Warn func(string)
 	// As resolves the requester (--as) on this gateway once connected,
 	// from that host's config (GatewayAccess); nil, or a nil answer: no
 	// requester, the operator the credentials stand for.
@@ -65,6 +68,13 @@ func (g *Gateway) Access(ctx context.Context, c *gateway.Client) (*state.Access,
 		}
 	})
 	return g.acc, g.accErr
+}
+
+// warn says msg through Warn, when set.
+func (g *Gateway) warn(msg string) {
+	if g.Warn != nil {
+		g.Warn(msg)
+	}
 }
 
 // Where is the context's name, else the URL.
