@@ -12,8 +12,11 @@
 // answers, keeping each host's failure apart (per-host errors, never a lost
 // host's rows hidden as "no sessions").
 //
-// The write side (patch, send, spawn, wait) is a separate interface, not
-// part of Reader: read-only commands never hold a writer.
+// Host is one of them as a whole, for the operations on one session:
+// show's document (Show) and the session a write changes, with what the
+// write can do there (WriteSession). The writes themselves are
+// internal/sessionwrite's, a separate interface: read-only commands never
+// hold a writer.
 package backend
 
 import (
