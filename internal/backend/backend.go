@@ -13,11 +13,14 @@
 // host's rows hidden as "no sessions").
 //
 // Host, which both implement, adds the whole operations of one host that
-// the operations layer composes without branching per transport: a send
-// made ready (PlanSend) and a sub-agent spawned (Spawn), each with this
-// host's checks. Local routes per agent as sessionwrite.Choose says (a
-// 2026.8+ agent whose gateway is live goes through that gateway's own
-// spawn, as a Gateway does).
+// the operations layer composes without branching per transport: show's
+// document (Show), the session a write changes with what the write can do
+// there (WriteSession), a send made ready (PlanSend) and a sub-agent
+// spawned (Spawn), each with this host's checks. Local routes per agent as
+// sessionwrite.Choose says (a 2026.8+ agent whose gateway is live goes
+// through that gateway's own spawn, as a Gateway does). The writes
+// themselves are internal/sessionwrite's, a separate interface: read-only
+// commands never hold a writer.
 package backend
 
 import (
@@ -46,6 +49,21 @@ type Reader interface {
 // ops composes them and checks policy, and does not branch per transport.
 type Host interface {
 	Reader
+
+	// The whole operations of patch and show on one session.
+
+	// WriteSession finds the session a write names (q.Ref: a key, a
+	// sessionId or a unique sessionId prefix; or q.Label, of the host's
+	// Agent when set) with the checks of a send: visible to the
+	// requester, agent-to-agent allowed (exit 3); none is exit 4. A host
+	// that cannot honour q.WaitIdle refuses it before any lookup.
+	WriteSession(ctx context.Context, q WriteQuery) (*WriteSession, error)
+	// Show is everything the host knows about the session ref (or label)
+	// names, with the requester's checks: its entry or row, the messages
+	// of its transcript it reaches (counted), and what else it keeps of
+	// the session (a transcript file and its lock, lineage, runs, earlier
+	// transcripts). None is exit 4.
+	Show(ctx context.Context, ref, label string) (*ShowResult, error)
 
 	// PlanSend makes a send ready on this host (SendPlan): the session
 	// resolved and visible to the requester, agent-to-agent and the send

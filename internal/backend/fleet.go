@@ -16,9 +16,9 @@ type HostError struct {
 	Err     error  `json:"-"`
 }
 
-// Each runs fn on every reader concurrently and returns the answers and
-// the errors in reader order (a fleet command's fan-out).
-func Each[T any](readers []Reader, fn func(Reader) (T, error)) ([]T, []error) {
+// Each runs fn on every reader (or host) concurrently and returns the
+// answers and the errors in reader order (a fleet command's fan-out).
+func Each[R Reader, T any](readers []R, fn func(R) (T, error)) ([]T, []error) {
 	res := make([]T, len(readers))
 	errs := make([]error, len(readers))
 	var wg sync.WaitGroup

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/fsnotify/fsnotify"
+	"github.com/openclaw/sessions/internal/fsutil"
 	"github.com/openclaw/sessions/internal/sqlitestore"
 	"github.com/openclaw/sessions/internal/state"
 	"github.com/openclaw/sessions/internal/store"
@@ -50,11 +51,23 @@ type follower struct {
 	// directory (its -wal file).
 	db        *sqlitestore.DB
 	dbChecked time.Time
+	// ownDB: db was opened by a catch-up (closed when replaced or when
+	// the follow ends), not the state's.
+	ownDB bool
+	// dbStamps are the database and its -wal at the last check; changed
+	// is when they moved with nothing read since (zero: no catch-up due).
+	dbStamps [2]fsutil.Stamp
+	changed  time.Time
 }
 
 // sqliteResetEvery throttles the reset check of a SQLite-era key: it reads
 // the whole store, so it is not done on every poll tick.
 const sqliteResetEvery = 2 * time.Second
+
+// sqliteCatchUpAfter is how long a change of a SQLite store may go with
+// nothing new read through the follow's handle before the events are read
+// again through a fresh one (catchUp).
+const sqliteCatchUpAfter = 300 * time.Millisecond
 
 // Follow emits the messages appended to the session's transcript after
 // the page History read, as they come (file events on the transcript's and
@@ -67,6 +80,7 @@ func (l *Local) Follow(ctx context.Context, sess *Session, q FollowQuery, emit f
 		return apperr.Usagef("--follow: %s is an orphan transcript (no session entry points to it): nothing appends to it any more", ls.orphan.SessionID)
 	}
 	fw := &follower{l: l, q: q, emit: emit, s: ls.s, t: ls.t, path: ls.tp, off: ls.off, sessionID: ls.t.Entry.SessionID, db: ls.s.SQLiteDB(ls.t.Agent)}
+	defer fw.closeDB()
 	return fw.run(ctx)
 }
 
@@ -96,6 +110,9 @@ func (fw *follower) run(ctx context.Context) error {
 	}
 	if fw.db != nil {
 		fw.path = fw.db.Path()
+		// A write may have raced the page's read and this start: a
+		// catch-up is due unless something is read soon.
+		fw.dbStamps, fw.changed = sqliteStamps(fw.path), time.Now()
 	}
 	fw.watch(filepath.Dir(fw.path))
 	fw.watch(filepath.Dir(fw.t.Store.Path))
@@ -273,9 +290,16 @@ func (fw *follower) reset() *next {
 }
 
 // checkSQLite is check for a SQLite-era key: new events of the current
-// session, then (throttled) whether the key moved to a new session.
+// session (caught up through a fresh handle when the follow's own was left
+// behind), then (throttled) whether the key moved to a new session.
 func (fw *follower) checkSQLite() (int, error) {
+	off := fw.off
 	n, err := fw.drainSQLite()
+	if err == nil {
+		var m int
+		m, err = fw.catchUp(fw.off > off)
+		n += m
+	}
 	if err != nil || time.Since(fw.dbChecked) < sqliteResetEvery {
 		return n, err
 	}
@@ -307,4 +331,60 @@ func (fw *follower) drainSQLite() (int, error) {
 		fw.off = res.Size
 	}
 	return fw.emit(res.Messages)
+}
+
+// catchUp reads the session's events after the follow's place again
+// through a fresh handle of the database when the database (or its -wal)
+// changed and nothing new was read through the follow's own handle for
+// sqliteCatchUpAfter since (read: the check's drain read new events): a
+// write racing the follow's start, or a writer's checkpoint, can leave that
+// handle behind. The fresh handle goes on as the follow's (its reset checks
+// too); it returns how many messages were printed.
+func (fw *follower) catchUp(read bool) (int, error) {
+	now := time.Now()
+	if st := sqliteStamps(fw.path); !st[0].Equal(fw.dbStamps[0]) || !st[1].Equal(fw.dbStamps[1]) {
+		fw.dbStamps = st
+		if fw.changed.IsZero() {
+			fw.changed = now
+		}
+	}
+	if read {
+		fw.changed = time.Time{} // the handle reads what is written
+		return 0, nil
+	}
+	if fw.changed.IsZero() || now.Sub(fw.changed) < sqliteCatchUpAfter {
+		return 0, nil
+	}
+	fw.changed = time.Time{}
+	db, err := sqlitestore.Open(fw.path, sqlitestore.Options{Warn: fw.l.Warn})
+	if err != nil {
+		fw.debug("cannot open the SQLite store again to catch up; retrying", "path", fw.path, "err", err)
+		return 0, nil
+	}
+	fw.closeDB()
+	fw.db, fw.ownDB = db, true
+	n, err := fw.drainSQLite()
+	if n > 0 {
+		fw.debug("follow caught up through a fresh handle of the SQLite store", "path", fw.path, "messages", n)
+	}
+	return n, err
+}
+
+// closeDB closes the follow's handle of the database when it opened it.
+func (fw *follower) closeDB() {
+	if fw.ownDB && fw.db != nil {
+		fw.db.Close()
+	}
+	fw.ownDB = false
+}
+
+// sqliteStamps are the stamps of a database and its -wal (zero: missing).
+func sqliteStamps(path string) [2]fsutil.Stamp {
+	var st [2]fsutil.Stamp
+	for i, p := range []string{path, path + "-wal"} {
+		if fi, err := os.Stat(p); err == nil {
+			st[i] = fsutil.StampOf(fi)
+		}
+	}
+	return st
 }

@@ -37,6 +37,9 @@ type Gateway struct {
 	// Debug logs at --log-level debug with key-value pairs (nil: not
 	// logged).
 	Debug func(msg string, kv ...any)
+	// Warn prints a warning (nil: dropped): what show says of a partial
+	// window.
+	Warn func(string)
 	// As resolves the requester (--as) on this gateway once connected,
 	// from that host's config (GatewayAccess); nil, or a nil answer: no
 	// requester, the operator the credentials stand for.
@@ -70,9 +73,17 @@ func (g *Gateway) Access(ctx context.Context, c *gateway.Client) (*state.Access,
 	return g.acc, g.accErr
 }
 
+// debug logs msg through Debug, when set.
 func (g *Gateway) debug(msg string, kv ...any) {
 	if g.Debug != nil {
 		g.Debug(msg, kv...)
+	}
+}
+
+// warn says msg through Warn, when set.
+func (g *Gateway) warn(msg string) {
+	if g.Warn != nil {
+		g.Warn(msg)
 	}
 }
 

@@ -32,6 +32,16 @@ type Local struct {
 	Agent string
 	// Debug logs at --log-level debug (nil: not logged).
 	Debug func(msg string, kv ...any)
+	// Now is the invocation's clock (nil: time.Now): the age of a lock.
+	Now func() time.Time
+}
+
+// now is the time on the invocation's clock.
+func (l *Local) now() time.Time {
+	if l.Now != nil {
+		return l.Now()
+	}
+	return time.Now()
 }
 
 // Where is "" for the local state dir.

@@ -185,18 +185,9 @@ func (g *Gateway) Session(ctx context.Context, ref, label string) (*Session, err
 func (g *Gateway) SessionFor(ctx context.Context, ref, label string, op policy.Op) (*Session, error) {
 	ctx, cancel := context.WithTimeout(ctx, CallTimeout)
 	defer cancel()
-	c, err := g.Client(ctx)
+	c, acc, err := g.requester(ctx, g.Agent, label, op)
 	if err != nil {
 		return nil, err
-	}
-	acc, err := g.Access(ctx, c)
-	if err != nil {
-		return nil, err
-	}
-	if acc != nil && label != "" && g.Agent != "" {
-		if err := acc.CheckLabelAgent(config.NormalizeAgentID(g.Agent), op); err != nil {
-			return nil, err
-		}
 	}
 	page, err := c.ListAllSessions(ctx, gateway.ListParams{AgentID: g.Agent, IncludeGlobal: true}, 0)
 	if err != nil {
@@ -212,11 +203,7 @@ func (g *Gateway) SessionFor(ctx context.Context, ref, label string, op policy.O
 	}
 	// pick checks what the requester (--as) may read, as state.Resolve.
 	pick := func(r state.Row) (*Session, error) {
-		named := ref
-		if label != "" {
-			named = label
-		}
-		if err := CheckSession(ctx, c, acc, named, r, op); err != nil {
+		if err := CheckSession(ctx, c, acc, named(ref, label), r, op); err != nil {
 			return nil, err
 		}
 		s := &Session{Key: r.Key, SessionID: r.SessionID, Agent: r.AgentID, Label: r.Label, Row: r, Raw: raws[r.Key], Children: []string{}}
@@ -277,6 +264,27 @@ func (g *Gateway) SessionFor(ctx context.Context, ref, label string, op policy.O
 		return pick(pre[0])
 	}
 	return nil, apperr.Usagef("sessionId prefix %q matches %d sessions on gateway %s: give more digits", ref, len(pre), where)
+}
+
+// requester connects and resolves the requester on this gateway (--as,
+// checked against its config); a label lookup in agent's sessions (agent
+// given) is checked first as locally (format §6.3 step 3) — what every
+// lookup of a session over the gateway starts with, for op.
+func (g *Gateway) requester(ctx context.Context, agent, label string, op policy.Op) (*gateway.Client, *state.Access, error) {
+	c, err := g.Client(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	acc, err := g.Access(ctx, c)
+	if err != nil {
+		return nil, nil, err
+	}
+	if acc != nil && label != "" && agent != "" {
+		if err := acc.CheckLabelAgent(config.NormalizeAgentID(agent), op); err != nil {
+			return nil, nil, err
+		}
+	}
+	return c, acc, nil
 }
 
 // window reads the last HistoryWindow messages (tools dropped unless asked).

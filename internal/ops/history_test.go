@@ -2,6 +2,7 @@ package ops
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -173,5 +174,64 @@ func TestFollowEmitsPreparedAppends(t *testing.T) {
 			t.Errorf("follow ended with %v", err)
 		}
 		sess.Close()
+	}
+}
+
+// On a 2026.8+ SQLite store a follow whose own handle of the database is
+// left behind (here: closed under it) still emits what is appended, once:
+// the events after its place are read again through a fresh handle when
+// the store changed and nothing came through the follow's own.
+func TestFollowCatchesUpOnSQLite(t *testing.T) {
+	dir := copyReadFixture(t, "state-2026.9.6")
+	o, _ := newTestOps(t, dir, nil, nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	sess, _, err := o.OpenHistory(ctx, "main", "", HistoryQuery{Limit: 1, IncludeTools: true, Raw: true, Follow: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close()
+	s, err := o.OpenStateForTest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SQLiteDB("main").Close(); err != nil { // the handle the follow starts with
+		t.Fatal(err)
+	}
+	got := make(chan []json.RawMessage, 8)
+	done := make(chan error, 1)
+	go func() {
+		done <- o.Follow(ctx, sess, FollowQuery{IncludeTools: true, Raw: true, Poll: 20 * time.Millisecond}, func(m []json.RawMessage) error {
+			got <- m
+			return nil
+		})
+	}()
+	db, err := sql.Open("sqlite", "file:"+filepath.Join(dir, "agents", "main", "agent", "openclaw-agent.sqlite"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for i, text := range []string{"caught up one", "caught up two"} {
+		if _, err := db.Exec(`INSERT INTO transcript_events (session_id, seq, event_json, created_at) VALUES (?, (SELECT max(seq) + 1 FROM transcript_events WHERE session_id = ?), ?, 1795255200000)`,
+			sess.SessionID, sess.SessionID, `{"type":"message","id":"cu00000`+string(rune('1'+i))+`","parentId":null,"timestamp":"2026-11-22T10:00:00.000Z","message":{"role":"assistant","content":[{"type":"text","text":"`+text+`"}],"timestamp":1795255200000}}`); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case m := <-got:
+			if len(m) != 1 || !strings.Contains(string(m[0]), text) {
+				t.Fatalf("emitted %s, want %q once", m, text)
+			}
+		case <-time.After(20 * time.Second):
+			t.Fatalf("%q never emitted", text)
+		}
+	}
+	select {
+	case m := <-got:
+		t.Fatalf("emitted again: %s", m)
+	case <-time.After(500 * time.Millisecond):
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Errorf("follow ended with %v", err)
 	}
 }

@@ -7,10 +7,8 @@ import (
 	"testing"
 
 	"github.com/openclaw/sessions/internal/apperr"
-	"github.com/openclaw/sessions/internal/backend"
 	"github.com/openclaw/sessions/internal/era"
 	"github.com/openclaw/sessions/internal/gateway/gatewaytest"
-	"github.com/openclaw/sessions/internal/state"
 )
 
 // In the state dir, show is the entry as stored and what the state says
@@ -101,27 +99,5 @@ func TestShowOverGateway(t *testing.T) {
 	}
 	if logs.Len() > 0 {
 		t.Errorf("warnings: %s", logs)
-	}
-}
-
-// Over a gateway, show counts only the messages chat.history returns: when
-// older ones exist it says so (transcript.partial, a warning) instead of
-// passing the window's count off as the whole transcript.
-func TestShowRemoteSaysWhenTheWindowIsPartial(t *testing.T) {
-	for _, more := range []bool{false, true} {
-		o, logs := newTestOps(t, t.TempDir(), nil, nil)
-		sess := &backend.Session{Key: "agent:main:main", SessionID: "s1", Row: state.Row{Key: "agent:main:main"}}
-		page := &backend.HistoryPage{WindowFull: more, Messages: raws(
-			`{"role":"user","content":"a","timestamp":1000}`,
-			`{"role":"assistant","content":[{"type":"text","text":"b"}],"timestamp":2000}`,
-		)}
-		res := showCounted(o.showRemote(sess, page, "ws://127.0.0.1:1"), page)
-		if res.Era != era.Gateway || res.Store != "ws://127.0.0.1:1" || res.Key != "agent:main:main" || res.Transcript.Messages != 2 {
-			t.Fatalf("more=%v: %+v", more, res)
-		}
-		said := strings.Contains(logs.String(), "last 1000 messages")
-		if res.Transcript.Partial != more || said != more {
-			t.Errorf("more=%v: partial=%v, warnings=%q", more, res.Transcript.Partial, logs.String())
-		}
 	}
 }

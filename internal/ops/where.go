@@ -50,14 +50,34 @@ func (o *Ops) scope() (readers []backend.Reader, fleet bool, err error) {
 }
 
 func (o *Ops) local() *backend.Local {
-	return &backend.Local{State: o.openState, Warn: o.warn, Agent: o.cfg.Agent, Debug: o.debug}
+	return &backend.Local{State: o.openState, Warn: o.warn, Agent: o.cfg.Agent, Debug: o.debug, Now: o.cfg.Now}
 }
 
 // gatewayReader reads one host, the requester (--as) checked against that
-// host's config on connecting.
+// host's config on connecting; its warnings are the invocation's.
 func (o *Ops) gatewayReader(h target.Host) *backend.Gateway {
 	t, _ := o.target() // h came from it
-	return t.Reader(h, o.cfg.Agent, o.requester())
+	g := t.Reader(h, o.cfg.Agent, o.requester())
+	g.Warn = o.warn
+	return g
+}
+
+// hosts are what an operation on one session asks, each as a whole
+// (backend.Host): this host's state dir, or the gateway(s) the invocation
+// selects — fleet (--context all, several contexts) when each answers
+// apart. Close them.
+func (o *Ops) hosts() (hosts []backend.Host, fleet bool, err error) {
+	t, err := o.target()
+	if err != nil {
+		return nil, false, err
+	}
+	if t.Local() {
+		return []backend.Host{o.local()}, false, nil
+	}
+	for _, h := range t.Hosts() {
+		hosts = append(hosts, o.gatewayReader(h))
+	}
+	return hosts, t.Fleet(), nil
 }
 
 // host is the one host an operation on one host works on, and where its
@@ -84,7 +104,8 @@ func (o *Ops) host(what string) (backend.Host, *target.Writes, error) {
 	return o.local(), w, nil
 }
 
-func closeAll(rs []backend.Reader) {
+// closeAll closes readers (or hosts).
+func closeAll[R backend.Reader](rs []R) {
 	for _, r := range rs {
 		_ = r.Close()
 	}

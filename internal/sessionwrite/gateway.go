@@ -204,7 +204,7 @@ func (w *gatewayWrites) Patch(ctx context.Context, key string, p Patch) (*PatchR
 		if err != nil {
 			return err
 		}
-		out = &PatchResult{Entry: res.Entry, Path: res.Path, Debug: []any{"gateway", w.ep.String()}}
+		out = &PatchResult{Entry: res.Entry, Path: res.Path, Said: "patched through the gateway's sessions.patch", Debug: []any{"key", key, "gateway", w.ep.String()}}
 		return nil
 	})
 	return out, err

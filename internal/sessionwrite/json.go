@@ -159,7 +159,7 @@ func (w *jsonWrites) Patch(ctx context.Context, key string, p Patch) (*PatchResu
 		return nil, err
 	}
 	tm := res.Timings
-	return &PatchResult{Entry: res.Entries[key], Path: res.Path, Debug: []any{"bytes", res.Bytes,
+	return &PatchResult{Entry: res.Entries[key], Path: res.Path, Said: "store updated", Debug: []any{"path", res.Path, "key", key, "era", era.JSON, "bytes", res.Bytes,
 		"lockWait", tm.LockWait, "held", tm.Held, "read", tm.Read, "render", tm.Render, "write", tm.Write, "total", tm.Total}}, nil
 }
 

@@ -52,8 +52,13 @@ type Patch struct {
 type PatchResult struct {
 	Entry json.RawMessage
 	Path  string
-	// Debug are key/value pairs for the debug log (the JSON era's lock
-	// wait and timings; the SQLite era's write-lock hold).
+	// Said is what the write was, as the debug log says it: "store
+	// updated" (the JSON files, the SQLite store) or "patched through the
+	// gateway's sessions.patch".
+	Said string
+	// Debug are the key/value pairs said with it: the key; the store, the
+	// era and the JSON era's lock wait and timings or the SQLite era's
+	// write-lock hold; or the gateway.
 	Debug []any
 }
 

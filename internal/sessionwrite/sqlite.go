@@ -145,7 +145,7 @@ func (w *sqliteWrites) Patch(ctx context.Context, key string, p Patch) (*PatchRe
 		}
 		return nil, err
 	}
-	return &PatchResult{Entry: res.Entry, Path: w.w.Path(), Debug: []any{"held", w.w.LastLockHold()}}, nil
+	return &PatchResult{Entry: res.Entry, Path: w.w.Path(), Said: "store updated", Debug: []any{"path", w.w.Path(), "key", key, "era", era.SQLite, "held", w.w.LastLockHold()}}, nil
 }
 
 // lineage are the entry fields sessions_spawn sets itself.

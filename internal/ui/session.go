@@ -32,17 +32,14 @@ type SessionView struct {
 	showing bool // a show read is running
 	again   bool // a change came while it ran
 
-	msgs    []tmsg
-	seen    map[string]bool // message ids drawn (a follow overlap is not drawn twice)
-	rawSeen map[uint64]bool // the stored bytes of the messages drawn, hashed (SQLite-era messages have no id)
-	// catching up: a newest-page read after the feed reported a message,
-	// in case the follow missed it (again: another report came meanwhile)
-	catching, catchAgain bool
-	opened               bool // the newest page arrived
-	histErr              error
-	older                string // the cursor of the page before the oldest drawn
-	hasOlder             bool
-	loading              bool // an older page is being read
+	msgs     []tmsg
+	seen     map[string]bool // message ids drawn (a follow overlap is not drawn twice)
+	rawSeen  map[uint64]bool // the stored bytes of the messages drawn, hashed (SQLite-era messages have no id)
+	opened   bool            // the newest page arrived
+	histErr  error
+	older    string // the cursor of the page before the oldest drawn
+	hasOlder bool
+	loading  bool // an older page is being read
 
 	cancel   context.CancelFunc
 	follow   chan tea.Msg
@@ -245,8 +242,6 @@ func (v *SessionView) Update(msg tea.Msg) (View, tea.Cmd) {
 		return v, nil
 	case pageMsg:
 		return v, v.page(msg)
-	case caughtUpMsg:
-		return v, v.caughtUp(msg)
 	case followMsg:
 		if msg.done {
 			v.live = false
@@ -269,24 +264,16 @@ func (v *SessionView) Update(msg tea.Msg) (View, tea.Cmd) {
 				if ev.Session != nil {
 					v.row = *ev.Session
 				}
-				var catch tea.Cmd
-				if v.sqliteLive() {
-					catch = v.catchUp()
-				}
 				if v.showing {
 					v.again = true
-					return v, catch
+					return v, nil
 				}
 				v.showing = true
 				// a moment later: the feed has just read the store too
 				read := v.readShow()
-				return v, tea.Batch(tea.Tick(300*time.Millisecond, func(time.Time) tea.Msg { return read() }), catch)
+				return v, tea.Tick(300*time.Millisecond, func(time.Time) tea.Msg { return read() })
 			case "removed":
 				return v, status(v.row.Key+" was removed", true)
-			case "message":
-				if v.sqliteLive() {
-					return v, v.catchUp()
-				}
 			}
 		}
 		return v, nil
@@ -371,57 +358,6 @@ func (v *SessionView) fresh(raw json.RawMessage) (tmsg, bool) {
 		v.seen[m.id] = true
 	}
 	return m, true
-}
-
-// catchUp reads the newest page again after the feed reported a message
-// for this session: what the follow has not drawn yet is drawn, and when
-// there was such a message the follow starts again from the fresh read (a
-// SQLite store's reader can be left behind by a writer's checkpoint).
-func (v *SessionView) catchUp() tea.Cmd {
-	if v.catching {
-		v.catchAgain = true
-		return nil
-	}
-	v.catching = true
-	read := v.readNewest()
-	return tea.Tick(300*time.Millisecond, func(time.Time) tea.Msg {
-		m := read()
-		if pm, ok := m.(pageMsg); ok {
-			return caughtUpMsg(pm)
-		}
-		return m
-	})
-}
-
-// sqliteLive: the open transcript is a SQLite store's, followed.
-func (v *SessionView) sqliteLive() bool {
-	return v.opened && v.histErr == nil && v.live && v.shown != nil && v.shown.Transcript.InStore
-}
-
-// caughtUpMsg is catchUp's page.
-type caughtUpMsg pageMsg
-
-func (v *SessionView) caughtUp(msg caughtUpMsg) tea.Cmd {
-	v.catching = false
-	var cmds []tea.Cmd
-	if v.catchAgain {
-		v.catchAgain = false
-		cmds = append(cmds, v.catchUp())
-	}
-	if msg.err != nil {
-		return tea.Batch(cmds...)
-	}
-	if v.add(msg.res.Messages) > 0 && msg.sess != nil && v.live {
-		// the follow missed what the page has: follow on from the page
-		if v.cancel != nil {
-			v.cancel()
-		}
-		return tea.Batch(append(cmds, v.startFollow(v.opsFor(), msg.sess))...)
-	}
-	if msg.sess != nil {
-		msg.sess.Close()
-	}
-	return tea.Batch(cmds...)
 }
 
 func (v *SessionView) key(msg tea.KeyPressMsg) tea.Cmd {

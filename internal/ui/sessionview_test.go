@@ -247,36 +247,3 @@ func TestSessionViewSQLite(t *testing.T) {
 		t.Fatalf("frame:\n%s", frame)
 	}
 }
-
-// A newest-page read after the feed reported a message draws what the
-// follow missed, once, and follows on from that read.
-func TestSessionViewCatchUp(t *testing.T) {
-	env, dir := testEnv(t, "state-2026.1.30")
-	v := openSession(t, env, state.Row{Key: "main", AgentID: "main", Kind: "main"})
-	v.cancel() // the follow stops: what comes next only the catch-up can see
-	before := countMessages(v.msgs)
-	tp := filepath.Join(dir, mainTranscript)
-	appendLine(t, tp, messageLine("cu000001", "user", "missed one"))
-	appendLine(t, tp, messageLine("cu000002", "assistant", "missed two"))
-	old := v.follow
-	msg := v.readNewest()()
-	v.Update(caughtUpMsg(msg.(pageMsg)))
-	if got := countMessages(v.msgs); got != before+2 {
-		t.Fatalf("%d messages after the catch-up, want %d", got, before+2)
-	}
-	if v.follow == old {
-		t.Fatal("the follow did not start again")
-	}
-	// the same page again draws nothing twice
-	msg = v.readNewest()()
-	v.Update(caughtUpMsg(msg.(pageMsg)))
-	if got := countMessages(v.msgs); got != before+2 {
-		t.Fatalf("%d messages after a second catch-up", got)
-	}
-	// and the new follow goes on
-	appendLine(t, tp, messageLine("cu000003", "user", "followed again"))
-	nextFollow(t, v, func(m followMsg) bool { return len(m.msgs) > 0 })
-	if !strings.Contains(plain(v.Render(100, 30)), "followed again") {
-		t.Fatal("the restarted follow did not draw")
-	}
-}

@@ -1,4 +1,4 @@
-package ops
+package backend
 
 import (
 	"fmt"
@@ -9,12 +9,18 @@ import (
 	"github.com/openclaw/sessions/internal/transcripts"
 )
 
+// Sources of an earlier transcript (ShowEarlier.Source).
+const (
+	EarlierOrphan   = "orphan"   // an orphan transcript attributed to the session (search's source "orphan")
+	EarlierArchived = "archived" // an archive a 2026.9 store keeps under the session's key
+)
+
 // showOrphan is what the local state knows about an orphan transcript
 // beside its messages: its file and lock, and the key it belonged to when
 // that can be known (transcripts.Orphan); there is no entry, store row,
 // lineage or run. A 2026.8+ orphan's store is the SQLite store holding its
 // events.
-func (o *Ops) showOrphan(s *state.State, or *transcripts.OrphanAt) (*ShowResult, error) {
+func (l *Local) showOrphan(s *state.State, or *transcripts.OrphanAt) (*ShowResult, error) {
 	res := &ShowResult{AgentID: or.Agent, SessionID: or.SessionID, Era: era.JSON, Orphan: true,
 		Lineage: ShowLineage{Children: []string{}}, Runs: []ShowRun{}}
 	if or.Key != "" {
@@ -24,7 +30,7 @@ func (o *Ops) showOrphan(s *state.State, or *transcripts.OrphanAt) (*ShowResult,
 		res.Era, res.Store = era.SQLite, s.SQLitePath(or.Agent)
 		return res, nil
 	}
-	if err := showTranscriptFile(res, or.Path(), o.Now()); err != nil {
+	if err := showTranscriptFile(res, or.Path(), l.now()); err != nil {
 		return nil, err
 	}
 	return res, nil
@@ -35,7 +41,7 @@ func (o *Ops) showOrphan(s *state.State, or *transcripts.OrphanAt) (*ShowResult,
 // transcript's header names them, on 2026.8+ the store's session window
 // says so) and the archives a 2026.9 store keeps under t's key. Nothing for a sandboxed requester (it reads neither
 // orphans nor archives, as search --include-archived).
-func (o *Ops) showEarlier(s *state.State, t *state.Target) []ShowEarlier {
+func (l *Local) showEarlier(s *state.State, t *state.Target) []ShowEarlier {
 	if s.Req.Restrict {
 		return nil
 	}
@@ -56,9 +62,9 @@ func (o *Ops) showEarlier(s *state.State, t *state.Target) []ShowEarlier {
 			}
 			n, err := a.CountMessages(&or)
 			if err != nil {
-				o.warn(fmt.Sprintf("orphan transcript %s of agent %s: %v", or.SessionID, a.ID, err))
+				l.Warn(fmt.Sprintf("orphan transcript %s of agent %s: %v", or.SessionID, a.ID, err))
 			}
-			out = append(out, ShowEarlier{SessionID: or.SessionID, Path: or.Path(), Messages: n, Source: SearchFromOrphan})
+			out = append(out, ShowEarlier{SessionID: or.SessionID, Path: or.Path(), Messages: n, Source: EarlierOrphan})
 		}
 		for i := range a.Archives {
 			arc := &a.Archives[i]
@@ -67,9 +73,9 @@ func (o *Ops) showEarlier(s *state.State, t *state.Target) []ShowEarlier {
 			}
 			_, msgs, err := srch.Messages(&srch.Source{SessionID: arc.SessionID, DB: a.DB, Archive: arc}, true, 0)
 			if err != nil {
-				o.warn(fmt.Sprintf("transcript archive %s of agent %s: %v", arc.Name, a.ID, err))
+				l.Warn(fmt.Sprintf("transcript archive %s of agent %s: %v", arc.Name, a.ID, err))
 			}
-			out = append(out, ShowEarlier{SessionID: arc.SessionID, Archive: arc.Name, Messages: len(msgs), Source: "archived"})
+			out = append(out, ShowEarlier{SessionID: arc.SessionID, Archive: arc.Name, Messages: len(msgs), Source: EarlierArchived})
 		}
 	}
 	return out
