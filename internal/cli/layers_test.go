@@ -245,10 +245,14 @@ func TestSignalsInMain(t *testing.T) {
 	}
 }
 
+// opsTwin is a function of ops named for one transport.
+var opsTwin = regexp.MustCompile(`(?m)^func (?:\([^)]*\) )?(\w+(?:Local|Remote|ThroughNamed|ThroughGateway|OverGateway))\(`)
+
 // TestOpsImportsNoStorage: the operations layer composes and checks
 // policy; the stores, the transcript files and the lock files are read and
 // written below it (state, transcripts, the sessionwrite writers), never
-// from ops itself.
+// from ops itself; nor does it know a gateway or write an operation once
+// per transport (internal/target decides where, backend.Host implements).
 func TestOpsImportsNoStorage(t *testing.T) {
 	const mod = "github.com/openclaw/sessions/internal/"
 	files, _ := filepath.Glob(filepath.Join("..", "ops", "*.go"))
@@ -262,7 +266,16 @@ func TestOpsImportsNoStorage(t *testing.T) {
 			switch strings.TrimPrefix(imp, mod) {
 			case "store", "sqlitestore", "sqlitewrite", "sqlitefile", "sqlitedb", "transcript", "lock":
 				t.Errorf("%s imports %s: ops reaches storage through state, transcripts and sessionwrite", file, imp)
+			case "gateway":
+				t.Errorf("%s imports %s: where an invocation works is internal/target's, and what a gateway does is backend.Gateway's", file, imp)
 			}
+		}
+		b, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range opsTwin.FindAllSubmatch(b, -1) {
+			t.Errorf("%s: %s is written for one transport: an operation on one host is backend.Host's, whole, on every implementation", file, m[1])
 		}
 	}
 	if checked < 20 {

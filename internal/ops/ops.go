@@ -12,14 +12,16 @@
 // whose codes are the exit codes), and they may ask what an agent's
 // sessions can do (Capabilities) instead of testing an era.
 //
-// Where sessions live is decided in where.go: scope for reads (the state
-// dir, one gateway or a fleet), and for writes the gateways the invocation
-// selects (writeOptions: the one it names, this host's live gateway) handed
-// to sessionwrite.Choose, the one place a write's route is chosen (send,
-// spawn, patch and the runner through writeRoute and namedWrite; delete,
-// reset, archive and prune through lifecycleRoute). The implementations
-// behind them are the read seam internal/backend and the write seam
-// internal/sessionwrite. Scope tells a front-end what it works on.
+// Where sessions live is decided once per Ops by internal/target (the
+// gateway flags, the environment, the contexts file; the one-host rule;
+// this host's live gateway, looked for once): where.go asks it for the
+// readers of a read (the state dir, one gateway or a fleet), for the host
+// of an operation on one session (backend.Host: this host's state dir or
+// the gateway the invocation names, each implementing show, the session a
+// patch changes, a send's plan and a spawn whole), and for the write
+// options every write is routed with (sessionwrite.Choose). An operation
+// composes what the host answers and checks policy; it does not branch per
+// transport. Scope tells a front-end what it works on.
 package ops
 
 import (
