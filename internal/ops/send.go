@@ -63,7 +63,7 @@ func (o *Ops) Send(ctx context.Context, q SendRequest) (*RunResult, error) {
 		return nil, err
 	}
 	p, err := h.PlanSend(ctx, backend.SendAsk{Ref: q.Ref, Label: q.Label, Engine: q.Engine, OpenClaw: q.OpenClaw, Runs: o.runSetup(w)})
-	_ = h.Close() // the plan is made: the run's writes open their own connections
+	_ = h.Close() // done with the host's connection: the runner opens its own
 	if err != nil {
 		return nil, err
 	}

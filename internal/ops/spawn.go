@@ -65,7 +65,7 @@ func (o *Ops) spawn(ctx context.Context, q SpawnRequest) (*SpawnResult, error) {
 	runID := runs.NewID()
 	c, err := h.Spawn(ctx, backend.SpawnAsk{RunID: runID, Task: q.Task, Label: q.Label, Model: q.Model, Thinking: q.Thinking,
 		RunTimeoutSeconds: q.RunTimeoutSeconds, Engine: q.Engine, OpenClaw: q.OpenClaw, Runs: o.runSetup(w)})
-	_ = h.Close() // the child exists: the run's writes open their own connections
+	_ = h.Close() // done with the host's connection: the runner opens its own
 	if err != nil {
 		return nil, err
 	}
