@@ -72,7 +72,9 @@ const sqliteCatchUpAfter = 300 * time.Millisecond
 // Follow emits the messages appended to the session's transcript after
 // the page History read, as they come (file events on the transcript's and
 // the store's directories wake it, q.Poll re-checks besides), following
-// the key across a reset, until ctx ends or q.Idle passes without one.
+// the key across a reset, until ctx ends or q.Idle passes without one. On
+// a 2026.8+ store what its handle of the database missed is caught up
+// through a fresh one (catchUp).
 // emit returns how many messages it printed (what resets the idle timer).
 func (l *Local) Follow(ctx context.Context, sess *Session, q FollowQuery, emit func([]json.RawMessage) (int, error)) error {
 	ls := sess.local
@@ -355,12 +357,12 @@ func (fw *follower) catchUp(read bool) (int, error) {
 	if fw.changed.IsZero() || now.Sub(fw.changed) < sqliteCatchUpAfter {
 		return 0, nil
 	}
-	fw.changed = time.Time{}
 	db, err := sqlitestore.Open(fw.path, sqlitestore.Options{Warn: fw.l.Warn})
 	if err != nil {
 		fw.debug("cannot open the SQLite store again to catch up; retrying", "path", fw.path, "err", err)
 		return 0, nil
 	}
+	fw.changed = time.Time{}
 	fw.closeDB()
 	fw.db, fw.ownDB = db, true
 	n, err := fw.drainSQLite()
