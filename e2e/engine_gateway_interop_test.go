@@ -28,6 +28,7 @@ import (
 // time (meta.durationMs, the mock LLM's call inside it), logged for
 // docs/PERFORMANCE.md.
 func TestInteropGatewayEngine(t *testing.T) {
+	t.Parallel() // its own peer homes, gateways on free ports and temp dirs: beside the other interop tests
 	p := peertest.Peer(t)
 	bin := peertest.BuildSessions(t)
 	g := peertest.StartGateway(t, p, "2026.1.30")

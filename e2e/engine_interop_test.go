@@ -24,6 +24,7 @@ import (
 )
 
 func TestInteropPersonaSystemPrompt(t *testing.T) {
+	t.Parallel() // its own peer homes, gateways on free ports and temp dirs: beside the other interop tests
 	p := peertest.Peer(t)
 	bin := peertest.BuildSessions(t)
 	state, home := peertest.State(t)

@@ -95,6 +95,7 @@ func transcriptEntries(t *testing.T, file string, offset int64) []map[string]any
 }
 
 func TestInteropOpenClawEngine130(t *testing.T) {
+	t.Parallel() // its own peer homes, gateways on free ports and temp dirs: beside the other interop tests
 	p := peertest.Peer(t)
 	bin := peertest.BuildSessions(t)
 	state, home := peertest.State(t)
@@ -184,6 +185,7 @@ func TestInteropOpenClawEngine130(t *testing.T) {
 }
 
 func TestInteropOpenClawEngine96(t *testing.T) {
+	t.Parallel() // its own peer homes, gateways on free ports and temp dirs: beside the other interop tests
 	p := peertest.Peer(t)
 	if err := exec.Command(p, "status", "--version", "2026.9.6").Run(); err != nil {
 		t.Skip("OpenClaw 2026.9.6 is not installed in the peer (openclaw-peer install --version 2026.9.6)")

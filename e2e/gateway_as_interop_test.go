@@ -24,6 +24,7 @@ import (
 // reading of the same state (the peer's config: agents main and ops,
 // agent-to-agent off). No secret of the config reaches the output.
 func TestInteropGatewayAs(t *testing.T) {
+	t.Parallel() // its own peer homes, gateways on free ports and temp dirs: beside the other interop tests
 	p := peertest.Peer(t)
 	bin := peertest.BuildSessions(t)
 	cfgHome := t.TempDir()

@@ -24,6 +24,7 @@ import (
 // (keys, sessionIds, message order); --context all over both merges their
 // rows and reports a third, stopped one as an error (exit 1).
 func TestInteropGatewayRead(t *testing.T) {
+	t.Parallel() // its own peer homes, gateways on free ports and temp dirs: beside the other interop tests
 	p := peertest.Peer(t)
 	bin := peertest.BuildSessions(t)
 	cfg := t.TempDir()

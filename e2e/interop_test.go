@@ -186,6 +186,7 @@ func agentStores(t *testing.T, state string) map[string]string {
 }
 
 func TestInteropListFixture(t *testing.T) {
+	t.Parallel() // its own peer homes, gateways on free ports and temp dirs: beside the other interop tests
 	p := peertest.Peer(t)
 	bin := peertest.BuildSessions(t)
 	state, home := peertest.State(t)
@@ -204,6 +205,7 @@ func TestInteropListFixture(t *testing.T) {
 }
 
 func TestInteropListSynthetic1000(t *testing.T) {
+	t.Parallel() // its own peer homes, gateways on free ports and temp dirs: beside the other interop tests
 	p := peertest.Peer(t)
 	bin := peertest.BuildSessions(t)
 	state, home := peertest.State(t)

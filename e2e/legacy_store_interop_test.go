@@ -102,6 +102,7 @@ func legacyFinding(doc gjson.Result) gjson.Result {
 // when it starts beside a sessions.json whose every entry its database
 // holds: it starts, and archives the file itself.
 func TestInteropLegacyStoreGateway(t *testing.T) {
+	t.Parallel() // its own peer homes, gateways on free ports and temp dirs: beside the other interop tests
 	p := peertest.Peer(t)
 	peertest.InstallVersion(t, p, "2026.9.6")
 	bin := peertest.BuildSessions(t)
@@ -133,6 +134,7 @@ func TestInteropLegacyStoreGateway(t *testing.T) {
 // TestInteropLegacyStoreFix: sessions doctor --fix first moves the file
 // aside, and the real gateway then starts with nothing to import.
 func TestInteropLegacyStoreFix(t *testing.T) {
+	t.Parallel() // its own peer homes, gateways on free ports and temp dirs: beside the other interop tests
 	p := peertest.Peer(t)
 	peertest.InstallVersion(t, p, "2026.9.6")
 	bin := peertest.BuildSessions(t)

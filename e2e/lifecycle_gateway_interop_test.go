@@ -68,6 +68,7 @@ func copyFixture(t *testing.T, name string) string {
 // the rest; `openclaw doctor --lint --json` finds nothing an untouched copy
 // does not; integrity_check is clean.
 func TestInteropSQLiteDelete(t *testing.T) {
+	t.Parallel() // its own peer homes, gateways on free ports and temp dirs: beside the other interop tests
 	p := peertest.Peer(t)
 	peertest.InstallVersion(t, p, "2026.9.6")
 	bin := peertest.BuildSessions(t)
@@ -127,6 +128,7 @@ func TestInteropSQLiteDelete(t *testing.T) {
 // state dir itself (said at --log-level debug) and goes through it; archive
 // is sessions.patch {archived}.
 func TestInteropGatewayLifecycle(t *testing.T) {
+	t.Parallel() // its own peer homes, gateways on free ports and temp dirs: beside the other interop tests
 	p := peertest.Peer(t)
 	bin := peertest.BuildSessions(t)
 	for _, v := range []struct{ version, fixture string }{{"2026.1.30", "state-2026.1.30"}, {"2026.9.6", "state-2026.9.6"}} {

@@ -22,6 +22,7 @@ import (
 // started afterwards runs a turn on the session we reset and writes the new
 // sessionId's transcript.
 func TestInteropLifecycle(t *testing.T) {
+	t.Parallel() // its own peer homes, gateways on free ports and temp dirs: beside the other interop tests
 	p := peertest.Peer(t)
 	state, home := peertest.State(t)
 	bin := peertest.BuildSessions(t)

@@ -35,6 +35,7 @@ import (
 )
 
 func TestInteropMetricsPrometheus(t *testing.T) {
+	t.Parallel() // its own peer homes, gateways on free ports and temp dirs: beside the other interop tests
 	prom := promtest.Tool(t, "prometheus")
 	bin := testutil.SessionsBinary(t)
 	root := testutil.Root(t)

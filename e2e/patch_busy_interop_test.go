@@ -24,6 +24,7 @@ import (
 // entry from its turn-start copy right after it releases the lock. A patch
 // with --wait-idle waits for the turn and its store write, and survives.
 func TestInteropPatchBusySession(t *testing.T) {
+	t.Parallel() // its own peer homes, gateways on free ports and temp dirs: beside the other interop tests
 	p := peertest.Peer(t)
 	bin := peertest.BuildSessions(t)
 	state, home := peertest.State(t)

@@ -25,6 +25,7 @@ import (
 // goes through that gateway (said at debug level) and never writes the
 // database itself.
 func TestInteropPatchOverGateway(t *testing.T) {
+	t.Parallel() // its own peer homes, gateways on free ports and temp dirs: beside the other interop tests
 	p := peertest.Peer(t)
 	bin := peertest.BuildSessions(t)
 	for _, version := range []string{"2026.1.30", "2026.9.6"} {

@@ -22,6 +22,7 @@ import (
 // OpenClaw's own search index, which OpenClaw keeps current, and the same
 // ones through the event scan.
 func TestInteropIndexAfterOpenClawTurn(t *testing.T) {
+	t.Parallel() // its own peer homes, gateways on free ports and temp dirs: beside the other interop tests
 	p := peertest.Peer(t)
 	if out, err := exec.Command(p, "install", "--version", "2026.9.6").CombinedOutput(); err != nil {
 		t.Skipf("OpenClaw 2026.9.6 peer unavailable: %v: %s", err, peertest.LastLine(string(out)))

@@ -19,6 +19,7 @@ import (
 // back over the gateway with history) has the ping-pong reply the run
 // recorded.
 func TestInteropSendAsOverGateway(t *testing.T) {
+	t.Parallel() // its own peer homes, gateways on free ports and temp dirs: beside the other interop tests
 	p := peertest.Peer(t)
 	bin := peertest.BuildSessions(t)
 	for _, version := range []string{"2026.1.30", "2026.9.6"} {

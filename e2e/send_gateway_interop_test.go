@@ -26,6 +26,7 @@ import (
 // carry our gateway idempotency key sessions-<run>-<step>, and none of
 // them is one we wrote (our own writes' keys start "sessions-cli:").
 func TestInteropSendOverGateway(t *testing.T) {
+	t.Parallel() // its own peer homes, gateways on free ports and temp dirs: beside the other interop tests
 	p := peertest.Peer(t)
 	bin := peertest.BuildSessions(t)
 	for _, version := range []string{"2026.1.30", "2026.9.6"} {

@@ -74,6 +74,7 @@ func withoutSessions() string {
 }
 
 func TestInteropSkillEligible(t *testing.T) {
+	t.Parallel() // its own peer homes, gateways on free ports and temp dirs: beside the other interop tests
 	p := peertest.Peer(t)
 	peertest.InstallVersion(t, p, "2026.9.6")
 	for _, c := range []struct {

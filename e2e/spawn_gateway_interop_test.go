@@ -23,6 +23,7 @@ import (
 // whose gateway is up goes through that gateway (said at debug level), and
 // no transcript event of the database is one we wrote.
 func TestInteropSpawnOverGateway(t *testing.T) {
+	t.Parallel() // its own peer homes, gateways on free ports and temp dirs: beside the other interop tests
 	p := peertest.Peer(t)
 	bin := peertest.BuildSessions(t)
 	for _, version := range []string{"2026.1.30", "2026.9.6"} {

@@ -53,6 +53,7 @@ console.log(JSON.stringify(out));`
 // read-modify-write; their transcripts, and the requester's transcript
 // with the announce, are intact parentId chains for OpenClaw's checker.
 func TestInteropSpawnChildSeenByOpenClaw(t *testing.T) {
+	t.Parallel() // its own peer homes, gateways on free ports and temp dirs: beside the other interop tests
 	p := peertest.Peer(t)
 	node, ocDir := peertest.Paths(t, p)
 	tmp := t.TempDir()

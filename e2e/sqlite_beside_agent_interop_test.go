@@ -64,6 +64,7 @@ func (h *holdProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 func TestInteropWriteBesideEmbeddedAgent(t *testing.T) {
+	t.Parallel() // its own peer homes, gateways on free ports and temp dirs: beside the other interop tests
 	p := peertest.Peer(t)
 	peertest.InstallVersion(t, p, "2026.9.6")
 	bin := peertest.BuildSessions(t)

@@ -80,6 +80,7 @@ func waitRuns(t *testing.T, ours func(args ...string) []byte, n int) []gjson.Res
 }
 
 func TestInteropSQLiteWriteCLI(t *testing.T) {
+	t.Parallel() // its own peer homes, gateways on free ports and temp dirs: beside the other interop tests
 	p := peertest.Peer(t)
 	peertest.InstallVersion(t, p, "2026.9.6")
 	bin := peertest.BuildSessions(t)

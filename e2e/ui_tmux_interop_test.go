@@ -25,6 +25,7 @@ import (
 // Run: OPENCLAW_PEER=$PWD/../shared/peer/openclaw-peer go test -tags interop
 // -run TestInteropUIBesideGateway -count=1 -v ./e2e/
 func TestInteropUIBesideGateway(t *testing.T) {
+	t.Parallel() // its own peer homes, gateways on free ports and temp dirs: beside the other interop tests
 	p := peertest.Peer(t)
 	bin := peertest.BuildSessions(t)
 	for _, version := range []string{"2026.1.30", "2026.9.6"} {

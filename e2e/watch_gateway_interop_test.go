@@ -23,6 +23,7 @@ import (
 // sessions.changed to a subscriber) a label patched by another client as
 // an updated event naming the field.
 func TestInteropWatchGateway(t *testing.T) {
+	t.Parallel() // its own peer homes, gateways on free ports and temp dirs: beside the other interop tests
 	p := peertest.Peer(t)
 	bin := peertest.BuildSessions(t)
 	for _, version := range []string{"2026.1.30", "2026.9.6"} {

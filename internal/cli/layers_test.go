@@ -285,10 +285,12 @@ func TestOpsImportsNoStorage(t *testing.T) {
 
 // TestInteropNames: every test built only with -tags interop has Interop
 // in its name, since make interop runs those alone (-run Interop; make
-// test has run the others).
+// test has run the others). Those of e2e, one package, run in parallel
+// (t.Parallel first): each waits on real gateways most of its time, and
+// one after the other they would take most of CI's time.
 func TestInteropNames(t *testing.T) {
 	root := filepath.Join("..", "..")
-	test := regexp.MustCompile(`(?m)^func (Test\w+)\(`)
+	test := regexp.MustCompile(`(?m)^func (Test\w+)\(t \*testing\.T\) \{\n(\s*t\.Parallel\(\))?`)
 	interopOnly := regexp.MustCompile(`(?m)^//go:build interop\s*$`)
 	found := 0
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
@@ -315,6 +317,9 @@ func TestInteropNames(t *testing.T) {
 			found++
 			if !bytes.Contains(m[1], []byte("Interop")) {
 				t.Errorf("%s: %s is built for interop only but make interop (-run Interop) would not run it: put Interop in its name", path, m[1])
+			}
+			if filepath.Base(filepath.Dir(path)) == "e2e" && len(m[2]) == 0 {
+				t.Errorf("%s: %s does not start with t.Parallel(): the e2e interop tests run beside each other", path, m[1])
 			}
 		}
 		return nil
