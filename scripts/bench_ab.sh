@@ -10,7 +10,8 @@
 # env:   BENCH_ROUNDS (default 5), BENCH_TIME (go test -benchtime, default 1s),
 #        BENCH_WORK (default .bench/ab: the data, generated once: the 10k
 #        SQLite store, and 200 sessions with 1 MB transcripts for search
-#        and usage)
+#        and usage), BENCH_ONLY (a regexp: only the benchmarks whose
+#        "package name" matches it)
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 DATA=${BENCH_WORK:-$ROOT/.bench/ab}
@@ -52,6 +53,11 @@ BENCHES=(
   "internal/cmd/ui ^BenchmarkFirstFrame10k$"
 )
 
+if [ -n "${BENCH_ONLY:-}" ]; then
+  sel=()
+  for b in "${BENCHES[@]}"; do grep -Eq -- "$BENCH_ONLY" <<<"$b" && sel+=("$b"); done
+  BENCHES=("${sel[@]}")
+fi
 git -C "$ROOT" worktree add --detach "$WORK/base" "$BASE" >/dev/null 2>&1
 echo "## Side by side: $(git -C "$ROOT" rev-parse --short "$BASE") (base) and the working tree at $(git -C "$ROOT" rev-parse --short HEAD); $(date -u +%F), $(nproc) CPU, load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
