@@ -57,7 +57,6 @@ type dirListing struct {
 	trusted bool  // ver may be relied on: stable during the read, not racy
 	err     error // the directory exists but cannot be read (nothing listed)
 	names   []string
-	types   []fs.FileMode
 	// transcripts are the names of the regular transcript files
 	// (hoststat.IsTranscript), by name, prepared for hoststat.StatNames;
 	// index maps a name to its position there (made on first use).
@@ -109,11 +108,10 @@ func (c *dirCache) get(dir string, start time.Time) *dirListing {
 		ents = nil
 	}
 	l.names = make([]string, len(ents))
-	l.types = make([]fs.FileMode, len(ents))
 	var trs []string
 	for i, de := range ents {
 		name, t := de.Name(), de.Type()
-		l.names[i], l.types[i] = name, t
+		l.names[i] = name
 		if t&fs.ModeSymlink != 0 {
 			l.symlinks = true
 		}
