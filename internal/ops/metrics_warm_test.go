@@ -208,7 +208,11 @@ func TestMetricsWarmJSON(t *testing.T) {
 	r.check("a corrupt line")
 	r.check("a corrupt line, again")
 
-	// the config changes the price of a model
+	// the config changes the price of a model, which a message that
+	// recorded no cost of its own is priced at
+	noCost := `{"type":"message","id":"warm0099","parentId":null,"timestamp":"2026-11-20T10:00:00.000Z","message":{"role":"assistant","content":[{"type":"text","text":"ok"}],"provider":"mock","model":"mock-1","usage":{"input":1000,"output":7,"cacheRead":0,"cacheWrite":0,"totalTokens":1007},"stopReason":"stop","timestamp":1795236260000}}`
+	appendLine(t, tr("c040fd20-0a1c-4ce0-924c-6e695a32eecb"), noCost)
+	r.check("a message without its cost")
 	cfgPath := filepath.Join(r.dir, "openclaw.json")
 	cdata, err := os.ReadFile(cfgPath)
 	if err != nil {
@@ -219,6 +223,48 @@ func TestMetricsWarmJSON(t *testing.T) {
 		t.Fatal(err)
 	}
 	r.check("a price configured")
+
+	// an entry's sessionFile moved to a directory that does not exist yet,
+	// then the directory made with a longer copy of the transcript in it:
+	// nothing changes in the sessions dir, but the entry's transcript is
+	// now the copy (and its old file an orphan)
+	moved := filepath.Join(r.dir, "moved")
+	mainStore := filepath.Join(sessions, "sessions.json")
+	sdata, err := os.ReadFile(mainStore)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := "/home/claw/.openclaw/agents/main/sessions/ae601eb7-ceae-4d11-b896-102fd9dddff6.jsonl"
+	if !bytes.Contains(sdata, []byte(old)) {
+		t.Fatalf("the fixture has no sessionFile %s", old)
+	}
+	sdata = bytes.Replace(sdata, []byte(old), []byte(filepath.Join(moved, "ae601eb7-ceae-4d11-b896-102fd9dddff6.jsonl")), 1)
+	if err := os.WriteFile(mainStore, sdata, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r.check("a sessionFile in a directory not there")
+	r.check("a sessionFile in a directory not there, again")
+	body, err := os.ReadFile(tr("ae601eb7-ceae-4d11-b896-102fd9dddff6"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(moved, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	body = append(body, fmt.Sprintf(assistantLine+"\n", 4, 300, 307)...)
+	if err := os.WriteFile(filepath.Join(moved, "ae601eb7-ceae-4d11-b896-102fd9dddff6.jsonl"), body, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r.check("the sessionFile's directory made")
+
+	// a new agent, with a transcript and no store
+	if err := os.MkdirAll(filepath.Join(r.dir, "agents", "solo", "sessions"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(r.dir, "agents", "solo", "sessions", "5010a000-0000-4000-8000-000000000001.jsonl"), orphan, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r.check("a new agent")
 
 	// a transcript replaced by a symbolic link (to a copy inside the
 	// state dir): its entry's transcript resolves through the link, so
