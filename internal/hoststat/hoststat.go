@@ -37,7 +37,12 @@ type Files struct {
 }
 
 // Agent measures the store files of agent.
-func Agent(s *state.State, agent string) Files {
+func Agent(s *state.State, agent string) Files { return AgentWith(s, agent, SumTranscripts) }
+
+// AgentWith measures the store files of agent as Agent does, the
+// transcripts' sizes summed by sum (SumTranscripts, or a reader's that
+// keeps the sessions dir's listing between readings).
+func AgentWith(s *state.State, agent string, sum func(dir string) (int64, error)) Files {
 	f := Files{Agent: agent, Era: s.Era(agent), DB: -1, WAL: -1, SessionsJSON: -1}
 	if f.Era == era.SQLite {
 		p := s.SQLitePath(agent)
@@ -49,7 +54,11 @@ func Agent(s *state.State, agent string) Files {
 	} else if p, _ := s.StorePath(agent); p != "" {
 		f.SessionsJSON = f.size(p)
 	}
-	f.Transcripts = f.transcripts(s.SessionsDir(agent))
+	n, err := sum(s.SessionsDir(agent))
+	if err != nil {
+		f.Errs = append(f.Errs, err)
+	}
+	f.Transcripts = n
 	return f
 }
 
@@ -92,20 +101,20 @@ func (f *Files) schema(p string) int {
 	return int(binary.BigEndian.Uint32(b[60:64]))
 }
 
-// transcripts sums the transcript files of dir: <sessionId>.jsonl and
-// the archived copies, regular files only (lstat'ed by the listing).
-func (f *Files) transcripts(dir string) int64 {
+// SumTranscripts sums the transcript files of dir (IsTranscript), regular
+// files only (lstat'ed by the listing): -1 when dir does not exist, -1 and
+// the error when it cannot be read.
+func SumTranscripts(dir string) (int64, error) {
 	ents, err := fsutil.ReadDir(dir)
 	if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
-			f.Errs = append(f.Errs, err)
+			return -1, err
 		}
-		return -1
+		return -1, nil
 	}
 	var n int64
 	for _, de := range ents {
-		name := de.Name()
-		if !de.Type().IsRegular() || !(strings.HasSuffix(name, ".jsonl") || transcripts.ArchiveOf(name) != "") {
+		if !de.Type().IsRegular() || !IsTranscript(de.Name()) {
 			continue
 		}
 		fi, err := de.Info()
@@ -114,5 +123,11 @@ func (f *Files) transcripts(dir string) int64 {
 		}
 		n += fi.Size()
 	}
-	return n
+	return n, nil
+}
+
+// IsTranscript reports whether a file name is a transcript's:
+// <sessionId>.jsonl or an archived copy (.reset/.deleted).
+func IsTranscript(name string) bool {
+	return strings.HasSuffix(name, ".jsonl") || transcripts.ArchiveOf(name) != ""
 }

@@ -6,17 +6,14 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"slices"
 	"sync"
 	"time"
 
 	"charm.land/log/v2"
 	"github.com/openclaw/sessions/internal/hoststat"
-	"github.com/openclaw/sessions/internal/keys"
 	"github.com/openclaw/sessions/internal/metrics"
 	"github.com/openclaw/sessions/internal/runs"
-	"github.com/openclaw/sessions/internal/state"
-	"github.com/openclaw/sessions/internal/transcripts"
+	"github.com/openclaw/sessions/internal/usage"
 	"github.com/prometheus/client_golang/prometheus"
 )
 
@@ -41,7 +38,8 @@ type MetricsQuery struct {
 // Metrics exposes this host's state to Prometheus: each scrape
 // (Gatherer, Write) reads the state afresh through the operations of
 // list, locks, usage, runs and doctor, reusing what an earlier scrape
-// read where the files did not change (the store cache, the usage cache).
+// read where the files did not change (the store cache, the usage cache,
+// and the reading a scrape keeps: metrics_read.go).
 // A part that cannot be read is left out and counted in
 // sessions_scrape_errors_total; a scrape never fails for it, never takes
 // a lock and never writes to the state dir.
@@ -55,6 +53,16 @@ type Metrics struct {
 	doctorAt time.Time
 	doctor   []metrics.SeverityCount
 	doctorOK bool
+
+	// scrape serialises the readings (Snapshot) and guards what they keep
+	scrape sync.Mutex
+	dirs   *dirCache      // the directories' listings
+	kept   *scrapeReading // the last scrape's reading of the structure
+	ucache *usage.Cache   // the usage cache, in memory once loaded
+	usaved time.Time      // when ucache was last written back
+	uscans int            // usage readings so far
+	now    func() time.Time
+	counts readingCounts // what was reused (tests, debug)
 }
 
 // NewMetrics prepares the scrapes of this host's state dir; nothing is
@@ -69,7 +77,7 @@ func NewMetrics(c Config, q MetricsQuery) (*Metrics, error) {
 	if q.Active <= 0 {
 		q.Active = time.Hour
 	}
-	m := &Metrics{cfg: c, q: q}
+	m := &Metrics{cfg: c, q: q, dirs: newDirCache(), now: time.Now}
 	if c.Log != nil {
 		m.warn = func(s string) { c.Log.Debug("metrics: " + s) }
 	} else {
@@ -109,6 +117,8 @@ func (w *countingWriter) Write(p []byte) (int, error) {
 // Snapshot reads the state once (one scrape) with a fresh Ops sharing the
 // store cache.
 func (m *Metrics) Snapshot() *metrics.Snapshot {
+	m.scrape.Lock()
+	defer m.scrape.Unlock()
 	ctx := context.Background()
 	cw := &countingWriter{}
 	c := m.cfg
@@ -137,69 +147,23 @@ func (m *Metrics) Snapshot() *metrics.Snapshot {
 	}
 	now := o.Now()
 
-	// sessions: the listing's rows, as sessions list --json --all-agents
+	// what depends only on the stores, the config and the transcripts'
+	// directories: kept from the last scrape when none of them changed
+	r, sc := m.reading(ctx, o, s, all, agents, cw, snap, fail)
+
+	// sessions: the listing's rows (as sessions list --json --all-agents)
+	// and the archived copies
+	snap.Sessions = append(snap.Sessions, r.sessions...)
 	active := map[string]int{}
-	rows, lerrs := metricsEach(o, c, all, agents, func(o *Ops) ([]state.Row, error) {
-		lr, err := o.List(ctx, ListQuery{Limit: -1, AllAgents: all})
-		if err != nil {
-			return nil, err
-		}
-		return lr.Sessions, nil
-	})
-	for _, err := range lerrs {
-		fail("list", err)
-	}
-	{
-		type top struct {
-			agent, key string
-			tokens     float64
-		}
-		var tops []top
-		for _, r := range rows {
-			snap.Sessions = append(snap.Sessions, metrics.SessionCount{Agent: r.AgentID, Kind: r.Kind, Channel: r.Channel, N: 1})
-			if r.UpdatedAt != nil && now.Sub(time.UnixMilli(int64(*r.UpdatedAt))) <= m.q.Active {
-				active[r.AgentID]++
-			}
-			if m.q.PerSessionTop > 0 && r.TotalTokens != nil {
-				tops = append(tops, top{r.AgentID, r.Key, *r.TotalTokens})
-			}
-		}
-		slices.SortStableFunc(tops, func(a, b top) int { return cmp.Compare(b.tokens, a.tokens) })
-		for _, t := range tops[:min(len(tops), m.q.PerSessionTop)] {
-			snap.TopSessions = append(snap.TopSessions, metrics.SessionTokens{Agent: t.agent, Key: t.key, Tokens: t.tokens})
+	for _, u := range r.updated {
+		if now.Sub(time.UnixMilli(u.ms)) <= m.q.Active {
+			active[u.agent]++
 		}
 	}
 	for _, a := range agents {
 		snap.Active = append(snap.Active, metrics.AgentCount{Agent: a, N: active[a]})
 	}
-
-	// archived copies (reset and deleted transcripts, a 2026.9 store's
-	// archives), each one archived session
-	if set, err := transcripts.Open(s, transcripts.Options{AllAgents: all, StoreArchives: true}); err != nil {
-		fail("transcripts", err)
-	} else {
-		for a := range set.All() {
-			if a.Err != nil {
-				continue // the listing counted it
-			}
-			for i := range a.Files {
-				if a.Files[i].ArchiveOf() != "" {
-					snap.Sessions = append(snap.Sessions, metrics.SessionCount{Agent: a.ID, Kind: "unknown", Channel: "unknown", Archived: true, N: 1})
-				}
-			}
-			if a.ArchivesErr != nil {
-				fail("archives of "+a.ID, a.ArchivesErr)
-			}
-			for _, ar := range a.Archives {
-				kind, channel := "unknown", "unknown"
-				if ar.SessionKey != "" {
-					kind = keys.Kind(ar.SessionKey, "")
-					channel = keys.Channel(kind, ar.SessionKey, "", "", "")
-				}
-				snap.Sessions = append(snap.Sessions, metrics.SessionCount{Agent: a.ID, Kind: kind, Channel: channel, Archived: true, N: 1})
-			}
-		}
-	}
+	snap.TopSessions = append(snap.TopSessions, r.tops...)
 
 	// locks: busy sessions, stale locks, the oldest lock
 	busy := map[string]map[string]bool{}
@@ -210,30 +174,26 @@ func (m *Metrics) Snapshot() *metrics.Snapshot {
 			lockStat[[2]string{a, k}] = &metrics.LockStat{Agent: a, Kind: k}
 		}
 	}
-	if lr, err := o.Locks(ctx); err != nil {
-		fail("locks", err)
-	} else {
-		for _, l := range lr.Locks {
-			if !inScope[l.AgentID] {
-				continue
-			}
-			ls := lockStat[[2]string{l.AgentID, l.Kind}]
-			if ls == nil {
-				continue
-			}
-			if l.Stale || !l.Alive {
-				ls.Stale++
-			}
-			if !l.Alive {
-				continue // a dead holder's lock is only stale
-			}
-			// held by a live process now: its age is how long the turn
-			// (or the store write) has been going on, past the stale age
-			// too (a stuck session)
-			ls.OldestAge = max(ls.OldestAge, float64(l.AgeSeconds))
-			if l.Kind == LockTranscript {
-				busy[l.AgentID][cmp.Or(l.SessionKey, l.Path)] = true
-			}
+	for _, l := range m.heldLocks(s, r.names, sc, now) {
+		if !inScope[l.AgentID] {
+			continue
+		}
+		ls := lockStat[[2]string{l.AgentID, l.Kind}]
+		if ls == nil {
+			continue
+		}
+		if l.Stale || !l.Alive {
+			ls.Stale++
+		}
+		if !l.Alive {
+			continue // a dead holder's lock is only stale
+		}
+		// held by a live process now: its age is how long the turn
+		// (or the store write) has been going on, past the stale age
+		// too (a stuck session)
+		ls.OldestAge = max(ls.OldestAge, float64(l.AgeSeconds))
+		if l.Kind == LockTranscript {
+			busy[l.AgentID][cmp.Or(l.SessionKey, l.Path)] = true
 		}
 	}
 	for _, a := range agents {
@@ -244,15 +204,9 @@ func (m *Metrics) Snapshot() *metrics.Snapshot {
 	}
 
 	// usage: the same reading as sessions usage --by agent,provider,model
-	urows, uerrs := metricsEach(o, c, all, agents, func(o *Ops) ([]UsageRow, error) {
-		ur, err := o.Usage(ctx, UsageQuery{By: []string{"agent", "provider", "model"}, AllAgents: all})
-		if err != nil {
-			return nil, err
-		}
-		return ur.Rows, nil
-	})
-	for _, err := range uerrs {
-		fail("usage", err)
+	urows := r.usageRows
+	if r.usage != nil {
+		urows = m.usageRows(o, s, r, sc, cw)
 	}
 	{
 		msgs := map[string]int64{}
@@ -292,9 +246,9 @@ func (m *Metrics) Snapshot() *metrics.Snapshot {
 		}
 	}
 
-	// store files
+	// store files (the transcripts' sizes from this scrape's lstats)
 	for _, a := range agents {
-		f := hoststat.Agent(s, a)
+		f := hoststat.AgentWith(s, a, func(dir string) (int64, error) { return sc.stats(dir).sum() })
 		for _, e := range f.Errs {
 			fail("store files of "+a, e)
 		}
@@ -325,12 +279,19 @@ func (m *Metrics) Snapshot() *metrics.Snapshot {
 // the others are still counted, and returns the agents' errors.
 func metricsEach[T any](o *Ops, c Config, all bool, agents []string, fn func(*Ops) ([]T, error)) ([]T, []error) {
 	out, err := fn(o)
+	return metricsEachAfter(c, all, agents, out, err, fn)
+}
+
+// metricsEachAfter is metricsEach once the reading of every agent at once
+// gave out and err.
+func metricsEachAfter[T any](c Config, all bool, agents []string, out []T, err error, fn func(*Ops) ([]T, error)) ([]T, []error) {
 	if err == nil || !all || len(agents) < 2 {
 		if err != nil {
 			return nil, []error{err}
 		}
 		return out, nil
 	}
+	out = nil
 	var errs []error
 	for _, a := range agents {
 		ac := c

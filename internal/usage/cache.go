@@ -147,8 +147,18 @@ func decodeCache(data []byte) (*cacheFile, string) {
 	return f, ""
 }
 
-// Path is the cache file.
+// MemoryCache is a cache of stateDir that is never written (there is no
+// cache dir): a long-lived reader keeps it in memory.
+func MemoryCache(stateDir string) *Cache {
+	return &Cache{stateDir: stateDir, entries: map[string]cacheEntry{}}
+}
+
+// Path is the cache file ("" for a MemoryCache).
 func (c *Cache) Path() string { return c.path }
+
+// Changed reports whether entries changed since the cache was loaded or
+// last saved.
+func (c *Cache) Changed() bool { return c != nil && c.dirty }
 
 // get returns the parts cached for path at stamp.
 func (c *Cache) get(path string, st Stamp) ([]Part, bool) {
@@ -193,7 +203,7 @@ func (c *Cache) prune(keep map[string]bool) {
 func (c *Cache) Save() error { return c.save(cacheVersion) }
 
 func (c *Cache) save(version int) error {
-	if c == nil || !c.dirty {
+	if c == nil || !c.dirty || c.path == "" {
 		return nil
 	}
 	payload := encodePayload(&cacheFile{Version: version, StateDir: c.stateDir, Entries: c.entries})

@@ -75,10 +75,11 @@ Three ways to run it:
 Every agent is read by default (--agent ID for one). A store that cannot be
 read is left out and counted in sessions_scrape_errors_total (doctor names
 it): a scrape never fails for it, never takes a lock and never writes to the
-state dir. Served, a scrape reads again only what changed since the last one
-(the parsed stores and the usage cache); doctor's findings are checked again
-every --doctor-every. Host-only: through a gateway (--gateway, --context) it
-is refused (exit 2).`,
+state dir. Served, a scrape reads again only what changed since the last one:
+the stores, the config and the transcripts' directories are checked with a
+stat each and every transcript with one lstat, and what did not change is
+not read again; doctor's findings are checked again every --doctor-every.
+Host-only: through a gateway (--gateway, --context) it is refused (exit 2).`,
 		Example: `  sessions metrics
   sessions metrics --textfile /var/lib/node_exporter/textfile/openclaw.prom
   sessions metrics --listen 127.0.0.1:9464

@@ -1,0 +1,5 @@
+package hoststat
+
+import "golang.org/x/sys/unix"
+
+const sysFstatat = unix.SYS_FSTATAT

@@ -1,0 +1,13 @@
+//go:build !unix
+
+package hoststat
+
+import "os"
+
+// sysNames: nothing prepared.
+type sysNames struct{}
+
+func makeSysNames([]string) sysNames { return sysNames{} }
+
+// statAt is not available here: the caller lstats by path.
+func statAt(*os.File, *Names, []Stat) bool { return false }

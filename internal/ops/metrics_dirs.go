@@ -1,0 +1,176 @@
+package ops
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/openclaw/sessions/internal/fsutil"
+	"github.com/openclaw/sessions/internal/hoststat"
+	"github.com/openclaw/sessions/internal/storecache"
+)
+
+// fileVersion tells two versions of a file (or directory) apart as the
+// store cache does: device and inode (a replacement), size, modification
+// and status-change times. A directory's times change whenever an entry
+// is added, removed or renamed in it.
+type fileVersion struct {
+	exists       bool
+	dev, ino     uint64
+	size         int64
+	mtime, ctime int64 // ns
+}
+
+// versionOf stats path (following links, as it is opened); a missing file
+// is a version too (exists false).
+func versionOf(path string) (fileVersion, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return fileVersion{}, nil
+		}
+		return fileVersion{}, err
+	}
+	st := fsutil.StampOf(fi)
+	v := fileVersion{exists: true, size: st.Size, mtime: st.MTime.UnixNano(), ctime: st.CTime, ino: st.Ino}
+	if dev, ino, ok := fsutil.DevIno(fi); ok {
+		v.dev, v.ino = dev, ino
+	}
+	return v, nil
+}
+
+// racy reports whether the file changed less than storecache.RacyWindow
+// before start: a change in the same clock tick as a read that began at
+// start could leave every part of the version as it was, so what was read
+// is not trusted to be this version (the store cache's rule, git's "racy
+// clean").
+func (v fileVersion) racy(start time.Time) bool {
+	return v.exists && max(v.mtime, v.ctime) >= start.Add(-storecache.RacyWindow).UnixNano()
+}
+
+// dirListing is a directory's entries as one read found them, kept while
+// the directory is that version.
+type dirListing struct {
+	ver     fileVersion
+	trusted bool  // ver may be relied on: stable during the read, not racy
+	err     error // the directory exists but cannot be read (nothing listed)
+	names   []string
+	// transcripts are the names of the regular transcript files
+	// (hoststat.IsTranscript), by name, prepared for hoststat.StatNames;
+	// index maps a name to its position there (made on first use).
+	transcripts *hoststat.Names
+	index       map[string]int
+	// locks are the names a transcript lock's glob (*.jsonl.lock) matches,
+	// of any type, by name.
+	locks []string
+	// symlinks: some entry is a symbolic link (an entry's transcript
+	// resolved through it depends on more than this directory).
+	symlinks bool
+}
+
+// dirCache keeps the listings of the directories a Metrics reads, each
+// checked again (one stat) on every use.
+type dirCache struct {
+	entries map[string]*dirListing
+}
+
+func newDirCache() *dirCache {
+	return &dirCache{entries: map[string]*dirListing{}}
+}
+
+// get is dir's listing as it is now: the kept one when dir is still the
+// version it was listed at, else listed again (and kept when it can be
+// trusted: start is when the reading began).
+func (c *dirCache) get(dir string, start time.Time) *dirListing {
+	v, err := versionOf(dir)
+	if err != nil {
+		delete(c.entries, dir)
+		return &dirListing{err: err, transcripts: hoststat.NewNames(nil)}
+	}
+	if l := c.entries[dir]; l != nil && l.trusted && l.ver == v {
+		return l
+	}
+	if !v.exists {
+		l := &dirListing{ver: v, trusted: true, transcripts: hoststat.NewNames(nil)}
+		c.entries[dir] = l
+		return l
+	}
+	ents, err := fsutil.ReadDir(dir)
+	after, aerr := versionOf(dir)
+	l := &dirListing{ver: v, trusted: err == nil && aerr == nil && after == v && !v.racy(start)}
+	if errors.Is(err, fs.ErrNotExist) {
+		l.ver, ents, err = fileVersion{}, nil, nil
+	}
+	if err != nil {
+		l.err = err
+		ents = nil
+	}
+	l.names = make([]string, len(ents))
+	var trs []string
+	for i, de := range ents {
+		name, t := de.Name(), de.Type()
+		l.names[i] = name
+		if t&fs.ModeSymlink != 0 {
+			l.symlinks = true
+		}
+		if t.IsRegular() && hoststat.IsTranscript(name) {
+			trs = append(trs, name)
+		}
+		if strings.HasSuffix(name, ".jsonl.lock") {
+			l.locks = append(l.locks, name)
+		}
+	}
+	l.transcripts = hoststat.NewNames(trs)
+	if l.trusted {
+		c.entries[dir] = l
+	} else {
+		delete(c.entries, dir)
+	}
+	return l
+}
+
+// pos is the position of the transcript file name in the listing's
+// transcripts, -1 when it is not one of them.
+func (l *dirListing) pos(name string) int {
+	if l.index == nil {
+		list := l.transcripts.List()
+		l.index = make(map[string]int, len(list))
+		for i, n := range list {
+			l.index[n] = i
+		}
+	}
+	if i, ok := l.index[name]; ok {
+		return i
+	}
+	return -1
+}
+
+// dirStats are the lstats of one listing's transcript files, taken once
+// per scrape and shared by what needs them (the transcripts' sizes, the
+// usage units' stamps).
+type dirStats struct {
+	l     *dirListing
+	stats []hoststat.Stat
+	err   error
+}
+
+// sum is hoststat.SumTranscripts over the listing: -1 for a missing dir,
+// -1 and the error for one that cannot be read. A file that cannot be
+// stat'ed is left out, as one gone since the listing.
+func (d *dirStats) sum() (int64, error) {
+	switch {
+	case d.l.err != nil:
+		return -1, d.l.err
+	case !d.l.ver.exists:
+		return -1, nil
+	}
+	var n int64
+	for _, st := range d.stats {
+		if st.OK && st.Mode.IsRegular() {
+			n += st.Size
+		}
+	}
+	return n, nil
+}
