@@ -14,6 +14,10 @@ type Site struct {
 	Store string
 	Dirs  []string
 	Names map[string]string
+	// Listed gives the *.jsonl.lock names of a directory as the caller
+	// has just listed it (a scrape that lists each directory once); nil:
+	// each directory is globbed.
+	Listed func(dir string) []string
 }
 
 // Found is one lock held now: a store's or a transcript's.
@@ -43,7 +47,16 @@ func Find(sites []Site) []Found {
 				continue
 			}
 			seenDir[dir] = true
-			matches, _ := filepath.Glob(filepath.Join(dir, "*.jsonl.lock"))
+			var matches []string
+			if s.Listed != nil && !strings.ContainsAny(dir, `*?[\`) {
+				for _, n := range s.Listed(dir) {
+					matches = append(matches, filepath.Join(dir, n))
+				}
+			} else {
+				// (a directory with a glob character is globbed as the
+				// pattern it makes)
+				matches, _ = filepath.Glob(filepath.Join(dir, "*.jsonl.lock"))
+			}
 			for _, m := range matches {
 				h, err := InspectTranscript(strings.TrimSuffix(m, ".lock"))
 				if err != nil || h == nil {

@@ -15,7 +15,6 @@ import (
 	"github.com/openclaw/sessions/internal/keys"
 	"github.com/openclaw/sessions/internal/metrics"
 	"github.com/openclaw/sessions/internal/state"
-	"github.com/openclaw/sessions/internal/store"
 	"github.com/openclaw/sessions/internal/transcripts"
 )
 
@@ -293,7 +292,11 @@ func (m *Metrics) read(ctx context.Context, o *Ops, s *state.State, all bool, ag
 	for _, a := range agents {
 		names := map[string]string{}
 		if st, entries, err := s.Entries(a); err == nil {
-			r.sfDirs[a] = sessionFileDirs(s, a, st.Path, entries)
+			files := make([]string, len(entries))
+			for i, e := range entries {
+				files[i] = e.SessionFile
+			}
+			r.sfDirs[a] = sessionFileDirs(s, a, st.Path, files)
 			for _, e := range entries {
 				if !s.Visible(e) {
 					continue
@@ -344,14 +347,14 @@ func (m *Metrics) read(ctx context.Context, o *Ops, s *state.State, all bool, ag
 var metricsUsageBy = []string{"agent", "provider", "model"}
 
 // sessionFileDirs are the directories an agent's entries' sessionFiles
-// name (each resolved as state.Transcript resolves it) other than the
-// agent's own (agentDirs), by name.
-func sessionFileDirs(s *state.State, agent, storePath string, entries []*store.Entry) []string {
+// (files) name (each resolved as state.Transcript resolves it) other than
+// the agent's own (agentDirs), by name.
+func sessionFileDirs(s *state.State, agent, storePath string, files []string) []string {
 	own := agentDirs(s, agent, s.Era(agent))
 	storeDir := filepath.Dir(storePath)
 	var out []string
-	for _, e := range entries {
-		sf := strings.TrimSpace(e.SessionFile)
+	for _, f := range files {
+		sf := strings.TrimSpace(f)
 		if sf == "" {
 			continue
 		}

@@ -13,14 +13,13 @@ import (
 // stores' directories of every agent the requester may see, each with the
 // session its transcript belongs to when known; none is touched.
 func (s *State) HeldLocks() []lock.Found {
-	var sites []lock.Site
+	names := map[string]map[string]string{}
 	for _, agent := range s.AgentIDs() {
 		if s.CanSeeAgent(agent, policy.OpHistory) != "" {
 			continue
 		}
-		storePath, _ := s.StorePath(agent)
 		// The session each transcript file belongs to (by file name).
-		names := map[string]string{}
+		n := map[string]string{}
 		if _, entries, err := s.Entries(agent); err == nil {
 			for _, e := range entries {
 				if !s.Visible(e) {
@@ -28,14 +27,31 @@ func (s *State) HeldLocks() []lock.Found {
 				}
 				key := s.DisplayKey(e.Key)
 				if e.SessionID != "" {
-					names[e.SessionID+".jsonl"] = key
+					n[e.SessionID+".jsonl"] = key
 				}
 				if e.SessionFile != "" {
-					names[filepath.Base(e.SessionFile)] = key
+					n[filepath.Base(e.SessionFile)] = key
 				}
 			}
 		}
-		sites = append(sites, lock.Site{Agent: agent, Store: storePath, Dirs: []string{filepath.Dir(storePath), s.SessionsDir(agent)}, Names: names})
+		names[agent] = n
+	}
+	return s.HeldLocksListed(names, nil)
+}
+
+// HeldLocksListed is HeldLocks with the sessions a transcript lock is
+// matched to given per agent (names[agent]: session key by transcript file
+// name; an agent without names still has its locks found, unmatched) and
+// each directory's lock files as the caller listed them (listed).
+func (s *State) HeldLocksListed(names map[string]map[string]string, listed func(dir string) []string) []lock.Found {
+	var sites []lock.Site
+	for _, agent := range s.AgentIDs() {
+		if s.CanSeeAgent(agent, policy.OpHistory) != "" {
+			continue
+		}
+		storePath, _ := s.StorePath(agent)
+		sites = append(sites, lock.Site{Agent: agent, Store: storePath, Dirs: []string{filepath.Dir(storePath), s.SessionsDir(agent)},
+			Names: names[agent], Listed: listed})
 	}
 	return lock.Find(sites)
 }
