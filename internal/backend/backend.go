@@ -27,6 +27,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/openclaw/sessions/internal/sessionwrite"
 	"github.com/openclaw/sessions/internal/state"
 )
 
@@ -77,6 +78,14 @@ type Host interface {
 	// 10), then the child made — by a locked insert into its agent's
 	// store, or by a gateway's own spawn, which starts its task.
 	Spawn(ctx context.Context, q SpawnAsk) (*SpawnedChild, error)
+
+	// What the requester may do with the host's agents: one agent's
+	// Capabilities (where its writes go, whether they can, the label
+	// bound), and the AgentList of `sessions agents`. wo: the
+	// invocation's write options (this host's live gateway, looked for
+	// once by the target).
+	Capabilities(ctx context.Context, agent string, wo sessionwrite.Options) (Capabilities, error)
+	AgentList(ctx context.Context, wo sessionwrite.Options) (*AgentsResult, error)
 }
 
 var (

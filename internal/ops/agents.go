@@ -2,236 +2,54 @@ package ops
 
 import (
 	"context"
-	"sync"
 
 	"github.com/openclaw/sessions/internal/backend"
-	"github.com/openclaw/sessions/internal/config"
-	"github.com/openclaw/sessions/internal/era"
-	"github.com/openclaw/sessions/internal/keys"
-	"github.com/openclaw/sessions/internal/policy"
-	"github.com/openclaw/sessions/internal/state"
+	"github.com/openclaw/sessions/internal/sessionwrite"
 )
 
 // AgentRow is one agent (a row of `sessions agents`).
-type AgentRow struct {
-	Context     string  `json:"context,omitempty"`
-	ID          string  `json:"id"`
-	Name        string  `json:"name,omitempty"`
-	Default     bool    `json:"default"`
-	Configured  bool    `json:"configured"`
-	Era         era.Era `json:"era"`
-	Store       string  `json:"store"`
-	Sessions    *int    `json:"sessions,omitempty"`
-	Visible     bool    `json:"visible"`
-	SpawnTarget bool    `json:"spawnTarget"`
-	// Writable: send, spawn and patch can write this agent's store (an
-	// OpenClaw 2026.8+ SQLite store: when no OpenClaw process holds the
-	// state dir, or through its live gateway).
-	Writable bool `json:"writable"`
-	// CanSpawn: spawnTarget and writable — 'spawn --agent ID' would be
-	// accepted by the requester; Reason says why not otherwise (or how
-	// the writes go).
-	CanSpawn bool   `json:"canSpawn"`
-	Reason   string `json:"reason,omitempty"`
-	// ThroughGateway: the agent is worked on through a gateway the
-	// invocation names (Reason then says how a spawn goes).
-	ThroughGateway bool `json:"-"`
-}
+type AgentRow = backend.AgentRow
 
 // AgentsRequester names who asked.
-type AgentsRequester struct {
-	Key     string `json:"key,omitempty"`
-	AgentID string `json:"agentId"`
-}
+type AgentsRequester = backend.AgentsRequester
 
 // AgentsResult is the document of `sessions agents`.
-type AgentsResult struct {
-	Requester    AgentsRequester `json:"requester"`
-	DefaultAgent string          `json:"defaultAgent"`
-	SpawnAllowed string          `json:"spawnAllowed"`
-	Agents       []AgentRow      `json:"agents"`
-	// Errors: the hosts that failed, in fleet mode only.
-	Errors *[]HostError `json:"errors,omitempty"`
-
-	// Fleet: the rows come from several hosts (each row says its context).
-	Fleet bool `json:"-"`
-	// SaysRequester: the requester is this host's (a terminal view says
-	// who asked and whom spawn may target).
-	SaysRequester bool `json:"-"`
-}
+type AgentsResult = backend.AgentsResult
 
 // Agents lists the agents where this invocation works, with what the
 // requester may do with each: see its sessions, spawn into it, write it
-// (Capabilities). Over a fleet a failing host is in Errors.
+// (Capabilities) — each host's answer (backend.Host.AgentList). Over a
+// fleet every row says its context, requester and defaultAgent are empty
+// (each row's default says it per host), and a failing host is in Errors.
 func (o *Ops) Agents(ctx context.Context) (*AgentsResult, error) {
-	t, err := o.target()
+	hosts, fleet, err := o.hosts()
 	if err != nil {
 		return nil, err
 	}
-	if t.Local() {
-		return o.localAgents()
-	}
-	gws := t.Gateways(o.cfg.Agent, o.requester())
-	for _, g := range gws {
-		defer g.Close()
-	}
-	return o.gatewayAgents(ctx, gws, t.Fleet())
-}
-
-// localAgents are the agents of the state dir: configured in openclaw.json
-// or present under <state>/agents/.
-func (o *Ops) localAgents() (*AgentsResult, error) {
-	s, err := o.openState()
-	if err != nil {
-		return nil, err
-	}
-	var allow []string
-	if a := s.Cfg.Agent(s.Req.Agent); a != nil {
-		allow = a.Subagents.AllowAgents
-	}
-	res := &AgentsResult{
-		Requester:     AgentsRequester{Key: s.Req.Key, AgentID: s.Req.Agent},
-		DefaultAgent:  s.Default,
-		SpawnAllowed:  policy.SpawnAllowedList(allow, config.NormalizeAgentID),
-		Agents:        []AgentRow{},
-		SaysRequester: true,
-	}
-	fromSubagent := keys.IsSubagent(s.Req.Key)
-	caper := o.localCaps(s)
-	for _, id := range s.AgentIDs() {
-		caps := caper.of(id)
-		a := AgentRow{ID: id, Default: id == s.Default, Era: caps.Era, Visible: caps.Readable, Writable: caps.Writable}
-		if c := s.Cfg.Agent(id); c != nil {
-			a.Configured = true
-			a.Name = c.Name
+	defer closeAll(hosts)
+	if !fleet {
+		w, err := o.hostWrites(oneHostRuns)
+		if err != nil {
+			return nil, err
 		}
-		a.Store, _ = s.StorePath(id)
-		if a.Era == era.SQLite {
-			a.Store = s.SQLitePath(id)
-		}
-		if a.Era != era.None && a.Visible {
-			if _, entries, err := s.Entries(id); err == nil {
-				n := len(entries)
-				a.Sessions = &n
-			} else {
-				o.warn(err.Error())
-			}
-		}
-		refusal := policy.SpawnTarget(allow, s.Req.Agent, id, config.NormalizeAgentID)
-		a.SpawnTarget = !fromSubagent && refusal == ""
-		a.CanSpawn = a.SpawnTarget && a.Writable
-		switch {
-		case !a.Writable:
-			a.Reason = caps.WhyNot
-		case fromSubagent:
-			a.Reason = "a sub-agent may not spawn"
-		case !a.SpawnTarget:
-			a.Reason = "not allowed by " + s.Req.Agent + " (subagents.allowAgents: " + res.SpawnAllowed + ")"
-		case caps.WritesThrough != "":
-			a.Reason = "routed through the live gateway at " + caps.WritesThrough
-		}
-		res.Agents = append(res.Agents, a)
+		return hosts[0].AgentList(ctx, w.Options)
 	}
-	return res, nil
-}
-
-// gatewayAgents are the agents of one gateway or a fleet: agents.list and
-// the session counts of sessions.list. Era is "gateway", store the context
-// or URL; every agent is writable through the gateway (send, spawn and
-// patch go there), and whether spawn may target it is computed as locally:
-// with --as from the host's config (config.get: the requester agent's
-// subagents.allowAgents, no spawn from a sub-agent), without it for the
-// operator, whose spawn through a gateway starts from the target agent's
-// own main session (always allowed). In a fleet every row says its
-// context, requester and defaultAgent are empty (each row's default says
-// it per host), and failed hosts are in Errors.
-func (o *Ops) gatewayAgents(ctx context.Context, gws []*backend.Gateway, fleet bool) (*AgentsResult, error) {
-	lists := make([][]backend.AgentInfo, len(gws))
-	errs := make([]error, len(gws))
-	var wg sync.WaitGroup
-	for i, g := range gws {
-		wg.Go(func() { lists[i], errs[i] = g.Agents(ctx) })
-	}
-	wg.Wait()
-	if !fleet && errs[0] != nil {
-		return nil, errs[0]
-	}
-	res := &AgentsResult{Agents: []AgentRow{}, Fleet: fleet}
-	var failed []HostError
-	for i, g := range gws {
-		where := g.Where()
+	parts, errs := backend.Each(hosts, func(h backend.Host) (*AgentsResult, error) {
+		return h.AgentList(ctx, sessionwrite.Options{})
+	})
+	res := &AgentsResult{Agents: []AgentRow{}, Fleet: true}
+	failed := []HostError{}
+	for i, h := range hosts {
+		where := h.Where()
 		if errs[i] != nil {
 			failed = append(failed, HostError{Context: where, Error: errs[i].Error(), Err: errs[i]})
 			continue
 		}
-		sp := spawnRules(g.Requester())
-		if !fleet {
-			res.SpawnAllowed = sp.allowed
-		}
-		for _, a := range lists[i] {
-			n := a.Sessions
-			caps := gatewayCaps(g.Endpoint.URL, !a.Hidden)
-			row := AgentRow{ID: a.ID, Name: a.Name, Default: a.Default, Configured: a.Name != "" || a.Default, Era: caps.Era,
-				Store: where, Sessions: &n, Visible: caps.Readable, Writable: caps.Writable, ThroughGateway: true}
-			row.SpawnTarget, row.Reason = sp.target(a.ID, where)
-			row.CanSpawn = row.SpawnTarget
-			if a.Hidden { // as locally: no count for an agent the requester may not see
-				row.Sessions = nil
-			}
-			if fleet {
-				row.Context = where
-			} else if a.Default {
-				res.DefaultAgent, res.Requester.AgentID = a.ID, a.ID
-			}
+		for _, row := range parts[i].Agents {
+			row.Context = where
 			res.Agents = append(res.Agents, row)
 		}
 	}
-	if acc := gws[0].Requester(); !fleet && acc != nil {
-		res.Requester = AgentsRequester{Key: acc.Req.Key, AgentID: acc.Req.Agent}
-	}
-	if fleet {
-		if failed == nil {
-			failed = []HostError{}
-		}
-		res.Errors = &failed
-	}
+	res.Errors = &failed
 	return res, nil
-}
-
-// remoteSpawn is what spawn may target on one gateway (spawnRules).
-type remoteSpawn struct {
-	acc     *state.Access
-	allow   []string
-	allowed string // the requester agent's allowAgents as agents shows it
-}
-
-// spawnRules are the spawn rules of the requester on a gateway: with
-// --as, its agent's subagents.allowAgents from the host's config, as
-// locally (nil acc: the operator).
-func spawnRules(acc *state.Access) remoteSpawn {
-	sp := remoteSpawn{acc: acc}
-	if acc == nil || acc.Remote == nil {
-		return sp
-	}
-	if a := acc.Remote.Agent(acc.Req.Agent); a != nil {
-		sp.allow = a.Subagents.AllowAgents
-	}
-	sp.allowed = policy.SpawnAllowedList(sp.allow, config.NormalizeAgentID)
-	return sp
-}
-
-// target: may spawn target agent id, and the reason (why not, else how the
-// write goes).
-func (sp remoteSpawn) target(id, where string) (bool, string) {
-	via := "routed through the gateway " + where
-	if sp.acc == nil || sp.acc.Remote == nil {
-		return true, via + " (the operator's spawn from agent:" + id + ":main)"
-	}
-	if sp.acc.Req.Subagent {
-		return false, "a sub-agent may not spawn"
-	}
-	if policy.SpawnTarget(sp.allow, sp.acc.Req.Agent, id, config.NormalizeAgentID) != "" {
-		return false, "not allowed by " + sp.acc.Req.Agent + " (subagents.allowAgents: " + sp.allowed + ")"
-	}
-	return true, via
 }

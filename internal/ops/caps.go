@@ -2,145 +2,22 @@ package ops
 
 import (
 	"context"
-	"strconv"
-	"strings"
-	"time"
 
-	"github.com/openclaw/sessions/internal/era"
-	"github.com/openclaw/sessions/internal/policy"
-	"github.com/openclaw/sessions/internal/sessionwrite"
-	"github.com/openclaw/sessions/internal/state"
+	"github.com/openclaw/sessions/internal/backend"
 )
 
 // Capabilities say what this invocation can do with one agent's sessions,
 // and why not: what front-ends ask instead of testing an era.
-type Capabilities struct {
-	// Era is where the agent's sessions live: era.JSON, era.SQLite
-	// (OpenClaw 2026.8+), era.None (no store yet), or era.Gateway when
-	// the invocation works through a gateway it names.
-	Era era.Era
-	// Readable: the requester may read the agent's sessions (the
-	// agent-to-agent and sandbox policy).
-	Readable bool
-	// Writable: send, spawn and patch can write the agent's sessions;
-	// WhyNot says why not otherwise (e.g. an OpenClaw process holds the
-	// 2026.8+ store and no gateway of it is live here).
-	Writable bool
-	WhyNot   string
-	// WritesThrough is the URL of the gateway writes are routed through
-	// (the one the invocation names, or this host's live gateway of a
-	// 2026.8+ agent); "": they are written to the store directly.
-	WritesThrough string
-	// LabelMax is the longest label a write accepts (UTF-16 code units):
-	// 64 as OpenClaw 2026.1.30 (and a gateway) checks, 512 on 2026.8+.
-	LabelMax int
-	// TurnsInOpenClaw: a turn (send, spawn) runs in OpenClaw itself,
-	// through the gateway, not in a local engine.
-	TurnsInOpenClaw bool
-}
+type Capabilities = backend.Capabilities
 
 // Capabilities is what this invocation can do with agent's sessions:
 // through the gateway it names (one; several are a usage error), else in
-// this host's state dir.
+// this host's state dir — the host's answer (backend.Host.Capabilities).
 func (o *Ops) Capabilities(ctx context.Context, agent string) (Capabilities, error) {
-	w, err := o.writes(nil, oneHostRuns)
+	h, w, err := o.host(oneHostRuns)
 	if err != nil {
 		return Capabilities{}, err
 	}
-	if w.Host != nil {
-		g := o.gatewayReader(*w.Host)
-		defer g.Close()
-		c, err := g.Client(ctx)
-		if err != nil {
-			return Capabilities{}, err
-		}
-		acc, err := g.Access(ctx, c)
-		if err != nil {
-			return Capabilities{}, err
-		}
-		return gatewayCaps(w.Host.URL(), acc == nil || acc.CanSeeAgent(agent, policy.OpHistory) == ""), nil
-	}
-	s, err := o.openState()
-	if err != nil {
-		return Capabilities{}, err
-	}
-	return o.localCaps(s).of(agent), nil
-}
-
-// gatewayCaps are an agent's capabilities on a gateway at url: every
-// agent is written through it, and its turns run there.
-func gatewayCaps(url string, readable bool) Capabilities {
-	return Capabilities{Era: era.Gateway, Readable: readable, Writable: true, WritesThrough: url,
-		LabelMax: sessionwrite.LabelMax(era.Gateway), TurnsInOpenClaw: true}
-}
-
-// localCaper tells the capabilities of the agents of this host's state
-// dir (the target looks for its live gateway once, when a 2026.8+ agent
-// needs it).
-type localCaper struct {
-	s  *state.State
-	wo sessionwrite.Options
-	// routes: the live gateway may take writes (the target may look).
-	routes bool
-}
-
-func (o *Ops) localCaps(s *state.State) *localCaper {
-	c := &localCaper{s: s}
-	w, err := o.writes(s, oneHostRuns)
-	if err != nil || w.Options.Gateways == nil || w.Options.Gateways.Local == nil {
-		return c
-	}
-	c.wo, c.routes = w.Options, true
-	return c
-}
-
-// of is agent's capabilities: where send, spawn and patch would write
-// (sessionwrite.Choose: a 2026.8+ agent whose gateway is live here goes
-// through it), and whether its store takes writes.
-func (c *localCaper) of(agent string) Capabilities {
-	s := c.s
-	caps := Capabilities{Era: s.Era(agent), Readable: s.CanSeeAgent(agent, policy.OpHistory) == ""}
-	if c.routes && caps.Era == era.SQLite {
-		if r, err := sessionwrite.Choose(s, agent, c.wo); err == nil && r.Era == era.Gateway {
-			caps.WritesThrough = r.Endpoint.URL
-		}
-	}
-	werr := sessionwrite.CheckWritable(s, agent)
-	caps.Writable = werr == nil || caps.WritesThrough != ""
-	if !caps.Writable {
-		caps.WhyNot = whyNotWritable(s, agent, caps.Era, werr)
-	}
-	writer := caps.Era
-	if caps.WritesThrough != "" {
-		writer = era.Gateway
-		caps.TurnsInOpenClaw = true
-	}
-	caps.LabelMax = sessionwrite.LabelMax(writer)
-	return caps
-}
-
-// whyNotWritable is the reason an agent cannot be written: an OpenClaw
-// process holding the state dir of a 2026.8+ (SQLite) agent (the gateway
-// is the way), else the refusal itself.
-func whyNotWritable(s *state.State, id string, e era.Era, err error) string {
-	if e == era.SQLite {
-		if hs, herr := sessionwrite.Holders(s, id, time.Now()); herr == nil && len(hs) > 0 {
-			pids := make([]string, 0, len(hs))
-			for _, h := range hs {
-				if h.PID > 0 {
-					pids = append(pids, strconv.Itoa(h.PID))
-				}
-			}
-			who := "OpenClaw is running"
-			if len(pids) > 0 {
-				who += " (pid " + strings.Join(pids, ", ") + ")"
-			}
-			return who + " and no gateway of it is live here: write through its gateway (--gateway URL)"
-		}
-	}
-	msg := err.Error()
-	if i := strings.IndexAny(msg, ":;"); i > 0 && len(msg) > 120 {
-		msg = msg[:i]
-	}
-	return "not writable: " + msg
+	defer h.Close()
+	return h.Capabilities(ctx, agent, w.Options)
 }

@@ -80,21 +80,28 @@ func (o *Ops) hosts() (hosts []backend.Host, fleet bool, err error) {
 	return hosts, t.Fleet(), nil
 }
 
+// hostWrites is where the writes of an operation on one host go: the
+// gateway the invocation names, else this host's state dir (target.Writes;
+// several gateways are a usage error starting with what).
+func (o *Ops) hostWrites(what string) (*target.Writes, error) {
+	s := (*state.State)(nil)
+	t, err := o.target()
+	if err != nil {
+		return nil, err
+	}
+	if t.Local() {
+		if s, err = o.openState(); err != nil {
+			return nil, err
+		}
+	}
+	return t.Writes(s, what, o.cfg.LockTimeout, o.cfg.Now)
+}
+
 // host is the one host an operation on one host works on, and where its
 // writes go: this host's state dir, or the gateway the invocation names
 // (several are a usage error starting with what, target.OneHost). Close it.
 func (o *Ops) host(what string) (backend.Host, *target.Writes, error) {
-	s := (*state.State)(nil)
-	t, err := o.target()
-	if err != nil {
-		return nil, nil, err
-	}
-	if t.Local() {
-		if s, err = o.openState(); err != nil {
-			return nil, nil, err
-		}
-	}
-	w, err := t.Writes(s, what, o.cfg.LockTimeout, o.cfg.Now)
+	w, err := o.hostWrites(what)
 	if err != nil {
 		return nil, nil, err
 	}
