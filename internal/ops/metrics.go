@@ -267,6 +267,8 @@ func (m *Metrics) Snapshot() *metrics.Snapshot {
 
 	snap.Doctor = m.doctorCounts(ctx, o, fail)
 
+	m.warn(fmt.Sprintf("scrape: structure kept %d, read %d; usage kept %d, rolled up %d (so far)",
+		m.counts.Kept, m.counts.Read, m.counts.UsageKept, m.counts.Rolled))
 	for _, l := range cw.lines {
 		snap.Errors++
 		m.warn(l)
