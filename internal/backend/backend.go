@@ -15,8 +15,9 @@
 // Host, which both implement, adds the whole operations of one host that
 // the operations layer composes without branching per transport: show's
 // document (Show), the session a write changes with what the write can do
-// there (WriteSession), a send made ready (PlanSend) and a sub-agent
-// spawned (Spawn), each with this host's checks. Local routes per agent as
+// there (WriteSession), a send made ready (PlanSend), a sub-agent
+// spawned (Spawn) and what the requester may do with the host's agents
+// (Capabilities, AgentList), each with this host's checks. Local routes per agent as
 // sessionwrite.Choose says (a 2026.8+ agent whose gateway is live goes
 // through that gateway's own spawn, as a Gateway does). The writes
 // themselves are internal/sessionwrite's, a separate interface: read-only
