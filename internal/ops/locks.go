@@ -67,8 +67,14 @@ func (o *Ops) Locks(ctx context.Context) (*LocksResult, error) {
 // openclawLocks are OpenClaw's store and transcript locks in the stores'
 // directories of every agent the requester may see.
 func openclawLocks(s *state.State, now time.Time) []Lock {
-	var out []Lock
-	for _, f := range s.HeldLocks() {
+	return lockRows(s.HeldLocks(), now)
+}
+
+// lockRows are the rows of OpenClaw's locks held now (state.HeldLocks),
+// each aged at now.
+func lockRows(found []state.HeldLock, now time.Time) []Lock {
+	out := make([]Lock, 0, len(found))
+	for _, f := range found {
 		h := f.Holder
 		l := Lock{Kind: LockTranscript, Path: h.Path, AgentID: f.Agent, SessionKey: f.SessionKey, PID: h.PID, Alive: h.Alive, Stale: h.Stale, Type: h.Kind}
 		if f.Store {

@@ -9,6 +9,10 @@ import (
 	"github.com/openclaw/sessions/internal/policy"
 )
 
+// HeldLock is one of OpenClaw's locks held now: a store's or a
+// transcript's, with its holder.
+type HeldLock = lock.Found
+
 // HeldLocks are OpenClaw's store and transcript locks held now in the
 // stores' directories of every agent the requester may see, each with the
 // session its transcript belongs to when known; none is touched.
