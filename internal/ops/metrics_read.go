@@ -297,18 +297,7 @@ func (m *Metrics) read(ctx context.Context, o *Ops, s *state.State, all bool, ag
 				files[i] = e.SessionFile
 			}
 			r.sfDirs[a] = sessionFileDirs(s, a, st.Path, files)
-			for _, e := range entries {
-				if !s.Visible(e) {
-					continue
-				}
-				key := s.DisplayKey(e.Key)
-				if e.SessionID != "" {
-					names[e.SessionID+".jsonl"] = key
-				}
-				if e.SessionFile != "" {
-					names[filepath.Base(e.SessionFile)] = key
-				}
-			}
+			names = s.TranscriptNames(entries)
 		} else {
 			clean = false
 		}

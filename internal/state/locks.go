@@ -7,6 +7,7 @@ import (
 
 	"github.com/openclaw/sessions/internal/lock"
 	"github.com/openclaw/sessions/internal/policy"
+	"github.com/openclaw/sessions/internal/store"
 )
 
 // HeldLock is one of OpenClaw's locks held now: a store's or a
@@ -22,25 +23,35 @@ func (s *State) HeldLocks() []lock.Found {
 		if s.CanSeeAgent(agent, policy.OpHistory) != "" {
 			continue
 		}
-		// The session each transcript file belongs to (by file name).
-		n := map[string]string{}
+		var n map[string]string
 		if _, entries, err := s.Entries(agent); err == nil {
-			for _, e := range entries {
-				if !s.Visible(e) {
-					continue
-				}
-				key := s.DisplayKey(e.Key)
-				if e.SessionID != "" {
-					n[e.SessionID+".jsonl"] = key
-				}
-				if e.SessionFile != "" {
-					n[filepath.Base(e.SessionFile)] = key
-				}
-			}
+			n = s.TranscriptNames(entries)
+		} else {
+			n = map[string]string{}
 		}
 		names[agent] = n
 	}
 	return s.HeldLocksListed(names, nil)
+}
+
+// TranscriptNames are the sessions the requester may see that entries'
+// transcript files belong to: display key by file name (<sessionId>.jsonl
+// and the sessionFile's), what a transcript lock is matched to.
+func (s *State) TranscriptNames(entries []*store.Entry) map[string]string {
+	names := map[string]string{}
+	for _, e := range entries {
+		if !s.Visible(e) {
+			continue
+		}
+		key := s.DisplayKey(e.Key)
+		if e.SessionID != "" {
+			names[e.SessionID+".jsonl"] = key
+		}
+		if e.SessionFile != "" {
+			names[filepath.Base(e.SessionFile)] = key
+		}
+	}
+	return names
 }
 
 // HeldLocksListed is HeldLocks with the sessions a transcript lock is
