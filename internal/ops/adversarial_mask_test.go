@@ -3,6 +3,9 @@ package ops
 import (
 	"context"
 	"encoding/json"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"os"
 	"path/filepath"
 	"strings"
@@ -53,10 +56,115 @@ func TestAdversarialLabelsMasked(t *testing.T) {
 		if strings.Contains(string(doc), hidden) == masked {
 			t.Errorf("show, masked %v: %s", masked, doc)
 		}
-		evs := o.watchEvents([]watch.Event{{Kind: watch.Updated, Fields: []string{"label"}, Row: &state.Row{Key: "agent:main:main", Label: label, DisplayName: label}}}, "", false)
+		// each event leaves Watch through the boundary, as send delivers it
+		evs, err := deliver(o, o.watchEvents([]watch.Event{{Kind: watch.Updated, Fields: []string{"label"}, Row: &state.Row{Key: "agent:main:main", Label: label, DisplayName: label}}}, "", false), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
 		doc, _ = json.Marshal(evs)
 		if strings.Contains(string(doc), hidden) == masked {
 			t.Errorf("watch, masked %v: %s", masked, doc)
+		}
+	}
+}
+
+// Every string of an entry reaches an agent masked, not only the fields
+// once on a list: where a reply goes (lastTo, deliveryContext.to and
+// accountId — a webhook URL may carry a token) and any member added
+// later; the operator reads them as stored.
+func TestAdversarialEntryFieldsMasked(t *testing.T) {
+	const token = "ghp_Zq7pW3xK9mB2vL5nR8tY4cA1sD6fG0hJ2kL4"
+	const hidden = "xK9mB2vL5nR8tY4c"
+	for _, as := range []string{"", "agent:main:main"} {
+		o, dir := fixtureOps(t, "state-2026.1.30", nil, Config{As: as})
+		p := filepath.Join(dir, "agents/main/sessions/sessions.json")
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var store map[string]map[string]any
+		if err := json.Unmarshal(b, &store); err != nil {
+			t.Fatal(err)
+		}
+		e := store["agent:main:main"]
+		e["lastTo"] = "https://hooks.example/in?token=" + token
+		e["deliveryContext"] = map[string]any{"channel": "webhook", "to": "https://hooks.example/" + token, "accountId": token}
+		e["someFutureField"] = map[string]any{"nested": []any{"x " + token}}
+		if b, err = json.Marshal(store); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		lr, err := o.List(context.Background(), ListQuery{Limit: 50, Messages: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		doc, _ := json.Marshal(lr)
+		if strings.Contains(string(doc), hidden) != (as == "") {
+			t.Errorf("list as %q: %s", as, doc)
+		}
+	}
+}
+
+// The one seam: every exported operation of Ops that hands out a document
+// hands it out through deliver (the agent boundary), so an operation added
+// later cannot forget it. A method returns through deliver (or calls the
+// boundary itself), or is one of the few that hand out no document of the
+// state.
+func TestEveryOperationDelivers(t *testing.T) {
+	notDocuments := map[string]string{
+		"OpenStateForTest": "tests", "RunStoreForTest": "tests",
+		"CheckCursorWhere": "a check", "CheckHostOnly": "a check", "ExecuteRun": "the runner's own process",
+		"ResolveEngineDeliver": "flags", "Config": "the configuration given", "Now": "the clock",
+		"Getenv": "the environment", "Scope": "where the invocation works", "InstallSkill": "the operator's file write",
+	}
+	fset := token.NewFileSet()
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		file, err := parser.ParseFile(fset, f, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range file.Decls {
+			fn, ok := d.(*ast.FuncDecl)
+			if !ok || fn.Recv == nil || !fn.Name.IsExported() || fn.Body == nil {
+				continue
+			}
+			star, ok := fn.Recv.List[0].Type.(*ast.StarExpr)
+			if !ok {
+				continue
+			}
+			if id, ok := star.X.(*ast.Ident); !ok || id.Name != "Ops" {
+				continue
+			}
+			if _, ok := notDocuments[fn.Name.Name]; ok {
+				continue
+			}
+			through := false
+			ast.Inspect(fn.Body, func(n ast.Node) bool {
+				switch x := n.(type) {
+				case *ast.CallExpr:
+					switch c := x.Fun.(type) {
+					case *ast.Ident:
+						through = through || c.Name == "deliver"
+					case *ast.SelectorExpr:
+						// o.boundary().Err(...): an operation whose documents
+						// go out through deliver as they are emitted
+						through = through || c.Sel.Name == "Err"
+					}
+				}
+				return true
+			})
+			if !through {
+				t.Errorf("%s: (*Ops).%s hands out a document without the agent boundary (deliver)", fset.Position(fn.Pos()), fn.Name.Name)
+			}
 		}
 	}
 }

@@ -22,6 +22,12 @@ type AgentsResult = backend.AgentsResult
 // fleet every row says its context, requester and defaultAgent are empty
 // (each row's default says it per host), and a failing host is in Errors.
 func (o *Ops) Agents(ctx context.Context) (*AgentsResult, error) {
+	v, err := o.agents(ctx)
+	return deliver(o, v, err)
+}
+
+// agents is Agents before the agent boundary.
+func (o *Ops) agents(ctx context.Context) (*AgentsResult, error) {
 	hosts, fleet, err := o.hosts()
 	if err != nil {
 		return nil, err

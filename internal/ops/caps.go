@@ -14,6 +14,12 @@ type Capabilities = backend.Capabilities
 // through the gateway it names (one; several are a usage error), else in
 // this host's state dir — the host's answer (backend.Host.Capabilities).
 func (o *Ops) Capabilities(ctx context.Context, agent string) (Capabilities, error) {
+	v, err := o.capabilities(ctx, agent)
+	return deliver(o, v, err)
+}
+
+// capabilities is Capabilities before the agent boundary.
+func (o *Ops) capabilities(ctx context.Context, agent string) (Capabilities, error) {
 	h, w, err := o.host(oneHostRuns)
 	if err != nil {
 		return Capabilities{}, err

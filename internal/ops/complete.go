@@ -53,6 +53,12 @@ func completionAgents(s *state.State) []string {
 // nothing is written, a store that cannot be read is skipped (warn says
 // why).
 func (o *Ops) SessionHints(labelled bool, warn func(string)) ([]SessionHint, error) {
+	v, err := o.sessionHints(labelled, warn)
+	return deliver(o, v, err)
+}
+
+// sessionHints is SessionHints before the agent boundary.
+func (o *Ops) sessionHints(labelled bool, warn func(string)) ([]SessionHint, error) {
 	s, err := o.openState()
 	if err != nil {
 		return nil, err
@@ -78,6 +84,12 @@ func (o *Ops) SessionHints(labelled bool, warn func(string)) ([]SessionHint, err
 // AgentHints are the agents of this host's state dir (configured ones
 // first, then the directories under <state>/agents), for completions.
 func (o *Ops) AgentHints() ([]AgentHint, error) {
+	v, err := o.agentHints()
+	return deliver(o, v, err)
+}
+
+// agentHints is AgentHints before the agent boundary.
+func (o *Ops) agentHints() ([]AgentHint, error) {
 	s, err := o.openState()
 	if err != nil {
 		return nil, err
@@ -96,6 +108,12 @@ func (o *Ops) AgentHints() ([]AgentHint, error) {
 // RunHints are our run records on this host, for completions: only read
 // (no run is reaped: that writes).
 func (o *Ops) RunHints() ([]RunHint, error) {
+	v, err := o.runHints()
+	return deliver(o, v, err)
+}
+
+// runHints is RunHints before the agent boundary.
+func (o *Ops) runHints() ([]RunHint, error) {
 	s, err := o.openState()
 	if err != nil {
 		return nil, err

@@ -54,6 +54,12 @@ var doctorUnreadable = map[string]bool{"store.unreadable": true, "store.corrupt"
 // safe. Only the host operator may: it reads every agent's state. Not
 // through a gateway (exit 2).
 func (o *Ops) Doctor(ctx context.Context, q DoctorRequest) (*DoctorResult, error) {
+	v, err := o.doctor(ctx, q)
+	return deliver(o, v, err)
+}
+
+// doctor is Doctor before the agent boundary.
+func (o *Ops) doctor(ctx context.Context, q DoctorRequest) (*DoctorResult, error) {
 	if err := o.refuseGateway("doctor"); err != nil {
 		return nil, err
 	}

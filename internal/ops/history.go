@@ -58,6 +58,12 @@ func transcriptsOf(r backend.Reader) (backend.Transcripts, error) {
 // invocation works: the state dir or one gateway (several are a usage
 // error: a transcript is read on one host).
 func (o *Ops) Session(ctx context.Context, ref, label string) (*Session, error) {
+	v, err := o.session(ctx, ref, label)
+	return deliver(o, v, err)
+}
+
+// session is Session before the agent boundary.
+func (o *Ops) session(ctx context.Context, ref, label string) (*Session, error) {
 	readers, fleet, err := o.scope()
 	if err != nil {
 		return nil, err
@@ -122,16 +128,28 @@ func (o *Ops) OpenHistory(ctx context.Context, ref, label string, q HistoryQuery
 	if err := o.CheckCursorWhere(q.Before); err != nil {
 		return nil, nil, err
 	}
-	sess, err := o.Session(ctx, ref, label)
+	sess, err := o.session(ctx, ref, label)
 	if err != nil {
+		_, err = deliver(o, struct{}{}, err)
 		return nil, nil, err
 	}
-	res, err := o.History(ctx, sess, q)
+	res, err := o.history(ctx, sess, q)
+	if err != nil {
+		sess.Close()
+		_, err = deliver(o, struct{}{}, err)
+		return nil, nil, err
+	}
+	shown, err := deliver(o, sess, nil)
 	if err != nil {
 		sess.Close()
 		return nil, nil, err
 	}
-	return sess, res, nil
+	page, err := deliver(o, res, nil)
+	if err != nil {
+		sess.Close()
+		return nil, nil, err
+	}
+	return shown, page, nil
 }
 
 // HistoryQuery is a page request.
@@ -201,6 +219,12 @@ func (r *HistoryResult) CapDropped() bool {
 // or those before q.Before, prepared unless q.Raw, with the cursor of the
 // page before.
 func (o *Ops) History(ctx context.Context, sess *Session, q HistoryQuery) (*HistoryResult, error) {
+	v, err := o.history(ctx, sess, q)
+	return deliver(o, v, err)
+}
+
+// history is History before the agent boundary.
+func (o *Ops) history(ctx context.Context, sess *Session, q HistoryQuery) (*HistoryResult, error) {
 	if err := sess.tr.CheckCursor(q.Before); err != nil {
 		return nil, err
 	}
@@ -279,8 +303,13 @@ type FollowQuery struct {
 // it follows the key across a reset and ends when ctx ends (nil) or q.Idle
 // passes without a message. Without a page read first it starts now.
 func (o *Ops) Follow(ctx context.Context, sess *Session, q FollowQuery, emit func([]json.RawMessage) error) error {
+	return o.boundary().Err(o.follow(ctx, sess, q, emit))
+}
+
+// follow is Follow before the agent boundary masks its error.
+func (o *Ops) follow(ctx context.Context, sess *Session, q FollowQuery, emit func([]json.RawMessage) error) error {
 	if !sess.read {
-		if _, err := o.History(ctx, sess, HistoryQuery{Limit: 1, IncludeTools: q.IncludeTools, Raw: true, Follow: true}); err != nil {
+		if _, err := o.history(ctx, sess, HistoryQuery{Limit: 1, IncludeTools: q.IncludeTools, Raw: true, Follow: true}); err != nil {
 			return err
 		}
 	}
@@ -298,6 +327,10 @@ func (o *Ops) Follow(ctx context.Context, sess *Session, q FollowQuery, emit fun
 		out := prepareAppended(msgs, q.Raw)
 		if len(out) == 0 {
 			return 0, nil
+		}
+		out, err := deliver(o, out, nil)
+		if err != nil {
+			return 0, err
 		}
 		return len(out), emit(out)
 	})

@@ -61,6 +61,12 @@ type PruneRequest struct {
 // session with a live run refused unless Force waited for it, all before
 // anything is written.
 func (o *Ops) Delete(ctx context.Context, q DeleteRequest) (*LifecycleResult, error) {
+	v, err := o.delete(ctx, q)
+	return deliver(o, v, err)
+}
+
+// delete is Delete before the agent boundary.
+func (o *Ops) delete(ctx context.Context, q DeleteRequest) (*LifecycleResult, error) {
 	s, err := o.openState()
 	if err != nil {
 		return nil, err
@@ -87,12 +93,24 @@ func (o *Ops) Delete(ctx context.Context, q DeleteRequest) (*LifecycleResult, er
 // (2026.9.x through its gateway: the same id, a new lifecycleRevision);
 // the old transcript stays.
 func (o *Ops) Reset(ctx context.Context, q ResetRequest) (*LifecycleResult, error) {
+	v, err := o.reset(ctx, q)
+	return deliver(o, v, err)
+}
+
+// reset is Reset before the agent boundary.
+func (o *Ops) reset(ctx context.Context, q ResetRequest) (*LifecycleResult, error) {
 	return o.oneSession(ctx, q.Key, q.DryRun, q.Force, lifecycle.Reset)
 }
 
 // Archive archives the session q names; every agent's main session is
 // refused.
 func (o *Ops) Archive(ctx context.Context, q ArchiveRequest) (*LifecycleResult, error) {
+	v, err := o.archive(ctx, q)
+	return deliver(o, v, err)
+}
+
+// archive is Archive before the agent boundary.
+func (o *Ops) archive(ctx context.Context, q ArchiveRequest) (*LifecycleResult, error) {
 	return o.oneSession(ctx, q.Key, q.DryRun, q.Force, lifecycle.Archive)
 }
 
@@ -115,6 +133,12 @@ func (o *Ops) oneSession(ctx context.Context, key string, dryRun, force bool, ac
 // session, never one with a live run (both skipped, with the reason). It
 // is for the host operator.
 func (o *Ops) Prune(ctx context.Context, q PruneRequest) (*LifecycleResult, error) {
+	v, err := o.prune(ctx, q)
+	return deliver(o, v, err)
+}
+
+// prune is Prune before the agent boundary.
+func (o *Ops) prune(ctx context.Context, q PruneRequest) (*LifecycleResult, error) {
 	s, err := o.openState()
 	if err != nil {
 		return nil, err

@@ -51,6 +51,12 @@ type ListResult struct {
 // fleet of them (every host at once; a failing host is in Errors, the
 // others' rows are kept).
 func (o *Ops) List(ctx context.Context, q ListQuery) (*ListResult, error) {
+	v, err := o.list(ctx, q)
+	return deliver(o, v, err)
+}
+
+// list is List before the agent boundary.
+func (o *Ops) list(ctx context.Context, q ListQuery) (*ListResult, error) {
 	readers, fleet, err := o.scope()
 	if err != nil {
 		return nil, err
@@ -66,11 +72,11 @@ func (o *Ops) List(ctx context.Context, q ListQuery) (*ListResult, error) {
 	}
 	rows := lr.Rows
 	if o.masking() {
-		// Masked on copies: what the readers hold stays as stored. A label
-		// or a display name is free text (a channel's subject) too.
+		// The messages masked here, on copies (what the readers hold stays
+		// as stored), as history masks them; every other string of a row
+		// is masked by the boundary (deliver).
 		rows = append([]state.Row(nil), rows...)
 		for i := range rows {
-			rows[i].Label, rows[i].DisplayName = o.redactText(rows[i].Label), o.redactText(rows[i].DisplayName)
 			if len(rows[i].Messages) > 0 {
 				msgs := append([]json.RawMessage(nil), rows[i].Messages...)
 				o.redactMessages(msgs)

@@ -46,6 +46,12 @@ type LocksResult struct {
 // of every agent the requester may see, and the runner locks of our own
 // runs. Not through a gateway (exit 2).
 func (o *Ops) Locks(ctx context.Context) (*LocksResult, error) {
+	v, err := o.locks(ctx)
+	return deliver(o, v, err)
+}
+
+// locks is Locks before the agent boundary.
+func (o *Ops) locks(ctx context.Context) (*LocksResult, error) {
 	if err := o.refuseGateway("locks"); err != nil {
 		return nil, err
 	}

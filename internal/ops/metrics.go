@@ -117,6 +117,20 @@ func (w *countingWriter) Write(p []byte) (int, error) {
 // Snapshot reads the state once (one scrape) with a fresh Ops sharing the
 // store cache.
 func (m *Metrics) Snapshot() *metrics.Snapshot {
+	snap := m.snapshot()
+	// a requester's scrape goes out through the agent boundary: the
+	// model, provider and channel strings read from transcripts and
+	// entries, and the keys of the top sessions, masked
+	out, err := deliver(New(m.cfg), snap, nil)
+	if err != nil {
+		m.warn(err.Error())
+		return &metrics.Snapshot{Errors: snap.Errors + 1}
+	}
+	return out
+}
+
+// snapshot is Snapshot before the agent boundary.
+func (m *Metrics) snapshot() *metrics.Snapshot {
 	m.scrape.Lock()
 	defer m.scrape.Unlock()
 	ctx := context.Background()
@@ -238,7 +252,7 @@ func (m *Metrics) Snapshot() *metrics.Snapshot {
 			snap.Runs = append(snap.Runs, metrics.RunCount{Source: RunsSourceSessions, Status: st, N: 1})
 		}
 	}
-	if rr, err := o.Runs(ctx, RunsQuery{Source: RunsSourceOpenClaw, Limit: -1}); err != nil {
+	if rr, err := o.runs(ctx, RunsQuery{Source: RunsSourceOpenClaw, Limit: -1}); err != nil {
 		fail("runs", err)
 	} else {
 		for _, r := range rr.Runs {
@@ -320,7 +334,7 @@ func (m *Metrics) doctorCounts(ctx context.Context, o *Ops, fail func(string, er
 	if m.doctorOK && m.q.DoctorEvery > 0 && time.Since(m.doctorAt) < m.q.DoctorEvery {
 		return m.doctor
 	}
-	res, err := o.Doctor(ctx, DoctorRequest{})
+	res, err := o.doctor(ctx, DoctorRequest{})
 	if err != nil {
 		fail("doctor", err)
 		return nil

@@ -212,7 +212,7 @@ func (m *Metrics) read(ctx context.Context, o *Ops, s *state.State, all bool, ag
 
 	// the listing's rows, as sessions list --json --all-agents
 	rows, lerrs := metricsEach(o, c, all, agents, func(o *Ops) ([]state.Row, error) {
-		lr, err := o.List(ctx, ListQuery{Limit: -1, AllAgents: all})
+		lr, err := o.list(ctx, ListQuery{Limit: -1, AllAgents: all})
 		if err != nil {
 			return nil, err
 		}
@@ -316,7 +316,7 @@ func (m *Metrics) read(ctx context.Context, o *Ops, s *state.State, all bool, ag
 	if err != nil {
 		clean = false
 		urows, uerrs := metricsEachAfter(c, all, agents, nil, err, func(o *Ops) ([]UsageRow, error) {
-			ur, err := o.Usage(ctx, UsageQuery{By: metricsUsageBy, AllAgents: all})
+			ur, err := o.usage(ctx, UsageQuery{By: metricsUsageBy, AllAgents: all})
 			if err != nil {
 				return nil, err
 			}

@@ -31,8 +31,8 @@ import (
 	"time"
 
 	"charm.land/log/v2"
+	"github.com/openclaw/sessions/internal/boundary"
 	"github.com/openclaw/sessions/internal/config"
-	"github.com/openclaw/sessions/internal/sanitize"
 	"github.com/openclaw/sessions/internal/state"
 	"github.com/openclaw/sessions/internal/storecache"
 	"github.com/openclaw/sessions/internal/target"
@@ -106,7 +106,7 @@ type Ops struct {
 	tgtErr     error
 
 	redactOnce sync.Once
-	redactor   *sanitize.Redactor
+	masker     *boundary.Masker
 }
 
 // New prepares the operations of one invocation; nothing is opened yet.

@@ -91,6 +91,12 @@ type PatchResult struct {
 // is warned about (its end-of-turn write may undo the change), or waited
 // for with q.WaitIdle.
 func (o *Ops) Patch(ctx context.Context, q PatchRequest) (*PatchResult, error) {
+	v, err := o.patch(ctx, q)
+	return deliver(o, v, err)
+}
+
+// patch is Patch before the agent boundary.
+func (o *Ops) patch(ctx context.Context, q PatchRequest) (*PatchResult, error) {
 	if err := q.Validate(); err != nil {
 		return nil, err
 	}

@@ -3,6 +3,8 @@ package ops
 import (
 	"encoding/json"
 
+	"github.com/openclaw/sessions/internal/apperr"
+	"github.com/openclaw/sessions/internal/boundary"
 	"github.com/openclaw/sessions/internal/sanitize"
 )
 
@@ -17,9 +19,10 @@ func (o *Ops) masking() bool {
 	return key != ""
 }
 
-// redactorFor is the invocation's Redactor (the defaults plus this host's
-// logging.redactPatterns, compiled once), or nil when text is not masked.
-func (o *Ops) redactorFor() *sanitize.Redactor {
+// boundary is the invocation's agent boundary (internal/boundary: the
+// defaults plus this host's logging.redactPatterns, compiled once, and
+// what was masked so far), or nil when nothing is masked.
+func (o *Ops) boundary() *boundary.Masker {
 	if !o.masking() {
 		return nil
 	}
@@ -28,9 +31,34 @@ func (o *Ops) redactorFor() *sanitize.Redactor {
 		if st, err := o.openState(); err == nil && st != nil && st.Cfg != nil {
 			patterns = st.Cfg.Logging.RedactPatterns
 		}
-		o.redactor = sanitize.NewRedactor(patterns, o.warn)
+		o.masker = boundary.New(sanitize.NewRedactor(patterns, o.warn))
 	})
-	return o.redactor
+	return o.masker
+}
+
+// redactorFor is the boundary's masker for an operation's own masking on
+// the way (a page masked before it is cut), or nil when text is not
+// masked: what it masks is not masked again by deliver.
+func (o *Ops) redactorFor() *sanitize.Redactor {
+	return o.boundary().Redactor()
+}
+
+// deliver is the one way an operation's document leaves for an agent (a
+// requester, or the operator's --redact): a copy with every string at
+// any depth masked, and the error's message masked. With nothing masked
+// it is v and err as they are. A document the boundary cannot walk is
+// never handed out (an internal error, exit 1).
+func deliver[T any](o *Ops, v T, err error) (T, error) {
+	m := o.boundary()
+	if m == nil {
+		return v, err
+	}
+	out, berr := boundary.Apply(m, v)
+	if berr != nil {
+		var zero T
+		return zero, apperr.Errorf("%v", berr)
+	}
+	return out, m.Err(err)
 }
 
 // redactMessages masks msgs in place when text is masked and says whether
@@ -59,13 +87,4 @@ func (o *Ops) redactText(s string) string {
 	}
 	out, _ := r.Redact(s)
 	return out
-}
-
-// searchRedact is what masks a search hit's label, nil when texts are
-// not masked.
-func (o *Ops) searchRedact() func(string) string {
-	if !o.masking() {
-		return nil
-	}
-	return o.redactText
 }

@@ -82,6 +82,12 @@ func (r *RunsResult) TreeDocument() RunsTree {
 // the records kept on this machine for each gateway (a fleet: every row
 // says its context, a failing host is in Errors).
 func (o *Ops) Runs(ctx context.Context, q RunsQuery) (*RunsResult, error) {
+	v, err := o.runs(ctx, q)
+	return deliver(o, v, err)
+}
+
+// runs is Runs before the agent boundary.
+func (o *Ops) runs(ctx context.Context, q RunsQuery) (*RunsResult, error) {
 	switch q.Source {
 	case "":
 		q.Source = RunsSourceSessions
@@ -162,7 +168,6 @@ func (o *Ops) Runs(ctx context.Context, q RunsQuery) (*RunsResult, error) {
 		n := q.Limit
 		res.LimitApplied = &n
 	}
-	o.maskRuns(res.Runs)
 	if q.Tree {
 		res.Tree = runs.Tree(res.Runs)
 	}

@@ -2,6 +2,7 @@ package ops
 
 import (
 	"context"
+	"github.com/openclaw/sessions/internal/boundary"
 	"math"
 	"runtime/debug"
 	"time"
@@ -48,9 +49,10 @@ type SearchResult struct {
 	found       []srch.Found
 	srcs        []srch.Source
 	withContext bool
-	// redact masks a label handed to an agent (nil: shown as stored); the
-	// texts were masked by the search itself (search.Options.Mask).
-	redact func(string) string
+	// m is the agent boundary every hit goes out through (nil: shown as
+	// stored); the texts were masked by the search itself
+	// (search.Options.Mask) and are not masked twice.
+	m *boundary.Masker
 }
 
 // SearchHit is one hit.
@@ -99,6 +101,15 @@ const searchMemoryLimit = 40 << 20
 // (exit 2); not through a gateway (exit 2). An unreadable transcript is a
 // warning.
 func (o *Ops) Search(ctx context.Context, q SearchQuery) (*SearchResult, error) {
+	res, err := o.search(ctx, q)
+	if res != nil {
+		res.m = o.boundary()
+	}
+	return deliver(o, res, err)
+}
+
+// search is Search before the agent boundary.
+func (o *Ops) search(ctx context.Context, q SearchQuery) (*SearchResult, error) {
 	if err := o.refuseGateway("search"); err != nil {
 		return nil, err
 	}
@@ -147,7 +158,7 @@ func (o *Ops) Search(ctx context.Context, q SearchQuery) (*SearchResult, error) 
 		o.warn(w)
 	}
 	return &SearchResult{Count: len(res.Hits), TotalCount: res.Total, HasMore: res.Total > len(res.Hits),
-		found: res.Hits, srcs: srcs, withContext: q.Context > 0, redact: o.searchRedact()}, nil
+		found: res.Hits, srcs: srcs, withContext: q.Context > 0}, nil
 }
 
 // Len is the number of hits (Count).
@@ -162,14 +173,20 @@ func (r *SearchResult) Hit(i int) SearchHit {
 		ID: h.ID, Role: h.Role, Timestamp: epochMs(h.Timestamp), Snippet: h.Snippet,
 		Match: h.Snippet[h.MatchStart:h.MatchEnd], Source: h.From, Archived: src.Archived,
 	}
-	if r.redact != nil {
-		jh.Label = r.redact(jh.Label)
-	}
 	if src.Orphan {
 		jh.Source = SearchFromOrphan
 	}
 	if r.withContext {
 		jh.Context = &SearchContext{Before: contextMessages(h.Before), After: contextMessages(h.After)}
+	}
+	if r.m != nil {
+		out, err := boundary.Apply(r.m, jh)
+		if err != nil {
+			// a plain struct the boundary always walks; were it ever
+			// refused, nothing of the hit goes out
+			return SearchHit{Snippet: "***", Match: "***"}
+		}
+		jh = out
 	}
 	return jh
 }
@@ -185,7 +202,12 @@ func (r *SearchResult) Fill() {
 // Highlight is hit i's snippet cut around its match.
 func (r *SearchResult) Highlight(i int) (before, match, after string) {
 	h := &r.found[i]
-	return h.Snippet[:h.MatchStart], h.Snippet[h.MatchStart:h.MatchEnd], h.Snippet[h.MatchEnd:]
+	before, match, after = h.Snippet[:h.MatchStart], h.Snippet[h.MatchStart:h.MatchEnd], h.Snippet[h.MatchEnd:]
+	if r.m != nil {
+		// pieces of a masked text: kept as they are by the boundary
+		before, match, after = r.m.Text(before), r.m.Text(match), r.m.Text(after)
+	}
+	return before, match, after
 }
 
 // SearchLine is the start of a message's text as a search shows it: at

@@ -47,6 +47,12 @@ func (o *Ops) ResolveEngineDeliver(eng, deliver *string) error {
 // With q.Timeout: the reply, or an error carrying the run id (the run
 // goes on when the wait gives up).
 func (o *Ops) Send(ctx context.Context, q SendRequest) (*RunResult, error) {
+	v, err := o.send(ctx, q)
+	return deliver(o, v, err)
+}
+
+// send is Send before the agent boundary.
+func (o *Ops) send(ctx context.Context, q SendRequest) (*RunResult, error) {
 	if strings.TrimSpace(q.Message) == "" {
 		return nil, apperr.Usagef("message required")
 	}
@@ -91,5 +97,5 @@ func (o *Ops) Send(ctx context.Context, q SendRequest) (*RunResult, error) {
 	if q.Timeout <= 0 {
 		return acceptedResult(rec), nil
 	}
-	return o.maskRunResult(waitRun(ctx, rs, rec, q.Timeout, q.OnWait))
+	return waitRun(ctx, rs, rec, q.Timeout, q.OnWait)
 }

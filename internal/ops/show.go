@@ -62,6 +62,12 @@ type Shown struct {
 // asked at once: none having it is exit 4 (unless one failed); a failing
 // host is in Fleet.Errors beside the others.
 func (o *Ops) Show(ctx context.Context, q ShowQuery) (*Shown, error) {
+	v, err := o.show(ctx, q)
+	return deliver(o, v, err)
+}
+
+// show is Show before the agent boundary.
+func (o *Ops) show(ctx context.Context, q ShowQuery) (*Shown, error) {
 	hosts, fleet, err := o.hosts()
 	if err != nil {
 		return nil, err
@@ -72,7 +78,6 @@ func (o *Ops) Show(ctx context.Context, q ShowQuery) (*Shown, error) {
 		if err != nil {
 			return nil, err
 		}
-		o.maskShow(res)
 		return &Shown{Session: res}, nil
 	}
 	found, errs := backend.Each(hosts, func(h backend.Host) (*ShowResult, error) { return h.Show(ctx, q.Ref, q.Label) })
@@ -81,7 +86,6 @@ func (o *Ops) Show(ctx context.Context, q ShowQuery) (*Shown, error) {
 		switch {
 		case errs[i] == nil:
 			found[i].Context = h.Where()
-			o.maskShow(found[i])
 			out.Sessions = append(out.Sessions, found[i])
 		case apperr.CodeOf(errs[i]) == apperr.CodeNotFound:
 			// not on this host (an ambiguous prefix is a failure, exit 1)

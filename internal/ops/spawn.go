@@ -46,12 +46,7 @@ type SpawnResult struct {
 // made by the gateway's own spawn, which starts its task.
 func (o *Ops) Spawn(ctx context.Context, q SpawnRequest) (*SpawnResult, error) {
 	res, err := o.spawn(ctx, q)
-	if res != nil && o.masking() {
-		c := *res
-		c.Warning = o.redactText(c.Warning)
-		res = &c
-	}
-	return res, o.maskErr(err)
+	return deliver(o, res, err)
 }
 
 func (o *Ops) spawn(ctx context.Context, q SpawnRequest) (*SpawnResult, error) {

@@ -36,6 +36,12 @@ const autoSweepLockTimeout = 150 * time.Millisecond
 // whose runner is alive, or whose store is busy, is deferred. The sweep
 // works on this host's state dir.
 func (o *Ops) Sweep(ctx context.Context, q SweepRequest) (*SweepReport, error) {
+	v, err := o.sweep(ctx, q)
+	return deliver(o, v, err)
+}
+
+// sweep is Sweep before the agent boundary.
+func (o *Ops) sweep(ctx context.Context, q SweepRequest) (*SweepReport, error) {
 	s, err := o.openState()
 	if err != nil {
 		if q.Auto {

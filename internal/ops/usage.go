@@ -94,6 +94,12 @@ type UsageResult struct {
 // changed (the usage cache) unless q.NoCache. Invalid times are usage
 // errors (exit 2); not through a gateway (exit 2).
 func (o *Ops) Usage(ctx context.Context, q UsageQuery) (*UsageResult, error) {
+	v, err := o.usage(ctx, q)
+	return deliver(o, v, err)
+}
+
+// usage is Usage before the agent boundary.
+func (o *Ops) usage(ctx context.Context, q UsageQuery) (*UsageResult, error) {
 	if err := o.refuseGateway("usage"); err != nil {
 		return nil, err
 	}

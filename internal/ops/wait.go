@@ -51,6 +51,12 @@ type WaitRequest struct {
 // too ("timeout" when the turn itself timed out, else "error"), with the
 // run id.
 func (o *Ops) Wait(ctx context.Context, q WaitRequest) (*RunResult, error) {
+	v, err := o.wait(ctx, q)
+	return deliver(o, v, err)
+}
+
+// wait is Wait before the agent boundary.
+func (o *Ops) wait(ctx context.Context, q WaitRequest) (*RunResult, error) {
 	rs, err := o.runStore()
 	if err != nil {
 		return nil, err
@@ -59,7 +65,7 @@ func (o *Ops) Wait(ctx context.Context, q WaitRequest) (*RunResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	return o.maskRunResult(waitRun(ctx, rs, rec, q.Timeout, q.OnWait))
+	return waitRun(ctx, rs, rec, q.Timeout, q.OnWait)
 }
 
 // RunStore is where this invocation's runs are recorded: the home of the

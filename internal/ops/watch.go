@@ -68,6 +68,12 @@ type WatchRun struct {
 // (its event stream) or a fleet (every host at once; a host that fails is
 // warned about and the others go on). emit is never called concurrently.
 func (o *Ops) Watch(ctx context.Context, q WatchQuery, ready func(), emit func(WatchEvent) error) error {
+	return o.boundary().Err(o.watch(ctx, q, ready, emit))
+}
+
+// watch is Watch before the agent boundary masks its error (each event
+// goes out through the boundary as it is sent).
+func (o *Ops) watch(ctx context.Context, q WatchQuery, ready func(), emit func(WatchEvent) error) error {
 	readers, fleet, err := o.scope()
 	if err != nil {
 		return err
@@ -85,7 +91,11 @@ func (o *Ops) Watch(ctx context.Context, q WatchQuery, ready func(), emit func(W
 			return emitErr
 		}
 		for _, ev := range evs {
-			if err := emit(ev); err != nil {
+			ev, err := deliver(o, ev, nil)
+			if err == nil {
+				err = emit(ev)
+			}
+			if err != nil {
 				emitErr = err
 				cancel()
 				return err
@@ -190,9 +200,6 @@ func (o *Ops) watchEvents(evs []watch.Event, where string, fleet bool) []WatchEv
 			r := *ev.Row
 			if fleet {
 				r.Context = where
-			}
-			if o.masking() {
-				r.Label, r.DisplayName = o.redactText(r.Label), o.redactText(r.DisplayName)
 			}
 			we.Session = &r
 		}

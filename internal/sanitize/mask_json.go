@@ -161,7 +161,7 @@ func (r *Redactor) maskJSON(raw []byte, secret bool) ([]byte, bool) {
 					f.key = k
 					m, seen := keys[k]
 					if !seen {
-						m, _ = r.Redact(k)
+						m, _ = r.MaskKey(k)
 						if keys == nil {
 							keys = map[string]string{}
 						}
@@ -201,23 +201,44 @@ func (r *Redactor) maskString(tok []byte, f *maskFrame, secret bool) ([]byte, bo
 	if json.Unmarshal(tok, &s) != nil || s == "" {
 		return nil, false
 	}
-	if secret {
-		m := maskToken(s)
-		return encodeString(units(m)), m != s
-	}
-	if !textKey(key) {
-		if t := strings.TrimSpace(s); len(t) > 1 && (t[0] == '{' || t[0] == '[') && gjson.Valid(s) {
-			if inner, changed := r.maskJSON([]byte(s), false); changed {
-				return encodeString(units(string(inner))), true
-			}
-			return nil, false
-		}
-	}
-	m, changed := r.Redact(s)
+	m, changed := r.maskValue(key, secret, s)
 	if !changed {
 		return nil, false
 	}
 	return encodeString(units(m)), true
+}
+
+// maskValue masks one decoded string value found under key ("" in an
+// array or at the top; secret: below a key that names a secret). A value
+// the boundary keeps (r.keep: what this Redactor itself produced) is left
+// as it is.
+func (r *Redactor) maskValue(key string, secret bool, s string) (string, bool) {
+	if s == "" {
+		return s, false
+	}
+	if secret {
+		m := maskToken(s)
+		if m == s || (r.keep != nil && r.keep(s)) {
+			return s, false
+		}
+		if r.rec != nil {
+			r.rec(m)
+		}
+		return m, true
+	}
+	if !textKey(key) {
+		if t := strings.TrimSpace(s); len(t) > 1 && (t[0] == '{' || t[0] == '[') && gjson.Valid(s) {
+			if inner, changed := r.maskJSON([]byte(s), false); changed {
+				return string(inner), true
+			}
+			return s, false
+		}
+	}
+	m, changed := r.Redact(s)
+	if !changed || (r.keep != nil && r.keep(s)) {
+		return s, false
+	}
+	return m, true
 }
 
 // stringEnd is the index after the JSON string literal starting at i.

@@ -315,6 +315,10 @@ type Redactor struct {
 	// (redact_gate.go).
 	gate  *litGate
 	gated []gatedPattern
+	// rec and keep: the agent boundary's hooks (boundary.go); nil on
+	// the shared Redactors NewRedactor returns.
+	rec  func(masked string)
+	keep func(s string) bool
 }
 
 // redactors keeps the Redactor of each list of configured patterns: a
@@ -425,6 +429,9 @@ func (r *Redactor) Redact(text string) (string, bool) {
 		}
 	}
 	next = redactAWSSecrets(next)
+	if next != text && r.rec != nil {
+		r.rec(next)
+	}
 	return next, next != text
 }
 
