@@ -517,12 +517,23 @@ func leafMCP(t *testing.T, env []string, root, as string, useHTTP bool, keys []s
 	} else {
 		c = startMCP(t, env, "mcp", "--as", as)
 	}
-	tool := func(tool string, args map[string]any) {
+	tool := func(tool string, args map[string]any) string {
 		a, _ := json.Marshal(args)
 		out := c.call("tools/call", map[string]any{"name": tool, "arguments": args})
 		leaks.check(fmt.Sprintf("%s %s %s", name, tool, a), out)
+		return out
 	}
-	tool("sessions_list", map[string]any{})
+	// these must answer (a server that refuses everything leaks nothing)
+	for _, out := range []string{
+		tool("sessions_list", map[string]any{}),
+		tool("sessions_history", map[string]any{"sessionKey": "agent:main:main", "includeTools": true}),
+		tool("sessions_runs", map[string]any{}),
+		tool("sessions_usage", map[string]any{}),
+	} {
+		if !strings.Contains(out, `"structuredContent"`) || strings.Contains(out, `"isError":true`) {
+			t.Errorf("%s: a read tool failed on the planted state: %.500s", name, out)
+		}
+	}
 	tool("sessions_list", map[string]any{"messageLimit": 5})
 	tool("sessions_list", map[string]any{"messageLimit": 20, "allAgents": true})
 	for _, k := range append([]string{"main"}, keys...) {
@@ -536,12 +547,10 @@ func leafMCP(t *testing.T, env []string, root, as string, useHTTP bool, keys []s
 	}
 	tool("sessions_search", map[string]any{"query": "Lf[AB][0-9]+", "regex": true, "includeTools": true, "allAgents": true})
 	tool("sessions_search", map[string]any{"query": "HELLO", "ignoreCase": true, "includeTools": true, "allAgents": true})
-	tool("sessions_runs", map[string]any{})
 	tool("sessions_runs", map[string]any{"tree": true})
 	tool("sessions_runs", map[string]any{"source": "all"})
 	tool("sessions_wait", map[string]any{"runId": "7e1f0000-0000-4000-8000-000000000001", "timeoutSeconds": 1})
 	tool("sessions_wait", map[string]any{"runId": "7e1f0000-0000-4000-8000-000000000002", "timeoutSeconds": 1})
-	tool("sessions_usage", map[string]any{})
 	tool("sessions_usage", map[string]any{"by": []string{"model", "provider"}, "allAgents": true})
 	tool("sessions_usage", map[string]any{"by": []string{"session", "channel"}, "allAgents": true})
 	tool("sessions_doctor", map[string]any{})
