@@ -54,6 +54,7 @@ type Masker struct {
 	r *sanitize.Redactor // recording and keeping
 
 	mu     sync.Mutex
+	memo   map[memoKey]string  // short strings masked so far (values repeat: kinds, channels, models)
 	seen   map[string]struct{} // the masked texts, up to corpusLimit bytes
 	kept   int                 // the bytes of seen
 	corpus strings.Builder     // the masked texts, NUL-separated, up to corpusLimit
@@ -66,7 +67,7 @@ func New(r *sanitize.Redactor) *Masker {
 	if r == nil {
 		return nil
 	}
-	m := &Masker{seen: map[string]struct{}{}}
+	m := &Masker{seen: map[string]struct{}{}, memo: map[memoKey]string{}}
 	m.r = r.Recording(m.record).Keeping(m.isKept)
 	return m
 }
@@ -187,8 +188,7 @@ func (m *Masker) walk(v reflect.Value, key string, secret bool, depth int) (refl
 	out := reflect.New(t).Elem()
 	switch t.Kind() {
 	case reflect.String:
-		s, _ := m.r.MaskString(key, secret, v.String())
-		out.SetString(s)
+		out.SetString(m.value(key, secret, v.String()))
 		return out, nil
 	case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
 		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr,
@@ -231,7 +231,7 @@ func (m *Masker) walk(v reflect.Value, key string, secret bool, depth int) (refl
 		}
 		s := reflect.MakeSlice(t, v.Len(), v.Len())
 		for i := 0; i < v.Len(); i++ {
-			e, err := m.walk(v.Index(i), "", secret || IsSecret(key), depth+1)
+			e, err := m.walk(v.Index(i), "", secret, depth+1)
 			if err != nil {
 				return reflect.Value{}, err
 			}
@@ -241,7 +241,7 @@ func (m *Masker) walk(v reflect.Value, key string, secret bool, depth int) (refl
 		return out, nil
 	case reflect.Array:
 		for i := 0; i < v.Len(); i++ {
-			e, err := m.walk(v.Index(i), "", secret || IsSecret(key), depth+1)
+			e, err := m.walk(v.Index(i), "", secret, depth+1)
 			if err != nil {
 				return reflect.Value{}, err
 			}
@@ -253,7 +253,6 @@ func (m *Masker) walk(v reflect.Value, key string, secret bool, depth int) (refl
 			return out, nil
 		}
 		mp := reflect.MakeMapWithSize(t, v.Len())
-		below := secret || IsSecret(key)
 		iter := v.MapRange()
 		for iter.Next() {
 			k := iter.Key()
@@ -268,7 +267,7 @@ func (m *Masker) walk(v reflect.Value, key string, secret bool, depth int) (refl
 			} else if k.Kind() != reflect.Bool && !isNumber(k.Kind()) {
 				return reflect.Value{}, fmt.Errorf("agent boundary: cannot mask keys of %s", t)
 			}
-			e, err := m.walk(iter.Value(), name, below, depth+1)
+			e, err := m.walk(iter.Value(), name, secret || IsSecret(name), depth+1)
 			if err != nil {
 				return reflect.Value{}, err
 			}
@@ -286,6 +285,50 @@ func isNumber(k reflect.Kind) bool {
 	return k >= reflect.Int && k <= reflect.Float64
 }
 
+// memoKey is a short string masked under a key (what masking a value
+// depends on besides the value: the key, and whether it is a secret's).
+type memoKey struct {
+	key, s string
+	secret bool
+}
+
+// memoMax is the longest string whose masking is remembered.
+const memoMax = 256
+
+// value masks one string value. A short one is masked once per Masker:
+// documents repeat their values (a listing's kinds, channels, agents and
+// models), and masking a string depends only on it, its key and whether
+// that is a secret's — and on what this Masker masked before, which only
+// grows: a string kept once stays kept.
+func (m *Masker) value(key string, secret bool, s string) string {
+	if s == "" {
+		return s
+	}
+	if len(s) > memoMax {
+		out, _ := m.r.MaskValue(key, secret, s)
+		return out
+	}
+	k := memoKey{key: key, s: s, secret: secret}
+	if len(key) > memoMax {
+		k.key = ""
+		out, _ := m.r.MaskValue(key, secret, s)
+		return out
+	}
+	m.mu.Lock()
+	out, ok := m.memo[k]
+	m.mu.Unlock()
+	if ok {
+		return out
+	}
+	out, _ = m.r.MaskValue(key, secret, s)
+	m.mu.Lock()
+	if len(m.memo) < 1<<16 {
+		m.memo[k] = out
+	}
+	m.mu.Unlock()
+	return out
+}
+
 // IsSecret reports whether a document's key names a secret (its value is
 // masked whole, as a transcript's is).
 func IsSecret(key string) bool { return key != "" && sanitize.IsSecretKey(key) }
@@ -298,27 +341,47 @@ func (m *Masker) walkStruct(v reflect.Value, key string, secret bool, depth int)
 	if t == timeType {
 		return v, nil
 	}
+	fields := fieldsOf(t)
+	if len(fields) == 0 && t.NumField() > 0 {
+		return m.viaJSON(v, key, secret)
+	}
 	out := reflect.New(t).Elem()
 	out.Set(v) // unexported fields as they are: they are not data (checked by the tests)
-	exported := 0
-	below := secret || IsSecret(key)
+	for _, f := range fields {
+		e, err := m.walk(v.Field(f.index), f.name, secret || f.secret, depth+1)
+		if err != nil {
+			return reflect.Value{}, err
+		}
+		out.Field(f.index).Set(e)
+	}
+	return out, nil
+}
+
+// field is an exported field of a struct type: where it is, the name it
+// is encoded under and whether that names a secret.
+type field struct {
+	index  int
+	name   string
+	secret bool
+}
+
+var fieldCache sync.Map // reflect.Type -> []field
+
+func fieldsOf(t reflect.Type) []field {
+	if fs, ok := fieldCache.Load(t); ok {
+		return fs.([]field)
+	}
+	var fs []field
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
 		if !f.IsExported() {
 			continue
 		}
-		exported++
 		name := jsonName(f)
-		e, err := m.walk(v.Field(i), name, below, depth+1)
-		if err != nil {
-			return reflect.Value{}, err
-		}
-		out.Field(i).Set(e)
+		fs = append(fs, field{index: i, name: name, secret: IsSecret(name)})
 	}
-	if exported == 0 && t.NumField() > 0 {
-		return m.viaJSON(v, key, secret)
-	}
-	return out, nil
+	fieldCache.Store(t, fs)
+	return fs
 }
 
 // jsonName is the name a field is encoded under (its Go name when the
@@ -340,7 +403,7 @@ func (m *Masker) rawJSON(v reflect.Value, key string, secret bool) (reflect.Valu
 		return v, nil
 	}
 	var out json.RawMessage
-	if secret || IsSecret(key) {
+	if secret {
 		// everything below a secret-naming key is masked whole
 		var doc any
 		if err := json.Unmarshal(raw, &doc); err != nil {

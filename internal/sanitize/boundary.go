@@ -42,6 +42,15 @@ func (r *Redactor) MaskString(key string, secret bool, s string) (string, bool) 
 	return r.maskValue(key, secret || IsSecretKey(key), s)
 }
 
+// MaskValue is MaskString for a caller that knows already whether the
+// value is below a key that names a secret (secret: key itself counts).
+func (r *Redactor) MaskValue(key string, secret bool, s string) (string, bool) {
+	if r == nil {
+		return s, false
+	}
+	return r.maskValue(key, secret, s)
+}
+
 // MaskKey masks an object key (a map's key in a document) as MaskJSON
 // masks the keys of a JSON text.
 func (r *Redactor) MaskKey(k string) (string, bool) {
