@@ -246,34 +246,50 @@ func (r *Redactor) runHides(run []textBlock) []*blockHide {
 	var hides []*blockHide
 	for k := 1; k < len(run); k++ {
 		e := starts[k]
-		lo := runeStartAt(S, max(0, e-edgeWindow), e)
-		hi := runeEndAt(S, min(len(S), e+edgeWindow), e)
-		x, y, ok := r.edgeSpan(S, lo, e, hi)
-		if !ok {
+		// the two blocks of the edge, then the run around it (a secret
+		// across three blocks); a span either finds is hidden
+		lo := runeStartAt(S, max(starts[k-1], e-edgeWindow), e)
+		hi := runeEndAt(S, min(starts[k+1], e+edgeWindow), e)
+		hides = r.hideSpan(S, starts, lo, e, hi, hides)
+		wlo := runeStartAt(S, max(0, e-edgeWindow), e)
+		whi := runeEndAt(S, min(len(S), e+edgeWindow), e)
+		if wlo != lo || whi != hi {
+			hides = r.hideSpan(S, starts, wlo, e, whi, hides)
+		}
+	}
+	return hides
+}
+
+// hideSpan adds to hides (one per block of the run whose texts, joined,
+// are S; starts are their offsets) what masking S[lo:hi] joined at e
+// says must not go out.
+func (r *Redactor) hideSpan(S string, starts []int, lo, e, hi int, hides []*blockHide) []*blockHide {
+	x, y, ok := r.edgeSpan(S, lo, e, hi)
+	if !ok {
+		return hides
+	}
+	n := len(starts) - 1
+	if hides == nil {
+		hides = make([]*blockHide, n)
+	}
+	for j := 0; j < n; j++ {
+		bs, be := starts[j], starts[j+1]
+		if be <= x || bs >= y {
 			continue
 		}
-		if hides == nil {
-			hides = make([]*blockHide, len(run))
+		h := hides[j]
+		if h == nil {
+			h = &blockHide{tail: be - bs}
+			hides[j] = h
 		}
-		for j := range run {
-			bs, be := starts[j], starts[j+1]
-			if be <= x || bs >= y {
-				continue
-			}
-			h := hides[j]
-			if h == nil {
-				h = &blockHide{tail: be - bs}
-				hides[j] = h
-			}
-			u, v := max(x, bs)-bs, min(y, be)-bs
-			switch {
-			case u == 0 && v == be-bs:
-				h.whole = true
-			case v == be-bs:
-				h.tail = min(h.tail, u)
-			default: // u == 0: the span reaches the edge before it
-				h.head = max(h.head, v)
-			}
+		u, v := max(x, bs)-bs, min(y, be)-bs
+		switch {
+		case u == 0 && v == be-bs:
+			h.whole = true
+		case v == be-bs:
+			h.tail = min(h.tail, u)
+		default: // u == 0: the span reaches the edge before it
+			h.head = max(h.head, v)
 		}
 	}
 	return hides

@@ -135,3 +135,16 @@ func TestMaskMessageNoSecretAcrossBlocks(t *testing.T) {
 		}
 	}
 }
+
+// A split secret right after another secret (the leaf planter's shape:
+// a whole token, then the two halves of the next): the first match of
+// the joined run eats the next token's prefix, the two blocks of the
+// edge alone still show the split one.
+func TestMaskMessageSecretAcrossBlocksAfterSecret(t *testing.T) {
+	r := NewRedactor(nil, nil)
+	in := blocksMessage("assistant", "text", "ghp_Q7LfA0000003mmLfB0000003nnpqrstuZk9w", "ghp_Q7LfA0000001mm", "LfB0000001nnpqrstuZk9w")
+	out, masked := r.MaskMessage([]byte(in))
+	if !masked || strings.Contains(string(out), "LfB0000001") || strings.Contains(string(out), "LfB0000003") {
+		t.Errorf("%s (%v)", out, masked)
+	}
+}
