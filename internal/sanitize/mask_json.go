@@ -23,7 +23,9 @@ import (
 //     password, token, authorization, secret, …), and every string below
 //     it, is masked whole (maskToken), since a bare value may match no
 //     pattern;
-//   - every other string, keys included, goes through Redact.
+//   - every other string, keys included, goes through Redact;
+//   - then a secret split across two content blocks is masked in both
+//     (maskBlockEdges, mask_blocks.go).
 // Bytes outside the strings that change are kept as they are.
 
 // MaskMessage masks one transcript message (or any JSON value) for an
@@ -41,6 +43,10 @@ func (r *Redactor) MaskMessage(raw json.RawMessage) (out json.RawMessage, masked
 		return encodeString(units(s)), true
 	}
 	b, changed := r.maskJSON(raw, false)
+	// a secret split across two content blocks (mask_blocks.go)
+	if nb, edged := r.maskBlockEdges(raw, b); edged {
+		b, changed = nb, true
+	}
 	if !changed {
 		return raw, false
 	}
