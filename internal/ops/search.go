@@ -51,6 +51,9 @@ type SearchResult struct {
 	// redact masks a label handed to an agent (nil: shown as stored); the
 	// texts were masked by the search itself (search.Options.Mask).
 	redact func(string) string
+	// work is what the search did (search.Work), for the tests that hold
+	// an agent's search to the same work whatever it looks for.
+	work srch.Work
 }
 
 // SearchHit is one hit.
@@ -147,7 +150,7 @@ func (o *Ops) Search(ctx context.Context, q SearchQuery) (*SearchResult, error) 
 		o.warn(w)
 	}
 	return &SearchResult{Count: len(res.Hits), TotalCount: res.Total, HasMore: res.Total > len(res.Hits),
-		found: res.Hits, srcs: srcs, withContext: q.Context > 0, redact: o.searchRedact()}, nil
+		found: res.Hits, srcs: srcs, withContext: q.Context > 0, redact: o.searchRedact(), work: res.Work}, nil
 }
 
 // Len is the number of hits (Count).

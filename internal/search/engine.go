@@ -60,6 +60,7 @@ type Result struct {
 	Total    int     // every hit
 	Hits     []Found // newest first, at most the limit
 	Warnings []string
+	Work     Work // what the search did (context reads not counted)
 }
 
 // Run searches the sources on up to workers goroutines (0: GOMAXPROCS),
@@ -74,6 +75,7 @@ func Run(srcs []Source, o *Options, limit, context, workers int) *Result {
 	workers = max(1, min(workers, len(srcs)))
 	warns := make([][]string, len(srcs))
 	cols := make([]collector, workers)
+	works := make([]Work, workers)
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for w := range workers {
@@ -84,8 +86,9 @@ func Run(srcs []Source, o *Options, limit, context, workers int) *Result {
 			c.limit = limit
 			sc := NewScanner(o)
 			for i := int(next.Add(1) - 1); i < len(srcs); i = int(next.Add(1) - 1) {
-				warns[i] = searchOne(sc, o, &srcs[i], i, c)
+				warns[i] = searchOne(sc, &srcs[i], i, c)
 			}
+			works[w] = sc.Work()
 		}()
 	}
 	wg.Wait()
@@ -93,6 +96,7 @@ func Run(srcs []Source, o *Options, limit, context, workers int) *Result {
 	for i := range cols {
 		res.Total += cols[i].total
 		res.Hits = append(res.Hits, cols[i].hits...)
+		res.Work.add(works[i])
 	}
 	sortFound(res.Hits)
 	if limit > 0 && len(res.Hits) > limit {
@@ -138,33 +142,41 @@ func sortFound(h []Found) {
 }
 
 // searchOne searches one source into c and returns its warnings.
-func searchOne(sc *Scanner, o *Options, src *Source, i int, c *collector) []string {
+func searchOne(sc *Scanner, src *Source, i int, c *collector) []string {
+	o := sc.o
 	if src.DB == nil || src.Archive != nil {
 		return searchFile(sc, src, func(h Hit) { c.add(Found{Hit: h, Src: i, From: FromTranscript}) })
 	}
 	var found []Found // a read may be redone: results are kept once it succeeds
 	var err error
 	what := fmt.Sprintf("session %s in %s", src.SessionID, src.DB.Path())
+	before := sc.work // a redone read counts from here again
 	if src.Index && !o.IncludeTools {
-		err = src.DB.FTSRows(src.SessionID, func() { found = found[:0] }, func(r sqlitestore.FTSRow) {
+		err = src.DB.FTSRows(src.SessionID, func() { found, sc.work = found[:0], before }, func(r sqlitestore.FTSRow) {
+			sc.work.Lines++
+			sc.work.Parsed++
 			m := Message{ID: r.MessageID, Role: r.Role, Timestamp: r.Timestamp, Text: o.maskText(r.Text)}
 			if h, ok := o.Accept(m, r.Seq); ok {
+				sc.work.Hits++
 				found = append(found, Found{Hit: h, Src: i, From: FromIndex})
 			}
 		})
 	} else {
 		var sk transcript.Skips
 		pre, anyEsc := sc.pre, sc.anyEsc
-		err = src.DB.Events(src.SessionID, int64(o.maxLine()), func() { found, sk = found[:0], transcript.Skips{MaxLine: int64(o.maxLine())} },
+		err = src.DB.Events(src.SessionID, int64(o.maxLine()), func() {
+			found, sk, sc.work = found[:0], transcript.Skips{MaxLine: int64(o.maxLine())}, before
+		},
 			func(seq int64, data []byte, st transcript.Status) {
 				if st != transcript.StatusMessage {
+					sc.work.Lines++
 					sk.Add(st)
 					return
 				}
 				if pre != nil && pre.index(data) < 0 && escFind(data, anyEsc) < 0 {
 					return
 				}
-				h, ok, st := o.Line(data, seq)
+				h, ok, st := sc.examine(data, seq)
 				sk.Add(st)
 				if ok {
 					found = append(found, Found{Hit: h, Src: i, From: FromEvents})

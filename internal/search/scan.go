@@ -127,6 +127,42 @@ func (o *Options) Line(line []byte, pos int64) (Hit, bool, transcript.Status) {
 	return h, ok, st
 }
 
+// Work is what a search did, counted the same way whatever it looks for:
+// for an agent (Options.Mask) it must not depend on the query — every
+// line in scope is read, parsed and masked whether or not a guessed
+// string is in its raw bytes — and the counters prove it without a clock
+// (adversarial_search_oracle_test.go).
+type Work struct {
+	Lines       int64 // lines, events and index rows examined (with a byte pre-filter: those it let through)
+	Parsed      int64 // of them, those within MaxLine handed to Options.Line (parsed, masked, matched)
+	BytesMasked int64 // bytes of text handed to the mask (Masker.Redact and MaskJSON)
+	Hits        int64 // hits found
+}
+
+func (w *Work) add(v Work) {
+	w.Lines += v.Lines
+	w.Parsed += v.Parsed
+	w.BytesMasked += v.BytesMasked
+	w.Hits += v.Hits
+}
+
+// countingMask is a Masker that counts the bytes it is handed into a
+// scanner's Work.
+type countingMask struct {
+	m Masker
+	w *Work
+}
+
+func (c countingMask) Redact(text string) (string, bool) {
+	c.w.BytesMasked += int64(len(text))
+	return c.m.Redact(text)
+}
+
+func (c countingMask) MaskJSON(raw []byte) ([]byte, bool) {
+	c.w.BytesMasked += int64(len(raw))
+	return c.m.MaskJSON(raw)
+}
+
 // Stats is what a scan skipped.
 type Stats struct {
 	Skips transcript.Skips
@@ -136,8 +172,10 @@ type Stats struct {
 // Scanner streams transcript files through one bounded buffer; use one per
 // goroutine.
 type Scanner struct {
-	o   *Options
+	o   *Options // the caller's options, the mask counting into work
 	buf []byte
+	// work is what the scanner did, over every Scan.
+	work Work
 	// pre is the byte pre-filter (nil: none) and anyEsc whether lines with
 	// any \u escape are parsed (Options.filter).
 	pre    *prefilter
@@ -148,9 +186,30 @@ type Scanner struct {
 
 // NewScanner returns a scanner for o.
 func NewScanner(o *Options) *Scanner {
-	s := &Scanner{o: o}
-	s.pre, s.anyEsc = o.filter()
+	s := &Scanner{}
+	oc := *o
+	if oc.Mask != nil {
+		oc.Mask = countingMask{m: oc.Mask, w: &s.work}
+	}
+	s.o = &oc
+	s.pre, s.anyEsc = oc.filter()
 	return s
+}
+
+// Work is what the scanner did so far.
+func (s *Scanner) Work() Work { return s.work }
+
+// examine is Options.Line for one line, event or row, counted.
+func (s *Scanner) examine(line []byte, pos int64) (Hit, bool, transcript.Status) {
+	s.work.Lines++
+	if len(line) <= s.o.maxLine() {
+		s.work.Parsed++
+	}
+	h, ok, st := s.o.Line(line, pos)
+	if ok {
+		s.work.Hits++
+	}
+	return h, ok, st
 }
 
 // Scan reads r to its end and calls emit for every hit, in file order.
@@ -265,7 +324,7 @@ func (s *Scanner) line(line []byte, pos int64, st *Stats, emit func(Hit)) {
 		s.lineFn(pos, line)
 		return
 	}
-	h, ok, status := s.o.Line(line, pos)
+	h, ok, status := s.examine(line, pos)
 	st.Skips.Add(status)
 	if ok {
 		emit(h)
@@ -282,7 +341,7 @@ func (s *Scanner) tail(line []byte, pos int64, st *Stats, emit func(Hit)) {
 		s.lineFn(pos, line)
 		return
 	}
-	h, ok, status := s.o.Line(line, pos)
+	h, ok, status := s.examine(line, pos)
 	switch status {
 	case transcript.StatusCorrupt:
 		st.Torn = true
