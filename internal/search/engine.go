@@ -163,7 +163,7 @@ func searchOne(sc *Scanner, src *Source, i int, c *collector) []string {
 		})
 	} else {
 		var sk transcript.Skips
-		pre, anyEsc := sc.pre, sc.anyEsc
+		pre := sc.pre
 		err = src.DB.Events(src.SessionID, int64(o.maxLine()), func() {
 			found, sk, sc.work = found[:0], transcript.Skips{MaxLine: int64(o.maxLine())}, before
 		},
@@ -173,7 +173,7 @@ func searchOne(sc *Scanner, src *Source, i int, c *collector) []string {
 					sk.Add(st)
 					return
 				}
-				if pre != nil && pre.index(data) < 0 && escFind(data, anyEsc) < 0 {
+				if pre != nil && pre.index(data) < 0 && escIndex(data) < 0 {
 					return
 				}
 				h, ok, st := sc.examine(data, seq)

@@ -37,35 +37,18 @@ type Options struct {
 }
 
 // filter is the byte pre-filter the scan may use on raw lines (nil: every
-// line is parsed), and whether every line holding a \u escape must be
-// parsed too. For a masked search the raw bytes are a sound filter only
-// where masking cannot make the needle appear: the needle is a run of
-// verbatim bytes (no '"', '\\', '/', non-ASCII), so in the masked text it
-// lies within text copied from the message unless it overlaps what masking
-// writes in ("***", "…", "…redacted…") — then there is no pre-filter. A
-// masked tool argument is written back as JSON.stringify writes strings,
-// which can turn a \u escape of the stored line into a character, so such
-// lines are parsed whatever they escape.
-func (o *Options) filter() (*prefilter, bool) {
+// line is parsed). A masked search (an agent's) has none: which lines it
+// parses, how many and how far it reads must not depend on anything the
+// mask hides, and a pre-filter on the raw bytes would parse (and mask, at
+// a cost) exactly the lines that hold a right guess of a masked secret —
+// its time would tell the guess (issue 34). So every line in scope is
+// parsed and masked, then matched on the masked text.
+func (o *Options) filter() *prefilter {
 	p := &o.Matcher.pre
-	if p.needle == nil {
-		return nil, false
+	if p.needle == nil || o.Mask != nil {
+		return nil
 	}
-	if o.Mask == nil {
-		return p, false
-	}
-	if bytes.IndexByte(p.needle, '*') >= 0 {
-		return nil, false
-	}
-	const inserted = "redacted"
-	n := p.needle
-	if p.fold {
-		n = bytes.ToLower(n)
-	}
-	if bytes.Contains([]byte(inserted), n) {
-		return nil, false
-	}
-	return p, true
+	return p
 }
 
 // maskText is a text as the search's caller may read it.
@@ -176,10 +159,8 @@ type Scanner struct {
 	buf []byte
 	// work is what the scanner did, over every Scan.
 	work Work
-	// pre is the byte pre-filter (nil: none) and anyEsc whether lines with
-	// any \u escape are parsed (Options.filter).
-	pre    *prefilter
-	anyEsc bool
+	// pre is the byte pre-filter (nil: none; Options.filter).
+	pre *prefilter
 	// lineFn, when set, gets every line (no pre-filter, no parsing).
 	lineFn func(pos int64, line []byte)
 }
@@ -192,7 +173,7 @@ func NewScanner(o *Options) *Scanner {
 		oc.Mask = countingMask{m: oc.Mask, w: &s.work}
 	}
 	s.o = &oc
-	s.pre, s.anyEsc = oc.filter()
+	s.pre = oc.filter()
 	return s
 }
 
@@ -297,7 +278,7 @@ func (s *Scanner) block(data []byte, base int64, st *Stats, emit func(Hit)) {
 			}
 		}
 		if nextE != -1 && nextE < pos {
-			if nextE = escFind(data[pos:], s.anyEsc); nextE >= 0 {
+			if nextE = escIndex(data[pos:]); nextE >= 0 {
 				nextE += pos
 			}
 		}
@@ -334,7 +315,7 @@ func (s *Scanner) line(line []byte, pos int64, st *Stats, emit func(Hit)) {
 // tail handles the unterminated last line: a message when it is complete
 // JSON, else torn (never counted as corrupt).
 func (s *Scanner) tail(line []byte, pos int64, st *Stats, emit func(Hit)) {
-	if p := s.pre; p != nil && p.index(line) < 0 && escFind(line, s.anyEsc) < 0 {
+	if p := s.pre; p != nil && p.index(line) < 0 && escIndex(line) < 0 {
 		return
 	}
 	if s.lineFn != nil {

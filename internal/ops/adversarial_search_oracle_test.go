@@ -1,0 +1,127 @@
+package ops
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// oracleToken is a GitHub token planted in a tool result: an agent reads
+// it masked (its first 6 and last 4 characters), so a guess of its 7th
+// character on must tell it nothing.
+const oracleToken = "ghp_Zq7pW3xK9mB2vL5nR8tY4cHj6dF1sA0gE3uI"
+
+// oracleResult is a ~40 KB tool result holding the token, as JSON.
+func oracleResult(t *testing.T) string {
+	t.Helper()
+	var b strings.Builder
+	for i := 0; b.Len() < 20<<10; i++ {
+		fmt.Fprintf(&b, "step %04d: compiled module ok\n", i)
+	}
+	b.WriteString("export GH=" + oracleToken + "\n")
+	for i := 0; b.Len() < 40<<10; i++ {
+		fmt.Fprintf(&b, "step %04d: linked module ok\n", i)
+	}
+	out, err := json.Marshal(b.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(out)
+}
+
+// plantOracle puts the token into a tool result of agent:main:main on a
+// copy of the fixture, in either era.
+func plantOracle(t *testing.T, fixture, dir string) {
+	t.Helper()
+	big := oracleResult(t)
+	switch fixture {
+	case "state-2026.1.30":
+		p := filepath.Join(dir, "agents/main/sessions/c040fd20-0a1c-4ce0-924c-6e695a32eecb.jsonl")
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		old := `"text":"Successfully wrote 18 bytes to notes/todo.md"`
+		if !strings.Contains(string(b), old) {
+			t.Fatal("fixture text moved")
+		}
+		if err := os.WriteFile(p, []byte(strings.Replace(string(b), old, `"text":`+big, 1)), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	default:
+		db, err := sql.Open("sqlite", "file:"+filepath.Join(dir, "agents", "main", "agent", "openclaw-agent.sqlite"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		res, err := db.Exec(`UPDATE transcript_events SET event_json = replace(event_json, '"text":"hello-from-exec"', ?)
+			WHERE session_id = '8000a7c0-cc69-4a7f-82ba-219f4a789783' AND seq = 9`, `"text":`+big)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n, _ := res.RowsAffected(); n != 1 {
+			t.Fatal("fixture event moved")
+		}
+	}
+}
+
+// An agent's search does the same work for a right and a wrong guess of a
+// masked secret — the same lines read and parsed, bytes masked and hits —
+// so neither the answer nor the time it takes tells them apart (issue 34,
+// finding 1: a raw-byte pre-filter made a right guess ~100× slower). The
+// operator's search, which reads the stored text, does tell them apart:
+// that is what shows the probe reaches the secret.
+func TestAdversarialSearchWorkOracle(t *testing.T) {
+	right, wrong := oracleToken[:11], oracleToken[:10]+"y"
+	cases := []struct {
+		name         string
+		right, wrong SearchPattern
+		q            SearchQuery
+	}{
+		{"prefix", SearchPattern{Pattern: right}, SearchPattern{Pattern: wrong}, SearchQuery{IncludeTools: true}},
+		{"prefix without tools", SearchPattern{Pattern: right}, SearchPattern{Pattern: wrong}, SearchQuery{}},
+		{"regex", SearchPattern{Pattern: "GH=" + right + "[A-Za-z0-9]+", Regex: true}, SearchPattern{Pattern: "GH=" + wrong + "[A-Za-z0-9]+", Regex: true}, SearchQuery{IncludeTools: true}},
+		{"ignore case", SearchPattern{Pattern: strings.ToUpper(right), IgnoreCase: true}, SearchPattern{Pattern: strings.ToUpper(wrong), IgnoreCase: true}, SearchQuery{IncludeTools: true}},
+		{"role tool", SearchPattern{Pattern: right}, SearchPattern{Pattern: wrong}, SearchQuery{Role: "tool"}},
+		{"archived", SearchPattern{Pattern: right}, SearchPattern{Pattern: wrong}, SearchQuery{IncludeTools: true, IncludeArchived: true}},
+		{"key", SearchPattern{Pattern: right}, SearchPattern{Pattern: wrong}, SearchQuery{IncludeTools: true, Key: "main"}},
+		{"context", SearchPattern{Pattern: right}, SearchPattern{Pattern: wrong}, SearchQuery{IncludeTools: true, Context: 2, Limit: 5}},
+	}
+	for _, fixture := range []string{"state-2026.1.30", "state-2026.9.6"} {
+		agent, dir := fixtureOps(t, fixture, nil, Config{As: "agent:main:main"})
+		plantOracle(t, fixture, dir)
+		operator := New(Config{StateDir: dir, Env: agent.cfg.Env, Getenv: agent.cfg.Getenv, Now: agent.cfg.Now})
+		for _, tc := range cases {
+			t.Run(fixture+"/"+tc.name, func(t *testing.T) {
+				run := func(o *Ops, p SearchPattern) *SearchResult {
+					t.Helper()
+					q := tc.q
+					q.Pattern = p
+					res, err := o.Search(context.Background(), q)
+					if err != nil {
+						t.Fatal(err)
+					}
+					return res
+				}
+				r, w := run(agent, tc.right), run(agent, tc.wrong)
+				if r.work != w.work || r.TotalCount != w.TotalCount || r.HasMore != w.HasMore {
+					t.Errorf("agent: right guess %+v (total %d), wrong guess %+v (total %d)", r.work, r.TotalCount, w.work, w.TotalCount)
+				}
+				if r.work.Parsed == 0 || r.work.BytesMasked == 0 {
+					t.Errorf("agent: nothing parsed or masked: %+v", r.work)
+				}
+				if tc.q.IncludeTools || tc.q.Role == "tool" {
+					or, ow := run(operator, tc.right), run(operator, tc.wrong)
+					if or.TotalCount != 1 || ow.TotalCount != 0 {
+						t.Errorf("operator: right guess %d hits, wrong %d: the token is not where the probe looks", or.TotalCount, ow.TotalCount)
+					}
+				}
+			})
+		}
+	}
+}
