@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/openclaw/sessions/internal/apperr"
 )
 
 // oracleToken is a GitHub token planted in a tool result: an agent reads
@@ -123,5 +125,66 @@ func TestAdversarialSearchWorkOracle(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// --label matches, for an agent, the label as it reads it (masked): the
+// stored label guessed right is answered as a wrong guess is, "No session
+// with label" (issue 34, finding 5); the masked label it was shown finds
+// the session. The operator matches the label as stored.
+func TestAdversarialSearchLabelOracle(t *testing.T) {
+	const label = "deploy password=Zq7pW3xK9mB2vL5nR8tY4c"
+	agent, dir := fixtureOps(t, "state-2026.1.30", nil, Config{As: "agent:main:main"})
+	p := filepath.Join(dir, "agents/main/sessions/sessions.json")
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var store map[string]map[string]any
+	if err := json.Unmarshal(b, &store); err != nil {
+		t.Fatal(err)
+	}
+	store["agent:main:main"]["label"] = label
+	if b, err = json.Marshal(store); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	masked := agent.redactText(label)
+	if masked == label {
+		t.Fatalf("the label is not masked: %s", masked)
+	}
+	operator := New(Config{StateDir: dir, Env: agent.cfg.Env, Getenv: agent.cfg.Getenv, Now: agent.cfg.Now})
+	search := func(o *Ops, l string) (*SearchResult, error) {
+		return o.Search(context.Background(), SearchQuery{Pattern: SearchPattern{Pattern: "e"}, Label: l})
+	}
+	wrong := label[:len(label)-1] + "x"
+	errText := func(err error, l string) string {
+		if err == nil {
+			return "<nil>"
+		}
+		return fmt.Sprintf("%d %s", apperr.CodeOf(err), strings.ReplaceAll(err.Error(), l, "L"))
+	}
+	_, rightErr := search(agent, label)
+	_, wrongErr := search(agent, wrong)
+	if rightErr == nil || errText(rightErr, label) != errText(wrongErr, wrong) {
+		t.Errorf("agent: the stored label answers %q, a wrong guess %q", errText(rightErr, label), errText(wrongErr, wrong))
+	}
+	res, err := search(agent, masked)
+	if err != nil || res.TotalCount == 0 {
+		t.Fatalf("agent: the masked label %q finds nothing: %v", masked, err)
+	}
+	res.Fill()
+	for _, h := range res.Hits {
+		if h.SessionID != "c040fd20-0a1c-4ce0-924c-6e695a32eecb" || h.Label != masked {
+			t.Errorf("agent: hit %s labelled %q", h.Key, h.Label)
+		}
+	}
+	if _, err := search(operator, label); err != nil {
+		t.Errorf("operator: the stored label: %v", err)
+	}
+	if _, err := search(operator, masked); err == nil {
+		t.Errorf("operator: the masked label %q found a session", masked)
 	}
 }

@@ -135,7 +135,7 @@ func (o *Ops) Search(ctx context.Context, q SearchQuery) (*SearchResult, error) 
 	if err != nil {
 		return nil, err
 	}
-	srcs, lazy, err := searchSources(s, &q)
+	srcs, lazy, err := searchSources(s, &q, o.searchRedact())
 	if err != nil {
 		return nil, err
 	}
