@@ -188,3 +188,50 @@ func TestAdversarialSearchLabelOracle(t *testing.T) {
 		t.Errorf("operator: the masked label %q found a session", masked)
 	}
 }
+
+// A masked search stops when it has masked searchMaskBudget bytes of text:
+// the answer is partial and says so (partial, hasMore), stops at the same
+// place every time and for any query, and never runs on. The operator's
+// search has no such budget; the demo states finish well within the real
+// one.
+func TestAdversarialSearchMaskBudget(t *testing.T) {
+	for _, fixture := range []string{"state-2026.1.30", "state-2026.9.6"} {
+		t.Run(fixture, func(t *testing.T) {
+			agent, dir := fixtureOps(t, fixture, nil, Config{As: "agent:main:main"})
+			plantOracle(t, fixture, dir)
+			operator := New(Config{StateDir: dir, Env: agent.cfg.Env, Getenv: agent.cfg.Getenv, Now: agent.cfg.Now})
+			search := func(o *Ops, pattern string) *SearchResult {
+				t.Helper()
+				res, err := o.Search(context.Background(), SearchQuery{Pattern: SearchPattern{Pattern: pattern}, IncludeTools: true, IncludeArchived: true})
+				if err != nil {
+					t.Fatal(err)
+				}
+				return res
+			}
+			whole := search(agent, "e")
+			if whole.Partial || whole.TotalCount == 0 || whole.work.BytesMasked < 40<<10 {
+				t.Fatalf("within the default budget: partial %v, %d hits, %+v", whole.Partial, whole.TotalCount, whole.work)
+			}
+			defer func(b int64) { searchMaskBudget = b }(searchMaskBudget)
+			searchMaskBudget = whole.work.BytesMasked / 2
+			cut := search(agent, "e")
+			if !cut.Partial || !cut.HasMore || cut.work.BytesMasked < searchMaskBudget || cut.work.BytesMasked >= whole.work.BytesMasked ||
+				cut.work.Lines >= whole.work.Lines || cut.TotalCount > whole.TotalCount {
+				t.Errorf("budget %d: partial %v, hasMore %v, %+v (whole %+v)", searchMaskBudget, cut.Partial, cut.HasMore, cut.work, whole.work)
+			}
+			cut.Fill()
+			doc, _ := json.Marshal(cut)
+			if !strings.Contains(string(doc), `"partial":true`) {
+				t.Errorf("the document does not say it is partial: %.200s", doc)
+			}
+			again, other := search(agent, "e"), search(agent, oracleToken[:11])
+			if again.work != cut.work || again.TotalCount != cut.TotalCount || other.work.Lines != cut.work.Lines ||
+				other.work.Parsed != cut.work.Parsed || other.work.BytesMasked != cut.work.BytesMasked || !other.Partial {
+				t.Errorf("the budget ran out elsewhere: %+v, then %+v, another query %+v", cut.work, again.work, other.work)
+			}
+			if op := search(operator, "e"); op.Partial || op.TotalCount < whole.TotalCount {
+				t.Errorf("operator: partial %v, %d hits (agent %d)", op.Partial, op.TotalCount, whole.TotalCount)
+			}
+		})
+	}
+}

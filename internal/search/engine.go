@@ -61,6 +61,9 @@ type Result struct {
 	Hits     []Found // newest first, at most the limit
 	Warnings []string
 	Work     Work // what the search did (context reads not counted)
+	// Partial: the mask budget (Options.Budget) ran out; the sources after
+	// the one it ran out in were not searched, nor the rest of that one.
+	Partial bool
 }
 
 // Run searches the sources on up to workers goroutines (0: GOMAXPROCS),
@@ -72,6 +75,10 @@ func Run(srcs []Source, o *Options, limit, context, workers int) *Result {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
+	if o.Mask != nil && o.Budget > 0 {
+		workers = 1 // the budget runs out at the same place every time
+	}
+	stopped := make([]bool, workers)
 	workers = max(1, min(workers, len(srcs)))
 	warns := make([][]string, len(srcs))
 	cols := make([]collector, workers)
@@ -85,10 +92,10 @@ func Run(srcs []Source, o *Options, limit, context, workers int) *Result {
 			c := &cols[w]
 			c.limit = limit
 			sc := NewScanner(o)
-			for i := int(next.Add(1) - 1); i < len(srcs); i = int(next.Add(1) - 1) {
+			for i := int(next.Add(1) - 1); i < len(srcs) && !sc.Stopped(); i = int(next.Add(1) - 1) {
 				warns[i] = searchOne(sc, &srcs[i], i, c)
 			}
-			works[w] = sc.Work()
+			works[w], stopped[w] = sc.Work(), sc.Stopped()
 		}()
 	}
 	wg.Wait()
@@ -97,6 +104,7 @@ func Run(srcs []Source, o *Options, limit, context, workers int) *Result {
 		res.Total += cols[i].total
 		res.Hits = append(res.Hits, cols[i].hits...)
 		res.Work.add(works[i])
+		res.Partial = res.Partial || stopped[i]
 	}
 	sortFound(res.Hits)
 	if limit > 0 && len(res.Hits) > limit {
@@ -152,7 +160,10 @@ func searchOne(sc *Scanner, src *Source, i int, c *collector) []string {
 	what := fmt.Sprintf("session %s in %s", src.SessionID, src.DB.Path())
 	before := sc.work // a redone read counts from here again
 	if src.Index && !o.IncludeTools {
-		err = src.DB.FTSRows(src.SessionID, func() { found, sc.work = found[:0], before }, func(r sqlitestore.FTSRow) {
+		err = src.DB.FTSRows(src.SessionID, func() { found, sc.work, sc.stopped = found[:0], before, false }, func(r sqlitestore.FTSRow) {
+			if sc.stopped {
+				return
+			}
 			sc.work.Lines++
 			sc.work.Parsed++
 			m := Message{ID: r.MessageID, Role: r.Role, Timestamp: r.Timestamp, Text: o.maskText(r.Text)}
@@ -160,14 +171,18 @@ func searchOne(sc *Scanner, src *Source, i int, c *collector) []string {
 				sc.work.Hits++
 				found = append(found, Found{Hit: h, Src: i, From: FromIndex})
 			}
+			sc.spent()
 		})
 	} else {
 		var sk transcript.Skips
 		pre := sc.pre
 		err = src.DB.Events(src.SessionID, int64(o.maxLine()), func() {
-			found, sk, sc.work = found[:0], transcript.Skips{MaxLine: int64(o.maxLine())}, before
+			found, sk, sc.work, sc.stopped = found[:0], transcript.Skips{MaxLine: int64(o.maxLine())}, before, false
 		},
 			func(seq int64, data []byte, st transcript.Status) {
+				if sc.stopped {
+					return // the rest is read by the store, never examined
+				}
 				if st != transcript.StatusMessage {
 					sc.work.Lines++
 					sk.Add(st)

@@ -34,6 +34,13 @@ type Options struct {
 	// matched (ExtractMasked): the caller is an agent, and what it finds,
 	// counts and reads is the masked text only.
 	Mask Masker
+	// Budget, with Mask, bounds the bytes of text a search masks (0: no
+	// bound): once a line takes the count to Budget the search stops, and
+	// the result is Partial. Since every line in scope is masked whatever
+	// the query, where it stops depends on the data and the scope only;
+	// the sources are then searched one after another (one worker), so it
+	// is the same place every time.
+	Budget int64
 }
 
 // filter is the byte pre-filter the scan may use on raw lines (nil: every
@@ -159,6 +166,9 @@ type Scanner struct {
 	buf []byte
 	// work is what the scanner did, over every Scan.
 	work Work
+	// stopped: the mask budget is spent (Options.Budget); nothing more is
+	// examined.
+	stopped bool
 	// pre is the byte pre-filter (nil: none; Options.filter).
 	pre *prefilter
 	// lineFn, when set, gets every line (no pre-filter, no parsing).
@@ -190,8 +200,19 @@ func (s *Scanner) examine(line []byte, pos int64) (Hit, bool, transcript.Status)
 	if ok {
 		s.work.Hits++
 	}
+	s.spent()
 	return h, ok, st
 }
+
+// spent notes whether the mask budget is used up.
+func (s *Scanner) spent() {
+	if s.o.Mask != nil && s.o.Budget > 0 && s.work.BytesMasked >= s.o.Budget {
+		s.stopped = true
+	}
+}
+
+// Stopped reports whether the scanner stopped on the mask budget.
+func (s *Scanner) Stopped() bool { return s.stopped }
 
 // Scan reads r to its end and calls emit for every hit, in file order.
 // Lines the pre-filter rules out are never parsed; no more than
@@ -210,7 +231,7 @@ func (s *Scanner) Scan(r io.Reader, emit func(Hit)) (Stats, error) {
 		skipping bool  // discarding the rest of an oversize line
 		eof      bool
 	)
-	for !eof {
+	for !eof && !s.stopped {
 		if n == len(s.buf) {
 			// No newline in a full buffer: grow up to the limit, then give up on the line.
 			if len(s.buf) < limit {
@@ -252,7 +273,7 @@ func (s *Scanner) Scan(r io.Reader, emit func(Hit)) (Stats, error) {
 		off += int64(start)
 		n -= start
 	}
-	if n > 0 && !skipping {
+	if n > 0 && !skipping && !s.stopped {
 		s.tail(s.buf[:n], off, &st, emit)
 	}
 	return st, nil
@@ -262,7 +283,7 @@ func (s *Scanner) Scan(r io.Reader, emit func(Hit)) (Stats, error) {
 func (s *Scanner) block(data []byte, base int64, st *Stats, emit func(Hit)) {
 	p := s.pre
 	if p == nil {
-		for len(data) > 0 {
+		for len(data) > 0 && !s.stopped {
 			i := bytes.IndexByte(data, '\n')
 			s.line(data[:i], base, st, emit)
 			data, base = data[i+1:], base+int64(i+1)
