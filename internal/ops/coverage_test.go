@@ -93,7 +93,7 @@ func TestSearchUsageCoverage(t *testing.T) {
 // for a store's archive; the value is "orphan" for an orphan.
 func searchCovers(t *testing.T, s *state.State, archived bool) map[string]string {
 	t.Helper()
-	srcs, _, err := searchSources(s, &SearchQuery{AllAgents: true, IncludeArchived: archived})
+	srcs, _, err := searchSources(s, &SearchQuery{AllAgents: true, IncludeArchived: archived}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

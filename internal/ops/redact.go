@@ -88,3 +88,14 @@ func (o *Ops) redactText(s string) string {
 	out, _ := r.Redact(s)
 	return out
 }
+
+// searchRedact masks a text as the requester reads it (nil when nothing
+// is masked): what an agent gives back of it (a label) is compared with
+// the masked text, never the stored one.
+func (o *Ops) searchRedact() func(string) string {
+	m := o.boundary()
+	if m == nil {
+		return nil
+	}
+	return m.Text
+}

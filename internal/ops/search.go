@@ -2,12 +2,13 @@ package ops
 
 import (
 	"context"
-	"github.com/openclaw/sessions/internal/boundary"
+	"fmt"
 	"math"
 	"runtime/debug"
 	"time"
 
 	"github.com/openclaw/sessions/internal/apperr"
+	"github.com/openclaw/sessions/internal/boundary"
 	srch "github.com/openclaw/sessions/internal/search"
 	"github.com/openclaw/sessions/internal/when"
 )
@@ -41,10 +42,14 @@ type SearchQuery struct {
 // on demand (Fill), or hit by hit (Hit): a front-end that writes them one at
 // a time never holds the whole document.
 type SearchResult struct {
-	Count      int         `json:"count"`
-	TotalCount int         `json:"totalCount"`
-	HasMore    bool        `json:"hasMore"`
-	Hits       []SearchHit `json:"hits"`
+	Count      int  `json:"count"`
+	TotalCount int  `json:"totalCount"`
+	HasMore    bool `json:"hasMore"`
+	// Partial: a masked search spent its budget (SearchMaskBudget) and
+	// stopped; the hits and totalCount are those found so far, and HasMore
+	// is true. Never set for a search that is not masked.
+	Partial bool        `json:"partial,omitempty"`
+	Hits    []SearchHit `json:"hits"`
 
 	found       []srch.Found
 	srcs        []srch.Source
@@ -53,6 +58,9 @@ type SearchResult struct {
 	// stored); the texts were masked by the search itself
 	// (search.Options.Mask) and are not masked twice.
 	m *boundary.Masker
+	// work is what the search did (search.Work), for the tests that hold
+	// an agent's search to the same work whatever it looks for.
+	work srch.Work
 }
 
 // SearchHit is one hit.
@@ -90,6 +98,21 @@ type SearchContextMessage struct {
 // entry points to it): beside "transcript" (a JSONL file of a session or an
 // archived copy), "index" and "events" (2026.8+).
 const SearchFromOrphan = "orphan"
+
+// SearchMaskBudget is the CPU budget of one masked search (an agent's: --as,
+// $OPENCLAW_SESSION_KEY, every MCP sessions_search; and --redact), in bytes
+// of text handed to the mask: 256 MiB, several times the demo states and a
+// large host's transcripts, some seconds of one core. An agent's search
+// parses and masks every line in scope (no byte pre-filter may tell a
+// masked secret by its cost), so this, not the query, bounds its work; it
+// is counted in bytes, never time, so that where a search stops depends on
+// the data in scope only. Past it the search stops and the answer says so
+// (partial, hasMore). Context messages (--context) are not counted: they
+// are read again from the sources that hold a hit, at most once each.
+const SearchMaskBudget = 256 << 20
+
+// searchMaskBudget is SearchMaskBudget; tests lower it.
+var searchMaskBudget int64 = SearchMaskBudget
 
 // searchMemoryLimit is the Go runtime's soft memory limit during a search.
 const searchMemoryLimit = 40 << 20
@@ -135,6 +158,7 @@ func (o *Ops) search(ctx context.Context, q SearchQuery) (*SearchResult, error) 
 		// snippets and context are what it may read, and no query can
 		// tell a masked secret from another string.
 		so.Mask = r
+		so.Budget = searchMaskBudget
 	}
 	if q.Role != "" {
 		so.Roles = []string{q.Role}
@@ -143,7 +167,7 @@ func (o *Ops) search(ctx context.Context, q SearchQuery) (*SearchResult, error) 
 	if err != nil {
 		return nil, err
 	}
-	srcs, lazy, err := searchSources(s, &q)
+	srcs, lazy, err := searchSources(s, &q, o.searchRedact())
 	if err != nil {
 		return nil, err
 	}
@@ -157,8 +181,19 @@ func (o *Ops) search(ctx context.Context, q SearchQuery) (*SearchResult, error) 
 	for _, w := range res.Warnings {
 		o.warn(w)
 	}
-	return &SearchResult{Count: len(res.Hits), TotalCount: res.Total, HasMore: res.Total > len(res.Hits),
-		found: res.Hits, srcs: srcs, withContext: q.Context > 0}, nil
+	if res.Partial {
+		o.warn(fmt.Sprintf("search stopped after masking %s of text, the budget of a masked search: the hits are those found so far (narrow it with --key, --kinds or --since)", sizeOf(so.Budget)))
+	}
+	return &SearchResult{Count: len(res.Hits), TotalCount: res.Total, HasMore: res.Total > len(res.Hits) || res.Partial,
+		Partial: res.Partial, found: res.Hits, srcs: srcs, withContext: q.Context > 0, work: res.Work}, nil
+}
+
+// sizeOf is n bytes in MiB when it is a whole number of them.
+func sizeOf(n int64) string {
+	if n >= 1<<20 && n%(1<<20) == 0 {
+		return fmt.Sprintf("%d MiB", n>>20)
+	}
+	return fmt.Sprintf("%d bytes", n)
 }
 
 // Len is the number of hits (Count).

@@ -43,8 +43,10 @@ import (
 // TestSearchUsageCoverage holds search and usage to that set.
 
 // searchSources lists what a search reads, agent by agent, each agent's
-// sessions newest first.
-func searchSources(s *state.State, q *SearchQuery) ([]srch.Source, []*lazyOrphans, error) {
+// sessions newest first. label is the label as the requester reads it
+// (nil: as stored): --label matches that, so that an agent, which reads
+// labels masked, cannot learn a masked label by guessing it.
+func searchSources(s *state.State, q *SearchQuery, label func(string) string) ([]srch.Source, []*lazyOrphans, error) {
 	var only *state.Target
 	if q.Key != "" {
 		t, err := s.Resolve(q.Key, policy.OpHistory)
@@ -77,7 +79,7 @@ func searchSources(s *state.State, q *SearchQuery) ([]srch.Source, []*lazyOrphan
 		bySession := map[string]srch.Source{}
 		byKey := map[string]srch.Source{} // the sessions searched, by stored key
 		var srcs []srch.Source
-		srcs, labelled = searchEntries(s, a, q, only, seen, byKey, bySession, labelled)
+		srcs, labelled = searchEntries(s, a, q, only, seen, byKey, bySession, labelled, label)
 		out = append(out, srcs...)
 		if archives {
 			if a.SQLite() {
@@ -97,8 +99,9 @@ func searchSources(s *state.State, q *SearchQuery) ([]srch.Source, []*lazyOrphan
 }
 
 // searchEntries are the transcripts of an agent's entries a search reads,
-// newest session first; labelled says a session has the label asked for.
-func searchEntries(s *state.State, a *transcripts.Agent, q *SearchQuery, only *state.Target, seen map[string]bool, byKey, bySession map[string]srch.Source, labelled bool) ([]srch.Source, bool) {
+// newest session first; labelled says a session has the label asked for
+// (as label gives it; nil: as stored).
+func searchEntries(s *state.State, a *transcripts.Agent, q *SearchQuery, only *state.Target, seen map[string]bool, byKey, bySession map[string]srch.Source, labelled bool, label func(string) string) ([]srch.Source, bool) {
 	sqlite := a.SQLite()
 	var current map[string]bool
 	if sqlite && !q.NoIndex && a.DB != nil {
@@ -119,7 +122,11 @@ func searchEntries(s *state.State, a *transcripts.Agent, q *SearchQuery, only *s
 		}
 		r := s.Row(a.ID, a.Store, e)
 		if q.Label != "" {
-			if r.Label != q.Label {
+			l := r.Label
+			if label != nil {
+				l = label(l)
+			}
+			if l != q.Label {
 				continue
 			}
 			labelled = true

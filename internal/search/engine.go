@@ -60,6 +60,10 @@ type Result struct {
 	Total    int     // every hit
 	Hits     []Found // newest first, at most the limit
 	Warnings []string
+	Work     Work // what the search did (context reads not counted)
+	// Partial: the mask budget (Options.Budget) ran out; the sources after
+	// the one it ran out in were not searched, nor the rest of that one.
+	Partial bool
 }
 
 // Run searches the sources on up to workers goroutines (0: GOMAXPROCS),
@@ -71,9 +75,14 @@ func Run(srcs []Source, o *Options, limit, context, workers int) *Result {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
+	if o.Mask != nil && o.Budget > 0 {
+		workers = 1 // the budget runs out at the same place every time
+	}
+	stopped := make([]bool, workers)
 	workers = max(1, min(workers, len(srcs)))
 	warns := make([][]string, len(srcs))
 	cols := make([]collector, workers)
+	works := make([]Work, workers)
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for w := range workers {
@@ -83,9 +92,10 @@ func Run(srcs []Source, o *Options, limit, context, workers int) *Result {
 			c := &cols[w]
 			c.limit = limit
 			sc := NewScanner(o)
-			for i := int(next.Add(1) - 1); i < len(srcs); i = int(next.Add(1) - 1) {
-				warns[i] = searchOne(sc, o, &srcs[i], i, c)
+			for i := int(next.Add(1) - 1); i < len(srcs) && !sc.Stopped(); i = int(next.Add(1) - 1) {
+				warns[i] = searchOne(sc, &srcs[i], i, c)
 			}
+			works[w], stopped[w] = sc.Work(), sc.Stopped()
 		}()
 	}
 	wg.Wait()
@@ -93,6 +103,8 @@ func Run(srcs []Source, o *Options, limit, context, workers int) *Result {
 	for i := range cols {
 		res.Total += cols[i].total
 		res.Hits = append(res.Hits, cols[i].hits...)
+		res.Work.add(works[i])
+		res.Partial = res.Partial || stopped[i]
 	}
 	sortFound(res.Hits)
 	if limit > 0 && len(res.Hits) > limit {
@@ -138,33 +150,48 @@ func sortFound(h []Found) {
 }
 
 // searchOne searches one source into c and returns its warnings.
-func searchOne(sc *Scanner, o *Options, src *Source, i int, c *collector) []string {
+func searchOne(sc *Scanner, src *Source, i int, c *collector) []string {
+	o := sc.o
 	if src.DB == nil || src.Archive != nil {
 		return searchFile(sc, src, func(h Hit) { c.add(Found{Hit: h, Src: i, From: FromTranscript}) })
 	}
 	var found []Found // a read may be redone: results are kept once it succeeds
 	var err error
 	what := fmt.Sprintf("session %s in %s", src.SessionID, src.DB.Path())
+	before := sc.work // a redone read counts from here again
 	if src.Index && !o.IncludeTools {
-		err = src.DB.FTSRows(src.SessionID, func() { found = found[:0] }, func(r sqlitestore.FTSRow) {
+		err = src.DB.FTSRows(src.SessionID, func() { found, sc.work, sc.stopped = found[:0], before, false }, func(r sqlitestore.FTSRow) {
+			if sc.stopped {
+				return
+			}
+			sc.work.Lines++
+			sc.work.Parsed++
 			m := Message{ID: r.MessageID, Role: r.Role, Timestamp: r.Timestamp, Text: o.maskText(r.Text)}
 			if h, ok := o.Accept(m, r.Seq); ok {
+				sc.work.Hits++
 				found = append(found, Found{Hit: h, Src: i, From: FromIndex})
 			}
+			sc.spent()
 		})
 	} else {
 		var sk transcript.Skips
-		pre, anyEsc := sc.pre, sc.anyEsc
-		err = src.DB.Events(src.SessionID, int64(o.maxLine()), func() { found, sk = found[:0], transcript.Skips{MaxLine: int64(o.maxLine())} },
+		pre := sc.pre
+		err = src.DB.Events(src.SessionID, int64(o.maxLine()), func() {
+			found, sk, sc.work, sc.stopped = found[:0], transcript.Skips{MaxLine: int64(o.maxLine())}, before, false
+		},
 			func(seq int64, data []byte, st transcript.Status) {
+				if sc.stopped {
+					return // the rest is read by the store, never examined
+				}
 				if st != transcript.StatusMessage {
+					sc.work.Lines++
 					sk.Add(st)
 					return
 				}
-				if pre != nil && pre.index(data) < 0 && escFind(data, anyEsc) < 0 {
+				if pre != nil && pre.index(data) < 0 && escIndex(data) < 0 {
 					return
 				}
-				h, ok, st := o.Line(data, seq)
+				h, ok, st := sc.examine(data, seq)
 				sk.Add(st)
 				if ok {
 					found = append(found, Found{Hit: h, Src: i, From: FromEvents})

@@ -11,6 +11,11 @@
 // can only write verbatim (printable ASCII other than `"`, `\` and `/`; under
 // --ignore-case also no k/s, whose case folds leave ASCII), and lines that
 // hold a \u escape of a printable ASCII character are parsed as well.
+//
+// A masked search (Options.Mask: an agent's) has no pre-filter: every line
+// in scope is parsed and masked, then matched on the masked text, so its
+// work does not depend on whether the raw bytes hold the query (Work
+// counts it).
 package search
 
 import (
@@ -316,15 +321,7 @@ func (p *prefilter) equal(b []byte) bool {
 // place of the character itself), or -1. Backslashes are too common in
 // JSON for a byte-by-byte search: the pair `\u` is searched 16 bytes at a
 // time (pairChunk), then each candidate checked.
-func escIndex(s []byte) int { return escFind(s, false) }
-
-// escFind is escIndex, or with any the first \u escape of whatever
-// character.
-func escFind(s []byte, any bool) int {
-	isEsc := isEsc
-	if any {
-		isEsc = isAnyEsc
-	}
+func escIndex(s []byte) int {
 	n := len(s)
 	checked := chunked(n, 1) // pair starts below this are pairChunk's
 	for off := 0; off < checked; {
@@ -362,12 +359,6 @@ func chunked(n, d int) int {
 func isEsc(s []byte, i int) bool {
 	return i+4 < len(s) && s[i] == '\\' && s[i+1] == 'u' && s[i+2] == '0' && s[i+3] == '0' &&
 		s[i+4] >= '2' && s[i+4] <= '7' && !oddBackslashes(s[:i])
-}
-
-// isAnyEsc reports whether s[i:] starts a \u escape (its backslash not
-// itself escaped).
-func isAnyEsc(s []byte, i int) bool {
-	return i+1 < len(s) && s[i] == '\\' && s[i+1] == 'u' && !oddBackslashes(s[:i])
 }
 
 // oddBackslashes reports whether s ends in an odd number of backslashes

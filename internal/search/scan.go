@@ -34,38 +34,28 @@ type Options struct {
 	// matched (ExtractMasked): the caller is an agent, and what it finds,
 	// counts and reads is the masked text only.
 	Mask Masker
+	// Budget, with Mask, bounds the bytes of text a search masks (0: no
+	// bound): once a line takes the count to Budget the search stops, and
+	// the result is Partial. Since every line in scope is masked whatever
+	// the query, where it stops depends on the data and the scope only;
+	// the sources are then searched one after another (one worker), so it
+	// is the same place every time.
+	Budget int64
 }
 
 // filter is the byte pre-filter the scan may use on raw lines (nil: every
-// line is parsed), and whether every line holding a \u escape must be
-// parsed too. For a masked search the raw bytes are a sound filter only
-// where masking cannot make the needle appear: the needle is a run of
-// verbatim bytes (no '"', '\\', '/', non-ASCII), so in the masked text it
-// lies within text copied from the message unless it overlaps what masking
-// writes in ("***", "…", "…redacted…") — then there is no pre-filter. A
-// masked tool argument is written back as JSON.stringify writes strings,
-// which can turn a \u escape of the stored line into a character, so such
-// lines are parsed whatever they escape.
-func (o *Options) filter() (*prefilter, bool) {
+// line is parsed). A masked search (an agent's) has none: which lines it
+// parses, how many and how far it reads must not depend on anything the
+// mask hides, and a pre-filter on the raw bytes would parse (and mask, at
+// a cost) exactly the lines that hold a right guess of a masked secret —
+// its time would tell the guess (issue 34). So every line in scope is
+// parsed and masked, then matched on the masked text.
+func (o *Options) filter() *prefilter {
 	p := &o.Matcher.pre
-	if p.needle == nil {
-		return nil, false
+	if p.needle == nil || o.Mask != nil {
+		return nil
 	}
-	if o.Mask == nil {
-		return p, false
-	}
-	if bytes.IndexByte(p.needle, '*') >= 0 {
-		return nil, false
-	}
-	const inserted = "redacted"
-	n := p.needle
-	if p.fold {
-		n = bytes.ToLower(n)
-	}
-	if bytes.Contains([]byte(inserted), n) {
-		return nil, false
-	}
-	return p, true
+	return p
 }
 
 // maskText is a text as the search's caller may read it.
@@ -127,6 +117,42 @@ func (o *Options) Line(line []byte, pos int64) (Hit, bool, transcript.Status) {
 	return h, ok, st
 }
 
+// Work is what a search did, counted the same way whatever it looks for:
+// for an agent (Options.Mask) it must not depend on the query — every
+// line in scope is read, parsed and masked whether or not a guessed
+// string is in its raw bytes — and the counters prove it without a clock
+// (adversarial_search_oracle_test.go).
+type Work struct {
+	Lines       int64 // lines, events and index rows examined (with a byte pre-filter: those it let through)
+	Parsed      int64 // of them, those within MaxLine handed to Options.Line (parsed, masked, matched)
+	BytesMasked int64 // bytes of text handed to the mask (Masker.Redact and MaskJSON)
+	Hits        int64 // hits found
+}
+
+func (w *Work) add(v Work) {
+	w.Lines += v.Lines
+	w.Parsed += v.Parsed
+	w.BytesMasked += v.BytesMasked
+	w.Hits += v.Hits
+}
+
+// countingMask is a Masker that counts the bytes it is handed into a
+// scanner's Work.
+type countingMask struct {
+	m Masker
+	w *Work
+}
+
+func (c countingMask) Redact(text string) (string, bool) {
+	c.w.BytesMasked += int64(len(text))
+	return c.m.Redact(text)
+}
+
+func (c countingMask) MaskJSON(raw []byte) ([]byte, bool) {
+	c.w.BytesMasked += int64(len(raw))
+	return c.m.MaskJSON(raw)
+}
+
 // Stats is what a scan skipped.
 type Stats struct {
 	Skips transcript.Skips
@@ -136,22 +162,57 @@ type Stats struct {
 // Scanner streams transcript files through one bounded buffer; use one per
 // goroutine.
 type Scanner struct {
-	o   *Options
+	o   *Options // the caller's options, the mask counting into work
 	buf []byte
-	// pre is the byte pre-filter (nil: none) and anyEsc whether lines with
-	// any \u escape are parsed (Options.filter).
-	pre    *prefilter
-	anyEsc bool
+	// work is what the scanner did, over every Scan.
+	work Work
+	// stopped: the mask budget is spent (Options.Budget); nothing more is
+	// examined.
+	stopped bool
+	// pre is the byte pre-filter (nil: none; Options.filter).
+	pre *prefilter
 	// lineFn, when set, gets every line (no pre-filter, no parsing).
 	lineFn func(pos int64, line []byte)
 }
 
 // NewScanner returns a scanner for o.
 func NewScanner(o *Options) *Scanner {
-	s := &Scanner{o: o}
-	s.pre, s.anyEsc = o.filter()
+	s := &Scanner{}
+	oc := *o
+	if oc.Mask != nil {
+		oc.Mask = countingMask{m: oc.Mask, w: &s.work}
+	}
+	s.o = &oc
+	s.pre = oc.filter()
 	return s
 }
+
+// Work is what the scanner did so far.
+func (s *Scanner) Work() Work { return s.work }
+
+// examine is Options.Line for one line, event or row, counted.
+func (s *Scanner) examine(line []byte, pos int64) (Hit, bool, transcript.Status) {
+	s.work.Lines++
+	if len(line) <= s.o.maxLine() {
+		s.work.Parsed++
+	}
+	h, ok, st := s.o.Line(line, pos)
+	if ok {
+		s.work.Hits++
+	}
+	s.spent()
+	return h, ok, st
+}
+
+// spent notes whether the mask budget is used up.
+func (s *Scanner) spent() {
+	if s.o.Mask != nil && s.o.Budget > 0 && s.work.BytesMasked >= s.o.Budget {
+		s.stopped = true
+	}
+}
+
+// Stopped reports whether the scanner stopped on the mask budget.
+func (s *Scanner) Stopped() bool { return s.stopped }
 
 // Scan reads r to its end and calls emit for every hit, in file order.
 // Lines the pre-filter rules out are never parsed; no more than
@@ -170,7 +231,7 @@ func (s *Scanner) Scan(r io.Reader, emit func(Hit)) (Stats, error) {
 		skipping bool  // discarding the rest of an oversize line
 		eof      bool
 	)
-	for !eof {
+	for !eof && !s.stopped {
 		if n == len(s.buf) {
 			// No newline in a full buffer: grow up to the limit, then give up on the line.
 			if len(s.buf) < limit {
@@ -212,7 +273,7 @@ func (s *Scanner) Scan(r io.Reader, emit func(Hit)) (Stats, error) {
 		off += int64(start)
 		n -= start
 	}
-	if n > 0 && !skipping {
+	if n > 0 && !skipping && !s.stopped {
 		s.tail(s.buf[:n], off, &st, emit)
 	}
 	return st, nil
@@ -222,7 +283,7 @@ func (s *Scanner) Scan(r io.Reader, emit func(Hit)) (Stats, error) {
 func (s *Scanner) block(data []byte, base int64, st *Stats, emit func(Hit)) {
 	p := s.pre
 	if p == nil {
-		for len(data) > 0 {
+		for len(data) > 0 && !s.stopped {
 			i := bytes.IndexByte(data, '\n')
 			s.line(data[:i], base, st, emit)
 			data, base = data[i+1:], base+int64(i+1)
@@ -238,7 +299,7 @@ func (s *Scanner) block(data []byte, base int64, st *Stats, emit func(Hit)) {
 			}
 		}
 		if nextE != -1 && nextE < pos {
-			if nextE = escFind(data[pos:], s.anyEsc); nextE >= 0 {
+			if nextE = escIndex(data[pos:]); nextE >= 0 {
 				nextE += pos
 			}
 		}
@@ -265,7 +326,7 @@ func (s *Scanner) line(line []byte, pos int64, st *Stats, emit func(Hit)) {
 		s.lineFn(pos, line)
 		return
 	}
-	h, ok, status := s.o.Line(line, pos)
+	h, ok, status := s.examine(line, pos)
 	st.Skips.Add(status)
 	if ok {
 		emit(h)
@@ -275,14 +336,14 @@ func (s *Scanner) line(line []byte, pos int64, st *Stats, emit func(Hit)) {
 // tail handles the unterminated last line: a message when it is complete
 // JSON, else torn (never counted as corrupt).
 func (s *Scanner) tail(line []byte, pos int64, st *Stats, emit func(Hit)) {
-	if p := s.pre; p != nil && p.index(line) < 0 && escFind(line, s.anyEsc) < 0 {
+	if p := s.pre; p != nil && p.index(line) < 0 && escIndex(line) < 0 {
 		return
 	}
 	if s.lineFn != nil {
 		s.lineFn(pos, line)
 		return
 	}
-	h, ok, status := s.o.Line(line, pos)
+	h, ok, status := s.examine(line, pos)
 	switch status {
 	case transcript.StatusCorrupt:
 		st.Torn = true

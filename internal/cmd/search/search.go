@@ -169,7 +169,11 @@ func run(ctx context.Context, o *Options) error {
 // hits never holds the whole document in memory.
 func writeJSON(w io.Writer, head *ops.SearchResult, n int, hit func(int) ops.SearchHit) error {
 	bw := bufio.NewWriterSize(w, 64<<10)
-	fmt.Fprintf(bw, "{\n  \"count\": %d,\n  \"totalCount\": %d,\n  \"hasMore\": %t,\n  \"hits\": [", head.Count, head.TotalCount, head.HasMore)
+	fmt.Fprintf(bw, "{\n  \"count\": %d,\n  \"totalCount\": %d,\n  \"hasMore\": %t,\n", head.Count, head.TotalCount, head.HasMore)
+	if head.Partial {
+		bw.WriteString("  \"partial\": true,\n")
+	}
+	bw.WriteString("  \"hits\": [")
 	for i := range n {
 		b, err := jsonx.MarshalIndent(hit(i))
 		if err != nil {
@@ -245,7 +249,10 @@ func printText(f *cmdutil.Factory, doc *ops.SearchResult) error {
 			ctx(h.Context.After)
 		}
 	}
-	if doc.HasMore {
+	switch {
+	case doc.Partial:
+		fmt.Fprintf(&b, "%s\n", cs.Gray(fmt.Sprintf("%d of %d hits found before the search stopped at its budget (partial)", doc.Count, doc.TotalCount)))
+	case doc.HasMore:
 		fmt.Fprintf(&b, "%s\n", cs.Gray(fmt.Sprintf("%d of %d hits (--limit all for every one)", doc.Count, doc.TotalCount)))
 	}
 	_, err := io.Out.Write([]byte(b.String()))
