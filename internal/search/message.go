@@ -2,6 +2,7 @@ package search
 
 import (
 	"bytes"
+	"encoding/json"
 	"strings"
 	"time"
 	"unicode"
@@ -47,6 +48,7 @@ func Extract(line []byte, includeTools bool) (Message, transcript.Status) {
 type Masker interface {
 	Redact(text string) (string, bool)
 	MaskJSON(raw []byte) ([]byte, bool)
+	MaskMessage(raw json.RawMessage) (json.RawMessage, bool)
 }
 
 // ExtractMasked is Extract for an agent: each part of the searchable text
@@ -122,6 +124,14 @@ func timestamp(v gjson.Result) int64 {
 }
 
 func messageText(msg gjson.Result, toolCalls bool, mask Masker) string {
+	if mask != nil {
+		// The whole message masked as history masks it (MaskMessage), then
+		// its text taken as stored: what is searched is what the agent
+		// reads of it — a secret split across two text blocks included,
+		// which no block masked on its own would hide.
+		masked, _ := mask.MaskMessage(json.RawMessage(msg.Raw))
+		msg, mask = gjson.ParseBytes(masked), nil
+	}
 	content := msg.Get("content")
 	var parts []string
 	text := msg.Get("text")

@@ -2,6 +2,7 @@ package search
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"io"
 	"slices"
@@ -125,7 +126,7 @@ func (o *Options) Line(line []byte, pos int64) (Hit, bool, transcript.Status) {
 type Work struct {
 	Lines       int64 // lines, events and index rows examined (with a byte pre-filter: those it let through)
 	Parsed      int64 // of them, those within MaxLine handed to Options.Line (parsed, masked, matched)
-	BytesMasked int64 // bytes of text handed to the mask (Masker.Redact and MaskJSON)
+	BytesMasked int64 // bytes handed to the mask (a message's JSON, a text)
 	Hits        int64 // hits found
 }
 
@@ -151,6 +152,11 @@ func (c countingMask) Redact(text string) (string, bool) {
 func (c countingMask) MaskJSON(raw []byte) ([]byte, bool) {
 	c.w.BytesMasked += int64(len(raw))
 	return c.m.MaskJSON(raw)
+}
+
+func (c countingMask) MaskMessage(raw json.RawMessage) (json.RawMessage, bool) {
+	c.w.BytesMasked += int64(len(raw))
+	return c.m.MaskMessage(raw)
 }
 
 // Stats is what a scan skipped.
