@@ -233,7 +233,7 @@ func TestInteropMCPInspector(t *testing.T) {
 			env := append(os.Environ(), "HOME="+root, "XDG_CONFIG_HOME="+filepath.Join(root, "xdg-config"),
 				"XDG_STATE_HOME="+filepath.Join(root, "xdg-state"), "XDG_CACHE_HOME="+filepath.Join(root, "xdg-cache"),
 				"OPENCLAW_SESSION_KEY=", "OPENCLAW_STATE_DIR=", "OPENCLAW_GATEWAY_URL=", "OPENCLAW_GATEWAY_TOKEN=", "SESSIONS_ENGINE=")
-			const token = "inspector-test-token"
+			const token = "inspector-test-token-0123456789abc"
 			tokenFile := filepath.Join(root, "mcp.token")
 			if err := os.WriteFile(tokenFile, []byte(token+"\n"), 0o600); err != nil {
 				t.Fatal(err)

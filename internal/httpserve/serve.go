@@ -1,15 +1,16 @@
 // Package httpserve is what the tool's HTTP servers (sessions mcp --http,
 // sessions metrics --listen) share: the bearer token read from a file
 // treated like a private key, the loopback-only bind, the guard every
-// request passes (a local Origin, the token, a deadline on the body) and
-// the server with its limits (connections at once, header, idle and body
-// timeouts).
+// request passes (a loopback Host, a local Origin, the token, a deadline
+// on the body) and the server with its limits (connections at once,
+// header, idle and body timeouts).
 package httpserve
 
 import (
 	"context"
 	"crypto/subtle"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -26,9 +27,10 @@ import (
 // the refusal when no file is given. The file is treated as ssh treats a
 // private key: it must be a regular file (not a symbolic link, a FIFO or
 // a device), owned by the user running the server, and not readable by
-// group or others; a missing or empty file is refused too. Each refusal
-// is a usage error (exit 2) naming the reason — the token is never part
-// of the message.
+// group or others; a missing or empty file is refused too, and so is a
+// token (what the file holds, blanks and newlines around it trimmed)
+// shorter than MinTokenLen bytes. Each refusal is a usage error (exit 2)
+// naming the reason — the token is never part of the message.
 func ReadTokenFile(path, listenFlag string) (string, error) {
 	if strings.TrimSpace(path) == "" {
 		return "", apperr.Usagef("%s needs --token-file F: a file holding the token every request must carry (Authorization: Bearer)", listenFlag)
@@ -51,8 +53,15 @@ func ReadTokenFile(path, listenFlag string) (string, error) {
 	if tok == "" {
 		return "", apperr.Usagef("--token-file %s is empty", path)
 	}
+	if len(tok) < MinTokenLen {
+		return "", apperr.Usagef("--token-file %s holds a token shorter than %d bytes: write a longer one (e.g. openssl rand -hex 32 > %s)", path, MinTokenLen, path)
+	}
 	return tok, nil
 }
+
+// MinTokenLen is the shortest bearer token a token file may hold, in
+// bytes: a short one is guessed (the servers answer every guess).
+const MinTokenLen = 32
 
 // maxTokenFile is the largest token file read: a token is a line.
 const maxTokenFile = 64 << 10
@@ -104,13 +113,45 @@ func localOrigin(origin string) bool {
 	return strings.EqualFold(h, "localhost") || h == "127.0.0.1" || h == "::1"
 }
 
-// Guard is what every request passes before h sees it: a local Origin (a
-// page elsewhere must not reach the server through a browser: 403), then
-// the bearer token (401), both before any of its body is read. A refused
-// request's connection is closed after the answer (Connection: close): a
-// client without the token holds nothing once it is answered. An
-// authenticated request's body must arrive within lim.BodyTimeout.
-func Guard(h http.Handler, token string, lim Limits) http.Handler {
+// loopbackHost reports whether a request's Host names this machine by a
+// loopback name: localhost or an address of the loopback network
+// (127.0.0.0/8, [::1]), with or without a port. A page elsewhere that
+// rebinds its own name to 127.0.0.1 (DNS rebinding) sends its own name.
+func loopbackHost(hostport string) bool {
+	host := hostport
+	if h, _, err := net.SplitHostPort(hostport); err == nil {
+		host = h
+	} else if strings.HasPrefix(hostport, "[") && strings.HasSuffix(hostport, "]") {
+		host = hostport[1 : len(hostport)-1]
+	} else if strings.Contains(hostport, ":") {
+		return false // a bare IPv6 address is no Host a client sends
+	}
+	return host != "" && isLoopbackHost(host)
+}
+
+// Access is whom a server answers, what Guard checks.
+type Access struct {
+	// Token is the bearer token every request must carry. Empty, none is
+	// asked: only sessions metrics --listen on loopback without
+	// --token-file serves so (mcp --http always has one).
+	Token string
+	// InsecureBind is --insecure-bind: the server is bound for other
+	// hosts, whose requests name it as they reach it, so any Host is
+	// taken (the token, which --insecure-bind requires, decides). Without
+	// it a request's Host must be a loopback name.
+	InsecureBind bool
+}
+
+// Guard is what every request passes before h sees it: a loopback name
+// in its Host unless a.InsecureBind and a local Origin (a page elsewhere
+// must not reach the server through a browser, nor by rebinding its name
+// to this machine: 403), then the bearer token when a.Token is set
+// (401), all before any of its body is read. A refused request's
+// connection is closed after the answer (Connection: close): a client
+// refused holds nothing once it is answered. An accepted request's body
+// must arrive within lim.BodyTimeout.
+func Guard(h http.Handler, a Access, lim Limits) http.Handler {
+	token := a.Token
 	refuse := func(w http.ResponseWriter, code int, msg string) {
 		// the body is never read: not even the few KiB net/http would
 		// read after the answer to keep the connection, which a client
@@ -120,8 +161,16 @@ func Guard(h http.Handler, token string, lim Limits) http.Handler {
 		http.Error(w, msg, code)
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !a.InsecureBind && !loopbackHost(r.Host) {
+			refuse(w, http.StatusForbidden, fmt.Sprintf("forbidden: requests for host %q are refused: this server answers loopback names only (localhost, 127.0.0.1, [::1])", r.Host))
+			return
+		}
 		if o := r.Header.Get("Origin"); o != "" && !localOrigin(o) {
 			refuse(w, http.StatusForbidden, "forbidden: requests from origin "+o+" are refused")
+			return
+		}
+		if token == "" {
+			h.ServeHTTP(w, bodyDeadline(w, r, lim))
 			return
 		}
 		if !validBearer(r, token) {
@@ -134,17 +183,21 @@ func Guard(h http.Handler, token string, lim Limits) http.Handler {
 		if c, ok := r.Context().Value(connKey{}).(*limitConn); ok {
 			c.markAuthed()
 		}
-		if lim.BodyTimeout > 0 && r.ContentLength != 0 && r.Body != nil && r.Body != http.NoBody {
-			// a body that stalls is cut off after BodyTimeout; once it is
-			// read the deadline goes (a POST may answer as a long SSE
-			// stream, whose end the server watches on the connection)
-			rc := http.NewResponseController(w)
-			if rc.SetReadDeadline(time.Now().Add(lim.BodyTimeout)) == nil {
-				r.Body = &deadlineBody{ReadCloser: r.Body, rc: rc}
-			}
-		}
-		h.ServeHTTP(w, r)
+		h.ServeHTTP(w, bodyDeadline(w, r, lim))
 	})
+}
+
+// bodyDeadline: a request's body that stalls is cut off after
+// lim.BodyTimeout; once it is read the deadline goes (a POST may answer
+// as a long SSE stream, whose end the server watches on the connection).
+func bodyDeadline(w http.ResponseWriter, r *http.Request, lim Limits) *http.Request {
+	if lim.BodyTimeout > 0 && r.ContentLength != 0 && r.Body != nil && r.Body != http.NoBody {
+		rc := http.NewResponseController(w)
+		if rc.SetReadDeadline(time.Now().Add(lim.BodyTimeout)) == nil {
+			r.Body = &deadlineBody{ReadCloser: r.Body, rc: rc}
+		}
+	}
+	return r
 }
 
 // validBearer: the request carries "Authorization: Bearer TOKEN" with the

@@ -40,7 +40,7 @@ func refusedToken(t *testing.T, path, want string) {
 
 func writeToken(t *testing.T, path string) {
 	t.Helper()
-	if err := os.WriteFile(path, []byte("tok-secret\n"), 0o600); err != nil {
+	if err := os.WriteFile(path, []byte("tok-secret-0123456789abcdef012345\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -94,7 +94,7 @@ func TestAdversarialTokenFileHuge(t *testing.T) {
 func TestAdversarialTokenFileGood(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "token")
 	writeToken(t, p)
-	if tok, err := mcpserver.ReadTokenFile(p); err != nil || tok != "tok-secret" {
+	if tok, err := mcpserver.ReadTokenFile(p); err != nil || tok != "tok-secret-0123456789abcdef012345" {
 		t.Fatalf("ReadTokenFile: %q %v", tok, err)
 	}
 }

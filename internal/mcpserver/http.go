@@ -28,11 +28,13 @@ func CheckBind(addr string, insecure bool) error {
 type HTTPLimits = httpserve.Limits
 
 // Handler is the HTTP side of the server: the streamable transport at
-// Path, each request checked first for a local Origin (a page elsewhere
-// must not reach the server through a browser: 403) and then for the
-// bearer token (401), both before any of its body is read. A refused
-// request's connection is closed after the answer (Connection: close):
-// a client without the token holds nothing once it is answered.
+// Path, each request checked first for a loopback name in its Host
+// (unless Options.InsecureBind) and a local Origin (a page elsewhere must
+// not reach the server through a browser, nor by rebinding its name to
+// this machine: 403) and then for the bearer token (401), all before any
+// of its body is read (httpserve.Guard). A refused request's connection
+// is closed after the answer (Connection: close): a client without the
+// token holds nothing once it is answered.
 func (s *Server) Handler(token string) http.Handler {
 	return s.handler(token, s.opts.HTTP.WithDefaults())
 }
@@ -41,7 +43,10 @@ func (s *Server) handler(token string, lim HTTPLimits) http.Handler {
 	stream := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.StreamableHTTPOptions{})
 	mux := http.NewServeMux()
 	mux.Handle(Path, stream)
-	return httpserve.Guard(mux, token, lim)
+	if token == "" {
+		panic("mcpserver: the HTTP transport needs a token") // ReadTokenFile never gives an empty one
+	}
+	return httpserve.Guard(mux, httpserve.Access{Token: token, InsecureBind: s.opts.InsecureBind}, lim)
 }
 
 // ServeHTTP serves the HTTP transport on ln until ctx ends, then shuts

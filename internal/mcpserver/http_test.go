@@ -25,6 +25,10 @@ func post(t *testing.T, url string, headers map[string]string) (int, string) {
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	for k, v := range headers {
+		if k == "Host" {
+			req.Host = v
+			continue
+		}
 		req.Header.Set(k, v)
 	}
 	resp, err := http.DefaultClient.Do(req)
@@ -54,6 +58,11 @@ func TestHTTPAuthAndOrigin(t *testing.T) {
 		{"foreign origin naming localhost", map[string]string{"Authorization": auth, "Origin": "http://localhost.evil.example"}, http.StatusForbidden},
 		{"foreign origin without a token", map[string]string{"Origin": "http://attacker.test:8080"}, http.StatusForbidden},
 		{"null origin", map[string]string{"Authorization": auth, "Origin": "null"}, http.StatusForbidden},
+		{"foreign host", map[string]string{"Authorization": auth, "Host": "evil.example"}, http.StatusForbidden},
+		{"foreign host without a token", map[string]string{"Host": "evil.example:8765"}, http.StatusForbidden},
+		{"foreign host naming localhost", map[string]string{"Authorization": auth, "Host": "localhost.evil.example:8765"}, http.StatusForbidden},
+		{"localhost host", map[string]string{"Authorization": auth, "Host": "localhost:8765"}, http.StatusOK},
+		{"ipv6 loopback host", map[string]string{"Authorization": auth, "Host": "[::1]:8765"}, http.StatusOK},
 		{"no origin", map[string]string{"Authorization": auth}, http.StatusOK},
 		{"localhost origin", map[string]string{"Authorization": auth, "Origin": "http://localhost:3000"}, http.StatusOK},
 		{"loopback origin", map[string]string{"Authorization": auth, "Origin": "http://127.0.0.1:6274"}, http.StatusOK},
@@ -96,8 +105,8 @@ func TestReadTokenFile(t *testing.T) {
 		}
 		return p
 	}
-	good := write("good", "tok-123\n", 0o600)
-	if tok, err := mcpserver.ReadTokenFile(good); err != nil || tok != "tok-123" {
+	good := write("good", "tok-123-0123456789abcdef01234567\n", 0o600)
+	if tok, err := mcpserver.ReadTokenFile(good); err != nil || tok != "tok-123-0123456789abcdef01234567" {
 		t.Fatalf("ReadTokenFile: %q %v", tok, err)
 	}
 	for _, c := range []struct {
@@ -105,9 +114,10 @@ func TestReadTokenFile(t *testing.T) {
 	}{
 		{"", "--http needs --token-file"},
 		{filepath.Join(dir, "missing"), "no such file"},
-		{write("open", "tok-456", 0o644), "can be read by others (mode 0644): chmod 600 it"},
-		{write("group", "tok-789", 0o640), "can be read by others (mode 0640)"},
+		{write("open", "tok-456-0123456789abcdef01234567", 0o644), "can be read by others (mode 0644): chmod 600 it"},
+		{write("group", "tok-789-0123456789abcdef01234567", 0o640), "can be read by others (mode 0640)"},
 		{write("empty", " \n", 0o600), "is empty"},
+		{write("short", "tok-31-0123456789abcdef01234567\n", 0o600), "holds a token shorter than 32 bytes"},
 		{dir, "not a regular file"},
 	} {
 		_, err := mcpserver.ReadTokenFile(c.path)

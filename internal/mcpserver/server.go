@@ -35,6 +35,10 @@ type Options struct {
 	ResourcePageSize int
 	// HTTP bounds what a client of the HTTP transport can hold.
 	HTTP HTTPLimits
+	// InsecureBind is --insecure-bind: the HTTP transport is bound for
+	// other hosts and takes a request whatever host it names (Host);
+	// without it only loopback names are answered (httpserve.Access).
+	InsecureBind bool
 }
 
 // Server is the MCP server of the session tools.

@@ -65,8 +65,9 @@ By default the server speaks MCP on stdin/stdout. --http ADDR serves the
 streamable HTTP transport at http://ADDR/mcp instead: ADDR must be a loopback
 address unless --insecure-bind, every request must carry
 "Authorization: Bearer TOKEN" with the token in --token-file F (a file only its
-owner can read), and a request from a browser page that is not local (its
-Origin header) is refused with 403.
+owner can read, holding at least 32 bytes), and a request from a browser page
+that is not local (its Origin header) or naming a host that is not a loopback
+name (its Host header, unless --insecure-bind) is refused with 403.
 
 --read-only lists only the tools that read, and refuses a call of one that
 writes.`,
@@ -117,7 +118,7 @@ func run(o *Options) error {
 			return err
 		}
 	}
-	srv := mcpserver.New(mcpserver.Options{Ops: f.OpsConfig(), ReadOnly: o.ReadOnly})
+	srv := mcpserver.New(mcpserver.Options{Ops: f.OpsConfig(), ReadOnly: o.ReadOnly, InsecureBind: o.InsecureBind})
 	if o.HTTP == "" {
 		return serveStdio(ctx, o, srv)
 	}

@@ -52,10 +52,14 @@ func testFactory(t *testing.T) (*cmdutil.Factory, string) {
 		Now: time.Now, Getenv: getenv}, dir
 }
 
+// testToken is what tokenFile writes: a bearer token of at least the 32
+// bytes a token file must hold.
+const testToken = "tok-secret-42-0123456789abcdef0123"
+
 func tokenFile(t *testing.T, mode os.FileMode) string {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), "token")
-	if err := os.WriteFile(p, []byte("tok-secret-42\n"), mode); err != nil {
+	if err := os.WriteFile(p, []byte(testToken+"\n"), mode); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.Chmod(p, mode); err != nil {
@@ -132,6 +136,6 @@ type authed struct{}
 
 func (authed) RoundTrip(r *http.Request) (*http.Response, error) {
 	r = r.Clone(r.Context())
-	r.Header.Set("Authorization", "Bearer tok-secret-42")
+	r.Header.Set("Authorization", "Bearer "+testToken)
 	return http.DefaultTransport.RoundTrip(r)
 }

@@ -70,7 +70,10 @@ Three ways to run it:
                      scraper asks for (OpenMetrics or text); ADDR must be a
                      loopback address unless --insecure-bind, and with
                      --token-file F every request must carry
-                     "Authorization: Bearer TOKEN" (as sessions mcp --http)
+                     "Authorization: Bearer TOKEN" (as sessions mcp --http);
+                     a request naming a host that is not a loopback name
+                     (unless --insecure-bind) or from a page elsewhere (its
+                     Origin) is refused with 403
 
 Every agent is read by default (--agent ID for one). A store that cannot be
 read is left out and counted in sessions_scrape_errors_total (doctor names
@@ -222,10 +225,9 @@ func serve(o *Options, m *ops.Metrics, token string) error {
 	mux := http.NewServeMux()
 	mux.Handle(Path, promhttp.HandlerFor(m.Gatherer(), promhttp.HandlerOpts{
 		EnableOpenMetrics: true, ErrorHandling: promhttp.HTTPErrorOnError, MaxRequestsInFlight: 4, Timeout: 60 * time.Second}))
-	var h http.Handler = mux
-	if token != "" {
-		h = httpserve.Guard(mux, token, httpserve.Limits{})
-	}
+	// every request names a loopback host (unless --insecure-bind) and
+	// comes from no page elsewhere, with or without a token
+	h := httpserve.Guard(mux, httpserve.Access{Token: token, InsecureBind: o.InsecureBind}, httpserve.Limits{})
 	addr := ln.Addr().String()
 	f.Log.Info("serving metrics", "url", "http://"+addr+Path)
 	if o.Ready != nil {

@@ -32,6 +32,9 @@ func testFactory(t testing.TB, fixture string) *cmdutil.Factory {
 		Now: time.Now, Getenv: getenv, Log: log.New(io.Discard)}
 }
 
+// testToken is a bearer token of the 32 bytes a token file must hold.
+const testToken = "tok-metrics-0123456789abcdef0123"
+
 func TestFlags(t *testing.T) {
 	f := testFactory(t, "state-2026.1.30")
 	var got *Options
@@ -96,7 +99,7 @@ func get(t *testing.T, url, token, accept string) (*http.Response, string) {
 func TestListenToken(t *testing.T) {
 	f := testFactory(t, "state-2026.1.30")
 	tok := filepath.Join(t.TempDir(), "token")
-	if err := os.WriteFile(tok, []byte("tok-metrics-7\n"), 0o600); err != nil {
+	if err := os.WriteFile(tok, []byte(testToken+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	addr := serveCmd(t, f, "--listen", "127.0.0.1:0", "--token-file", tok)
@@ -107,12 +110,12 @@ func TestListenToken(t *testing.T) {
 	if res, _ := get(t, url, "wrong", ""); res.StatusCode != http.StatusUnauthorized {
 		t.Errorf("wrong token: %s", res.Status)
 	}
-	res, body := get(t, url, "tok-metrics-7", "")
+	res, body := get(t, url, testToken, "")
 	if res.StatusCode != 200 || !strings.HasPrefix(res.Header.Get("Content-Type"), "text/plain") ||
 		!strings.Contains(body, "openclaw_messages_total{agent=\"main\",role=\"assistant\"} 23\n") {
 		t.Fatalf("scrape: %s %s\n%s", res.Status, res.Header.Get("Content-Type"), body)
 	}
-	res, body = get(t, url, "tok-metrics-7", "application/openmetrics-text;version=1.0.0,text/plain;q=0.5")
+	res, body = get(t, url, testToken, "application/openmetrics-text;version=1.0.0,text/plain;q=0.5")
 	if !strings.HasPrefix(res.Header.Get("Content-Type"), "application/openmetrics-text") || !strings.HasSuffix(body, "# EOF\n") {
 		t.Errorf("OpenMetrics: %s\n%s", res.Header.Get("Content-Type"), body)
 	}
@@ -179,6 +182,61 @@ func benchScrape(b *testing.B, fixture string) {
 	for b.Loop() {
 		if err := m.Write(io.Discard, false); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// A page elsewhere that rebinds its own name to 127.0.0.1 (DNS
+// rebinding) reaches a loopback listener with its own name in Host, and
+// a page's fetch carries its Origin: both are refused 403 with none of
+// the metrics (session keys with --per-session-top), with and without a
+// token; a loopback name is served.
+func TestListenHostOrigin(t *testing.T) {
+	f := testFactory(t, "state-2026.1.30")
+	tok := filepath.Join(t.TempDir(), "token")
+	if err := os.WriteFile(tok, []byte(testToken+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"--listen", "127.0.0.1:0", "--per-session-top", "2"},
+		{"--listen", "127.0.0.1:0", "--per-session-top", "2", "--token-file", tok},
+	} {
+		addr := serveCmd(t, f, args...)
+		url := "http://" + addr + Path
+		for _, c := range []struct{ host, origin string }{
+			{"evil.example", ""},
+			{"evil.example:" + strings.Split(addr, ":")[1], ""},
+			{"", "http://evil.example"},
+		} {
+			req, _ := http.NewRequest("GET", url, nil)
+			req.Header.Set("Authorization", "Bearer "+testToken)
+			if c.host != "" {
+				req.Host = c.host
+			}
+			if c.origin != "" {
+				req.Header.Set("Origin", c.origin)
+			}
+			res, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := io.ReadAll(res.Body)
+			res.Body.Close()
+			if res.StatusCode != http.StatusForbidden || strings.Contains(string(b), "openclaw_") {
+				t.Errorf("%v: Host %q Origin %q: %s, want 403 without the metrics\n%s", args, c.host, c.origin, res.Status, b)
+			}
+		}
+		req, _ := http.NewRequest("GET", url, nil)
+		req.Host = "localhost:9464"
+		req.Header.Set("Authorization", "Bearer "+testToken)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if res.StatusCode != 200 || !strings.Contains(string(b), "openclaw_session_tokens{") {
+			t.Errorf("%v: Host localhost: %s\n%s", args, res.Status, b)
 		}
 	}
 }
