@@ -112,7 +112,8 @@ func TestInteropGatewayAs(t *testing.T) {
 			}
 			for _, where := range [][]string{local, remote} {
 				code, out, stderr := runCode(bin, env, append(where, "--as", "agent:ops:main", "history", "agent:main:main", "--json")...)
-				if code != 3 || !strings.Contains(string(out), "Agent-to-agent history is disabled.") {
+				// a session of an agent the requester may not see is one that does not exist
+				if code != 4 || !strings.Contains(string(out), `"error": "No session found: agent:main:main"`) {
 					t.Fatalf("%v: --as ops history of main: exit %d\n%s%s", where, code, out, stderr)
 				}
 			}

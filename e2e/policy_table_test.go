@@ -22,7 +22,10 @@ import (
 // non-main, visibility spawned / all, sub-agent requesters), and
 // sessions_spawn's requester and allowAgents rules (§6.4). A refusal must
 // exit 3 with status "forbidden" and OpenClaw's exact message, before any
-// byte is written; an allowed row must go through (exit 0).
+// byte is written — except a session of an agent the requester may not
+// see, which is answered as one that does not exist (exit 4, "No session
+// found", also before any byte is written); an allowed row must go through
+// (exit 0).
 //
 // Fixture: agents main (default; subagents.allowAgents ["*"]) and ops.
 // agent:main:main has channel "whatsapp" and lastChannel "signal"; the
@@ -43,6 +46,7 @@ func TestPolicyTable(t *testing.T) {
 		spawnAny = `"status": "accepted"`
 		sentOK   = `"status": "ok"`
 	)
+	hidden := func(ref string) string { return "No session found: " + ref }
 	sendPolicy := func(p map[string]any) map[string]any { return map[string]any{"session.sendPolicy": p} }
 	rule := func(action string, match map[string]any) map[string]any {
 		r := map[string]any{"match": match}
@@ -116,23 +120,24 @@ func TestPolicyTable(t *testing.T) {
 		{name: "send: the JSON error carries the sessionKey", cfg: sendPolicy(map[string]any{"default": "deny"}), args: send(mainKey), refuse: blocked, stdout: `"sessionKey": "main"`},
 
 		// ---- agent-to-agent (§7.2)
-		{name: "a2a: disabled refuses a cross-agent send", as: opsMain, args: send(mainKey), refuse: policy.MsgSendA2ADisabled},
-		{name: "a2a: disabled refuses cross-agent history", as: opsMain, args: hist(mainKey), refuse: policy.MsgHistoryA2ADisabled},
-		{name: "a2a: disabled, a sessionId of another agent is resolved then refused", as: opsMain, args: hist(biMainID), refuse: policy.MsgHistoryA2ADisabled},
+		{name: "a2a: disabled hides another agent's session from send", as: opsMain, args: send(mainKey), refuse: hidden(mainKey), hidden: true},
+		{name: "a2a: disabled hides another agent's session from history", as: opsMain, args: hist(mainKey), refuse: hidden(mainKey), hidden: true},
+		{name: "a2a: disabled, a sessionId of another agent is not found", as: opsMain, args: hist(biMainID), refuse: hidden(biMainID), hidden: true},
 		{name: "a2a: disabled refuses a cross-agent label lookup", as: opsMain, args: []string{"send", "--label", "build-stats", "--agent", "main", "hi"}, refuse: policy.MsgSendA2ADisabled},
-		{name: "a2a: enabled: true is required (a truthy string is not)", cfg: map[string]any{"tools.agentToAgent": map[string]any{"enabled": "yes"}}, as: opsMain, args: hist(mainKey), refuse: policy.MsgHistoryA2ADisabled},
+		{name: "a2a: enabled: true is required (a truthy string is not)", cfg: map[string]any{"tools.agentToAgent": map[string]any{"enabled": "yes"}}, as: opsMain, args: hist(mainKey), refuse: hidden(mainKey), hidden: true},
 		{name: "a2a: the same agent is always allowed", as: opsMain, args: send("agent:ops:cron:035bfbe3-107c-469b-8a17-ded8e4966021"), want: sentOK},
 		{name: "a2a: the host operator is never restricted", args: send(opsMain), want: sentOK},
 		{name: "a2a: enabled with no allow list", cfg: a2a(true), as: opsMain, args: send(mainKey), want: sentOK},
 		{name: "a2a: exact patterns", cfg: a2a(true, "main", "ops"), as: opsMain, args: send(mainKey), want: sentOK},
-		{name: "a2a: exact patterns are case-sensitive", cfg: a2a(true, "Main", "ops"), as: opsMain, args: send(mainKey), refuse: policy.MsgSendA2ADenied},
-		{name: "a2a: exact patterns are case-sensitive (history message)", cfg: a2a(true, "Main", "ops"), as: opsMain, args: hist(mainKey), refuse: policy.MsgHistoryA2ADenied},
-		{name: "a2a: both agents must match", cfg: a2a(true, "main"), as: opsMain, args: hist(mainKey), refuse: policy.MsgHistoryA2ADenied},
+		{name: "a2a: exact patterns are case-sensitive", cfg: a2a(true, "Main", "ops"), as: opsMain, args: send(mainKey), refuse: hidden(mainKey), hidden: true},
+		{name: "a2a: exact patterns are case-sensitive (send message)", cfg: a2a(true, "Main", "ops"), as: opsMain, args: []string{"send", "--label", "build-stats", "--agent", "main", "hi"}, refuse: policy.MsgSendA2ADenied},
+		{name: "a2a: exact patterns are case-sensitive (history message)", cfg: a2a(true, "Main", "ops"), as: opsMain, args: []string{"list", "--agent", "main"}, refuse: policy.MsgHistoryA2ADenied},
+		{name: "a2a: both agents must match", cfg: a2a(true, "main"), as: opsMain, args: hist(mainKey), refuse: hidden(mainKey), hidden: true},
 		{name: "a2a: wildcards are case-insensitive", cfg: a2a(true, "M*", "O*"), as: opsMain, args: hist(mainKey), want: `"sessionKey": "agent:main:main"`},
-		{name: "a2a: wildcards are anchored", cfg: a2a(true, "ai*", "ops"), as: opsMain, args: hist(mainKey), refuse: policy.MsgHistoryA2ADenied},
+		{name: "a2a: wildcards are anchored", cfg: a2a(true, "ai*", "ops"), as: opsMain, args: hist(mainKey), refuse: hidden(mainKey), hidden: true},
 		{name: "a2a: * allows every agent", cfg: a2a(true, " * "), as: opsMain, args: send(mainKey), want: sentOK},
-		{name: "a2a: ? is not a wildcard", cfg: a2a(true, "m?in", "ops"), as: opsMain, args: hist(mainKey), refuse: policy.MsgHistoryA2ADenied},
-		{name: "a2a: regex metacharacters are literal", cfg: a2a(true, "m.*", "ops"), as: opsMain, args: hist(mainKey), refuse: policy.MsgHistoryA2ADenied},
+		{name: "a2a: ? is not a wildcard", cfg: a2a(true, "m?in", "ops"), as: opsMain, args: hist(mainKey), refuse: hidden(mainKey), hidden: true},
+		{name: "a2a: regex metacharacters are literal", cfg: a2a(true, "m.*", "ops"), as: opsMain, args: hist(mainKey), refuse: hidden(mainKey), hidden: true},
 		{name: "a2a: blank patterns are ignored, others trimmed", cfg: a2a(true, " ", " main ", "ops "), as: opsMain, args: hist(mainKey), want: `"sessionKey": "agent:main:main"`},
 		{name: "a2a: list spans the agents the policy allows", cfg: a2a(true, "*"), as: opsMain, args: []string{"list", "--jq", ".count"}, want: `^11\n$`},
 		{name: "a2a: list of a requester without access is its own agent", as: opsMain, args: []string{"list", "--jq", ".count"}, want: `^3\n$`},
@@ -193,6 +198,7 @@ type polRow struct {
 	env    []string
 	args   []string
 	refuse string // the exact forbidden message (exit 3); "" = allowed
+	hidden bool   // refuse is a not-found error (exit 4): a session the requester may not see
 	want   string // regexp on the allowed command's stdout
 	stdout string // regexp also required on stdout
 	spawn  bool   // needs the spawn command
@@ -238,8 +244,12 @@ func (row polRow) run(t *testing.T) {
 	if row.refuse != "" {
 		var doc struct{ Status, Error string }
 		_ = json.Unmarshal([]byte(r.Stdout), &doc)
-		if r.Code != 3 || doc.Status != "forbidden" || doc.Error != row.refuse {
-			t.Fatalf("%s: exit %d, %q %q; want exit 3, forbidden %q\nstderr: %s", cmd, r.Code, doc.Status, doc.Error, row.refuse, r.Stderr)
+		code, status := 3, "forbidden"
+		if row.hidden {
+			code, status = 4, "error"
+		}
+		if r.Code != code || doc.Status != status || doc.Error != row.refuse {
+			t.Fatalf("%s: exit %d, %q %q; want exit %d, %s %q\nstderr: %s", cmd, r.Code, doc.Status, doc.Error, code, status, row.refuse, r.Stderr)
 		}
 		if d := relDiff(before, relSnapshot(t, root)); len(d) > 0 {
 			t.Errorf("%s: a refusal wrote:\n%s", cmd, strings.Join(d, "\n"))

@@ -126,16 +126,18 @@ func checkRequester(ctx context.Context, c *gateway.Client, where, from string, 
 
 // CheckSession is what the requester may do with one session of the
 // gateway (op: read or send), the checks state.Resolve makes locally:
-// sandbox visibility, then the agent-to-agent policy. ref is the session
-// as the user named it. 2026.1.30's rows never carry spawnedBy: for a
-// requester restricted to the sessions it spawned, sessions.list's own
+// sandbox visibility, then the agent-to-agent policy; a session it may not
+// see is answered as one that does not exist (state.Access.CheckTarget).
+// ref is the session as the user named it, label the label it was looked
+// up by ("" for a reference). 2026.1.30's rows never carry spawnedBy: for
+// a requester restricted to the sessions it spawned, sessions.list's own
 // spawnedBy filter says whether row is one of them.
-func CheckSession(ctx context.Context, c *gateway.Client, acc *state.Access, ref string, row state.Row, op policy.Op) error {
+func CheckSession(ctx context.Context, c *gateway.Client, acc *state.Access, ref, label string, row state.Row, op policy.Op) error {
 	if acc == nil || acc.Req.Operator() {
 		return nil
 	}
 	spawnedBy := row.SpawnedBy
-	if acc.Req.Restrict && spawnedBy == "" {
+	if acc.Req.Restrict && spawnedBy == "" && acc.CanSeeAgent(row.AgentID, op) == "" {
 		spawned, err := spawnedKeys(ctx, c, acc)
 		if err != nil {
 			return err
@@ -144,7 +146,7 @@ func CheckSession(ctx context.Context, c *gateway.Client, acc *state.Access, ref
 			spawnedBy = acc.Req.Key
 		}
 	}
-	return acc.CheckTarget(ref, row.Key, row.AgentID, spawnedBy, op)
+	return acc.CheckTarget(ref, label, row.AgentID, spawnedBy)
 }
 
 // spawnedKeys are the keys of the sessions the requester spawned, by

@@ -278,7 +278,9 @@ func (fw *follower) reset() *next {
 		return nil
 	}
 	// A fresh resolver: the cached directory listing predates the new file.
-	tp, err := store.NewResolver(fw.s.Dir.Path).Transcript(st, e, fw.s.SessionsDir(fw.t.Agent))
+	res := store.NewResolver(fw.s.Dir.Path)
+	res.SingleLink = fw.s.Resolver.SingleLink
+	tp, err := res.Transcript(st, e, fw.s.SessionsDir(fw.t.Agent))
 	if err != nil {
 		fw.l.Warn(err.Error())
 		fw.sessionID = e.SessionID // reported once

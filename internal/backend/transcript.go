@@ -203,7 +203,7 @@ func (g *Gateway) SessionFor(ctx context.Context, ref, label string, op policy.O
 	}
 	// pick checks what the requester (--as) may read, as state.Resolve.
 	pick := func(r state.Row) (*Session, error) {
-		if err := CheckSession(ctx, c, acc, named(ref, label), r, op); err != nil {
+		if err := CheckSession(ctx, c, acc, ref, label, r, op); err != nil {
 			return nil, err
 		}
 		s := &Session{Key: r.Key, SessionID: r.SessionID, Agent: r.AgentID, Label: r.Label, Row: r, Raw: raws[r.Key], Children: []string{}}
@@ -218,12 +218,15 @@ func (g *Gateway) SessionFor(ctx context.Context, ref, label string, op policy.O
 	if label != "" {
 		var hits []state.Row
 		for _, r := range rows {
-			if r.Label == label {
+			if r.Label == label && reaches(acc, r.Key) {
 				hits = append(hits, r)
 			}
 		}
 		switch len(hits) {
 		case 0:
+			if acc != nil && !acc.Req.Operator() {
+				return nil, acc.NotFoundLabel(label)
+			}
 			return nil, apperr.NotFoundf("no session labelled %q on gateway %s", label, where)
 		case 1:
 			return pick(hits[0])
@@ -250,13 +253,13 @@ func (g *Gateway) SessionFor(ctx context.Context, ref, label string, op policy.O
 		if r.SessionID != "" && strings.EqualFold(r.SessionID, ref) {
 			return pick(r)
 		}
-		if state.IsIDPrefix(ref) && strings.HasPrefix(strings.ToLower(r.SessionID), strings.ToLower(ref)) {
+		if state.IsIDPrefix(ref) && strings.HasPrefix(strings.ToLower(r.SessionID), strings.ToLower(ref)) && reaches(acc, r.Key) {
 			pre = append(pre, r)
 		}
 	}
 	switch len(pre) {
 	case 0:
-		if acc != nil && acc.Req.Restrict {
+		if acc != nil && !acc.Req.Operator() {
 			return nil, acc.NotFound(ref)
 		}
 		return nil, apperr.NotFoundf("session %q not found on gateway %s", ref, where)

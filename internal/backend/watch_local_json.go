@@ -91,6 +91,7 @@ func (w *localWatch) loadJSON(js *jsonStore, first bool) ([]watch.Event, error) 
 	// Transcripts: where each new or moved session's transcript is (a
 	// fresh resolver: a cached listing would predate new files).
 	res := store.NewResolver(w.s.Dir.Path)
+	res.SingleLink = w.s.Resolver.SingleLink
 	resolve := func(id watch.ID, it *watch.Item) {
 		e, ok := st.Lookup(it.Row.StoreKey)
 		if !ok {

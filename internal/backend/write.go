@@ -10,8 +10,10 @@ import (
 	"time"
 
 	"github.com/openclaw/sessions/internal/apperr"
+	"github.com/openclaw/sessions/internal/config"
 	"github.com/openclaw/sessions/internal/era"
 	"github.com/openclaw/sessions/internal/gateway"
+	"github.com/openclaw/sessions/internal/keys"
 	"github.com/openclaw/sessions/internal/policy"
 	"github.com/openclaw/sessions/internal/sessionwrite"
 	"github.com/openclaw/sessions/internal/state"
@@ -210,7 +212,7 @@ func (g *Gateway) WriteSession(ctx context.Context, q WriteQuery) (*WriteSession
 	}
 	var row gateway.SessionRow
 	if q.Label != "" {
-		row, err = writeRowByLabel(ctx, c, agent, q.Label)
+		row, err = writeRowByLabel(ctx, c, acc, agent, q.Label)
 	} else {
 		row, err = writeRow(ctx, c, acc, agent, q.Ref)
 	}
@@ -221,7 +223,7 @@ func (g *Gateway) WriteSession(ctx context.Context, q WriteQuery) (*WriteSession
 	if err != nil {
 		return nil, err
 	}
-	if err := CheckSession(ctx, c, acc, named(q.Ref, q.Label), r, policy.OpSend); err != nil {
+	if err := CheckSession(ctx, c, acc, q.Ref, q.Label, r, policy.OpSend); err != nil {
 		return nil, err
 	}
 	return &WriteSession{Key: r.Key, DisplayKey: r.Key, Agent: r.AgentID, named: true}, nil
@@ -260,7 +262,7 @@ func writeRow(ctx context.Context, c *gateway.Client, acc *state.Access, agent, 
 			return r, nil
 		case r.SessionID != "" && strings.EqualFold(r.SessionID, ref):
 			return r, nil
-		case hexPrefix.MatchString(ref) && strings.HasPrefix(strings.ToLower(r.SessionID), lower):
+		case hexPrefix.MatchString(ref) && strings.HasPrefix(strings.ToLower(r.SessionID), lower) && reaches(acc, r.Key):
 			byPrefix = append(byPrefix, r)
 		}
 	}
@@ -280,9 +282,20 @@ func writeRow(ctx context.Context, c *gateway.Client, acc *state.Access, agent, 
 	return gateway.SessionRow{}, apperr.Usagef("session id prefix %s is ambiguous on the gateway: %s", ref, strings.Join(keys, ", "))
 }
 
+// reaches reports whether a requester (acc; nil or the operator: always)
+// may see the sessions of the agent key names, so a session it may not see
+// is never a candidate it is told of.
+func reaches(acc *state.Access, key string) bool {
+	if acc == nil || acc.Req.Operator() {
+		return true
+	}
+	return acc.CanSeeAgent(keys.AgentOf(key, acc.Default, config.NormalizeAgentID), policy.OpHistory) == ""
+}
+
 // writeRowByLabel is the row with label over the gateway (of agent, when
-// given): the gateway filters, and the label is checked again here.
-func writeRowByLabel(ctx context.Context, c *gateway.Client, agent, label string) (gateway.SessionRow, error) {
+// given): the gateway filters, and the label is checked again here; for a
+// requester, only among the sessions it may see.
+func writeRowByLabel(ctx context.Context, c *gateway.Client, acc *state.Access, agent, label string) (gateway.SessionRow, error) {
 	page, err := c.ListSessions(ctx, gateway.ListParams{Label: label, AgentID: agent})
 	if err != nil {
 		return gateway.SessionRow{}, err
@@ -290,24 +303,18 @@ func writeRowByLabel(ctx context.Context, c *gateway.Client, agent, label string
 	var hits []gateway.SessionRow
 	var keys []string
 	for _, r := range page.Sessions {
-		if r.Label == label {
+		if r.Label == label && reaches(acc, r.Key) {
 			hits, keys = append(hits, r), append(keys, r.Key)
 		}
 	}
 	switch len(hits) {
 	case 0:
+		if acc != nil && !acc.Req.Operator() {
+			return gateway.SessionRow{}, acc.NotFoundLabel(label)
+		}
 		return gateway.SessionRow{}, apperr.NotFoundf("No session found with label: %s", label)
 	case 1:
 		return hits[0], nil
 	}
 	return gateway.SessionRow{}, apperr.Usagef("label %q names %d sessions on the gateway (%s); give --agent or the key", label, len(keys), strings.Join(keys, ", "))
-}
-
-// named is what a reference names in the requester's refusals: the
-// label, else the reference.
-func named(ref, label string) string {
-	if label != "" {
-		return label
-	}
-	return ref
 }

@@ -189,6 +189,10 @@ func checkStore(a AgentFacts, globalScope bool) []Finding {
 			add(Finding{Severity: SevWarning, Check: "transcript.outside", SessionKey: e.Key,
 				Message: "the transcript lies outside the state dir: sessions never opens it (" + e.Outside + ")",
 				Fix:     "mv -n -- " + sq(sfOrID(e)) + " " + sq(st.Dir+"/")})
+		case e.Links > 1:
+			add(Finding{Severity: SevWarning, Check: "transcript.linked", SessionKey: e.Key, Path: e.Transcript,
+				Message: fmt.Sprintf("the transcript has %d links (hard links): another name may lie outside the state dir; an agent (--as, the MCP server) never reads it — remove the other names, or with OpenClaw stopped give this one a copy of its own (cp -p, then mv over it)", e.Links),
+				Fix:     "find / -xdev -samefile " + sq(e.Transcript) + " 2>/dev/null"})
 		case !e.Exists && e.Transcript != "" && a.SQLite == nil:
 			// (beside a 2026.8+ database the transcripts are in it: the
 			// legacy store's finding says what to do)

@@ -227,6 +227,9 @@ func collectStore(s *state.State, agent, path string, shared bool) *StoreFact {
 					ef.Invalid = err.Error()
 				default:
 					ef.Transcript, ef.Exists = t.Path, t.Exists
+					if t.Exists {
+						ef.Links = store.Linked(t.Path)
+					}
 				}
 			}
 		}

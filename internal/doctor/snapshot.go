@@ -91,6 +91,9 @@ type EntryFact struct {
 	Exists     bool
 	// Outside: the transcript's real path is outside the state dir.
 	Outside string
+	// Links: how many names the transcript file has, when more than one
+	// (a hard link, whose other name may lie outside the state dir).
+	Links uint64
 	// Invalid: the sessionId is unusable (path separators, ..).
 	Invalid string
 }

@@ -15,3 +15,12 @@ func DevIno(fi fs.FileInfo) (dev, ino uint64, ok bool) {
 	}
 	return 0, 0, false
 }
+
+// Links returns how many names (hard links) the file of fi has; ok is
+// false where fi carries none.
+func Links(fi fs.FileInfo) (n uint64, ok bool) {
+	if st, isStat := fi.Sys().(*syscall.Stat_t); isStat {
+		return uint64(st.Nlink), true //nolint:unconvert // uint16 or uint32 on some platforms
+	}
+	return 0, false
+}

@@ -76,26 +76,44 @@ func (a *Access) SeesSpawnedBy(spawnedBy string) bool {
 	return spawnedBy != "" && (spawnedBy == a.Req.Key || spawnedBy == a.Req.Raw)
 }
 
-// CheckTarget is what Resolve checks on the session a reference found:
-// sandbox visibility first, then the agent-to-agent policy (format §6.2).
-// ref is the reference as given, display the key as shown.
-func (a *Access) CheckTarget(ref, display, agent, spawnedBy string, op policy.Op) error {
-	if !a.SeesSpawnedBy(spawnedBy) {
-		return apperr.Forbiddenf("%s%s", policy.MsgNotVisible, ref).With("sessionKey", display)
-	}
-	if msg := a.CanSeeAgent(agent, op); msg != "" {
-		return apperr.Forbiddenf("%s", msg).With("sessionKey", display)
-	}
-	return nil
+// Reaches reports whether the requester may see a session of agent that
+// spawnedBy spawned: sandbox visibility and the agent-to-agent policy
+// (format §6.2) — always for the operator.
+func (a *Access) Reaches(agent, spawnedBy string) bool {
+	return a.SeesSpawnedBy(spawnedBy) && a.CanSeeAgent(agent, policy.OpHistory) == ""
 }
 
-// NotFound is the error of a reference that names no session: for a
-// restricted requester "not visible" (it may not learn what exists).
+// CheckTarget is what Resolve checks on the session a reference found: a
+// session the requester may not see is answered exactly as one that does
+// not exist (NotFound, or NotFoundLabel when label is set), so no
+// reference tells a hidden session from a missing one. ref is the
+// reference as given. The operator sees every session.
+func (a *Access) CheckTarget(ref, label, agent, spawnedBy string) error {
+	if a.Reaches(agent, spawnedBy) {
+		return nil
+	}
+	if label != "" {
+		return a.NotFoundLabel(label)
+	}
+	return a.NotFound(ref)
+}
+
+// NotFound is the error of a reference that names no session the
+// requester may see: for a restricted requester "not visible" (OpenClaw's
+// own answer, whether the session exists or not), else not found.
 func (a *Access) NotFound(ref string) error {
 	if a.Req.Restrict {
 		return apperr.Forbiddenf("%s%s", policy.MsgNotVisible, ref)
 	}
 	return apperr.NotFoundf("No session found: %s", ref)
+}
+
+// NotFoundLabel is NotFound for a label lookup (format §6.3 step 3).
+func (a *Access) NotFoundLabel(label string) error {
+	if a.Req.Restrict {
+		return apperr.Forbiddenf("Session not visible from this sandboxed agent session.")
+	}
+	return apperr.NotFoundf("No session found with label: %s", label)
 }
 
 // CheckLabelAgent is what a label lookup in agent's sessions checks first

@@ -32,7 +32,8 @@ func TestAccess(t *testing.T) {
 		ops.CanSeeAgent("vault", policy.OpSend) != policy.MsgSendA2ADenied {
 		t.Fatal("ops: agent-to-agent allow list not applied")
 	}
-	if err := ops.CheckTarget("agent:vault:main", "agent:vault:main", "vault", "", policy.OpHistory); apperr.CodeOf(err) != apperr.CodeForbidden {
+	// a session of an agent it may not reach is one that does not exist
+	if err := ops.CheckTarget("agent:vault:main", "", "vault", ""); apperr.CodeOf(err) != apperr.CodeNotFound || err.Error() != ops.NotFound("agent:vault:main").Error() {
 		t.Fatalf("ops → vault: %v", err)
 	}
 	if err := ops.NotFound("x"); apperr.CodeOf(err) != apperr.CodeNotFound {
@@ -48,7 +49,7 @@ func TestAccess(t *testing.T) {
 	if grp.SeesSpawnedBy("") || grp.SeesSpawnedBy("agent:main:main") || !grp.SeesSpawnedBy("agent:main:telegram:group:42") {
 		t.Fatal("group requester: spawnedBy restriction")
 	}
-	if err := grp.CheckTarget("main", "agent:main:main", "main", "", policy.OpHistory); apperr.CodeOf(err) != apperr.CodeForbidden {
+	if err := grp.CheckTarget("main", "", "main", ""); apperr.CodeOf(err) != apperr.CodeForbidden || err.Error() != grp.NotFound("main").Error() {
 		t.Fatalf("sandboxed → main: %v", err)
 	}
 	if err := grp.NotFound("x"); apperr.CodeOf(err) != apperr.CodeForbidden {

@@ -55,7 +55,9 @@ func (s *State) ResolveRef(r Ref, op policy.Op) (*Target, error) {
 // may reach it: sandbox visibility first, then the agent-to-agent policy
 // (format §6.2). A key wins over a sessionId, a whole sessionId over a
 // prefix. Unknown → exit 4; an ambiguous sessionId or prefix → exit 1
-// listing the candidates.
+// listing the candidates. A session the requester may not see is unknown
+// to it: answered as a reference that names nothing, after the same reads
+// (a store of an agent it may not see is never opened for it).
 func (s *State) Resolve(ref string, op policy.Op) (*Target, error) {
 	raw := strings.TrimSpace(ref)
 	if raw == "" {
@@ -64,7 +66,7 @@ func (s *State) Resolve(ref string, op policy.Op) (*Target, error) {
 	var t *Target
 	var err error
 	if keys.LooksLikeSessionID(raw) || !keys.LooksLikeKey(raw) {
-		t, err = s.byKey(raw)
+		t, err = s.byKey(raw, true)
 		if err != nil {
 			return nil, err
 		}
@@ -81,23 +83,23 @@ func (s *State) Resolve(ref string, op policy.Op) (*Target, error) {
 			}
 		}
 	} else {
-		t, err = s.byKey(raw)
+		t, err = s.byKey(raw, true)
 		if err != nil {
 			return nil, err
 		}
 	}
 	if t == nil {
 		if s.Req.Restrict {
-			return nil, apperr.Forbiddenf("%s%s", policy.MsgNotVisible, raw)
+			return nil, s.NotFound(raw)
 		}
 		if n := hexDigits(raw); n > 0 && n < MinIDPrefix && n+strings.Count(raw, "-") == len(raw) {
 			if m, _ := s.idPrefixMatches(raw); len(m) > 0 {
 				return nil, apperr.NotFoundf("No session found: %s (a sessionId prefix needs at least %d hex digits)", raw, MinIDPrefix)
 			}
 		}
-		return nil, apperr.NotFoundf("No session found: %s", raw)
+		return nil, s.NotFound(raw)
 	}
-	if err := s.CheckTarget(raw, t.DisplayKey, t.Agent, t.Entry.SpawnedBy, op); err != nil {
+	if err := s.CheckTarget(raw, "", t.Agent, t.Entry.SpawnedBy); err != nil {
 		return nil, err
 	}
 	return t, nil
@@ -105,10 +107,12 @@ func (s *State) Resolve(ref string, op policy.Op) (*Target, error) {
 
 // Lookup finds the entry of a key without any visibility check (nil, nil
 // when there is none).
-func (s *State) Lookup(raw string) (*Target, error) { return s.byKey(raw) }
+func (s *State) Lookup(raw string) (*Target, error) { return s.byKey(raw, false) }
 
-// byKey looks a key up in the store of the agent it names.
-func (s *State) byKey(raw string) (*Target, error) {
+// byKey looks a key up in the store of the agent it names; with
+// reachable, nothing is found (and no store read) in an agent the
+// requester may not see.
+func (s *State) byKey(raw string, reachable bool) (*Target, error) {
 	cands := keys.Candidates(raw, s.Req.Agent, s.Default, config.NormalizeAgentID)
 	if len(cands) == 0 {
 		return nil, nil
@@ -116,6 +120,9 @@ func (s *State) byKey(raw string) (*Target, error) {
 	agent := keys.AgentOf(cands[0], s.Default, config.NormalizeAgentID)
 	if cands[0] == keys.Global || cands[0] == keys.Unknown {
 		agent = s.Req.Agent
+	}
+	if reachable && s.CanSeeAgent(agent, policy.OpHistory) != "" {
+		return nil, nil
 	}
 	st, err := s.Store(agent)
 	if err != nil {
@@ -129,10 +136,14 @@ func (s *State) byKey(raw string) (*Target, error) {
 	return nil, nil
 }
 
-// bySessionID searches every agent's store for a sessionId.
+// bySessionID searches the store of every agent the requester may see for
+// a sessionId; sessions it may not see are not candidates.
 func (s *State) bySessionID(id string) (*Target, error) {
 	var found []*Target
 	for _, agent := range s.AgentIDs() {
+		if s.CanSeeAgent(agent, policy.OpHistory) != "" {
+			continue
+		}
 		st, entries, err := s.Entries(agent)
 		if err != nil {
 			if apperr.CodeOf(err) == apperr.CodeState && s.Era(agent) == era.SQLite {
@@ -141,7 +152,7 @@ func (s *State) bySessionID(id string) (*Target, error) {
 			return nil, err
 		}
 		for _, e := range entries {
-			if strings.EqualFold(e.SessionID, id) {
+			if strings.EqualFold(e.SessionID, id) && s.Visible(e) {
 				found = append(found, &Target{Agent: agent, Store: st, Entry: e, Key: e.Key, DisplayKey: s.DisplayKey(e.Key), ViaID: true})
 			}
 		}
@@ -205,11 +216,15 @@ func (s *State) byIDPrefix(prefix string) (*Target, error) {
 }
 
 // idPrefixMatches lists the visible sessions whose sessionId starts with
-// prefix, ordered by key.
+// prefix, ordered by key (the stores of agents the requester may not see
+// are not read).
 func (s *State) idPrefixMatches(prefix string) ([]*Target, error) {
 	p := strings.ToLower(strings.TrimSpace(prefix))
 	var found []*Target
 	for _, agent := range s.AgentIDs() {
+		if s.CanSeeAgent(agent, policy.OpHistory) != "" {
+			continue
+		}
 		st, entries, err := s.Entries(agent)
 		if err != nil {
 			if apperr.CodeOf(err) == apperr.CodeState && s.Era(agent) == era.SQLite {
@@ -238,7 +253,9 @@ func candidates(ts []*Target) []map[string]string {
 
 // ResolveLabel finds the session with a label (format §6.3 step 3): in
 // agent's store when agent is given, else in every agent's store; then the
-// same visibility and agent-to-agent checks as Resolve (with op's messages).
+// same visibility and agent-to-agent checks as Resolve: a label only
+// sessions the requester may not see carry is answered as one no session
+// carries (their stores are not read).
 func (s *State) ResolveLabel(label, agent string, op policy.Op) (*Target, error) {
 	l := strings.TrimSpace(label)
 	switch {
@@ -257,6 +274,9 @@ func (s *State) ResolveLabel(label, agent string, op policy.Op) (*Target, error)
 	}
 	var found []*Target
 	for _, a := range agents {
+		if s.CanSeeAgent(a, op) != "" {
+			continue
+		}
 		st, entries, err := s.Entries(a)
 		if err != nil {
 			if len(agents) > 1 && s.Era(a) == era.SQLite {
@@ -272,10 +292,7 @@ func (s *State) ResolveLabel(label, agent string, op policy.Op) (*Target, error)
 	}
 	switch len(found) {
 	case 0:
-		if s.Req.Restrict {
-			return nil, apperr.Forbiddenf("Session not visible from this sandboxed agent session.")
-		}
-		return nil, apperr.NotFoundf("No session found with label: %s", l)
+		return nil, s.NotFoundLabel(l)
 	case 1:
 	default:
 		ks := make([]string, len(found))
@@ -284,11 +301,7 @@ func (s *State) ResolveLabel(label, agent string, op policy.Op) (*Target, error)
 		}
 		return nil, apperr.Errorf("Multiple sessions found with label: %s (%s)", l, strings.Join(ks, ", "))
 	}
-	t := found[0]
-	if msg := s.CanSeeAgent(t.Agent, op); msg != "" {
-		return nil, apperr.Forbiddenf("%s", msg).With("sessionKey", t.DisplayKey)
-	}
-	return t, nil
+	return found[0], nil
 }
 
 // SendPolicy evaluates the send policy for a target (format §7.1).

@@ -113,6 +113,9 @@ func Open(o Options) (*State, error) {
 		agent = config.NormalizeAgentID(o.Agent)
 	}
 	s.Access = NewAccess(cfg, o.As, agent, o.Sandboxed)
+	// a requester never reads a transcript with a second name: it may lie
+	// outside the state dir, where no path check sees it
+	s.Resolver.SingleLink = !s.Req.Operator()
 	if agent != "" {
 		s.AgentFlag = agent
 		if err := s.CheckAgent(s.AgentFlag); err != nil {

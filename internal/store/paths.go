@@ -2,6 +2,7 @@ package store
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -18,9 +19,12 @@ import (
 // resolving a few hundred rows costs a few hundred lstats and resolving
 // thousands costs one readdir of the sessions dir, not a stat per row.
 type Resolver struct {
-	stateDir  string
-	stateReal string
-	dirs      map[string]*dirInfo
+	// SingleLink refuses a transcript file with more than one name (set
+	// for a requester's reads: Transcript).
+	SingleLink bool
+	stateDir   string
+	stateReal  string
+	dirs       map[string]*dirInfo
 }
 
 // listLookups is how many lstats a directory gets before it is listed: a
@@ -160,14 +164,45 @@ type Transcript struct {
 // ErrOutside marks a transcript whose real path lies outside the state dir.
 var ErrOutside = errors.New("transcript outside the state dir")
 
+// ErrLinked marks a transcript file with more than one name (a hard link),
+// refused where the Resolver is SingleLink: its other name may lie outside
+// the state dir, where no path check can see it. It is also ErrOutside.
+var ErrLinked = fmt.Errorf("transcript with more than one link: %w", ErrOutside)
+
+// Linked reports how many names the file at real has when that is more
+// than one (0 otherwise, or when it cannot be told).
+func Linked(real string) uint64 {
+	fi, err := os.Stat(real)
+	if err != nil {
+		return 0
+	}
+	if n, ok := fsutil.Links(fi); ok && n > 1 {
+		return n
+	}
+	return 0
+}
+
 // Transcript resolves the transcript of e in st (CONTRACT §2): sessionFile
 // if it exists (and is inside), else <store dir>/<sessionId>.jsonl, else the
 // per-agent default <agentSessionsDir>/<sessionId>.jsonl. A sessionFile that
 // is missing or whose real path is outside falls back to <store dir>/<its
 // base name> when that exists; a transcript found only outside is ErrOutside
 // (exit 1), never opened. When nothing exists, the path a new transcript
-// would get is returned with Exists=false.
+// would get is returned with Exists=false. Where r is SingleLink (a
+// requester's reads), a transcript file with more than one name is refused
+// as one outside (ErrLinked, exit 1), never opened.
 func (r *Resolver) Transcript(st *Store, e *Entry, agentSessionsDir string) (Transcript, error) {
+	t, err := r.transcript(st, e, agentSessionsDir)
+	if err != nil || !r.SingleLink || !t.Exists {
+		return t, err
+	}
+	if n := Linked(t.Path); n > 0 {
+		return Transcript{}, apperr.Errorf("session %s: transcript %s has %d links (another name may lie outside the state dir); not opened", e.Key, t.Path, n).Wrap(ErrLinked)
+	}
+	return t, nil
+}
+
+func (r *Resolver) transcript(st *Store, e *Entry, agentSessionsDir string) (Transcript, error) {
 	id := e.SessionID
 	if err := ValidSessionID(id); err != nil {
 		return Transcript{}, apperr.Errorf("session %s: %v", e.Key, err)
