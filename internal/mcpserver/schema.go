@@ -86,7 +86,8 @@ var spawnOutput = obj(map[string]any{
 var searchOutput = obj(map[string]any{
 	"count":      typ("integer", "hits returned"),
 	"totalCount": typ("integer", "hits found before the limit"),
-	"hasMore":    typ("boolean", "hits were left out by the limit"),
+	"hasMore":    typ("boolean", "hits were left out by the limit, or the search stopped at its budget (partial)"),
+	"partial":    typ("boolean", "the search stopped at the work budget of a masked search: hits and totalCount are those found so far"),
 	"hits":       arrayOf(anyObject, "newest first: key, kind, agentId, label, sessionId, id, role, timestamp, snippet, match, source, archived, context"),
 }, "count", "totalCount", "hasMore", "hits")
 
