@@ -163,7 +163,7 @@ var compiledDefaults = sync.OnceValue(func() []redactPattern {
 		if err != nil {
 			panic(err)
 		}
-		p.mode, p.formAware, p.reject, p.need, p.chunkUnsafe = f.mode, f.formAware, f.reject, f.need, f.chunkUnsafe
+		p.mode, p.formAware, p.reject, p.need, p.chunkUnsafe, p.skip = f.mode, f.formAware, f.reject, f.need, f.chunkUnsafe, f.skip
 		p.leadingAnchor = strings.HasPrefix(f.src, "(^|")
 		all = append(all, p)
 	}
@@ -203,7 +203,7 @@ func mustCompileAll(srcs []string) []redactPattern {
 		// boundary before the token, or the Telegram tokens)
 		p.chunkUnsafe = strings.HasPrefix(s, identifierBoundary) || strings.HasPrefix(s, base64Boundary) || strings.Contains(s, `(\d{6,}:`)
 		if strings.HasPrefix(s, base64Boundary) {
-			p.reject = inBase64Data
+			p.reject, p.skip = inBase64Data, skipBase64
 		}
 		out[i] = p
 	}
@@ -251,6 +251,11 @@ type redactPattern struct {
 	// leadingAnchor: the pattern starts (^|…), so a search resumed
 	// mid-text must not take "^" there.
 	leadingAnchor bool
+	// skip: after a rejected match, where the next one that can pass
+	// starts (redact_linear.go); naiveRetry: always one character later
+	// instead, as before (the tests' reference).
+	skip       skipKind
+	naiveRetry bool
 }
 
 func compileRedactPattern(src string) (redactPattern, error) {
@@ -510,6 +515,7 @@ func (p redactPattern) findAll(s string) [][]int {
 		return p.re.FindAllStringSubmatchIndex(s, -1)
 	}
 	var out [][]int
+	var b64 base64Memo
 	for pos := 0; pos <= len(s); {
 		loc := p.re.FindStringSubmatchIndex(s[pos:])
 		if loc == nil {
@@ -524,9 +530,22 @@ func (p redactPattern) findAll(s string) [][]int {
 		searched(s, pos, loc)
 		// "^" only matches at the real start of the text.
 		atCut := pos > 0 && p.leadingAnchor && loc[0] == pos && loc[2] == loc[3]
-		if atCut || p.reject(s, loc) {
+		rejected := atCut
+		if !rejected {
+			if p.skip == skipBase64 && !p.naiveRetry {
+				rejected = b64.inData(s, loc[4])
+			} else {
+				rejected = p.reject(s, loc)
+			}
+		}
+		if rejected {
 			_, w := utf8.DecodeRuneInString(s[loc[0]:])
 			pos = loc[0] + max(w, 1)
+			if !atCut && !p.naiveRetry {
+				// past the matches that overlap this one and fail
+				// alike (redact_linear.go)
+				pos = max(pos, p.resume(s, loc))
+			}
 			continue
 		}
 		out = append(out, loc)
