@@ -8,6 +8,7 @@ import (
 	"regexp/syntax"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 )
 
@@ -162,7 +163,7 @@ var compiledDefaults = sync.OnceValue(func() []redactPattern {
 		if err != nil {
 			panic(err)
 		}
-		p.mode, p.formAware, p.reject, p.need, p.chunkUnsafe = f.mode, f.formAware, f.reject, f.need, f.chunkUnsafe
+		p.mode, p.formAware, p.reject, p.need, p.chunkUnsafe, p.skip = f.mode, f.formAware, f.reject, f.need, f.chunkUnsafe, f.skip
 		p.leadingAnchor = strings.HasPrefix(f.src, "(^|")
 		all = append(all, p)
 	}
@@ -202,7 +203,7 @@ func mustCompileAll(srcs []string) []redactPattern {
 		// boundary before the token, or the Telegram tokens)
 		p.chunkUnsafe = strings.HasPrefix(s, identifierBoundary) || strings.HasPrefix(s, base64Boundary) || strings.Contains(s, `(\d{6,}:`)
 		if strings.HasPrefix(s, base64Boundary) {
-			p.reject = inBase64Data
+			p.reject, p.skip = inBase64Data, skipBase64
 		}
 		out[i] = p
 	}
@@ -217,6 +218,7 @@ func inBase64Data(s string, loc []int) bool {
 	for i > 0 && isBase64DataChar(s[i-1]) {
 		i--
 	}
+	scanWork.Add(int64(loc[4] - i))
 	return strings.HasSuffix(s[:i], ";base64,")
 }
 
@@ -249,6 +251,11 @@ type redactPattern struct {
 	// leadingAnchor: the pattern starts (^|…), so a search resumed
 	// mid-text must not take "^" there.
 	leadingAnchor bool
+	// skip: after a rejected match, where the next one that can pass
+	// starts (redact_linear.go); naiveRetry: always one character later
+	// instead, as before (the tests' reference).
+	skip       skipKind
+	naiveRetry bool
 }
 
 func compileRedactPattern(src string) (redactPattern, error) {
@@ -319,6 +326,9 @@ type Redactor struct {
 	// the shared Redactors NewRedactor returns.
 	rec  func(masked string)
 	keep func(s string) bool
+	// as96: no edge pass (redact_edge.go), a long text masked chunk by
+	// chunk only, exactly as 9.6 does (the corpus comparison).
+	as96 bool
 }
 
 // redactors keeps the Redactor of each list of configured patterns: a
@@ -424,7 +434,7 @@ func (r *Redactor) Redact(text string) (string, bool) {
 				continue
 			}
 		}
-		if masked := replaceBounded(p, next); masked != next {
+		if masked := replaceBounded(p, next, !r.as96); masked != next {
 			next, fresh = masked, false
 		}
 	}
@@ -441,16 +451,35 @@ const (
 )
 
 // replaceBounded is replacePatternBounded: a text over chunkThreshold
-// characters is masked chunk by chunk (a secret across a chunk's edge is
-// then not found, and a chunk's start is a text's start), unless the
-// pattern is chunk-unsafe or the private key block.
-func replaceBounded(p redactPattern, s string) string {
+// characters is masked chunk by chunk (a chunk's start is a text's start),
+// unless the pattern is chunk-unsafe or the private key block. Beyond 9.6,
+// a match across a chunk's edge, which 9.6 never finds, is masked too
+// (edgeEdits).
+func replaceBounded(p redactPattern, s string, edges bool) string {
 	if p.chunkUnsafe || p.pem || len(s) <= chunkThreshold {
 		return replaceSecrets(p, s)
 	}
-	// the chunks' byte offsets: every chunkSize UTF-16 units (an astral
-	// character across an edge stays whole, in the chunk before)
-	var cuts []int
+	cuts, whole := chunkCuts(s)
+	if whole {
+		return replaceSecrets(p, s)
+	}
+	var edits []edit
+	start := 0
+	for _, c := range append(cuts, len(s)) {
+		chunk := s[start:c]
+		edits = p.appendEdits(edits, chunk, p.findAll(chunk), start)
+		start = c
+	}
+	if !edges {
+		return applyEdits(s, edits)
+	}
+	return applyEdits(s, mergeEdgeEdits(s, edits, edgeEdits(p, s, cuts)))
+}
+
+// chunkCuts are the byte offsets of s's chunk edges: every chunkSize
+// UTF-16 units (an astral character across an edge stays whole, in the
+// chunk before); whole when s is not over chunkThreshold units.
+func chunkCuts(s string) (cuts []int, whole bool) {
 	n, next := 0, chunkSize
 	for i, r := range s {
 		if n >= next {
@@ -463,16 +492,23 @@ func replaceBounded(p redactPattern, s string) string {
 			n++
 		}
 	}
-	if n <= chunkThreshold {
-		return replaceSecrets(p, s)
+	return cuts, n <= chunkThreshold
+}
+
+// scanWork counts the bytes the masking scans cover: each regular
+// expression search counts the bytes from where it starts to where its match
+// ends (to the text's end when there is none), each walk of a lookaround
+// check the bytes it steps over. Tests read it to check that masking is
+// linear in the text without a clock.
+var scanWork atomic.Int64
+
+// searched counts one search of s[pos:] that found loc (nil: none).
+func searched(s string, pos int, loc []int) {
+	if loc == nil {
+		scanWork.Add(int64(len(s) - pos))
+	} else {
+		scanWork.Add(int64(loc[1] - pos))
 	}
-	var b strings.Builder
-	start := 0
-	for _, c := range append(cuts, len(s)) {
-		b.WriteString(replaceSecrets(p, s[start:c]))
-		start = c
-	}
-	return b.String()
 }
 
 // findAll is every match of p in s, leftmost first, without overlaps; a
@@ -482,12 +518,15 @@ func (p redactPattern) findAll(s string) [][]int {
 		return p.findAllJS(s)
 	}
 	if p.reject == nil {
+		scanWork.Add(int64(len(s)))
 		return p.re.FindAllStringSubmatchIndex(s, -1)
 	}
 	var out [][]int
+	var b64 base64Memo
 	for pos := 0; pos <= len(s); {
 		loc := p.re.FindStringSubmatchIndex(s[pos:])
 		if loc == nil {
+			searched(s, pos, nil)
 			break
 		}
 		for i := range loc {
@@ -495,11 +534,25 @@ func (p redactPattern) findAll(s string) [][]int {
 				loc[i] += pos
 			}
 		}
+		searched(s, pos, loc)
 		// "^" only matches at the real start of the text.
 		atCut := pos > 0 && p.leadingAnchor && loc[0] == pos && loc[2] == loc[3]
-		if atCut || p.reject(s, loc) {
+		rejected := atCut
+		if !rejected {
+			if p.skip == skipBase64 && !p.naiveRetry {
+				rejected = b64.inData(s, loc[4])
+			} else {
+				rejected = p.reject(s, loc)
+			}
+		}
+		if rejected {
 			_, w := utf8.DecodeRuneInString(s[loc[0]:])
 			pos = loc[0] + max(w, 1)
+			if !atCut && !p.naiveRetry {
+				// past the matches that overlap this one and fail
+				// alike (redact_linear.go)
+				pos = max(pos, p.resume(s, loc))
+			}
 			continue
 		}
 		out = append(out, loc)
@@ -522,6 +575,7 @@ func (p redactPattern) findAllJS(s string) [][]int {
 	for pos := 0; pos <= len(s); {
 		loc := p.re.FindStringSubmatchIndex(s[pos:])
 		if loc == nil {
+			searched(s, pos, nil)
 			break
 		}
 		for i := range loc {
@@ -529,6 +583,7 @@ func (p redactPattern) findAllJS(s string) [][]int {
 				loc[i] += pos
 			}
 		}
+		searched(s, pos, loc)
 		out = append(out, loc)
 		pos = loc[1]
 		if loc[1] == loc[0] {
@@ -575,7 +630,18 @@ func replaceSecrets(p redactPattern, s string) string {
 	if locs == nil {
 		return s
 	}
-	var b strings.Builder
+	return applyEdits(s, p.appendEdits(nil, s, locs, 0))
+}
+
+// edit replaces s[start:end] with repl.
+type edit struct {
+	start, end int
+	repl       string
+}
+
+// appendEdits appends the replacements of the matches locs of p in s, at
+// s's offset off in the whole text.
+func (p redactPattern) appendEdits(edits []edit, s string, locs [][]int, off int) []edit {
 	cursor := 0
 	for _, loc := range locs {
 		start, end := loc[0], loc[1]
@@ -584,8 +650,7 @@ func replaceSecrets(p redactPattern, s string) string {
 			if start < cursor {
 				continue
 			}
-			b.WriteString(s[cursor:start])
-			b.WriteString(pemBlock(s[start:end]))
+			edits = append(edits, edit{off + start, off + end, pemBlock(s[start:end])})
 			cursor = end
 			continue
 		}
@@ -599,9 +664,23 @@ func replaceSecrets(p redactPattern, s string) string {
 		if !ok {
 			continue
 		}
-		b.WriteString(s[cursor:start])
-		b.WriteString(masked)
+		edits = append(edits, edit{off + start, off + end, masked})
 		cursor = end
+	}
+	return edits
+}
+
+// applyEdits is s with the edits (in order, not overlapping) made.
+func applyEdits(s string, edits []edit) string {
+	if len(edits) == 0 {
+		return s
+	}
+	var b strings.Builder
+	cursor := 0
+	for _, e := range edits {
+		b.WriteString(s[cursor:e.start])
+		b.WriteString(e.repl)
+		cursor = e.end
 	}
 	b.WriteString(s[cursor:])
 	return b.String()

@@ -84,6 +84,8 @@ type fieldSpec struct {
 	// need: a text is scanned only when, lower-cased, it holds one string
 	// of each list (where the literals RE2's parse yields are too weak).
 	need [][]string
+	// skip: how the search goes on after a rejected match (redact_linear.go).
+	skip skipKind
 }
 
 // assignment: every assignment pattern holds one of them.
@@ -140,7 +142,7 @@ var fieldSpecs = []fieldSpec{
 	{chunkUnsafe: true, src: authLegacyStart + `Basic` + authRequiredWS + `(` + authCredential + `)`},
 	{chunkUnsafe: true, src: authLegacyStart + `Bot` + authRequiredWS + `(` + authCredential + `)`},
 	{chunkUnsafe: true, src: authBoundary + `Proxy-Authorization` + authQuote + `[ \t]*[:=]` + authOptionalWS + authQuote + authScheme + authRequiredWS + `(` + authCredential + `)`},
-	{chunkUnsafe: true, src: authBoundary + `Proxy-Authorization` + authQuote + `[ \t]*[:=]` + authOptionalWS + authQuote + `(` + authCredential + `)[ \t]*`, reject: func(s string, loc []int) bool {
+	{chunkUnsafe: true, skip: skipAuthValue, src: authBoundary + `Proxy-Authorization` + authQuote + `[ \t]*[:=]` + authOptionalWS + authQuote + `(` + authCredential + `)[ \t]*`, reject: func(s string, loc []int) bool {
 		return !authValueEndRE.MatchString(afterValue(s, loc))
 	}},
 	{chunkUnsafe: true, src: authBoundary + `Authorization` + authQuote + `[ \t]*[:=]` + authOptionalWS + authQuote + `(` + authScheme + `)` + authRequiredWS + `(` + authCredential + `)`, reject: func(s string, loc []int) bool {
@@ -150,7 +152,7 @@ var fieldSpecs = []fieldSpec{
 		quoteInScheme := i > 0 && s[i-1] == '\'' && (i < 2 || s[i-2] != '\\')
 		return isBasicScheme(s, i) && !quoteInScheme
 	}},
-	{chunkUnsafe: true, src: authBoundary + `Authorization` + authQuote + `[ \t]*[:=]` + authOptionalWS + authQuote + `(` + authCredential + `)[ \t]*`, reject: func(s string, loc []int) bool {
+	{chunkUnsafe: true, skip: skipAuthValue, src: authBoundary + `Authorization` + authQuote + `[ \t]*[:=]` + authOptionalWS + authQuote + `(` + authCredential + `)[ \t]*`, reject: func(s string, loc []int) bool {
 		return isBasicScheme(s, loc[4]) || !authValueEndRE.MatchString(afterValue(s, loc))
 	}},
 	{chunkUnsafe: true, src: logBoundary + `(?:` + credHeaderKeys + `)` + authQuote + `[ \t]*:` + authOptionalWS + authQuote + `([^\s\\"',;]+)`},
@@ -160,7 +162,7 @@ var fieldSpecs = []fieldSpec{
 	{chunkUnsafe: true, src: `\bBearer\s+([-A-Za-z0-9._~+/=]{18,})`},
 	{src: `\b(?:https?|wss?|ftp):\/\/[^\/\s:@]*:([^\/\s@]+)@`},
 	{src: `\b(?:postgres(?:ql)?|mysql|mongodb(?:\+srv)?|rediss?|amqps?):\/\/[^:\s/@]*:([^@\s]+)@`},
-	{src: `(^|[\s,;])(?:` + formFirstKeys + `)=([^&\s]+)`, need: [][]string{secretWords, {"&"}, {"="}}, reject: func(s string, loc []int) bool {
+	{src: `(^|[\s,;])(?:` + formFirstKeys + `)=([^&\s]+)`, need: [][]string{secretWords, {"&"}, {"="}}, skip: skipFormValue, reject: func(s string, loc []int) bool {
 		return !formNextPairRE.MatchString(s[loc[1]:])
 	}},
 	{src: `(^|[\s,;({\["])(?:` + standaloneKeys + `)=` + quoted("\"'`", `\r\n`), mode: maskShellRef, need: [][]string{secretWords, assignment}},
