@@ -30,14 +30,7 @@ import (
 	"time"
 )
 
-// leafGate keeps the test out of the ordinary run until the agent
-// boundary it checks is in place.
-const leafGate = "SESSIONS_LEAF_PLANTER"
-
 func TestAdversarialLeafPlanter(t *testing.T) {
-	if os.Getenv(leafGate) != "1" {
-		t.Skip("skipping: the leaf planter still finds the leaks of issue 34; run with " + leafGate + "=1")
-	}
 	eras := []struct {
 		name, fixture, mainTranscript string
 		plant                         func(*planter, *testing.T, string)
