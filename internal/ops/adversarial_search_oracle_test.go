@@ -238,3 +238,35 @@ func TestAdversarialSearchMaskBudget(t *testing.T) {
 		})
 	}
 }
+
+// An agent's search reads no line longer than SearchMaskMaxLine: masking
+// one line is work no budget can cut short, so a line of hostile text
+// could hold a core for minutes. The operator still finds it.
+func TestAdversarialSearchLongLine(t *testing.T) {
+	const needle = "zqxlongline17"
+	for _, as := range []string{"agent:main:main", ""} {
+		o, dir := fixtureOps(t, "state-2026.1.30", nil, Config{As: as})
+		p := filepath.Join(dir, "agents/main/sessions/c040fd20-0a1c-4ce0-924c-6e695a32eecb.jsonl")
+		text := strings.Repeat("lorem ipsum ", (SearchMaskMaxLine/12)+1) + needle
+		line, err := json.Marshal(map[string]any{"type": "message", "id": "longline1", "timestamp": "2026-11-20T10:00:00.000Z",
+			"message": map[string]any{"role": "user", "content": []any{map[string]any{"type": "text", "text": text}}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.Write(append(line, '\n')); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+		res, err := o.Search(context.Background(), SearchQuery{Pattern: SearchPattern{Pattern: needle}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := as == ""; (res.TotalCount == 1) != want {
+			t.Errorf("as %q: %d hits for a line of %d bytes (the agent's limit %d)", as, res.TotalCount, len(line), SearchMaskMaxLine)
+		}
+	}
+}

@@ -111,6 +111,16 @@ const SearchFromOrphan = "orphan"
 // are read again from the sources that hold a hit, at most once each.
 const SearchMaskBudget = 256 << 20
 
+// SearchMaskMaxLine is the longest line (or event) a masked search reads:
+// 1 MiB, where the operator's reads 16 MiB (search.DefaultMaxLine). One
+// line is masked whole before it is matched, and masking it is the one
+// piece of work the budget cannot cut short: a line of hostile text
+// (thousands of `Authorization:` headers) costs up to ~14 µs a byte, so
+// a 15 MB line would cost minutes of one core, 1 MiB some seconds at
+// worst and ~0.1 s as transcripts are. A longer line is skipped with the
+// scan's warning, whatever the query: its length alone decides.
+const SearchMaskMaxLine = 1 << 20
+
 // searchMaskBudget is SearchMaskBudget; tests lower it.
 var searchMaskBudget int64 = SearchMaskBudget
 
@@ -159,6 +169,7 @@ func (o *Ops) search(ctx context.Context, q SearchQuery) (*SearchResult, error) 
 		// tell a masked secret from another string.
 		so.Mask = r
 		so.Budget = searchMaskBudget
+		so.MaxLine = SearchMaskMaxLine
 	}
 	if q.Role != "" {
 		so.Roles = []string{q.Role}
