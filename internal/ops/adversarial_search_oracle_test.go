@@ -270,3 +270,43 @@ func TestAdversarialSearchLongLine(t *testing.T) {
 		}
 	}
 }
+
+// A message over MaskMaxMessage reaches an agent as 9.6's placeholder for
+// a message too large, unmasked and unread, in every form of history; the
+// operator reads it as stored.
+func TestAdversarialHistoryLargeMessage(t *testing.T) {
+	const needle = "zqxlargemessage17"
+	for _, as := range []string{"agent:main:main", ""} {
+		for _, raw := range []bool{false, true} {
+			o, dir := fixtureOps(t, "state-2026.1.30", nil, Config{As: as})
+			p := filepath.Join(dir, "agents/main/sessions/c040fd20-0a1c-4ce0-924c-6e695a32eecb.jsonl")
+			text := strings.Repeat("lorem ipsum ", (MaskMaxMessage/12)+1) + needle
+			line, err := json.Marshal(map[string]any{"type": "message", "id": "largemsg1", "parentId": nil, "timestamp": "2026-11-20T10:00:00.000Z",
+				"message": map[string]any{"role": "user", "content": []any{map[string]any{"type": "text", "text": text}}, "timestamp": 1795600000000}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			f, err := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := f.Write(append(line, '\n')); err != nil {
+				t.Fatal(err)
+			}
+			f.Close()
+			sess, res, err := o.OpenHistory(context.Background(), "agent:main:main", "", HistoryQuery{Limit: 5, Raw: raw})
+			if err != nil {
+				t.Fatal(err)
+			}
+			sess.Close()
+			last := string(res.Messages[len(res.Messages)-1])
+			omitted := strings.Contains(last, "[sessions_history omitted: message too large]")
+			if as != "" && (!omitted || strings.Contains(last, "lorem")) {
+				t.Errorf("agent, raw %v: the large message went out: %.200s", raw, last)
+			}
+			if as == "" && omitted {
+				t.Errorf("operator, raw %v: the large message was left out", raw)
+			}
+		}
+	}
+}

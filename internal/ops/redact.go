@@ -61,10 +61,22 @@ func deliver[T any](o *Ops, v T, err error) (T, error) {
 	return out, m.Err(err)
 }
 
+// MaskMaxMessage is the largest message (or transcript line) masked for
+// a requester: 1 MiB of JSON. Masking one message is work nothing can cut
+// short once begun, and a message of hostile text (thousands of
+// `Authorization:` headers) costs up to ~14 µs a byte to mask: a 15 MB
+// tool result would hold a core for minutes on every page that holds it,
+// 1 MiB some seconds at worst (~0.1 s as transcripts are). A larger
+// message reaches an agent as 9.6's placeholder for a message too large
+// ("[sessions_history omitted: message too large]"), and a masked search
+// reads no longer line (SearchMaskMaxLine): its size alone decides.
+const MaskMaxMessage = 1 << 20
+
 // redactMessages masks msgs in place when text is masked and says whether
 // any was: every string of each message (sanitize.MaskMessage), tool
 // arguments, details and errorMessage included — beyond 9.6, which masks
-// only the texts.
+// only the texts. A message over MaskMaxMessage is replaced by 9.6's
+// placeholder, unread.
 func (o *Ops) redactMessages(msgs []json.RawMessage) bool {
 	r := o.redactorFor()
 	if r == nil {
@@ -72,6 +84,10 @@ func (o *Ops) redactMessages(msgs []json.RawMessage) bool {
 	}
 	masked := false
 	for i, m := range msgs {
+		if len(m) > MaskMaxMessage {
+			msgs[i], masked = sanitize.Omitted(m), true
+			continue
+		}
 		if out, ok := r.MaskMessage(m); ok {
 			msgs[i], masked = out, true
 		}

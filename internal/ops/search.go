@@ -119,7 +119,7 @@ const SearchMaskBudget = 256 << 20
 // a 15 MB line would cost minutes of one core, 1 MiB some seconds at
 // worst and ~0.1 s as transcripts are. A longer line is skipped with the
 // scan's warning, whatever the query: its length alone decides.
-const SearchMaskMaxLine = 1 << 20
+const SearchMaskMaxLine = MaskMaxMessage
 
 // searchMaskBudget is SearchMaskBudget; tests lower it.
 var searchMaskBudget int64 = SearchMaskBudget

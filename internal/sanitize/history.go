@@ -129,6 +129,11 @@ func historyPage(msgs []json.RawMessage, capBytes int) Page {
 	return Page{Messages: prepared[start:], First: index[start], Dropped: start, Bytes: total, ContentTruncated: contentTruncated}
 }
 
+// Omitted is the placeholder 9.6's sessions_history hands out for a
+// message too large to show ("[sessions_history omitted: message too
+// large]", with the message's seq and id).
+func Omitted(src json.RawMessage) json.RawMessage { return omittedPlaceholder(src) }
+
 // omittedPlaceholder is buildSessionsHistoryOmittedPlaceholder.
 func omittedPlaceholder(src json.RawMessage) json.RawMessage {
 	var meta struct {
