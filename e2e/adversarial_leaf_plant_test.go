@@ -166,7 +166,7 @@ func (p *planter) walk(v any, where, field, name string, keep map[string]bool) a
 
 // decodeJSON decodes keeping numbers as written (json.Number), so that a
 // planted document differs from the original in its strings only.
-func decodeJSON(data []byte, v any) error {
+func leafDecodeJSON(data []byte, v any) error {
 	d := json.NewDecoder(bytes.NewReader(data))
 	d.UseNumber()
 	return d.Decode(v)
@@ -177,7 +177,7 @@ func decodeJSON(data []byte, v any) error {
 // secret split across two text blocks appended to its content.
 func (p *planter) plantEvent(line []byte, where string) ([]byte, error) {
 	var ev map[string]any
-	if err := decodeJSON(line, &ev); err != nil {
+	if err := leafDecodeJSON(line, &ev); err != nil {
 		return nil, err
 	}
 	p.walk(ev, where, "", "", nil)
@@ -200,7 +200,7 @@ func (p *planter) plantJSONFile(t *testing.T, path, where string, keep map[strin
 	data, err := os.ReadFile(path)
 	must(t, err)
 	var doc any
-	must(t, decodeJSON(data, &doc))
+	must(t, leafDecodeJSON(data, &doc))
 	if m, ok := doc.(map[string]any); ok && strings.HasSuffix(path, "sessions.json") {
 		// one document per entry, so that a leak names its session
 		for k, e := range m {
@@ -247,7 +247,7 @@ func (p *planter) plantConfig(t *testing.T, state, era string) {
 	data, err := os.ReadFile(path)
 	must(t, err)
 	var cfg map[string]any
-	must(t, decodeJSON(data, &cfg))
+	must(t, leafDecodeJSON(data, &cfg))
 	p.walk(cfg, era+" openclaw.json", "", "", configKeep)
 	cfg["tools"] = map[string]any{"agentToAgent": map[string]any{"enabled": true, "allow": []any{"*"}}}
 	out, err := json.MarshalIndent(cfg, "", "  ")
@@ -351,7 +351,7 @@ func (p *planter) plantSQLiteEra(t *testing.T, state string) {
 		rows.Close()
 		for _, e := range entries {
 			var entry any
-			must(t, decodeJSON(e.data, &entry))
+			must(t, leafDecodeJSON(e.data, &entry))
 			entry = p.walk(entry, where+"session_nodes["+e.key+"].entry_json", "", "", nil)
 			b, err := json.Marshal(entry)
 			must(t, err)

@@ -582,7 +582,7 @@ func leafWatch(t *testing.T, root, fixture, planted, transcript string, leaks *l
 	wroot := filepath.Join(root, "watch")
 	must(t, os.MkdirAll(wroot, 0o755))
 	wstate := relState(t, wroot, fixture)
-	must(t, os.WriteFile(filepath.Join(wstate, "openclaw.json"), mustRead(t, filepath.Join(planted, "openclaw.json")), 0o600))
+	must(t, os.WriteFile(filepath.Join(wstate, "openclaw.json"), leafRead(t, filepath.Join(planted, "openclaw.json")), 0o600))
 	env := relEnv(wroot, "OPENCLAW_STATE_DIR="+wstate)
 	type watcher struct {
 		cmd           *exec.Cmd
@@ -622,10 +622,10 @@ func leafWatch(t *testing.T, root, fixture, planted, transcript string, leaks *l
 	for _, agent := range []string{"main", "ops"} {
 		rel := filepath.Join("agents", agent, "sessions", "sessions.json")
 		tmp := filepath.Join(wstate, rel+".tmp")
-		must(t, os.WriteFile(tmp, mustRead(t, filepath.Join(planted, rel)), 0o600))
+		must(t, os.WriteFile(tmp, leafRead(t, filepath.Join(planted, rel)), 0o600))
 		must(t, os.Rename(tmp, filepath.Join(wstate, rel)))
 	}
-	lines := strings.Split(strings.TrimRight(string(mustRead(t, filepath.Join(planted, transcript))), "\n"), "\n")
+	lines := strings.Split(strings.TrimRight(string(leafRead(t, filepath.Join(planted, transcript))), "\n"), "\n")
 	f, err := os.OpenFile(filepath.Join(wstate, transcript), os.O_APPEND|os.O_WRONLY, 0)
 	must(t, err)
 	_, err = f.WriteString(strings.Join(lines[len(lines)-4:], "\n") + "\n")
@@ -654,7 +654,7 @@ func leafWatch(t *testing.T, root, fixture, planted, transcript string, leaks *l
 	}
 }
 
-func mustRead(t *testing.T, path string) []byte {
+func leafRead(t *testing.T, path string) []byte {
 	t.Helper()
 	b, err := os.ReadFile(path)
 	must(t, err)
