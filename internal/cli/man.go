@@ -32,6 +32,11 @@ func ManRoot() *cobra.Command {
 	f.Log = newLogger(f)
 	root := NewRoot(f)
 	root.DisableAutoGenTag = true
+	for _, c := range root.Commands() {
+		if c.Annotations["helpTopic"] == "true" {
+			c.Long = topics.Long(c.Name())
+		}
+	}
 	escapeMarkdown(root)
 	root.Long += "\n\n# EXIT STATUS\n\n" + preformatted(topics.ExitCodes) +
 		"\n\n# ENVIRONMENT\n\n" + preformatted(topics.Environment())
