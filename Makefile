@@ -121,7 +121,7 @@ interop:
 # and spawn's; writes docs/PERFORMANCE.md figures to stdout. Each skips with one
 # line (exit 0) when the peer is unavailable (scripts/bench_lib.sh).
 BENCH_ENV = PEER="$(PEER)" BIN="$(abspath $(BIN))"
-.PHONY: bench-send bench-spawn bench-sqlite bench-sqlite-send bench-usage bench-search bench-gateway bench-mcp
+.PHONY: bench-start bench-send bench-spawn bench-sqlite bench-sqlite-send bench-usage bench-search bench-gateway bench-mcp
 bench: build
 	$(BENCH_ENV) bash scripts/bench.sh
 	$(BENCH_ENV) bash scripts/bench_send.sh
@@ -156,6 +156,13 @@ bench-search: build
 
 bench-gateway: build
 	$(BENCH_ENV) bash scripts/bench_gateway.sh
+
+# What a process call costs, a base revision (BASE, default main) and the tree side by side: an empty Go
+# program, version, list --json on the demo state and the 10k stores of both eras (no peer needed but for
+# synth-store; skips with one line without hyperfine).
+BASE ?= main
+bench-start:
+	PEER="$(PEER)" bash scripts/bench_start.sh $(BASE)
 
 # sessions mcp beside list --json on the 10k stores of both eras: warm call, 16 callers, ready, peak RSS (no peer needed).
 bench-mcp:

@@ -16,7 +16,7 @@ import (
 // tests, peertest.BuildSessions): no other package's tests build it but
 // as the detached runner (testutil.SessionsBinary); TestTestLayout in
 // internal/cli checks it.
-func buildBinary(t *testing.T, flags ...string) string {
+func buildBinary(t testing.TB, flags ...string) string {
 	t.Helper()
 	goBin, err := exec.LookPath("go")
 	if err != nil {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"regexp"
 	"strings"
 	"time"
 
@@ -14,6 +13,7 @@ import (
 	"github.com/openclaw/sessions/internal/era"
 	"github.com/openclaw/sessions/internal/gateway"
 	"github.com/openclaw/sessions/internal/keys"
+	"github.com/openclaw/sessions/internal/lazyre"
 	"github.com/openclaw/sessions/internal/policy"
 	"github.com/openclaw/sessions/internal/sessionwrite"
 	"github.com/openclaw/sessions/internal/state"
@@ -230,7 +230,7 @@ func (g *Gateway) WriteSession(ctx context.Context, q WriteQuery) (*WriteSession
 }
 
 // hexPrefix is what a write takes for a sessionId prefix over a gateway.
-var hexPrefix = regexp.MustCompile(`^[0-9a-fA-F-]{8,}$`)
+var hexPrefix = lazyre.New(`^[0-9a-fA-F-]{8,}$`)
 
 // writeRow is the row ref names over the gateway (of agent, when given;
 // no global row): the first row whose key is ref or the requester's

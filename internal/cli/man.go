@@ -2,7 +2,6 @@ package cli
 
 import (
 	"io"
-	"os"
 	"strings"
 	"time"
 
@@ -11,22 +10,16 @@ import (
 	"github.com/openclaw/sessions/internal/config"
 	"github.com/openclaw/sessions/internal/iostreams"
 	"github.com/spf13/cobra"
-	"github.com/spf13/cobra/doc"
 	"github.com/spf13/pflag"
 )
 
-// ManDate is the date on every man page: fixed, so that `make man` gives
-// the same bytes every time (the pages document the command tree, which
-// the VCS already dates).
-var ManDate = time.Date(2026, time.January, 30, 0, 0, 0, 0, time.UTC)
-
-// GenMan writes a man page per command into dir (sessions.1,
-// sessions-history.1, …). sessions(1) carries the help topics as its EXIT
-// STATUS and ENVIRONMENT sections.
-func GenMan(dir string) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
+// ManRoot is the command tree as the man pages document it (cmd/gen-man,
+// `make man`, renders it with cobra/doc): help texts escaped for the
+// Markdown renderer, no auto-generated tag, and sessions(1) carrying the
+// help topics as its EXIT STATUS and ENVIRONMENT sections. The renderer is
+// not linked here, so that sessions itself does not pay for its
+// initialisers at every start (docs/PERFORMANCE.md, "Start-up").
+func ManRoot() *cobra.Command {
 	ios, _, _, _ := iostreams.Test()
 	ios.Out, ios.ErrOut = io.Discard, io.Discard
 	f := &cmdutil.Factory{
@@ -39,17 +32,15 @@ func GenMan(dir string) error {
 	f.Log = newLogger(f)
 	root := NewRoot(f)
 	root.DisableAutoGenTag = true
+	for _, c := range root.Commands() {
+		if c.Annotations["helpTopic"] == "true" {
+			c.Long = topics.Long(c.Name())
+		}
+	}
 	escapeMarkdown(root)
 	root.Long += "\n\n# EXIT STATUS\n\n" + preformatted(topics.ExitCodes) +
 		"\n\n# ENVIRONMENT\n\n" + preformatted(topics.Environment())
-	header := &doc.GenManHeader{
-		Title:   "SESSIONS",
-		Section: "1",
-		Date:    &ManDate,
-		Source:  "sessions",
-		Manual:  "sessions manual",
-	}
-	return doc.GenManTree(root, header, dir)
+	return root
 }
 
 // escapeMarkdown protects "<word>" placeholders in help texts and flag

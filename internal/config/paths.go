@@ -3,10 +3,10 @@ package config
 import (
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	"github.com/openclaw/sessions/internal/apperr"
+	"github.com/openclaw/sessions/internal/lazyre"
 )
 
 // Directory and file names (format §1.1, §1.2).
@@ -90,7 +90,7 @@ func ProfileStateDir(profile string, env Env) string {
 	return filepath.Join(env.home(), StateDirName+"-"+prof)
 }
 
-var profileNameRE = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
+var profileNameRE = lazyre.New(`^[A-Za-z0-9_-]+$`)
 
 // ValidateProfile checks a --profile value the way the OpenClaw CLI does
 // (letters, digits, "_" and "-" only) and returns a usage error otherwise.

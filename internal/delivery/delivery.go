@@ -13,12 +13,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"time"
 
 	"github.com/openclaw/sessions/internal/fsutil"
 	"github.com/openclaw/sessions/internal/jsonx"
+	"github.com/openclaw/sessions/internal/lazyre"
 	"github.com/openclaw/sessions/internal/lock"
 	"github.com/openclaw/sessions/internal/proc"
 )
@@ -52,7 +52,7 @@ var knownChannels = map[string]bool{
 	"zalo": true, "zalouser": true, "mattermost": true, "line": true, "nostr": true, "webchat": true,
 }
 
-var threadSuffix = regexp.MustCompile(`:(topic|thread):(\d+)$`)
+var threadSuffix = lazyre.New(`:(topic|thread):(\d+)$`)
 
 // FromKey derives a target from a group/channel session key
 // (`[agent:<a>:]<channel>:group|channel:<id>[:topic:<n>]`), or nil.

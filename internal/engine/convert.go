@@ -4,9 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/openclaw/sessions/internal/lazyre"
 )
 
 // This file turns pi-format history (format §4.3) into a provider-neutral
@@ -269,7 +270,7 @@ func bashExecutionText(m piMessage) string {
 }
 
 // toolNameRE is what both OpenAI and Anthropic accept as a function name.
-var toolNameRE = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
+var toolNameRE = lazyre.New(`^[a-zA-Z0-9_-]{1,64}$`)
 
 // idMapper gives every tool call a provider-safe id, unique in the request.
 type idMapper struct {

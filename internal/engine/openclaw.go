@@ -9,13 +9,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/openclaw/sessions/internal/config"
 	"github.com/openclaw/sessions/internal/fsutil"
+	"github.com/openclaw/sessions/internal/lazyre"
 )
 
 // APIOpenClaw is the "api" a turn of the openclaw engine is recorded with in
@@ -93,7 +93,7 @@ func unwrapExecErr(err error) error {
 	return err
 }
 
-var versionRE = regexp.MustCompile(`\b(20\d\d)\.(\d+)\.(\d+)\b`)
+var versionRE = lazyre.New(`\b(20\d\d)\.(\d+)\.(\d+)\b`)
 
 // ParseVersion finds "YYYY.M.D" in s (`openclaw --version` output).
 func ParseVersion(s string) (string, bool) {

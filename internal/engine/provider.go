@@ -12,6 +12,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 	"unicode/utf8"
@@ -81,10 +82,14 @@ func (e *Provider) client() *http.Client {
 	if e.Client != nil {
 		return e.Client
 	}
-	return defaultClient
+	return defaultClient()
 }
 
-var defaultClient = &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
+// defaultClient is made on first use (by a provider turn, not by every
+// process at start).
+var defaultClient = sync.OnceValue(func() *http.Client {
+	return &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
+})
 
 // resolve finds the provider and model of req in the config.
 func (e *Provider) resolve(req Request) (*target, error) {

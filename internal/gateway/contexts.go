@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -15,6 +14,7 @@ import (
 	"github.com/gofrs/flock"
 	"github.com/openclaw/sessions/internal/apperr"
 	"github.com/openclaw/sessions/internal/fsutil"
+	"github.com/openclaw/sessions/internal/lazyre"
 )
 
 // ContextsFile is the name of the contexts file under UserDir.
@@ -41,7 +41,7 @@ type Contexts struct {
 	Contexts []Context `json:"contexts"`
 }
 
-var contextName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+var contextName = lazyre.New(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
 
 // ValidateContextName checks a context name: letters, digits, ".", "_",
 // "-", at most 64, not "all".
@@ -55,7 +55,7 @@ func ValidateContextName(name string) error {
 	return nil
 }
 
-var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+var envName = lazyre.New(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 // LoadContexts reads the contexts file; a missing file is an empty set.
 func LoadContexts(path string) (*Contexts, error) {

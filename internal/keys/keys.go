@@ -3,8 +3,9 @@
 package keys
 
 import (
-	"regexp"
 	"strings"
+
+	"github.com/openclaw/sessions/internal/lazyre"
 )
 
 // Reserved keys that are never listed (format §2.1).
@@ -168,7 +169,7 @@ func Channel(kind, key, entryChannel, lastChannel, dcChannel string) string {
 	return "unknown"
 }
 
-var sessionIDRe = regexp.MustCompile(`^(?i)[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
+var sessionIDRe = lazyre.New(`^(?i)[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
 
 // LooksLikeSessionID matches a UUID (format §5.2).
 func LooksLikeSessionID(v string) bool { return sessionIDRe.MatchString(strings.TrimSpace(v)) }

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -42,7 +43,8 @@ const (
 // defaultResourcePage is how many resources one resources/list page holds.
 const defaultResourcePage = 100
 
-var transcriptTemplate = uritemplate.MustNew(resourceTemplate)
+// transcriptTemplate is parsed on first use (by the MCP server only).
+var transcriptTemplate = sync.OnceValue(func() *uritemplate.Template { return uritemplate.MustNew(resourceTemplate) })
 
 // addResources registers the transcript template: it is what a client
 // builds a URI from (and what makes the server announce resources); the
@@ -74,7 +76,7 @@ func transcriptURI(agent, key, context, before string, limit int) string {
 	if limit > 0 {
 		v.Set("limit", uritemplate.String(strconv.Itoa(limit)))
 	}
-	u, err := transcriptTemplate.Expand(v)
+	u, err := transcriptTemplate().Expand(v)
 	if err != nil {
 		panic(fmt.Sprintf("expanding %s: %v", resourceTemplate, err))
 	}

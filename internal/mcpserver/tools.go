@@ -85,7 +85,7 @@ func listTool(s *Server) tool[listIn] {
 			bounds(in, "messageLimit", 0, -1)
 			enum(in, "kinds", keys.Kinds...)
 		},
-		output: listOutput,
+		output: listOutput(),
 		run: func(ctx context.Context, _ *mcp.CallToolRequest, in listIn) (any, error) {
 			kinds, err := checkKinds(in.Kinds)
 			if err != nil {
@@ -121,7 +121,7 @@ func historyTool(s *Server) tool[historyIn] {
 		input: func(in *jsonschema.Schema) {
 			bounds(in, "limit", 1, ops.HistoryMaxLimit)
 		},
-		output: historyOutput,
+		output: historyOutput(),
 		run: func(ctx context.Context, _ *mcp.CallToolRequest, in historyIn) (any, error) {
 			if err := target(in.SessionKey, in.Label); err != nil {
 				return nil, err
@@ -168,7 +168,7 @@ func searchTool(s *Server) tool[searchIn] {
 			bounds(in, "context", 0, 100)
 			enum(in, "kinds", keys.Kinds...)
 		},
-		output: searchOutput,
+		output: searchOutput(),
 		run: func(ctx context.Context, _ *mcp.CallToolRequest, in searchIn) (any, error) {
 			kinds, err := checkKinds(in.Kinds)
 			if err != nil {
@@ -222,7 +222,7 @@ func showTool(s *Server) tool[showIn] {
 		desc: "Everything about one session, named by sessionKey or label: its entry as stored, kind, channel, " +
 			"model, tokens, transcript (messages, first and last message time), lineage (spawnedBy, children), " +
 			"whether a run is busy on it, and its runs.",
-		output: showOutput,
+		output: showOutput(),
 		run: func(ctx context.Context, _ *mcp.CallToolRequest, in showIn) (any, error) {
 			if err := target(in.SessionKey, in.Label); err != nil {
 				return nil, err
@@ -253,7 +253,7 @@ func usageTool(s *Server) tool[usageIn] {
 		desc: "Sum the tokens and cost OpenClaw recorded on assistant messages, rolled up by day, week, month, model, " +
 			"provider, agent, session, kind, channel or cron; totals over all rows.",
 		input:  func(in *jsonschema.Schema) { enum(in, "by", ops.UsageDimensions...) },
-		output: usageOutput,
+		output: usageOutput(),
 		run: func(ctx context.Context, _ *mcp.CallToolRequest, in usageIn) (any, error) {
 			by, err := ops.ParseUsageBy(in.By)
 			if err != nil {
@@ -284,7 +284,7 @@ func waitTool(s *Server) tool[waitIn] {
 			prop(in, "runId").MinLength = intPtr(1)
 			bounds(in, "timeoutSeconds", 1, -1)
 		},
-		output: runOutput,
+		output: runOutput(),
 		run: func(ctx context.Context, req *mcp.CallToolRequest, in waitIn) (any, error) {
 			return s.ops("").Wait(ctx, ops.WaitRequest{RunID: in.RunID,
 				Timeout: time.Duration(intOr(in.TimeoutSeconds, defaultWaitTimeout)) * time.Second, OnWait: progress(ctx, req)})
@@ -299,7 +299,7 @@ func doctorTool(s *Server) tool[doctorIn] {
 		name: "sessions_doctor", title: "Check the state dir",
 		desc: "Check this host's OpenClaw state dir (stores, transcripts, locks, SQLite stores, runs) and report the " +
 			"findings, each with the command that repairs it. Nothing is repaired here. Only the host operator may.",
-		output: doctorOutput,
+		output: doctorOutput(),
 		run: func(ctx context.Context, _ *mcp.CallToolRequest, _ doctorIn) (any, error) {
 			return s.ops("").Doctor(ctx, ops.DoctorRequest{})
 		},
@@ -324,7 +324,7 @@ func sendTool(s *Server) tool[sendIn] {
 			prop(in, "message").MinLength = intPtr(1)
 			bounds(in, "timeoutSeconds", 0, -1)
 		},
-		output: runOutput,
+		output: runOutput(),
 		run: func(ctx context.Context, req *mcp.CallToolRequest, in sendIn) (any, error) {
 			if strings.TrimSpace(in.Message) == "" {
 				return nil, apperr.Usagef("message required")
@@ -360,7 +360,7 @@ func spawnTool(s *Server) tool[spawnIn] {
 			bounds(in, "timeoutSeconds", 0, -1)
 			enum(in, "cleanup", "keep", "delete")
 		},
-		output: spawnOutput,
+		output: spawnOutput(),
 		run: func(ctx context.Context, _ *mcp.CallToolRequest, in spawnIn) (any, error) {
 			if strings.TrimSpace(in.Task) == "" {
 				return nil, apperr.Usagef("task required")
@@ -392,7 +392,7 @@ func patchTool(s *Server) tool[patchIn] {
 			prop(in, "sessionKey").MinLength = intPtr(1)
 			enum(in, "sendPolicy", "allow", "deny", "inherit")
 		},
-		output: patchOutput,
+		output: patchOutput(),
 		run: func(ctx context.Context, _ *mcp.CallToolRequest, in patchIn) (any, error) {
 			q := ops.PatchRequest{Ref: in.SessionKey, SendPolicy: in.SendPolicy, ClearLabel: in.ClearLabel}
 			if in.Label != nil {
@@ -423,7 +423,7 @@ func runsTool(s *Server) tool[runsIn] {
 			enum(in, "status", ops.RunStatuses...)
 			enum(in, "source", ops.RunsSources...)
 		},
-		output: runsOutput,
+		output: runsOutput(),
 		run: func(ctx context.Context, _ *mcp.CallToolRequest, in runsIn) (any, error) {
 			limit := intOr(in.Limit, defaultRunsLimit)
 			if limit == 0 {
@@ -455,7 +455,7 @@ func deleteTool(s *Server) tool[deleteIn] {
 		desc: "Delete sessions as OpenClaw's sessions.delete does: the entry removed from its store, the transcript " +
 			"renamed <file>.deleted.<time> (never removed), on a 2026.8+ SQLite store OpenClaw's placeholder row kept. " +
 			"The main session is refused, and a session with a live run unless force. dryRun writes nothing.",
-		output: lifecycleOutput,
+		output: lifecycleOutput(),
 		run: func(ctx context.Context, _ *mcp.CallToolRequest, in deleteIn) (any, error) {
 			keys := slices.DeleteFunc(slices.Clone(in.Keys), func(k string) bool { return strings.TrimSpace(k) == "" })
 			switch {
@@ -484,7 +484,7 @@ func resetTool(s *Server) tool[lifecycleIn] {
 			"through its gateway only, the same id with a new lifecycle revision), token counters zeroed, the old " +
 			"transcript kept. A session with a live run is refused unless force. dryRun writes nothing.",
 		input:  func(in *jsonschema.Schema) { prop(in, "sessionKey").MinLength = intPtr(1) },
-		output: lifecycleOutput,
+		output: lifecycleOutput(),
 		run: func(ctx context.Context, _ *mcp.CallToolRequest, in lifecycleIn) (any, error) {
 			return s.ops("").Reset(ctx, ops.ResetRequest{Key: in.SessionKey, DryRun: in.DryRun, Force: in.Force})
 		},
@@ -499,7 +499,7 @@ func archiveTool(s *Server) tool[lifecycleIn] {
 			".deleted.<time>). Every agent's main session is refused, and a session with a live run unless force. " +
 			"dryRun writes nothing.",
 		input:  func(in *jsonschema.Schema) { prop(in, "sessionKey").MinLength = intPtr(1) },
-		output: lifecycleOutput,
+		output: lifecycleOutput(),
 		run: func(ctx context.Context, _ *mcp.CallToolRequest, in lifecycleIn) (any, error) {
 			return s.ops("").Archive(ctx, ops.ArchiveRequest{Key: in.SessionKey, DryRun: in.DryRun, Force: in.Force})
 		},

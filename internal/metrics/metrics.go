@@ -98,26 +98,37 @@ type SessionTokens struct {
 // Build says which build of the tool answers.
 type Build struct{ Version, Commit string }
 
+// The metrics' descriptions, built on first use (by the metrics command
+// alone, not by every process at start): initDescs.
 var (
-	dSessions  = prometheus.NewDesc("openclaw_sessions", "Sessions in the agents' stores by kind and channel (archived=\"true\": archived copies).", []string{"agent", "kind", "channel", "archived"}, nil)
-	dActive    = prometheus.NewDesc("openclaw_sessions_active", "Sessions updated within the active window (--active).", []string{"agent"}, nil)
-	dBusy      = prometheus.NewDesc("openclaw_sessions_busy", "Sessions whose turn lock is held by a live process now.", []string{"agent"}, nil)
-	dStale     = prometheus.NewDesc("openclaw_locks_stale", "Locks held by a dead process or past OpenClaw's stale age.", []string{"agent", "kind"}, nil)
-	dOldest    = prometheus.NewDesc("openclaw_lock_oldest_age_seconds", "Age of the oldest lock a live process holds, by agent and kind.", []string{"agent", "kind"}, nil)
-	dTokens    = prometheus.NewDesc("openclaw_tokens_total", "Tokens OpenClaw recorded on assistant messages (the sums of sessions usage).", []string{"agent", "provider", "model", "type"}, nil)
-	dCost      = prometheus.NewDesc("openclaw_cost_usd_total", "Cost in USD of the assistant messages (the sums of sessions usage).", []string{"agent", "provider", "model"}, nil)
-	dMessages  = prometheus.NewDesc("openclaw_messages_total", "Messages counted by sessions usage, by role.", []string{"agent", "role"}, nil)
-	dRuns      = prometheus.NewDesc("openclaw_runs", "Runs by source (sessions: ours, openclaw: OpenClaw's sub-agent runs) and status.", []string{"source", "status"}, nil)
-	dStore     = prometheus.NewDesc("openclaw_store_bytes", "Size of an agent's store files (db, wal, sessions_json, transcripts).", []string{"agent", "file"}, nil)
-	dSchema    = prometheus.NewDesc("openclaw_store_schema_version", "Schema version (user_version) of an agent's 2026.8+ database.", []string{"agent"}, nil)
-	dDoctor    = prometheus.NewDesc("openclaw_doctor_findings", "Findings of sessions doctor still open, by severity.", []string{"severity"}, nil)
-	dTop       = prometheus.NewDesc("openclaw_session_tokens", "Tokens of the largest sessions (--per-session-top).", []string{"agent", "key"}, nil)
-	dBuild     = prometheus.NewDesc("sessions_build_info", "The build of sessions that answers the scrape.", []string{"version", "commit"}, nil)
-	dDuration  = prometheus.NewDesc("sessions_scrape_duration_seconds", "How long reading the state for this scrape took.", nil, nil)
-	dErrors    = prometheus.NewDesc("sessions_scrape_errors_total", "Parts of the state that could not be read, over every scrape of this process.", nil, nil)
-	allDescs   = []*prometheus.Desc{dSessions, dActive, dBusy, dStale, dOldest, dTokens, dCost, dMessages, dRuns, dStore, dSchema, dDoctor, dTop, dBuild, dDuration, dErrors}
-	tokenTypes = []string{"input", "output", "cache_read", "cache_write"}
+	descOnce                                                                                                                                 sync.Once
+	allDescs                                                                                                                                 []*prometheus.Desc
+	tokenTypes                                                                                                                               []string
+	dSessions, dActive, dBusy, dStale, dOldest, dTokens, dCost, dMessages, dRuns, dStore, dSchema, dDoctor, dTop, dBuild, dDuration, dErrors *prometheus.Desc
 )
+
+func initDescs() {
+	descOnce.Do(func() {
+		dSessions = prometheus.NewDesc("openclaw_sessions", "Sessions in the agents' stores by kind and channel (archived=\"true\": archived copies).", []string{"agent", "kind", "channel", "archived"}, nil)
+		dActive = prometheus.NewDesc("openclaw_sessions_active", "Sessions updated within the active window (--active).", []string{"agent"}, nil)
+		dBusy = prometheus.NewDesc("openclaw_sessions_busy", "Sessions whose turn lock is held by a live process now.", []string{"agent"}, nil)
+		dStale = prometheus.NewDesc("openclaw_locks_stale", "Locks held by a dead process or past OpenClaw's stale age.", []string{"agent", "kind"}, nil)
+		dOldest = prometheus.NewDesc("openclaw_lock_oldest_age_seconds", "Age of the oldest lock a live process holds, by agent and kind.", []string{"agent", "kind"}, nil)
+		dTokens = prometheus.NewDesc("openclaw_tokens_total", "Tokens OpenClaw recorded on assistant messages (the sums of sessions usage).", []string{"agent", "provider", "model", "type"}, nil)
+		dCost = prometheus.NewDesc("openclaw_cost_usd_total", "Cost in USD of the assistant messages (the sums of sessions usage).", []string{"agent", "provider", "model"}, nil)
+		dMessages = prometheus.NewDesc("openclaw_messages_total", "Messages counted by sessions usage, by role.", []string{"agent", "role"}, nil)
+		dRuns = prometheus.NewDesc("openclaw_runs", "Runs by source (sessions: ours, openclaw: OpenClaw's sub-agent runs) and status.", []string{"source", "status"}, nil)
+		dStore = prometheus.NewDesc("openclaw_store_bytes", "Size of an agent's store files (db, wal, sessions_json, transcripts).", []string{"agent", "file"}, nil)
+		dSchema = prometheus.NewDesc("openclaw_store_schema_version", "Schema version (user_version) of an agent's 2026.8+ database.", []string{"agent"}, nil)
+		dDoctor = prometheus.NewDesc("openclaw_doctor_findings", "Findings of sessions doctor still open, by severity.", []string{"severity"}, nil)
+		dTop = prometheus.NewDesc("openclaw_session_tokens", "Tokens of the largest sessions (--per-session-top).", []string{"agent", "key"}, nil)
+		dBuild = prometheus.NewDesc("sessions_build_info", "The build of sessions that answers the scrape.", []string{"version", "commit"}, nil)
+		dDuration = prometheus.NewDesc("sessions_scrape_duration_seconds", "How long reading the state for this scrape took.", nil, nil)
+		dErrors = prometheus.NewDesc("sessions_scrape_errors_total", "Parts of the state that could not be read, over every scrape of this process.", nil, nil)
+		allDescs = []*prometheus.Desc{dSessions, dActive, dBusy, dStale, dOldest, dTokens, dCost, dMessages, dRuns, dStore, dSchema, dDoctor, dTop, dBuild, dDuration, dErrors}
+		tokenTypes = []string{"input", "output", "cache_read", "cache_write"}
+	})
+}
 
 // Collector reads a Snapshot on every collection (one scrape) and exposes
 // it. Collections are serialised: two scrapes at once read the state once
@@ -136,6 +147,7 @@ func NewCollector(b Build, gather func() *Snapshot) *Collector {
 
 // Describe sends every metric's description.
 func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
+	initDescs()
 	for _, d := range allDescs {
 		ch <- d
 	}
@@ -143,6 +155,7 @@ func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
 
 // Collect reads a snapshot and sends its metrics.
 func (c *Collector) Collect(ch chan<- prometheus.Metric) {
+	initDescs()
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	t0 := time.Now()
@@ -160,6 +173,7 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 // Emit sends the metrics of a snapshot (without the build, duration and
 // error metrics of the collector), in a stable order.
 func Emit(s *Snapshot, ch chan<- prometheus.Metric) {
+	initDescs()
 	g := func(d *prometheus.Desc, v float64, l ...string) {
 		ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, l...)
 	}

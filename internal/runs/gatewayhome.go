@@ -8,11 +8,11 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	"github.com/openclaw/sessions/internal/apperr"
 	"github.com/openclaw/sessions/internal/fsutil"
+	"github.com/openclaw/sessions/internal/lazyre"
 )
 
 // GatewaysDirName is the directory, under the user state dir, that holds
@@ -35,7 +35,7 @@ func UserStateDir(getenv func(string) string) (string, error) {
 	return filepath.Join(home, ".local", "state", "sessions"), nil
 }
 
-var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+var unsafeName = lazyre.New(`[^A-Za-z0-9._-]+`)
 
 // GatewayHomeName is the directory name of a gateway's home: its host and
 // port (readable) and a hash of the URL without credentials, query or

@@ -4,14 +4,15 @@ import (
 	"bytes"
 	"encoding/json"
 	"strings"
+	"sync"
 
 	"github.com/openclaw/sessions/internal/jsonx"
 	"github.com/tidwall/gjson"
 )
 
 // envelopeChannels are the channel labels an inbound envelope header may
-// start with (each followed by a space). Format Appendix C.
-var envelopeChannels = func() [][]uint16 {
+// start with (each followed by a space). Format Appendix C. Built on first use.
+var envelopeChannels = sync.OnceValue(func() [][]uint16 {
 	labels := []string{
 		"WebChat", "WhatsApp", "Telegram", "Signal", "Slack", "Discord",
 		"Google Chat", "iMessage", "Teams", "Matrix", "Zalo", "Zalo Personal",
@@ -22,7 +23,7 @@ var envelopeChannels = func() [][]uint16 {
 		out[i] = units(l + " ")
 	}
 	return out
-}()
+})
 
 var (
 	messageIDMarker = units("[message_id:")
@@ -190,7 +191,7 @@ func looksLikeEnvelopeHeader(h []uint16) bool {
 			return true
 		}
 	}
-	for _, l := range envelopeChannels {
+	for _, l := range envelopeChannels() {
 		if hasPrefix(h, l) {
 			return true
 		}

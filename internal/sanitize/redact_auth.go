@@ -1,8 +1,9 @@
 package sanitize
 
 import (
-	"regexp"
 	"strings"
+
+	"github.com/openclaw/sessions/internal/lazyre"
 )
 
 // The auth-parameter pass OpenClaw runs first (redactStructuredAuthHeaders):
@@ -13,10 +14,10 @@ import (
 // serve for its UTF-16 ones.
 
 var (
-	structuredAuthHeaderRE = regexp.MustCompile(`(?i)` + authBoundary + `(?:Proxy-)?Authorization` + authQuote + `[ \t]*[:=]` + authOptionalWS + authQuote + `(` + authScheme + `)` + authRequiredWS)
-	authTokenRE            = regexp.MustCompile("^[A-Za-z0-9!#$%&'*+.^_`|~-]+")
-	awsScopeValueRE        = regexp.MustCompile("^[A-Za-z0-9!#$%&'*+.^_`|~:/-]+")
-	signedHeadersRE        = regexp.MustCompile("^:?[A-Za-z0-9!#$%&'*+.^_`|~-]+(?:;:?[A-Za-z0-9!#$%&'*+.^_`|~-]+)*")
+	structuredAuthHeaderRE = lazyre.New(`(?i)` + authBoundary + `(?:Proxy-)?Authorization` + authQuote + `[ \t]*[:=]` + authOptionalWS + authQuote + `(` + authScheme + `)` + authRequiredWS)
+	authTokenRE            = lazyre.New("^[A-Za-z0-9!#$%&'*+.^_`|~-]+")
+	awsScopeValueRE        = lazyre.New("^[A-Za-z0-9!#$%&'*+.^_`|~:/-]+")
+	signedHeadersRE        = lazyre.New("^:?[A-Za-z0-9!#$%&'*+.^_`|~-]+(?:;:?[A-Za-z0-9!#$%&'*+.^_`|~-]+)*")
 )
 
 // at is value[i], or 0 past either end (JavaScript's undefined).

@@ -3,6 +3,8 @@ package sanitize
 import (
 	"regexp"
 	"strings"
+
+	"github.com/openclaw/sessions/internal/lazyre"
 )
 
 // The structured-field rules of 9.6's default list (DEFAULT_REDACT_FIELD_
@@ -95,10 +97,10 @@ var assignment = []string{"=", ":"}
 var secretWords = []string{"key", "token", "secret", "pass", "auth", "jwt", "session", "code", "signature", "credential", "cvc", "cvv", "card", "security", "payment", "amz", "material"}
 
 var (
-	authRequiredWSStartRE = regexp.MustCompile(`^` + authRequiredWS)
-	authValueEndRE        = regexp.MustCompile(`^` + authQuote + `(?:$|[,;)}\]]|\r?\n(?:$|[^ \t]))`)
-	formNextPairRE        = regexp.MustCompile(`^&[A-Za-z_][A-Za-z0-9_.-]*=`)
-	orAndFlagRE           = regexp.MustCompile(`(?i)^(?:or|and)\b[` + jsSpaces + `]+--`)
+	authRequiredWSStartRE = lazyre.New(`^` + authRequiredWS)
+	authValueEndRE        = lazyre.New(`^` + authQuote + `(?:$|[,;)}\]]|\r?\n(?:$|[^ \t]))`)
+	formNextPairRE        = lazyre.New(`^&[A-Za-z_][A-Za-z0-9_.-]*=`)
+	orAndFlagRE           = lazyre.New(`(?i)^(?:or|and)\b[` + jsSpaces + `]+--`)
 )
 
 // lastGroup is the last non-empty capture group of loc (-1 when none).
@@ -247,12 +249,12 @@ func splitSecretValue(token string) (maskable, suffix string, maskEnd int) {
 }
 
 var (
-	envAssignmentKeyRE = regexp.MustCompile(`\b([A-Z_][A-Z0-9_]*)\b\s*[=:]`)
-	shellBareRefRE     = regexp.MustCompile(`^\$([A-Z_][A-Z0-9_]*)$`)
-	shellBracedRefRE   = regexp.MustCompile(`^\$\{([A-Z_][A-Z0-9_]*)(?::[-=?+])?\}$`)
-	emptyExpansionRE   = regexp.MustCompile(`^[-=?+]\}$`)
-	formPairBoundaryRE = regexp.MustCompile(`&[A-Za-z_][A-Za-z0-9_.-]*=`)
-	upperKeyRE         = regexp.MustCompile(`^[A-Z_][A-Z0-9_]*$`)
+	envAssignmentKeyRE = lazyre.New(`\b([A-Z_][A-Z0-9_]*)\b\s*[=:]`)
+	shellBareRefRE     = lazyre.New(`^\$([A-Z_][A-Z0-9_]*)$`)
+	shellBracedRefRE   = lazyre.New(`^\$\{([A-Z_][A-Z0-9_]*)(?::[-=?+])?\}$`)
+	emptyExpansionRE   = lazyre.New(`^[-=?+]\}$`)
+	formPairBoundaryRE = lazyre.New(`&[A-Za-z_][A-Za-z0-9_.-]*=`)
+	upperKeyRE         = lazyre.New(`^[A-Z_][A-Z0-9_]*$`)
 )
 
 // keepsShellReference: the value is $KEY or ${KEY} of the key the match

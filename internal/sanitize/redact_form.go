@@ -1,8 +1,9 @@
 package sanitize
 
 import (
-	"regexp"
 	"strings"
+
+	"github.com/openclaw/sessions/internal/lazyre"
 )
 
 // Form bodies (user=bob&password=…) and "body: token=…" have their
@@ -17,14 +18,14 @@ const (
 )
 
 var (
-	formBodyRE        = regexp.MustCompile(jsWhitespace(`^` + formPair + `(?:&` + formPair + `)+$`))
-	formSubstringRE   = regexp.MustCompile(jsWhitespace(`(^|[\s:({\[,="'` + "`" + `])(` + formPair + `(?:&` + formPair + `)+)`))
-	encodedPairRE     = regexp.MustCompile(jsWhitespace(`(^|[\s:({\[,="'` + "`" + `&])(` + formKey + `)=(` + formValue + `)`))
-	contextPairRE     = regexp.MustCompile(jsWhitespace(`(?i)(\b(?:body|form(?:[-_\s]?body)?)\s*[:=]\s*(["'` + "`" + `]?))(` + formKey + `)=(` + formValue + `)(["'` + "`" + `]?)`))
-	formObfuscationRE = regexp.MustCompile(`[` + formInvisible + `+]`)
-	formSeparatorRE   = regexp.MustCompile(`[\p{C}\p{Z}\x{115F}\x{1160}\x{3164}\x{FFA0}+]`)
-	percentEscapeRE   = regexp.MustCompile(`%[0-9A-Fa-f]{2}`)
-	lineBreakRE       = regexp.MustCompile(`\r\n|\r|\n`)
+	formBodyRE        = lazyre.NewFunc(`^`+formPair+`(?:&`+formPair+`)+$`, jsWhitespace)
+	formSubstringRE   = lazyre.NewFunc(`(^|[\s:({\[,="'`+"`"+`])(`+formPair+`(?:&`+formPair+`)+)`, jsWhitespace)
+	encodedPairRE     = lazyre.NewFunc(`(^|[\s:({\[,="'`+"`"+`&])(`+formKey+`)=(`+formValue+`)`, jsWhitespace)
+	contextPairRE     = lazyre.NewFunc(`(?i)(\b(?:body|form(?:[-_\s]?body)?)\s*[:=]\s*(["'`+"`"+`]?))(`+formKey+`)=(`+formValue+`)(["'`+"`"+`]?)`, jsWhitespace)
+	formObfuscationRE = lazyre.New(`[` + formInvisible + `+]`)
+	formSeparatorRE   = lazyre.New(`[\p{C}\p{Z}\x{115F}\x{1160}\x{3164}\x{FFA0}+]`)
+	percentEscapeRE   = lazyre.New(`%[0-9A-Fa-f]{2}`)
+	lineBreakRE       = lazyre.New(`\r\n|\r|\n`)
 )
 
 // sensitiveBodyKey is isSensitiveBodyKey: a URL credential parameter name,

@@ -2,8 +2,10 @@ package sanitize
 
 import (
 	"net/url"
-	"regexp"
 	"strings"
+	"sync"
+
+	"github.com/openclaw/sessions/internal/lazyre"
 )
 
 // Query parameters of URLs that carry credentials (?token=…, &api_key=…)
@@ -11,26 +13,27 @@ import (
 // redactText does (its "url" assignment pass). Keys are matched after
 // dropping "+", percent-decoding (up to 8 levels), lower-casing and "-" → "_".
 
-var urlQueryPairRE = regexp.MustCompile(`([?&])((?:[A-Za-z_+]|%[0-9A-Fa-f]{2})(?:[A-Za-z0-9_.+-]|%[0-9A-Fa-f]{2})*)=([^&#\s<>]*)`)
+var urlQueryPairRE = lazyre.New(`([?&])((?:[A-Za-z_+]|%[0-9A-Fa-f]{2})(?:[A-Za-z0-9_.+-]|%[0-9A-Fa-f]{2})*)=([^&#\s<>]*)`)
 
-// sensitiveQueryKeys is SENSITIVE_URL_QUERY_PARAM_NAMES with BODY_SECRET_KEYS.
-var sensitiveQueryKeys = map[string]bool{}
-
-func init() {
+// sensitiveQueryKeys is SENSITIVE_URL_QUERY_PARAM_NAMES with BODY_SECRET_KEYS
+// (built on first use).
+var sensitiveQueryKeys = sync.OnceValue(func() map[string]bool {
+	m := map[string]bool{}
 	for _, k := range strings.Fields(`token key api_key apikey secret access_token auth_token password pass passwd auth jwt
 		session id_token code client_secret app_secret hook_token refresh_token signature x_amz_signature
 		x_amz_security_token private_key credential authorization sig x_api_key x_access_token x_auth_token
 		awssecretaccesskey aws_secret_access_key secretaccesskey card_number card_cvc card_cvv cvc cvv
 		security_code payment_credential shared_payment_token`) {
-		sensitiveQueryKeys[k] = true
+		m[k] = true
 	}
-}
+	return m
+})
 
-var scopedTokenKeyRE = regexp.MustCompile(`(?:^|_)token(?:_[a-f0-9]{16,})?$`)
+var scopedTokenKeyRE = lazyre.New(`(?:^|_)token(?:_[a-f0-9]{16,})?$`)
 
 // trailingDelimiterRE is SECRET_VALUE_TRAILING_DELIMITER_RE: closing
 // punctuation after a value is kept.
-var trailingDelimiterRE = regexp.MustCompile("([\"'`,;)}\\]]+)$")
+var trailingDelimiterRE = lazyre.New("([\"'`,;)}\\]]+)$")
 
 func sensitiveQueryKey(key string) bool {
 	cur := strings.ReplaceAll(key, "+", "")
@@ -46,7 +49,7 @@ func sensitiveQueryKey(key string) bool {
 		cur = dec
 	}
 	k := strings.ReplaceAll(strings.ToLower(cur), "-", "_")
-	return sensitiveQueryKeys[k] || scopedTokenKeyRE.MatchString(k)
+	return sensitiveQueryKeys()[k] || scopedTokenKeyRE.MatchString(k)
 }
 
 // redactQueryValues masks the values of credential query parameters.

@@ -9,13 +9,13 @@ import (
 	"errors"
 	"io"
 	"path/filepath"
-	"regexp"
 	"sort"
 
 	"github.com/tidwall/gjson"
 
 	"github.com/openclaw/sessions/internal/apperr"
 	"github.com/openclaw/sessions/internal/fsutil"
+	"github.com/openclaw/sessions/internal/lazyre"
 )
 
 // maxColdArchiveBytes bounds a cold archive, compressed and decompressed
@@ -24,7 +24,7 @@ const maxColdArchiveBytes = 64 << 20
 
 // coldArchiveName is the only name OpenClaw gives a cold archive
 // (resolveSessionColdArchivePath); anything else is never opened.
-var coldArchiveName = regexp.MustCompile(`^[a-f0-9]{64}\.jsonl\.zst$`)
+var coldArchiveName = lazyre.New(`^[a-f0-9]{64}\.jsonl\.zst$`)
 
 // ColdDir is where the cold archives of the database at dbPath live:
 // <agents>/<id>/sessions/cold when the database is in an "agent" dir (the

@@ -4,6 +4,7 @@ import (
 	"database/sql"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/openclaw/sessions/internal/apperr"
 	"github.com/openclaw/sessions/internal/sqlitestore"
@@ -26,14 +27,14 @@ type schemaObject struct {
 // as written, so only whitespace runs are folded.
 func normSQL(s string) string { return strings.Join(strings.Fields(s), " ") }
 
-// touchedTables are the tables of schema96.
-var touchedTables = func() map[string]bool {
+// touchedTables are the tables of schema96 (built on first use).
+var touchedTables = sync.OnceValue(func() map[string]bool {
 	m := map[string]bool{}
 	for _, o := range schema96 {
 		m[o.Table] = true
 	}
 	return m
-}()
+})
 
 // SchemaAdvice says what helps when an agent database has schema uv, not
 // SchemaVersion: for a newer store (OpenClaw 2026.9.8 and later) the
@@ -99,7 +100,7 @@ func checkSchema(tx dbtx, path, agentID string) (int64, error) {
 			return 0, err
 		}
 		all = append(all, o)
-		if touchedTables[o.Table] {
+		if touchedTables()[o.Table] {
 			have[o.Name] = o
 		}
 	}
@@ -125,7 +126,7 @@ func checkSchema(tx dbtx, path, agentID string) (int64, error) {
 	// A table we do not know that references one we write would be reached
 	// by a cascade or checked by a foreign key: refuse it too.
 	for _, o := range all {
-		if o.Type != "table" || touchedTables[o.Name] {
+		if o.Type != "table" || touchedTables()[o.Name] {
 			continue
 		}
 		if strings.Contains(o.SQL, "REFERENCES") {
@@ -139,7 +140,7 @@ func checkSchema(tx dbtx, path, agentID string) (int64, error) {
 					frows.Close()
 					return 0, err
 				}
-				if touchedTables[ref] {
+				if touchedTables()[ref] {
 					frows.Close()
 					return 0, drift(fmt.Sprintf("table %s references %s", o.Name, ref))
 				}

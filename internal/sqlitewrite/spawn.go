@@ -3,13 +3,13 @@ package sqlitewrite
 import (
 	"database/sql"
 	"errors"
-	"regexp"
 	"strings"
 
 	"github.com/google/uuid"
 
 	"github.com/openclaw/sessions/internal/apperr"
 	"github.com/openclaw/sessions/internal/jsonx"
+	"github.com/openclaw/sessions/internal/lazyre"
 )
 
 // Child describes a sub-agent session to create.
@@ -39,9 +39,9 @@ type ChildResult struct {
 }
 
 // safeSessionID is OpenClaw's session-id rule (paths: ^[\p{L}\p{N}][\p{L}\p{N}\p{M}._:@-]*$, ≤ 255).
-var safeSessionID = regexp.MustCompile(`^[\p{L}\p{N}][\p{L}\p{N}\p{M}._:@-]*$`)
+var safeSessionID = lazyre.New(`^[\p{L}\p{N}][\p{L}\p{N}\p{M}._:@-]*$`)
 
-var subagentKey = regexp.MustCompile(`^agent:[^:]+:subagent:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
+var subagentKey = lazyre.New(`^agent:[^:]+:subagent:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
 
 // CreateChild creates a spawned sub-agent session row and its window in one
 // BEGIN IMMEDIATE transaction, as sessions_spawn's createInitialSubagentSession

@@ -17,12 +17,12 @@ import (
 	"iter"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	"github.com/openclaw/sessions/internal/apperr"
 	"github.com/openclaw/sessions/internal/era"
 	"github.com/openclaw/sessions/internal/fsutil"
+	"github.com/openclaw/sessions/internal/lazyre"
 	"github.com/openclaw/sessions/internal/policy"
 	"github.com/openclaw/sessions/internal/sqlitestore"
 	"github.com/openclaw/sessions/internal/state"
@@ -142,7 +142,7 @@ func (f *File) Zstd() bool { return strings.HasSuffix(f.Name, ".zst") }
 // archiveRe names an archived transcript: <sessionId>.jsonl.deleted.<time>
 // or .reset.<time> (OpenClaw 2026.9 adds .<generation> and, compressed,
 // .zst).
-var archiveRe = regexp.MustCompile(`^(.+)\.jsonl\.(reset|deleted)\.[^/]+$`)
+var archiveRe = lazyre.New(`^(.+)\.jsonl\.(reset|deleted)\.[^/]+$`)
 
 // ArchiveOf is the sessionId an archived transcript's file name carries,
 // "" when name is no archive's.
@@ -494,7 +494,7 @@ func (a *Agent) Sees(s *state.State, sessionID, key string) bool {
 }
 
 // plainID is a sessionId that can name a file of the sessions dir.
-var plainID = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+var plainID = lazyre.New(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
 
 // CountMessages counts the messages of one of a's orphans (tool results
 // included): its file's, or the events a 2026.8+ store keeps of it.

@@ -4,13 +4,14 @@ package when
 
 import (
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/openclaw/sessions/internal/lazyre"
 )
 
-var durRe = regexp.MustCompile(`^(\d+)(s|m|h|d|w)$`)
+var durRe = lazyre.New(`^(\d+)(s|m|h|d|w)$`)
 
 // Parse reads a --since/--until value: a duration back from now (30m,
 // 12h, 7d, 2w, or any Go duration like 1h30m), a date (2026-11-21, the start

@@ -168,25 +168,42 @@ func writeVars(b *strings.Builder, vars []EnvVar) {
 // NewCmds builds the help topic commands.
 func NewCmds() []*cobra.Command {
 	return []*cobra.Command{
-		topic("exit-codes", "Exit codes and the JSON error document", ExitCodes),
-		topic("environment", "Environment variables sessions reads and sets", Environment()),
+		topic("exit-codes", "Exit codes and the JSON error document"),
+		topic("environment", "Environment variables sessions reads and sets"),
 	}
+}
+
+// Long is the text of the help topic name ("" for none). The topics'
+// commands are built with no Long: their text is formatted when help
+// prints it, not by every process that builds the command tree; the man
+// pages set it (cli.ManRoot).
+func Long(name string) string {
+	switch name {
+	case "exit-codes":
+		return ExitCodes
+	case "environment":
+		return Environment()
+	}
+	return ""
 }
 
 // topic is a command that only has help: `sessions help NAME` (or
 // `sessions NAME`) prints its text. Not runnable, so cobra lists it under
 // "Additional help topics" and man pages give it a page of its own.
-func topic(name, short, long string) *cobra.Command {
+func topic(name, short string) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   name,
 		Short: short,
-		Long:  long,
 		Annotations: map[string]string{
 			"helpTopic": "true",
 		},
 	}
 	cmd.SetHelpFunc(func(c *cobra.Command, _ []string) {
-		fmt.Fprintln(c.OutOrStdout(), c.Long)
+		long := c.Long
+		if long == "" {
+			long = Long(c.Name())
+		}
+		fmt.Fprintln(c.OutOrStdout(), long)
 	})
 	cmd.SetUsageFunc(func(c *cobra.Command) error {
 		fmt.Fprintf(c.OutOrStderr(), "Usage: %s help %s\n", c.Root().Name(), c.Name())

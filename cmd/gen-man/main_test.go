@@ -1,4 +1,4 @@
-package cli
+package main
 
 import (
 	"bytes"
@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/openclaw/sessions/internal/cli"
 )
 
 // `make man` is reproducible byte for byte, gives every command a page, and
@@ -29,8 +31,7 @@ func TestGenManReproducible(t *testing.T) {
 			t.Errorf("%s differs between two runs (%v)", filepath.Base(p), err)
 		}
 	}
-	f, _, _ := testFactory(false)
-	root := NewRoot(f)
+	root := cli.ManRoot()
 	want := []string{"sessions.1"}
 	for _, c := range root.Commands() {
 		if c.IsAvailableCommand() && c.Name() != "help" {
