@@ -8,6 +8,7 @@ import (
 	"go/token"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -165,6 +166,67 @@ func TestEveryOperationDelivers(t *testing.T) {
 			if !through {
 				t.Errorf("%s: (*Ops).%s hands out a document without the agent boundary (deliver)", fset.Position(fn.Pos()), fn.Name.Name)
 			}
+		}
+	}
+}
+
+// The boundary masks a document's exported fields and copies its
+// unexported ones as they are (no encoding writes them). A document type
+// that keeps data a front-end may show in unexported fields must hand it
+// out through the boundary itself; this list is every such type reachable
+// from an operation's result, so a new one is a decision, not an accident.
+func TestDocumentsUnexportedFields(t *testing.T) {
+	known := map[string]string{
+		"ops.SearchResult": "hits built on demand: Hit and Highlight go through the boundary (r.m)",
+		"ops.Session":      "handles to the transcript's readers, no text",
+		"doctor.Finding":   "the repair doctor --fix applies (a requester is refused doctor)",
+	}
+	notDocuments := map[string]bool{"OpenStateForTest": true, "RunStoreForTest": true, "Config": true}
+	seen := map[reflect.Type]bool{}
+	found := map[string]bool{}
+	var visit func(reflect.Type)
+	visit = func(t reflect.Type) {
+		if seen[t] {
+			return
+		}
+		seen[t] = true
+		switch t.Kind() {
+		case reflect.Pointer, reflect.Slice, reflect.Array, reflect.Map:
+			visit(t.Elem())
+		case reflect.Struct:
+			if t.PkgPath() == "time" {
+				return
+			}
+			for i := 0; i < t.NumField(); i++ {
+				f := t.Field(i)
+				if !f.IsExported() {
+					if f.Type.Kind() != reflect.Func && f.Type.Kind() != reflect.Chan {
+						found[t.String()] = true
+					}
+					continue
+				}
+				visit(f.Type)
+			}
+		}
+	}
+	ops := reflect.TypeOf(&Ops{})
+	for i := 0; i < ops.NumMethod(); i++ {
+		m := ops.Method(i)
+		if notDocuments[m.Name] {
+			continue
+		}
+		for j := 0; j < m.Type.NumOut(); j++ {
+			visit(m.Type.Out(j))
+		}
+	}
+	for name := range found {
+		if _, ok := known[name]; !ok {
+			t.Errorf("%s keeps unexported fields: the boundary copies them unmasked; hand what a front-end shows of them out through the boundary and list it here", name)
+		}
+	}
+	for name := range known {
+		if !found[name] {
+			t.Errorf("%s no longer keeps unexported fields: drop it from the list", name)
 		}
 	}
 }
