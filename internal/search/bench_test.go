@@ -124,3 +124,67 @@ func BenchmarkScanAgentRatio(b *testing.B) {
 	b.ReportMetric(float64(len(data))*float64(b.N)/tAg.Seconds()/1e6, "agent-MB/s")
 	b.ReportMetric(float64(len(data))*float64(b.N)/tOp.Seconds()/1e6, "operator-MB/s")
 }
+
+// benchScriptTranscript is benchTranscript with user messages in Japanese
+// and Russian among the English ones (one in four each), tool output with
+// ANSI \u001b escapes, and one rare word planted per script, each once:
+// the data of the BenchmarkScanScript… variants, which compare scripts of
+// the same rarity on the same bytes.
+func benchScriptTranscript() []byte {
+	var b bytes.Buffer
+	out := strings.Repeat(`line of tool output with \"quotes\", a path /usr/lib/x and\n\u001b[0m`, 40)
+	for i := 0; b.Len() < 8<<20; i++ {
+		text := fmt.Sprintf("please check the build number %d of this session and report", i)
+		switch i % 4 {
+		case 1:
+			text = fmt.Sprintf("ビルド番号 %d を確認して報告してください", i)
+		case 2:
+			text = fmt.Sprintf("проверьте номер сборки %d и сообщите", i)
+		}
+		fmt.Fprintf(&b, `{"type":"message","id":"u%07x","timestamp":"2026-11-21T04:43:35.141Z","message":{"role":"user","content":[{"type":"text","text":"%s"}],"timestamp":1}}`+"\n", i, text)
+		fmt.Fprintf(&b, `{"type":"message","id":"a%07x","timestamp":"2026-11-21T04:43:36.141Z","message":{"role":"assistant","content":[{"type":"text","text":"Running it."},{"type":"toolCall","id":"c%d","name":"exec","arguments":{"command":"make build"}}]}}`+"\n", i, i)
+		fmt.Fprintf(&b, `{"type":"message","id":"t%07x","timestamp":"2026-11-21T04:43:37.141Z","message":{"role":"toolResult","toolCallId":"c%d","content":[{"type":"text","text":"%s"}]}}`+"\n", i, i, out)
+	}
+	data := b.Bytes()
+	for k, word := range []string{"zebra42", "再起動", "перегрузка", "sessão"} {
+		at := (k + 1) * len(data) / 5
+		at += bytes.IndexByte(data[at:], '\n') + 1
+		hit := `{"type":"message","id":"needle","timestamp":"2026-11-21T05:00:00.000Z","message":{"role":"user","content":"the ` + word + ` is here"}}` + "\n"
+		data = append(append(append([]byte{}, data[:at]...), hit...), data[at:]...)
+	}
+	return data
+}
+
+// benchScript is one operator scan of benchScriptTranscript for q.
+func benchScript(b *testing.B, q Query) {
+	data := benchScriptTranscript()
+	m, err := Compile(q)
+	if err != nil {
+		b.Fatal(err)
+	}
+	sc := NewScanner(&Options{Matcher: m})
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		n := 0
+		if _, err := sc.Scan(bytes.NewReader(data), func(Hit) { n++ }); err != nil {
+			b.Fatal(err)
+		}
+		if n != 1 {
+			b.Fatalf("%d hits, want 1", n)
+		}
+	}
+}
+
+// BenchmarkScanScript…: one hit in 8 MB of English, Japanese and Russian
+// messages, for a rare word in each script (and a Latin word whose only
+// ASCII run is common), side by side in one run.
+func BenchmarkScanScriptLatin(b *testing.B) { benchScript(b, Query{Pattern: "zebra42"}) }
+func BenchmarkScanScriptCJK(b *testing.B)   { benchScript(b, Query{Pattern: "再起動"}) }
+func BenchmarkScanScriptCJKFold(b *testing.B) {
+	benchScript(b, Query{Pattern: "再起動", IgnoreCase: true})
+}
+func BenchmarkScanScriptCyrillic(b *testing.B) {
+	benchScript(b, Query{Pattern: "перегрузка"})
+}
+func BenchmarkScanScriptAccented(b *testing.B) { benchScript(b, Query{Pattern: "sessão"}) }
