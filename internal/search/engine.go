@@ -188,7 +188,7 @@ func searchOne(sc *Scanner, src *Source, i int, c *collector) []string {
 					sk.Add(st)
 					return
 				}
-				if pre != nil && pre.index(data) < 0 && escIndex(data) < 0 {
+				if pre != nil && pre.index(data) < 0 && pre.escIndex(data) < 0 {
 					return
 				}
 				h, ok, st := sc.examine(data, seq)

@@ -55,7 +55,25 @@ not json deploy
 {"type":"message","id":"a4","message":{"role":"user","content":"caf` + "\xff" + ` deploy"}}
 {"type":"message","id":"a5","message":{"role":"user","content":"torn deploy`
 
+// fuzzScriptTranscript: CJK, Cyrillic and accented text written raw, all
+// \u-escaped (lower and upper case hex, a surrogate pair), partly escaped,
+// beside an escaped backslash before a u and a control character's escape.
+const fuzzScriptTranscript = `{"type":"message","id":"j1","timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"サーバーを再起動して"}}
+{"type":"message","id":"j2","timestamp":"2026-01-01T00:00:02.000Z","message":{"role":"assistant","content":[{"type":"text","text":"\u518d\u8D77\u52d5 ok \ud83d\udc4d"}]}}
+{"type":"message","id":"j3","timestamp":"2026-01-01T00:00:03.000Z","message":{"role":"user","content":"再\u8d77動 и Сервер sessão"}}
+{"type":"message","id":"r1","timestamp":"2026-01-01T00:00:04.000Z","message":{"role":"user","content":"перезапустите сервер \\u0441ервер"}}
+{"type":"message","id":"r2","timestamp":"2026-01-01T00:00:05.000Z","message":{"role":"assistant","content":"\u001b[0m\u0441\u0435\u0440\u0432\u0435\u0440 sess\u00e3o SESS\u00C3O"}}
+{"type":"message","id":"r3","timestamp":"2026-01-01T00:00:06.000Z","message":{"role":"user","content":[{"type":"text","text":"東京"},{"type":"text","text":"タワー 👍 ΣΑΣ σας"}]}}
+{"type":"message","id":"r4","message":{"role":"user","content":"torn 再起動`
+
 func FuzzScan(f *testing.F) {
+	for _, q := range []string{"再起動", "サーバー", "сервер", "СЕРВЕР", "sessão", "SESSÃO", "ã", "東京\nタワー", "👍", "σας", "ΣΑΣ", "ok 👍", "\\u0441"} {
+		f.Add([]byte(fuzzScriptTranscript), q, false, false, false, 0)
+		f.Add([]byte(fuzzScriptTranscript), q, false, true, false, 0)
+	}
+	f.Add([]byte(fuzzScriptTranscript), `再.動`, true, false, false, 0)
+	f.Add([]byte(fuzzScriptTranscript), `(再起動|сервер)`, true, true, false, 0)
+	f.Add([]byte(fuzzScriptTranscript), `сер(в)ер`, true, true, false, 100)
 	f.Add([]byte(fuzzSeedTranscript), "deploy", false, false, false, 64)
 	f.Add([]byte(fuzzSeedTranscript), "DEPLOY", false, true, true, 100)
 	f.Add([]byte(fuzzSeedTranscript), `"now"`, false, false, true, 1000)

@@ -8,9 +8,12 @@
 // byte search is a sound pre-filter — it never drops a line the full parse
 // would have matched (FuzzScan checks this against a parse-every-line scan):
 // the searched bytes are the longest run of the literal that a JSON writer
-// can only write verbatim (printable ASCII other than `"`, `\` and `/`; under
-// --ignore-case also no k/s, whose case folds leave ASCII), and lines that
-// hold a \u escape of a printable ASCII character are parsed as well.
+// writes either as itself or as a \u escape — printable ASCII other than
+// `"`, `\` and `/`, and any non-ASCII character, as its raw UTF-8 bytes;
+// under --ignore-case no k/s (their case folds leave ASCII) and only
+// non-ASCII characters without a case (CJK, not Cyrillic) — and lines that
+// hold a \u escape of such a character (of printable ASCII only, when the
+// run is ASCII) are parsed as well.
 //
 // A masked search (Options.Mask: an agent's) has no pre-filter: every line
 // in scope is parsed and masked, then matched on the masked text, so its
@@ -24,6 +27,7 @@ import (
 	"regexp"
 	"regexp/syntax"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -131,6 +135,9 @@ type prefilter struct {
 	// are searched together 16 bytes at a time (pairChunk).
 	pair   bool
 	p1, p2 int
+	// wide: the needle holds non-ASCII characters, so a line may hold it
+	// with any of them \u-escaped (wideEsc), not only printable ASCII.
+	wide bool
 }
 
 // verbatim reports whether a JSON writer can only write c as itself inside
@@ -150,17 +157,38 @@ func verbatim(c byte, fold bool) bool {
 	return true
 }
 
+// usable reports whether the rune at lit[i:] (of size n) may be part of
+// the searched bytes: a byte a JSON writer can only write verbatim, or a
+// non-ASCII character, which a writer writes as its raw UTF-8 bytes or as
+// a \u escape (a line with one is parsed: wideEsc) — under case folding
+// only one without a case (unicode.SimpleFold maps it to itself: CJK, not
+// Cyrillic), whose every match is those bytes.
+func usable(lit string, i int, fold bool) (n int, ok bool) {
+	if lit[i] < utf8.RuneSelf {
+		return 1, verbatim(lit[i], fold)
+	}
+	r, n := utf8.DecodeRuneInString(lit[i:])
+	if r == utf8.RuneError && n == 1 {
+		return 1, false
+	}
+	return n, !fold || unicode.SimpleFold(r) == r
+}
+
 func newPrefilter(lit string, fold bool) prefilter {
-	// The longest run of verbatim bytes.
+	// The longest run of usable bytes (whole characters).
 	best, bs := 0, 0
 	for i := 0; i < len(lit); {
-		if !verbatim(lit[i], fold) {
-			i++
+		if n, ok := usable(lit, i, fold); !ok {
+			i += n
 			continue
 		}
 		j := i
-		for j < len(lit) && verbatim(lit[j], fold) {
-			j++
+		for j < len(lit) {
+			n, ok := usable(lit, j, fold)
+			if !ok {
+				break
+			}
+			j += n
 		}
 		if j-i > best {
 			best, bs = j-i, i
@@ -175,6 +203,9 @@ func newPrefilter(lit string, fold bool) prefilter {
 		n = bytes.ToLower(n)
 	}
 	p := prefilter{needle: n, fold: fold}
+	for _, c := range n {
+		p.wide = p.wide || c >= utf8.RuneSelf
+	}
 	// Anchor on the rarest byte; a caseless byte beats a letter under folding.
 	rank := func(c byte) int {
 		r := int(byteRank[c])
@@ -316,12 +347,31 @@ func (p *prefilter) equal(b []byte) bool {
 	return true
 }
 
+// escIndex returns the first position in s of a JSON \u escape that may
+// stand for a character of the needle, or -1: of a printable ASCII
+// character, or with a wide needle of any character but a control
+// character (wideEsc).
+func (p *prefilter) escIndex(s []byte) int {
+	if p.wide {
+		return escSearch(s, true)
+	}
+	return escIndex(s)
+}
+
 // escIndex returns the first position in s of a JSON \u escape of a
 // printable ASCII character (\u0020-\u007f, which a writer may use in
-// place of the character itself), or -1. Backslashes are too common in
-// JSON for a byte-by-byte search: the pair `\u` is searched 16 bytes at a
-// time (pairChunk), then each candidate checked.
-func escIndex(s []byte) int {
+// place of the character itself), or -1.
+func escIndex(s []byte) int { return escSearch(s, false) }
+
+// escSearch is escIndex, or with wide the first \u escape wideEsc holds.
+// Backslashes are too common in JSON for a byte-by-byte search: the pair
+// `\u` is searched 16 bytes at a time (pairChunk), then each candidate
+// checked.
+func escSearch(s []byte, wide bool) int {
+	at := isEsc
+	if wide {
+		at = wideEsc
+	}
 	n := len(s)
 	checked := chunked(n, 1) // pair starts below this are pairChunk's
 	for off := 0; off < checked; {
@@ -331,14 +381,14 @@ func escIndex(s []byte) int {
 		}
 		off += c
 		for i := off; i < off+16; i++ {
-			if isEsc(s, i) {
+			if at(s, i) {
 				return i
 			}
 		}
 		off += 16
 	}
 	for i := checked; i < n; i++ {
-		if isEsc(s, i) {
+		if at(s, i) {
 			return i
 		}
 	}
@@ -361,6 +411,15 @@ func isEsc(s []byte, i int) bool {
 		s[i+4] >= '2' && s[i+4] <= '7' && !oddBackslashes(s[:i])
 }
 
+// wideEsc reports whether s[i:] starts a \u escape other than a control
+// character's (\u0000-\u001f, never part of a needle): one that may stand
+// for printable ASCII or for a non-ASCII character (a surrogate's half
+// included), its backslash not itself escaped.
+func wideEsc(s []byte, i int) bool {
+	return i+4 < len(s) && s[i] == '\\' && s[i+1] == 'u' &&
+		!(s[i+2] == '0' && s[i+3] == '0' && (s[i+4] == '0' || s[i+4] == '1')) && !oddBackslashes(s[:i])
+}
+
 // oddBackslashes reports whether s ends in an odd number of backslashes
 // (then a following backslash is itself escaped).
 func oddBackslashes(s []byte) bool {
@@ -377,7 +436,10 @@ var byteRank = func() (r [256]byte) {
 	// From rare to common, roughly as in English text inside JSON.
 	const common = ` eta"oinsrhl:,dcumfpgwybv.{}k0123456789_-TASICEMONRPDLHBFGWqxjzUVYKJQXZ[]/\()'!?;=<>@#$%&*+^|~` + "`"
 	for i := range r {
-		r[i] = 0 // unlisted bytes (control, non-ASCII) are rarest
+		r[i] = 0 // unlisted bytes (control, UTF-8 continuation) are rarest
+	}
+	for i := 0xc0; i < 0x100; i++ {
+		r[i] = 1 // a UTF-8 lead byte is shared by a whole script's letters
 	}
 	for i := 0; i < len(common); i++ {
 		r[common[i]] = byte(255 - i)

@@ -296,7 +296,8 @@ func (s *Scanner) block(data []byte, base int64, st *Stats, emit func(Hit)) {
 		}
 		return
 	}
-	// The next needle and the next ASCII \u escape, each searched once.
+	// The next needle and the next \u escape that may stand for a
+	// character of it, each searched once.
 	nextN, nextE := -2, -2
 	for pos := 0; pos < len(data); {
 		if nextN != -1 && nextN < pos {
@@ -305,7 +306,7 @@ func (s *Scanner) block(data []byte, base int64, st *Stats, emit func(Hit)) {
 			}
 		}
 		if nextE != -1 && nextE < pos {
-			if nextE = escIndex(data[pos:]); nextE >= 0 {
+			if nextE = p.escIndex(data[pos:]); nextE >= 0 {
 				nextE += pos
 			}
 		}
@@ -342,7 +343,7 @@ func (s *Scanner) line(line []byte, pos int64, st *Stats, emit func(Hit)) {
 // tail handles the unterminated last line: a message when it is complete
 // JSON, else torn (never counted as corrupt).
 func (s *Scanner) tail(line []byte, pos int64, st *Stats, emit func(Hit)) {
-	if p := s.pre; p != nil && p.index(line) < 0 && escIndex(line) < 0 {
+	if p := s.pre; p != nil && p.index(line) < 0 && p.escIndex(line) < 0 {
 		return
 	}
 	if s.lineFn != nil {
