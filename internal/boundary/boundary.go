@@ -304,16 +304,11 @@ func (m *Masker) value(key string, secret bool, s string) string {
 	if s == "" {
 		return s
 	}
-	if len(s) > memoMax {
+	if len(s) > memoMax || len(key) > memoMax {
 		out, _ := m.r.MaskValue(key, secret, s)
 		return out
 	}
 	k := memoKey{key: key, s: s, secret: secret}
-	if len(key) > memoMax {
-		k.key = ""
-		out, _ := m.r.MaskValue(key, secret, s)
-		return out
-	}
 	m.mu.Lock()
 	out, ok := m.memo[k]
 	m.mu.Unlock()
