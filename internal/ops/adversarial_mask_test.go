@@ -6,7 +6,6 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -24,23 +23,10 @@ func TestAdversarialLabelsMasked(t *testing.T) {
 	const hidden = "xK9mB2vL5nR8"
 	for _, masked := range []bool{false, true} {
 		o, dir := fixtureOps(t, "state-2026.1.30", nil, Config{Redact: masked})
-		p := filepath.Join(dir, "agents/main/sessions/sessions.json")
-		b, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var store map[string]map[string]any
-		if err := json.Unmarshal(b, &store); err != nil {
-			t.Fatal(err)
-		}
-		store["agent:main:main"]["label"] = label
-		store["agent:main:main"]["displayName"] = label
-		if b, err = json.Marshal(store); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, b, 0o600); err != nil {
-			t.Fatal(err)
-		}
+		editMainEntry(t, dir, func(e map[string]any) {
+			e["label"] = label
+			e["displayName"] = label
+		})
 		lr, err := o.List(context.Background(), ListQuery{Limit: 50})
 		if err != nil {
 			t.Fatal(err)
@@ -78,25 +64,11 @@ func TestAdversarialEntryFieldsMasked(t *testing.T) {
 	const hidden = "xK9mB2vL5nR8tY4c"
 	for _, as := range []string{"", "agent:main:main"} {
 		o, dir := fixtureOps(t, "state-2026.1.30", nil, Config{As: as})
-		p := filepath.Join(dir, "agents/main/sessions/sessions.json")
-		b, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var store map[string]map[string]any
-		if err := json.Unmarshal(b, &store); err != nil {
-			t.Fatal(err)
-		}
-		e := store["agent:main:main"]
-		e["lastTo"] = "https://hooks.example/in?token=" + token
-		e["deliveryContext"] = map[string]any{"channel": "webhook", "to": "https://hooks.example/" + token, "accountId": token}
-		e["someFutureField"] = map[string]any{"nested": []any{"x " + token}}
-		if b, err = json.Marshal(store); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, b, 0o600); err != nil {
-			t.Fatal(err)
-		}
+		editMainEntry(t, dir, func(e map[string]any) {
+			e["lastTo"] = "https://hooks.example/in?token=" + token
+			e["deliveryContext"] = map[string]any{"channel": "webhook", "to": "https://hooks.example/" + token, "accountId": token}
+			e["someFutureField"] = map[string]any{"nested": []any{"x " + token}}
+		})
 		lr, err := o.List(context.Background(), ListQuery{Limit: 50, Messages: 2})
 		if err != nil {
 			t.Fatal(err)

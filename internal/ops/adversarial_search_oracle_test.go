@@ -135,22 +135,9 @@ func TestAdversarialSearchWorkOracle(t *testing.T) {
 func TestAdversarialSearchLabelOracle(t *testing.T) {
 	const label = "deploy password=Zq7pW3xK9mB2vL5nR8tY4c"
 	agent, dir := fixtureOps(t, "state-2026.1.30", nil, Config{As: "agent:main:main"})
-	p := filepath.Join(dir, "agents/main/sessions/sessions.json")
-	b, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var store map[string]map[string]any
-	if err := json.Unmarshal(b, &store); err != nil {
-		t.Fatal(err)
-	}
-	store["agent:main:main"]["label"] = label
-	if b, err = json.Marshal(store); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, b, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	editMainEntry(t, dir, func(e map[string]any) {
+		e["label"] = label
+	})
 	masked := agent.redactText(label)
 	if masked == label {
 		t.Fatalf("the label is not masked: %s", masked)
@@ -246,27 +233,14 @@ func TestAdversarialSearchLongLine(t *testing.T) {
 	const needle = "zqxlongline17"
 	for _, as := range []string{"agent:main:main", ""} {
 		o, dir := fixtureOps(t, "state-2026.1.30", nil, Config{As: as})
-		p := filepath.Join(dir, "agents/main/sessions/c040fd20-0a1c-4ce0-924c-6e695a32eecb.jsonl")
 		text := strings.Repeat("lorem ipsum ", (SearchMaskMaxLine/12)+1) + needle
-		line, err := json.Marshal(map[string]any{"type": "message", "id": "longline1", "timestamp": "2026-11-20T10:00:00.000Z",
-			"message": map[string]any{"role": "user", "content": []any{map[string]any{"type": "text", "text": text}}}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		f, err := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := f.Write(append(line, '\n')); err != nil {
-			t.Fatal(err)
-		}
-		f.Close()
+		appendMainMessage(t, dir, "longline1", text)
 		res, err := o.Search(context.Background(), SearchQuery{Pattern: SearchPattern{Pattern: needle}})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if want := as == ""; (res.TotalCount == 1) != want {
-			t.Errorf("as %q: %d hits for a line of %d bytes (the agent's limit %d)", as, res.TotalCount, len(line), SearchMaskMaxLine)
+			t.Errorf("as %q: %d hits for a text of %d bytes (the agent's limit %d)", as, res.TotalCount, len(text), SearchMaskMaxLine)
 		}
 	}
 }
@@ -279,21 +253,7 @@ func TestAdversarialHistoryLargeMessage(t *testing.T) {
 	for _, as := range []string{"agent:main:main", ""} {
 		for _, raw := range []bool{false, true} {
 			o, dir := fixtureOps(t, "state-2026.1.30", nil, Config{As: as})
-			p := filepath.Join(dir, "agents/main/sessions/c040fd20-0a1c-4ce0-924c-6e695a32eecb.jsonl")
-			text := strings.Repeat("lorem ipsum ", (MaskMaxMessage/12)+1) + needle
-			line, err := json.Marshal(map[string]any{"type": "message", "id": "largemsg1", "parentId": nil, "timestamp": "2026-11-20T10:00:00.000Z",
-				"message": map[string]any{"role": "user", "content": []any{map[string]any{"type": "text", "text": text}}, "timestamp": 1795600000000}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			f, err := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if _, err := f.Write(append(line, '\n')); err != nil {
-				t.Fatal(err)
-			}
-			f.Close()
+			appendMainMessage(t, dir, "largemsg1", strings.Repeat("lorem ipsum ", (MaskMaxMessage/12)+1)+needle)
 			sess, res, err := o.OpenHistory(context.Background(), "agent:main:main", "", HistoryQuery{Limit: 5, Raw: raw})
 			if err != nil {
 				t.Fatal(err)
@@ -308,5 +268,46 @@ func TestAdversarialHistoryLargeMessage(t *testing.T) {
 				t.Errorf("operator, raw %v: the large message was left out", raw)
 			}
 		}
+	}
+}
+
+// editMainEntry changes agent:main:main's entry in a copy of the 1.30
+// demo state.
+func editMainEntry(t *testing.T, dir string, edit func(e map[string]any)) {
+	t.Helper()
+	p := filepath.Join(dir, "agents/main/sessions/sessions.json")
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var store map[string]map[string]any
+	if err := json.Unmarshal(b, &store); err != nil {
+		t.Fatal(err)
+	}
+	edit(store["agent:main:main"])
+	if b, err = json.Marshal(store); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// appendMainMessage appends a user message of one text block to
+// agent:main:main's transcript in a copy of the 1.30 demo state.
+func appendMainMessage(t *testing.T, dir, id, text string) {
+	t.Helper()
+	line, err := json.Marshal(map[string]any{"type": "message", "id": id, "timestamp": "2026-11-20T10:00:00.000Z",
+		"message": map[string]any{"role": "user", "content": []any{map[string]any{"type": "text", "text": text}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(filepath.Join(dir, "agents/main/sessions/c040fd20-0a1c-4ce0-924c-6e695a32eecb.jsonl"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.Write(append(line, '\n')); err != nil {
+		t.Fatal(err)
 	}
 }
