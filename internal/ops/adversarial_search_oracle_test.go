@@ -138,7 +138,7 @@ func TestAdversarialSearchLabelOracle(t *testing.T) {
 	editMainEntry(t, dir, func(e map[string]any) {
 		e["label"] = label
 	})
-	masked := agent.redactText(label)
+	masked := agent.boundary().Text(label)
 	if masked == label {
 		t.Fatalf("the label is not masked: %s", masked)
 	}
@@ -153,7 +153,7 @@ func TestAdversarialSearchLabelOracle(t *testing.T) {
 		}
 		// the guess itself is echoed (as the boundary masks it, for an agent)
 		msg := strings.ReplaceAll(err.Error(), l, "L")
-		msg = strings.ReplaceAll(msg, agent.redactText(l), "L")
+		msg = strings.ReplaceAll(msg, agent.boundary().Text(l), "L")
 		return fmt.Sprintf("%d %s", apperr.CodeOf(err), msg)
 	}
 	_, rightErr := search(agent, label)

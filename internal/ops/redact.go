@@ -95,16 +95,6 @@ func (o *Ops) redactMessages(msgs []json.RawMessage) bool {
 	return masked
 }
 
-// redactText masks one text when text is masked.
-func (o *Ops) redactText(s string) string {
-	r := o.redactorFor()
-	if r == nil {
-		return s
-	}
-	out, _ := r.Redact(s)
-	return out
-}
-
 // searchRedact masks a text as the requester reads it (nil when nothing
 // is masked): what an agent gives back of it (a label) is compared with
 // the masked text, never the stored one.
