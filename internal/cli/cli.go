@@ -19,6 +19,7 @@ import (
 	"github.com/openclaw/sessions/internal/cmd/completion"
 	deletecmd "github.com/openclaw/sessions/internal/cmd/delete"
 	"github.com/openclaw/sessions/internal/cmd/doctor"
+	exportcmd "github.com/openclaw/sessions/internal/cmd/export"
 	"github.com/openclaw/sessions/internal/cmd/history"
 	"github.com/openclaw/sessions/internal/cmd/list"
 	mcpcmd "github.com/openclaw/sessions/internal/cmd/mcp"
@@ -254,6 +255,7 @@ on a terminal and scripts get tab-separated lines when piped.`,
 		list.NewCmd(f, nil),
 		watchcmd.NewCmd(f, nil),
 		history.NewCmd(f, nil),
+		exportcmd.NewCmd(f, nil),
 		show.NewCmd(f, nil),
 		search.NewCmd(f, nil),
 		patch.NewCmd(f, nil),
