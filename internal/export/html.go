@@ -44,7 +44,7 @@ h2.day{font-size:1rem;color:var(--dim);border-bottom:1px solid var(--line);margi
 .text{white-space:pre-wrap;overflow-wrap:anywhere}
 pre{white-space:pre-wrap;overflow-wrap:anywhere;background:var(--code);border-radius:4px;padding:.4rem .6rem;margin:.3rem 0;font:13px/1.4 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
 details{margin:.3rem 0}summary{cursor:pointer;color:var(--dim)}
-.cut,.note{color:var(--dim);font-style:italic;font-size:.9em}.err{color:#c0392b}
+.cut,.note{color:var(--dim);font-style:italic;font-size:.9em;overflow-wrap:anywhere}.err{color:#c0392b}
 img{max-width:100%;height:auto;border-radius:4px}
 @media print{body{font-size:11pt}.page{max-width:none}.toc{break-after:page}details>*{display:block}a{color:inherit}}`
 
