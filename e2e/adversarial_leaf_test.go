@@ -73,6 +73,13 @@ func TestAdversarialLeafPlanter(t *testing.T) {
 			for _, as := range requesters {
 				jobs = append(jobs, leafCommands(as, keys, as == requesters[0])...)
 			}
+			// The operator's --redact: the masker agents get, on every
+			// session, in every format of export.
+			for _, k := range keys {
+				for _, f := range []string{"markdown", "json", "jsonl", "html"} {
+					jobs = append(jobs, leafJob{[]string{"--redact", "export", k, "--format", f, "--lineage"}, k == keys[0]})
+				}
+			}
 			runLeafJobs(t, env, jobs, leaks)
 			for _, as := range requesters {
 				leafMCP(t, env, root, as, false, keys, leaks)
@@ -108,11 +115,17 @@ func leafCommands(as string, keys []string, full bool) []leafJob {
 	add(false, "list", "--all-agents", "--json", "--messages", "20")
 	add(false, "list", "--all-agents", "--messages", "20")
 	add(true, "history", "main", "--json", "--include-tools", "--limit", "1000")
+	for _, f := range []string{"markdown", "json", "jsonl", "html"} {
+		add(true, "export", "main", "--format", f, "--lineage")
+	}
 	for _, k := range keys {
 		add(false, "history", k, "--json", "--limit", "1000")
 		add(false, "history", k, "--raw", "--json", "--include-tools", "--limit", "1000")
 		add(false, "show", k, "--json")
 		if full {
+			for _, f := range []string{"markdown", "json", "jsonl", "html"} {
+				add(false, "export", k, "--format", f)
+			}
 			add(false, "history", k, "--raw", "--limit", "1000")
 			add(false, "history", k, "--format", "markdown", "--include-tools", "--limit", "1000")
 			add(false, "history", k, "--limit", "1000")
@@ -520,6 +533,7 @@ func leafMCP(t *testing.T, env []string, root, as string, useHTTP bool, keys []s
 	for _, out := range []string{
 		tool("sessions_list", map[string]any{}),
 		tool("sessions_history", map[string]any{"sessionKey": "agent:main:main", "includeTools": true}),
+		tool("sessions_export", map[string]any{"sessionKey": "agent:main:main"}),
 		tool("sessions_runs", map[string]any{}),
 		tool("sessions_usage", map[string]any{}),
 	} {
@@ -533,6 +547,7 @@ func leafMCP(t *testing.T, env []string, root, as string, useHTTP bool, keys []s
 		tool("sessions_history", map[string]any{"sessionKey": k, "limit": 1000})
 		tool("sessions_history", map[string]any{"sessionKey": k, "limit": 1000, "includeTools": true})
 		tool("sessions_show", map[string]any{"sessionKey": k})
+		tool("sessions_export", map[string]any{"sessionKey": k})
 	}
 	for _, q := range []string{plantHead, "LfA", "LfB", plantTail, "mmLfB", "hello", "lorem"} {
 		tool("sessions_search", map[string]any{"query": q, "includeTools": true, "includeArchived": true, "allAgents": true, "limit": 1000})

@@ -18,7 +18,7 @@ import (
 )
 
 var (
-	readTools  = []string{"sessions_doctor", "sessions_history", "sessions_list", "sessions_runs", "sessions_search", "sessions_show", "sessions_usage", "sessions_wait"}
+	readTools  = []string{"sessions_doctor", "sessions_export", "sessions_history", "sessions_list", "sessions_runs", "sessions_search", "sessions_show", "sessions_usage", "sessions_wait"}
 	writeTools = []string{"sessions_archive", "sessions_delete", "sessions_patch", "sessions_reset", "sessions_send", "sessions_spawn"}
 	// the writes that replace or remove, and those of them that repeated
 	// change nothing more

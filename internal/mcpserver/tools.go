@@ -27,6 +27,7 @@ const (
 func (s *Server) addTools() {
 	add(s, listTool(s))
 	add(s, historyTool(s))
+	add(s, exportTool(s))
 	add(s, searchTool(s))
 	add(s, showTool(s))
 	add(s, usageTool(s))

@@ -2,6 +2,7 @@ package ops
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -9,12 +10,14 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/tidwall/gjson"
 
 	"github.com/openclaw/sessions/internal/apperr"
 	"github.com/openclaw/sessions/internal/backend"
 	"github.com/openclaw/sessions/internal/export"
+	"github.com/openclaw/sessions/internal/sanitize"
 	"github.com/openclaw/sessions/internal/when"
 )
 
@@ -35,6 +38,11 @@ type ExportQuery struct {
 	// Progress, when set, is told the messages written so far, now and
 	// then (a terminal's progress line).
 	Progress func(messages int)
+	// MaxBytes > 0 caps the messages written (a page for an agent, as
+	// sessions_history's): the export stops before the message that would
+	// pass it (the first one is cut instead) and says where the next page
+	// starts (ExportResult.NextFrom).
+	MaxBytes int
 }
 
 // ExportResult is what an export wrote.
@@ -50,6 +58,13 @@ type ExportResult struct {
 	// Window: the gateway's window cut the conversation (stated on the
 	// page).
 	Window string `json:"window,omitempty"`
+	// With ExportQuery.MaxBytes: Bytes written; Truncated, a message was
+	// cut to the cap; HasMore, messages of the range follow, from NextFrom
+	// (give it as From, with the same To).
+	Bytes     int    `json:"bytes,omitempty"`
+	Truncated bool   `json:"truncated,omitempty"`
+	HasMore   bool   `json:"hasMore"`
+	NextFrom  string `json:"nextFrom,omitempty"`
 }
 
 // bound is one end of an export's range.
@@ -323,7 +338,14 @@ func (o *Ops) export(ctx context.Context, ref, label string, q ExportQuery, w io
 		return nil, err
 	}
 	bw := bufio.NewWriterSize(w, 64<<10)
-	if ew, err = export.New(q.Format, bw); err != nil {
+	var page *bytes.Buffer // with MaxBytes: the page, kept until it is known whole
+	out := io.Writer(bw)
+	if q.MaxBytes > 0 {
+		page = &bytes.Buffer{}
+		out = page
+	}
+	capped := false
+	if ew, err = export.New(q.Format, out); err != nil {
 		return nil, err
 	}
 	if err := ew.Begin(shown); err != nil {
@@ -356,6 +378,10 @@ func (o *Ops) export(ctx context.Context, ref, label string, q ExportQuery, w io
 				}
 				return nil
 			}
+			if capped && l.Message != nil {
+				res.HasMore, res.NextFrom = true, strconv.Itoa(rg.seq)
+				return errStopExport
+			}
 			line := export.Line{Raw: l.Raw, Message: l.Message, Unterminated: l.Unterminated}
 			if l.Message != nil {
 				line.Seq = rg.seq
@@ -373,8 +399,27 @@ func (o *Ops) export(ctx context.Context, ref, label string, q ExportQuery, w io
 			} else if !jsonl || !header && kept < skip {
 				return nil
 			}
+			before := 0
+			if page != nil {
+				before = page.Len()
+			}
 			if err := o.exportLine(ew, line, jsonl); err != nil {
 				return err
+			}
+			if page != nil && line.Message != nil && page.Len() > q.MaxBytes {
+				capped = true
+				if res.Messages > 0 {
+					page.Truncate(before) // this message begins the next page
+					res.HasMore, res.NextFrom = true, strconv.Itoa(line.Seq)
+					return errStopExport
+				}
+				cutAt := q.MaxBytes
+				for cutAt > 0 && !utf8.RuneStart(page.Bytes()[cutAt]) {
+					cutAt--
+				}
+				page.Truncate(cutAt)
+				page.WriteString("\n\n…(truncated: the message is longer than the page's cap)\n")
+				res.Truncated = true
 			}
 			if line.Message != nil {
 				res.Messages++
@@ -393,6 +438,12 @@ func (o *Ops) export(ctx context.Context, ref, label string, q ExportQuery, w io
 	}
 	if err := ew.End(); err != nil {
 		return nil, err
+	}
+	if page != nil {
+		res.Bytes = page.Len()
+		if _, err := bw.Write(page.Bytes()); err != nil {
+			return nil, err
+		}
 	}
 	if err := bw.Flush(); err != nil {
 		return nil, err
@@ -482,3 +533,7 @@ func fillMeta(m *export.Meta, kind, channel, model string, tokens, updated *floa
 		m.UpdatedAt = int64(*updated)
 	}
 }
+
+// ExportPageBytes is the cap of an agent's export page (sessions_export):
+// sessions_history's 80 KiB.
+const ExportPageBytes = sanitize.DefaultCapBytes
