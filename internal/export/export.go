@@ -15,6 +15,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tidwall/gjson"
+
 	"github.com/openclaw/sessions/internal/apperr"
 	"github.com/openclaw/sessions/internal/jsonx"
 )
@@ -161,9 +163,9 @@ type Totals struct {
 	Last      int64   `json:"lastAt,omitempty"`
 }
 
-func (t *Totals) add(m *msg) {
+func (t *Totals) add(h *head) {
 	t.Messages++
-	switch m.Role {
+	switch h.Role {
 	case "user":
 		t.User++
 	case "assistant":
@@ -171,63 +173,17 @@ func (t *Totals) add(m *msg) {
 	case "toolResult", "tool":
 		t.Tools++
 	}
-	t.Input += m.Usage.Input
-	t.Output += m.Usage.Output
-	t.Tokens += m.tokens()
-	t.Cost += m.Usage.Cost.Total
-	if ts := m.time(); ts > 0 {
+	t.Input += h.Input
+	t.Output += h.Output
+	t.Tokens += h.tokens()
+	t.Cost += h.Cost
+	if ts := h.Time; ts > 0 {
 		if t.First == 0 || ts < t.First {
 			t.First = ts
 		}
 		t.Last = max(t.Last, ts)
 	}
 }
-
-// msg is what the renderers read of a message.
-type msg struct {
-	Role       string          `json:"role"`
-	Content    json.RawMessage `json:"content"`
-	Model      string          `json:"model"`
-	Provider   string          `json:"provider"`
-	Timestamp  json.RawMessage `json:"timestamp"`
-	ToolName   string          `json:"toolName"`
-	ToolCallID string          `json:"toolCallId"`
-	IsError    bool            `json:"isError"`
-	Error      string          `json:"errorMessage"`
-	Usage      struct {
-		Input  int64 `json:"input"`
-		Output int64 `json:"output"`
-		Total  int64 `json:"totalTokens"`
-		Cost   struct {
-			Total float64 `json:"total"`
-		} `json:"cost"`
-	} `json:"usage"`
-}
-
-func parseMsg(raw json.RawMessage) *msg {
-	var m msg
-	if json.Unmarshal(raw, &m) != nil {
-		// a usage of the wrong shape must not lose the message
-		var lean struct {
-			Role    string          `json:"role"`
-			Content json.RawMessage `json:"content"`
-		}
-		_ = json.Unmarshal(raw, &lean)
-		m = msg{Role: lean.Role, Content: lean.Content}
-	}
-	return &m
-}
-
-func (m *msg) tokens() int64 {
-	if m.Usage.Total > 0 {
-		return m.Usage.Total
-	}
-	return m.Usage.Input + m.Usage.Output
-}
-
-// time is the message's time in epoch ms: a number, or an RFC 3339
-// string; 0 when it has none.
-func (m *msg) time() int64 { return TimeOf(m.Timestamp) }
 
 // TimeOf reads a timestamp value (epoch ms, or an RFC 3339 string).
 func TimeOf(v json.RawMessage) int64 {
@@ -249,13 +205,7 @@ func TimeOf(v json.RawMessage) int64 {
 }
 
 // MessageTime is a message's time in epoch ms (0 when it has none).
-func MessageTime(raw json.RawMessage) int64 {
-	var h struct {
-		Timestamp json.RawMessage `json:"timestamp"`
-	}
-	_ = json.Unmarshal(raw, &h)
-	return TimeOf(h.Timestamp)
-}
+func MessageTime(raw json.RawMessage) int64 { return timeOf(gjson.GetBytes(raw, "timestamp")) }
 
 // Filter leaves out what --no-tools and --no-thinking leave out of a
 // message: a tool result whole (keep false), tool-call blocks, thinking

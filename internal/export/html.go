@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf8"
+
+	"github.com/tidwall/gjson"
 )
 
 // The longest texts a page shows whole: a tool's output or arguments, and
@@ -173,7 +175,8 @@ func (h *htmlWriter) Write(l Line) error {
 	if l.Message == nil {
 		return nil
 	}
-	m := parseMsg(l.Message)
+	hd := readHead(l.Message)
+	m := &hd
 	h.tot.add(m)
 	v := msgView{Seq: l.Seq, Role: roleName(m.Role), Model: m.Model, Tokens: m.tokens(), Error: m.IsError}
 	switch m.Role {
@@ -184,10 +187,10 @@ func (h *htmlWriter) Write(l Line) error {
 	default:
 		v.Class = "assistant"
 	}
-	if m.Usage.Cost.Total > 0 {
-		v.Cost = fmt.Sprintf("%.4f", m.Usage.Cost.Total)
+	if m.Cost > 0 {
+		v.Cost = fmt.Sprintf("%.4f", m.Cost)
 	}
-	ts := m.time()
+	ts := m.Time
 	v.Time = Stamp(ts)
 	if d := day(ts); d != "" && d != h.lastDay {
 		h.lastDay = d
@@ -200,7 +203,7 @@ func (h *htmlWriter) Write(l Line) error {
 	if v.Class == "tool" {
 		v.Parts = resultParts(m)
 	} else {
-		v.Parts = contentParts(m.Content)
+		v.Parts = contentParts(m.content)
 	}
 	if m.Error != "" {
 		v.Parts = append(v.Parts, part{Kind: "error", Text: "Error: " + m.Error})
@@ -247,89 +250,78 @@ func textPart(kind, title, s string, max int) part {
 	return part{Kind: kind, Title: title, Text: t, Cut: c}
 }
 
-type block map[string]json.RawMessage
-
-func (b block) str(k string) string {
-	var s string
-	_ = json.Unmarshal(b[k], &s)
-	return s
-}
-
 // contentParts are a user or assistant message's parts: a string, or its
 // blocks.
-func contentParts(content json.RawMessage) []part {
-	var s string
-	if json.Unmarshal(content, &s) == nil {
-		if strings.TrimSpace(s) == "" {
+func contentParts(c gjson.Result) []part {
+	switch {
+	case c.Type == gjson.String:
+		if strings.TrimSpace(c.Str) == "" {
 			return nil
 		}
-		return []part{textPart("text", "", s, MaxTextBytes)}
-	}
-	var bs []block
-	if json.Unmarshal(content, &bs) != nil {
-		if t := strings.TrimSpace(string(content)); t != "" && t != "null" {
-			return []part{textPart("note", "", t, MaxToolBytes)}
+		return []part{textPart("text", "", c.Str, MaxTextBytes)}
+	case !c.IsArray():
+		if !c.Exists() || c.Type == gjson.Null {
+			return nil
 		}
-		return nil
+		return []part{textPart("note", "", c.Raw, MaxToolBytes)}
 	}
 	var out []part
-	for _, b := range bs {
-		switch typ := b.str("type"); typ {
+	c.ForEach(func(_, b gjson.Result) bool {
+		switch typ := strField(b, "type"); typ {
 		case "text":
-			if t := b.str("text"); strings.TrimSpace(t) != "" {
+			if t := strField(b, "text"); strings.TrimSpace(t) != "" {
 				out = append(out, textPart("text", "", t, MaxTextBytes))
 			}
 		case "thinking":
-			if t := b.str("thinking"); strings.TrimSpace(t) != "" {
+			if t := strField(b, "thinking"); strings.TrimSpace(t) != "" {
 				out = append(out, textPart("thinking", "", t, MaxTextBytes))
 			}
 		case "toolCall", "tool_use", "toolUse":
-			args := b["arguments"]
-			if args == nil {
-				args = b["input"]
+			args := b.Get("arguments")
+			if !args.Exists() {
+				args = b.Get("input")
 			}
-			title := b.str("name")
-			if id := b.str("id"); id != "" {
+			title := strField(b, "name")
+			if id := strField(b, "id"); id != "" {
 				title += " (" + id + ")"
 			}
-			out = append(out, textPart("call", title, pretty(args), MaxToolBytes))
+			out = append(out, textPart("call", title, pretty(json.RawMessage(args.Raw)), MaxToolBytes))
 		case "image":
 			out = append(out, imagePart(b))
 		default:
 			if typ == "" {
 				typ = "unknown"
 			}
-			raw, _ := json.Marshal(b)
-			out = append(out, textPart("result", "["+typ+" block]", pretty(raw), MaxToolBytes))
+			out = append(out, textPart("result", "["+typ+" block]", pretty(json.RawMessage(b.Raw)), MaxToolBytes))
 		}
-	}
+		return true
+	})
 	return out
 }
 
 // resultParts are a tool result's: its texts joined into one collapsed
 // output, images shown.
-func resultParts(m *msg) []part {
+func resultParts(m *head) []part {
 	var texts []string
 	var imgs []part
-	var s string
-	if json.Unmarshal(m.Content, &s) == nil {
-		texts = append(texts, s)
-	} else {
-		var bs []block
-		if json.Unmarshal(m.Content, &bs) != nil {
-			texts = append(texts, pretty(m.Content))
-		}
-		for _, b := range bs {
-			switch b.str("type") {
+	c := m.content
+	switch {
+	case c.Type == gjson.String:
+		texts = append(texts, c.Str)
+	case c.IsArray():
+		c.ForEach(func(_, b gjson.Result) bool {
+			switch strField(b, "type") {
 			case "text":
-				texts = append(texts, b.str("text"))
+				texts = append(texts, strField(b, "text"))
 			case "image":
 				imgs = append(imgs, imagePart(b))
 			default:
-				raw, _ := json.Marshal(b)
-				texts = append(texts, pretty(raw))
+				texts = append(texts, pretty(json.RawMessage(b.Raw)))
 			}
-		}
+			return true
+		})
+	case c.Exists() && c.Type != gjson.Null:
+		texts = append(texts, pretty(json.RawMessage(c.Raw)))
 	}
 	out := []part{}
 	if t := strings.Join(texts, "\n"); t != "" {
@@ -346,8 +338,8 @@ func resultParts(m *msg) []part {
 // imagePart shows an image stored as base64 of an image type inline (a
 // data: URI, the only kind of image the page's policy loads); any other is
 // noted.
-func imagePart(b block) part {
-	mime, data := strings.ToLower(b.str("mimeType")), b.str("data")
+func imagePart(b gjson.Result) part {
+	mime, data := strings.ToLower(strField(b, "mimeType")), strField(b, "data")
 	if imageTypes[mime] && data != "" && isBase64(data) {
 		return part{Kind: "image", Title: "image (" + mime + ")", URL: template.URL("data:" + mime + ";base64," + data)}
 	}

@@ -51,8 +51,12 @@ func (m *mdWriter) Write(l Line) error {
 	if l.Message == nil {
 		return nil
 	}
-	m.tot.add(parseMsg(l.Message))
-	return render.MarkdownMessages(m.w, []json.RawMessage{l.Message}, l.Seq)
+	h := readHead(l.Message)
+	m.tot.add(&h)
+	var b strings.Builder
+	mdMessage(&b, l.Seq, &h)
+	_, err := io.WriteString(m.w, b.String())
+	return err
 }
 
 func (m *mdWriter) End() error {
@@ -95,7 +99,8 @@ func (j *jsonWriter) Write(l Line) error {
 		}
 		s.Messages++
 	}
-	j.tot.add(parseMsg(l.Message))
+	h := readHead(l.Message)
+	j.tot.add(&h)
 	sep := ",\n"
 	if j.n == 0 {
 		sep = "\n"

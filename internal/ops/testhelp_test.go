@@ -11,7 +11,7 @@ import (
 
 // fixtureOps is an Ops on a copy of testdata/<fixture> with env as the
 // environment (HOME and the user dirs in temporary directories).
-func fixtureOps(t *testing.T, fixture string, env map[string]string, c Config) (*Ops, string) {
+func fixtureOps(t testing.TB, fixture string, env map[string]string, c Config) (*Ops, string) {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "state")
 	if err := testutil.CopyTree(filepath.Join(testutil.Root(t), "testdata", fixture), dir); err != nil {
