@@ -36,8 +36,9 @@ type ExportQuery struct {
 	// NoTools, NoThinking leave out tool calls and results, thinking.
 	NoTools, NoThinking bool
 	// Progress, when set, is told the messages written so far, now and
-	// then (a terminal's progress line).
-	Progress func(messages int)
+	// then (a terminal's progress line), and once more with done at the
+	// end.
+	Progress func(messages int, done bool)
 	// MaxBytes > 0 caps the messages written (a page for an agent, as
 	// sessions_history's): the export stops before the message that would
 	// pass it (the first one is cut instead) and says where the next page
@@ -424,7 +425,7 @@ func (o *Ops) export(ctx context.Context, ref, label string, q ExportQuery, w io
 			if line.Message != nil {
 				res.Messages++
 				if q.Progress != nil && res.Messages%1000 == 0 {
-					q.Progress(res.Messages)
+					q.Progress(res.Messages, false)
 				}
 			}
 			if rg.done {
@@ -449,7 +450,7 @@ func (o *Ops) export(ctx context.Context, ref, label string, q ExportQuery, w io
 		return nil, err
 	}
 	if q.Progress != nil {
-		q.Progress(res.Messages)
+		q.Progress(res.Messages, true)
 	}
 	return res, nil
 }

@@ -185,16 +185,18 @@ func run(o *Options) error {
 	return nil
 }
 
-// progress is a terminal's progress line: the messages written so far.
-func progress(w io.Writer) func(int) {
+// progress is a terminal's progress line on stderr: the messages written
+// so far, from the first thousand on (a short export says nothing), ended
+// with a newline when the export is.
+func progress(w io.Writer) func(int, bool) {
 	shown := false
-	return func(n int) {
-		if n < 1000 && !shown {
+	return func(n int, done bool) {
+		if !shown && done {
 			return
 		}
 		shown = true
 		fmt.Fprintf(w, "\rexport: %d messages", n)
-		if n%1000 != 0 {
+		if done {
 			fmt.Fprintln(w)
 		}
 	}
