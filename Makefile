@@ -121,7 +121,7 @@ interop:
 # and spawn's; writes docs/PERFORMANCE.md figures to stdout. Each skips with one
 # line (exit 0) when the peer is unavailable (scripts/bench_lib.sh).
 BENCH_ENV = PEER="$(PEER)" BIN="$(abspath $(BIN))"
-.PHONY: bench-start bench-send bench-spawn bench-sqlite bench-sqlite-send bench-usage bench-search bench-gateway bench-mcp
+.PHONY: bench-start bench-send bench-spawn bench-sqlite bench-sqlite-send bench-usage bench-search bench-gateway bench-mcp bench-export
 bench: build
 	$(BENCH_ENV) bash scripts/bench.sh
 	$(BENCH_ENV) bash scripts/bench_send.sh
@@ -132,6 +132,7 @@ bench: build
 	$(BENCH_ENV) bash scripts/bench_search.sh
 	$(BENCH_ENV) bash scripts/bench_gateway.sh
 	$(BENCH_ENV) bash scripts/bench_mcp.sh
+	$(BENCH_ENV) bash scripts/bench_export.sh
 
 bench-send: build
 	$(BENCH_ENV) bash scripts/bench_send.sh
@@ -149,6 +150,10 @@ bench-sqlite-send: build
 # usage over 1,000 x 1 MB transcripts (cold beside cat, warm), peak RSS there and on one 1 GB transcript.
 bench-usage: build
 	$(BENCH_ENV) bash scripts/bench_usage.sh
+
+# export of one 200 MB transcript in each format beside history's pages and cat: wall time, peak RSS (no peer needed).
+bench-export: build
+	$(BENCH_ENV) bash scripts/bench_export.sh
 
 # sessions search beside grep -rF -c and rg -F -c (no peer needed; skips without python3 or /usr/bin/time).
 bench-search: build
