@@ -22,9 +22,15 @@ const (
 	MaxTextBytes = 1 << 20
 )
 
-// imageTypes are the images a page shows inline (as data: URIs, as
-// stored); others are noted. SVG is not among them: it is a document.
-var imageTypes = map[string]bool{"image/png": true, "image/jpeg": true, "image/gif": true, "image/webp": true}
+// imageType: the images a page shows inline (as data: URIs, as stored);
+// others are noted. SVG is not among them: it is a document.
+func imageType(mime string) bool {
+	switch mime {
+	case "image/png", "image/jpeg", "image/gif", "image/webp":
+		return true
+	}
+	return false
+}
 
 // pageCSS is the page's one style sheet; the Content-Security-Policy
 // allows it by its hash, and nothing else: no script, no request.
@@ -340,7 +346,7 @@ func resultParts(m *head) []part {
 // noted.
 func imagePart(b gjson.Result) part {
 	mime, data := strings.ToLower(strField(b, "mimeType")), strField(b, "data")
-	if imageTypes[mime] && data != "" && isBase64(data) {
+	if imageType(mime) && data != "" && isBase64(data) {
 		return part{Kind: "image", Title: "image (" + mime + ")", URL: template.URL("data:" + mime + ";base64," + data)}
 	}
 	if mime == "" {
