@@ -120,6 +120,8 @@ func mdRole(role string) string {
 		return "Assistant"
 	case "toolResult":
 		return "Tool result"
+	case "compactionSummary":
+		return "Compaction summary"
 	case "":
 		return "Message"
 	}

@@ -232,6 +232,8 @@ func roleName(role string) string {
 		return "Assistant"
 	case "toolResult", "tool":
 		return "Tool result"
+	case "compactionSummary":
+		return "Compaction summary"
 	case "":
 		return "Message"
 	}

@@ -371,6 +371,7 @@ func (o *Ops) export(ctx context.Context, ref, label string, q ExportQuery, w io
 			if err := ctx.Err(); err != nil {
 				return err
 			}
+			compaction(&l)
 			in := rg.next(sid, &l)
 			header := jsonl && l.Message == nil && l.Raw != nil && gjson.GetBytes(l.Raw, "type").Str == "session"
 			if !in && !header {
@@ -508,6 +509,7 @@ func (o *Ops) countExport(ctx context.Context, srcs []exportSource, from, to *bo
 			if err := ctx.Err(); err != nil {
 				return err
 			}
+			compaction(&l)
 			if rg.next(sid, &l) && l.Message != nil {
 				if _, keep := export.Filter(l.Message, q.NoTools, q.NoThinking); keep {
 					n++
@@ -538,3 +540,25 @@ func fillMeta(m *export.Meta, kind, channel, model string, tokens, updated *floa
 // ExportPageBytes is the cap of an agent's export page (sessions_export):
 // sessions_history's 80 KiB.
 const ExportPageBytes = sanitize.DefaultCapBytes
+
+// compaction gives a compaction entry (a line of type "compaction": what
+// OpenClaw summarised of the conversation before it) a message where it
+// stands, of role "compactionSummary", so every format shows the summary
+// in its place; its line is still written as stored in jsonl.
+func compaction(l *backend.ExportLine) {
+	if l.Message != nil || l.Raw == nil {
+		return
+	}
+	r := gjson.GetManyBytes(l.Raw, "type", "summary", "timestamp")
+	if r[0].Str != "compaction" || r[1].Type != gjson.String {
+		return
+	}
+	m := map[string]any{"role": "compactionSummary", "content": []any{map[string]any{"type": "text", "text": r[1].Str}}}
+	if ts := export.TimeOf(json.RawMessage(r[2].Raw)); ts > 0 {
+		m["timestamp"] = ts
+	}
+	b, err := json.Marshal(m)
+	if err == nil {
+		l.Message = b
+	}
+}

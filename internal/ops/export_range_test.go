@@ -144,3 +144,29 @@ func TestExportLineage(t *testing.T) {
 		t.Errorf("json transcripts %+v (%v)", doc.Transcripts, err)
 	}
 }
+
+// A compaction's summary stands where the compaction is, in every format
+// but jsonl, which stays the file byte for byte.
+func TestExportCompaction(t *testing.T) {
+	o, dir := fixtureOps(t, "state-2026.1.30", nil, Config{})
+	f := filepath.Join(dir, "agents", "main", "sessions", "c040fd20-0a1c-4ce0-924c-6e695a32eecb.jsonl")
+	b, _ := os.ReadFile(f)
+	b = append(b, `{"type":"compaction","id":"k1","parentId":"x","timestamp":"2026-11-21T05:00:00.000Z","summary":"We talked about <IDENTITY.md>.","firstKeptEntryId":"x","tokensBefore":900}
+{"type":"message","id":"after","parentId":"k1","timestamp":"2026-11-21T05:00:01.000Z","message":{"role":"user","content":"after the compaction","timestamp":1795237201000}}
+`...)
+	if err := os.WriteFile(f, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	md, res := exportOf(t, o, "main", ExportQuery{Format: export.Markdown})
+	i, j := strings.Index(md, "## 18. Compaction summary · 2026-11-21 05:00:00Z\n\nWe talked about <IDENTITY.md>.\n"), strings.Index(md, "## 19. User")
+	if i < 0 || j < i || res.Messages != 19 {
+		t.Errorf("the summary is not where the compaction stands (%d, %d, %d messages):\n%s", i, j, res.Messages, md[max(0, len(md)-600):])
+	}
+	html, _ := exportOf(t, o, "main", ExportQuery{Format: export.HTML})
+	if !strings.Contains(html, `<span class="role">Compaction summary</span>`) || !strings.Contains(html, "We talked about &lt;IDENTITY.md&gt;.") {
+		t.Error("html: no compaction summary")
+	}
+	if got, _ := exportOf(t, o, "main", ExportQuery{Format: export.JSONL}); got != string(b) {
+		t.Error("jsonl with a compaction is not the file")
+	}
+}
