@@ -6,7 +6,6 @@ import (
 	"os"
 
 	"github.com/openclaw/sessions/internal/cli"
-	"github.com/openclaw/sessions/internal/storecache"
 )
 
 //go:generate go run . completion bash -o ../../completions/sessions.bash
@@ -14,9 +13,4 @@ import (
 //go:generate go run . completion fish -o ../../completions/sessions.fish
 //go:generate go run . completion powershell -o ../../completions/sessions.ps1
 
-func main() {
-	// big stores parsed by an earlier process are read from the user's
-	// cache dir while their files are unchanged (internal/storecache)
-	storecache.UseUserCache()
-	os.Exit(cli.Main(os.Args[1:]))
-}
+func main() { os.Exit(cli.Main(os.Args[1:])) }
