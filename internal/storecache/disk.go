@@ -210,39 +210,82 @@ func (d *Disk) read(path, key string, files []string, vers []version) (*store.St
 // only trace them through its write barriers, and one due the moment it
 // ends (the heap has just doubled) would only mark them. So the next
 // collection is set for when the heap has grown by GOGC% over what it is
-// after the decode — as if one had just ended there — and once that
-// collection has run, GOGC is what it was. GOGC=off stays off.
+// after the decode — as if one had just ended there — and once a
+// collection has run, GOGC is what it was (unless someone else has set it
+// meanwhile: then theirs is left, and looked at again after the next
+// collections, up to 8). GOGC=off stays off. Decodes take turns.
 func holdGC() (done func()) {
-	old := debug.SetGCPercent(-1)
-	if old < 0 {
-		return func() {}
+	gcHold.Lock()
+	prev := debug.SetGCPercent(-1)
+	if prev != gcHold.raised || gcHold.raised == 0 {
+		gcHold.base = prev // not ours: the process's own setting
+	}
+	base := gcHold.base
+	if base < 0 {
+		debug.SetGCPercent(prev)
+		return gcHold.Unlock
 	}
 	return func() {
+		defer gcHold.Unlock()
 		sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}, {Name: "/memory/classes/heap/objects:bytes"}}
 		metrics.Read(sample)
 		live, now := sample[0].Value, sample[1].Value
-		if live.Kind() != metrics.KindUint64 || now.Kind() != metrics.KindUint64 {
-			debug.SetGCPercent(old)
+		p := float64(base)
+		if live.Kind() == metrics.KindUint64 && now.Kind() == metrics.KindUint64 {
+			// wanted: a goal of now*(1+base/100); the runtime's is
+			// live*(1+p/100), or before the first collection (live 0) its
+			// minimum heap, 4 MiB*p/100
+			want := float64(now.Uint64()) * (1 + float64(base)/100)
+			if l := float64(live.Uint64()); l > 0 {
+				p = (want/l - 1) * 100
+			} else {
+				p = want / (4 << 20) * 100
+			}
+		}
+		if p <= float64(base) {
+			debug.SetGCPercent(base)
+			gcHold.raised = 0
 			return
 		}
-		// wanted: a goal of now*(1+old/100); the runtime's is
-		// live*(1+p/100), or before the first collection (live 0) its
-		// minimum heap, 4 MiB*p/100
-		want := float64(now.Uint64()) * (1 + float64(old)/100)
-		var p float64
-		if l := float64(live.Uint64()); l > 0 {
-			p = (want/l - 1) * 100
-		} else {
-			p = want / (4 << 20) * 100
-		}
-		if p <= float64(old) {
-			debug.SetGCPercent(old)
-			return
-		}
-		debug.SetGCPercent(int(min(p, math.MaxInt32)))
-		sentinel := new([16]byte)
-		runtime.SetFinalizer(sentinel, func(*[16]byte) { debug.SetGCPercent(old) })
+		gcHold.raised, gcHold.looks = int(min(p, math.MaxInt32)), 0
+		debug.SetGCPercent(gcHold.raised)
+		afterGC(lowerGC)
 	}
+}
+
+// gcHold is holdGC's state: the process's own GOGC (base), the one holdGC
+// set (raised, 0 when none is in force) and how often lowerGC found another
+// in its place (looks; it stops looking after 8 collections).
+var gcHold struct {
+	sync.Mutex
+	base, raised, looks int
+}
+
+// lowerGC puts GOGC back to the process's own once a collection has run,
+// if it is still the one holdGC set; if someone else has set another
+// meanwhile, it looks again after the next collection.
+func lowerGC() {
+	gcHold.Lock()
+	defer gcHold.Unlock()
+	if gcHold.raised == 0 {
+		return
+	}
+	if cur := debug.SetGCPercent(gcHold.base); cur != gcHold.raised {
+		debug.SetGCPercent(cur)
+		if gcHold.looks++; gcHold.looks < 8 {
+			afterGC(lowerGC)
+		} else {
+			gcHold.raised = 0 // theirs it stays
+		}
+		return
+	}
+	gcHold.raised = 0
+}
+
+// afterGC runs fn (on the finalizer goroutine) after the next collection.
+func afterGC(fn func()) {
+	sentinel := new([16]byte)
+	runtime.SetFinalizer(sentinel, func(*[16]byte) { fn() })
 }
 
 func readAt(f *os.File, p []byte) error {

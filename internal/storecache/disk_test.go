@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -538,4 +540,61 @@ func FuzzDiskTier(f *testing.F) {
 			check(step, what+", quiet again", true)
 		}
 	})
+}
+
+// holdGC leaves GOGC as it found it once collections have run, however
+// decodes interleave with each other and with another setting of GOGC.
+func TestHoldGCRestores(t *testing.T) {
+	orig := debug.SetGCPercent(100)
+	defer debug.SetGCPercent(orig)
+	keep := make([][]byte, 0, 64)
+	grow := func() { // a heap that has grown during a decode
+		for range 16 {
+			keep = append(keep, make([]byte, 1<<20))
+		}
+	}
+	settle := func(want int) {
+		t.Helper()
+		for range 50 {
+			runtime.GC()
+			time.Sleep(10 * time.Millisecond) // the finalizer goroutine
+			gcHold.Lock()
+			cur := debug.SetGCPercent(want)
+			debug.SetGCPercent(cur)
+			gcHold.Unlock()
+			if cur == want {
+				return
+			}
+		}
+		t.Fatalf("GOGC did not come back to %d", want)
+	}
+	// one decode, then two in turn before any collection
+	done := holdGC()
+	grow()
+	done()
+	settle(100)
+	done = holdGC()
+	grow()
+	done()
+	done = holdGC()
+	grow()
+	done()
+	settle(100)
+	// someone sets GOGC while a raise is in force: theirs is left
+	done = holdGC()
+	grow()
+	done()
+	debug.SetGCPercent(250)
+	settle(250)
+	// GOGC=off stays off
+	debug.SetGCPercent(-1)
+	done = holdGC()
+	grow()
+	done()
+	if cur := debug.SetGCPercent(-1); cur != -1 {
+		t.Fatalf("GOGC=off became %d", cur)
+	}
+	debug.SetGCPercent(100)
+	keep = keep[:0]
+	_ = keep
 }
