@@ -3,7 +3,9 @@
 # working tree side by side in one run: an empty Go program (prints "hi"), `sessions version`, and
 # `sessions list --json` on the demo state (testdata/state-2026.1.30), on the 10,000-session JSON store
 # (openclaw-peer synth-store, ~54 MB) and on the 10,000-session SQLite store (internal/sqlitestore's
-# BenchmarkStore10k), with `cat` of the JSON store beside them. Each command is timed by hyperfine (-N,
+# BenchmarkStore10k) — there also `--limit 5` and `--limit 10000` — with `cat` of the JSON store beside
+# them. Each side has its own cache dir (XDG_CACHE_HOME), warmed by the checked first run: the figures
+# are of a store that did not change since the last call (the store cache's disk tier). Each command is timed by hyperfine (-N,
 # no shell) for BENCH_RUNS runs per round, the commands taking turns round by round (base, tree, base,
 # tree, …) so that the machine's load of the moment falls on all; the median and minimum over every
 # round are printed as markdown, with the load average before and after.
@@ -64,7 +66,11 @@ for side in base tree; do
   CASES+=("$side: version|$b version"
     "$side: list --json, demo state|$b --state-dir $DATA/demo list --json"
     "$side: list --json, 10k JSON|$b --state-dir $DATA/json10k list --json"
-    "$side: list --json, 10k SQLite|$b --state-dir $DATA/sqlite/state list --json")
+    "$side: list --json --limit 5, 10k JSON|$b --state-dir $DATA/json10k list --json --limit 5"
+    "$side: list --json --limit 10000, 10k JSON|$b --state-dir $DATA/json10k list --json --limit 10000"
+    "$side: list --json, 10k SQLite|$b --state-dir $DATA/sqlite/state list --json"
+    "$side: list --json --limit 5, 10k SQLite|$b --state-dir $DATA/sqlite/state list --json --limit 5"
+    "$side: list --json --limit 10000, 10k SQLite|$b --state-dir $DATA/sqlite/state list --json --limit 10000")
 done
 
 # each command once, its output checked, and the store caches warmed (one cache dir per side)
@@ -104,6 +110,8 @@ print("|---|---:|---:|---:|---:|")
 for nm in names:
     print(f"| {nm} | {med[nm]:.1f} ms | {mins[nm]:.1f} ms | {med[nm] / empty:.1f}× | {med[nm] / cat:.1f}× |")
 print()
-for what in ("version", "list --json, demo state", "list --json, 10k JSON", "list --json, 10k SQLite"):
+for what in ("version", "list --json, demo state", "list --json, 10k JSON", "list --json --limit 5, 10k JSON",
+             "list --json --limit 10000, 10k JSON", "list --json, 10k SQLite", "list --json --limit 5, 10k SQLite",
+             "list --json --limit 10000, 10k SQLite"):
     print(f"- {what}: tree/base {med['tree: ' + what] / med['base: ' + what]:.2f}")
 PY

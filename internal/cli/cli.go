@@ -43,12 +43,16 @@ import (
 	"github.com/openclaw/sessions/internal/config"
 	"github.com/openclaw/sessions/internal/iostreams"
 	"github.com/openclaw/sessions/internal/output"
+	"github.com/openclaw/sessions/internal/storecache"
 	"github.com/spf13/cobra"
 )
 
 // Main runs the CLI with the process's streams and environment and returns
 // the exit code.
 func Main(args []string) int {
+	// a big store parsed by an earlier process is read from the user's
+	// cache dir while its files are unchanged (internal/storecache)
+	storecache.UseUserCache()
 	f := &cmdutil.Factory{
 		IO:     iostreams.System(),
 		Env:    config.OSEnv(),

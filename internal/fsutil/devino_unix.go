@@ -24,3 +24,12 @@ func Links(fi fs.FileInfo) (n uint64, ok bool) {
 	}
 	return 0, false
 }
+
+// Owner returns the uid that owns the file of fi; ok is false where fi
+// carries none.
+func Owner(fi fs.FileInfo) (uid int, ok bool) {
+	if st, isStat := fi.Sys().(*syscall.Stat_t); isStat {
+		return int(st.Uid), true
+	}
+	return 0, false
+}

@@ -1,6 +1,9 @@
 package store
 
-import "path/filepath"
+import (
+	"path/filepath"
+	"sync"
+)
 
 // This file lets other readers build a Store from entries that do not come
 // from a sessions.json — the rows of OpenClaw 2026.8+'s per-agent SQLite
@@ -47,4 +50,31 @@ func FromEntries(path string, entries []Entry, skipped int) *Store {
 		s.Entries = append(s.Entries, e)
 	}
 	return s
+}
+
+// Restore returns a Store over entries kept from an earlier load of path
+// (internal/storecache's disk tier): as that load gave them, in order, each
+// key once. Entries are kept as given, not copied; the index of keys is
+// built on the first Lookup.
+func Restore(path string, entries []Entry, skipped int, missing, json5 bool) *Store {
+	s := &Store{
+		Path:      path,
+		Dir:       filepath.Dir(path),
+		Missing:   missing,
+		JSON5:     json5,
+		Entries:   entries,
+		Skipped:   skipped,
+		indexOnce: new(sync.Once),
+	}
+	return s
+}
+
+// buildIndex indexes the keys of a restored store (first position).
+func (s *Store) buildIndex() {
+	s.index = make(map[string]int, len(s.Entries))
+	for i := range s.Entries {
+		if _, dup := s.index[s.Entries[i].Key]; !dup {
+			s.index[s.Entries[i].Key] = i
+		}
+	}
 }

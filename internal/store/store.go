@@ -46,6 +46,9 @@ type Store struct {
 	Skipped int     // values that are not objects (ignored)
 	index   map[string]int
 	lean    bool // loaded by LoadMeta: Raw may be nil
+	// indexOnce builds index on first use (a store restored from a cache,
+	// Restore); nil when index is built with the entries
+	indexOnce *sync.Once
 }
 
 // Entry is one key of the store with the fields the tool reads. Raw keeps
@@ -101,6 +104,9 @@ func (m *Meta) Updated() int64 {
 func (s *Store) Lookup(key string) (*Entry, bool) {
 	if s == nil {
 		return nil, false
+	}
+	if s.indexOnce != nil {
+		s.indexOnce.Do(s.buildIndex)
 	}
 	i, ok := s.index[key]
 	if !ok {

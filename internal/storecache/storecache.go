@@ -158,10 +158,11 @@ func (c *Cache) slot(key string) *slot {
 // store is served. A failed load is not kept.
 //
 // load must read the store from files as they are: files name every file
-// whose content the store depends on.
+// whose content the store depends on. A store this process has not kept is
+// asked of the disk tier first, when the process has one (UseUserCache).
 func (c *Cache) Load(key string, files []string, warn func(string), load func(warn func(string)) (*store.Store, error)) (*store.Store, error) {
 	if c == nil {
-		return load(warn)
+		return tier.Load().Load(key, files, warn, load)
 	}
 	arrived := c.seq.Add(1)
 	s := c.slot(key)
@@ -180,10 +181,10 @@ func (c *Cache) Load(key string, files []string, warn func(string), load func(wa
 	}
 	s.st, s.warns, s.vers, s.trusted = nil, nil, nil, false
 	var warns []string
-	st, lerr := load(func(msg string) {
+	st, lerr := tier.Load().Load(key, files, func(msg string) {
 		warns = append(warns, msg)
 		warn(msg)
-	})
+	}, load)
 	c.loads.Add(1)
 	if lerr != nil {
 		return nil, lerr
