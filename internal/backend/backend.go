@@ -28,6 +28,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/openclaw/sessions/internal/lifecycle"
 	"github.com/openclaw/sessions/internal/sessionwrite"
 	"github.com/openclaw/sessions/internal/state"
 )
@@ -79,6 +80,17 @@ type Host interface {
 	// 10), then the child made — by a locked insert into its agent's
 	// store, or by a gateway's own spawn, which starts its task.
 	Spawn(ctx context.Context, q SpawnAsk) (*SpawnedChild, error)
+
+	// The lifecycle operations, each naming its sessions on this host
+	// with the checks of a send and writing them there (lifecycle.go):
+	// the main session refused (exit 1), a session with a live run
+	// refused or, with Force, waited for on this host's files; a dry run
+	// computes the same document and writes nothing. Prune is for the
+	// host's operator (exit 3 otherwise).
+	Delete(ctx context.Context, q DeleteAsk) (*lifecycle.Result, error)
+	Reset(ctx context.Context, q SessionAsk) (*lifecycle.Result, error)
+	Archive(ctx context.Context, q SessionAsk) (*lifecycle.Result, error)
+	Prune(ctx context.Context, q PruneAsk) (*lifecycle.Result, error)
 
 	// What the requester may do with the host's agents: one agent's
 	// Capabilities (where its writes go, whether they can, the label

@@ -5,6 +5,7 @@ import (
 
 	"github.com/openclaw/sessions/internal/backend"
 	"github.com/openclaw/sessions/internal/launch"
+	"github.com/openclaw/sessions/internal/sessionwrite"
 	"github.com/openclaw/sessions/internal/state"
 	"github.com/openclaw/sessions/internal/target"
 )
@@ -50,7 +51,18 @@ func (o *Ops) scope() (readers []backend.Reader, fleet bool, err error) {
 }
 
 func (o *Ops) local() *backend.Local {
-	return &backend.Local{State: o.openState, Warn: o.warn, Agent: o.cfg.Agent, Debug: o.debug, Now: o.cfg.Now}
+	return &backend.Local{State: o.openState, Warn: o.warn, Agent: o.cfg.Agent, Debug: o.debug, Now: o.cfg.Now, Writes: o.localWrites}
+}
+
+// localWrites are the options of the writes on this host's state dir s:
+// the invocation's lock timeout and clock, and this host's live gateway
+// (target.LocalWrites).
+func (o *Ops) localWrites(s *state.State) sessionwrite.Options {
+	t, err := o.target()
+	if err != nil { // not reached: a Local is built once the target resolved
+		return sessionwrite.Options{LockTimeout: o.cfg.LockTimeout, Now: o.cfg.Now}
+	}
+	return t.LocalWrites(s, o.cfg.LockTimeout, o.cfg.Now)
 }
 
 // gatewayReader reads one host, the requester (--as) checked against that
@@ -58,7 +70,7 @@ func (o *Ops) local() *backend.Local {
 func (o *Ops) gatewayReader(h target.Host) *backend.Gateway {
 	t, _ := o.target() // h came from it
 	g := t.Reader(h, o.cfg.Agent, o.requester())
-	g.Warn = o.warn
+	g.Warn, g.Now = o.warn, o.cfg.Now
 	return g
 }
 
@@ -109,6 +121,24 @@ func (o *Ops) host(what string) (backend.Host, *target.Writes, error) {
 		return o.gatewayReader(*w.Host), w, nil
 	}
 	return o.local(), w, nil
+}
+
+// oneHost is the one host an operation works on, whole (backend.Host):
+// this host's state dir, or the gateway the invocation names (several are
+// a usage error starting with what, target.OneHost). Close it.
+func (o *Ops) oneHost(what string) (backend.Host, error) {
+	t, err := o.target()
+	if err != nil {
+		return nil, err
+	}
+	h, err := t.OneHost(what)
+	if err != nil {
+		return nil, err
+	}
+	if h != nil {
+		return o.gatewayReader(*h), nil
+	}
+	return o.local(), nil
 }
 
 // closeAll closes readers (or hosts).

@@ -49,6 +49,17 @@ func (t *Target) Writes(s *state.State, what string, lockTimeout time.Duration, 
 	return w, nil
 }
 
+// LocalWrites are the options of the writes made on this host's state
+// dir s (backend.Local.Writes): the lock timeout, the clock, and this
+// host's live gateway for s, looked for once per Target when a 2026.8+
+// agent is written.
+func (t *Target) LocalWrites(s *state.State, lockTimeout time.Duration, now func() time.Time) sessionwrite.Options {
+	return sessionwrite.Options{LockTimeout: lockTimeout, Now: now, Gateways: &sessionwrite.Gateways{
+		Log:   func(m string) { t.in.Debug(m) },
+		Local: func() (gateway.Endpoint, string, error) { return t.LiveGateway(s) },
+	}}
+}
+
 // Route is where agent's session writes go (sessionwrite.Choose), said at
 // debug level (what: the operation) when it is a gateway, or when a
 // 2026.8+ agent stays local.
