@@ -14,9 +14,9 @@
 //
 // Host, which both implement, adds the whole operations of one host that
 // the operations layer composes without branching per transport: show's
-// document (Show), the session a write changes with what the write can do
-// there (WriteSession), a send made ready (PlanSend), a sub-agent
-// spawned (Spawn) and what the requester may do with the host's agents
+// document (Show), a patch (Patch), the lifecycle writes (Delete, Reset,
+// Archive, Prune), a send made ready (PlanSend), a sub-agent spawned
+// (Spawn) and what the requester may do with the host's agents
 // (Capabilities, AgentList), each with this host's checks. Local routes per agent as
 // sessionwrite.Choose says (a 2026.8+ agent whose gateway is live goes
 // through that gateway's own spawn, as a Gateway does). The writes
@@ -55,12 +55,13 @@ type Host interface {
 
 	// The whole operations of patch and show on one session.
 
-	// WriteSession finds the session a write names (q.Ref: a key, a
+	// Patch changes a session's send policy or label (q.Ref: a key, a
 	// sessionId or a unique sessionId prefix; or q.Label, of the host's
-	// Agent when set) with the checks of a send: visible to the
-	// requester, agent-to-agent allowed (exit 3); none is exit 4. A host
-	// that cannot honour q.WaitIdle refuses it before any lookup.
-	WriteSession(ctx context.Context, q WriteQuery) (*WriteSession, error)
+	// Agent when set), found with the checks of a send — visible to the
+	// requester, agent-to-agent allowed (exit 3); none is exit 4 — and
+	// written where this host writes it (patch.go). A host that cannot
+	// honour q.WaitIdle refuses it before any lookup.
+	Patch(ctx context.Context, q PatchAsk) (*Patched, error)
 	// Show is everything the host knows about the session ref (or label)
 	// names, with the requester's checks: its entry or row, the messages
 	// of its transcript it reaches (counted), and what else it keeps of
