@@ -97,7 +97,7 @@ type Host interface {
 	// Capabilities (where its writes go, whether they can, the label
 	// bound), and the AgentList of `sessions agents`. wo: the
 	// invocation's write options (this host's live gateway, looked for
-	// once by the target).
+	// once by the host set, internal/hostset).
 	Capabilities(ctx context.Context, agent string, wo sessionwrite.Options) (Capabilities, error)
 	AgentList(ctx context.Context, wo sessionwrite.Options) (*AgentsResult, error)
 }
