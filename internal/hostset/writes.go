@@ -38,11 +38,7 @@ func (t *Set) Writes(s *state.State, what string, lockTimeout time.Duration, now
 	}
 	w := &Writes{t: t, s: s, Host: h, Options: sessionwrite.Options{LockTimeout: lockTimeout, Now: now}}
 	g := &sessionwrite.Gateways{Log: func(m string) { t.in.Debug(m) }}
-	switch {
-	case h != nil:
-		ep := h.ep
-		g.Named = &ep
-	case s != nil:
+	if h == nil && s != nil {
 		g.Local = func() (gateway.Endpoint, string, error) { return t.LiveGateway(s) }
 	}
 	w.Options.Gateways = g
@@ -60,11 +56,17 @@ func (t *Set) LocalWrites(s *state.State, lockTimeout time.Duration, now func() 
 	}}
 }
 
-// Route is where agent's session writes go (sessionwrite.Choose), said at
-// debug level (what: the operation) when it is a gateway, or when a
-// 2026.8+ agent stays local.
+// Route is where agent's session writes go (the named gateway's
+// sessionwrite.GatewayRoute, else sessionwrite.Choose on s), said at debug
+// level (what: the operation) when it is a gateway, or when a 2026.8+
+// agent stays local.
 func (w *Writes) Route(s *state.State, agent, what string) (sessionwrite.Route, error) {
-	r, err := sessionwrite.Choose(s, agent, w.Options)
+	r, err := sessionwrite.Route{}, error(nil)
+	if w.Host != nil {
+		r = sessionwrite.GatewayRoute(w.Host.ep)
+	} else {
+		r, err = sessionwrite.Choose(s, agent, w.Options)
+	}
 	if err != nil {
 		return r, err
 	}
