@@ -37,7 +37,7 @@ func (g *Gateway) lifecycleConn(ctx context.Context) (*gateway.Client, *state.Ac
 }
 
 // lifecycleSession is the session ref names over the gateway, with the
-// checks of a send (as WriteSession finds it).
+// checks of a send (as a patch finds it, writeSession).
 func (g *Gateway) lifecycleSession(ctx context.Context, c *gateway.Client, acc *state.Access, ref string) (sessionwrite.GatewaySession, error) {
 	ctx, cancel := context.WithTimeout(ctx, CallTimeout)
 	defer cancel()

@@ -15,16 +15,17 @@ import (
 )
 
 // Writes is where the writes of one operation go: the one gateway the
-// invocation names (Host; nil: this host's state dir), and the options
-// every write of it opens with (sessionwrite.Choose routes each agent's
-// writes with them).
+// invocation names (Host, whose every write is its own route:
+// sessionwrite.GatewayRoute; nil: this host's state dir, where
+// sessionwrite.Choose routes each agent's writes with Options), and the
+// options every write of it opens with.
 type Writes struct {
 	t    *Set
 	s    *state.State // this host's state (nil: a named gateway only)
 	Host *Host
-	// Options: the lock timeout, the clock and the gateways: the named
-	// one, else this host's live gateway for the state dir (looked for
-	// once per Set, when a 2026.8+ agent is written).
+	// Options: the lock timeout, the clock and, for this host's state
+	// dir, its live gateway (looked for once per Set, when a 2026.8+
+	// agent is written).
 	Options sessionwrite.Options
 }
 
