@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -220,4 +221,137 @@ func TestInteropGatewayLifecycle(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestInteropGatewayLifecycleNoState: delete, reset, archive and prune
+// through a real gateway of each version (--gateway URL, and a context
+// from the contexts file) from a machine with no OpenClaw state at all:
+// --state-dir an empty directory, a HOME without .openclaw. The sessions
+// are named and listed over the gateway; the real `openclaw sessions`
+// shows what each wrote. 1.30 has no archived state: its archive is
+// sessions.delete, as the JSON era's is.
+func TestInteropGatewayLifecycleNoState(t *testing.T) {
+	t.Parallel() // its own peer homes, gateways on free ports and temp dirs: beside the other interop tests
+	p := peertest.Peer(t)
+	bin := peertest.BuildSessions(t)
+	for _, v := range []struct{ version, fixture string }{{"2026.1.30", "state-2026.1.30"}, {"2026.9.6", "state-2026.9.6"}} {
+		t.Run(v.version, func(t *testing.T) {
+			state := copyFixture(t, v.fixture)
+			g := peertest.StartGateway(t, p, v.version, "--state", state)
+			empty, home, cfg := t.TempDir(), t.TempDir(), t.TempDir()
+			env := []string{"HOME=" + home, "XDG_CONFIG_HOME=" + cfg, "TOK=" + g.Token}
+			run := func(args ...string) []byte {
+				t.Helper()
+				return runSessions2(t, bin, env, append([]string{"--state-dir", empty}, args...)...)
+			}
+			byURL := []string{"--gateway", g.URL, "--gateway-token-file", writeToken(t, g.Token)}
+			runSessions2(t, bin, env, "context", "add", "peer", "--gateway", g.URL, "--token-env", "TOK")
+			byCtx := []string{"--context", "peer"}
+			list := func() map[string]string {
+				args := []string{"sessions", "--json"}
+				if v.version == "2026.9.6" {
+					args = append(args, "--all-agents")
+				}
+				m := map[string]string{}
+				for _, s := range gjson.GetBytes(g.OpenClaw(t, p, args...), "sessions").Array() {
+					m[s.Get("key").Str] = s.Get("sessionId").Str
+				}
+				return m
+			}
+			before := list()
+			const del = "agent:main:hook:github:push-42"
+			if before[del] == "" {
+				t.Fatalf("fixture lacks %s: %v", del, before)
+			}
+			dry := run(append(byURL, "delete", del, "--dry-run", "--json")...)
+			if !gjson.GetBytes(dry, "dryRun").Bool() || gjson.GetBytes(dry, "sessions.0.key").Str != del || list()[del] == "" {
+				t.Fatalf("dry run: %s", dry)
+			}
+			// a bare sessionId names the session over the gateway too
+			out := run(append(byCtx, "delete", before[del], "--json")...)
+			if gjson.GetBytes(out, "count").Int() != 1 || gjson.GetBytes(out, "sessions.0.key").Str != del {
+				t.Fatalf("delete: %s", out)
+			}
+			if list()[del] != "" {
+				t.Errorf("openclaw sessions still lists %s", del)
+			}
+			const rkey = "agent:main:telegram:group:-100123"
+			rs := run(append(byURL, "reset", rkey, "--json")...)
+			oldID, newID := gjson.GetBytes(rs, "sessions.0.sessionId").Str, gjson.GetBytes(rs, "sessions.0.newSessionId").Str
+			if oldID != before[rkey] || newID == "" || (v.version == "2026.9.6") != (newID == oldID) {
+				t.Errorf("reset: %s (before: %s)", rs, before[rkey])
+			}
+			if got := list()[rkey]; got != newID {
+				t.Errorf("openclaw sessions: %s has sessionId %q, want the reset's %q", rkey, got, newID)
+			}
+			// the main session is refused before any write, as OpenClaw does
+			if code, msg := runSessionsCode(t, bin, env, append([]string{"--state-dir", empty}, append(byCtx, "delete", "agent:main:main")...)...); code != 1 || !strings.Contains(msg, "Cannot delete the main session") {
+				t.Errorf("delete main: exit %d %s", code, msg)
+			}
+			arch := run(append(byCtx, "archive", rkey, "--json")...)
+			if gjson.GetBytes(arch, "count").Int() != 1 {
+				t.Fatalf("archive: %s", arch)
+			}
+			if v.version == "2026.9.6" {
+				if gjson.GetBytes(arch, "sessions.0.archivedAt").Int() == 0 {
+					t.Errorf("archive: no archivedAt: %s", arch)
+				}
+				call, err := exec.Command(p, "gateway", "call", "--home", g.Home, "sessions.list", "--params", `{"archived":true}`, "--json").Output()
+				if err != nil || !gjson.GetBytes(call, `sessions.#(key=="`+rkey+`")`).Exists() {
+					t.Errorf("the gateway does not list %s as archived: %v\n%s", rkey, err, call)
+				}
+			} else if list()[rkey] != "" {
+				t.Errorf("1.30: archive (a delete) left %s listed", rkey)
+			}
+			// prune: old cron sessions, listed over the gateway
+			pd := run(append(byURL, "prune", "--older-than", "1m", "--kinds", "cron", "--all-agents", "--dry-run", "--json")...)
+			n := gjson.GetBytes(pd, "count").Int()
+			if n == 0 {
+				t.Fatalf("prune --dry-run selected nothing: %s", pd)
+			}
+			pr := run(append(byURL, "prune", "--older-than", "1m", "--kinds", "cron", "--all-agents", "--yes", "--json")...)
+			if gjson.GetBytes(pr, "count").Int() != n {
+				t.Fatalf("prune: %s (dry run: %s)", pr, pd)
+			}
+			after := list()
+			for _, s := range gjson.GetBytes(pr, "sessions").Array() {
+				if after[s.Get("key").Str] != "" {
+					t.Errorf("openclaw sessions still lists pruned %s", s.Get("key").Str)
+				}
+			}
+			if ents, _ := os.ReadDir(empty); len(ents) != 0 {
+				t.Errorf("the empty state dir was written: %v", ents)
+			}
+			if _, err := os.Stat(filepath.Join(home, ".openclaw")); err == nil {
+				t.Errorf("%s/.openclaw was created", home)
+			}
+		})
+	}
+}
+
+// writeToken writes tok to a private file for --gateway-token-file.
+func writeToken(t *testing.T, tok string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "token")
+	if err := os.WriteFile(p, []byte(tok+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// runSessionsCode runs sessions ARGS expecting a failure: its exit code and
+// stderr.
+func runSessionsCode(t *testing.T, bin string, env []string, args ...string) (int, string) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append(os.Environ(), "OPENCLAW_SESSION_KEY=", "OPENCLAW_STATE_DIR=", "OPENCLAW_GATEWAY_URL=", "OPENCLAW_GATEWAY_TOKEN=")
+	cmd.Env = append(cmd.Env, env...)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	err := cmd.Run()
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return ee.ExitCode(), stderr.String()
+	}
+	return 0, stderr.String()
 }

@@ -14,9 +14,9 @@
 //
 // Host, which both implement, adds the whole operations of one host that
 // the operations layer composes without branching per transport: show's
-// document (Show), the session a write changes with what the write can do
-// there (WriteSession), a send made ready (PlanSend), a sub-agent
-// spawned (Spawn) and what the requester may do with the host's agents
+// document (Show), a patch (Patch), the lifecycle writes (Delete, Reset,
+// Archive, Prune), a send made ready (PlanSend), a sub-agent spawned
+// (Spawn) and what the requester may do with the host's agents
 // (Capabilities, AgentList), each with this host's checks. Local routes per agent as
 // sessionwrite.Choose says (a 2026.8+ agent whose gateway is live goes
 // through that gateway's own spawn, as a Gateway does). The writes
@@ -28,6 +28,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/openclaw/sessions/internal/lifecycle"
 	"github.com/openclaw/sessions/internal/sessionwrite"
 	"github.com/openclaw/sessions/internal/state"
 )
@@ -54,12 +55,13 @@ type Host interface {
 
 	// The whole operations of patch and show on one session.
 
-	// WriteSession finds the session a write names (q.Ref: a key, a
+	// Patch changes a session's send policy or label (q.Ref: a key, a
 	// sessionId or a unique sessionId prefix; or q.Label, of the host's
-	// Agent when set) with the checks of a send: visible to the
-	// requester, agent-to-agent allowed (exit 3); none is exit 4. A host
-	// that cannot honour q.WaitIdle refuses it before any lookup.
-	WriteSession(ctx context.Context, q WriteQuery) (*WriteSession, error)
+	// Agent when set), found with the checks of a send — visible to the
+	// requester, agent-to-agent allowed (exit 3); none is exit 4 — and
+	// written where this host writes it (patch.go). A host that cannot
+	// honour q.WaitIdle refuses it before any lookup.
+	Patch(ctx context.Context, q PatchAsk) (*Patched, error)
 	// Show is everything the host knows about the session ref (or label)
 	// names, with the requester's checks: its entry or row, the messages
 	// of its transcript it reaches (counted), and what else it keeps of
@@ -80,11 +82,22 @@ type Host interface {
 	// store, or by a gateway's own spawn, which starts its task.
 	Spawn(ctx context.Context, q SpawnAsk) (*SpawnedChild, error)
 
+	// The lifecycle operations, each naming its sessions on this host
+	// with the checks of a send and writing them there (lifecycle.go):
+	// the main session refused (exit 1), a session with a live run
+	// refused or, with Force, waited for on this host's files; a dry run
+	// computes the same document and writes nothing. Prune is for the
+	// host's operator (exit 3 otherwise).
+	Delete(ctx context.Context, q DeleteAsk) (*lifecycle.Result, error)
+	Reset(ctx context.Context, q SessionAsk) (*lifecycle.Result, error)
+	Archive(ctx context.Context, q SessionAsk) (*lifecycle.Result, error)
+	Prune(ctx context.Context, q PruneAsk) (*lifecycle.Result, error)
+
 	// What the requester may do with the host's agents: one agent's
 	// Capabilities (where its writes go, whether they can, the label
 	// bound), and the AgentList of `sessions agents`. wo: the
 	// invocation's write options (this host's live gateway, looked for
-	// once by the target).
+	// once by the host set, internal/hostset).
 	Capabilities(ctx context.Context, agent string, wo sessionwrite.Options) (Capabilities, error)
 	AgentList(ctx context.Context, wo sessionwrite.Options) (*AgentsResult, error)
 }

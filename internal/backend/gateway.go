@@ -44,6 +44,9 @@ type Gateway struct {
 	// from that host's config (GatewayAccess); nil, or a nil answer: no
 	// requester, the operator the credentials stand for.
 	As func(ctx context.Context, c *gateway.Client) (*state.Access, error)
+	// Now is the invocation's clock (nil: time.Now): prune's cutoff, what
+	// a dry run reports.
+	Now func() time.Time
 
 	once   sync.Once
 	client *gateway.Client
@@ -71,6 +74,14 @@ func (g *Gateway) Access(ctx context.Context, c *gateway.Client) (*state.Access,
 		}
 	})
 	return g.acc, g.accErr
+}
+
+// now is the time on the invocation's clock.
+func (g *Gateway) now() time.Time {
+	if g.Now != nil {
+		return g.Now()
+	}
+	return time.Now()
 }
 
 // debug logs msg through Debug, when set.

@@ -16,6 +16,7 @@ import (
 	"github.com/openclaw/sessions/internal/era"
 
 	"github.com/openclaw/sessions/internal/sanitize"
+	"github.com/openclaw/sessions/internal/sessionwrite"
 	"github.com/openclaw/sessions/internal/sqlitestore"
 	"github.com/openclaw/sessions/internal/state"
 	"github.com/openclaw/sessions/internal/store"
@@ -34,6 +35,20 @@ type Local struct {
 	Debug func(msg string, kv ...any)
 	// Now is the invocation's clock (nil: time.Now): the age of a lock.
 	Now func() time.Time
+	// Writes are the options this host's writes open with for the state
+	// s (the lock timeout, the clock, and this host's live gateway —
+	// looked for once per invocation — that takes a 2026.8+ agent's
+	// writes): each agent's writes are routed by sessionwrite.Choose with
+	// them. Nil: no gateway, the default lock timeout.
+	Writes func(s *state.State) sessionwrite.Options
+}
+
+// writeOptions are the options of this host's writes on s (Writes).
+func (l *Local) writeOptions(s *state.State) sessionwrite.Options {
+	if l.Writes != nil {
+		return l.Writes(s)
+	}
+	return sessionwrite.Options{Now: l.Now}
 }
 
 // now is the time on the invocation's clock.

@@ -10,8 +10,8 @@ import (
 
 // RunSetup is what a host needs from the invocation to make a run (send,
 // spawn) ready: where the run's session writes go and how its runner
-// starts, as the invocation's target decided them once
-// (target.Writes.RunSetup); every field is set. The host calls them at
+// starts, as the invocation's host set decided them once
+// (hostset.Writes.RunSetup); every field is set. The host calls them at
 // the points its checks need them.
 type RunSetup struct {
 	// Writes are the options every write of the run opens with: the lock

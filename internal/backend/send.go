@@ -122,10 +122,7 @@ func localRequester(s *state.State) *runs.Session {
 // locally), recorded in the run (the ping-pong turns run on its session)
 // and the run takes the host's ping-pong turns and turn timeout.
 func (g *Gateway) PlanSend(ctx context.Context, q SendAsk) (*SendPlan, error) {
-	route, err := sessionwrite.Choose(nil, "", q.Runs.Writes)
-	if err != nil {
-		return nil, err
-	}
+	route := sessionwrite.GatewayRoute(g.Endpoint)
 	g.debug("send through the gateway this invocation names", "gateway", g.Endpoint.String(), "auth", route.Endpoint.AuthSource)
 	eng, err := q.Runs.Launcher(nil).ChooseEngineFor(route, "", q.Engine, q.OpenClaw)
 	if err != nil {

@@ -246,10 +246,8 @@ func (l *Local) createChild(ctx context.Context, s *state.State, a spawnAsk, r R
 // (checkRemoteSpawn) — and the child takes the target agent's sub-agent
 // model default from it when --model is not given.
 func (g *Gateway) Spawn(ctx context.Context, q SpawnAsk) (*SpawnedChild, error) {
-	route, err := sessionwrite.Choose(nil, "", q.Runs.Writes)
-	if err != nil {
-		return nil, err
-	}
+	var err error
+	route := sessionwrite.GatewayRoute(g.Endpoint)
 	g.debug("spawn through the gateway this invocation names", "gateway", g.Endpoint.String(), "auth", route.Endpoint.AuthSource)
 	agent := config.NormalizeAgentID(g.Agent)
 	if strings.TrimSpace(g.Agent) == "" {

@@ -15,12 +15,11 @@ import (
 	"github.com/openclaw/sessions/internal/keys"
 	"github.com/openclaw/sessions/internal/lazyre"
 	"github.com/openclaw/sessions/internal/policy"
-	"github.com/openclaw/sessions/internal/sessionwrite"
 	"github.com/openclaw/sessions/internal/state"
 )
 
-// WriteQuery names the session a write changes (Host.WriteSession).
-type WriteQuery struct {
+// writeQuery names the session a write changes (writeSession).
+type writeQuery struct {
 	Ref   string // a key, a sessionId or a unique sessionId prefix
 	Label string // or the session with this label (the host's Agent picks the agent)
 	// WaitIdle: the write means to wait, first, for an OpenClaw run on the
@@ -30,63 +29,47 @@ type WriteQuery struct {
 	WaitIdle bool
 }
 
-// WriteSession is the session a write changes, found where it lives with
+// writeSession is the session a write changes, found where it lives with
 // the checks of a send (visible to the requester, agent-to-agent
-// allowed). Its writes are routed by the caller (sessionwrite.Choose from
-// State and Agent); the session answers what it can do on that route.
-type WriteSession struct {
+// allowed), and what a write can do on it.
+type writeSession struct {
 	Key        string // the store key
 	DisplayKey string // the key as the requester names it
 	Agent      string
 	// SessionID is the sessionId the reference named the session by: the
 	// write must still find the key on it (a /new may have moved the key
-	// on meanwhile). "" when named by key or label, and over a named
-	// gateway (whose sessions.patch lists the key again itself).
+	// on meanwhile). "" when named by key or label, and over a gateway
+	// host (whose sessions.patch lists the key again itself).
 	SessionID string
 	// State is this host's state dir the session is in, where its writes
-	// are routed from; nil over a named gateway, which takes every write.
+	// are routed from; nil over a gateway host, which takes every write.
 	State *state.State
 
 	waitIdle bool
-	// named: found over the gateway the invocation names, whose own
-	// version checks a label (1.30's 64 code units, 9.x's 512).
-	named bool
-	l     *Local        // the local host (nil over a gateway)
-	t     *state.Target // the local state's session (nil over a gateway)
+	l        *Local        // the local host (nil over a gateway)
+	t        *state.Target // the local state's session (nil over a gateway)
 }
 
-// errWaitIdleOverGateway is the refusal of WriteQuery.WaitIdle through a
+// errWaitIdleOverGateway is the refusal of writeQuery.WaitIdle through a
 // gateway.
 func errWaitIdleOverGateway() error {
 	return apperr.Usagef("--wait-idle applies to a patch of the local state dir; through the gateway, OpenClaw itself orders the patch with its runs")
 }
 
-// Through refuses what the write cannot do on a route of era e: wait
+// through refuses what the write cannot do on a route of era e: wait
 // for an OpenClaw run (WaitIdle) through a gateway (this host's live
-// gateway of a 2026.8+ agent; a named gateway refused it before any
+// gateway of a 2026.8+ agent; a gateway host refused it before any
 // lookup).
-func (w *WriteSession) Through(e era.Era) error {
+func (w *writeSession) through(e era.Era) error {
 	if w.waitIdle && e == era.Gateway {
 		return errWaitIdleOverGateway()
 	}
 	return nil
 }
 
-// ParseLabel checks a new label as the writer of era e takes it
-// (sessionwrite.ParseLabel: 64 UTF-16 code units on the JSON era and
-// through a gateway, 512 on a 2026.8+ store). Over a named gateway the
-// label is sent as given, already held to the loosest rule: that
-// gateway's own version refuses what it does not take.
-func (w *WriteSession) ParseLabel(e era.Era, raw string) (string, error) {
-	if w.named {
-		return raw, nil
-	}
-	return sessionwrite.ParseLabel(e, raw)
-}
-
-// IdleQuery is what a write does about an OpenClaw run on its session
-// (WriteSession.Idle).
-type IdleQuery struct {
+// idleQuery is what a write does about an OpenClaw run on its session
+// (writeSession.idle).
+type idleQuery struct {
 	// Wait > 0: wait up to this long for the run to end (exit 5 after);
 	// 0: warn that its end-of-turn write may undo the change.
 	Wait time.Duration
@@ -101,7 +84,7 @@ type IdleQuery struct {
 // transcript lock and the store.
 const idlePoll = 100 * time.Millisecond
 
-// Idle looks, before a write through a writer of era e, for an OpenClaw
+// idle looks, before a write through a writer of era e, for an OpenClaw
 // turn running on the session: a live holder of its transcript lock, which
 // only this host's JSON-era files have (a 2026.8+ store refuses a session
 // with an active run itself; a gateway orders the write with its runs).
@@ -110,7 +93,7 @@ const idlePoll = 100 * time.Millisecond
 // for OpenClaw's end-of-turn store write (at most q.Settle after the lock
 // is released), or fails with exit 5 when the turn is still running after
 // q.Wait.
-func (w *WriteSession) Idle(ctx context.Context, e era.Era, q IdleQuery) ([]string, error) {
+func (w *writeSession) idle(ctx context.Context, e era.Era, q idleQuery) ([]string, error) {
 	if e != era.JSON || w.t == nil {
 		return nil, nil
 	}
@@ -171,9 +154,9 @@ func storeStamp(path string) string {
 	return fmt.Sprintf("%d/%d", fi.Size(), fi.ModTime().UnixNano())
 }
 
-// WriteSession resolves the reference in this host's state dir with the
+// writeSession resolves the reference in this host's state dir with the
 // checks of a send (state.ResolveRef, policy.OpSend).
-func (l *Local) WriteSession(_ context.Context, q WriteQuery) (*WriteSession, error) {
+func (l *Local) writeSession(q writeQuery) (*writeSession, error) {
 	s, err := l.State()
 	if err != nil {
 		return nil, err
@@ -182,7 +165,7 @@ func (l *Local) WriteSession(_ context.Context, q WriteQuery) (*WriteSession, er
 	if err != nil {
 		return nil, err
 	}
-	w := &WriteSession{Key: t.Key, DisplayKey: t.DisplayKey, Agent: t.Agent, State: s, waitIdle: q.WaitIdle, l: l, t: t}
+	w := &writeSession{Key: t.Key, DisplayKey: t.DisplayKey, Agent: t.Agent, State: s, waitIdle: q.WaitIdle, l: l, t: t}
 	if t.ViaID {
 		// the key may have moved on to a new session (/new) since we
 		// resolved the id
@@ -191,7 +174,7 @@ func (l *Local) WriteSession(_ context.Context, q WriteQuery) (*WriteSession, er
 	return w, nil
 }
 
-// WriteSession finds the session over the gateway (sessions.list) as a
+// writeSession finds the session over the gateway (sessions.list) as a
 // local patch finds it, with state.ResolveRef's wording: a key (a bare
 // rest is the requester's agent's: --as's, else --agent's, else main's),
 // a sessionId, a unique sessionId prefix (8+ hex digits), or the label
@@ -199,7 +182,7 @@ func (l *Local) WriteSession(_ context.Context, q WriteQuery) (*WriteSession, er
 // config (--as). 1.30's sessions.patch would create a key it does not
 // have: the session must be listed first. WaitIdle is refused before any
 // connection.
-func (g *Gateway) WriteSession(ctx context.Context, q WriteQuery) (*WriteSession, error) {
+func (g *Gateway) writeSession(ctx context.Context, q writeQuery) (*writeSession, error) {
 	if q.WaitIdle {
 		return nil, errWaitIdleOverGateway()
 	}
@@ -226,7 +209,7 @@ func (g *Gateway) WriteSession(ctx context.Context, q WriteQuery) (*WriteSession
 	if err := CheckSession(ctx, c, acc, q.Ref, q.Label, r, policy.OpSend); err != nil {
 		return nil, err
 	}
-	return &WriteSession{Key: r.Key, DisplayKey: r.Key, Agent: r.AgentID, named: true}, nil
+	return &writeSession{Key: r.Key, DisplayKey: r.Key, Agent: r.AgentID}, nil
 }
 
 // hexPrefix is what a write takes for a sessionId prefix over a gateway.

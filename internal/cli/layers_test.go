@@ -21,7 +21,7 @@ import (
 var commandsMustNotImport = []string{
 	"gateway", "sqlitestore", "sqlitewrite", "sqlitefile", "sqlitedb", "store", "transcript", "transcripts",
 	"backend", "sessionwrite", "engine", "runner", "launch", "lifecycle", "archive",
-	"state", "runs", "era", "lock", "doctor", "usage", "search", "target",
+	"state", "runs", "era", "lock", "doctor", "usage", "search", "hostset",
 }
 
 // TestCommandLayers holds the layering of docs/ARCHITECTURE.md: no package
@@ -252,7 +252,7 @@ var opsTwin = regexp.MustCompile(`(?m)^func (?:\([^)]*\) )?(\w+(?:Local|Remote|T
 // policy; the stores, the transcript files and the lock files are read and
 // written below it (state, transcripts, the sessionwrite writers), never
 // from ops itself; nor does it know a gateway or write an operation once
-// per transport (internal/target decides where, backend.Host implements).
+// per transport (internal/hostset decides where, backend.Host implements).
 func TestOpsImportsNoStorage(t *testing.T) {
 	const mod = "github.com/openclaw/sessions/internal/"
 	files, _ := filepath.Glob(filepath.Join("..", "ops", "*.go"))
@@ -267,7 +267,7 @@ func TestOpsImportsNoStorage(t *testing.T) {
 			case "store", "sqlitestore", "sqlitewrite", "sqlitefile", "sqlitedb", "transcript", "lock":
 				t.Errorf("%s imports %s: ops reaches storage through state, transcripts and sessionwrite", file, imp)
 			case "gateway":
-				t.Errorf("%s imports %s: where an invocation works is internal/target's, and what a gateway does is backend.Gateway's", file, imp)
+				t.Errorf("%s imports %s: where an invocation works is internal/hostset's, and what a gateway does is backend.Gateway's", file, imp)
 			}
 		}
 		b, err := os.ReadFile(file)

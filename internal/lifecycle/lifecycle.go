@@ -50,6 +50,14 @@ func (r *Result) add(out *sessionwrite.Outcome) {
 	r.Count = len(r.Sessions)
 }
 
+// ResultOf is the document of action (delete, archive, prune) that did
+// out.
+func ResultOf(action string, dryRun bool, out *sessionwrite.Outcome) *Result {
+	r := &Result{Action: action, DryRun: dryRun, Sessions: []Item{}}
+	r.add(out)
+	return r
+}
+
 // Options tune an operation.
 type Options struct {
 	DryRun         bool

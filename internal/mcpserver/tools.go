@@ -327,9 +327,6 @@ func sendTool(s *Server) tool[sendIn] {
 		},
 		output: runOutput(),
 		run: func(ctx context.Context, req *mcp.CallToolRequest, in sendIn) (any, error) {
-			if strings.TrimSpace(in.Message) == "" {
-				return nil, apperr.Usagef("message required")
-			}
 			if err := target(in.SessionKey, in.Label); err != nil {
 				return nil, err
 			}
@@ -363,16 +360,9 @@ func spawnTool(s *Server) tool[spawnIn] {
 		},
 		output: spawnOutput(),
 		run: func(ctx context.Context, _ *mcp.CallToolRequest, in spawnIn) (any, error) {
-			if strings.TrimSpace(in.Task) == "" {
-				return nil, apperr.Usagef("task required")
-			}
-			cleanup := in.Cleanup
-			if cleanup == "" {
-				cleanup = "keep"
-			}
 			rt := intOr(in.RunTimeoutSeconds, intOr(in.TimeoutSeconds, 0))
 			return s.ops(in.AgentID).Spawn(ctx, ops.SpawnRequest{Task: in.Task, Label: in.Label, Model: in.Model,
-				Thinking: in.Thinking, RunTimeoutSeconds: rt, Cleanup: cleanup})
+				Thinking: in.Thinking, RunTimeoutSeconds: rt, Cleanup: in.Cleanup})
 		},
 	}
 }

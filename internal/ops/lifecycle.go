@@ -4,10 +4,8 @@ import (
 	"context"
 	"time"
 
-	"github.com/openclaw/sessions/internal/apperr"
+	"github.com/openclaw/sessions/internal/backend"
 	"github.com/openclaw/sessions/internal/lifecycle"
-	"github.com/openclaw/sessions/internal/policy"
-	"github.com/openclaw/sessions/internal/state"
 )
 
 // LifecycleResult is the document of delete, reset, archive and prune
@@ -57,9 +55,10 @@ type PruneRequest struct {
 	Force     bool
 }
 
-// Delete deletes the sessions q names: the main session is refused, a
-// session with a live run refused unless Force waited for it, all before
-// anything is written.
+// Delete deletes the sessions q names on the one host the invocation
+// works on (this host's state dir, or the gateway it names — no state dir
+// needed then): the main session is refused, a session with a live run
+// refused unless Force waited for it, all before anything is written.
 func (o *Ops) Delete(ctx context.Context, q DeleteRequest) (*LifecycleResult, error) {
 	v, err := o.delete(ctx, q)
 	return deliver(o, v, err)
@@ -67,25 +66,8 @@ func (o *Ops) Delete(ctx context.Context, q DeleteRequest) (*LifecycleResult, er
 
 // delete is Delete before the agent boundary.
 func (o *Ops) delete(ctx context.Context, q DeleteRequest) (*LifecycleResult, error) {
-	s, err := o.openState()
-	if err != nil {
-		return nil, err
-	}
-	var ts []*state.Target
-	seen := map[string]bool{}
-	for _, a := range q.Keys {
-		t, err := s.Resolve(a, policy.OpSend)
-		if err != nil {
-			return nil, err
-		}
-		if !seen[t.Agent+"\x00"+t.Key] {
-			seen[t.Agent+"\x00"+t.Key] = true
-			ts = append(ts, t)
-		}
-	}
-	return o.lifecycle(s, q.DryRun, q.Force, func(lo *lifecycle.Options) (*LifecycleResult, error) {
-		lo.KeepTranscript = q.KeepTranscript
-		return lifecycle.Delete(ctx, s, ts, *lo)
+	return onHost(o, func(h backend.Host) (*LifecycleResult, error) {
+		return h.Delete(ctx, backend.DeleteAsk{Keys: q.Keys, DryRun: q.DryRun, Force: q.Force, KeepTranscript: q.KeepTranscript})
 	})
 }
 
@@ -99,7 +81,9 @@ func (o *Ops) Reset(ctx context.Context, q ResetRequest) (*LifecycleResult, erro
 
 // reset is Reset before the agent boundary.
 func (o *Ops) reset(ctx context.Context, q ResetRequest) (*LifecycleResult, error) {
-	return o.oneSession(ctx, q.Key, q.DryRun, q.Force, lifecycle.Reset)
+	return onHost(o, func(h backend.Host) (*LifecycleResult, error) {
+		return h.Reset(ctx, backend.SessionAsk{Key: q.Key, DryRun: q.DryRun, Force: q.Force})
+	})
 }
 
 // Archive archives the session q names; every agent's main session is
@@ -111,20 +95,8 @@ func (o *Ops) Archive(ctx context.Context, q ArchiveRequest) (*LifecycleResult, 
 
 // archive is Archive before the agent boundary.
 func (o *Ops) archive(ctx context.Context, q ArchiveRequest) (*LifecycleResult, error) {
-	return o.oneSession(ctx, q.Key, q.DryRun, q.Force, lifecycle.Archive)
-}
-
-func (o *Ops) oneSession(ctx context.Context, key string, dryRun, force bool, act func(context.Context, *state.State, *state.Target, lifecycle.Options) (*lifecycle.Result, error)) (*LifecycleResult, error) {
-	s, err := o.openState()
-	if err != nil {
-		return nil, err
-	}
-	t, err := s.Resolve(key, policy.OpSend)
-	if err != nil {
-		return nil, err
-	}
-	return o.lifecycle(s, dryRun, force, func(lo *lifecycle.Options) (*LifecycleResult, error) {
-		return act(ctx, s, t, *lo)
+	return onHost(o, func(h backend.Host) (*LifecycleResult, error) {
+		return h.Archive(ctx, backend.SessionAsk{Key: q.Key, DryRun: q.DryRun, Force: q.Force})
 	})
 }
 
@@ -139,22 +111,18 @@ func (o *Ops) Prune(ctx context.Context, q PruneRequest) (*LifecycleResult, erro
 
 // prune is Prune before the agent boundary.
 func (o *Ops) prune(ctx context.Context, q PruneRequest) (*LifecycleResult, error) {
-	s, err := o.openState()
+	return onHost(o, func(h backend.Host) (*LifecycleResult, error) {
+		return h.Prune(ctx, backend.PruneAsk{OlderThan: q.OlderThan, Kinds: q.Kinds, AllAgents: q.AllAgents, DryRun: q.DryRun, Force: q.Force})
+	})
+}
+
+// onHost runs a lifecycle operation on the one host the invocation works
+// on (several are a usage error), and closes it.
+func onHost(o *Ops, op func(backend.Host) (*LifecycleResult, error)) (*LifecycleResult, error) {
+	h, err := o.oneHost(oneHostLifecycle)
 	if err != nil {
 		return nil, err
 	}
-	if !s.Req.Operator() {
-		return nil, apperr.Forbiddenf("sessions prune is for the host operator (run it without --as and OPENCLAW_SESSION_KEY); an agent deletes its own sessions one by one with sessions delete")
-	}
-	agents := s.AgentIDs()
-	if !q.AllAgents {
-		a := s.Default
-		if s.AgentFlag != "" {
-			a = s.AgentFlag
-		}
-		agents = []string{a}
-	}
-	return o.lifecycle(s, q.DryRun, q.Force, func(lo *lifecycle.Options) (*LifecycleResult, error) {
-		return lifecycle.Prune(ctx, s, agents, q.OlderThan, q.Kinds, *lo)
-	})
+	defer h.Close()
+	return op(h)
 }

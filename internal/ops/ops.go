@@ -12,14 +12,14 @@
 // whose codes are the exit codes), and they may ask what an agent's
 // sessions can do (Capabilities) instead of testing an era.
 //
-// Where sessions live is decided once per Ops by internal/target (the
+// Where sessions live is decided once per Ops by internal/hostset (the
 // gateway flags, the environment, the contexts file; the one-host rule;
 // this host's live gateway, looked for once): where.go asks it for the
-// readers of a read (the state dir, one gateway or a fleet), for the host
-// of an operation on one session (backend.Host: this host's state dir or
-// the gateway the invocation names, each implementing show, the session a
-// patch changes, a send's plan and a spawn whole), and for the write
-// options every write is routed with (sessionwrite.Choose). An operation
+// readers of a read (the state dir, one gateway or a fleet) and for the
+// host of an operation on one host (backend.Host: this host's state dir or
+// the gateway the invocation names, each implementing show, patch, the
+// lifecycle writes, a send's plan and a spawn whole, each writing where
+// that host writes). An operation
 // composes what the host answers and checks policy; it does not branch per
 // transport. Scope tells a front-end what it works on.
 package ops
@@ -33,9 +33,9 @@ import (
 	"charm.land/log/v2"
 	"github.com/openclaw/sessions/internal/boundary"
 	"github.com/openclaw/sessions/internal/config"
+	"github.com/openclaw/sessions/internal/hostset"
 	"github.com/openclaw/sessions/internal/state"
 	"github.com/openclaw/sessions/internal/storecache"
-	"github.com/openclaw/sessions/internal/target"
 )
 
 // Config is what a front-end knows about one invocation: the global flags
@@ -101,9 +101,9 @@ type Ops struct {
 	st        *state.State
 	stErr     error
 
-	targetOnce sync.Once
-	tgt        *target.Target
-	tgtErr     error
+	setOnce sync.Once
+	set     *hostset.Set
+	setErr  error
 
 	redactOnce sync.Once
 	masker     *boundary.Masker

@@ -100,67 +100,30 @@ func (o *Ops) patch(ctx context.Context, q PatchRequest) (*PatchResult, error) {
 	if err := q.Validate(); err != nil {
 		return nil, err
 	}
-	h, wt, err := o.host(oneHostPatch)
+	h, err := o.oneHost(oneHostPatch)
 	if err != nil {
 		return nil, err
 	}
-	// A patch is a write: the checks of a send (visibility, agent-to-agent).
-	t, err := h.WriteSession(ctx, backend.WriteQuery{Ref: q.Ref, Label: q.TargetLabel, WaitIdle: q.WaitIdle > 0})
-	h.Close() // the write makes its own connection, if any
-	if err != nil {
-		return nil, err
+	defer h.Close()
+	a := backend.PatchAsk{Ref: q.Ref, Label: q.TargetLabel, WaitIdle: q.WaitIdle, Settle: q.Settle, OnWait: q.OnWaitIdle}
+	if a.Settle <= 0 {
+		a.Settle = DefaultPatchSettle
 	}
-	route, err := wt.Route(t.State, t.Agent, "patch")
-	if err != nil {
-		return nil, err
-	}
-	if err := t.Through(route.Era); err != nil {
-		return nil, err
-	}
-	w, err := sessionwrite.OpenRoute(t.State, t.Agent, route, wt.Options)
-	if err != nil {
-		return nil, err
-	}
-	defer w.Close()
-	if q.SetLabel {
-		if q.Label, err = t.ParseLabel(w.Era(), q.Label); err != nil {
-			return nil, apperr.Usagef("invalid --label: %s", strings.TrimPrefix(err.Error(), "invalid label: "))
-		}
-	}
-	settle := q.Settle
-	if settle <= 0 {
-		settle = DefaultPatchSettle
-	}
-	warnings, err := t.Idle(ctx, w.Era(), backend.IdleQuery{Wait: q.WaitIdle, Settle: settle, OnWait: q.OnWaitIdle})
-	if err != nil {
-		return nil, err
-	}
-	return o.patchWrite(ctx, w, q, t.Key, t.DisplayKey, t.SessionID, warnings)
-}
-
-// patchWrite patches key through w (every route: the JSON files, the
-// SQLite store, a gateway's sessions.patch).
-func (o *Ops) patchWrite(ctx context.Context, w sessionwrite.Writes, q PatchRequest, key, display, sessionID string, warnings []string) (*PatchResult, error) {
-	p := sessionwrite.Patch{NotFound: apperr.NotFoundf("No session found: %s", strings.TrimSpace(q.Ref)), SessionID: sessionID}
-	if q.SetLabel {
-		p.Label = &q.Label
-	}
-	if q.ClearLabel {
-		empty := ""
-		p.Label = &empty
+	switch {
+	case q.SetLabel:
+		a.NewLabel = &q.Label
+	case q.ClearLabel:
+		a.NewLabel = new(string)
 	}
 	switch q.SendPolicy {
 	case "allow", "deny":
-		p.SendPolicy = &q.SendPolicy
+		a.SendPolicy = &q.SendPolicy
 	case "inherit":
-		empty := ""
-		p.SendPolicy = &empty
+		a.SendPolicy = new(string)
 	}
-	res, err := w.Patch(ctx, key, p)
+	p, err := h.Patch(ctx, a)
 	if err != nil {
 		return nil, err
 	}
-	o.debug(res.Said, res.Debug...)
-	// the entry as written, normalised by the writer (a gateway: as it answers)
-	return &PatchResult{OK: true, Key: key, Path: res.Path, Entry: res.Entry, Warnings: warnings, DisplayKey: display}, nil
+	return &PatchResult{OK: true, Key: p.Key, Path: p.Path, Entry: p.Entry, Warnings: p.Warnings, DisplayKey: p.DisplayKey}, nil
 }

@@ -19,9 +19,13 @@ func (o *Ops) ExecuteRun(ctx context.Context, runID string) error {
 	if err != nil {
 		return err
 	}
-	t, _ := o.target() // writes resolved it
+	t, _ := o.hostSet() // writes resolved it
 	r := &runner.Runner{State: s, Runs: runs.Open(s.Dir.Path), Log: o.cfg.Log, Now: o.cfg.Now, LockTimeout: o.cfg.LockTimeout,
 		GatewayEndpoint: t.TurnGatewayOf(s), Gateways: w.Options.Gateways}
+	if w.Host != nil {
+		ep := w.Host.Endpoint()
+		r.Through = &ep
+	}
 	return r.Execute(ctx, runID)
 }
 

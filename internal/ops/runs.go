@@ -99,7 +99,7 @@ func (o *Ops) runs(ctx context.Context, q RunsQuery) (*RunsResult, error) {
 		return nil, apperr.Usagef("invalid --source %q (want %s)", q.Source, strings.Join(RunsSources, ", "))
 	}
 	now := o.Now()
-	t, err := o.target()
+	t, err := o.hostSet()
 	if err != nil {
 		return nil, err
 	}
@@ -204,7 +204,7 @@ type runStoreAt struct {
 // invocation selects (runs.GatewayHome: the runs send, spawn and wait made
 // with the same selection).
 func (o *Ops) runStores() ([]runStoreAt, error) {
-	t, err := o.target()
+	t, err := o.hostSet()
 	if err != nil {
 		return nil, err
 	}

@@ -27,11 +27,26 @@ type SendRequest struct {
 	OnWait OnWait
 }
 
-// ResolveEngineDeliver completes and checks the engine and delivery specs
-// of a send or spawn before anything else (usage errors): an empty one
-// takes $SESSIONS_ENGINE / $SESSIONS_DELIVER.
-func (o *Ops) ResolveEngineDeliver(eng, deliver *string) error {
+// resolveEngineDeliver completes and checks the engine and delivery specs
+// of a send or spawn (usage errors): an empty one takes $SESSIONS_ENGINE /
+// $SESSIONS_DELIVER.
+func (o *Ops) resolveEngineDeliver(eng, deliver *string) error {
 	return launch.ResolveEngineDeliver(o.cfg.Getenv, eng, deliver)
+}
+
+// checkSend is the one check of a send's own inputs, before anything is
+// read (usage errors, exit 2): a message, a timeout of 0 or more, an
+// engine and a delivery that are specs (completed from the environment).
+// The session, the requester and the engine's fitness are the host's
+// (backend.Host.PlanSend).
+func (o *Ops) checkSend(q *SendRequest) error {
+	if strings.TrimSpace(q.Message) == "" {
+		return apperr.Usagef("message required")
+	}
+	if q.Timeout < 0 {
+		return apperr.Usagef("--timeout must be 0 or more seconds (got %d)", int(q.Timeout.Seconds()))
+	}
+	return o.resolveEngineDeliver(&q.Engine, &q.Deliver)
 }
 
 // Send records a run that sends q.Message into a session, starts its
@@ -53,15 +68,7 @@ func (o *Ops) Send(ctx context.Context, q SendRequest) (*RunResult, error) {
 
 // send is Send before the agent boundary.
 func (o *Ops) send(ctx context.Context, q SendRequest) (*RunResult, error) {
-	if strings.TrimSpace(q.Message) == "" {
-		return nil, apperr.Usagef("message required")
-	}
-	if q.Timeout < 0 {
-		return nil, apperr.Usagef("--timeout must be 0 or more seconds (got %d)", int(q.Timeout.Seconds()))
-	}
-	// an engine or delivery not given takes $SESSIONS_ENGINE/$SESSIONS_DELIVER
-	// (a front-end that resolved them already changes nothing)
-	if err := o.ResolveEngineDeliver(&q.Engine, &q.Deliver); err != nil {
+	if err := o.checkSend(&q); err != nil {
 		return nil, err
 	}
 	h, w, err := o.host(oneHostRuns)

@@ -2,7 +2,9 @@ package ops
 
 import (
 	"context"
+	"strings"
 
+	"github.com/openclaw/sessions/internal/apperr"
 	"github.com/openclaw/sessions/internal/backend"
 	"github.com/openclaw/sessions/internal/runs"
 )
@@ -16,7 +18,7 @@ type SpawnRequest struct {
 	// RunTimeoutSeconds aborts the task after that long (0: the turn
 	// timeout).
 	RunTimeoutSeconds int
-	Cleanup           string // keep | delete
+	Cleanup           string // keep (also ""), delete
 	// Engine, OpenClaw, Deliver: as for SendRequest.
 	Engine, OpenClaw, Deliver string
 }
@@ -49,8 +51,31 @@ func (o *Ops) Spawn(ctx context.Context, q SpawnRequest) (*SpawnResult, error) {
 	return deliver(o, res, err)
 }
 
+// checkSpawn is the one check of a spawn's own inputs, before anything is
+// read (usage errors, exit 2): a task, a run timeout of 0 or more, a
+// cleanup of keep (the default) or delete, an engine and a delivery that
+// are specs (completed from the environment). The label, model, thinking
+// level and target agent are the host's (backend.Host.Spawn: its config
+// and era decide them).
+func (o *Ops) checkSpawn(q *SpawnRequest) error {
+	if strings.TrimSpace(q.Task) == "" {
+		return apperr.Usagef("task required")
+	}
+	if q.RunTimeoutSeconds < 0 {
+		return apperr.Usagef("--run-timeout must be 0 or more seconds (got %d)", q.RunTimeoutSeconds)
+	}
+	switch q.Cleanup {
+	case "":
+		q.Cleanup = "keep"
+	case "keep", "delete":
+	default:
+		return apperr.Usagef("invalid --cleanup %q (want keep or delete)", q.Cleanup)
+	}
+	return o.resolveEngineDeliver(&q.Engine, &q.Deliver)
+}
+
 func (o *Ops) spawn(ctx context.Context, q SpawnRequest) (*SpawnResult, error) {
-	if err := o.ResolveEngineDeliver(&q.Engine, &q.Deliver); err != nil {
+	if err := o.checkSpawn(&q); err != nil {
 		return nil, err
 	}
 	h, w, err := o.host(oneHostRuns)

@@ -77,7 +77,7 @@ func (o *Ops) runStore() (*runs.Store, error) {
 		return nil, err
 	}
 	if w.Host != nil {
-		t, _ := o.target()
+		t, _ := o.hostSet()
 		return t.RunStore(*w.Host)
 	}
 	s, err := o.openState()

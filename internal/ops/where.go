@@ -4,18 +4,19 @@ import (
 	"strings"
 
 	"github.com/openclaw/sessions/internal/backend"
+	"github.com/openclaw/sessions/internal/hostset"
 	"github.com/openclaw/sessions/internal/launch"
+	"github.com/openclaw/sessions/internal/sessionwrite"
 	"github.com/openclaw/sessions/internal/state"
-	"github.com/openclaw/sessions/internal/target"
 )
 
-// target is where this invocation works (target.Resolve: the gateway
+// hostSet is where this invocation works (hostset.Resolve: the gateway
 // flags, $OPENCLAW_GATEWAY_URL, the contexts file, the current context),
 // resolved once: every operation asks it. Secrets stay inside it; never
 // print them.
-func (o *Ops) target() (*target.Target, error) {
-	o.targetOnce.Do(func() {
-		o.tgt, o.tgtErr = target.Resolve(target.Inputs{
+func (o *Ops) hostSet() (*hostset.Set, error) {
+	o.setOnce.Do(func() {
+		o.set, o.setErr = hostset.Resolve(hostset.Inputs{
 			Gateway:            o.cfg.Gateway,
 			GatewayTokenFile:   o.cfg.GatewayTokenFile,
 			InsecureGateway:    o.cfg.InsecureGateway,
@@ -25,16 +26,16 @@ func (o *Ops) target() (*target.Target, error) {
 			Debug:              o.debug,
 		})
 	})
-	return o.tgt, o.tgtErr
+	return o.set, o.setErr
 }
 
 // requester is who asks, for a gateway to check against its config.
-func (o *Ops) requester() target.Requester {
+func (o *Ops) requester() hostset.Requester {
 	as, from := o.as()
 	if strings.TrimSpace(as) == "" {
-		return target.Requester{}
+		return hostset.Requester{}
 	}
-	return target.Requester{As: as, From: from, Agent: o.cfg.Agent, Sandboxed: o.sandboxed()}
+	return hostset.Requester{As: as, From: from, Agent: o.cfg.Agent, Sandboxed: o.sandboxed()}
 }
 
 // scope is the one decision of what a read works on: the local state dir
@@ -42,7 +43,7 @@ func (o *Ops) requester() target.Requester {
 // true with --context all or several contexts: rows then say their context
 // and a failing host is reported beside the others' rows. Close them.
 func (o *Ops) scope() (readers []backend.Reader, fleet bool, err error) {
-	t, err := o.target()
+	t, err := o.hostSet()
 	if err != nil {
 		return nil, false, err
 	}
@@ -50,15 +51,26 @@ func (o *Ops) scope() (readers []backend.Reader, fleet bool, err error) {
 }
 
 func (o *Ops) local() *backend.Local {
-	return &backend.Local{State: o.openState, Warn: o.warn, Agent: o.cfg.Agent, Debug: o.debug, Now: o.cfg.Now}
+	return &backend.Local{State: o.openState, Warn: o.warn, Agent: o.cfg.Agent, Debug: o.debug, Now: o.cfg.Now, Writes: o.localWrites}
+}
+
+// localWrites are the options of the writes on this host's state dir s:
+// the invocation's lock timeout and clock, and this host's live gateway
+// (hostset.Set.LocalWrites).
+func (o *Ops) localWrites(s *state.State) sessionwrite.Options {
+	t, err := o.hostSet()
+	if err != nil { // not reached: a Local is built once the host set resolved
+		return sessionwrite.Options{LockTimeout: o.cfg.LockTimeout, Now: o.cfg.Now}
+	}
+	return t.LocalWrites(s, o.cfg.LockTimeout, o.cfg.Now)
 }
 
 // gatewayReader reads one host, the requester (--as) checked against that
 // host's config on connecting; its warnings are the invocation's.
-func (o *Ops) gatewayReader(h target.Host) *backend.Gateway {
-	t, _ := o.target() // h came from it
+func (o *Ops) gatewayReader(h hostset.Host) *backend.Gateway {
+	t, _ := o.hostSet() // h came from it
 	g := t.Reader(h, o.cfg.Agent, o.requester())
-	g.Warn = o.warn
+	g.Warn, g.Now = o.warn, o.cfg.Now
 	return g
 }
 
@@ -67,7 +79,7 @@ func (o *Ops) gatewayReader(h target.Host) *backend.Gateway {
 // selects — fleet (--context all, several contexts) when each answers
 // apart. Close them.
 func (o *Ops) hosts() (hosts []backend.Host, fleet bool, err error) {
-	t, err := o.target()
+	t, err := o.hostSet()
 	if err != nil {
 		return nil, false, err
 	}
@@ -81,11 +93,11 @@ func (o *Ops) hosts() (hosts []backend.Host, fleet bool, err error) {
 }
 
 // hostWrites is where the writes of an operation on one host go: the
-// gateway the invocation names, else this host's state dir (target.Writes;
+// gateway the invocation names, else this host's state dir (hostset.Writes;
 // several gateways are a usage error starting with what).
-func (o *Ops) hostWrites(what string) (*target.Writes, error) {
+func (o *Ops) hostWrites(what string) (*hostset.Writes, error) {
 	s := (*state.State)(nil)
-	t, err := o.target()
+	t, err := o.hostSet()
 	if err != nil {
 		return nil, err
 	}
@@ -99,8 +111,8 @@ func (o *Ops) hostWrites(what string) (*target.Writes, error) {
 
 // host is the one host an operation on one host works on, and where its
 // writes go: this host's state dir, or the gateway the invocation names
-// (several are a usage error starting with what, target.OneHost). Close it.
-func (o *Ops) host(what string) (backend.Host, *target.Writes, error) {
+// (several are a usage error starting with what, hostset.Set.OneHost). Close it.
+func (o *Ops) host(what string) (backend.Host, *hostset.Writes, error) {
 	w, err := o.hostWrites(what)
 	if err != nil {
 		return nil, nil, err
@@ -111,6 +123,24 @@ func (o *Ops) host(what string) (backend.Host, *target.Writes, error) {
 	return o.local(), w, nil
 }
 
+// oneHost is the one host an operation works on, whole (backend.Host):
+// this host's state dir, or the gateway the invocation names (several are
+// a usage error starting with what, hostset.Set.OneHost). Close it.
+func (o *Ops) oneHost(what string) (backend.Host, error) {
+	t, err := o.hostSet()
+	if err != nil {
+		return nil, err
+	}
+	h, err := t.OneHost(what)
+	if err != nil {
+		return nil, err
+	}
+	if h != nil {
+		return o.gatewayReader(*h), nil
+	}
+	return o.local(), nil
+}
+
 // closeAll closes readers (or hosts).
 func closeAll[R backend.Reader](rs []R) {
 	for _, r := range rs {
@@ -118,19 +148,19 @@ func closeAll[R backend.Reader](rs []R) {
 	}
 }
 
-// Refusals of the one-host rule (target.OneHost): what works on one host.
+// Refusals of the one-host rule (hostset.Set.OneHost): what works on one host.
 const (
 	oneHostRuns      = "send, spawn and wait work on one host"
 	oneHostPatch     = "patch changes one session on one host"
 	oneHostLifecycle = "delete, reset, archive and prune work on one host"
 )
 
-// writes is where the writes of one operation go (target.Writes): the
+// writes is where the writes of one operation go (hostset.Writes): the
 // one gateway the invocation names, else this host's state dir (s; nil: a
 // named gateway only), with the invocation's lock timeout and clock.
 // Several gateways are a usage error starting with what.
-func (o *Ops) writes(s *state.State, what string) (*target.Writes, error) {
-	t, err := o.target()
+func (o *Ops) writes(s *state.State, what string) (*hostset.Writes, error) {
+	t, err := o.hostSet()
 	if err != nil {
 		return nil, err
 	}
@@ -140,10 +170,10 @@ func (o *Ops) writes(s *state.State, what string) (*target.Writes, error) {
 // runSetup is what a host makes a run (send, spawn) of the writes w
 // ready with: w's routes, the launcher of the run (the invocation's
 // environment, logger and lock timeout), and where the run is recorded
-// (target.Writes.RunSetup).
-func (o *Ops) runSetup(w *target.Writes) backend.RunSetup {
+// (hostset.Writes.RunSetup).
+func (o *Ops) runSetup(w *hostset.Writes) backend.RunSetup {
 	return w.RunSetup(state.Options{Env: o.cfg.Env, Warn: o.warn},
-		target.RunInputs{LockTimeout: o.cfg.LockTimeout, Launch: launch.Launcher{Getenv: o.cfg.Getenv, Log: o.cfg.Log}})
+		hostset.RunInputs{LockTimeout: o.cfg.LockTimeout, Launch: launch.Launcher{Getenv: o.cfg.Getenv, Log: o.cfg.Log}})
 }
 
 // Scope is what an invocation works on, as a front-end may show it.
@@ -164,7 +194,7 @@ func (s Scope) Local() bool { return len(s.Gateways) == 0 }
 // Scope resolves what this invocation works on (the chooser's answer for
 // reads): exit 2 for contradicting flags, exit 4 for an unknown context.
 func (o *Ops) Scope() (Scope, error) {
-	t, err := o.target()
+	t, err := o.hostSet()
 	if err != nil {
 		return Scope{}, err
 	}

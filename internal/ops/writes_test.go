@@ -261,3 +261,30 @@ func TestSpawnNamedGateway(t *testing.T) {
 		t.Errorf("methods %s", m)
 	}
 }
+
+// A send's and a spawn's own inputs are checked once, by ops, whatever the
+// front-end (usage errors, exit 2), before any state is read: the state
+// dir here does not exist.
+func TestSendSpawnInputsCheckedByOps(t *testing.T) {
+	o := New(Config{StateDir: filepath.Join(t.TempDir(), "none"), Getenv: writesEnv(t, nil)})
+	ctx := context.Background()
+	for name, q := range map[string]SendRequest{
+		"message required":            {Ref: "main", Message: "  "},
+		"--timeout must be 0 or more": {Ref: "main", Message: "hi", Timeout: -time.Second},
+		"invalid --engine":            {Ref: "main", Message: "hi", Engine: "bogus"},
+	} {
+		if _, err := o.Send(ctx, q); apperr.CodeOf(err) != apperr.CodeUsage || !strings.Contains(err.Error(), name) {
+			t.Errorf("send %s: %v", name, err)
+		}
+	}
+	for name, q := range map[string]SpawnRequest{
+		"task required":                   {Task: " "},
+		"--run-timeout must be 0 or more": {Task: "t", RunTimeoutSeconds: -1},
+		"invalid --cleanup":               {Task: "t", Cleanup: "later"},
+		"invalid --engine":                {Task: "t", Engine: "bogus"},
+	} {
+		if _, err := o.Spawn(ctx, q); apperr.CodeOf(err) != apperr.CodeUsage || !strings.Contains(err.Error(), name) {
+			t.Errorf("spawn %s: %v", name, err)
+		}
+	}
+}

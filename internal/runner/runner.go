@@ -49,9 +49,14 @@ type Runner struct {
 	// GatewayEndpoint is the gateway a `gateway` engine turn runs in (the
 	// invocation's explicit endpoint, else this host's live gateway).
 	GatewayEndpoint func() (gateway.Endpoint, error)
-	// Gateways are the invocation's gateways, for where each agent's
-	// session writes go (sessionwrite.Choose); nil: the local state only.
+	// Gateways are how this host's writes reach its live gateway, for
+	// where each agent's session writes go (sessionwrite.Choose); nil: the
+	// local state only.
 	Gateways *sessionwrite.Gateways
+	// Through is the gateway the run was made through (a gateway host;
+	// State is then its run home): every agent's writes go through it
+	// (sessionwrite.GatewayRoute). nil: this host's state dir.
+	Through *gateway.Endpoint
 }
 
 func (r *Runner) now() time.Time {
@@ -157,8 +162,10 @@ func (x *job) writesFor(agent string) (sessionwrite.Writes, error) {
 		return w, nil
 	}
 	o := sessionwrite.Options{LockTimeout: x.r.LockTimeout, Now: x.r.now, Gateways: x.r.Gateways}
-	route, err := sessionwrite.Choose(x.r.State, agent, o)
-	if err != nil {
+	route, err := sessionwrite.Route{}, error(nil)
+	if x.r.Through != nil {
+		route = sessionwrite.GatewayRoute(*x.r.Through)
+	} else if route, err = sessionwrite.Choose(x.r.State, agent, o); err != nil {
 		return nil, err
 	}
 	if route.Why != "" {

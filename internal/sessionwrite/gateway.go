@@ -54,6 +54,16 @@ type gatewayWrites struct {
 	s *state.State
 }
 
+// OpenGateway opens the writes of agent through the gateway at ep: what
+// a gateway host (backend.Gateway) writes with; o.Gateways gives the dial
+// and the log.
+func OpenGateway(ep gateway.Endpoint, agent string, o Options) Writes {
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	return openGateway(ep, agent, o)
+}
+
 func openGateway(ep gateway.Endpoint, agent string, o Options) *gatewayWrites {
 	g := o.Gateways
 	if g == nil {

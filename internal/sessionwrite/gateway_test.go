@@ -36,8 +36,6 @@ func TestChoose(t *testing.T) {
 		named bool
 		why   string
 	}{
-		{"named over sqlite", true, &Gateways{Named: named, Local: live}, era.Gateway, true, "the gateway this invocation names (vps (wss://vps.example.com))"},
-		{"named over json", false, &Gateways{Named: named}, era.Gateway, true, "names"},
 		{"sqlite, gateway live", true, &Gateways{Local: live}, era.Gateway, false, "agent main is on the 2026.8+ SQLite store and its gateway is live (port 18789 answers)"},
 		{"sqlite, none live", true, &Gateways{Local: none}, era.SQLite, false, "no live gateway for the SQLite store: no OpenClaw gateway is running"},
 		{"sqlite, no gateways", true, nil, era.SQLite, false, ""},
@@ -54,6 +52,10 @@ func TestChoose(t *testing.T) {
 		if r.Era != c.era || r.Named != c.named || !strings.Contains(r.Why, c.why) {
 			t.Errorf("%s: %+v", c.name, r)
 		}
+	}
+	// a gateway the invocation names is a host of its own: its route
+	if r := GatewayRoute(*named); r.Era != era.Gateway || !r.Named || r.Endpoint != *named || r.Why != "the gateway this invocation names (vps (wss://vps.example.com))" {
+		t.Errorf("GatewayRoute: %+v", r)
 	}
 	if _, err := Choose(nil, "main", Options{}); apperr.CodeOf(err) != apperr.CodeState {
 		t.Errorf("no state, no gateway: %v", err)

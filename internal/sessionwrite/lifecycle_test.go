@@ -311,23 +311,27 @@ func TestGatewayLifecycle(t *testing.T) {
 			ctx := context.Background()
 			now := func() time.Time { return time.UnixMilli(1795454400000) }
 			hook := target(t, s, hookKey)
+			hs, err := SessionOf(s, hook, true)
+			if err != nil {
+				t.Fatal(err)
+			}
 			idle := func(*state.Target) error { t.Error("a gateway write asked Idle"); return nil }
 
 			dry := Lifecycle{DryRun: true, Idle: idle}
-			if out, err := gatewayDelete(ctx, g, []*state.Target{hook}, dry); err != nil || len(out.Items) != 1 {
+			if out, err := DeleteThrough(ctx, g, []GatewaySession{hs}, dry); err != nil || len(out.Items) != 1 {
 				t.Fatalf("dry delete %+v %v", out, err)
 			}
-			if it, err := gatewayReset(ctx, g, "ws://fake", hook, dry, now()); err != nil || (proto >= 4) != (it.NewSessionID == hook.Entry.SessionID) {
+			if it, err := ResetThrough(ctx, g, "ws://fake", hs, dry, now()); err != nil || (proto >= 4) != (it.NewSessionID == hook.Entry.SessionID) {
 				t.Fatalf("dry reset %+v %v", it, err)
 			}
-			if out, err := gatewayArchive(ctx, g, s, hook, dry, now); err != nil || len(out.Items) != 1 {
+			if out, err := ArchiveThrough(ctx, g, hs, dry, now()); err != nil || len(out.Items) != 1 {
 				t.Fatalf("dry archive %+v %v", out, err)
 			}
 			if len(g.calls) != 0 {
 				t.Fatalf("a dry run called %v", g.calls)
 			}
 
-			out, err := gatewayDelete(ctx, g, []*state.Target{hook}, Lifecycle{KeepTranscript: true})
+			out, err := DeleteThrough(ctx, g, []GatewaySession{hs}, Lifecycle{KeepTranscript: true})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -337,14 +341,14 @@ func TestGatewayLifecycle(t *testing.T) {
 			if want := (gateway.DeleteParams{KeepTranscript: true, ExpectedSessionID: hook.Entry.SessionID}); g.args[0] != want {
 				t.Fatalf("delete params %+v", g.args[0])
 			}
-			rr, err := gatewayReset(ctx, g, "ws://fake", hook, Lifecycle{}, now())
+			rr, err := ResetThrough(ctx, g, "ws://fake", hs, Lifecycle{}, now())
 			if err != nil {
 				t.Fatal(err)
 			}
 			if proto >= 4 && rr.NewSessionID != hook.Entry.SessionID || proto < 4 && rr.NewSessionID == hook.Entry.SessionID {
 				t.Fatalf("reset %+v", rr)
 			}
-			ar, err := gatewayArchive(ctx, g, s, hook, Lifecycle{}, now)
+			ar, err := ArchiveThrough(ctx, g, hs, Lifecycle{}, now())
 			if err != nil {
 				t.Fatal(err)
 			}

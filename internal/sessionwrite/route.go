@@ -10,13 +10,11 @@ import (
 	"github.com/openclaw/sessions/internal/state"
 )
 
-// Gateways says where this invocation's gateways are, for Choose: the one
-// it names, and how to find this host's live gateway for the state dir.
+// Gateways says how this host's writes reach a gateway, for Choose: how
+// to find this host's live gateway for the state dir, and how to dial. A
+// gateway the invocation names is a host of its own (backend.Gateway),
+// which writes through itself (GatewayRoute): it is not chosen here.
 type Gateways struct {
-	// Named is the gateway the invocation names (--gateway, --context,
-	// $OPENCLAW_GATEWAY_URL, the current context); nil: none. Every write
-	// then goes through it, whatever the local state dir holds.
-	Named *gateway.Endpoint
 	// Local finds this host's live gateway for the state dir with the
 	// config's credentials (where it was found, for the log); an error:
 	// none runs. nil: never looked for.
@@ -31,25 +29,28 @@ type Gateways struct {
 type Route struct {
 	Era      era.Era          // era.JSON, era.SQLite or era.Gateway
 	Endpoint gateway.Endpoint // era.Gateway: the gateway
-	// Named: the gateway is the one the invocation names (else this
-	// host's live gateway of a 2026.8+ agent).
+	// Named: the gateway is the one the invocation names (GatewayRoute;
+	// else this host's live gateway of a 2026.8+ agent, Choose).
 	Named bool
 	// Why says, for era.Gateway, why the gateway was taken (for the debug
 	// log); for a SQLite agent left local, why no gateway was.
 	Why string
 }
 
+// GatewayRoute is the route of every write of a gateway the invocation
+// names (a gateway host: backend.Gateway, and the runner of a run made
+// through it): its own RPC, whatever any local state dir holds.
+func GatewayRoute(ep gateway.Endpoint) Route {
+	return Route{Era: era.Gateway, Endpoint: ep, Named: true, Why: "the gateway this invocation names (" + ep.String() + ")"}
+}
+
 // Choose is the one place that decides where an agent's session writes
-// go: a gateway the invocation names takes every write; else an OpenClaw
-// 2026.8+ (SQLite) agent whose gateway is live on this host goes through
-// that gateway (it owns the database while it runs: nothing is written to
-// the database by us); else the agent's era (JSON files or the SQLite
-// store, written directly). s may be nil only when a gateway is named.
+// go on this host's state dir s: an OpenClaw 2026.8+ (SQLite) agent whose
+// gateway is live on this host goes through that gateway (it owns the
+// database while it runs: nothing is written to the database by us); else
+// the agent's era (JSON files or the SQLite store, written directly).
 func Choose(s *state.State, agent string, o Options) (Route, error) {
 	g := o.Gateways
-	if g != nil && g.Named != nil {
-		return Route{Era: era.Gateway, Endpoint: *g.Named, Named: true, Why: "the gateway this invocation names (" + g.Named.String() + ")"}, nil
-	}
 	if s == nil {
 		return Route{}, apperr.Statef("no state dir and no gateway: nothing to write to")
 	}

@@ -3,10 +3,8 @@ package send
 
 import (
 	"context"
-	"strings"
 	"time"
 
-	"github.com/openclaw/sessions/internal/apperr"
 	"github.com/openclaw/sessions/internal/cmdutil"
 	"github.com/openclaw/sessions/internal/ops"
 	"github.com/spf13/cobra"
@@ -93,15 +91,6 @@ JSON: {"runId","status":"accepted","sessionKey"} with --timeout 0;
 				o.Message = args[0]
 			} else {
 				o.Ref, o.Message = args[0], args[1]
-			}
-			if strings.TrimSpace(o.Message) == "" {
-				return apperr.Usagef("message required")
-			}
-			if o.Timeout < 0 {
-				return apperr.Usagef("--timeout must be 0 or more seconds (got %d)", o.Timeout)
-			}
-			if err := f.Ops().ResolveEngineDeliver(&o.Engine, &o.Deliver); err != nil {
-				return err
 			}
 			if runF != nil {
 				return runF(o)

@@ -8,9 +8,7 @@ package spawn
 import (
 	"context"
 	"fmt"
-	"strings"
 
-	"github.com/openclaw/sessions/internal/apperr"
 	"github.com/openclaw/sessions/internal/cmdutil"
 	"github.com/openclaw/sessions/internal/ops"
 	"github.com/spf13/cobra"
@@ -92,20 +90,6 @@ Follow the run with 'sessions wait RUN_ID' (the child's reply) or 'sessions runs
 		Args: cmdutil.ExactArgs(1, "TASK"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Task = args[0]
-			if strings.TrimSpace(o.Task) == "" {
-				return apperr.Usagef("task required")
-			}
-			if o.RunTimeout < 0 {
-				return apperr.Usagef("--run-timeout must be 0 or more seconds (got %d)", o.RunTimeout)
-			}
-			switch o.Cleanup {
-			case "keep", "delete":
-			default:
-				return apperr.Usagef("invalid --cleanup %q (want keep or delete)", o.Cleanup)
-			}
-			if err := f.Ops().ResolveEngineDeliver(&o.Engine, &o.Deliver); err != nil {
-				return err
-			}
 			if runF != nil {
 				return runF(o)
 			}

@@ -1,4 +1,4 @@
-package target
+package hostset
 
 import (
 	"time"
@@ -15,45 +15,59 @@ import (
 )
 
 // Writes is where the writes of one operation go: the one gateway the
-// invocation names (Host; nil: this host's state dir), and the options
-// every write of it opens with (sessionwrite.Choose routes each agent's
-// writes with them).
+// invocation names (Host, whose every write is its own route:
+// sessionwrite.GatewayRoute; nil: this host's state dir, where
+// sessionwrite.Choose routes each agent's writes with Options), and the
+// options every write of it opens with.
 type Writes struct {
-	t    *Target
+	t    *Set
 	s    *state.State // this host's state (nil: a named gateway only)
 	Host *Host
-	// Options: the lock timeout, the clock and the gateways: the named
-	// one, else this host's live gateway for the state dir (looked for
-	// once per Target, when a 2026.8+ agent is written).
+	// Options: the lock timeout, the clock and, for this host's state
+	// dir, its live gateway (looked for once per Set, when a 2026.8+
+	// agent is written).
 	Options sessionwrite.Options
 }
 
 // Writes applies the one-host rule (what: the refusal's start, see
 // OneHost) and prepares the write options for s (nil s: a named gateway
 // only — a write with no gateway named then has nowhere to go).
-func (t *Target) Writes(s *state.State, what string, lockTimeout time.Duration, now func() time.Time) (*Writes, error) {
+func (t *Set) Writes(s *state.State, what string, lockTimeout time.Duration, now func() time.Time) (*Writes, error) {
 	h, err := t.OneHost(what)
 	if err != nil {
 		return nil, err
 	}
 	w := &Writes{t: t, s: s, Host: h, Options: sessionwrite.Options{LockTimeout: lockTimeout, Now: now}}
 	g := &sessionwrite.Gateways{Log: func(m string) { t.in.Debug(m) }}
-	switch {
-	case h != nil:
-		ep := h.ep
-		g.Named = &ep
-	case s != nil:
+	if h == nil && s != nil {
 		g.Local = func() (gateway.Endpoint, string, error) { return t.LiveGateway(s) }
 	}
 	w.Options.Gateways = g
 	return w, nil
 }
 
-// Route is where agent's session writes go (sessionwrite.Choose), said at
-// debug level (what: the operation) when it is a gateway, or when a
-// 2026.8+ agent stays local.
+// LocalWrites are the options of the writes made on this host's state
+// dir s (backend.Local.Writes): the lock timeout, the clock, and this
+// host's live gateway for s, looked for once per Set when a 2026.8+
+// agent is written.
+func (t *Set) LocalWrites(s *state.State, lockTimeout time.Duration, now func() time.Time) sessionwrite.Options {
+	return sessionwrite.Options{LockTimeout: lockTimeout, Now: now, Gateways: &sessionwrite.Gateways{
+		Log:   func(m string) { t.in.Debug(m) },
+		Local: func() (gateway.Endpoint, string, error) { return t.LiveGateway(s) },
+	}}
+}
+
+// Route is where agent's session writes go (the named gateway's
+// sessionwrite.GatewayRoute, else sessionwrite.Choose on s), said at debug
+// level (what: the operation) when it is a gateway, or when a 2026.8+
+// agent stays local.
 func (w *Writes) Route(s *state.State, agent, what string) (sessionwrite.Route, error) {
-	r, err := sessionwrite.Choose(s, agent, w.Options)
+	r, err := sessionwrite.Route{}, error(nil)
+	if w.Host != nil {
+		r = sessionwrite.GatewayRoute(w.Host.ep)
+	} else {
+		r, err = sessionwrite.Choose(s, agent, w.Options)
+	}
 	if err != nil {
 		return r, err
 	}
@@ -90,19 +104,19 @@ func (w *Writes) RunSetup(env state.Options, in RunInputs) backend.RunSetup {
 	}
 }
 
-// RunInputs is what starting a run needs besides the target: the
+// RunInputs is what starting a run needs besides the hosts: the
 // invocation's lock timeout and logger.
 type RunInputs struct {
 	LockTimeout time.Duration
 	Launch      launch.Launcher // Getenv, Log: copied into each launcher
 }
 
-// Launcher starts the runs of this target on s (this host's state, or a
+// Launcher starts the runs of this set on s (this host's state, or a
 // gateway's run home — RunHome): the auto engine's probe of this host's
 // live gateway, the gateway a gateway-engine turn runs in, and the flags
 // the detached runner gets. named: the gateway the invocation names (nil:
 // none).
-func (t *Target) Launcher(s *state.State, named *Host, in RunInputs) *launch.Launcher {
+func (t *Set) Launcher(s *state.State, named *Host, in RunInputs) *launch.Launcher {
 	l := in.Launch
 	l.State, l.ProbeTimeout = s, ProbeTimeout
 	if named != nil {
@@ -119,7 +133,7 @@ func (t *Target) Launcher(s *state.State, named *Host, in RunInputs) *launch.Lau
 // engine gets: --lock-timeout, and for a gateway-engine run the flags that
 // name its gateway — a gateway of the current context by that context's
 // name, so the runner talks to the same one if the current context changes.
-func (t *Target) runnerFlags(eng string, named *Host, lockTimeout time.Duration) []string {
+func (t *Set) runnerFlags(eng string, named *Host, lockTimeout time.Duration) []string {
 	var extra []string
 	if lockTimeout > 0 {
 		extra = append(extra, "--lock-timeout", lockTimeout.String())
@@ -138,7 +152,7 @@ func (t *Target) runnerFlags(eng string, named *Host, lockTimeout time.Duration)
 // RunHome opens the home of the runs made through h on this machine
 // (runs.GatewayHome, created when missing) as the state the run records,
 // the outbox and the runner use: no OpenClaw state dir is needed.
-func (t *Target) RunHome(h Host, env state.Options) (*state.State, error) {
+func (t *Set) RunHome(h Host, env state.Options) (*state.State, error) {
 	home, err := runs.GatewayHome(t.in.Getenv, h.ep.URL, true)
 	if err != nil {
 		return nil, err
@@ -150,7 +164,7 @@ func (t *Target) RunHome(h Host, env state.Options) (*state.State, error) {
 
 // RunStore is the run store kept on this machine for the runs made
 // through h (runs.GatewayHome; not created).
-func (t *Target) RunStore(h Host) (*runs.Store, error) {
+func (t *Set) RunStore(h Host) (*runs.Store, error) {
 	home, err := runs.GatewayHome(t.in.Getenv, h.ep.URL, false)
 	if err != nil {
 		return nil, err

@@ -1,4 +1,4 @@
-package target
+package hostset
 
 import (
 	"context"
@@ -17,7 +17,7 @@ type Requester = backend.AsInput
 // Reader reads one host; agent is --agent, as the requester (checked
 // against that host's config on connecting; no As: the operator the
 // credentials stand for). Close it.
-func (t *Target) Reader(h Host, agent string, as Requester) *backend.Gateway {
+func (t *Set) Reader(h Host, agent string, as Requester) *backend.Gateway {
 	g := &backend.Gateway{Endpoint: h.ep, Agent: agent, Log: func(m string) { t.in.Debug(m) }, Debug: t.in.Debug}
 	if strings.TrimSpace(as.As) != "" {
 		g.As = func(ctx context.Context, c *gateway.Client) (*state.Access, error) {
@@ -32,8 +32,8 @@ func (t *Target) Reader(h Host, agent string, as Requester) *backend.Gateway {
 }
 
 // Readers are what a read works on: local (this host's state dir) when
-// the target is it, else one reader per host. Close them.
-func (t *Target) Readers(local backend.Reader, agent string, as Requester) []backend.Reader {
+// the set is it, else one reader per host. Close them.
+func (t *Set) Readers(local backend.Reader, agent string, as Requester) []backend.Reader {
 	if t.Local() {
 		return []backend.Reader{local}
 	}
@@ -42,14 +42,4 @@ func (t *Target) Readers(local backend.Reader, agent string, as Requester) []bac
 		rs = append(rs, t.Reader(h, agent, as))
 	}
 	return rs
-}
-
-// Gateways are the readers of the hosts, as gateways (Agents asks each
-// for its agents). Close them.
-func (t *Target) Gateways(agent string, as Requester) []*backend.Gateway {
-	gs := make([]*backend.Gateway, 0, len(t.hosts))
-	for _, h := range t.hosts {
-		gs = append(gs, t.Reader(h, agent, as))
-	}
-	return gs
 }

@@ -1,4 +1,4 @@
-package target
+package hostset
 
 import (
 	"errors"
@@ -58,7 +58,7 @@ func TestResolveLocal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !tg.Local() || tg.Fleet() || len(tg.Hosts()) != 0 || tg.Named() {
+	if !tg.Local() || tg.Fleet() || len(tg.Hosts()) != 0 {
 		t.Fatalf("no flags, no current context: want this host's state dir, got %d hosts, fleet %v", len(tg.Hosts()), tg.Fleet())
 	}
 	h, err := tg.OneHost("x works on one host")
@@ -89,10 +89,6 @@ func TestResolveOneGateway(t *testing.T) {
 			h, err := tg.OneHost("x works on one host")
 			if err != nil || h == nil || h.URL() != tg.Hosts()[0].URL() {
 				t.Fatalf("OneHost: %v, %v", h, err)
-			}
-			// only flags name a gateway for the host-only refusal
-			if want := name == "flag" || name == "named context"; tg.Named() != want {
-				t.Errorf("Named() = %v, want %v", tg.Named(), want)
 			}
 			w, err := tg.Writes(nil, "x works on one host", time.Second, time.Now)
 			if err != nil {
@@ -157,7 +153,7 @@ func TestResolveRefusesContradictions(t *testing.T) {
 	}
 }
 
-// This host's live gateway is looked for once per Target and state dir,
+// This host's live gateway is looked for once per Set and state dir,
 // however many writes, probes and capability checks ask.
 func TestLiveGatewayLookedForOnce(t *testing.T) {
 	contexts(t, false)

@@ -1,18 +1,25 @@
-// Package target decides, once per invocation, where its sessions live:
-// this host's state dir, one OpenClaw gateway, or a fleet of them — and,
-// for this host's state dir, whether a 2026.8+ agent's writes must go
-// through its live gateway. It is the one place that reads the gateway
-// flags, $OPENCLAW_GATEWAY_URL and the contexts file, applies the one-host
-// rule of writes and the refusals of --context all, and looks for (and
-// probes) this host's live gateway.
+// Package hostset resolves, once per invocation, the set of hosts its
+// sessions live on: this host's state dir, one OpenClaw gateway, or a
+// fleet of them — and, for this host's state dir, whether a 2026.8+
+// agent's writes must go through its live gateway. It is the one place
+// that reads the gateway flags, $OPENCLAW_GATEWAY_URL and the contexts
+// file, applies the one-host rule of writes and the refusals of --context
+// all, and looks for (and probes) this host's live gateway.
 //
-// Resolve builds a Target from what the invocation says; the operations
-// layer asks it for readers (List, history, show, follow), for the write
-// options sessionwrite.Choose routes every write with, for the gateway a
-// gateway-engine turn runs in, and for where the run records of a gateway
-// are kept. The storage era (JSON, SQLite) stays the store's: a gateway is
-// a transport, chosen here; an era is read from the state dir by state.
-package target
+// The name says what it answers: a set of hosts (rclone's fs.NewFs turns
+// a remote's name into a backend as this turns flags into backend.Host
+// values). It was internal/target, but "target" already means the session
+// an operation acts on (state.Target, a run record's Target), and a folder
+// named target/ is skipped by common tooling as build output.
+//
+// Resolve builds a Set from what the invocation says; the operations
+// layer asks it for hosts and readers (List, history, show, follow), for
+// the write options of this host's state dir (LocalWrites), for the
+// gateway a gateway-engine turn runs in, and for where the run records of
+// a gateway are kept. The storage era (JSON, SQLite) stays the store's: a
+// gateway is a transport, chosen here; an era is read from the state dir
+// by state.
+package hostset
 
 import (
 	"context"
@@ -45,9 +52,9 @@ type Inputs struct {
 	Debug func(msg string, kv ...any)
 }
 
-// Target is where one invocation works, resolved once (Resolve). Its
-// zero hosts mean this host's state dir.
-type Target struct {
+// Set is the hosts one invocation works on, resolved once (Resolve).
+// Its zero hosts mean this host's state dir.
+type Set struct {
 	in    Inputs
 	hosts []Host
 	fleet bool
@@ -85,7 +92,7 @@ func HostOf(ep gateway.Endpoint) Host { return Host{ep: ep} }
 // Resolve reads the gateway flags, $OPENCLAW_GATEWAY_URL, the contexts
 // file and the current context (gateway.Resolve): no host is this host's
 // state dir. Exit 2 for contradicting flags, exit 4 for an unknown context.
-func Resolve(in Inputs) (*Target, error) {
+func Resolve(in Inputs) (*Set, error) {
 	if in.Getenv == nil {
 		in.Getenv = func(string) string { return "" }
 	}
@@ -112,7 +119,7 @@ func Resolve(in Inputs) (*Target, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := &Target{in: in, live: map[string]*liveGateway{}}
+	t := &Set{in: in, live: map[string]*liveGateway{}}
 	for _, ep := range eps {
 		t.hosts = append(t.hosts, Host{ep: ep})
 	}
@@ -122,26 +129,21 @@ func Resolve(in Inputs) (*Target, error) {
 }
 
 // Local reports whether the invocation works on this host's state dir.
-func (t *Target) Local() bool { return len(t.hosts) == 0 }
+func (t *Set) Local() bool { return len(t.hosts) == 0 }
 
 // Fleet: several hosts (--context all, several contexts): answers carry
 // each row's context and each failing host apart.
-func (t *Target) Fleet() bool { return t.fleet }
+func (t *Set) Fleet() bool { return t.fleet }
 
 // Hosts are the gateways the invocation names, in the order given (none:
 // this host's state dir).
-func (t *Target) Hosts() []Host { return slices.Clone(t.hosts) }
-
-// Named reports whether the invocation names a gateway itself (--gateway,
-// --context): a host-only operation is refused then. A gateway from the
-// environment or the current context does not count.
-func (t *Target) Named() bool { return t.in.Gateway != "" || len(t.in.Contexts) > 0 }
+func (t *Set) Hosts() []Host { return slices.Clone(t.hosts) }
 
 // OneHost is the one-host rule of every write and of every operation on
 // one session: the one gateway the invocation names (nil: none, work on
 // this host's state dir). Several, or --context all, are a usage error
 // that starts with what (e.g. "patch changes one session on one host").
-func (t *Target) OneHost(what string) (*Host, error) {
+func (t *Set) OneHost(what string) (*Host, error) {
 	switch {
 	case t.fleet:
 		return nil, apperr.Usagef("%s: give one --context (or --gateway URL), not %s", what, t.describe())
@@ -154,7 +156,7 @@ func (t *Target) OneHost(what string) (*Host, error) {
 
 // describe says what a fleet invocation selected: "--context all" or the
 // number of contexts.
-func (t *Target) describe() string {
+func (t *Set) describe() string {
 	for _, c := range t.in.Contexts {
 		if strings.EqualFold(strings.TrimSpace(c), "all") {
 			return "--context all"
@@ -174,8 +176,8 @@ type liveGateway struct {
 
 // LiveGateway is this host's live gateway for s's state dir, with the
 // config's credentials (gateway.FindLocal), and where it was found; exit
-// 10 when none runs. It is looked for once per Target and state dir.
-func (t *Target) LiveGateway(s *state.State) (gateway.Endpoint, string, error) {
+// 10 when none runs. It is looked for once per Set and state dir.
+func (t *Set) LiveGateway(s *state.State) (gateway.Endpoint, string, error) {
 	t.mu.Lock()
 	lg := t.live[s.Dir.Path]
 	if lg == nil {
@@ -206,7 +208,7 @@ func (t *Target) LiveGateway(s *state.State) (gateway.Endpoint, string, error) {
 // TurnGateway is the gateway a `gateway` engine turn runs in: the one
 // the invocation names, else this host's live gateway for s. Several
 // contexts are a usage error: a turn runs on one host.
-func (t *Target) TurnGateway(s *state.State) (gateway.Endpoint, error) {
+func (t *Set) TurnGateway(s *state.State) (gateway.Endpoint, error) {
 	h, err := t.OneHost("the gateway engine runs a turn in one gateway")
 	if err != nil {
 		return gateway.Endpoint{}, err
@@ -225,7 +227,7 @@ func (t *Target) TurnGateway(s *state.State) (gateway.Endpoint, error) {
 // ProbeLive: this host's live gateway for s, when it accepts the config's
 // credentials (the handshake), or why not — the auto engine's gateway
 // test.
-func (t *Target) ProbeLive(s *state.State) (string, error) {
+func (t *Set) ProbeLive(s *state.State) (string, error) {
 	ep, found, err := t.LiveGateway(s)
 	if err != nil {
 		return "", err
@@ -241,6 +243,6 @@ func (t *Target) ProbeLive(s *state.State) (string, error) {
 
 // TurnGatewayOf is TurnGateway for s, as the runner asks for it (once a
 // gateway-engine turn starts).
-func (t *Target) TurnGatewayOf(s *state.State) func() (gateway.Endpoint, error) {
+func (t *Set) TurnGatewayOf(s *state.State) func() (gateway.Endpoint, error) {
 	return func() (gateway.Endpoint, error) { return t.TurnGateway(s) }
 }
