@@ -34,6 +34,10 @@ type Local struct {
 	Debug func(msg string, kv ...any)
 	// Now is the invocation's clock (nil: time.Now): the age of a lock.
 	Now func() time.Time
+	// ForAgent is this host as the invocation with --agent agent opens it
+	// (nil: none): a metrics reading that fails for the agents together
+	// reads them one by one.
+	ForAgent func(agent string) *Local
 }
 
 // now is the time on the invocation's clock.
