@@ -87,14 +87,20 @@ func (o *Ops) doctor(ctx context.Context, q DoctorRequest) (*DoctorResult, error
 		return nil, err
 	}
 	res := &DoctorResult{Status: "ok", StateDir: a.StateDir, Fix: q.Fix, Fixed: a.Fixed, Counts: DoctorCounts(a.Counts),
-		Findings: make([]DoctorFinding, len(a.Findings)), Size: a.Size}
-	for i, f := range a.Findings {
-		res.Findings[i] = DoctorFinding{Severity: f.Severity, Check: f.Check, Path: f.Path, AgentID: f.AgentID, SessionKey: f.SessionKey,
-			Message: f.Message, Fix: f.Fix, Fixable: f.Fixable, Fixed: f.Fixed, FixError: f.FixError}
-	}
+		Findings: doctorFindings(a), Size: a.Size}
 	if a.Outcome != nil {
 		res.Status, res.Error = "error", a.Outcome.Error()
 		res.Outcome = a.Outcome.AfterOutput()
 	}
 	return res, nil
+}
+
+// doctorFindings are the documents of a check's findings (never nil).
+func doctorFindings(a *hostread.DoctorAnswer) []DoctorFinding {
+	out := make([]DoctorFinding, len(a.Findings))
+	for i, f := range a.Findings {
+		out[i] = DoctorFinding{Severity: f.Severity, Check: f.Check, Path: f.Path, AgentID: f.AgentID, SessionKey: f.SessionKey,
+			Message: f.Message, Fix: f.Fix, Fixable: f.Fixable, Fixed: f.Fixed, FixError: f.FixError}
+	}
+	return out
 }

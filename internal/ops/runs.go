@@ -9,13 +9,6 @@ import (
 	"github.com/openclaw/sessions/internal/runs"
 )
 
-// RunRecord is one run as recorded (ours) or read from OpenClaw's
-// sub-agent registry, with its source.
-type RunRecord = runs.Record
-
-// RunNode is one session of the spawn lineage tree.
-type RunNode = runs.Node
-
 // Values of RunsQuery.Source.
 const (
 	RunsSourceSessions = runs.SourceSessions // our send and spawn runs
@@ -137,6 +130,7 @@ func (o *Ops) runs(ctx context.Context, q RunsQuery) (*RunsResult, error) {
 		}
 	}
 	res := &RunsResult{Runs: []*RunRecord{}, Errors: failed, Source: q.Source}
+	var shown []*runs.Record
 	total := 0
 	for _, r := range runs.Merge(ours, theirs) {
 		if q.Status != "" && r.Status != q.Status {
@@ -150,7 +144,8 @@ func (o *Ops) runs(ctx context.Context, q RunsQuery) (*RunsResult, error) {
 		}
 		total++
 		if q.Limit < 0 || len(res.Runs) < q.Limit {
-			res.Runs = append(res.Runs, r)
+			shown = append(shown, r)
+			res.Runs = append(res.Runs, runRecord(r))
 		}
 	}
 	res.RunsPage = RunsPage{Count: len(res.Runs), TotalCount: total, HasMore: len(res.Runs) < total}
@@ -159,7 +154,7 @@ func (o *Ops) runs(ctx context.Context, q RunsQuery) (*RunsResult, error) {
 		res.LimitApplied = &n
 	}
 	if q.Tree {
-		res.Tree = runs.Tree(res.Runs)
+		res.Tree = runNodes(runs.Tree(shown))
 	}
 	return res, nil
 }
