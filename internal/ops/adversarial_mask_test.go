@@ -88,7 +88,7 @@ func TestAdversarialEntryFieldsMasked(t *testing.T) {
 func TestEveryOperationDelivers(t *testing.T) {
 	notDocuments := map[string]string{
 		"OpenStateForTest": "tests", "RunStoreForTest": "tests",
-		"CheckCursorWhere": "a check", "CanRead": "a check", "ExecuteRun": "the runner's own process",
+		"CanRead": "a check", "ExecuteRun": "the runner's own process",
 		"ResolveEngineDeliver": "flags", "Config": "the configuration given", "Now": "the clock",
 		"Getenv": "the environment", "Scope": "where the invocation works", "InstallSkill": "the operator's file write",
 	}
