@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/openclaw/sessions/internal/backend"
 	"github.com/openclaw/sessions/internal/doctor"
 	"github.com/openclaw/sessions/internal/hostread"
 	"github.com/openclaw/sessions/internal/runs"
@@ -60,7 +61,7 @@ func sameJSON(t *testing.T, what string, stored, doc any) {
 }
 
 // TestDocumentsKeepTheStoredJSON: the documents ops hands out in place of
-// the storage types (a run, its lineage, a doctor finding) marshal byte
+// the storage types (a run, its lineage, a host's agents, a doctor finding) marshal byte
 // for byte as those types do, every field set — a field the storage type
 // gains and the document lacks fails here.
 func TestDocumentsKeepTheStoredJSON(t *testing.T) {
@@ -71,6 +72,10 @@ func TestDocumentsKeepTheStoredJSON(t *testing.T) {
 	var tree []*runs.Node
 	fill(reflect.ValueOf(&tree).Elem(), 4)
 	sameJSON(t, "lineage", tree, runNodes(tree))
+
+	var agents backend.AgentsResult
+	fill(reflect.ValueOf(&agents).Elem(), 3)
+	sameJSON(t, "agents", &agents, agentsResult(&agents))
 
 	var f doctor.Finding
 	fill(reflect.ValueOf(&f).Elem(), 3)
