@@ -120,7 +120,10 @@ func TestGatewayHistoryCursorSurvivesAppends(t *testing.T) {
 	if err != nil || len(p.Messages) != 2 || !p.More {
 		t.Fatalf("page %+v %v", p, err)
 	}
-	cur := p.CursorBefore(0) // before "c" (the second message of timestamp 2)
+	cur, err := g.Cursor(p.CursorBefore(0)) // before "c" (the second message of timestamp 2)
+	if err != nil {
+		t.Fatal(err)
+	}
 	s.Emit("chat", map[string]any{"sessionKey": "agent:main:main", "state": "final", "message": json.RawMessage(msg(4, "e"))})
 	p2, err := g.History(ctx, sess, HistoryQuery{Limit: 5, Before: cur})
 	if err != nil {

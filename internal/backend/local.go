@@ -41,6 +41,11 @@ type Local struct {
 	// writes): each agent's writes are routed by sessionwrite.Choose with
 	// them. Nil: no gateway, the default lock timeout.
 	Writes func(s *state.State) sessionwrite.Options
+
+	// ForAgent is this host as the invocation with --agent agent opens it
+	// (nil: none): a metrics reading that fails for the agents together
+	// reads them one by one.
+	ForAgent func(agent string) *Local
 }
 
 // writeOptions are the options of this host's writes on s (Writes).

@@ -53,15 +53,6 @@ func (s *Session) TranscriptFile() string {
 	return s.local.tp
 }
 
-// CheckCursor refuses a --before cursor made over a gateway: it pages the
-// gateway's window, not a local transcript.
-func (l *Local) CheckCursor(before string) error {
-	if IsGatewayCursor(before) {
-		return apperr.Usagef("--before: the cursor was made over a gateway; pass it with the same --gateway or --context")
-	}
-	return nil
-}
-
 // Session resolves ref (or label) in the local state with the requester's
 // checks (state.ResolveRef, as history and show read).
 func (l *Local) Session(_ context.Context, ref, label string) (*Session, error) {
@@ -115,8 +106,8 @@ func (l *Local) History(_ context.Context, sess *Session, q HistoryQuery) (*Hist
 	if state.IsSQLite(t.Store) {
 		era = transcript.EraSQLite
 	}
-	if q.Before != "" {
-		c, err := ParseCursor(q.Before)
+	if !q.Before.None() {
+		c, err := localCursor(q.Before)
 		if err != nil {
 			return nil, err
 		}
@@ -152,7 +143,7 @@ func (l *Local) History(_ context.Context, sess *Session, q HistoryQuery) (*Hist
 				return nil, readErr(tp.Path, err)
 			}
 			ls.off = r.Size
-		case q.Before != "":
+		case !q.Before.None():
 			return nil, cursorErr(transcript.ErrCursorMismatch, t)
 		case !q.Follow:
 			p.Note = "session " + t.DisplayKey + " has no transcript yet (" + tp.Path + ")"
@@ -185,8 +176,8 @@ func (l *Local) orphanHistory(ls *localSession, q HistoryQuery) (*HistoryPage, e
 	if ls.orphan.File == nil {
 		era = transcript.EraSQLite
 	}
-	if q.Before != "" {
-		c, err := ParseCursor(q.Before)
+	if !q.Before.None() {
+		c, err := localCursor(q.Before)
 		if err != nil {
 			return nil, err
 		}
@@ -234,6 +225,14 @@ func ParseCursor(s string) (transcript.Cursor, error) {
 		return c, apperr.Usagef("invalid --before %q: %v; pass the nextCursor of an earlier page as printed", s, err)
 	}
 	return c, nil
+}
+
+// localCursor is c as a local reader made it (Local.Cursor checked it).
+func localCursor(c Cursor) (transcript.Cursor, error) {
+	if c.local == nil {
+		return transcript.Cursor{}, apperr.Usagef("--before: the cursor was made over a gateway; pass it with the same --gateway or --context")
+	}
+	return *c.local, nil
 }
 
 // checkCursor refuses a cursor made for another transcript.

@@ -20,14 +20,15 @@ import (
 // follower) and Gateway (chat.history and its chat events) implement it,
 // and history and show read through it whatever the reader is.
 type Transcripts interface {
-	// CheckCursor refuses, before any lookup, a --before cursor this
-	// reader cannot page (one made by the other kind of reader).
-	CheckCursor(before string) error
+	// Cursor checks a --before cursor once, before any lookup: one this
+	// reader cannot page (malformed, or made by the other kind of reader)
+	// is refused (exit 2); History takes the Cursor it returns.
+	Cursor(before string) (Cursor, error)
 	// Session finds the session a reference names (key, sessionId, a
 	// unique sessionId prefix, or a label with --agent).
 	Session(ctx context.Context, ref, label string) (*Session, error)
 	// History reads a page of the transcript: the last q.Limit messages,
-	// or the ones before q.Before.
+	// or the ones before q.Before (a Cursor of this reader's).
 	History(ctx context.Context, s *Session, q HistoryQuery) (*HistoryPage, error)
 	// Follow calls emit with the messages appended after the page History
 	// read (q.Last over a gateway), as they come, until ctx ends or q.Idle
@@ -55,7 +56,7 @@ type Session struct {
 type HistoryQuery struct {
 	Limit        int
 	IncludeTools bool
-	Before       string // a NextCursor of an earlier page
+	Before       Cursor // a NextCursor of an earlier page (Transcripts.Cursor)
 	// Follow: the page starts a follow (whether older messages exist need
 	// not be known, and a missing transcript is no news).
 	Follow bool
@@ -168,9 +169,6 @@ func isToolResult(m json.RawMessage) bool {
 	var h msgHead
 	return json.Unmarshal(m, &h) == nil && (h.Role == "toolResult" || h.Role == "tool")
 }
-
-// CheckCursor: every cursor is checked when its page is read (History).
-func (g *Gateway) CheckCursor(string) error { return nil }
 
 // Session resolves ref over sessions.list: a key (whole, or `main` and
 // un-prefixed keys as agent "main"'s, or --agent's), a sessionId, a unique
@@ -322,15 +320,15 @@ func (g *Gateway) History(ctx context.Context, s *Session, q HistoryQuery) (*His
 		return nil, err
 	}
 	var before *anchor
-	if q.Before != "" {
-		sid, a, err := parseGatewayCursor(q.Before)
-		if err != nil {
-			return nil, err
+	if !q.Before.None() {
+		gc := q.Before.gw
+		if gc == nil {
+			return nil, apperr.Usagef("invalid --before %q: not a cursor this command printed; pass the nextCursor of an earlier page as printed", q.Before)
 		}
-		if sid != s.SessionID {
-			return nil, apperr.Usagef("--before: the cursor belongs to the transcript of session %q, not to %s (session %s); a cursor only pages the transcript it came from", sid, s.Key, s.SessionID)
+		if gc.sessionID != s.SessionID {
+			return nil, apperr.Usagef("--before: the cursor belongs to the transcript of session %q, not to %s (session %s); a cursor only pages the transcript it came from", gc.sessionID, s.Key, s.SessionID)
 		}
-		before = &a
+		before = &gc.at
 	}
 	// The whole window: tool results are dropped and the page's place is
 	// found here, and whether older messages exist is only known so.

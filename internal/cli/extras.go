@@ -7,7 +7,6 @@ import (
 	"github.com/openclaw/sessions/internal/cmd/locks"
 	"github.com/openclaw/sessions/internal/cmd/topics"
 	"github.com/openclaw/sessions/internal/cmdutil"
-	"github.com/openclaw/sessions/internal/ops"
 	"github.com/spf13/cobra"
 )
 
@@ -85,12 +84,14 @@ func newHelpCmd() *cobra.Command {
 	}
 }
 
-// refuseLocalOnlyOverGateway: a top-level command that reads this host's
-// state dir only, given a gateway on the command line, is refused before
-// anything runs (ops.CheckHostOnly decides).
+// refuseLocalOnlyOverGateway: a command that is a host-only read
+// (cmdutil.Factory.ReadsHost), given a gateway on the command line, is
+// refused before anything runs: ops asks the invocation's host whether it
+// can (ops.Ops.CanRead).
 func refuseLocalOnlyOverGateway(f *cmdutil.Factory, cmd *cobra.Command) error {
-	if cmd.Parent() != cmd.Root() || !ops.HostOnly(cmd.Name()) {
+	r, ok := f.HostRead(cmd)
+	if !ok {
 		return nil
 	}
-	return f.Ops().CheckHostOnly(cmd.Name())
+	return f.Ops().CanRead(r)
 }

@@ -2,6 +2,8 @@ package cli
 
 import (
 	"bytes"
+	"fmt"
+	"go/ast"
 	"go/parser"
 	"go/token"
 	"io/fs"
@@ -268,6 +270,15 @@ func TestOpsImportsNoStorage(t *testing.T) {
 				t.Errorf("%s imports %s: ops reaches storage through state, transcripts and sessionwrite", file, imp)
 			case "gateway":
 				t.Errorf("%s imports %s: where an invocation works is internal/hostset's, and what a gateway does is backend.Gateway's", file, imp)
+			case "era", "transcripts", "usage", "hoststat", "doctor":
+				if opsStorageExceptions[filepath.Base(file)] == "" {
+					t.Errorf("%s imports %s: ops knows no era and no host's files; a host-only read is a host's (backend's optional interfaces)", file, imp)
+				}
+			}
+		}
+		if opsStorageExceptions[filepath.Base(file)] == "" {
+			for _, call := range fileSystemCalls(t, file) {
+				t.Errorf("%s: %s: ops touches no file; what a host reads or writes is the host's (backend, its engines)", file, call)
 			}
 		}
 		b, err := os.ReadFile(file)
@@ -281,6 +292,49 @@ func TestOpsImportsNoStorage(t *testing.T) {
 	if checked < 20 {
 		t.Fatalf("only %d ops files checked", checked)
 	}
+}
+
+// opsStorageExceptions are the ops files that still read a host's files or
+// know an era, each until the item of issue 35 that moves it is done.
+var opsStorageExceptions = map[string]string{
+	// issue 35 item 2 (writes and lifecycle as host operations): the label
+	// a write checks is parsed per era until writes are the host's
+	"patch.go": "item 2",
+}
+
+// fileSystemCalls are the calls (and uses) of os, path/filepath and io/fs
+// in file, as "os.Stat" at their line.
+func fileSystemCalls(t *testing.T, file string) []string {
+	t.Helper()
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, file, nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := map[string]string{}
+	for _, imp := range f.Imports {
+		path, _ := strconv.Unquote(imp.Path.Value)
+		switch path {
+		case "os", "path/filepath", "io/fs":
+			name := path[strings.LastIndex(path, "/")+1:]
+			if imp.Name != nil {
+				name = imp.Name.Name
+			}
+			names[name] = path
+		}
+	}
+	var out []string
+	ast.Inspect(f, func(n ast.Node) bool {
+		sel, ok := n.(*ast.SelectorExpr)
+		if !ok {
+			return true
+		}
+		if id, ok := sel.X.(*ast.Ident); ok && names[id.Name] != "" && id.Obj == nil {
+			out = append(out, fmt.Sprintf("%s.%s (line %d)", id.Name, sel.Sel.Name, fset.Position(sel.Pos()).Line))
+		}
+		return true
+	})
+	return out
 }
 
 // TestInteropNames: every test built only with -tags interop has Interop

@@ -59,6 +59,24 @@ type Factory struct {
 	opsOnce sync.Once
 	ops     *ops.Ops
 	jq      *gojq.Code
+	// hostReads are the commands that are a host-only read (ReadsHost).
+	hostReads map[*cobra.Command]*ops.HostRead
+}
+
+// ReadsHost says that cmd is the host-only read r (ops.HostRead): the
+// root asks ops whether the invocation's host can answer it before
+// anything runs (HostRead).
+func (f *Factory) ReadsHost(cmd *cobra.Command, r *ops.HostRead) {
+	if f.hostReads == nil {
+		f.hostReads = map[*cobra.Command]*ops.HostRead{}
+	}
+	f.hostReads[cmd] = r
+}
+
+// HostRead is the host-only read cmd is, if it is one.
+func (f *Factory) HostRead(cmd *cobra.Command) (*ops.HostRead, bool) {
+	r, ok := f.hostReads[cmd]
+	return r, ok
 }
 
 // JSONMode reports whether output is JSON (--json, or --jq which implies it).

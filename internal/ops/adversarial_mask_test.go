@@ -88,7 +88,7 @@ func TestAdversarialEntryFieldsMasked(t *testing.T) {
 func TestEveryOperationDelivers(t *testing.T) {
 	notDocuments := map[string]string{
 		"OpenStateForTest": "tests", "RunStoreForTest": "tests",
-		"CheckCursorWhere": "a check", "CheckHostOnly": "a check", "ExecuteRun": "the runner's own process",
+		"CanRead": "a check", "ExecuteRun": "the runner's own process",
 		"ResolveEngineDeliver": "flags", "Config": "the configuration given", "Now": "the clock",
 		"Getenv": "the environment", "Scope": "where the invocation works", "InstallSkill": "the operator's file write",
 	}
@@ -151,7 +151,6 @@ func TestDocumentsUnexportedFields(t *testing.T) {
 	known := map[string]string{
 		"ops.SearchResult": "hits built on demand: Hit and Highlight go through the boundary (r.m)",
 		"ops.Session":      "handles to the transcript's readers, no text",
-		"doctor.Finding":   "the repair doctor --fix applies (a requester is refused doctor)",
 	}
 	notDocuments := map[string]bool{"OpenStateForTest": true, "RunStoreForTest": true, "Config": true}
 	seen := map[reflect.Type]bool{}

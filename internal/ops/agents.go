@@ -8,13 +8,71 @@ import (
 )
 
 // AgentRow is one agent (a row of `sessions agents`).
-type AgentRow = backend.AgentRow
+type AgentRow struct {
+	Context     string `json:"context,omitempty"`
+	ID          string `json:"id"`
+	Name        string `json:"name,omitempty"`
+	Default     bool   `json:"default"`
+	Configured  bool   `json:"configured"`
+	Era         string `json:"era"` // json | sqlite | none (as agents shows it; compare Capabilities, not eras)
+	Store       string `json:"store"`
+	Sessions    *int   `json:"sessions,omitempty"`
+	Visible     bool   `json:"visible"`
+	SpawnTarget bool   `json:"spawnTarget"`
+	// Writable: send, spawn and patch can write this agent's store (an
+	// OpenClaw 2026.8+ SQLite store: when no OpenClaw process holds the
+	// state dir, or through its live gateway).
+	Writable bool `json:"writable"`
+	// CanSpawn: spawnTarget and writable — 'spawn --agent ID' would be
+	// accepted by the requester; Reason says why not otherwise (or how
+	// the writes go).
+	CanSpawn bool   `json:"canSpawn"`
+	Reason   string `json:"reason,omitempty"`
+	// ThroughGateway: the agent is worked on through a gateway the
+	// invocation names (Reason then says how a spawn goes).
+	ThroughGateway bool `json:"-"`
+}
 
 // AgentsRequester names who asked.
-type AgentsRequester = backend.AgentsRequester
+type AgentsRequester struct {
+	Key     string `json:"key,omitempty"`
+	AgentID string `json:"agentId"`
+}
 
 // AgentsResult is the document of `sessions agents`.
-type AgentsResult = backend.AgentsResult
+type AgentsResult struct {
+	Requester    AgentsRequester `json:"requester"`
+	DefaultAgent string          `json:"defaultAgent"`
+	SpawnAllowed string          `json:"spawnAllowed"`
+	Agents       []AgentRow      `json:"agents"`
+	// Errors: the hosts that failed, over a fleet only.
+	Errors *[]HostError `json:"errors,omitempty"`
+
+	// Fleet: rows from several hosts (each says its context).
+	Fleet bool `json:"-"`
+	// SaysRequester: the document names a requester (not over a fleet).
+	SaysRequester bool `json:"-"`
+}
+
+// agentRow is the document of a host's row.
+func agentRow(r backend.AgentRow) AgentRow {
+	return AgentRow{Context: r.Context, ID: r.ID, Name: r.Name, Default: r.Default, Configured: r.Configured, Era: r.Era.String(),
+		Store: r.Store, Sessions: r.Sessions, Visible: r.Visible, SpawnTarget: r.SpawnTarget, Writable: r.Writable,
+		CanSpawn: r.CanSpawn, Reason: r.Reason, ThroughGateway: r.ThroughGateway}
+}
+
+// agentsResult is the document of a host's agent list.
+func agentsResult(a *backend.AgentsResult) *AgentsResult {
+	res := &AgentsResult{Requester: AgentsRequester(a.Requester), DefaultAgent: a.DefaultAgent, SpawnAllowed: a.SpawnAllowed,
+		Errors: a.Errors, Fleet: a.Fleet, SaysRequester: a.SaysRequester}
+	if a.Agents != nil {
+		res.Agents = make([]AgentRow, len(a.Agents))
+		for i, r := range a.Agents {
+			res.Agents[i] = agentRow(r)
+		}
+	}
+	return res
+}
 
 // Agents lists the agents where this invocation works, with what the
 // requester may do with each: see its sessions, spawn into it, write it
@@ -38,9 +96,13 @@ func (o *Ops) agents(ctx context.Context) (*AgentsResult, error) {
 		if err != nil {
 			return nil, err
 		}
-		return hosts[0].AgentList(ctx, w.Options)
+		a, err := hosts[0].AgentList(ctx, w.Options)
+		if err != nil {
+			return nil, err
+		}
+		return agentsResult(a), nil
 	}
-	parts, errs := backend.Each(hosts, func(h backend.Host) (*AgentsResult, error) {
+	parts, errs := backend.Each(hosts, func(h backend.Host) (*backend.AgentsResult, error) {
 		return h.AgentList(ctx, sessionwrite.Options{})
 	})
 	res := &AgentsResult{Agents: []AgentRow{}, Fleet: true}
@@ -53,7 +115,7 @@ func (o *Ops) agents(ctx context.Context) (*AgentsResult, error) {
 		}
 		for _, row := range parts[i].Agents {
 			row.Context = where
-			res.Agents = append(res.Agents, row)
+			res.Agents = append(res.Agents, agentRow(row))
 		}
 	}
 	res.Errors = &failed

@@ -27,7 +27,7 @@ func TestAgentsLocal(t *testing.T) {
 			t.Fatalf("%s: agents %+v", fx, res.Agents)
 		}
 		for _, a := range res.Agents {
-			if a.Era != want || a.Sessions == nil || *a.Sessions == 0 || !a.Visible || !a.Writable || !a.CanSpawn || a.Reason != "" || a.Context != "" {
+			if a.Era != want.String() || a.Sessions == nil || *a.Sessions == 0 || !a.Visible || !a.Writable || !a.CanSpawn || a.Reason != "" || a.Context != "" {
 				t.Errorf("%s: %+v", fx, a)
 			}
 		}
@@ -56,7 +56,7 @@ func TestAgentsOverGateway(t *testing.T) {
 		sessions int
 	}{{"main", 2}, {"ops", 1}} {
 		a := res.Agents[i]
-		if a.ID != want.id || a.Era != era.Gateway || a.Store != s.URL() || a.Sessions == nil || *a.Sessions != want.sessions ||
+		if a.ID != want.id || a.Era != era.Gateway.String() || a.Store != s.URL() || a.Sessions == nil || *a.Sessions != want.sessions ||
 			!a.Writable || !a.CanSpawn || a.Reason != "routed through the gateway "+s.URL()+" (the operator's spawn from agent:"+want.id+":main)" {
 			t.Errorf("%+v", a)
 		}

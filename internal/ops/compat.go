@@ -1,9 +1,6 @@
 package ops
 
-import (
-	"github.com/openclaw/sessions/internal/era"
-	"github.com/openclaw/sessions/internal/sessionwrite"
-)
+import "github.com/openclaw/sessions/internal/backend"
 
 // Support is what this build reads and writes (for `sessions version`;
 // commands do not reach the storage packages themselves): the JSON-era
@@ -19,11 +16,4 @@ type Support struct {
 }
 
 // Supported is this build's Support.
-func Supported() Support {
-	w := sessionwrite.Supported()
-	return Support{
-		JSONReleases: era.JSONReleases, SQLiteSince: era.SQLiteSince,
-		ReadSchema: w.ReadSchema, ReadSchemaOpenClaw: w.ReadSchemaOpenClaw,
-		WriteSchema: w.WriteSchema, WriteSchemaOpenClaw: w.WriteSchemaOpenClaw,
-	}
-}
+func Supported() Support { return Support(backend.Supported()) }

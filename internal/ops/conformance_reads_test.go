@@ -44,19 +44,19 @@ func checkHostOnly(t *testing.T, fx *fixture) {
 		return err
 	}
 	for _, op := range []struct {
-		name string
+		name *ops.HostRead
 		call func() error
-	}{{"search", search}, {"usage", usage}, {"locks", locks}, {"doctor", doctor}} {
+	}{{ops.ReadSearch, search}, {ops.ReadUsage, usage}, {ops.ReadLocks, locks}, {ops.ReadDoctor, doctor}} {
 		err := op.call()
 		if fx.remote {
-			wantCode(t, err, apperr.CodeUsage, op.name+" reads this host's state dir only and does not work through a gateway")
-			wantCode(t, fx.ops().CheckHostOnly(op.name), apperr.CodeUsage, op.name+" reads this host's state dir only")
+			wantCode(t, err, apperr.CodeUsage, op.name.String()+" reads this host's state dir only and does not work through a gateway")
+			wantCode(t, fx.ops().CanRead(op.name), apperr.CodeUsage, op.name.String()+" reads this host's state dir only")
 			continue
 		}
 		if err != nil {
 			t.Fatalf("%s: %v", op.name, err)
 		}
-		if err := fx.ops().CheckHostOnly(op.name); err != nil {
+		if err := fx.ops().CanRead(op.name); err != nil {
 			t.Fatalf("%s: %v", op.name, err)
 		}
 	}

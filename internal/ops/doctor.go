@@ -2,23 +2,44 @@ package ops
 
 import (
 	"context"
-	"fmt"
 
-	"github.com/openclaw/sessions/internal/apperr"
-	"github.com/openclaw/sessions/internal/doctor"
+	"github.com/openclaw/sessions/internal/backend"
+	"github.com/openclaw/sessions/internal/hostread"
 )
 
 // DoctorFinding is one problem doctor found (and maybe fixed).
-type DoctorFinding = doctor.Finding
+type DoctorFinding struct {
+	Severity   string `json:"severity"`
+	Check      string `json:"check"` // stable identifier, e.g. "lock.dead"
+	Path       string `json:"path"`
+	AgentID    string `json:"agentId,omitempty"`
+	SessionKey string `json:"sessionKey,omitempty"`
+	// Message says what it is and what it means.
+	Message string `json:"message"`
+	// Fix is the exact command that repairs it: ours (`sessions doctor
+	// --fix`) when Fixable, else OpenClaw's own or a shell command.
+	Fix string `json:"fix"`
+	// Fixable: `sessions doctor --fix` repairs it.
+	Fixable bool `json:"fixable"`
+	// Fixed is set by Fix: what was done.
+	Fixed string `json:"fixed,omitempty"`
+	// FixError is set by Fix when the repair failed or was deferred.
+	FixError string `json:"fixError,omitempty"`
+}
 
 // DoctorCounts are the findings by severity, and how many --fix can repair.
-type DoctorCounts = doctor.Counts
+type DoctorCounts struct {
+	Errors   int `json:"errors"`
+	Warnings int `json:"warnings"`
+	Infos    int `json:"infos"`
+	Fixable  int `json:"fixable"`
+}
 
 // The severities of a finding, and the command that fixes the fixable ones.
 const (
-	DoctorSevError   = doctor.SevError
-	DoctorSevWarning = doctor.SevWarning
-	DoctorFixCommand = doctor.FixCommand
+	DoctorSevError   = hostread.DoctorSevError
+	DoctorSevWarning = hostread.DoctorSevWarning
+	DoctorFixCommand = hostread.DoctorFixCommand
 )
 
 // DoctorRequest is what a check of the state dir asks for.
@@ -46,9 +67,6 @@ type DoctorResult struct {
 	Outcome error `json:"-"`
 }
 
-// doctorUnreadable are the checks that make the outcome exit 10.
-var doctorUnreadable = map[string]bool{"store.unreadable": true, "store.corrupt": true, "sqlite.unreadable": true}
-
 // Doctor checks this host's state dir (every agent's stores, transcripts,
 // locks, SQLite stores, and our own runs) and, with Fix, repairs what is
 // safe. Only the host operator may: it reads every agent's state. Not
@@ -60,52 +78,29 @@ func (o *Ops) Doctor(ctx context.Context, q DoctorRequest) (*DoctorResult, error
 
 // doctor is Doctor before the agent boundary.
 func (o *Ops) doctor(ctx context.Context, q DoctorRequest) (*DoctorResult, error) {
-	if err := o.refuseGateway("doctor"); err != nil {
-		return nil, err
-	}
-	s, err := o.openState()
+	h, err := o.readHost(ReadDoctor)
 	if err != nil {
 		return nil, err
 	}
-	if !s.Req.Operator() {
-		return nil, apperr.Forbiddenf("sessions doctor is for the host operator: it reads every agent's state (run it without --as and OPENCLAW_SESSION_KEY)")
+	a, err := h.(backend.Doctor).Doctor(ctx, hostread.DoctorQuery{Fix: q.Fix, Now: o.Now(), LockTimeout: o.cfg.LockTimeout})
+	if err != nil {
+		return nil, err
 	}
-	now := o.Now()
-	snap := doctor.Collect(s, now, doctor.Limits{})
-	res := &DoctorResult{Status: "ok", StateDir: s.Dir.Path, Fix: q.Fix, Findings: doctor.Check(snap, s.GlobalScope()), Size: doctor.Size(snap)}
-	if q.Fix {
-		doctor.Fix(ctx, s, res.Findings, now, doctor.FixOptions{LockTimeout: o.cfg.LockTimeout})
-		for _, x := range res.Findings {
-			if x.Fixed != "" {
-				res.Fixed++
-			}
-		}
-	}
-	if res.Findings == nil {
-		res.Findings = []DoctorFinding{}
-	}
-	res.Counts = doctor.Count(res.Findings)
-	var outcome *apperr.Error
-	for _, x := range res.Findings {
-		if x.Fixed == "" && doctorUnreadable[x.Check] {
-			outcome = apperr.Statef("%s cannot be read (%s); %s", x.Path, x.Check, doctorSummary(res.Counts))
-			break
-		}
-	}
-	if outcome == nil && doctor.Open(res.Findings) {
-		outcome = apperr.Errorf("%s", doctorSummary(res.Counts))
-	}
-	if outcome != nil {
-		res.Status, res.Error = "error", outcome.Error()
-		res.Outcome = outcome.AfterOutput()
+	res := &DoctorResult{Status: "ok", StateDir: a.StateDir, Fix: q.Fix, Fixed: a.Fixed, Counts: DoctorCounts(a.Counts),
+		Findings: doctorFindings(a), Size: a.Size}
+	if a.Outcome != nil {
+		res.Status, res.Error = "error", a.Outcome.Error()
+		res.Outcome = a.Outcome.AfterOutput()
 	}
 	return res, nil
 }
 
-func doctorSummary(c DoctorCounts) string {
-	s := fmt.Sprintf("%d error(s), %d warning(s) left", c.Errors, c.Warnings)
-	if c.Fixable > 0 {
-		s += fmt.Sprintf("; %d fixable with %s", c.Fixable, doctor.FixCommand)
+// doctorFindings are the documents of a check's findings (never nil).
+func doctorFindings(a *hostread.DoctorAnswer) []DoctorFinding {
+	out := make([]DoctorFinding, len(a.Findings))
+	for i, f := range a.Findings {
+		out[i] = DoctorFinding{Severity: f.Severity, Check: f.Check, Path: f.Path, AgentID: f.AgentID, SessionKey: f.SessionKey,
+			Message: f.Message, Fix: f.Fix, Fixable: f.Fixable, Fixed: f.Fixed, FixError: f.FixError}
 	}
-	return s
+	return out
 }

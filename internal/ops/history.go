@@ -64,6 +64,19 @@ func (o *Ops) Session(ctx context.Context, ref, label string) (*Session, error) 
 
 // session is Session before the agent boundary.
 func (o *Ops) session(ctx context.Context, ref, label string) (*Session, error) {
+	s, err := o.openReaders()
+	if err != nil {
+		return nil, err
+	}
+	if err := s.lookup(ctx, ref, label); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// openReaders opens, once for the request, the readers of the one host a
+// transcript is read on; a fleet is refused.
+func (o *Ops) openReaders() (*Session, error) {
 	readers, fleet, err := o.scope()
 	if err != nil {
 		return nil, err
@@ -73,19 +86,29 @@ func (o *Ops) session(ctx context.Context, ref, label string) (*Session, error) 
 		s.Close()
 		return nil, apperr.Usagef("history reads one session: name one --context, not several or all")
 	}
-	if s.tr, err = transcriptsOf(readers[0]); err == nil {
-		s.b, err = s.tr.Session(ctx, ref, label)
-	}
-	if err != nil {
+	if s.tr, err = transcriptsOf(readers[0]); err != nil {
 		s.Close()
 		return nil, err
 	}
-	s.Key, s.SessionID, s.Agent, s.Label = s.b.Key, s.b.SessionID, s.b.Agent, s.b.Label
-	s.Orphan = s.b.Orphan() != nil
 	return s, nil
 }
 
-// CheckCursor checks a --before cursor's form (exit 2 when it is none).
+// lookup finds the session ref (or label) names on s's host; on an error
+// s is closed.
+func (s *Session) lookup(ctx context.Context, ref, label string) error {
+	var err error
+	if s.b, err = s.tr.Session(ctx, ref, label); err != nil {
+		s.Close()
+		return err
+	}
+	s.Key, s.SessionID, s.Agent, s.Label = s.b.Key, s.b.SessionID, s.b.Agent, s.b.Label
+	s.Orphan = s.b.Orphan() != nil
+	return nil
+}
+
+// CheckCursor checks a --before cursor's form (exit 2 when it is none),
+// for a front-end that refuses one before it resolves anything; a page
+// request checks its cursor itself, once (OpenHistory, History).
 func CheckCursor(before string) error {
 	if backend.IsGatewayCursor(before) {
 		return nil
@@ -94,46 +117,19 @@ func CheckCursor(before string) error {
 	return err
 }
 
-// CheckCursorWhere refuses, before any session is looked up, a cursor
-// made where this invocation does not work (a gateway's cursor on the
-// local state dir).
-func (o *Ops) CheckCursorWhere(before string) error {
-	if !backend.IsGatewayCursor(before) {
-		return nil // only a gateway's cursors are refused before a lookup
-	}
-	readers, _, err := o.scope()
-	if err != nil {
-		return err
-	}
-	defer closeAll(readers)
-	tr, err := transcriptsOf(readers[0])
-	if err != nil {
-		return err
-	}
-	return tr.CheckCursor(before)
-}
-
 // OpenHistory reads one page of the session ref (or label) names: the
-// cursor checked first (its form, then that it was made where this
-// invocation works), then the session looked up and its page read — the
-// one call every front-end makes. The session stays open for Follow and
-// for what the caller checks of it; close it. On an error nothing is left
-// open.
+// readers of the host opened once, the cursor checked by that host before
+// any lookup (its form, and that it was made where this invocation
+// works), then the session looked up and its page read — the one call
+// every front-end makes. The session stays open for Follow and for what
+// the caller checks of it; close it. On an error nothing is left open.
 func (o *Ops) OpenHistory(ctx context.Context, ref, label string, q HistoryQuery) (*Session, *HistoryResult, error) {
-	if q.Before != "" {
-		if err := CheckCursor(q.Before); err != nil {
-			return nil, nil, err
-		}
-	}
-	if err := o.CheckCursorWhere(q.Before); err != nil {
-		return nil, nil, err
-	}
-	sess, err := o.session(ctx, ref, label)
+	sess, before, err := o.openHistory(ctx, ref, label, q.Before)
 	if err != nil {
 		_, err = deliver(o, struct{}{}, err)
 		return nil, nil, err
 	}
-	res, err := o.history(ctx, sess, q)
+	res, err := o.history(ctx, sess, q, before)
 	if err != nil {
 		sess.Close()
 		_, err = deliver(o, struct{}{}, err)
@@ -150,6 +146,24 @@ func (o *Ops) OpenHistory(ctx context.Context, ref, label string, q HistoryQuery
 		return nil, nil, err
 	}
 	return shown, page, nil
+}
+
+// openHistory opens the readers, checks the cursor with them and looks
+// the session up.
+func (o *Ops) openHistory(ctx context.Context, ref, label, before string) (*Session, backend.Cursor, error) {
+	sess, err := o.openReaders()
+	if err != nil {
+		return nil, backend.Cursor{}, err
+	}
+	c, err := sess.tr.Cursor(before)
+	if err != nil {
+		sess.Close()
+		return nil, backend.Cursor{}, err
+	}
+	if err := sess.lookup(ctx, ref, label); err != nil {
+		return nil, backend.Cursor{}, err
+	}
+	return sess, c, nil
 }
 
 // HistoryQuery is a page request.
@@ -219,19 +233,21 @@ func (r *HistoryResult) CapDropped() bool {
 // or those before q.Before, prepared unless q.Raw, with the cursor of the
 // page before.
 func (o *Ops) History(ctx context.Context, sess *Session, q HistoryQuery) (*HistoryResult, error) {
-	v, err := o.history(ctx, sess, q)
+	before, err := sess.tr.Cursor(q.Before)
+	if err != nil {
+		return deliver(o, (*HistoryResult)(nil), err)
+	}
+	v, err := o.history(ctx, sess, q, before)
 	return deliver(o, v, err)
 }
 
-// history is History before the agent boundary.
-func (o *Ops) history(ctx context.Context, sess *Session, q HistoryQuery) (*HistoryResult, error) {
-	if err := sess.tr.CheckCursor(q.Before); err != nil {
-		return nil, err
-	}
+// history is History before the agent boundary, its cursor checked
+// (before).
+func (o *Ops) history(ctx context.Context, sess *Session, q HistoryQuery, before backend.Cursor) (*HistoryResult, error) {
 	if sess.Orphan && q.Follow {
 		return nil, apperr.Usagef("--follow: %s is an orphan transcript (no session entry points to it): nothing appends to it any more", sess.SessionID)
 	}
-	page, err := sess.tr.History(ctx, sess.b, backend.HistoryQuery{Limit: q.Limit, IncludeTools: q.IncludeTools, Before: q.Before, Follow: q.Follow})
+	page, err := sess.tr.History(ctx, sess.b, backend.HistoryQuery{Limit: q.Limit, IncludeTools: q.IncludeTools, Before: before, Follow: q.Follow})
 	if err != nil {
 		return nil, err
 	}
@@ -309,7 +325,7 @@ func (o *Ops) Follow(ctx context.Context, sess *Session, q FollowQuery, emit fun
 // follow is Follow before the agent boundary masks its error.
 func (o *Ops) follow(ctx context.Context, sess *Session, q FollowQuery, emit func([]json.RawMessage) error) error {
 	if !sess.read {
-		if _, err := o.history(ctx, sess, HistoryQuery{Limit: 1, IncludeTools: q.IncludeTools, Raw: true, Follow: true}); err != nil {
+		if _, err := o.history(ctx, sess, HistoryQuery{Limit: 1, IncludeTools: q.IncludeTools, Raw: true, Follow: true}, backend.Cursor{}); err != nil {
 			return err
 		}
 	}

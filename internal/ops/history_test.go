@@ -100,18 +100,28 @@ func TestHistoryOverGateway(t *testing.T) {
 	}
 }
 
-// A gateway's cursor is refused on the local state dir before any lookup;
-// a cursor that is none is refused by its form.
+// A page's cursor is checked once, by the host that pages the transcript,
+// before any lookup: a gateway's cursor on the local state dir, a cursor
+// that is none (of either kind) over a gateway, each refused (exit 2)
+// even when no session has that key.
 func TestHistoryCursorChecks(t *testing.T) {
+	ctx := context.Background()
 	o, _ := newTestOps(t, fixtureDir(t, readFixtures[0]), nil, nil)
-	if err := o.CheckCursorWhere("gw1.eyJzIjoicyJ9"); apperr.CodeOf(err) != apperr.CodeUsage {
-		t.Errorf("gateway cursor locally: %v", err)
-	}
-	if err := o.CheckCursorWhere(""); err != nil {
-		t.Errorf("no cursor: %v", err)
+	for _, before := range []string{"gw1.eyJzIjoicyJ9", "not a cursor"} {
+		if _, _, err := o.OpenHistory(ctx, "agent:main:nosuch", "", HistoryQuery{Limit: 5, Before: before}); apperr.CodeOf(err) != apperr.CodeUsage || !strings.Contains(err.Error(), "--before") {
+			t.Errorf("locally, %q: %v", before, err)
+		}
 	}
 	if err := CheckCursor("not a cursor"); apperr.CodeOf(err) != apperr.CodeUsage {
 		t.Errorf("malformed cursor: %v", err)
+	}
+	for _, proto := range []int{3, 4} {
+		g, _, _ := startGateway(t, proto, gatewaytest.Data{Sessions: raws(`{"key":"agent:main:main","sessionId":"s1","updatedAt":1}`)})
+		for _, before := range []string{"gw1.!!", "gw1.eyJzIjoicyJ9", "not a cursor"} {
+			if _, _, err := g.OpenHistory(ctx, "agent:main:nosuch", "", HistoryQuery{Limit: 5, Before: before}); apperr.CodeOf(err) != apperr.CodeUsage || !strings.Contains(err.Error(), "--before") {
+				t.Errorf("protocol %d, %q: %v", proto, before, err)
+			}
+		}
 	}
 }
 

@@ -39,41 +39,34 @@ func readsOps(t *testing.T, c ops.Config) *ops.Ops {
 	return o
 }
 
-// TestHostOnlyThroughGateway: search, usage, locks and doctor through a
-// gateway named on the command line are a usage error (exit 2), decided by
-// ops for every front-end; other operations, and these without a gateway,
-// pass.
+// TestHostOnlyThroughGateway: search, usage, locks, doctor and metrics
+// through a gateway named on the command line are a usage error (exit 2),
+// the answer of the host (no gateway implements a host-only read), the
+// same for every front-end; without a gateway they pass.
 func TestHostOnlyThroughGateway(t *testing.T) {
 	t.Setenv("XDG_CACHE_HOME", t.TempDir())
 	ctx := context.Background()
 	for _, c := range []ops.Config{{Gateway: "ws://127.0.0.1:9"}, {Contexts: []string{"prod"}}} {
 		o := readsOps(t, c)
-		calls := map[string]func() error{
-			"search": func() error {
+		calls := map[*ops.HostRead]func() error{
+			ops.ReadSearch: func() error {
 				_, err := o.Search(ctx, ops.SearchQuery{Pattern: ops.SearchPattern{Pattern: "x"}})
 				return err
 			},
-			"usage":  func() error { _, err := o.Usage(ctx, ops.UsageQuery{By: []string{"day"}}); return err },
-			"locks":  func() error { _, err := o.Locks(ctx); return err },
-			"doctor": func() error { _, err := o.Doctor(ctx, ops.DoctorRequest{Fix: true}); return err },
+			ops.ReadUsage:   func() error { _, err := o.Usage(ctx, ops.UsageQuery{By: []string{"day"}}); return err },
+			ops.ReadLocks:   func() error { _, err := o.Locks(ctx); return err },
+			ops.ReadDoctor:  func() error { _, err := o.Doctor(ctx, ops.DoctorRequest{Fix: true}); return err },
+			ops.ReadMetrics: func() error { _, err := ops.NewMetrics(o.Config(), ops.MetricsQuery{}); return err },
 		}
-		for op, call := range calls {
-			if !ops.HostOnly(op) {
-				t.Errorf("%s not host-only", op)
-			}
-			for name, err := range map[string]error{"CheckHostOnly": o.CheckHostOnly(op), op: call()} {
-				if apperr.CodeOf(err) != apperr.CodeUsage || !strings.Contains(err.Error(), op+" reads this host's state dir only and does not work through a gateway") {
+		for r, call := range calls {
+			for name, err := range map[string]error{"CanRead": o.CanRead(r), r.String(): call()} {
+				if apperr.CodeOf(err) != apperr.CodeUsage || !strings.Contains(err.Error(), r.String()+" reads this host's state dir only and does not work through a gateway") {
 					t.Errorf("%+v %s: %v", c, name, err)
 				}
 			}
 		}
-		for _, op := range []string{"list", "history", "send"} {
-			if ops.HostOnly(op) || o.CheckHostOnly(op) != nil {
-				t.Errorf("%s refused", op)
-			}
-		}
 	}
-	if err := readsOps(t, ops.Config{StateDir: t.TempDir()}).CheckHostOnly("search"); err != nil {
+	if err := readsOps(t, ops.Config{StateDir: t.TempDir()}).CanRead(ops.ReadSearch); err != nil {
 		t.Fatal(err)
 	}
 }

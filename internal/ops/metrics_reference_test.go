@@ -3,10 +3,12 @@ package ops
 import (
 	"cmp"
 	"context"
+	"fmt"
 	"slices"
 	"time"
 
 	"charm.land/log/v2"
+	"github.com/openclaw/sessions/internal/hostmetrics"
 	"github.com/openclaw/sessions/internal/hoststat"
 	"github.com/openclaw/sessions/internal/keys"
 	"github.com/openclaw/sessions/internal/metrics"
@@ -25,9 +27,12 @@ func referenceSnapshot(c Config, q MetricsQuery) *metrics.Snapshot {
 	if q.Active <= 0 {
 		q.Active = time.Hour
 	}
-	m := &Metrics{cfg: c, q: q, warn: func(string) {}}
+	m := struct {
+		q    MetricsQuery
+		warn func(string)
+	}{q, func(string) {}}
 	ctx := context.Background()
-	cw := &countingWriter{}
+	cw := &hostmetrics.Warnings{}
 	c.Log = log.NewWithOptions(cw, log.Options{Level: log.WarnLevel})
 	o := New(c)
 	snap := &metrics.Snapshot{}
@@ -55,7 +60,7 @@ func referenceSnapshot(c Config, q MetricsQuery) *metrics.Snapshot {
 
 	// sessions: the listing's rows, as sessions list --json --all-agents
 	active := map[string]int{}
-	rows, lerrs := metricsEach(o, c, all, agents, func(o *Ops) ([]state.Row, error) {
+	rows, lerrs := refEach(o, c, all, agents, func(o *Ops) ([]state.Row, error) {
 		lr, err := o.List(ctx, ListQuery{Limit: -1, AllAgents: all})
 		if err != nil {
 			return nil, err
@@ -160,7 +165,7 @@ func referenceSnapshot(c Config, q MetricsQuery) *metrics.Snapshot {
 	}
 
 	// usage: the same reading as sessions usage --by agent,provider,model
-	urows, uerrs := metricsEach(o, c, all, agents, func(o *Ops) ([]UsageRow, error) {
+	urows, uerrs := refEach(o, c, all, agents, func(o *Ops) ([]UsageRow, error) {
 		ur, err := o.Usage(ctx, UsageQuery{By: []string{"agent", "provider", "model"}, AllAgents: all})
 		if err != nil {
 			return nil, err
@@ -234,9 +239,39 @@ func referenceSnapshot(c Config, q MetricsQuery) *metrics.Snapshot {
 			{Severity: DoctorSevWarning, N: res.Counts.Warnings}, {Severity: "info", N: res.Counts.Infos}}
 	}
 
-	for _, l := range cw.lines {
+	for _, l := range cw.Lines() {
 		snap.Errors++
 		m.warn(l)
 	}
 	return snap
+}
+
+// refEach reads fn over every agent in scope at once; when that fails
+// (one agent's store cannot be read) it reads agent by agent, so the
+// others are still counted (the reading of 99eda64).
+func refEach[T any](o *Ops, c Config, all bool, agents []string, fn func(*Ops) ([]T, error)) ([]T, []error) {
+	out, err := fn(o)
+	if err == nil || !all || len(agents) < 2 {
+		if err != nil {
+			return nil, []error{err}
+		}
+		return out, nil
+	}
+	out = nil
+	var errs []error
+	for _, a := range agents {
+		ac := c
+		ac.Agent = a
+		ao := New(ac)
+		part, err := fn(ao)
+		if st, serr := ao.openState(); serr == nil {
+			st.Close()
+		}
+		if err != nil {
+			errs = append(errs, fmt.Errorf("agent %s: %w", a, err))
+			continue
+		}
+		out = append(out, part...)
+	}
+	return out, errs
 }

@@ -11,7 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/openclaw/sessions/internal/hostmetrics"
 	"github.com/openclaw/sessions/internal/metrics"
+	"github.com/openclaw/sessions/internal/testutil/stateextras"
 	"github.com/prometheus/client_golang/prometheus"
 )
 
@@ -80,7 +82,7 @@ func newWarmRig(t *testing.T, fixture string, q MetricsQuery) *warmRig {
 	}
 	// the files copied just now are older than the racy window by this
 	// clock: what the first scrape reads of them is kept
-	m.now = func() time.Time { return time.Now().Add(time.Hour) }
+	m.r.Clock = func() time.Time { return time.Now().Add(time.Hour) }
 	r.m = m
 	return r
 }
@@ -112,7 +114,7 @@ func (r *warmRig) check(what string) {
 	}
 }
 
-func (r *warmRig) counts() readingCounts { return r.m.counts }
+func (r *warmRig) counts() hostmetrics.Counts { return r.m.r.Counts() }
 
 // an assistant message as OpenClaw 2026.1.30 writes it, with its usage
 const assistantLine = `{"type":"message","id":"warm%04d","parentId":null,"timestamp":"2026-11-20T10:00:00.000Z","message":{"role":"assistant","content":[{"type":"text","text":"ok"}],"api":"openai-completions","provider":"mock","model":"mock-2","usage":{"input":%d,"output":7,"cacheRead":0,"cacheWrite":0,"totalTokens":%d,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}},"stopReason":"stop","timestamp":1795236260000}}`
@@ -335,7 +337,7 @@ func TestMetricsWarmOneAgent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m.now = r.m.now
+	m.r.Clock = r.m.r.Clock
 	r.m = m
 	r.check("ops, first scrape")
 	appendLine(t, filepath.Join(r.dir, "agents", "ops", "sessions", "5ceeb65c-a102-4129-8193-0ee080a00422.jsonl"), fmt.Sprintf(assistantLine, 9, 77, 84))
@@ -344,40 +346,6 @@ func TestMetricsWarmOneAgent(t *testing.T) {
 	r.check("ops, another agent's line appended")
 	if c := r.counts(); c.Kept == 0 {
 		t.Errorf("nothing kept: %+v", c)
-	}
-}
-
-// A listing of a directory read less than the racy window after it
-// changed is used once and not kept: the next reading lists it again (a
-// change in the same clock tick as the listing may leave its version as
-// it was).
-func TestDirCacheRacy(t *testing.T) {
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "a.jsonl"), nil, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	c := newDirCache()
-	l := c.get(dir, time.Now())
-	if l.trusted || len(l.transcripts.List()) != 1 {
-		t.Fatalf("a listing of a directory changed just now: trusted %v, %v", l.trusted, l.transcripts.List())
-	}
-	if c.get(dir, time.Now()) == l {
-		t.Fatal("a racy listing was kept")
-	}
-	later := time.Now().Add(time.Hour)
-	l = c.get(dir, later)
-	if !l.trusted || c.get(dir, later) != l {
-		t.Fatal("a quiet directory's listing was not kept")
-	}
-	if err := os.WriteFile(filepath.Join(dir, "b.jsonl"), nil, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if l2 := c.get(dir, later); l2 == l || len(l2.transcripts.List()) != 2 {
-		t.Fatalf("a new file was not listed: %v", l2.transcripts.List())
-	}
-	missing := filepath.Join(dir, "none")
-	if l := c.get(missing, later); l.err != nil || l.ver.exists || len(l.names) != 0 {
-		t.Fatalf("a missing directory: %+v", l)
 	}
 }
 
@@ -393,9 +361,9 @@ func TestMetricsEqualsReference(t *testing.T) {
 		extra   func(t *testing.T, dir string)
 	}{
 		{"1.30", "state-2026.1.30", nil},
-		{"1.30+archives+orphans", "state-2026.1.30", extraJSON},
+		{"1.30+archives+orphans", "state-2026.1.30", stateextras.JSON},
 		{"9.6", "state-2026.9.6", nil},
-		{"9.6+orphans", "state-2026.9.6", extraSQLite},
+		{"9.6+orphans", "state-2026.9.6", stateextras.SQLite},
 		{"9.8", "state-2026.9.8", nil},
 	} {
 		for _, who := range []struct {
@@ -419,7 +387,7 @@ func TestMetricsEqualsReference(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				m.now = func() time.Time { return time.Now().Add(time.Hour) }
+				m.r.Clock = func() time.Time { return time.Now().Add(time.Hour) }
 				ref := snapText(t, referenceSnapshot(cfg, q))
 				for i := range 3 {
 					if got := snapText(t, m.Snapshot()); got != ref {
@@ -427,7 +395,7 @@ func TestMetricsEqualsReference(t *testing.T) {
 					}
 				}
 				restricted := who.tweak != nil && cfg.Sandboxed
-				if cnt := m.counts; restricted && cnt.Kept > 0 || !restricted && cnt.Kept != 2 {
+				if cnt := m.r.Counts(); restricted && cnt.Kept > 0 || !restricted && cnt.Kept != 2 {
 					t.Errorf("readings kept: %+v", cnt)
 				}
 			})

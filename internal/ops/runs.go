@@ -3,18 +3,11 @@ package ops
 import (
 	"context"
 	"strings"
-	"time"
 
 	"github.com/openclaw/sessions/internal/apperr"
+	"github.com/openclaw/sessions/internal/backend"
 	"github.com/openclaw/sessions/internal/runs"
 )
-
-// RunRecord is one run as recorded (ours) or read from OpenClaw's
-// sub-agent registry, with its source.
-type RunRecord = runs.Record
-
-// RunNode is one session of the spawn lineage tree.
-type RunNode = runs.Node
 
 // Values of RunsQuery.Source.
 const (
@@ -98,55 +91,46 @@ func (o *Ops) runs(ctx context.Context, q RunsQuery) (*RunsResult, error) {
 	default:
 		return nil, apperr.Usagef("invalid --source %q (want %s)", q.Source, strings.Join(RunsSources, ", "))
 	}
-	now := o.Now()
-	t, err := o.hostSet()
+	listers, fleet, err := o.runListers()
 	if err != nil {
 		return nil, err
 	}
-	// OpenClaw's own sub-agent registry is this host's file: no RPC of
-	// 2026.1.30 or 2026.9.x lists it
-	if !t.Local() && (q.Source == RunsSourceOpenClaw || (q.Source == RunsSourceAll && !q.Tree)) {
-		return nil, apperr.Statef("runs --source %s: OpenClaw's own sub-agent runs are not available over the gateway %s: no RPC of OpenClaw 2026.1.30 or 2026.9.x lists them; run `sessions runs --source %s` on that host", q.Source, t.Hosts()[0], q.Source)
+	// OpenClaw's own sub-agent registry is a host's file: a host that
+	// cannot read it (no RPC of 2026.1.30 or 2026.9.x lists it) is refused
+	registry, canRegistry := listers[0].(backend.SubagentRegistry)
+	if !canRegistry && (q.Source == RunsSourceOpenClaw || (q.Source == RunsSourceAll && !q.Tree)) {
+		return nil, apperr.Statef("runs --source %s: OpenClaw's own sub-agent runs are not available over the gateway %s: no RPC of OpenClaw 2026.1.30 or 2026.9.x lists them; run `sessions runs --source %s` on that host", q.Source, listers[0], q.Source)
 	}
 	var ours, theirs []*runs.Record
 	var failed *[]HostError
-	if t.Fleet() {
+	if fleet {
 		failed = &[]HostError{}
 	}
 	if q.Source != RunsSourceOpenClaw {
-		stores, err := o.runStores()
-		if err != nil {
-			return nil, err
-		}
-		for _, st := range stores {
-			var recs []*runs.Record
-			err := st.err
-			if err == nil {
-				recs, err = ourRuns(st.s, now)
-			}
+		for _, rl := range listers {
+			recs, err := rl.Runs(ctx)
 			if err != nil {
 				if failed == nil {
 					return nil, err
 				}
-				*failed = append(*failed, HostError{Context: st.where, Error: err.Error(), Err: err})
+				*failed = append(*failed, HostError{Context: rl.Where(), Error: err.Error(), Err: err})
 				continue
 			}
 			if failed != nil {
 				for _, r := range recs {
-					r.Context = st.where
+					r.Context = rl.Where()
 				}
 			}
 			ours = runs.Merge(ours, recs)
 		}
 	}
-	if t.Local() && q.Source != RunsSourceSessions {
-		s, err := o.openState()
-		if err != nil {
+	if canRegistry && q.Source != RunsSourceSessions {
+		if theirs, err = registry.OpenClawRuns(ctx, o.cfg.LockTimeout); err != nil {
 			return nil, err
 		}
-		theirs = runs.OpenClawRuns(s.Dir.Path, o.cfg.LockTimeout, o.warn)
 	}
 	res := &RunsResult{Runs: []*RunRecord{}, Errors: failed, Source: q.Source}
+	var shown []*runs.Record
 	total := 0
 	for _, r := range runs.Merge(ours, theirs) {
 		if q.Status != "" && r.Status != q.Status {
@@ -160,7 +144,8 @@ func (o *Ops) runs(ctx context.Context, q RunsQuery) (*RunsResult, error) {
 		}
 		total++
 		if q.Limit < 0 || len(res.Runs) < q.Limit {
-			res.Runs = append(res.Runs, r)
+			shown = append(shown, r)
+			res.Runs = append(res.Runs, runRecord(r))
 		}
 	}
 	res.RunsPage = RunsPage{Count: len(res.Runs), TotalCount: total, HasMore: len(res.Runs) < total}
@@ -169,58 +154,34 @@ func (o *Ops) runs(ctx context.Context, q RunsQuery) (*RunsResult, error) {
 		res.LimitApplied = &n
 	}
 	if q.Tree {
-		res.Tree = runs.Tree(res.Runs)
+		res.Tree = runNodes(runs.Tree(shown))
 	}
 	return res, nil
 }
 
-// ourRuns are the records of a runs store, newest first, a dead runner's
-// run ended as it is seen.
-func ourRuns(rs *runs.Store, now time.Time) ([]*runs.Record, error) {
-	out, err := rs.List()
+// runListers are where this invocation's runs are listed from, one per
+// host it works on (o.hosts), each asked whether it lists its own runs
+// (backend.RunLister: this host's state dir does); a gateway's are the
+// runs made through it, kept on this machine for it (runs.GatewayHome:
+// the runs send, spawn and wait made with the same selection). fleet:
+// each answers apart.
+func (o *Ops) runListers() (listers []backend.RunLister, fleet bool, err error) {
+	hosts, fleet, err := o.hosts()
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	for i, r := range out {
-		if out[i], err = rs.Reap(r, now); err != nil {
-			return nil, err
+	defer closeAll(hosts)
+	t, _ := o.hostSet() // hosts came from it, a gateway's in the order of its hosts
+	for i, h := range hosts {
+		if rl, ok := h.(backend.RunLister); ok {
+			listers = append(listers, rl)
+			continue
 		}
-		out[i].Source = runs.SourceSessions
+		th := t.Hosts()[i]
+		listers = append(listers, &backend.GatewayRuns{Name: th.String(), Context: th.Where(), Now: o.cfg.Now,
+			Open: func() (*runs.Store, error) { return t.RunStore(th) }})
 	}
-	return out, nil
-}
-
-// runStoreAt is where one host's runs are recorded on this machine
-// (where: "" for this host's state dir, else the host's context or URL),
-// or why they cannot be read.
-type runStoreAt struct {
-	where string
-	s     *runs.Store
-	err   error
-}
-
-// runStores are where this invocation's runs are recorded: this host's
-// state dir, or the home kept on this machine for each gateway the
-// invocation selects (runs.GatewayHome: the runs send, spawn and wait made
-// with the same selection).
-func (o *Ops) runStores() ([]runStoreAt, error) {
-	t, err := o.hostSet()
-	if err != nil {
-		return nil, err
-	}
-	if t.Local() {
-		s, err := o.openState()
-		if err != nil {
-			return nil, err
-		}
-		return []runStoreAt{{s: runs.Open(s.Dir.Path)}}, nil
-	}
-	var out []runStoreAt
-	for _, h := range t.Hosts() {
-		rs, err := t.RunStore(h)
-		out = append(out, runStoreAt{where: h.Where(), s: rs, err: err})
-	}
-	return out, nil
+	return listers, fleet, nil
 }
 
 // involves reports whether run r involves session s (key, display key or

@@ -17,4 +17,10 @@ var RunStatuses = []string{RunAccepted, RunRunning, RunOK, RunError, RunTimeout}
 
 // RunSummary is a one-line description of a run for people: its error,
 // its spawn's outcome, or the first line of its reply.
-func RunSummary(r *RunRecord) string { return runs.Summary(r) }
+func RunSummary(r *RunRecord) string {
+	rec := runs.Record{Error: r.Error, Reply: r.Reply}
+	if r.Spawn != nil {
+		rec.Spawn = &runs.Spawn{Outcome: r.Spawn.Outcome}
+	}
+	return runs.Summary(&rec)
+}

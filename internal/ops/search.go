@@ -3,12 +3,12 @@ package ops
 import (
 	"context"
 	"fmt"
-	"math"
-	"runtime/debug"
 	"time"
 
 	"github.com/openclaw/sessions/internal/apperr"
+	"github.com/openclaw/sessions/internal/backend"
 	"github.com/openclaw/sessions/internal/boundary"
+	"github.com/openclaw/sessions/internal/hostread"
 	srch "github.com/openclaw/sessions/internal/search"
 	"github.com/openclaw/sessions/internal/when"
 )
@@ -31,7 +31,7 @@ type SearchQuery struct {
 	IncludeTools bool     // tool results and tool calls too
 	// IncludeArchived adds the .deleted/.reset archived transcripts (files,
 	// and 2026.9's archives kept in the store) and the orphan transcripts
-	// (no entry points to them: source "orphan"); see sources.go.
+	// (no entry points to them: source "orphan"); see internal/hostread.
 	IncludeArchived bool
 	NoIndex         bool // 2026.8+: scan the events even where OpenClaw's index is current
 	Limit           int  // at most this many hits (0: all)
@@ -124,9 +124,6 @@ const SearchMaskMaxLine = MaskMaxMessage
 // searchMaskBudget is SearchMaskBudget; tests lower it.
 var searchMaskBudget int64 = SearchMaskBudget
 
-// searchMemoryLimit is the Go runtime's soft memory limit during a search.
-const searchMemoryLimit = 40 << 20
-
 // Search looks for q.Pattern in the transcripts of the sessions the
 // requester may see on this host, newest hits first: JSONL files streamed
 // in parallel, and on 2026.8+ OpenClaw's search index where it is current,
@@ -143,7 +140,8 @@ func (o *Ops) Search(ctx context.Context, q SearchQuery) (*SearchResult, error) 
 
 // search is Search before the agent boundary.
 func (o *Ops) search(ctx context.Context, q SearchQuery) (*SearchResult, error) {
-	if err := o.refuseGateway("search"); err != nil {
+	h, err := o.readHost(ReadSearch)
+	if err != nil {
 		return nil, err
 	}
 	m, err := srch.Compile(q.Pattern)
@@ -174,29 +172,18 @@ func (o *Ops) search(ctx context.Context, q SearchQuery) (*SearchResult, error) 
 	if q.Role != "" {
 		so.Roles = []string{q.Role}
 	}
-	s, err := o.openState()
+	a, err := h.(backend.Searcher).Search(ctx, &hostread.SearchQuery{
+		AllAgents: q.AllAgents, Kinds: q.Kinds, Key: q.Key, Label: q.Label, IncludeArchived: q.IncludeArchived, NoIndex: q.NoIndex,
+		LabelAs: o.searchRedact(), Options: so, Limit: q.Limit, Context: q.Context,
+	})
 	if err != nil {
 		return nil, err
 	}
-	srcs, lazy, err := searchSources(s, &q, o.searchRedact())
-	if err != nil {
-		return nil, err
-	}
-	if debug.SetMemoryLimit(-1) == math.MaxInt64 {
-		// No GOMEMLIMIT: keep the heap near what a search holds (a buffer
-		// per worker and the hits kept) by collecting garbage sooner.
-		debug.SetMemoryLimit(searchMemoryLimit)
-	}
-	res := srch.Run(srcs, so, q.Limit, q.Context, 0)
-	orphanKeys(s, srcs, res.Hits, lazy)
-	for _, w := range res.Warnings {
-		o.warn(w)
-	}
-	if res.Partial {
+	if a.Partial {
 		o.warn(fmt.Sprintf("search stopped after masking %s of text, the budget of a masked search: the hits are those found so far (narrow it with --key, --kinds or --since)", sizeOf(so.Budget)))
 	}
-	return &SearchResult{Count: len(res.Hits), TotalCount: res.Total, HasMore: res.Total > len(res.Hits) || res.Partial,
-		Partial: res.Partial, found: res.Hits, srcs: srcs, withContext: q.Context > 0, work: res.Work}, nil
+	return &SearchResult{Count: len(a.Hits), TotalCount: a.Total, HasMore: a.Total > len(a.Hits) || a.Partial,
+		Partial: a.Partial, found: a.Hits, srcs: a.Sources, withContext: q.Context > 0, work: a.Work}, nil
 }
 
 // sizeOf is n bytes in MiB when it is a whole number of them.

@@ -4,33 +4,41 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
-	"os"
-	"runtime/debug"
-	"strings"
 	"time"
 
 	"github.com/openclaw/sessions/internal/apperr"
-	"github.com/openclaw/sessions/internal/config"
-	"github.com/openclaw/sessions/internal/usage"
+	"github.com/openclaw/sessions/internal/backend"
+	"github.com/openclaw/sessions/internal/hostread"
 	"github.com/openclaw/sessions/internal/when"
 )
 
 // UsageSchemaVersion is the version of the usage document.
 const UsageSchemaVersion = 1
 
-// usageMemoryLimit is the soft heap limit of a usage run (runtime/debug).
-const usageMemoryLimit = 40 << 20
-
 // UsageDimensions are what usage rolls up by.
-var UsageDimensions = usage.Dimensions
+var UsageDimensions = hostread.UsageDimensions
 
 // ParseUsageBy checks and normalizes --by values (repeated or
 // comma-separated dimensions).
-func ParseUsageBy(by []string) ([]string, error) { return usage.ParseBy(by) }
+func ParseUsageBy(by []string) ([]string, error) { return hostread.ParseUsageBy(by) }
 
 // UsageTotals are the sums of a row: messages, tokens, cost.
-type UsageTotals = usage.Totals
+type UsageTotals struct {
+	Messages   int64 `json:"messages"`
+	Input      int64 `json:"inputTokens"`
+	Output     int64 `json:"outputTokens"`
+	CacheRead  int64 `json:"cacheReadTokens"`
+	CacheWrite int64 `json:"cacheWriteTokens"`
+	Total      int64 `json:"totalTokens"`
+	// CostUSD is CostMicroUSD / 1e6, for reading; CostMicroUSD is exact.
+	CostUSD      float64 `json:"costUsd"`
+	CostMicroUSD int64   `json:"costMicroUsd"`
+	// CostComputed counts the messages whose cost was computed from the
+	// model's configured cost (OpenClaw recorded none); CostUnknown those
+	// with neither (counted as 0).
+	CostComputed int64 `json:"costComputedMessages"`
+	CostUnknown  int64 `json:"costUnknownMessages"`
+}
 
 // UsageQuery is what a usage report asks for.
 type UsageQuery struct {
@@ -100,112 +108,51 @@ func (o *Ops) Usage(ctx context.Context, q UsageQuery) (*UsageResult, error) {
 
 // usage is Usage before the agent boundary.
 func (o *Ops) usage(ctx context.Context, q UsageQuery) (*UsageResult, error) {
-	if err := o.refuseGateway("usage"); err != nil {
-		return nil, err
-	}
-	s, err := o.openState()
+	h, err := o.readHost(ReadUsage)
 	if err != nil {
 		return nil, err
 	}
 	loc := time.Local
 	now := o.Now()
-	ropts := usage.Options{By: q.By, Loc: loc, Price: pricer(s.Cfg)}
+	hq := &hostread.UsageQuery{By: q.By, Loc: loc, AllAgents: q.AllAgents, IncludeArchived: q.IncludeArchived, NoCache: q.NoCache, LockTimeout: o.cfg.LockTimeout}
 	if q.Since != "" {
-		if ropts.Since, err = when.Parse(q.Since, now, loc, false); err != nil {
+		if hq.Since, err = when.Parse(q.Since, now, loc, false); err != nil {
 			return nil, apperr.Usagef("--since: %v", err)
 		}
 	}
 	if q.Until != "" {
-		if ropts.Until, err = when.Parse(q.Until, now, loc, true); err != nil {
+		if hq.Until, err = when.Parse(q.Until, now, loc, true); err != nil {
 			return nil, apperr.Usagef("--until: %v", err)
 		}
 	}
-	if ropts.Since != 0 && ropts.Until != 0 && ropts.Until <= ropts.Since {
+	if hq.Since != 0 && hq.Until != 0 && hq.Until <= hq.Since {
 		return nil, apperr.Usagef("--until must be later than --since")
 	}
-	// A soft heap limit (unless $GOMEMLIMIT sets one): a scan's garbage is
-	// collected before it grows the process beyond what the records need.
-	if os.Getenv("GOMEMLIMIT") == "" {
-		defer debug.SetMemoryLimit(debug.SetMemoryLimit(usageMemoryLimit))
-	}
-	t0 := time.Now()
-	units, cat, err := o.usageUnits(s, &q)
+	a, err := h.(backend.UsageReader).Usage(ctx, hq)
 	if err != nil {
 		return nil, err
 	}
-	var cache *usage.Cache
-	var tLoad time.Duration
-	if !q.NoCache {
-		tl := time.Now()
-		if dir, derr := usage.CacheDir(); derr == nil {
-			cache = usage.OpenCache(dir, s.Dir.Path)
-			if cache.Ignored != "" {
-				o.debug(fmt.Sprintf("usage: cache %s ignored: %s", cache.Path(), cache.Ignored))
-			}
-		} else {
-			o.debug("usage: no cache dir: " + derr.Error())
-		}
-		tLoad = time.Since(tl)
-	}
-	t1 := time.Now()
-	parts, stats := usage.Collect(units, cache, 0, o.warn)
-	t2 := time.Now()
-	o.debug(fmt.Sprintf("usage: %d of %d files read, %d from cache", stats.Read, stats.Units, stats.Cached))
-	if cache != nil {
-		if err := cache.Save(); err != nil {
-			o.debug("usage: cache not saved: " + err.Error())
-		}
-	}
-	srcs, skips, skipFiles := cat.sources(s, parts)
-	if skips.Total() > 0 {
-		o.warn(fmt.Sprintf("usage: skipped %d transcript line(s) in %d file(s): %s", skips.Total(), skipFiles, describeSkips(skips)))
-	}
-	rep := usage.Rollup(srcs, ropts)
-	o.debug(fmt.Sprintf("usage: timings: discover %s, cache load %s, scan %s, roll-up %s",
-		(t1.Sub(t0) - tLoad).Round(time.Millisecond/10), tLoad.Round(time.Millisecond/10), t2.Sub(t1).Round(time.Millisecond/10), time.Since(t2).Round(time.Millisecond/10)))
-	return usageResult(rep, ropts, stats), nil
+	return usageResult(a, hq.Since, hq.Until), nil
 }
 
-func describeSkips(sk usage.Skips) string {
-	var parts []string
-	for _, p := range []struct {
-		n    int
-		what string
-	}{{sk.InvalidUTF8, "invalid UTF-8"}, {sk.Corrupt, "not JSON"}, {sk.Torn, "torn last line"}, {sk.Oversize, "longer than 16 MiB"}} {
-		if p.n > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s", p.n, p.what))
-		}
+// usageResult is the document of a usage answer over [since, until).
+func usageResult(a *hostread.UsageAnswer, since, until int64) *UsageResult {
+	r := &UsageResult{SchemaVersion: UsageSchemaVersion, By: a.By, Count: len(a.Rows), Rows: usageRows(a), Totals: UsageTotals(a.Totals),
+		Files: UsageFiles{Total: a.Files, Read: a.Read, Cached: a.Cached}}
+	if since != 0 {
+		r.Since = time.UnixMilli(since).UTC().Format(time.RFC3339Nano)
 	}
-	return strings.Join(parts, ", ")
-}
-
-func usageResult(rep usage.Report, o usage.Options, st usage.Stats) *UsageResult {
-	r := &UsageResult{SchemaVersion: UsageSchemaVersion, By: rep.By, Count: len(rep.Rows), Rows: []UsageRow{}, Totals: rep.Totals,
-		Files: UsageFiles{Total: st.Units, Read: st.Read, Cached: st.Cached}}
-	if o.Since != 0 {
-		r.Since = time.UnixMilli(o.Since).UTC().Format(time.RFC3339Nano)
-	}
-	if o.Until != 0 {
-		r.Until = time.UnixMilli(o.Until).UTC().Format(time.RFC3339Nano)
-	}
-	for _, row := range rep.Rows {
-		r.Rows = append(r.Rows, UsageRow{By: rep.By, Keys: row.Keys, Totals: row.Totals})
+	if until != 0 {
+		r.Until = time.UnixMilli(until).UTC().Format(time.RFC3339Nano)
 	}
 	return r
 }
 
-// pricer looks a model's configured cost up in openclaw.json.
-func pricer(cfg *config.Config) usage.Pricer {
-	return func(provider, model string) (usage.Price, bool) {
-		p, ok := cfg.Models.Providers[provider]
-		if !ok {
-			return usage.Price{}, false
-		}
-		for _, m := range p.Models {
-			if m.ID == model && m.Cost != nil {
-				return usage.Price{Input: m.Cost.Input, Output: m.Cost.Output, CacheRead: m.Cost.CacheRead, CacheWrite: m.Cost.CacheWrite}, true
-			}
-		}
-		return usage.Price{}, false
+// usageRows are the rows of a usage answer, each with the dimensions.
+func usageRows(a *hostread.UsageAnswer) []UsageRow {
+	rows := make([]UsageRow, 0, len(a.Rows))
+	for _, row := range a.Rows {
+		rows = append(rows, UsageRow{By: a.By, Keys: row.Keys, Totals: UsageTotals(row.Totals)})
 	}
+	return rows
 }

@@ -122,17 +122,19 @@ func (o *Ops) watch(ctx context.Context, q WatchQuery, ready func(), emit func(W
 		}})
 	}
 	if q.Runs {
-		stores, err := o.runStores()
+		listers, _, err := o.runListers()
 		if err != nil {
 			return err
 		}
-		for _, rs := range stores {
-			if rs.err != nil {
-				return rs.err
+		for _, rl := range listers {
+			rs, err := rl.RunStore()
+			if err != nil {
+				return err
 			}
-			sources = append(sources, source{rs.where, func(ready func()) error {
-				return rs.s.Watch(ctx, backend.DefaultTick, ready, func(cs []runs.Change) error {
-					return send(o.runEvents(cs, rs.where, fleet))
+			where := rl.Where()
+			sources = append(sources, source{where, func(ready func()) error {
+				return rs.Watch(ctx, backend.DefaultTick, ready, func(cs []runs.Change) error {
+					return send(o.runEvents(cs, where, fleet))
 				})
 			}})
 		}

@@ -68,7 +68,7 @@ type Disk struct {
 	now     func() time.Time
 
 	exeOnce sync.Once
-	exe     version // the running executable's version; exists=false: no cache
+	exe     Version // the running executable's version; exists=false: no cache
 }
 
 // NewDisk returns a disk tier in dir (created on first write, 0700),
@@ -134,7 +134,7 @@ func (d *Disk) Load(key string, files []string, warn func(string), load func(war
 	return st, nil
 }
 
-func totalSize(vs []version) int64 {
+func totalSize(vs []Version) int64 {
 	var n int64
 	for _, v := range vs {
 		n += v.size
@@ -183,7 +183,7 @@ func (d *Disk) dirOK() bool {
 
 // read returns the store of the cache file at path when it is ours, whole,
 // and of exactly the versions vers of files.
-func (d *Disk) read(path, key string, files []string, vers []version) (*store.Store, []string, bool) {
+func (d *Disk) read(path, key string, files []string, vers []Version) (*store.Store, []string, bool) {
 	if !d.dirOK() {
 		return nil, nil, false
 	}
@@ -364,7 +364,7 @@ func (e *enc) u(v uint64)   { e.b = binary.AppendUvarint(e.b, v) }
 func (e *enc) i(v int64)    { e.b = binary.AppendVarint(e.b, v) }
 func (e *enc) s(v string)   { e.u(uint64(len(v))); e.b = append(e.b, v...) }
 func (e *enc) f(v *float64) { e.b = binary.LittleEndian.AppendUint64(e.b, math.Float64bits(*v)) }
-func (e *enc) ver(v version) {
+func (e *enc) ver(v Version) {
 	x := uint64(0)
 	if v.exists {
 		x = 1
@@ -378,7 +378,7 @@ func (e *enc) ver(v version) {
 }
 
 // encode is the cache file of st, read from files at vers.
-func encode(exe version, key string, files []string, vers []version, warns []string, st *store.Store) []byte {
+func encode(exe Version, key string, files []string, vers []Version, warns []string, st *store.Store) []byte {
 	e := &enc{b: make([]byte, 0, 64+len(st.Entries)*160)}
 	e.b = append(e.b, diskMagic...)
 	e.b = append(e.b, 0, 0, 0, 0) // the checksum
@@ -497,8 +497,8 @@ func (d *dec) f() float64 {
 	return v
 }
 
-func (d *dec) ver() version {
-	var v version
+func (d *dec) ver() Version {
+	var v Version
 	v.exists = d.u() == 1
 	v.dev, v.ino = d.u(), d.u()
 	v.size, v.mtime, v.ctime = d.i(), d.i(), d.i()
@@ -507,7 +507,7 @@ func (d *dec) ver() version {
 
 // decode returns the store of a cache file when it is whole, of this
 // format and executable, of key, and of exactly files at vers.
-func decode(data []byte, exe version, key string, files []string, vers []version) (*store.Store, []string, bool) {
+func decode(data []byte, exe Version, key string, files []string, vers []Version) (*store.Store, []string, bool) {
 	if len(data) < len(diskMagic)+4 || string(data[:len(diskMagic)]) != diskMagic {
 		return nil, nil, false
 	}

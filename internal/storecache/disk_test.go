@@ -198,7 +198,7 @@ func TestDiskBadCacheIgnored(t *testing.T) {
 	}
 }
 
-func mustVersions(t *testing.T, p string) []version {
+func mustVersions(t *testing.T, p string) []Version {
 	vs, err := versionsOf([]string{p})
 	if err != nil {
 		t.Fatal(err)

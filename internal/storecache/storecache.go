@@ -69,33 +69,34 @@ type slot struct {
 
 	st      *store.Store
 	warns   []string  // what loading st warned about, said again to each caller it is served to
-	vers    []version // the files' versions while st was read
+	vers    []Version // the files' versions while st was read
 	trusted bool      // vers may be relied on (stable during the read, not racy)
 	began   int64     // the sequence number at which st's read began
 }
 
-// version is what tells two versions of one file apart.
-type version struct {
+// Version is what tells two versions of one file apart: device and inode
+// (a replacement), size, modification and status-change times.
+type Version struct {
 	exists       bool
 	dev, ino     uint64
 	size         int64
 	mtime, ctime int64 // ns
 }
 
-func versionOf(path string) (version, error) {
+func versionOf(path string) (Version, error) {
 	fi, err := os.Stat(path)
 	if err != nil {
 		if os.IsNotExist(err) {
-			return version{}, nil
+			return Version{}, nil
 		}
-		return version{}, err
+		return Version{}, err
 	}
 	return versionOfInfo(fi), nil
 }
 
-func versionOfInfo(fi fs.FileInfo) version {
+func versionOfInfo(fi fs.FileInfo) Version {
 	s := fsutil.StampOf(fi)
-	v := version{exists: true, size: s.Size, mtime: s.MTime.UnixNano(), ctime: s.CTime, ino: s.Ino}
+	v := Version{exists: true, size: s.Size, mtime: s.MTime.UnixNano(), ctime: s.CTime, ino: s.Ino}
 	if dev, ino, ok := fsutil.DevIno(fi); ok {
 		v.dev, v.ino = dev, ino
 	}
@@ -106,8 +107,8 @@ func versionOfInfo(fi fs.FileInfo) version {
 // timestamps are coarse).
 var statVersion = versionOf
 
-func versionsOf(paths []string) ([]version, error) {
-	out := make([]version, len(paths))
+func versionsOf(paths []string) ([]Version, error) {
+	out := make([]Version, len(paths))
 	for i, p := range paths {
 		v, err := statVersion(p)
 		if err != nil {
@@ -118,7 +119,7 @@ func versionsOf(paths []string) ([]version, error) {
 	return out, nil
 }
 
-func sameVersions(a, b []version) bool {
+func sameVersions(a, b []Version) bool {
 	if len(a) != len(b) {
 		return false
 	}
@@ -131,14 +132,30 @@ func sameVersions(a, b []version) bool {
 }
 
 // racy reports whether one of vs changed less than RacyWindow before t.
-func racy(vs []version, t time.Time) bool {
-	limit := t.Add(-RacyWindow).UnixNano()
+func racy(vs []Version, t time.Time) bool {
 	for _, v := range vs {
-		if v.exists && max(v.mtime, v.ctime) >= limit {
+		if v.Racy(t) {
 			return true
 		}
 	}
 	return false
+}
+
+// VersionOf is the version of the file (or directory) at path, following
+// links as it is opened; a missing file is a version too (Exists false).
+// A directory's version changes whenever an entry is added, removed or
+// renamed in it.
+func VersionOf(path string) (Version, error) { return versionOf(path) }
+
+// Exists reports whether the file was there.
+func (v Version) Exists() bool { return v.exists }
+
+// Racy reports whether the file changed less than RacyWindow before start:
+// a change in the same clock tick as a read that began at start could
+// leave every part of the version as it was, so what was read is not
+// trusted to be this version (git's "racy clean").
+func (v Version) Racy(start time.Time) bool {
+	return v.exists && max(v.mtime, v.ctime) >= start.Add(-RacyWindow).UnixNano()
 }
 
 func (c *Cache) slot(key string) *slot {

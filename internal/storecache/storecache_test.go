@@ -152,8 +152,8 @@ func TestRacyRuleOnCoarseTimestamps(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer func(was func(string) (version, error)) { statVersion = was }(statVersion)
-	statVersion = func(string) (version, error) { return fixed, nil }
+	defer func(was func(string) (Version, error)) { statVersion = was }(statVersion)
+	statVersion = func(string) (Version, error) { return fixed, nil }
 
 	c := New() // the file changed just now: racy
 	for _, want := range []string{"aaaaa", "bbbbb", "ccccc"} {

@@ -117,10 +117,10 @@ func table(res *Result, tty bool) *output.Table {
 	for _, a := range res.Agents {
 		var cells []string
 		if tty {
-			cells = []string{a.ID, a.Name, yes(a.Default), a.Era.String(), count(a.Sessions), yes(a.Visible), yes(a.Writable), spawnCell(a)}
+			cells = []string{a.ID, a.Name, yes(a.Default), a.Era, count(a.Sessions), yes(a.Visible), yes(a.Writable), spawnCell(a)}
 		} else {
 			b := strconv.FormatBool
-			cells = []string{a.ID, a.Name, b(a.Default), a.Era.String(), count(a.Sessions), b(a.Visible), b(a.SpawnTarget), b(a.Writable), b(a.CanSpawn), a.Reason}
+			cells = []string{a.ID, a.Name, b(a.Default), a.Era, count(a.Sessions), b(a.Visible), b(a.SpawnTarget), b(a.Writable), b(a.CanSpawn), a.Reason}
 		}
 		if res.Fleet {
 			cells = append([]string{a.Context}, cells...)

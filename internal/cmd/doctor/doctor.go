@@ -77,6 +77,7 @@ Piped: severity, check, session key, path, fix, message — one finding a line.`
 		},
 	}
 	cmd.Flags().BoolVar(&o.Fix, "fix", false, "repair what is safe without OpenClaw (stale locks, orphans, dead runs, due sub-agents, a migrated legacy sessions.json)")
+	f.ReadsHost(cmd, ops.ReadDoctor)
 	return cmd
 }
 

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/openclaw/sessions/internal/cmdutil"
+	"github.com/openclaw/sessions/internal/ops"
 	"github.com/openclaw/sessions/internal/output"
 	"github.com/spf13/cobra"
 )
@@ -55,6 +56,7 @@ Piped: kind, session key (or run id), pid, since (RFC 3339), alive, stale, path.
 			return run(cmd.Context(), o)
 		},
 	}
+	f.ReadsHost(cmd, ops.ReadLocks)
 	return cmd
 }
 

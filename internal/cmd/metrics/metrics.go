@@ -132,6 +132,7 @@ Host-only: through a gateway (--gateway, --context) it is refused (exit 2).`,
 	fl.IntVar(&o.PerSessionTop, "per-session-top", 0, "add the `N` largest sessions by tokens as openclaw_session_tokens{agent,key}")
 	fl.DurationVar(&o.DoctorEvery, "doctor-every", 5*time.Minute, "with --listen: check doctor's findings again after this `DURATION` (0: every scrape)")
 	fl.BoolVar(&o.OpenMetrics, "openmetrics", false, "print or write OpenMetrics instead of the Prometheus text format")
+	f.ReadsHost(cmd, ops.ReadMetrics)
 	return cmd
 }
 

@@ -141,6 +141,7 @@ sessionId, id, role, timestamp (RFC 3339), snippet.`,
 		return f.Labels(tc)
 	})
 	_ = cmd.RegisterFlagCompletionFunc("limit", cmdutil.FixedCompletions("all"))
+	f.ReadsHost(cmd, ops.ReadSearch)
 	return cmd
 }
 

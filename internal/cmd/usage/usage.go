@@ -105,6 +105,7 @@ cost in micro-USD; the last line is the totals, TOTAL in every dimension.`,
 	_ = cmd.RegisterFlagCompletionFunc("by", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return ops.UsageDimensions, cobra.ShellCompDirectiveNoFileComp
 	})
+	f.ReadsHost(cmd, ops.ReadUsage)
 	return cmd
 }
 

@@ -1,4 +1,4 @@
-package ops
+package hostmetrics
 
 import (
 	"fmt"
@@ -9,15 +9,17 @@ import (
 	"time"
 
 	"github.com/openclaw/sessions/internal/era"
+	"github.com/openclaw/sessions/internal/hostread"
 	"github.com/openclaw/sessions/internal/state"
 	"github.com/openclaw/sessions/internal/usage"
 )
 
-// usageReading is usage's listing of the files it reads (usageUnits) as a
-// scrape's reading keeps it, and the last roll-up of them.
+// usageReading is usage's listing of the files it reads
+// (hostread.ListUsageFiles) as a scrape's reading keeps it, and the last
+// roll-up of them.
 type usageReading struct {
 	units  []usage.Unit
-	cat    *usageCatalog
+	files  *hostread.UsageFiles
 	sqlite []bool // units[i] is an agent's SQLite store
 
 	// where each file unit's lstat is found in the scrape's lstats: its
@@ -33,18 +35,19 @@ type usageReading struct {
 	rolled bool          // rows are the roll-up of the units at stamps
 	stamps []usage.Stamp // each unit's stamp then
 	have   []bool        // which units were there then
-	rows   []UsageRow
+	rows   []hostread.UsageRow
 	warns  []string // what the roll-up warned about, said again with its rows
 }
 
 // newUsageReading keeps usage's listing of its files.
-func newUsageReading(s *state.State, units []usage.Unit, cat *usageCatalog) *usageReading {
-	u := &usageReading{units: units, cat: cat, sqlite: make([]bool, len(units)),
+func newUsageReading(s *state.State, files *hostread.UsageFiles) *usageReading {
+	units := files.Units
+	u := &usageReading{units: units, files: files, sqlite: make([]bool, len(units)),
 		dir: make([]int, len(units)), name: make([]string, len(units)), pos: make([]int, len(units))}
 	dirs := map[string]int{}
 	for i := range units {
-		info := cat.units[i]
-		u.sqlite[i] = info.sessionID == "" && s.Era(info.agent) == era.SQLite && units[i].Path == s.SQLitePath(info.agent)
+		agent, sessionID := files.Unit(i)
+		u.sqlite[i] = sessionID == "" && s.Era(agent) == era.SQLite && units[i].Path == s.SQLitePath(agent)
 		d := filepath.Dir(units[i].Path)
 		j, ok := dirs[d]
 		if !ok {
@@ -58,7 +61,7 @@ func newUsageReading(s *state.State, units []usage.Unit, cat *usageCatalog) *usa
 	return u
 }
 
-// usageSaveEvery is how often a long-lived Metrics writes the usage cache
+// usageSaveEvery is how often a long-lived Reader writes the usage cache
 // back (when something was read since): the next process to read usage
 // (sessions usage, the next metrics) then reads only what changed since.
 const usageSaveEvery = 5 * time.Minute
@@ -68,8 +71,8 @@ const usageSaveEvery = 5 * time.Minute
 // the scrape's lstats of its directory) and, when no stamp changed since
 // the last roll-up, its rows are taken again; else the files that changed
 // are read and every part rolled up again (what Usage does, from the
-// usage cache this Metrics keeps in memory).
-func (m *Metrics) usageRows(o *Ops, s *state.State, r *scrapeReading, sc *scrapeFiles, cw *countingWriter) []UsageRow {
+// usage cache this Reader keeps in memory).
+func (m *Reader) usageRows(h Host, s *state.State, r *scrapeReading, sc *scrapeFiles, cw *Warnings) []hostread.UsageRow {
 	u := r.usage
 	n := len(u.units)
 	stamps := make([]usage.Stamp, n)
@@ -92,7 +95,7 @@ func (m *Metrics) usageRows(o *Ops, s *state.State, r *scrapeReading, sc *scrape
 		switch {
 		case u.sqlite[i]:
 			if fi, err := os.Stat(u.units[i].Path); err == nil {
-				un := usage.SQLiteUnit(u.units[i].Path, fi, false, o.cfg.LockTimeout, s.Warnf)
+				un := usage.SQLiteUnit(u.units[i].Path, fi, false, m.q.LockTimeout, s.Warnf)
 				sqlite[i] = un
 				stamps[i], have[i] = un.Stamp, true
 			}
@@ -116,8 +119,7 @@ func (m *Metrics) usageRows(o *Ops, s *state.State, r *scrapeReading, sc *scrape
 	}
 	m.counts.Rolled++
 	// the units still there, with their stamps now and their sessions
-	cat := *u.cat
-	cat.units = nil
+	var keep []int
 	var present []usage.Unit
 	for i := range n {
 		if !have[i] {
@@ -129,10 +131,10 @@ func (m *Metrics) usageRows(o *Ops, s *state.State, r *scrapeReading, sc *scrape
 		}
 		un.Stamp = stamps[i]
 		present = append(present, un)
-		cat.units = append(cat.units, u.cat.units[i])
+		keep = append(keep, i)
 	}
 	mark := len(cw.lines)
-	rows, stats := m.rollUsage(o, s, present, &cat)
+	rows, stats := m.rollUsage(h, s, u.files.Only(keep, present))
 	u.rows, u.warns = rows, slices.Clone(cw.lines[mark:])
 	u.have, u.stamps = have, stamps
 	// a file that could not be read is read again next time, as usage
@@ -146,37 +148,31 @@ func (m *Metrics) usageRows(o *Ops, s *state.State, r *scrapeReading, sc *scrape
 // attached to its session, rolled up. The cache is loaded from the user's
 // cache dir once, then kept in memory and written back at most every
 // usageSaveEvery.
-func (m *Metrics) rollUsage(o *Ops, s *state.State, units []usage.Unit, cat *usageCatalog) ([]UsageRow, usage.Stats) {
+func (m *Reader) rollUsage(h Host, s *state.State, files *hostread.UsageFiles) ([]hostread.UsageRow, usage.Stats) {
 	if m.uscans == 0 && os.Getenv("GOMEMLIMIT") == "" {
 		// the first reading (every file, when there is no usage cache yet)
 		// under usage's soft heap limit, as sessions usage reads them
-		defer debug.SetMemoryLimit(debug.SetMemoryLimit(usageMemoryLimit))
+		defer debug.SetMemoryLimit(debug.SetMemoryLimit(hostread.UsageMemoryLimit))
 	}
 	m.uscans++
 	if m.ucache == nil {
 		if dir, err := usage.CacheDir(); err == nil {
 			m.ucache = usage.OpenCache(dir, s.Dir.Path)
 			if m.ucache.Ignored != "" {
-				o.debug(fmt.Sprintf("usage: cache %s ignored: %s", m.ucache.Path(), m.ucache.Ignored))
+				h.Debug(fmt.Sprintf("usage: cache %s ignored: %s", m.ucache.Path(), m.ucache.Ignored))
 			}
 		} else {
-			o.debug("usage: no cache dir: " + err.Error())
+			h.Debug("usage: no cache dir: " + err.Error())
 			m.ucache = usage.MemoryCache(s.Dir.Path)
 		}
 	}
-	ropts := usage.Options{By: metricsUsageBy, Loc: time.Local, Price: pricer(s.Cfg)}
-	parts, stats := usage.Collect(units, m.ucache, 0, o.warn)
-	o.debug(fmt.Sprintf("usage: %d of %d files read, %d from cache", stats.Read, stats.Units, stats.Cached))
+	parts, stats := usage.Collect(files.Units, m.ucache, 0, h.Warn)
+	h.Debug(fmt.Sprintf("usage: %d of %d files read, %d from cache", stats.Read, stats.Units, stats.Cached))
 	if now := time.Now(); m.ucache.Changed() && (m.usaved.IsZero() || now.Sub(m.usaved) >= usageSaveEvery) {
 		if err := m.ucache.Save(); err != nil {
-			o.debug("usage: cache not saved: " + err.Error())
+			h.Debug("usage: cache not saved: " + err.Error())
 		}
 		m.usaved = now
 	}
-	srcs, skips, skipFiles := cat.sources(s, parts)
-	if skips.Total() > 0 {
-		o.warn(fmt.Sprintf("usage: skipped %d transcript line(s) in %d file(s): %s", skips.Total(), skipFiles, describeSkips(skips)))
-	}
-	rep := usage.Rollup(srcs, ropts)
-	return usageResult(rep, ropts, stats).Rows, stats
+	return files.Roll(s, parts, &hostread.UsageQuery{By: usageBy, Loc: time.Local}, h.Warn), stats
 }

@@ -1,4 +1,4 @@
-package ops
+package hostmetrics
 
 import (
 	"cmp"
@@ -11,10 +11,12 @@ import (
 
 	"github.com/openclaw/sessions/internal/config"
 	"github.com/openclaw/sessions/internal/era"
+	"github.com/openclaw/sessions/internal/hostread"
 	"github.com/openclaw/sessions/internal/hoststat"
 	"github.com/openclaw/sessions/internal/keys"
 	"github.com/openclaw/sessions/internal/metrics"
 	"github.com/openclaw/sessions/internal/state"
+	"github.com/openclaw/sessions/internal/storecache"
 	"github.com/openclaw/sessions/internal/transcripts"
 )
 
@@ -27,7 +29,7 @@ import (
 // which files usage reads and whose session each is. That is the
 // structure of the state (scrapeReading), read with the operations
 // themselves (list, the transcripts' enumeration, usage's listing of its
-// files). A long-lived Metrics keeps the last one, with the versions of
+// files). A long-lived Reader keeps the last one, with the versions of
 // every file and directory it was read from (scrapeKey: device, inode,
 // size, modification and change times; the parsed config), and the next
 // scrape takes it again when one stat of each shows none changed — the
@@ -67,7 +69,7 @@ type scrapeReading struct {
 	// usage: the files it reads and their sessions; nil when usage had
 	// to be read agent by agent (usageRows then holds its rows)
 	usage     *usageReading
-	usageRows []UsageRow
+	usageRows []hostread.UsageRow
 }
 
 type agentUpdate struct {
@@ -81,7 +83,7 @@ type scrapeKey struct {
 	agents []string
 	eras   []era.Era
 	paths  []string
-	vers   []fileVersion
+	vers   []storecache.Version
 }
 
 func (k *scrapeKey) equal(o *scrapeKey) bool {
@@ -90,13 +92,7 @@ func (k *scrapeKey) equal(o *scrapeKey) bool {
 }
 
 func (k *scrapeKey) racy(start time.Time) bool {
-	return slices.ContainsFunc(k.vers, func(v fileVersion) bool { return v.racy(start) })
-}
-
-// readingCounts say how scrapes went (tests and the debug log).
-type readingCounts struct {
-	Kept, Read        int // structure taken again / read
-	UsageKept, Rolled int // usage rows taken again / rolled up
+	return slices.ContainsFunc(k.vers, func(v storecache.Version) bool { return v.Racy(start) })
 }
 
 // agentDirs are the directories an agent's transcripts are listed from
@@ -157,7 +153,7 @@ func keyOf(s *state.State, agents []string, sfDirs map[string][]string, sc *scra
 		js, _ := s.StorePath(a)
 		db := s.SQLitePath(a)
 		for _, p := range []string{js, db, db + "-wal"} {
-			v, err := versionOf(p)
+			v, err := storecache.VersionOf(p)
 			ok = ok && err == nil
 			k.paths, k.vers = append(k.paths, p), append(k.vers, v)
 		}
@@ -173,9 +169,9 @@ func keyOf(s *state.State, agents []string, sfDirs map[string][]string, sc *scra
 // reading is the structure of the state for this scrape: the kept one
 // when the files it was read from are unchanged, else read now (and kept
 // when it can be).
-func (m *Metrics) reading(ctx context.Context, o *Ops, s *state.State, all bool, agents []string, cw *countingWriter,
+func (m *Reader) reading(ctx context.Context, h Host, s *state.State, all bool, agents []string, cw *Warnings,
 	snap *metrics.Snapshot, fail func(string, error)) (*scrapeReading, *scrapeFiles) {
-	start := m.now()
+	start := m.Clock()
 	sc := &scrapeFiles{start: start, dirs: m.dirs, listings: map[string]*dirListing{}, lstats: map[string]*dirStats{}}
 	if r := m.kept; r != nil && r.trusted {
 		if key, ok := keyOf(s, agents, r.sfDirs, sc); ok && r.key.equal(&key) {
@@ -186,7 +182,7 @@ func (m *Metrics) reading(ctx context.Context, o *Ops, s *state.State, all bool,
 	}
 	m.counts.Read++
 	mark, errs := len(cw.lines), snap.Errors
-	r, clean := m.read(ctx, o, s, all, agents, cw, fail)
+	r, clean := m.read(ctx, h, s, all, agents, cw, fail)
 	r.warns = slices.Clone(cw.lines[mark:])
 	// The key is taken after the reading, every directory listed again: a
 	// file or directory that changed since the reading began carries a
@@ -204,20 +200,13 @@ func (m *Metrics) reading(ctx context.Context, o *Ops, s *state.State, all bool,
 
 // read reads the structure with the operations; clean is false when a
 // part of it failed in a way the errors counted do not show.
-func (m *Metrics) read(ctx context.Context, o *Ops, s *state.State, all bool, agents []string, cw *countingWriter,
+func (m *Reader) read(ctx context.Context, h Host, s *state.State, all bool, agents []string, cw *Warnings,
 	fail func(string, error)) (r *scrapeReading, clean bool) {
-	c := o.cfg
 	r = &scrapeReading{names: map[string]map[string]string{}, sfDirs: map[string][]string{}}
 	clean = true
 
 	// the listing's rows, as sessions list --json --all-agents
-	rows, lerrs := metricsEach(o, c, all, agents, func(o *Ops) ([]state.Row, error) {
-		lr, err := o.list(ctx, ListQuery{Limit: -1, AllAgents: all})
-		if err != nil {
-			return nil, err
-		}
-		return lr.Sessions, nil
-	})
+	rows, lerrs := each(h, all, agents, func(h Host) ([]state.Row, error) { return h.List(ctx, all) })
 	for _, err := range lerrs {
 		fail("list", err)
 	}
@@ -307,16 +296,16 @@ func (m *Metrics) read(ctx context.Context, o *Ops, s *state.State, all bool, ag
 	// usage's files and their sessions, as sessions usage --by
 	// agent,provider,model lists them (each read, or taken from the usage
 	// cache, on every scrape: usageRows); agent by agent when that fails
-	q := UsageQuery{By: metricsUsageBy, AllAgents: all}
+	q := hostread.UsageQuery{By: usageBy, AllAgents: all, Loc: time.Local, LockTimeout: m.q.LockTimeout}
 	mark := len(cw.lines)
-	units, cat, err := o.usageUnits(s, &q)
+	files, err := hostread.ListUsageFiles(s, &q)
 	if len(cw.lines) > mark {
 		clean = false // an agent's store or its transcripts' listing failed
 	}
 	if err != nil {
 		clean = false
-		urows, uerrs := metricsEachAfter(c, all, agents, nil, err, func(o *Ops) ([]UsageRow, error) {
-			ur, err := o.usage(ctx, UsageQuery{By: metricsUsageBy, AllAgents: all})
+		urows, uerrs := eachAfter(h, all, agents, nil, err, func(h Host) ([]hostread.UsageRow, error) {
+			ur, err := h.Usage(ctx, &q)
 			if err != nil {
 				return nil, err
 			}
@@ -327,13 +316,13 @@ func (m *Metrics) read(ctx context.Context, o *Ops, s *state.State, all bool, ag
 		}
 		r.usageRows = urows
 	} else {
-		r.usage = newUsageReading(s, units, cat)
+		r.usage = newUsageReading(s, files)
 	}
 	return r, clean
 }
 
-// metricsUsageBy is what a scrape rolls usage up by.
-var metricsUsageBy = []string{"agent", "provider", "model"}
+// usageBy is what a scrape rolls usage up by.
+var usageBy = []string{"agent", "provider", "model"}
 
 // sessionFileDirs are the directories an agent's entries' sessionFiles
 // (files) name (each resolved as state.Transcript resolves it) other than

@@ -1,9 +1,8 @@
-package ops
+package hostmetrics
 
 import (
 	"errors"
 	"io/fs"
-	"os"
 	"strings"
 	"time"
 
@@ -12,48 +11,10 @@ import (
 	"github.com/openclaw/sessions/internal/storecache"
 )
 
-// fileVersion tells two versions of a file (or directory) apart as the
-// store cache does: device and inode (a replacement), size, modification
-// and status-change times. A directory's times change whenever an entry
-// is added, removed or renamed in it.
-type fileVersion struct {
-	exists       bool
-	dev, ino     uint64
-	size         int64
-	mtime, ctime int64 // ns
-}
-
-// versionOf stats path (following links, as it is opened); a missing file
-// is a version too (exists false).
-func versionOf(path string) (fileVersion, error) {
-	fi, err := os.Stat(path)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return fileVersion{}, nil
-		}
-		return fileVersion{}, err
-	}
-	st := fsutil.StampOf(fi)
-	v := fileVersion{exists: true, size: st.Size, mtime: st.MTime.UnixNano(), ctime: st.CTime, ino: st.Ino}
-	if dev, ino, ok := fsutil.DevIno(fi); ok {
-		v.dev, v.ino = dev, ino
-	}
-	return v, nil
-}
-
-// racy reports whether the file changed less than storecache.RacyWindow
-// before start: a change in the same clock tick as a read that began at
-// start could leave every part of the version as it was, so what was read
-// is not trusted to be this version (the store cache's rule, git's "racy
-// clean").
-func (v fileVersion) racy(start time.Time) bool {
-	return v.exists && max(v.mtime, v.ctime) >= start.Add(-storecache.RacyWindow).UnixNano()
-}
-
 // dirListing is a directory's entries as one read found them, kept while
 // the directory is that version.
 type dirListing struct {
-	ver     fileVersion
+	ver     storecache.Version
 	trusted bool  // ver may be relied on: stable during the read, not racy
 	err     error // the directory exists but cannot be read (nothing listed)
 	names   []string
@@ -70,7 +31,7 @@ type dirListing struct {
 	symlinks bool
 }
 
-// dirCache keeps the listings of the directories a Metrics reads, each
+// dirCache keeps the listings of the directories a Reader reads, each
 // checked again (one stat) on every use.
 type dirCache struct {
 	entries map[string]*dirListing
@@ -84,7 +45,7 @@ func newDirCache() *dirCache {
 // version it was listed at, else listed again (and kept when it can be
 // trusted: start is when the reading began).
 func (c *dirCache) get(dir string, start time.Time) *dirListing {
-	v, err := versionOf(dir)
+	v, err := storecache.VersionOf(dir)
 	if err != nil {
 		delete(c.entries, dir)
 		return &dirListing{err: err, transcripts: hoststat.NewNames(nil)}
@@ -92,16 +53,16 @@ func (c *dirCache) get(dir string, start time.Time) *dirListing {
 	if l := c.entries[dir]; l != nil && l.trusted && l.ver == v {
 		return l
 	}
-	if !v.exists {
+	if !v.Exists() {
 		l := &dirListing{ver: v, trusted: true, transcripts: hoststat.NewNames(nil)}
 		c.entries[dir] = l
 		return l
 	}
 	ents, err := fsutil.ReadDir(dir)
-	after, aerr := versionOf(dir)
-	l := &dirListing{ver: v, trusted: err == nil && aerr == nil && after == v && !v.racy(start)}
+	after, aerr := storecache.VersionOf(dir)
+	l := &dirListing{ver: v, trusted: err == nil && aerr == nil && after == v && !v.Racy(start)}
 	if errors.Is(err, fs.ErrNotExist) {
-		l.ver, ents, err = fileVersion{}, nil, nil
+		l.ver, ents, err = storecache.Version{}, nil, nil
 	}
 	if err != nil {
 		l.err = err
@@ -163,7 +124,7 @@ func (d *dirStats) sum() (int64, error) {
 	switch {
 	case d.l.err != nil:
 		return -1, d.l.err
-	case !d.l.ver.exists:
+	case !d.l.ver.Exists():
 		return -1, nil
 	}
 	var n int64

@@ -1,4 +1,4 @@
-package ops
+package hostread
 
 import (
 	"cmp"
@@ -405,7 +405,7 @@ func (c *usageCatalog) orphanKey(agent, sessionID, key string) {
 // its SQLite store (2026.8+: its events, orphans included, and with
 // IncludeArchived its archives) or the JSONL transcripts of its entries,
 // its orphan transcripts and, with IncludeArchived, its archived copies.
-func (o *Ops) usageUnits(s *state.State, q *UsageQuery) ([]usage.Unit, *usageCatalog, error) {
+func usageUnits(s *state.State, q *UsageQuery, lockTimeout time.Duration) ([]usage.Unit, *usageCatalog, error) {
 	set, err := transcripts.Open(s, transcripts.Options{AllAgents: q.AllAgents})
 	if err != nil {
 		return nil, nil, err
@@ -422,7 +422,7 @@ func (o *Ops) usageUnits(s *state.State, q *UsageQuery) ([]usage.Unit, *usageCat
 		if a.DirErr != nil {
 			return nil, nil, a.DirErr
 		}
-		if err := l.agent(s, a, q, o.cfg.LockTimeout); err != nil {
+		if err := l.agent(s, a, q, lockTimeout); err != nil {
 			return nil, nil, err
 		}
 	}

@@ -1,8 +1,9 @@
-package ops
+package hostmetrics
 
 import (
 	"time"
 
+	"github.com/openclaw/sessions/internal/hostread"
 	"github.com/openclaw/sessions/internal/state"
 )
 
@@ -11,8 +12,8 @@ import (
 // listings of the directories, not a glob of each, and matched to
 // sessions by the names the reading kept (names: the agents in scope; the
 // others' locks are not counted): state.HeldLocksListed.
-func (m *Metrics) heldLocks(s *state.State, names map[string]map[string]string, sc *scrapeFiles, now time.Time) []Lock {
+func heldLocks(s *state.State, names map[string]map[string]string, sc *scrapeFiles, now time.Time) []hostread.Lock {
 	found := s.HeldLocksListed(names, func(dir string) []string { return sc.listing(dir).locks })
-	out := lockRows(found, now)
-	return append(out, runnerLocks(s, now)...)
+	out := hostread.LockRows(found, now)
+	return append(out, hostread.RunnerLocks(s, now)...)
 }

@@ -1,0 +1,65 @@
+package backend
+
+import (
+	"github.com/openclaw/sessions/internal/apperr"
+	"github.com/openclaw/sessions/internal/transcript"
+)
+
+// Cursor is a page's --before cursor as the reader that pages the
+// transcript checked it, once, before any lookup (Transcripts.Cursor):
+// its form, and that this kind of reader made it. History takes it as it
+// is; what only the transcript can tell — that the cursor is of this
+// session, and still names a message there — is checked as the page is
+// read. The zero Cursor is none (the newest page).
+type Cursor struct {
+	raw   string
+	local *transcript.Cursor // a local reader's
+	gw    *gatewayCursor     // a gateway's
+}
+
+// gatewayCursor is a gateway cursor's session and place.
+type gatewayCursor struct {
+	sessionID string
+	at        anchor
+}
+
+// None reports whether there is no cursor.
+func (c Cursor) None() bool { return c.raw == "" }
+
+// String is the cursor as given.
+func (c Cursor) String() string { return c.raw }
+
+// Cursor checks before as this host's cursor: a gateway's is refused (it
+// pages the gateway's window, not a local transcript), anything else must
+// be a local cursor's form (exit 2).
+func (l *Local) Cursor(before string) (Cursor, error) {
+	if before == "" {
+		return Cursor{}, nil
+	}
+	if IsGatewayCursor(before) {
+		return Cursor{}, apperr.Usagef("--before: the cursor was made over a gateway; pass it with the same --gateway or --context")
+	}
+	c, err := ParseCursor(before)
+	if err != nil {
+		return Cursor{}, err
+	}
+	return Cursor{raw: before, local: &c}, nil
+}
+
+// Cursor checks before as a gateway's cursor (exit 2 when it is none: a
+// local cursor's form is said as a local reader says it).
+func (g *Gateway) Cursor(before string) (Cursor, error) {
+	if before == "" {
+		return Cursor{}, nil
+	}
+	if !IsGatewayCursor(before) {
+		if _, err := ParseCursor(before); err != nil {
+			return Cursor{}, err
+		}
+	}
+	sid, a, err := parseGatewayCursor(before)
+	if err != nil {
+		return Cursor{}, err
+	}
+	return Cursor{raw: before, gw: &gatewayCursor{sessionID: sid, at: a}}, nil
+}

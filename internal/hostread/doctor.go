@@ -1,0 +1,85 @@
+package hostread
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/openclaw/sessions/internal/apperr"
+	"github.com/openclaw/sessions/internal/doctor"
+	"github.com/openclaw/sessions/internal/state"
+)
+
+// DoctorQuery is a check of this host's state dir.
+type DoctorQuery struct {
+	// Fix repairs what is safe without OpenClaw, each under OpenClaw's own
+	// lock (stale locks, orphan transcripts, dead runs, due sub-agents).
+	Fix         bool
+	Now         time.Time
+	LockTimeout time.Duration
+}
+
+// DoctorAnswer is what a check found, and what it fixed.
+type DoctorAnswer struct {
+	StateDir string
+	Findings []doctor.Finding // never nil
+	Counts   doctor.Counts
+	Fixed    int
+	// Size says what was checked: agents, session entries, transcripts.
+	Size string
+	// Outcome is the error the check ends with (nil: nothing left to act
+	// on): exit 10 when a store cannot be read, 1 when errors or warnings
+	// are left.
+	Outcome *apperr.Error
+}
+
+// doctorUnreadable are the checks that make the outcome exit 10.
+var doctorUnreadable = map[string]bool{"store.unreadable": true, "store.corrupt": true, "sqlite.unreadable": true}
+
+// Doctor checks the state dir of s (every agent's stores, transcripts,
+// locks, SQLite stores, and our own runs) and, with q.Fix, repairs what is
+// safe. Only the host operator may: it reads every agent's state (exit 3).
+func Doctor(ctx context.Context, s *state.State, q DoctorQuery) (*DoctorAnswer, error) {
+	if !s.Req.Operator() {
+		return nil, apperr.Forbiddenf("sessions doctor is for the host operator: it reads every agent's state (run it without --as and OPENCLAW_SESSION_KEY)")
+	}
+	snap := doctor.Collect(s, q.Now, doctor.Limits{})
+	a := &DoctorAnswer{StateDir: s.Dir.Path, Findings: doctor.Check(snap, s.GlobalScope()), Size: doctor.Size(snap)}
+	if q.Fix {
+		doctor.Fix(ctx, s, a.Findings, q.Now, doctor.FixOptions{LockTimeout: q.LockTimeout})
+		for _, x := range a.Findings {
+			if x.Fixed != "" {
+				a.Fixed++
+			}
+		}
+	}
+	if a.Findings == nil {
+		a.Findings = []doctor.Finding{}
+	}
+	a.Counts = doctor.Count(a.Findings)
+	for _, x := range a.Findings {
+		if x.Fixed == "" && doctorUnreadable[x.Check] {
+			a.Outcome = apperr.Statef("%s cannot be read (%s); %s", x.Path, x.Check, doctorSummary(a.Counts))
+			break
+		}
+	}
+	if a.Outcome == nil && doctor.Open(a.Findings) {
+		a.Outcome = apperr.Errorf("%s", doctorSummary(a.Counts))
+	}
+	return a, nil
+}
+
+func doctorSummary(c doctor.Counts) string {
+	s := fmt.Sprintf("%d error(s), %d warning(s) left", c.Errors, c.Warnings)
+	if c.Fixable > 0 {
+		s += fmt.Sprintf("; %d fixable with %s", c.Fixable, doctor.FixCommand)
+	}
+	return s
+}
+
+// The severities of a finding, and the command that fixes the fixable ones.
+const (
+	DoctorSevError   = doctor.SevError
+	DoctorSevWarning = doctor.SevWarning
+	DoctorFixCommand = doctor.FixCommand
+)

@@ -1,0 +1,64 @@
+package hostread
+
+import (
+	"math"
+	"runtime/debug"
+
+	srch "github.com/openclaw/sessions/internal/search"
+	"github.com/openclaw/sessions/internal/state"
+)
+
+// SearchQuery is a search of this host's transcripts: which transcripts
+// (the scope, sources.go) and what a line must be to be a hit (Options).
+// An index that answers the same query may later take the scan's place:
+// the query says what is looked for, never how it is found.
+type SearchQuery struct {
+	AllAgents bool     // every agent the requester may see
+	Kinds     []string // only sessions of these kinds (empty: all)
+	// Key, Label: only this session (key or sessionId), or the one
+	// labelled so (as LabelAs gives it).
+	Key, Label string
+	// IncludeArchived adds the .deleted/.reset archived transcripts (files,
+	// and 2026.9's archives kept in the store) and the orphan transcripts.
+	IncludeArchived bool
+	NoIndex         bool // 2026.8+: scan the events even where OpenClaw's index is current
+	// LabelAs is a label as the requester reads it (nil: as stored): Label
+	// matches that, so that an agent, which reads labels masked, cannot
+	// learn a masked label by guessing it.
+	LabelAs func(string) string
+
+	// Options are what a line must match, the roles and times, and for
+	// an agent the mask, its budget and the longest line.
+	Options *srch.Options
+	Limit   int // at most this many hits (0: all)
+	Context int // messages before and after each hit
+}
+
+// SearchAnswer is what a search found: the hits, newest first, and the
+// sources they index (Found.Src).
+type SearchAnswer struct {
+	*srch.Result
+	Sources []srch.Source
+}
+
+// searchMemoryLimit is the Go runtime's soft memory limit during a search.
+const searchMemoryLimit = 40 << 20
+
+// Search looks for q in the transcripts of the sessions the requester of
+// s may see: JSONL files streamed in parallel, and on 2026.8+ OpenClaw's
+// search index where it is current, else the store's events. The scan's
+// warnings are in the answer.
+func Search(s *state.State, q *SearchQuery) (*SearchAnswer, error) {
+	srcs, lazy, err := searchSources(s, q, q.LabelAs)
+	if err != nil {
+		return nil, err
+	}
+	if debug.SetMemoryLimit(-1) == math.MaxInt64 {
+		// No GOMEMLIMIT: keep the heap near what a search holds (a buffer
+		// per worker and the hits kept) by collecting garbage sooner.
+		debug.SetMemoryLimit(searchMemoryLimit)
+	}
+	res := srch.Run(srcs, q.Options, q.Limit, q.Context, 0)
+	orphanKeys(s, srcs, res.Hits, lazy)
+	return &SearchAnswer{Result: res, Sources: srcs}, nil
+}

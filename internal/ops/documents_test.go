@@ -1,0 +1,83 @@
+package ops
+
+import (
+	"encoding/json"
+	"reflect"
+	"testing"
+
+	"github.com/openclaw/sessions/internal/backend"
+	"github.com/openclaw/sessions/internal/doctor"
+	"github.com/openclaw/sessions/internal/hostread"
+	"github.com/openclaw/sessions/internal/runs"
+)
+
+// fill sets every exported field of v (a pointer) to a value that is not
+// its zero, at any depth (down to depth levels of a recursive type): a
+// document converted from it shows every field the storage type has.
+func fill(v reflect.Value, depth int) {
+	switch v.Kind() {
+	case reflect.String:
+		v.SetString("s")
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		v.SetInt(7)
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		v.SetUint(7)
+	case reflect.Float32, reflect.Float64:
+		v.SetFloat(1.5)
+	case reflect.Bool:
+		v.SetBool(true)
+	case reflect.Pointer:
+		if depth > 0 {
+			v.Set(reflect.New(v.Type().Elem()))
+			fill(v.Elem(), depth-1)
+		}
+	case reflect.Slice:
+		if depth > 0 {
+			v.Set(reflect.MakeSlice(v.Type(), 1, 1))
+			fill(v.Index(0), depth-1)
+		}
+	case reflect.Struct:
+		for i := 0; i < v.NumField(); i++ {
+			if v.Type().Field(i).IsExported() {
+				fill(v.Field(i), depth)
+			}
+		}
+	}
+}
+
+func sameJSON(t *testing.T, what string, stored, doc any) {
+	t.Helper()
+	a, err := json.Marshal(stored)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(a) != string(b) {
+		t.Errorf("%s: the document is not the stored JSON\nstored:   %s\ndocument: %s", what, a, b)
+	}
+}
+
+// TestDocumentsKeepTheStoredJSON: the documents ops hands out in place of
+// the storage types (a run, its lineage, a host's agents, a doctor finding) marshal byte
+// for byte as those types do, every field set — a field the storage type
+// gains and the document lacks fails here.
+func TestDocumentsKeepTheStoredJSON(t *testing.T) {
+	var rec runs.Record
+	fill(reflect.ValueOf(&rec).Elem(), 3)
+	sameJSON(t, "run", &rec, runRecord(&rec))
+
+	var tree []*runs.Node
+	fill(reflect.ValueOf(&tree).Elem(), 4)
+	sameJSON(t, "lineage", tree, runNodes(tree))
+
+	var agents backend.AgentsResult
+	fill(reflect.ValueOf(&agents).Elem(), 3)
+	sameJSON(t, "agents", &agents, agentsResult(&agents))
+
+	var f doctor.Finding
+	fill(reflect.ValueOf(&f).Elem(), 3)
+	sameJSON(t, "doctor finding", []doctor.Finding{f}, doctorFindings(&hostread.DoctorAnswer{Findings: []doctor.Finding{f}}))
+}
