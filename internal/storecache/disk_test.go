@@ -260,9 +260,9 @@ func TestDiskCodecCoversMeta(t *testing.T) {
 		entries = append(entries, store.Entry{Key: fmt.Sprintf("agent:main:%d:%s", i, randText(r)), Meta: m})
 	}
 	st := store.Restore("/x/sessions.json", entries, 3, false, true)
-	vers := []version{{exists: true, dev: 1, ino: 2, size: 3, mtime: -4, ctime: 5}}
-	data := encode(version{exists: true, size: 9}, "/x/sessions.json", []string{"/x/sessions.json"}, vers, []string{"w1", "ü"}, st)
-	got, warns, ok := decode(data, version{exists: true, size: 9}, "/x/sessions.json", []string{"/x/sessions.json"}, vers)
+	vers := []Version{{exists: true, dev: 1, ino: 2, size: 3, mtime: -4, ctime: 5}}
+	data := encode(Version{exists: true, size: 9}, "/x/sessions.json", []string{"/x/sessions.json"}, vers, []string{"w1", "ü"}, st)
+	got, warns, ok := decode(data, Version{exists: true, size: 9}, "/x/sessions.json", []string{"/x/sessions.json"}, vers)
 	if !ok || !reflect.DeepEqual(warns, []string{"w1", "ü"}) || got.Skipped != 3 || !got.JSON5 || got.Missing {
 		t.Fatalf("decode: ok %v, warns %q, %+v", ok, warns, got)
 	}
@@ -271,12 +271,12 @@ func TestDiskCodecCoversMeta(t *testing.T) {
 	}
 	// every prefix of the file, and every byte changed, is refused
 	for i := 0; i < len(data); i += 7 {
-		if _, _, ok := decode(data[:i], version{exists: true, size: 9}, "/x/sessions.json", []string{"/x/sessions.json"}, vers); ok {
+		if _, _, ok := decode(data[:i], Version{exists: true, size: 9}, "/x/sessions.json", []string{"/x/sessions.json"}, vers); ok {
 			t.Fatalf("a file cut at %d of %d was decoded", i, len(data))
 		}
 		b := []byte(string(data))
 		b[i] ^= 1
-		if _, _, ok := decode(b, version{exists: true, size: 9}, "/x/sessions.json", []string{"/x/sessions.json"}, vers); ok {
+		if _, _, ok := decode(b, Version{exists: true, size: 9}, "/x/sessions.json", []string{"/x/sessions.json"}, vers); ok {
 			t.Fatalf("a file with byte %d changed was decoded", i)
 		}
 	}
@@ -300,7 +300,7 @@ type vfs struct {
 	times map[string]int64
 }
 
-func (v *vfs) stat(p string) (version, error) {
+func (v *vfs) stat(p string) (Version, error) {
 	ver, err := versionOf(p)
 	if err != nil || !ver.exists {
 		return ver, err

@@ -168,7 +168,7 @@ func TestRacyRuleOnCoarseTimestamps(t *testing.T) {
 	label(t, c, l)
 	writeStore(t, l.p, "ddddd")
 	if got := label(t, c, l); got != "ccccc" {
-		t.Fatalf("a trusted version was read again: %q", got)
+		t.Fatalf("a trusted Version was read again: %q", got)
 	}
 }
 
