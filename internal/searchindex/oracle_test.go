@@ -145,23 +145,20 @@ func scanHits(t testing.TB, srcs []search.Source, q search.Query, f Filter, mask
 	}
 	o := &search.Options{Matcher: m, IncludeTools: f.IncludeTools, Roles: f.Roles, Since: f.Since, Until: f.Until, Mask: mask}
 	var out []string
-	for i := range srcs {
-		fh, err := os.Open(srcs[i].Path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		sc := search.NewScanner(o)
-		if _, err := sc.Scan(fh, func(h search.Hit) { out = append(out, hitKey(&srcs[i], h)) }); err != nil {
-			t.Fatal(err)
-		}
-		fh.Close()
+	res := search.Run(srcs, o, 0, 0, 1)
+	for _, h := range res.Hits {
+		out = append(out, hitKey(&srcs[h.Src], h.Hit))
 	}
 	slices.Sort(out)
 	return out
 }
 
 func hitKey(src *search.Source, h search.Hit) string {
-	return fmt.Sprintf("%s %d %s %s %q %d-%d", filepath.Base(src.Path), h.Pos, h.ID, h.Role, h.Snippet, h.MatchStart, h.MatchEnd)
+	name := filepath.Base(src.Path)
+	if src.DB != nil {
+		name = src.SessionID
+	}
+	return fmt.Sprintf("%s %d %s %s %q %d-%d", name, h.Pos, h.ID, h.Role, h.Snippet, h.MatchStart, h.MatchEnd)
 }
 
 // indexHits is the index's answer: the candidates verified by the real
@@ -286,12 +283,10 @@ func checkQueries(t testing.TB, r *rand.Rand, ix *Index, srcs []search.Source, n
 	t.Helper()
 	var texts []string
 	for i := range srcs {
-		data, _ := os.ReadFile(srcs[i].Path)
-		for _, line := range bytes.Split(data, []byte("\n")) {
-			for _, tools := range []bool{false, true} {
-				if m, _ := search.Extract(line, tools); m.Text != "" {
-					texts = append(texts, m.Text)
-				}
+		for _, tools := range []bool{false, true} {
+			_, msgs, _ := search.Messages(&srcs[i], tools, 0)
+			for _, m := range msgs {
+				texts = append(texts, m.Text)
 			}
 		}
 	}

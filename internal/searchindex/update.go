@@ -397,9 +397,15 @@ func (u *updater) events(src *search.Source, old *srcRec, rec *srcRec) error {
 	}
 	from := int64(-1 << 62)
 	if old != nil && prefix.Sum64() == old.head && last >= old.to {
+		// Its earlier events as they were: only newer ones are read (the
+		// store changed, maybe in another session).
 		from = old.to
 		rec.minSeg, rec.lastSeg = old.minSeg, old.lastSeg
-		u.st.Appended++
+		if last == old.to {
+			u.st.Unchanged++
+		} else {
+			u.st.Appended++
+		}
 	} else {
 		u.begin(rec)
 	}
