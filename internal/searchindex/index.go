@@ -91,13 +91,14 @@ func open(dir string, mask search.Masker) (*Index, error) {
 }
 
 // ensureDir makes dir and its missing parents 0700, and checks that dir
-// and its parent are directories of this user (not links) that no one
-// else may write; a directory of ours with a wider mode is narrowed.
+// and the two above it (the state's and the cache dir of indexes) are
+// directories of this user (not links) that no one else may write; a
+// directory of ours with a wider mode is narrowed.
 func ensureDir(dir string) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("search index: %w", err)
 	}
-	for _, d := range []string{filepath.Dir(dir), dir} {
+	for _, d := range []string{filepath.Dir(filepath.Dir(dir)), filepath.Dir(dir), dir} {
 		fi, err := os.Lstat(d)
 		if err != nil {
 			return fmt.Errorf("search index: %w", err)

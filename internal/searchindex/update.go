@@ -133,6 +133,10 @@ func parseSegName(n string, id *uint32) (string, bool) {
 	return s, true
 }
 
+// testHookSegWritten, when set (by the crash test's child), runs after
+// each segment an update writes, before the manifest names it.
+var testHookSegWritten func()
+
 type updater struct {
 	ix      *Index
 	old     *manifest
@@ -161,6 +165,9 @@ func (u *updater) flush() error {
 	}
 	u.next.segs = append(u.next.segs, id)
 	u.cur++
+	if testHookSegWritten != nil {
+		testHookSegWritten()
+	}
 	u.b = builder{fold: u.b.fold[:0], tris: u.b.tris[:0], pairs: u.b.pairs[:0], docs: u.b.docs[:0]}
 	return nil
 }
