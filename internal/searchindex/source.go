@@ -8,11 +8,13 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"slices"
 
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/openclaw/sessions/internal/fsutil"
 	"github.com/openclaw/sessions/internal/search"
+	"github.com/openclaw/sessions/internal/sqlitestore"
 	"github.com/openclaw/sessions/internal/transcript"
 )
 
@@ -170,63 +172,115 @@ func openWhole(src *search.Source) (io.Reader, func(), error) {
 	return d, func() { d.Close(); closeFn() }, nil
 }
 
-// Lines calls fn with the line (or event) of src at each of pos, in the
-// order of pos (ascending): what a search verifies its candidates on. A
+// Lines calls fn with the line (or event) of src at each of pos
+// (ascending), in that order: what a search verifies its candidates on. A
 // position that holds no line, or a line longer than search.DefaultMaxLine,
 // is passed over.
 func Lines(src *search.Source, pos []int64, fn func(pos int64, line []byte)) error {
-	if len(pos) == 0 {
-		return nil
-	}
-	want := make(map[int64]bool, len(pos))
-	for _, p := range pos {
-		want[p] = true
-	}
-	switch kindOf(src) {
-	case kindEvents:
-		type ev struct {
-			pos  int64
-			data []byte
+	return Read([]search.Source{*src}, map[int][]int64{0: pos}, func(_ int, p int64, line []byte) { fn(p, line) })[0]
+}
+
+// Read is Lines for many sources at once: want holds, by index in srcs, the
+// positions to read (ascending). The events of one store are read in one
+// read of it. It returns, by index in srcs, the sources that could not be
+// read (nil: none); fn is called in source order, then position order.
+func Read(srcs []search.Source, want map[int][]int64, fn func(i int, pos int64, line []byte)) map[int]error {
+	var errs map[int]error
+	fail := func(i int, err error) {
+		if errs == nil {
+			errs = map[int]error{}
 		}
-		var got []ev
-		err := src.DB.Events(src.SessionID, search.DefaultMaxLine, func() { got = got[:0] }, func(seq int64, data []byte, st transcript.Status) {
-			if st == transcript.StatusMessage && want[seq] {
-				got = append(got, ev{seq, bytes.Clone(data)})
+		errs[i] = err
+	}
+	idx := make([]int, 0, len(want))
+	for i, pos := range want {
+		if len(pos) > 0 {
+			idx = append(idx, i)
+		}
+	}
+	slices.Sort(idx)
+	// The events of each store, read together.
+	type key struct {
+		db  *sqlitestore.DB
+		sid string
+	}
+	byDB := map[*sqlitestore.DB]map[string][]int64{}
+	for _, i := range idx {
+		if src := &srcs[i]; kindOf(src) == kindEvents {
+			if byDB[src.DB] == nil {
+				byDB[src.DB] = map[string][]int64{}
 			}
-		})
-		for _, e := range got {
-			fn(e.pos, e.data)
+			byDB[src.DB][src.SessionID] = want[i]
 		}
-		return err
-	case kindWhole:
-		r, closeFn, err := openWhole(src)
-		if err != nil {
-			return err
-		}
-		defer closeFn()
-		_, err = eachLine(r, 0, search.DefaultMaxLine, func(p int64, line []byte, _ bool) {
-			if want[p] {
-				fn(p, line)
+	}
+	dbErr := map[*sqlitestore.DB]error{}
+	got := map[key]map[int64][]byte{}
+	for db, w := range byDB {
+		dbErr[db] = db.EventsAt(w, search.DefaultMaxLine, func() { clear(got) }, func(sid string, seq int64, data []byte, st transcript.Status) {
+			if st != transcript.StatusMessage {
+				return
 			}
+			k := key{db, sid}
+			if got[k] == nil {
+				got[k] = map[int64][]byte{}
+			}
+			got[k][seq] = bytes.Clone(data)
 		})
-		return err
 	}
-	f, err := fsutil.OpenRegular(src.Path)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
 	buf := make([]byte, 64<<10)
-	for _, p := range pos {
-		line, err := lineAt(f, p, buf)
-		if err != nil {
-			return err
-		}
-		if line != nil {
-			fn(p, line)
+	for _, i := range idx {
+		src, pos := &srcs[i], want[i]
+		switch kindOf(src) {
+		case kindEvents:
+			if err := dbErr[src.DB]; err != nil {
+				fail(i, err)
+				continue
+			}
+			lines := got[key{src.DB, src.SessionID}]
+			for _, p := range pos {
+				if line, ok := lines[p]; ok {
+					fn(i, p, line)
+				}
+			}
+		case kindWhole:
+			set := make(map[int64]bool, len(pos))
+			for _, p := range pos {
+				set[p] = true
+			}
+			r, closeFn, err := openWhole(src)
+			if err != nil {
+				fail(i, err)
+				continue
+			}
+			_, err = eachLine(r, 0, search.DefaultMaxLine, func(p int64, line []byte, _ bool) {
+				if set[p] {
+					fn(i, p, line)
+				}
+			})
+			closeFn()
+			if err != nil {
+				fail(i, err)
+			}
+		default:
+			f, err := fsutil.OpenRegular(src.Path)
+			if err != nil {
+				fail(i, err)
+				continue
+			}
+			for _, p := range pos {
+				line, err := lineAt(f, p, buf)
+				if err != nil {
+					fail(i, err)
+					break
+				}
+				if line != nil {
+					fn(i, p, line)
+				}
+			}
+			f.Close()
 		}
 	}
-	return nil
+	return errs
 }
 
 // lineAt reads the line at offset p of f (nil when it is longer than the
