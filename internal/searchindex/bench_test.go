@@ -28,7 +28,6 @@ import (
 // candidates and their verification; the catch-up after one appended
 // message.
 
-
 func benchState(b *testing.B) (*bigstate.State, []search.Source) {
 	b.Helper()
 	spec := bigstate.FromEnv(bigstate.Spec{Sessions: 10000, Bytes: 64 << 20, Seed: 1})
