@@ -498,25 +498,25 @@ func (ix *Index) extract(line []byte, tools bool) (search.Message, transcript.St
 	return search.Extract(line, tools)
 }
 
-// addLine indexes one line or event: a message is a document whose
-// trigrams are those of its text with and without tool calls.
-func (ix *Index) addLine(b *builder, src uint32, pos int64, line []byte, tail bool) {
+// docOf is the document of one line or event, if it is a message: its
+// texts are its searchable text with and without tool calls (a document is
+// a candidate for a query either holds).
+func (ix *Index) docOf(pos int64, line []byte, tail bool) (pdoc, bool) {
 	m, st := ix.extract(line, true)
 	if st != transcript.StatusMessage {
-		return
+		return pdoc{}, false
 	}
-	d := doc{src: src, pos: pos, ts: m.Timestamp, flags: roleFlag(m.Role)}
+	p := pdoc{d: doc{pos: pos, ts: m.Timestamp, flags: roleFlag(m.Role)}, texts: []string{m.Text}}
 	if tail {
-		d.flags |= flagTail
+		p.d.flags |= flagTail
 	}
 	if m.Role == "assistant" && (bytes.Contains(line, []byte("toolCall")) || bytes.Contains(line, []byte(`\u`))) {
 		if m0, _ := ix.extract(line, false); m0.Text != m.Text {
-			d.flags |= flagToolCalls
-			b.add(d, m.Text, m0.Text)
-			return
+			p.d.flags |= flagToolCalls
+			p.texts = append(p.texts, m0.Text)
 		}
 	}
-	b.add(d, m.Text)
+	return p, true
 }
 
 // Stats is what an Update did.

@@ -7,7 +7,6 @@ import (
 	"hash"
 	"hash/crc32"
 	"io"
-	"slices"
 	"sort"
 )
 
@@ -63,26 +62,63 @@ func roleFlag(role string) uint8 {
 // builder gathers the documents of one segment and their trigrams.
 type builder struct {
 	docs  []doc
-	pairs []uint64 // trigram<<32 | document number
+	pairs []uint64 // trigram<<32 | document number, in document order
 	text  int      // bytes of text indexed
 	fold  []byte
 	tris  []trigram
+	// seen marks the trigrams of the document being added (one bit per
+	// trigram, 2 MiB): each pair is added once without sorting.
+	seen []uint64
 }
 
 // add indexes one document whose searchable texts are texts (the trigrams
 // of all of them: a document is a candidate for a query any of them holds).
 func (b *builder) add(d doc, texts ...string) {
+	if b.seen == nil {
+		b.seen = make([]uint64, 1<<24/64)
+	}
 	n := uint64(len(b.docs))
 	b.docs = append(b.docs, d)
 	b.tris = b.tris[:0]
 	for _, t := range texts {
 		b.fold = appendFold(b.fold[:0], t)
-		b.tris = appendTrigrams(b.tris, b.fold)
 		b.text += len(t)
+		f := b.fold
+		for i := 0; i+3 <= len(f); i++ {
+			t := trigram(f[i])<<16 | trigram(f[i+1])<<8 | trigram(f[i+2])
+			if w, bit := t>>6, uint64(1)<<(t&63); b.seen[w]&bit == 0 {
+				b.seen[w] |= bit
+				b.tris = append(b.tris, t)
+				b.pairs = append(b.pairs, uint64(t)<<32|n)
+			}
+		}
 	}
-	for _, t := range uniq(b.tris) {
-		b.pairs = append(b.pairs, uint64(t)<<32|n)
+	for _, t := range b.tris {
+		b.seen[t>>6] &^= 1 << (t & 63)
 	}
+}
+
+// sortPairs sorts pairs by trigram, keeping document order within one: a
+// stable radix sort on the trigram's three bytes (the pairs were added in
+// document order).
+func sortPairs(pairs []uint64) []uint64 {
+	tmp := make([]uint64, len(pairs))
+	for shift := uint(32); shift < 56; shift += 8 {
+		var count [257]int
+		for _, p := range pairs {
+			count[(p>>shift)&0xff+1]++
+		}
+		for i := 1; i < 257; i++ {
+			count[i] += count[i-1]
+		}
+		for _, p := range pairs {
+			k := (p >> shift) & 0xff
+			tmp[count[k]] = p
+			count[k]++
+		}
+		pairs, tmp = tmp, pairs
+	}
+	return pairs
 }
 
 // segWriter writes a segment as a stream: documents, then postings one
@@ -159,7 +195,7 @@ func (b *builder) write(w io.Writer) error {
 	for _, d := range b.docs {
 		s.doc(d)
 	}
-	slices.Sort(b.pairs)
+	b.pairs = sortPairs(b.pairs)
 	var ids []uint32
 	for i := 0; i < len(b.pairs); {
 		t := trigram(b.pairs[i] >> 32)

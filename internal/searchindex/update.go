@@ -9,8 +9,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
+	"sync/atomic"
 
 	"github.com/openclaw/sessions/internal/fsutil"
 	"github.com/openclaw/sessions/internal/search"
@@ -49,20 +51,18 @@ func (ix *Index) Update(ctx context.Context, srcs []search.Source) (Stats, error
 	u := &updater{ix: ix, old: ix.man, cur: ix.man.nextSeg}
 	u.next = manifest{nextSrc: ix.man.nextSrc, segs: slices.Clone(ix.man.segs)}
 	seen := map[string]bool{}
+	var order []int
+	var ids []string
 	for i := range srcs {
-		if err := ctx.Err(); err != nil {
-			u.abort()
-			return Stats{}, err
-		}
 		id := SourceID(&srcs[i])
-		if seen[id] {
-			continue
+		if !seen[id] {
+			seen[id] = true
+			order, ids = append(order, i), append(ids, id)
 		}
-		seen[id] = true
-		if err := u.source(&srcs[i], id); err != nil {
-			u.abort()
-			return Stats{}, err
-		}
+	}
+	if err := u.sources(ctx, srcs, order, ids); err != nil {
+		u.abort()
+		return Stats{}, err
 	}
 	for _, r := range ix.man.srcs {
 		if !seen[r.id] {
@@ -207,171 +207,221 @@ func (u *updater) maybeFlush() error {
 	return u.flush()
 }
 
-// source brings one source up to date into u.next.
-func (u *updater) source(src *search.Source, id string) error {
-	var old *srcRec
-	if i, ok := u.old.find(id); ok {
-		old = &u.old.srcs[i]
+// pdoc is a document read from a source, before it is numbered.
+type pdoc struct {
+	d     doc
+	texts []string
+}
+
+// readResult is what a worker read of one source.
+type readResult struct {
+	rec       srcRec // the source's new stamp, to, head and tail
+	unchanged bool   // the same stamp: nothing read
+	appended  bool   // docs are what was appended (else the source whole)
+	noNew     bool   // appended, but nothing new (a store changed elsewhere)
+	docs      []pdoc
+	err       error
+}
+
+// sources reads the sources (srcs[order[k]], named ids[k]) on every core,
+// and adds what they read to the index in their order, so that segments
+// and source numbers come out as one reader would make them.
+func (u *updater) sources(ctx context.Context, srcs []search.Source, order []int, ids []string) error {
+	workers := max(1, min(runtime.GOMAXPROCS(0), len(order)))
+	results := make([]chan readResult, len(order))
+	for k := range results {
+		results[k] = make(chan readResult, 1)
 	}
-	kind := kindOf(src)
-	rec := srcRec{id: id, kind: kind}
-	if old != nil && old.kind == kind {
+	window := make(chan struct{}, 2*workers+2) // sources read ahead of the adding
+	done := make(chan struct{})
+	defer close(done)
+	var next atomic.Int64
+	olds := make([]*srcRec, len(order))
+	for k, id := range ids {
+		if i, ok := u.old.find(id); ok && u.old.srcs[i].kind == kindOf(&srcs[order[k]]) {
+			olds[k] = &u.old.srcs[i]
+		}
+	}
+	for range workers {
+		go func() {
+			for {
+				select {
+				case window <- struct{}{}:
+				case <-done:
+					return
+				}
+				k := int(next.Add(1) - 1)
+				if k >= len(order) {
+					return
+				}
+				if err := ctx.Err(); err != nil {
+					results[k] <- readResult{err: err}
+					continue
+				}
+				results[k] <- u.ix.read(&srcs[order[k]], olds[k])
+			}
+		}()
+	}
+	for k := range order {
+		var res readResult
+		select {
+		case res = <-results[k]:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		<-window
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := u.add(ids[k], kindOf(&srcs[order[k]]), olds[k], res); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// add puts one source's read into the index being built.
+func (u *updater) add(id string, kind uint8, old *srcRec, res readResult) error {
+	if res.err != nil {
+		if !errors.Is(res.err, fs.ErrNotExist) { // gone: removed
+			u.st.Unreadable = append(u.st.Unreadable, sourceName(id)+": "+res.err.Error())
+		}
+		return nil
+	}
+	if res.unchanged {
+		u.next.srcs = append(u.next.srcs, *old)
+		u.st.Unchanged++
+		return nil
+	}
+	rec := res.rec
+	rec.id, rec.kind = id, kind
+	if old != nil {
 		rec.num = old.num
 	} else {
 		rec.num = u.next.nextSrc
 		u.next.nextSrc++
-		old = nil
 	}
-	var err error
-	switch kind {
-	case kindFile:
-		err = u.file(src, old, &rec)
-	case kindWhole:
-		err = u.whole(src, old, &rec)
+	switch {
+	case !res.appended:
+		rec.minSeg, rec.lastSeg = u.cur, u.cur
+		u.st.Whole++
+	case kind == kindFile:
+		// The old tail document dies (lastSeg moves on): the line at
+		// old.to was read again if it is still there.
+		rec.minSeg, rec.lastSeg = old.minSeg, u.cur
+		u.st.Appended++
 	default:
-		err = u.events(src, old, &rec)
-	}
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil // gone: removed
+		rec.minSeg, rec.lastSeg = old.minSeg, old.lastSeg
+		if res.noNew {
+			u.st.Unchanged++
+		} else {
+			u.st.Appended++
 		}
-		if isWriteErr(err) {
+	}
+	for _, p := range res.docs {
+		p.d.src = rec.num
+		u.b.add(p.d, p.texts...)
+		rec.lastSeg = u.cur
+		if err := u.maybeFlush(); err != nil {
 			return err
 		}
-		u.st.Unreadable = append(u.st.Unreadable, sourceName(id)+": "+err.Error())
-		return nil
 	}
 	u.next.srcs = append(u.next.srcs, rec)
 	return nil
 }
 
-// writeErr marks an error of the index's own writes (as opposed to a
-// source that cannot be read).
-type writeErr struct{ error }
-
-func (e writeErr) Unwrap() error { return e.error }
-
-func isWriteErr(err error) bool {
-	var w writeErr
-	return errors.As(err, &w)
-}
-
-// begin starts (re)indexing rec from scratch in the current segment.
-func (u *updater) begin(rec *srcRec) {
-	rec.minSeg, rec.lastSeg = u.cur, u.cur
-	u.st.Whole++
-}
-
-// add indexes a line of rec, flushing full segments.
-func (u *updater) add(rec *srcRec, pos int64, line []byte, tail bool) error {
-	u.ix.addLine(&u.b, rec.num, pos, line, tail)
-	rec.lastSeg = u.cur
-	if err := u.maybeFlush(); err != nil {
-		return writeErr{err}
+// read reads what changed in one source since old (nil: never indexed).
+func (ix *Index) read(src *search.Source, old *srcRec) readResult {
+	switch kindOf(src) {
+	case kindFile:
+		return ix.readFile(src, old)
+	case kindWhole:
+		return ix.readWhole(src, old)
 	}
-	return nil
+	return ix.readEvents(src, old)
 }
 
-func (u *updater) file(src *search.Source, old *srcRec, rec *srcRec) error {
+func (ix *Index) readFile(src *search.Source, old *srcRec) (res readResult) {
 	f, err := fsutil.OpenRegular(src.Path)
 	if err != nil {
-		return err
+		return readResult{err: err}
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
-		return err
+		return readResult{err: err}
 	}
-	rec.stamp = stampOf(fi)
+	res.rec.stamp = stampOf(fi)
 	from := int64(0)
 	if old != nil {
-		if old.stamp == rec.stamp {
-			*rec = *old
-			u.st.Unchanged++
-			return nil
+		if old.stamp == res.rec.stamp {
+			return readResult{unchanged: true}
 		}
-		if old.stamp.Ino == rec.stamp.Ino && rec.stamp.Size >= old.to {
+		if old.stamp.Ino == res.rec.stamp.Ino && res.rec.stamp.Size >= old.to && old.to > 0 {
 			if head, tail, err := prefixHashes(f, old.to); err == nil && head == old.head && tail == old.tail {
-				// The old tail document dies (lastSeg moves on): the line
-				// at old.to is read again below if it is still there.
-				from = old.to
-				rec.minSeg, rec.lastSeg = old.minSeg, u.cur
-				u.st.Appended++
+				from, res.appended = old.to, true
 			}
 		}
 	}
-	if from == 0 {
-		u.begin(rec)
-	}
 	if _, err := f.Seek(from, 0); err != nil {
-		return err
+		return readResult{err: err}
 	}
-	var werr error
 	to, err := eachLine(f, from, search.DefaultMaxLine, func(pos int64, line []byte, complete bool) {
-		if werr == nil {
-			werr = u.add(rec, pos, line, !complete)
+		if p, ok := ix.docOf(pos, line, !complete); ok {
+			res.docs = append(res.docs, p)
 		}
 	})
-	if werr != nil {
-		return werr
-	}
 	if err != nil {
-		return err
+		return readResult{err: err}
 	}
-	rec.to = to
-	rec.head, rec.tail, err = prefixHashes(f, to)
-	return err
+	res.rec.to = to
+	if res.rec.head, res.rec.tail, err = prefixHashes(f, to); err != nil {
+		return readResult{err: err}
+	}
+	return res
 }
 
-func (u *updater) whole(src *search.Source, old *srcRec, rec *srcRec) error {
-	var st stamp
+func (ix *Index) readWhole(src *search.Source, old *srcRec) (res readResult) {
 	var err error
 	if src.Archive != nil {
-		st, err = dbStamp(src.DB.Path())
+		res.rec.stamp, err = dbStamp(src.DB.Path())
 	} else {
 		var fi fs.FileInfo
 		if fi, err = os.Stat(src.Path); err == nil {
-			st = stampOf(fi)
+			res.rec.stamp = stampOf(fi)
 		}
 	}
 	if err != nil {
-		return err
+		return readResult{err: err}
 	}
-	if old != nil && old.stamp == st {
-		*rec = *old
-		u.st.Unchanged++
-		return nil
+	if old != nil && old.stamp == res.rec.stamp {
+		return readResult{unchanged: true}
 	}
-	rec.stamp = st
-	u.begin(rec)
 	r, closeFn, err := openWhole(src)
 	if err != nil {
-		return err
+		return readResult{err: err}
 	}
 	defer closeFn()
-	var werr error
-	_, err = eachLine(r, 0, search.DefaultMaxLine, func(pos int64, line []byte, complete bool) {
-		if werr == nil {
-			werr = u.add(rec, pos, line, false)
+	_, err = eachLine(r, 0, search.DefaultMaxLine, func(pos int64, line []byte, _ bool) {
+		if p, ok := ix.docOf(pos, line, false); ok {
+			res.docs = append(res.docs, p)
 		}
 	})
-	if werr != nil {
-		return werr
+	if err != nil {
+		return readResult{err: err}
 	}
-	return err
+	return res
 }
 
-func (u *updater) events(src *search.Source, old *srcRec, rec *srcRec) error {
+func (ix *Index) readEvents(src *search.Source, old *srcRec) (res readResult) {
 	st, err := dbStamp(src.DB.Path())
 	if err != nil {
-		return err
+		return readResult{err: err}
 	}
 	if old != nil && old.stamp == st {
-		*rec = *old
-		u.st.Unchanged++
-		return nil
+		return readResult{unchanged: true}
 	}
-	rec.stamp = st
+	res.rec.stamp = st
 	type ev struct {
 		seq  int64
 		data []byte
@@ -389,40 +439,31 @@ func (u *updater) events(src *search.Source, old *srcRec, rec *srcRec) error {
 			h[k] = byte(seq >> (8 * k))
 		}
 		h[8] = byte(s)
-		for _, w := range []interface{ Write([]byte) (int, error) }{all, prefix} {
-			if w == prefix && (old == nil || seq > old.to) {
-				continue
-			}
-			w.Write(h[:])
-			w.Write(data)
+		all.Write(h[:])
+		all.Write(data)
+		if old != nil && seq <= old.to {
+			prefix.Write(h[:])
+			prefix.Write(data)
 		}
 		evs = append(evs, ev{seq, bytes.Clone(data)})
 		last = max(last, seq)
 	})
 	if err != nil {
-		return err
+		return readResult{err: err}
 	}
 	from := int64(-1 << 62)
 	if old != nil && prefix.Sum64() == old.head && last >= old.to {
-		// Its earlier events as they were: only newer ones are read (the
-		// store changed, maybe in another session).
-		from = old.to
-		rec.minSeg, rec.lastSeg = old.minSeg, old.lastSeg
-		if last == old.to {
-			u.st.Unchanged++
-		} else {
-			u.st.Appended++
-		}
-	} else {
-		u.begin(rec)
+		// Its earlier events as they were: only newer ones are indexed
+		// (the store changed, maybe in another session).
+		from, res.appended, res.noNew = old.to, true, last == old.to
 	}
 	for _, e := range evs {
 		if e.seq > from && e.data != nil {
-			if err := u.add(rec, e.seq, e.data, false); err != nil {
-				return err
+			if p, ok := ix.docOf(e.seq, e.data, false); ok {
+				res.docs = append(res.docs, p)
 			}
 		}
 	}
-	rec.to, rec.head = last, all.Sum64()
-	return nil
+	res.rec.to, res.rec.head = last, all.Sum64()
+	return res
 }
