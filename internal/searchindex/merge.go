@@ -4,15 +4,37 @@ import (
 	"io"
 )
 
-// merge replaces every segment of u.next with one: the live documents of
-// each, in segment order, and per trigram the concatenation of their
-// posting lists renumbered — no text read again. The segment tables are
-// walked side by side (a k-way merge), so memory holds one trigram's
-// postings and the new trigram table, never the whole index.
+// merge replaces segments of u.next with one: the newest segments that
+// are each under an eighth of the largest (the catch-ups since the last
+// merge), when there are two or more, else all of them — so that an append
+// costs a merge of small segments, not of the whole index. The merged
+// segment holds the live documents of each, in segment order, and per
+// trigram the concatenation of their posting lists renumbered — no text
+// read again. The segment tables are walked side by side (a k-way merge),
+// so memory holds one trigram's postings and the new trigram table, never
+// the whole index.
 func (u *updater) merge() error {
 	ix := u.ix
-	var segs []*segment
 	for _, id := range u.next.segs {
+		if ix.segs[id] == nil {
+			if err := ix.mapSeg(id); err != nil {
+				return err
+			}
+		}
+	}
+	largest := 0
+	for _, id := range u.next.segs {
+		largest = max(largest, len(ix.segs[id].data))
+	}
+	from := len(u.next.segs)
+	for from > 0 && len(ix.segs[u.next.segs[from-1]].data) < largest/8 {
+		from--
+	}
+	if len(u.next.segs)-from < 2 {
+		from = 0
+	}
+	var segs []*segment
+	for _, id := range u.next.segs[from:] {
 		s := ix.segs[id]
 		if s == nil {
 			if err := ix.mapSeg(id); err != nil {
@@ -91,9 +113,18 @@ func (u *updater) merge() error {
 	}
 	u.cur++
 	u.next.nextSeg = u.cur
-	u.next.segs = []uint32{id}
+	first := u.next.segs[from]
+	u.next.segs = append(u.next.segs[:from:from], id)
+	// Documents of the merged segments are now in id: a source whose
+	// documents live from (or whose tail lives in) one of them moves there.
 	for i := range u.next.srcs {
-		u.next.srcs[i].minSeg, u.next.srcs[i].lastSeg = id, id
+		r := &u.next.srcs[i]
+		if r.minSeg >= first {
+			r.minSeg = id
+		}
+		if r.lastSeg >= first {
+			r.lastSeg = id
+		}
 	}
 	return nil
 }

@@ -324,7 +324,12 @@ func oracle(t testing.TB, seed uint64, steps int, mask search.Masker) {
 		t.Fatal(err)
 	}
 	defer ix.Close()
-	ix.segText, ix.maxSegs = 1+r.IntN(400), 1+r.IntN(4) // many small segments and merges
+	// Many small segments and merges of all; or a segment per update, and
+	// merges of the small ones that follow the first.
+	ix.segText, ix.maxSegs = 1+r.IntN(400), 1+r.IntN(4)
+	if r.IntN(2) == 0 {
+		ix.segText = 1 << 20
+	}
 	for range steps {
 		for range 1 + r.IntN(3) {
 			w.edit(t, r)
