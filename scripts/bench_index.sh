@@ -46,7 +46,7 @@ echo "|---|---:|---:|---:|---:|"
   /^BenchmarkQuery\// {
     split($1, p, "/"); q = p[2]; e = p[3]; sub(/-[0-9]+$/, "", e)
     for (i = 1; i <= NF; i++) { if ($(i+1) == "ns/op") ns = $i; if ($(i+1) == "hits") h = $i; if ($(i+1) == "candidates") c = $i }
-    t[q, e] = sprintf("%.2f ms", ns / 1e6); if (e != "scan") t[q, e] = t[q, e] " (" c ")"; hits[q] = h
+    t[q, e] = sprintf("%.2f ms", ns / 1e6); if (e != "scan") t[q, e] = t[q, e] " (" c + 0 ")"; hits[q] = h
     if (!(q in seen)) { seen[q] = 1; order[++n] = q } }
   /^BenchmarkCatchUp/ { for (i = 1; i <= NF; i++) if ($(i+1) == "ns/op") cu = $i }
   END {

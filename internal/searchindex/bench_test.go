@@ -9,6 +9,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	_ "modernc.org/sqlite"
 
@@ -60,6 +61,19 @@ func dirSize(dir string) int64 {
 		return nil
 	})
 	return n
+}
+
+// cpuTime is the process's CPU time so far (user and system).
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// reportCPU reports the CPU time per op since start: on a loaded machine
+// steadier than the wall time.
+func reportCPU(b *testing.B, start time.Duration) {
+	b.ReportMetric(float64(cpuTime()-start)/float64(b.N)/1e6, "cpu-ms/op")
 }
 
 func peakRSS(b *testing.B) {
@@ -277,14 +291,17 @@ func BenchmarkQuery(b *testing.B) {
 		sq := search.Query{Pattern: q.pattern}
 		want := scanCount(srcs, sq)
 		b.Run(q.name+"/scan", func(b *testing.B) {
+			start := cpuTime()
 			for b.Loop() {
 				scanCount(srcs, sq)
 			}
+			reportCPU(b, start)
 			b.ReportMetric(float64(want), "hits")
 		})
 		for _, e := range engines {
 			b.Run(q.name+"/"+e.name, func(b *testing.B) {
 				var cands int
+				start := cpuTime()
 				for b.Loop() {
 					c := built[e.name].candidates(b, sq)
 					if got := verify(b, srcs, sq, c); got != want {
@@ -295,6 +312,7 @@ func BenchmarkQuery(b *testing.B) {
 						cands += len(p)
 					}
 				}
+				reportCPU(b, start)
 				b.ReportMetric(float64(want), "hits")
 				b.ReportMetric(float64(cands), "candidates")
 			})
@@ -322,6 +340,7 @@ func BenchmarkCatchUp(b *testing.B) {
 	defer e.close()
 	q := search.Query{Pattern: bigstate.Rare}
 	n := 0
+	start := cpuTime()
 	for b.Loop() {
 		n++
 		f, _ := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
@@ -331,8 +350,12 @@ func BenchmarkCatchUp(b *testing.B) {
 		if err != nil || st.Appended != 1 {
 			b.Fatal(st, err)
 		}
+		if n == 1 {
+			b.Log(st)
+		}
 		if len(e.candidates(b, q)[0]) < n {
 			b.Fatal("the appended message is not a candidate")
 		}
 	}
+	reportCPU(b, start)
 }

@@ -40,6 +40,8 @@ type Index struct {
 	at   fsutil.Stamp // the manifest file's stamp when man was read
 	segs map[uint32]*segment
 	maps map[uint32][]byte
+	// stamps: the stores' stamps of the update under way.
+	stamps sync.Map
 
 	// segText is the text of a segment built by Update before it is
 	// written; maxSegs the segments kept before they are merged.

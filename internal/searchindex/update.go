@@ -44,11 +44,13 @@ func (ix *Index) Update(ctx context.Context, srcs []search.Source) (Stats, error
 	defer unlock()
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
-	ix.man = nil // re-read under the lock: another process may have updated it
+	// Under the lock, the manifest as another process may have left it
+	// (read again only if its file changed).
 	if err := ix.load(); err != nil {
 		return Stats{}, err
 	}
 	u := &updater{ix: ix, old: ix.man, cur: ix.man.nextSeg}
+	ix.stamps.Clear() // a store's stamp is taken once per update
 	u.next = manifest{nextSrc: ix.man.nextSrc, segs: slices.Clone(ix.man.segs)}
 	seen := map[string]bool{}
 	var order []int
@@ -82,15 +84,32 @@ func (ix *Index) Update(ctx context.Context, srcs []search.Source) (Stats, error
 		}
 		u.st.Merged = true
 	}
-	if err := fsutil.WriteFileAtomic(filepath.Join(ix.dir, "manifest"), u.next.encode(), 0o600); err != nil {
+	path := filepath.Join(ix.dir, "manifest")
+	if err := fsutil.WriteFileAtomic(path, u.next.encode(), 0o600); err != nil {
 		u.abort()
 		return Stats{}, err
 	}
 	u.st.Segments = len(u.next.segs)
-	ix.man = nil
-	if err := ix.load(); err != nil {
+	// The manifest just written is the index now (not decoded again).
+	fi, err := os.Stat(path)
+	if err != nil {
+		ix.man = nil
 		return u.st, err
 	}
+	for _, id := range u.next.segs {
+		if ix.segs[id] == nil {
+			if err := ix.mapSeg(id); err != nil {
+				ix.man = nil
+				return u.st, err
+			}
+		}
+	}
+	for id := range ix.segs {
+		if !slices.Contains(u.next.segs, id) {
+			ix.drop(id)
+		}
+	}
+	ix.man, ix.at = &u.next, fsutil.StampOf(fi)
 	ix.gc()
 	return u.st, nil
 }
@@ -342,6 +361,12 @@ func (ix *Index) read(src *search.Source, old *srcRec) readResult {
 }
 
 func (ix *Index) readFile(src *search.Source, old *srcRec) (res readResult) {
+	if old != nil {
+		// One stat for a file that did not change (the common case).
+		if fi, err := os.Stat(src.Path); err == nil && fi.Mode().IsRegular() && stampOf(fi) == old.stamp {
+			return readResult{unchanged: true}
+		}
+	}
 	f, err := fsutil.OpenRegular(src.Path)
 	if err != nil {
 		return readResult{err: err}
@@ -384,7 +409,7 @@ func (ix *Index) readFile(src *search.Source, old *srcRec) (res readResult) {
 func (ix *Index) readWhole(src *search.Source, old *srcRec) (res readResult) {
 	var err error
 	if src.Archive != nil {
-		res.rec.stamp, err = dbStamp(src.DB.Path())
+		res.rec.stamp, err = ix.dbStamp(src.DB.Path())
 	} else {
 		var fi fs.FileInfo
 		if fi, err = os.Stat(src.Path); err == nil {
@@ -414,7 +439,7 @@ func (ix *Index) readWhole(src *search.Source, old *srcRec) (res readResult) {
 }
 
 func (ix *Index) readEvents(src *search.Source, old *srcRec) (res readResult) {
-	st, err := dbStamp(src.DB.Path())
+	st, err := ix.dbStamp(src.DB.Path())
 	if err != nil {
 		return readResult{err: err}
 	}
@@ -466,4 +491,17 @@ func (ix *Index) readEvents(src *search.Source, old *srcRec) (res readResult) {
 	}
 	res.rec.to, res.rec.head = last, all.Sum64()
 	return res
+}
+
+// dbStamp is the stamp of a store, taken once per update for all its
+// sessions.
+func (ix *Index) dbStamp(path string) (stamp, error) {
+	if v, ok := ix.stamps.Load(path); ok {
+		return v.(stamp), nil
+	}
+	st, err := dbStamp(path)
+	if err == nil {
+		ix.stamps.Store(path, st)
+	}
+	return st, err
 }
