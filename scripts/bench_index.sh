@@ -40,15 +40,17 @@ done
 echo
 echo "Queries (one process, side by side; candidates then the real match on their lines, or the scan):"
 echo
+echo "Wall time per query (CPU time of the process per query), and candidates verified:"
+echo
 echo "| query | hits | scan | trigram (candidates) | fts5 (candidates) |"
 echo "|---|---:|---:|---:|---:|"
 "$BIN" -test.run '^$' -test.bench 'Query|CatchUp' -test.benchtime "${BENCH_COUNT:-5}x" | awk '
   /^BenchmarkQuery\// {
     split($1, p, "/"); q = p[2]; e = p[3]; sub(/-[0-9]+$/, "", e)
-    for (i = 1; i <= NF; i++) { if ($(i+1) == "ns/op") ns = $i; if ($(i+1) == "hits") h = $i; if ($(i+1) == "candidates") c = $i }
-    t[q, e] = sprintf("%.2f ms", ns / 1e6); if (e != "scan") t[q, e] = t[q, e] " (" c + 0 ")"; hits[q] = h
+    for (i = 1; i <= NF; i++) { if ($(i+1) == "ns/op") ns = $i; if ($(i+1) == "hits") h = $i; if ($(i+1) == "candidates") c = $i; if ($(i+1) == "cpu-ms/op") cpu = $i }
+    t[q, e] = sprintf("%.2f ms (%.2f)", ns / 1e6, cpu); if (e != "scan") t[q, e] = t[q, e] ", " c + 0; hits[q] = h
     if (!(q in seen)) { seen[q] = 1; order[++n] = q } }
-  /^BenchmarkCatchUp/ { for (i = 1; i <= NF; i++) if ($(i+1) == "ns/op") cu = $i }
+  /^BenchmarkCatchUp/ { for (i = 1; i <= NF; i++) { if ($(i+1) == "ns/op") cu = $i; if ($(i+1) == "cpu-ms/op") cucpu = $i } }
   END {
     for (k = 1; k <= n; k++) { q = order[k]; printf "| %s | %d | %s | %s | %s |\n", q, hits[q], t[q, "scan"], t[q, "trigram"], t[q, "fts5"] }
-    printf "\nCatch-up after one appended message (update + rare query, trigram): %.2f ms\n", cu / 1e6 }'
+    printf "\nCatch-up after one appended message (update + rare query, trigram): %.2f ms (CPU %.2f ms)\n", cu / 1e6, cucpu }'
