@@ -330,11 +330,7 @@ func (ix *Index) Candidates(q search.Query, f Filter) (*Result, error) {
 	if err := ix.load(); err != nil {
 		return nil, err
 	}
-	m := ix.man
-	byNum := make(map[uint32]*srcRec, len(m.srcs))
-	for i := range m.srcs {
-		byNum[m.srcs[i].num] = &m.srcs[i]
-	}
+	m, byNum := ix.man, ix.man.byNum()
 	res := &Result{Sources: map[string][]Candidate{}}
 	err = mapfile.Guard(func() error {
 		for _, id := range m.segs {

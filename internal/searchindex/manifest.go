@@ -56,6 +56,20 @@ type manifest struct {
 	nextSrc, nextSeg uint32
 	segs             []uint32
 	srcs             []srcRec // by id
+
+	nums map[uint32]*srcRec // srcs by number, made on first use
+}
+
+// byNum is the sources by number (made once: a manifest is not changed
+// once it is read or written).
+func (m *manifest) byNum() map[uint32]*srcRec {
+	if m.nums == nil {
+		m.nums = make(map[uint32]*srcRec, len(m.srcs))
+		for i := range m.srcs {
+			m.nums[m.srcs[i].num] = &m.srcs[i]
+		}
+	}
+	return m.nums
 }
 
 func (m *manifest) find(id string) (int, bool) {
