@@ -93,7 +93,7 @@ FUZZ_TARGETS := internal/keys:FuzzKeys internal/store:FuzzParse internal/store:F
 	internal/store:FuzzParseFast internal/jsonscan:FuzzScanner internal/transcript:FuzzReadMessages internal/config:FuzzLoad \
 	internal/sanitize:FuzzHistory internal/sanitize:FuzzStripEnvelopeText internal/rowjson:FuzzAppendList \
 	internal/transcript:FuzzCursor internal/usage:FuzzScan internal/usage:FuzzExtractFast internal/search:FuzzScan internal/search:FuzzPairChunk \
-	internal/sqlitefile:FuzzReader internal/sqlitefile:FuzzCorrupt
+	internal/sqlitefile:FuzzReader internal/sqlitefile:FuzzCorrupt internal/searchindex:FuzzIndex internal/searchindex:FuzzIndexMasked
 fuzz:
 	@for t in $(FUZZ_TARGETS); do \
 		pkg=./$${t%%:*}; fn=$${t##*:}; echo "== $$fn ($$pkg, $(FUZZTIME))"; \
@@ -130,6 +130,7 @@ bench: build
 	$(BENCH_ENV) bash scripts/bench_sqlite_send.sh
 	$(BENCH_ENV) bash scripts/bench_usage.sh
 	$(BENCH_ENV) bash scripts/bench_search.sh
+	$(BENCH_ENV) bash scripts/bench_index.sh
 	$(BENCH_ENV) bash scripts/bench_gateway.sh
 	$(BENCH_ENV) bash scripts/bench_mcp.sh
 	$(BENCH_ENV) bash scripts/bench_export.sh
@@ -155,9 +156,11 @@ bench-usage: build
 bench-export: build
 	$(BENCH_ENV) bash scripts/bench_export.sh
 
-# sessions search beside grep -rF -c and rg -F -c (no peer needed; skips without python3 or /usr/bin/time).
+# sessions search beside grep -rF -c and rg -F -c, then the search index engines (trigram, FTS5) beside the
+# scan on a generated state (no peer needed; skips without python3 or /usr/bin/time).
 bench-search: build
 	$(BENCH_ENV) bash scripts/bench_search.sh
+	$(BENCH_ENV) bash scripts/bench_index.sh
 
 bench-gateway: build
 	$(BENCH_ENV) bash scripts/bench_gateway.sh

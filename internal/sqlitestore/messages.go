@@ -219,11 +219,21 @@ func (s *events) fill() error {
 		s.hotDone = true
 		return s.rows.Err()
 	}
+	ev, err := scanEvent(s.rows)
+	if err != nil {
+		return err
+	}
+	s.hot = &ev
+	return nil
+}
+
+// scanEvent reads a row of (seq, event_json, event_zstd, event_utf8_bytes).
+func scanEvent(rows *sql.Rows) (event, error) {
 	var ev event
 	var js, zs []byte
 	var n sql.NullInt64
-	if err := s.rows.Scan(&ev.seq, &js, &zs, &n); err != nil {
-		return err
+	if err := rows.Scan(&ev.seq, &js, &zs, &n); err != nil {
+		return ev, err
 	}
 	switch {
 	case js != nil:
@@ -237,8 +247,7 @@ func (s *events) fill() error {
 	default:
 		ev.bad = true // neither payload: the CHECK forbids it
 	}
-	s.hot = &ev
-	return nil
+	return ev, nil
 }
 
 func (s *events) next() (event, bool, error) {

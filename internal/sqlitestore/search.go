@@ -1,8 +1,10 @@
 package sqlitestore
 
 import (
+	"cmp"
 	"database/sql"
 	"fmt"
+	"slices"
 
 	"github.com/openclaw/sessions/internal/apperr"
 	"github.com/openclaw/sessions/internal/store"
@@ -42,6 +44,88 @@ func (db *DB) Events(sessionID string, maxLine int64, reset func(), fn func(seq 
 			data, st := decodeEvent(db, ev, maxLine)
 			fn(ev.seq, data, st)
 		}
+	})
+}
+
+// EventsAt calls fn for the events of the given seqs of the given sessions
+// (want: by session, seqs ascending), as Events gives them — a hot row, else
+// the session's cold archive's event of that seq; a seq that holds none is
+// passed over — in one read: what the search index reads to verify its
+// candidates without the rest of their sessions. reset is as Events'.
+func (db *DB) EventsAt(want map[string][]int64, maxLine int64, reset func(), fn func(sessionID string, seq int64, data []byte, st transcript.Status)) error {
+	for id := range want {
+		if err := store.ValidSessionID(id); err != nil {
+			return err
+		}
+	}
+	ids := make([]string, 0, len(want))
+	for id := range want {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	return db.read("read transcript events", func(tx *sql.Tx) error {
+		reset()
+		// Which sessions have a cold archive (rare): only theirs is read.
+		archived := map[string]bool{}
+		if db.hasCold {
+			rows, err := tx.Query(`SELECT session_id FROM session_transcript_cold_archives`)
+			if err != nil {
+				return err
+			}
+			for rows.Next() {
+				var id string
+				if err := rows.Scan(&id); err != nil {
+					rows.Close()
+					return err
+				}
+				archived[id] = true
+			}
+			rows.Close()
+			if err := rows.Err(); err != nil {
+				return err
+			}
+		}
+		// One statement for every event: prepared once, stepped per seq.
+		stmt, err := tx.Prepare(`SELECT seq, event_json, event_zstd, event_utf8_bytes FROM transcript_events WHERE session_id = ? AND seq = ?`)
+		if err != nil {
+			return err
+		}
+		defer stmt.Close()
+		for _, id := range ids {
+			var cold []event
+			if archived[id] {
+				if cold, err = db.coldEvents(tx, id); err != nil {
+					return err
+				}
+			}
+			for _, q := range want[id] {
+				rows, err := stmt.Query(id, q)
+				if err != nil {
+					return err
+				}
+				ev, ok := event{}, rows.Next()
+				if ok {
+					ev, err = scanEvent(rows)
+				}
+				rows.Close()
+				if err == nil {
+					err = rows.Err()
+				}
+				if err != nil {
+					return err
+				}
+				if !ok {
+					i, found := slices.BinarySearchFunc(cold, q, func(e event, q int64) int { return cmp.Compare(e.seq, q) })
+					if !found {
+						continue
+					}
+					ev = cold[i]
+				}
+				data, st := decodeEvent(db, ev, maxLine)
+				fn(id, q, data, st)
+			}
+		}
+		return nil
 	})
 }
 

@@ -70,3 +70,46 @@ func TestEventsAndIndex(t *testing.T) {
 		t.Fatalf("index of a cold transcript current: %v %v", cur, err)
 	}
 }
+
+// TestEventsAt: the events of chosen seqs read in one go are those Events
+// gives, hot or from a cold archive (the newest events still hot), and a
+// seq that holds no event gives nothing.
+func TestEventsAt(t *testing.T) {
+	dir := copyFixture(t)
+	p := Path(dir, "main")
+	seqs, lines := rawEvents(t, p, mainSession)
+	check := func(what string) {
+		t.Helper()
+		db, err := Open(p, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		var want []int64
+		var wantL []string
+		for i, s := range seqs {
+			if i%3 != 1 {
+				want, wantL = append(want, s), append(wantL, lines[i])
+			}
+		}
+		var gotS []int64
+		var gotL []string
+		err = db.EventsAt(map[string][]int64{mainSession: append(slices.Clone(want), seqs[len(seqs)-1]+1000)}, transcript.DefaultMaxLineBytes,
+			func() { gotS, gotL = nil, nil },
+			func(id string, seq int64, data []byte, st transcript.Status) {
+				if id != mainSession || st != transcript.StatusMessage {
+					t.Fatalf("%s %d: %v", id, seq, st)
+				}
+				gotS, gotL = append(gotS, seq), append(gotL, string(data))
+			})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(gotS, want) || !slices.Equal(gotL, wantL) {
+			t.Fatalf("%s: EventsAt gave %v, want %v", what, gotS, want)
+		}
+	}
+	check("hot")
+	archive(t, p, mainSession, seqs, lines, 8, "file")
+	check("cold")
+}

@@ -1,0 +1,388 @@
+package searchindex
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/gofrs/flock"
+
+	"github.com/openclaw/sessions/internal/search"
+)
+
+// bigWorld writes n transcripts of lines random lines each.
+func bigWorld(t testing.TB, dir string, n, lineCount int, seed uint64) []search.Source {
+	r := rand.New(rand.NewPCG(seed, 1))
+	var srcs []search.Source
+	for i := range n {
+		p := filepath.Join(dir, fmt.Sprintf("t%03d.jsonl", i))
+		writeFile(t, p, lines(r, lineCount))
+		srcs = append(srcs, search.Source{Path: p})
+	}
+	return srcs
+}
+
+// sameAsScan checks a few queries of every kind against the scan.
+func sameAsScan(t *testing.T, ix *Index, srcs []search.Source) {
+	t.Helper()
+	checkQueries(t, rand.New(rand.NewPCG(9, 9)), ix, srcs, 30, nil)
+}
+
+func TestModesAndOwner(t *testing.T) {
+	cache := filepath.Join(t.TempDir(), "cache")
+	if err := os.MkdirAll(filepath.Join(cache, "state"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ix, err := Open(cache, "state")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	srcs := bigWorld(t, t.TempDir(), 3, 20, 1)
+	if _, err := ix.Update(context.Background(), srcs); err != nil {
+		t.Fatal(err)
+	}
+	err = filepath.WalkDir(filepath.Join(cache, "state"), func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		fi, _ := d.Info()
+		want := fs.FileMode(0o600)
+		if d.IsDir() {
+			want = 0o700
+		}
+		if fi.Mode().Perm() != want {
+			t.Errorf("%s: mode %v, want %v", p, fi.Mode().Perm(), want)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fi, _ := os.Lstat(ix.Dir())
+	if err := checkOwner(foreign{fi}); err == nil {
+		t.Error("a directory of another user was accepted")
+	}
+	// A link where the index's directory should be is refused.
+	other := t.TempDir()
+	if err := os.Symlink(other, filepath.Join(cache, "linked")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Open(filepath.Join(cache, "linked"), "x"); err == nil {
+		t.Error("an index under a symlink was opened")
+	}
+}
+
+// foreign is fi as if another user owned it.
+type foreign struct{ fs.FileInfo }
+
+func (f foreign) Sys() any {
+	st := *f.FileInfo.Sys().(*syscall.Stat_t)
+	st.Uid++
+	return &st
+}
+
+// TestCorruptIsAnError: every way an index file can be damaged — torn,
+// truncated, another version, any byte changed — is a *CorruptError from
+// Candidates (and Update), never an answer; Reset and Update rebuild it.
+func TestCorruptIsAnError(t *testing.T) {
+	srcs := bigWorld(t, t.TempDir(), 4, 40, 2)
+	cache := t.TempDir()
+	ix, err := Open(cache, "state")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	ix.segText = 2000 // several segments
+	if _, err := ix.Update(context.Background(), srcs); err != nil {
+		t.Fatal(err)
+	}
+	files, _ := filepath.Glob(filepath.Join(ix.Dir(), "*"))
+	r := rand.New(rand.NewPCG(3, 3))
+	q := search.Query{Pattern: "hello", IgnoreCase: true}
+	for _, f := range files {
+		if filepath.Base(f) == "lock" {
+			continue
+		}
+		good, _ := os.ReadFile(f)
+		damage := map[string][]byte{
+			"truncated": good[:r.IntN(len(good))],
+			"empty":     {},
+			"version":   append([]byte(strings.Replace(string(good[:8]), "1", "2", 1)), good[8:]...),
+		}
+		for k := range 12 {
+			b := append([]byte{}, good...)
+			b[r.IntN(len(b))] ^= byte(1 + r.IntN(255))
+			damage[fmt.Sprint("byte", k)] = b
+		}
+		for what, b := range damage {
+			writeFile(t, f, string(b))
+			fresh, _ := Open(cache, "state")
+			_, err := fresh.Candidates(q, Filter{})
+			if !IsCorrupt(err) {
+				t.Errorf("%s %s: Candidates gave %v, want a corrupt index", filepath.Base(f), what, err)
+			}
+			if _, err := fresh.Update(context.Background(), srcs); !IsCorrupt(err) {
+				t.Errorf("%s %s: Update gave %v, want a corrupt index", filepath.Base(f), what, err)
+			}
+			fresh.Close()
+		}
+		writeFile(t, f, string(good))
+	}
+	// Rebuilt after a reset.
+	writeFile(t, files[0], "garbage")
+	if err := ix.Reset(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ix.Update(context.Background(), srcs); err != nil {
+		t.Fatal(err)
+	}
+	sameAsScan(t, ix, srcs)
+}
+
+// TestWritersInParallel: several updaters (each its own Index, as separate
+// processes are: the lock is a file lock) and readers at once; readers
+// never fail nor see a half-written index, and the end state is the scan's.
+func TestWritersInParallel(t *testing.T) {
+	dir := t.TempDir()
+	srcs := bigWorld(t, dir, 6, 30, 4)
+	cache := t.TempDir()
+	var wg sync.WaitGroup
+	errs := make(chan error, 100)
+	for w := range 3 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ix, err := Open(cache, "state")
+			if err != nil {
+				errs <- err
+				return
+			}
+			defer ix.Close()
+			ix.segText, ix.maxSegs = 3000, 3
+			r := rand.New(rand.NewPCG(uint64(w), 7))
+			for range 6 {
+				appendFile(t, srcs[r.IntN(len(srcs))].Path, lines(r, 2))
+				if _, err := ix.Update(context.Background(), srcs); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	stop := make(chan struct{})
+	var rg sync.WaitGroup
+	rg.Add(1)
+	go func() {
+		defer rg.Done()
+		ix, _ := Open(cache, "state")
+		defer ix.Close()
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			if _, err := ix.Candidates(search.Query{Pattern: "deploy"}, Filter{}); err != nil {
+				errs <- fmt.Errorf("reader: %w", err)
+				return
+			}
+		}
+	}()
+	wg.Wait()
+	close(stop)
+	rg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	ix, _ := Open(cache, "state")
+	defer ix.Close()
+	if _, err := ix.Update(context.Background(), srcs); err != nil {
+		t.Fatal(err)
+	}
+	sameAsScan(t, ix, srcs)
+}
+
+// TestReadersDoNotWait: while another process holds the write lock,
+// Candidates answers from the index on disk, and Update gives up with
+// ErrBusy at the caller's deadline, changing nothing.
+func TestReadersDoNotWait(t *testing.T) {
+	srcs := bigWorld(t, t.TempDir(), 2, 20, 5)
+	ix, err := Open(t.TempDir(), "state")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	if _, err := ix.Update(context.Background(), srcs); err != nil {
+		t.Fatal(err)
+	}
+	held := flock.New(filepath.Join(ix.Dir(), "lock"))
+	if err := held.Lock(); err != nil {
+		t.Fatal(err)
+	}
+	defer held.Unlock()
+	if _, err := ix.Candidates(search.Query{Pattern: "hello"}, Filter{}); err != nil {
+		t.Fatal(err)
+	}
+	appendFile(t, srcs[0].Path, `{"type":"message","id":"x","message":{"role":"user","content":"zqxbusy"}}`+"\n")
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	if _, err := ix.Update(ctx, srcs); !errors.Is(err, ErrBusy) {
+		t.Fatalf("Update under a held lock: %v, want ErrBusy", err)
+	}
+	if res, _ := ix.Candidates(search.Query{Pattern: "zqxbusy"}, Filter{}); len(res.Sources) != 0 {
+		t.Fatalf("a busy update changed the index: %v", res.Sources)
+	}
+}
+
+// TestReadOnlyCache: an index dir that cannot be written is an error from
+// Update (no panic), and the index on disk still answers.
+func TestReadOnlyCache(t *testing.T) {
+	if os.Getuid() == 0 {
+		t.Skip("root writes read-only directories; the disk-full child of TestCrashAndDiskFull covers the write errors")
+	}
+	srcs := bigWorld(t, t.TempDir(), 2, 20, 6)
+	ix, err := Open(t.TempDir(), "state")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	if _, err := ix.Update(context.Background(), srcs); err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(ix.Dir(), 0o500)
+	defer os.Chmod(ix.Dir(), 0o700)
+	appendFile(t, srcs[0].Path, lines(rand.New(rand.NewPCG(1, 1)), 3))
+	if _, err := ix.Update(context.Background(), srcs); err == nil {
+		t.Fatal("an update of a read-only index succeeded")
+	}
+	if _, err := ix.Candidates(search.Query{Pattern: "hello"}, Filter{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// The crash test's child: SEARCHINDEX_CHILD=crash updates the index and
+// stops forever after its first segment (to be killed); =full updates it
+// with files limited to a few KiB (a full disk: every write beyond fails).
+func TestMain(m *testing.M) {
+	switch os.Getenv("SEARCHINDEX_CHILD") {
+	case "":
+		os.Exit(m.Run())
+	case "crash":
+		testHookSegWritten = func() { fmt.Println("segment written"); select {} }
+	case "full":
+		signal.Ignore(syscall.SIGXFSZ)
+		lim := syscall.Rlimit{Cur: 8 << 10, Max: 8 << 10}
+		if err := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &lim); err != nil {
+			fmt.Println("setrlimit:", err)
+			os.Exit(3)
+		}
+	}
+	ix, err := Open(os.Getenv("SEARCHINDEX_CACHE"), "state")
+	if err != nil {
+		fmt.Println(err)
+		os.Exit(2)
+	}
+	ix.segText = 4000
+	var srcs []search.Source
+	paths, _ := filepath.Glob(filepath.Join(os.Getenv("SEARCHINDEX_STATE"), "*.jsonl"))
+	for _, p := range paths {
+		srcs = append(srcs, search.Source{Path: p})
+	}
+	_, err = ix.Update(context.Background(), srcs)
+	fmt.Println("update:", err)
+	if err != nil {
+		os.Exit(1)
+	}
+	os.Exit(0)
+}
+
+func child(t *testing.T, mode, cache, state string) *exec.Cmd {
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), "SEARCHINDEX_CHILD="+mode, "SEARCHINDEX_CACHE="+cache, "SEARCHINDEX_STATE="+state)
+	return cmd
+}
+
+// TestCrashAndDiskFull: an update killed mid-build (after it wrote a
+// segment, before its manifest), and one that runs out of disk, leave the
+// index as it was before them: it answers as the scan did then, and the
+// next update brings it up to date.
+func TestCrashAndDiskFull(t *testing.T) {
+	state := t.TempDir()
+	srcs := bigWorld(t, state, 5, 30, 8)
+	cache := t.TempDir()
+	ix, err := Open(cache, "state")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	if _, err := ix.Update(context.Background(), srcs[:2]); err != nil {
+		t.Fatal(err)
+	}
+	for i := range srcs {
+		appendFile(t, srcs[i].Path, lines(rand.New(rand.NewPCG(uint64(i), 2)), 10))
+	}
+
+	// Killed mid-build.
+	cmd := child(t, "crash", cache, state)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 64)
+	n, _ := out.Read(buf)
+	if !strings.Contains(string(buf[:n]), "segment written") {
+		cmd.Process.Kill()
+		cmd.Wait()
+		t.Fatalf("child: %q", buf[:n])
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
+	segs, _ := filepath.Glob(filepath.Join(ix.Dir(), "seg-*"))
+	if len(segs) < 2 {
+		t.Fatalf("the killed update left %v: it wrote no segment", segs)
+	}
+	// The old index answers as the scan of what it indexed: the first two
+	// sources, as they were (their appended lines are not candidates).
+	res, err := ix.Candidates(search.Query{Pattern: "e"}, Filter{IncludeTools: true})
+	if err != nil || !res.All {
+		t.Fatalf("one-byte query: %v %v", res, err)
+	}
+	if _, err := ix.Candidates(search.Query{Pattern: "hello", IgnoreCase: true}, Filter{}); err != nil {
+		t.Fatal(err)
+	}
+
+	// Out of disk.
+	if b, err := child(t, "full", cache, state).CombinedOutput(); err == nil || !strings.Contains(string(b), "update:") {
+		t.Fatalf("an update on a full disk: %v %s", err, b)
+	} else {
+		t.Logf("full disk: %s", strings.TrimSpace(string(b)))
+	}
+	st, err := ix.Update(context.Background(), srcs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Appended != 2 || st.Whole != 3 {
+		t.Fatalf("after the crash: %v (want the 2 indexed sources appended, 3 new)", st)
+	}
+	sameAsScan(t, ix, srcs)
+	left, _ := filepath.Glob(filepath.Join(ix.Dir(), "*.tmp"))
+	if len(left) != 0 {
+		t.Fatalf("temp files left: %v", left)
+	}
+}

@@ -1,0 +1,541 @@
+package searchindex
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gofrs/flock"
+
+	"github.com/openclaw/sessions/internal/fsutil"
+	"github.com/openclaw/sessions/internal/mapfile"
+	"github.com/openclaw/sessions/internal/search"
+	"github.com/openclaw/sessions/internal/transcript"
+)
+
+// ErrBusy: another process holds the index's write lock past the caller's
+// deadline (Update's context). The index is not changed; search scans.
+var ErrBusy = errors.New("search index is being updated by another process")
+
+// Index is one state dir's search index in the cache (raw text, or masked
+// text for agents: OpenMasked). Candidates never takes a lock; Update
+// takes the index's write lock. An Index is safe for use by several
+// goroutines.
+type Index struct {
+	dir  string
+	mask search.Masker
+
+	mu   sync.Mutex
+	man  *manifest
+	at   fsutil.Stamp // the manifest file's stamp when man was read
+	segs map[uint32]*segment
+	maps map[uint32][]byte
+	// stamps: the stores' stamps of the update under way.
+	stamps sync.Map
+
+	// segText is the text of a segment built by Update before it is
+	// written; maxSegs the segments kept before they are merged.
+	segText, maxSegs int
+}
+
+// DefaultCacheDir is where indexes are kept: os.UserCacheDir()/sessions/index
+// (never under OpenClaw's state dir).
+func DefaultCacheDir() (string, error) {
+	d, err := os.UserCacheDir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(d, "sessions", "index"), nil
+}
+
+// StateKey names a state dir's index: a hash of its absolute path.
+func StateKey(stateDir string) string {
+	abs, err := filepath.Abs(stateDir)
+	if err != nil {
+		abs = stateDir
+	}
+	h := sha256.Sum256([]byte(filepath.Clean(abs)))
+	return hex.EncodeToString(h[:12])
+}
+
+// Open opens (creating it when missing) the index of the state dir stateKey
+// names under cacheDir, of the searchable text as search.Extract gives it.
+// Every directory it creates is 0700 and must be the user's own; every
+// file is 0600.
+func Open(cacheDir, stateKey string) (*Index, error) {
+	return open(filepath.Join(cacheDir, stateKey, "raw"), nil)
+}
+
+// OpenMasked is Open for what an agent may read: the index of the text of
+// search.ExtractMasked under mask, so that an agent's candidates never come
+// from raw text. maskKey names the mask (its patterns): an index built under
+// one mask is never read under another.
+func OpenMasked(cacheDir, stateKey, maskKey string, mask search.Masker) (*Index, error) {
+	h := sha256.Sum256([]byte(maskKey))
+	return open(filepath.Join(cacheDir, stateKey, "masked-"+hex.EncodeToString(h[:8])), mask)
+}
+
+func open(dir string, mask search.Masker) (*Index, error) {
+	if err := ensureDir(dir); err != nil {
+		return nil, err
+	}
+	return &Index{dir: dir, mask: mask, segs: map[uint32]*segment{}, maps: map[uint32][]byte{}, segText: 8 << 20, maxSegs: 8}, nil
+}
+
+// ensureDir makes dir and its missing parents 0700, and checks that dir
+// and the two above it (the state's and the cache dir of indexes) are
+// directories of this user (not links) that no one else may write; a
+// directory of ours with a wider mode is narrowed.
+func ensureDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("search index: %w", err)
+	}
+	for _, d := range []string{filepath.Dir(filepath.Dir(dir)), filepath.Dir(dir), dir} {
+		fi, err := os.Lstat(d)
+		if err != nil {
+			return fmt.Errorf("search index: %w", err)
+		}
+		if !fi.IsDir() {
+			return fmt.Errorf("search index: %s is not a directory", d)
+		}
+		if err := checkOwner(fi); err != nil {
+			return fmt.Errorf("search index: %s: %w", d, err)
+		}
+		if fi.Mode().Perm() != 0o700 {
+			if err := os.Chmod(d, 0o700); err != nil {
+				return fmt.Errorf("search index: %w", err)
+			}
+		}
+	}
+	return nil
+}
+
+// Dir is the index's directory.
+func (ix *Index) Dir() string { return ix.dir }
+
+// Close releases the mapped segments.
+func (ix *Index) Close() error {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	for id := range ix.maps {
+		ix.drop(id)
+	}
+	ix.man = nil
+	return nil
+}
+
+func (ix *Index) drop(id uint32) {
+	mapfile.Unmap(ix.maps[id])
+	delete(ix.maps, id)
+	delete(ix.segs, id)
+}
+
+// Reset removes the index's files (to rebuild a corrupt index): under the
+// write lock, so no writer is mid-update.
+func (ix *Index) Reset(ctx context.Context) error {
+	unlock, err := ix.lock(ctx)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	for id := range ix.maps {
+		ix.drop(id)
+	}
+	ix.man = nil
+	ents, err := os.ReadDir(ix.dir)
+	if err != nil {
+		return err
+	}
+	for _, e := range ents {
+		if e.Name() != "lock" {
+			if err := os.Remove(filepath.Join(ix.dir, e.Name())); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (ix *Index) lock(ctx context.Context) (func(), error) {
+	fl := flock.New(filepath.Join(ix.dir, "lock"), flock.SetPermissions(0o600))
+	ok, err := fl.TryLockContext(ctx, 5*time.Millisecond)
+	if err != nil && !ok && ctx.Err() != nil {
+		fl.Close()
+		return nil, ErrBusy
+	}
+	if err != nil {
+		fl.Close()
+		return nil, fmt.Errorf("search index: %w", err)
+	}
+	if !ok {
+		fl.Close()
+		return nil, ErrBusy
+	}
+	return func() { fl.Unlock(); fl.Close() }, nil
+}
+
+// load brings ix up to the manifest on disk (mu held): the manifest read
+// again when its file changed, the segments it names mapped and checked.
+// A segment a concurrent merge removed sends it back to the manifest.
+func (ix *Index) load() error {
+	for attempt := 0; ; attempt++ {
+		err := ix.loadOnce()
+		var pe *fs.PathError
+		if err == nil || attempt == 4 || !errors.As(err, &pe) || !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		ix.man = nil // a segment went away under us: read the manifest again
+	}
+}
+
+func (ix *Index) loadOnce() error {
+	path := filepath.Join(ix.dir, "manifest")
+	fi, err := os.Stat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		ix.man, ix.at = &manifest{}, fsutil.Stamp{}
+		for id := range ix.maps {
+			ix.drop(id)
+		}
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if st := fsutil.StampOf(fi); ix.man != nil && st.Equal(ix.at) {
+		return nil
+	}
+	data, err := fsutil.ReadFileRegular(path)
+	if err != nil {
+		return err
+	}
+	m, err := decodeManifest(data)
+	if err != nil {
+		return err
+	}
+	for _, id := range m.segs {
+		if ix.segs[id] != nil {
+			continue
+		}
+		if err := ix.mapSeg(id); err != nil {
+			return err
+		}
+	}
+	for id := range ix.segs {
+		if !slices.Contains(m.segs, id) {
+			ix.drop(id)
+		}
+	}
+	ix.man, ix.at = m, fsutil.StampOf(fi)
+	return nil
+}
+
+func (ix *Index) mapSeg(id uint32) error {
+	f, err := fsutil.OpenRegular(filepath.Join(ix.dir, segName(id)))
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	data, err := mapfile.Map(f, int(fi.Size()))
+	if err != nil {
+		return err
+	}
+	var s *segment
+	err = mapfile.Guard(func() (err error) {
+		s, err = parseSegment(id, segName(id), data)
+		return err
+	})
+	if err != nil {
+		mapfile.Unmap(data)
+		return err
+	}
+	ix.segs[id], ix.maps[id] = s, data
+	return nil
+}
+
+// Filter is what search filters by besides the text (search.Options):
+// candidates are only messages it may accept.
+type Filter struct {
+	IncludeTools bool     // tool messages are candidates too
+	Roles        []string // only these roles; nil: all
+	Since, Until int64    // epoch ms, since inclusive, until exclusive; 0 unbounded
+}
+
+func (f *Filter) accept(d doc) bool {
+	role := roles[min(int(d.flags&flagRoleMask), len(roles)-1)]
+	if role == "tool" && !f.IncludeTools {
+		return false
+	}
+	if len(f.Roles) > 0 && !slices.Contains(f.Roles, role) {
+		return false
+	}
+	return (f.Since == 0 || d.ts >= f.Since) && (f.Until == 0 || d.ts < f.Until)
+}
+
+// Candidate is an indexed message that may match: where to read it again
+// (Lines), and what the filters need.
+type Candidate struct {
+	Pos       int64 // the line's byte offset in its file (or stream), or the event's seq
+	Role      string
+	Timestamp int64
+	// ToolCalls: an assistant message with tool calls, whose text differs
+	// with --include-tools.
+	ToolCalls bool
+}
+
+// Result is the candidates of a query.
+type Result struct {
+	// All: the query cannot select (a regex with no literal of three
+	// bytes, a literal shorter than three bytes): every message is a
+	// candidate, and search scans.
+	All bool
+	// Sources holds, by SourceID, the candidates of each source in
+	// position order; a source not in it has none. Every message the query
+	// matches and the filter accepts is among them.
+	Sources map[string][]Candidate
+}
+
+// Candidates returns the messages that may match q and pass f, from the
+// index as it is on disk (no lock, no wait: call Update first to bring it
+// up to date). An index that cannot be read is an error (a
+// *CorruptError when it is damaged): never a wrong answer.
+func (ix *Index) Candidates(q search.Query, f Filter) (*Result, error) {
+	if q.Pattern == "" {
+		return nil, fmt.Errorf("the query is empty")
+	}
+	n, err := plan(q)
+	if err != nil {
+		return nil, err
+	}
+	if n.op == opAll {
+		return &Result{All: true}, nil
+	}
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if err := ix.load(); err != nil {
+		return nil, err
+	}
+	m, byNum := ix.man, ix.man.byNum()
+	res := &Result{Sources: map[string][]Candidate{}}
+	err = mapfile.Guard(func() error {
+		for _, id := range m.segs {
+			s := ix.segs[id]
+			ids, err := s.eval(n)
+			if err != nil {
+				return err
+			}
+			for _, di := range ids {
+				d := s.doc(di)
+				r := byNum[d.src]
+				if r == nil || !live(r, id, d) || !f.accept(d) {
+					continue
+				}
+				res.Sources[r.id] = append(res.Sources[r.id], Candidate{
+					Pos: d.pos, Role: roles[min(int(d.flags&flagRoleMask), len(roles)-1)],
+					Timestamp: d.ts, ToolCalls: d.flags&flagToolCalls != 0,
+				})
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// live reports whether document d of segment seg is still its source's.
+func live(r *srcRec, seg uint32, d doc) bool {
+	return seg >= r.minSeg && (d.flags&flagTail == 0 || seg == r.lastSeg)
+}
+
+// eval returns the documents of s that may match n, ascending.
+func (s *segment) eval(n *node) ([]uint32, error) {
+	switch n.op {
+	case opAnd:
+		// The rarest trigram first: every other list only narrows it.
+		idx := make([]int, 0, len(n.tris))
+		for _, t := range n.tris {
+			i := s.find(t)
+			if i < 0 {
+				return nil, nil
+			}
+			idx = append(idx, i)
+		}
+		slices.SortFunc(idx, func(a, b int) int { return s.count(a) - s.count(b) })
+		var cur []uint32
+		first := true
+		for _, i := range idx {
+			l, err := s.postingsAt(nil, i)
+			if err != nil {
+				return nil, err
+			}
+			if first {
+				cur, first = l, false
+			} else {
+				cur = intersect(cur, l)
+			}
+			if len(cur) == 0 {
+				return nil, nil
+			}
+		}
+		for _, sub := range n.subs {
+			l, err := s.eval(sub)
+			if err != nil {
+				return nil, err
+			}
+			if first {
+				cur, first = l, false
+			} else {
+				cur = intersect(cur, l)
+			}
+			if len(cur) == 0 {
+				return nil, nil
+			}
+		}
+		return cur, nil
+	case opOr:
+		var cur []uint32
+		for _, sub := range n.subs {
+			l, err := s.eval(sub)
+			if err != nil {
+				return nil, err
+			}
+			cur = union(cur, l)
+		}
+		return cur, nil
+	}
+	ids := make([]uint32, s.nDocs)
+	for i := range ids {
+		ids[i] = uint32(i)
+	}
+	return ids, nil
+}
+
+// find is the index of t in the trigram table, or -1.
+func (s *segment) find(t trigram) int {
+	lo, hi := 0, s.nTris()
+	for lo < hi {
+		h := int(uint(lo+hi) >> 1)
+		if s.triAt(h) < t {
+			lo = h + 1
+		} else {
+			hi = h
+		}
+	}
+	if lo < s.nTris() && s.triAt(lo) == t {
+		return lo
+	}
+	return -1
+}
+
+func (s *segment) count(i int) int {
+	e := s.tab[i*triSize:]
+	return int(uint32(e[11]) | uint32(e[12])<<8 | uint32(e[13])<<16 | uint32(e[14])<<24)
+}
+
+func intersect(a, b []uint32) []uint32 {
+	out := a[:0]
+	for i, j := 0, 0; i < len(a) && j < len(b); {
+		switch {
+		case a[i] < b[j]:
+			i++
+		case a[i] > b[j]:
+			j++
+		default:
+			out = append(out, a[i])
+			i++
+			j++
+		}
+	}
+	return out
+}
+
+func union(a, b []uint32) []uint32 {
+	out := make([]uint32, 0, len(a)+len(b))
+	i, j := 0, 0
+	for i < len(a) && j < len(b) {
+		switch {
+		case a[i] < b[j]:
+			out = append(out, a[i])
+			i++
+		case a[i] > b[j]:
+			out = append(out, b[j])
+			j++
+		default:
+			out = append(out, a[i])
+			i++
+			j++
+		}
+	}
+	out = append(out, a[i:]...)
+	return append(out, b[j:]...)
+}
+
+// extract is the searchable message of a line as this index sees it (raw
+// or masked).
+func (ix *Index) extract(line []byte, tools bool) (search.Message, transcript.Status) {
+	if ix.mask != nil {
+		return search.ExtractMasked(line, tools, ix.mask)
+	}
+	return search.Extract(line, tools)
+}
+
+// docOf is the document of one line or event, if it is a message: its
+// texts are its searchable text with and without tool calls (a document is
+// a candidate for a query either holds).
+func (ix *Index) docOf(pos int64, line []byte, tail bool) (pdoc, bool) {
+	m, st := ix.extract(line, true)
+	if st != transcript.StatusMessage {
+		return pdoc{}, false
+	}
+	p := pdoc{d: doc{pos: pos, ts: m.Timestamp, flags: roleFlag(m.Role)}, texts: []string{m.Text}}
+	if tail {
+		p.d.flags |= flagTail
+	}
+	if m.Role == "assistant" && (bytes.Contains(line, []byte("toolCall")) || bytes.Contains(line, []byte(`\u`))) {
+		if m0, _ := ix.extract(line, false); m0.Text != m.Text {
+			p.d.flags |= flagToolCalls
+			p.texts = append(p.texts, m0.Text)
+		}
+	}
+	return p, true
+}
+
+// Stats is what an Update did.
+type Stats struct {
+	Unchanged, Appended, Whole, Removed int
+	// Unreadable: sources that could not be read, left out of the index
+	// (search reads them itself and says why).
+	Unreadable []string
+	Segments   int // segments after the update
+	Merged     bool
+}
+
+func (s Stats) String() string {
+	return fmt.Sprintf("%d unchanged, %d appended, %d indexed whole, %d removed, %d unreadable, %d segments",
+		s.Unchanged, s.Appended, s.Whole, s.Removed, len(s.Unreadable), s.Segments)
+}
+
+// IsCorrupt reports whether err says the index is damaged (rebuild it).
+func IsCorrupt(err error) bool {
+	var c *CorruptError
+	return errors.As(err, &c)
+}
+
+func sourceName(id string) string { return strings.ReplaceAll(id, "\x00", " ") }

@@ -1,0 +1,210 @@
+package searchindex
+
+import (
+	"encoding/binary"
+	"hash/crc32"
+	"slices"
+	"strings"
+)
+
+// The manifest file names the index's segments and, for every source, what
+// of it is indexed and the stamp it had then. It is replaced whole
+// (temp file + rename) after the segments it names are written, so a reader
+// sees the old index or the new one:
+//
+//	"SXIDXMN1"  magic and format version
+//	body        uvarints and strings (uvarint length + bytes): next source
+//	            number, next segment number, the segments, the sources
+//	trailer     CRC-32C u32 of every byte before it, "SXIDXEND"
+const manMagic = "SXIDXMN1"
+
+// Source kinds.
+const (
+	kindFile   = iota // a plain JSONL file: appends are indexed line by line
+	kindWhole         // a zstd file or a store's archive: re-indexed whole on any change
+	kindEvents        // a session of a 2026.8+ store: events by seq
+)
+
+// stamp is a source's version: for a file its size, mtime, inode and ctime;
+// for a store's session those of the database and its -wal.
+type stamp struct {
+	Size, MTime int64
+	Ino         uint64
+	CTime       int64
+}
+
+// srcRec is one source in the manifest.
+type srcRec struct {
+	num   uint32
+	id    string
+	kind  uint8
+	stamp stamp
+	// to: a file's offset up to which its complete lines are indexed, an
+	// events source's last seq.
+	to int64
+	// head and tail: hashes of a file's first bytes and of the bytes just
+	// before to (the prefix check of an append); an events source's hash
+	// of every event up to to.
+	head, tail uint64
+	// minSeg: documents of this source in older segments are dead (it was
+	// indexed anew). lastSeg: the segment of its latest update, the only
+	// one whose tail document is live.
+	minSeg, lastSeg uint32
+}
+
+type manifest struct {
+	nextSrc, nextSeg uint32
+	segs             []uint32
+	srcs             []srcRec // by id
+
+	nums map[uint32]*srcRec // srcs by number, made on first use
+}
+
+// byNum is the sources by number (made once: a manifest is not changed
+// once it is read or written).
+func (m *manifest) byNum() map[uint32]*srcRec {
+	if m.nums == nil {
+		m.nums = make(map[uint32]*srcRec, len(m.srcs))
+		for i := range m.srcs {
+			m.nums[m.srcs[i].num] = &m.srcs[i]
+		}
+	}
+	return m.nums
+}
+
+func (m *manifest) find(id string) (int, bool) {
+	return slices.BinarySearchFunc(m.srcs, id, func(r srcRec, id string) int { return strings.Compare(r.id, id) })
+}
+
+func (m *manifest) encode() []byte {
+	b := []byte(manMagic)
+	u := func(v uint64) { b = binary.AppendUvarint(b, v) }
+	i := func(v int64) { b = binary.AppendVarint(b, v) }
+	u(uint64(m.nextSrc))
+	u(uint64(m.nextSeg))
+	u(uint64(len(m.segs)))
+	for _, s := range m.segs {
+		u(uint64(s))
+	}
+	u(uint64(len(m.srcs)))
+	for _, r := range m.srcs {
+		u(uint64(r.num))
+		u(uint64(len(r.id)))
+		b = append(b, r.id...)
+		b = append(b, r.kind)
+		i(r.stamp.Size)
+		i(r.stamp.MTime)
+		u(r.stamp.Ino)
+		i(r.stamp.CTime)
+		i(r.to)
+		b = binary.LittleEndian.AppendUint64(b, r.head)
+		b = binary.LittleEndian.AppendUint64(b, r.tail)
+		u(uint64(r.minSeg))
+		u(uint64(r.lastSeg))
+	}
+	b = binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, castagnoli))
+	return append(b, endMagic...)
+}
+
+// decoder reads a manifest body, remembering the first error.
+type decoder struct {
+	b   []byte
+	bad bool
+}
+
+func (d *decoder) u() uint64 {
+	v, n := binary.Uvarint(d.b)
+	if n <= 0 {
+		d.bad, d.b = true, nil
+		return 0
+	}
+	d.b = d.b[n:]
+	return v
+}
+
+func (d *decoder) u32() uint32 {
+	v := d.u()
+	if v > 1<<32-1 {
+		d.bad = true
+	}
+	return uint32(v)
+}
+
+func (d *decoder) i() int64 {
+	v, n := binary.Varint(d.b)
+	if n <= 0 {
+		d.bad, d.b = true, nil
+		return 0
+	}
+	d.b = d.b[n:]
+	return v
+}
+
+func (d *decoder) bytes(n uint64) []byte {
+	if n > uint64(len(d.b)) {
+		d.bad, d.b = true, nil
+		return nil
+	}
+	v := d.b[:n]
+	d.b = d.b[n:]
+	return v
+}
+
+func decodeManifest(data []byte) (*manifest, error) {
+	bad := func(why string) error { return &CorruptError{File: "manifest", Why: why} }
+	if len(data) < len(manMagic)+12 || string(data[:len(manMagic)]) != manMagic {
+		return nil, bad("not a manifest of this version")
+	}
+	if string(data[len(data)-8:]) != endMagic {
+		return nil, bad("no end mark (torn or truncated)")
+	}
+	body := data[:len(data)-12]
+	if crc32.Checksum(body, castagnoli) != binary.LittleEndian.Uint32(data[len(data)-12:]) {
+		return nil, bad("checksum mismatch")
+	}
+	d := &decoder{b: body[len(manMagic):]}
+	m := &manifest{nextSrc: d.u32(), nextSeg: d.u32()}
+	n := d.u()
+	if n > uint64(len(d.b)) {
+		return nil, bad("segment count out of bounds")
+	}
+	for range n {
+		m.segs = append(m.segs, d.u32())
+	}
+	n = d.u()
+	if n > uint64(len(d.b)) {
+		return nil, bad("source count out of bounds")
+	}
+	for range n {
+		r := srcRec{num: d.u32()}
+		r.id = string(d.bytes(d.u()))
+		if k := d.bytes(1); len(k) == 1 {
+			r.kind = k[0]
+		}
+		r.stamp = stamp{Size: d.i(), MTime: d.i(), Ino: d.u(), CTime: d.i()}
+		r.to = d.i()
+		if h := d.bytes(16); len(h) == 16 {
+			r.head, r.tail = binary.LittleEndian.Uint64(h), binary.LittleEndian.Uint64(h[8:])
+		}
+		r.minSeg, r.lastSeg = d.u32(), d.u32()
+		m.srcs = append(m.srcs, r)
+	}
+	if d.bad || len(d.b) != 0 {
+		return nil, bad("body does not decode")
+	}
+	if !slices.IsSortedFunc(m.srcs, func(a, b srcRec) int { return strings.Compare(a.id, b.id) }) ||
+		!slices.IsSorted(m.segs) {
+		return nil, bad("entries out of order")
+	}
+	for _, r := range m.srcs {
+		if r.num >= m.nextSrc || r.kind > kindEvents {
+			return nil, bad("a source out of range")
+		}
+	}
+	for _, s := range m.segs {
+		if s >= m.nextSeg {
+			return nil, bad("a segment out of range")
+		}
+	}
+	return m, nil
+}

@@ -1,0 +1,319 @@
+package searchindex
+
+import (
+	"bufio"
+	"encoding/binary"
+	"fmt"
+	"hash"
+	"hash/crc32"
+	"io"
+	"sort"
+)
+
+// A segment file (seg-<n>), written once and never changed:
+//
+//	"SXIDXSG1"                            magic and format version
+//	docs      nDocs × 21 bytes            src u32, pos u64, timestamp i64, flags u8 (little endian)
+//	postings  per trigram, its document numbers ascending as uvarint deltas
+//	trigrams  nTris × 15 bytes, ascending  trigram (3 bytes), postings offset u64, count u32
+//	trailer   nDocs u64, nTris u64, postings length u64, CRC-32C u32 of every byte before it, "SXIDXEND"
+//
+// Readers check the magics, the lengths and the checksum before anything
+// else, and every posting list as it is decoded, so that a torn, truncated,
+// foreign or corrupt file is an error, never a wrong answer or a panic.
+const (
+	segMagic     = "SXIDXSG1"
+	endMagic     = "SXIDXEND"
+	docSize      = 21
+	triSize      = 15
+	trailerSize  = 8 + 8 + 8 + 4 + 8
+	headerSize   = len(segMagic)
+	flagRoleMask = 3
+	// flagToolCalls: an assistant message whose tool calls are searched
+	// with --include-tools (its trigrams are those of both texts).
+	flagToolCalls = 1 << 2
+	// flagTail: the unterminated last line of a file, live only in its
+	// source's last segment (the next update indexes the line again).
+	flagTail = 1 << 3
+)
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// doc is one indexed message.
+type doc struct {
+	src   uint32 // the source's number in the manifest
+	pos   int64  // the line's byte offset, or the event's seq
+	ts    int64  // epoch ms, 0 unknown
+	flags uint8
+}
+
+var roles = [...]string{"user", "assistant", "tool"}
+
+func roleFlag(role string) uint8 {
+	switch role {
+	case "assistant":
+		return 1
+	case "tool":
+		return 2
+	}
+	return 0
+}
+
+// builder gathers the documents of one segment and their trigrams.
+type builder struct {
+	docs  []doc
+	pairs []uint64 // trigram<<32 | document number, in document order
+	text  int      // bytes of text indexed
+	fold  []byte
+	tris  []trigram
+	// seen marks the trigrams of the document being added (one bit per
+	// trigram, 2 MiB): each pair is added once without sorting.
+	seen []uint64
+}
+
+// add indexes one document whose searchable texts are texts (the trigrams
+// of all of them: a document is a candidate for a query any of them holds).
+func (b *builder) add(d doc, texts ...string) {
+	if b.seen == nil {
+		b.seen = make([]uint64, 1<<24/64)
+	}
+	n := uint64(len(b.docs))
+	b.docs = append(b.docs, d)
+	b.tris = b.tris[:0]
+	for _, t := range texts {
+		b.fold = appendFold(b.fold[:0], t)
+		b.text += len(t)
+		f := b.fold
+		for i := 0; i+3 <= len(f); i++ {
+			t := trigram(f[i])<<16 | trigram(f[i+1])<<8 | trigram(f[i+2])
+			if w, bit := t>>6, uint64(1)<<(t&63); b.seen[w]&bit == 0 {
+				b.seen[w] |= bit
+				b.tris = append(b.tris, t)
+				b.pairs = append(b.pairs, uint64(t)<<32|n)
+			}
+		}
+	}
+	for _, t := range b.tris {
+		b.seen[t>>6] &^= 1 << (t & 63)
+	}
+}
+
+// sortPairs sorts pairs by trigram, keeping document order within one: a
+// stable radix sort on the trigram's three bytes (the pairs were added in
+// document order).
+func sortPairs(pairs []uint64) []uint64 {
+	tmp := make([]uint64, len(pairs))
+	for shift := uint(32); shift < 56; shift += 8 {
+		var count [257]int
+		for _, p := range pairs {
+			count[(p>>shift)&0xff+1]++
+		}
+		for i := 1; i < 257; i++ {
+			count[i] += count[i-1]
+		}
+		for _, p := range pairs {
+			k := (p >> shift) & 0xff
+			tmp[count[k]] = p
+			count[k]++
+		}
+		pairs, tmp = tmp, pairs
+	}
+	return pairs
+}
+
+// segWriter writes a segment as a stream: documents, then postings one
+// trigram after another, then the trigram table and the trailer.
+type segWriter struct {
+	w     *bufio.Writer
+	crc   hash.Hash32
+	n     int64 // postings bytes written
+	tab   []byte
+	nDocs int
+	nTris int
+	buf   []byte
+}
+
+func newSegWriter(w io.Writer) *segWriter {
+	crc := crc32.New(castagnoli)
+	s := &segWriter{crc: crc, w: bufio.NewWriterSize(io.MultiWriter(w, crc), 1<<20)}
+	s.w.WriteString(segMagic)
+	return s
+}
+
+func (s *segWriter) doc(d doc) {
+	var b [docSize]byte
+	binary.LittleEndian.PutUint32(b[0:], d.src)
+	binary.LittleEndian.PutUint64(b[4:], uint64(d.pos))
+	binary.LittleEndian.PutUint64(b[12:], uint64(d.ts))
+	b[20] = d.flags
+	s.w.Write(b[:])
+	s.nDocs++
+}
+
+// posting writes the posting list of t (ids ascending, not empty).
+func (s *segWriter) posting(t trigram, ids []uint32) {
+	var e [triSize]byte
+	e[0], e[1], e[2] = byte(t>>16), byte(t>>8), byte(t)
+	binary.LittleEndian.PutUint64(e[3:], uint64(s.n))
+	binary.LittleEndian.PutUint32(e[11:], uint32(len(ids)))
+	s.tab = append(s.tab, e[:]...)
+	s.nTris++
+	s.buf = s.buf[:0]
+	prev := uint32(0)
+	for i, id := range ids {
+		if i == 0 {
+			s.buf = binary.AppendUvarint(s.buf, uint64(id))
+		} else {
+			s.buf = binary.AppendUvarint(s.buf, uint64(id-prev))
+		}
+		prev = id
+	}
+	s.w.Write(s.buf)
+	s.n += int64(len(s.buf))
+}
+
+func (s *segWriter) finish() error {
+	s.w.Write(s.tab)
+	var t [trailerSize - 4 - 8]byte
+	binary.LittleEndian.PutUint64(t[0:], uint64(s.nDocs))
+	binary.LittleEndian.PutUint64(t[8:], uint64(s.nTris))
+	binary.LittleEndian.PutUint64(t[16:], uint64(s.n))
+	s.w.Write(t[:])
+	if err := s.w.Flush(); err != nil {
+		return err
+	}
+	var c [4]byte
+	binary.LittleEndian.PutUint32(c[:], s.crc.Sum32())
+	s.w.Write(c[:])
+	s.w.WriteString(endMagic)
+	return s.w.Flush()
+}
+
+// write writes the builder's segment to w.
+func (b *builder) write(w io.Writer) error {
+	s := newSegWriter(w)
+	for _, d := range b.docs {
+		s.doc(d)
+	}
+	b.pairs = sortPairs(b.pairs)
+	var ids []uint32
+	for i := 0; i < len(b.pairs); {
+		t := trigram(b.pairs[i] >> 32)
+		ids = ids[:0]
+		for ; i < len(b.pairs) && trigram(b.pairs[i]>>32) == t; i++ {
+			ids = append(ids, uint32(b.pairs[i]))
+		}
+		s.posting(t, ids)
+	}
+	return s.finish()
+}
+
+// segment is a checked segment file's bytes.
+type segment struct {
+	id    uint32
+	data  []byte
+	docs  []byte
+	post  []byte
+	tab   []byte
+	nDocs int
+}
+
+// CorruptError is an index file that is not what this version wrote: torn,
+// truncated, of another version, or with bytes changed. The caller rebuilds
+// the index (Reset) or scans.
+type CorruptError struct {
+	File, Why string
+}
+
+func (e *CorruptError) Error() string { return "search index " + e.File + " is corrupt: " + e.Why }
+
+// parseSegment checks data (magics, lengths, checksum) and returns the
+// segment.
+func parseSegment(id uint32, name string, data []byte) (*segment, error) {
+	bad := func(why string, a ...any) error { return &CorruptError{File: name, Why: fmt.Sprintf(why, a...)} }
+	if len(data) < headerSize+trailerSize {
+		return nil, bad("%d bytes, too short", len(data))
+	}
+	if string(data[:headerSize]) != segMagic {
+		return nil, bad("not a segment of this version")
+	}
+	if string(data[len(data)-8:]) != endMagic {
+		return nil, bad("no end mark (torn or truncated)")
+	}
+	tr := data[len(data)-trailerSize:]
+	if got, want := crc32.Checksum(data[:len(data)-12], castagnoli), binary.LittleEndian.Uint32(tr[24:]); got != want {
+		return nil, bad("checksum mismatch")
+	}
+	nDocs, nTris, nPost := binary.LittleEndian.Uint64(tr[0:]), binary.LittleEndian.Uint64(tr[8:]), binary.LittleEndian.Uint64(tr[16:])
+	body := uint64(len(data) - headerSize - trailerSize)
+	if nDocs > body/docSize || nTris > body/triSize || nPost > body || nDocs*docSize+nTris*triSize+nPost != body {
+		return nil, bad("section lengths do not add up")
+	}
+	s := &segment{id: id, data: data, nDocs: int(nDocs)}
+	p := uint64(headerSize)
+	s.docs = data[p : p+nDocs*docSize]
+	p += nDocs * docSize
+	s.post = data[p : p+nPost]
+	p += nPost
+	s.tab = data[p : p+nTris*triSize]
+	return s, nil
+}
+
+func (s *segment) doc(i uint32) doc {
+	b := s.docs[int(i)*docSize:]
+	return doc{
+		src:   binary.LittleEndian.Uint32(b),
+		pos:   int64(binary.LittleEndian.Uint64(b[4:])),
+		ts:    int64(binary.LittleEndian.Uint64(b[12:])),
+		flags: b[20],
+	}
+}
+
+func (s *segment) nTris() int { return len(s.tab) / triSize }
+
+func (s *segment) triAt(i int) trigram {
+	e := s.tab[i*triSize:]
+	return trigram(e[0])<<16 | trigram(e[1])<<8 | trigram(e[2])
+}
+
+// postings appends the document numbers of t to dst (none when absent).
+func (s *segment) postings(dst []uint32, t trigram) ([]uint32, error) {
+	i := sort.Search(s.nTris(), func(i int) bool { return s.triAt(i) >= t })
+	if i == s.nTris() || s.triAt(i) != t {
+		return dst, nil
+	}
+	return s.postingsAt(dst, i)
+}
+
+// postingsAt decodes the i-th posting list, checking every number.
+func (s *segment) postingsAt(dst []uint32, i int) ([]uint32, error) {
+	e := s.tab[i*triSize:]
+	off, n := binary.LittleEndian.Uint64(e[3:]), int(binary.LittleEndian.Uint32(e[11:]))
+	if off >= uint64(len(s.post)) || n == 0 || n > s.nDocs {
+		return dst, &CorruptError{File: segName(s.id), Why: "posting list out of bounds"}
+	}
+	p := s.post[off:]
+	var id uint64
+	for k := range n {
+		v, w := binary.Uvarint(p)
+		if w <= 0 {
+			return dst, &CorruptError{File: segName(s.id), Why: "posting list truncated"}
+		}
+		p = p[w:]
+		if k == 0 {
+			id = v
+		} else {
+			id += v
+			if v == 0 {
+				return dst, &CorruptError{File: segName(s.id), Why: "posting list not ascending"}
+			}
+		}
+		if id >= uint64(s.nDocs) {
+			return dst, &CorruptError{File: segName(s.id), Why: "posting list names no document"}
+		}
+		dst = append(dst, uint32(id))
+	}
+	return dst, nil
+}
+
+func segName(id uint32) string { return fmt.Sprintf("seg-%08d", id) }

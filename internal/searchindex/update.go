@@ -1,0 +1,507 @@
+package searchindex
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"hash/fnv"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync/atomic"
+
+	"github.com/openclaw/sessions/internal/fsutil"
+	"github.com/openclaw/sessions/internal/search"
+	"github.com/openclaw/sessions/internal/transcript"
+)
+
+// Update brings the index up to the sources, which are every transcript of
+// the state dir (a source the index holds that is not among them is
+// removed at once, as is one whose file is gone). Per source it stats
+// first and reads only what changed since it was indexed: a file of the
+// same inode that grew and still holds the bytes it held around the end of
+// what was indexed (the prefix check) gets its appended lines indexed; a
+// file rewritten, truncated or replaced, a zstd file or a store's archive
+// that changed, is indexed whole; a store session whose earlier events are
+// unchanged gets its newer events indexed, else is indexed whole.
+//
+// Update takes the index's write lock, waiting for another process's update
+// until ctx is done (then ErrBusy, the index unchanged). New documents go to
+// new segment files, then the manifest naming them replaces the old one
+// (temp file, fsync, rename); a crash at any point leaves the old index or
+// the new one. An index found damaged is a *CorruptError (Reset, then
+// Update again); a write that fails (disk full, read-only) is an error and
+// leaves the index as it was.
+func (ix *Index) Update(ctx context.Context, srcs []search.Source) (Stats, error) {
+	unlock, err := ix.lock(ctx)
+	if err != nil {
+		return Stats{}, err
+	}
+	defer unlock()
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	// Under the lock, the manifest as another process may have left it
+	// (read again only if its file changed).
+	if err := ix.load(); err != nil {
+		return Stats{}, err
+	}
+	u := &updater{ix: ix, old: ix.man, cur: ix.man.nextSeg}
+	ix.stamps.Clear() // a store's stamp is taken once per update
+	u.next = manifest{nextSrc: ix.man.nextSrc, segs: slices.Clone(ix.man.segs)}
+	seen := map[string]bool{}
+	var order []int
+	var ids []string
+	for i := range srcs {
+		id := SourceID(&srcs[i])
+		if !seen[id] {
+			seen[id] = true
+			order, ids = append(order, i), append(ids, id)
+		}
+	}
+	if err := u.sources(ctx, srcs, order, ids); err != nil {
+		u.abort()
+		return Stats{}, err
+	}
+	for _, r := range ix.man.srcs {
+		if !seen[r.id] {
+			u.st.Removed++
+		}
+	}
+	if err := u.flush(); err != nil {
+		u.abort()
+		return Stats{}, err
+	}
+	slices.SortFunc(u.next.srcs, func(a, b srcRec) int { return strings.Compare(a.id, b.id) })
+	u.next.nextSeg = u.cur
+	if len(u.next.segs) > ix.maxSegs {
+		if err := u.merge(); err != nil {
+			u.abort()
+			return Stats{}, err
+		}
+		u.st.Merged = true
+	}
+	path := filepath.Join(ix.dir, "manifest")
+	if err := fsutil.WriteFileAtomic(path, u.next.encode(), 0o600); err != nil {
+		u.abort()
+		return Stats{}, err
+	}
+	u.st.Segments = len(u.next.segs)
+	// The manifest just written is the index now (not decoded again).
+	fi, err := os.Stat(path)
+	if err != nil {
+		ix.man = nil
+		return u.st, err
+	}
+	for _, id := range u.next.segs {
+		if ix.segs[id] == nil {
+			if err := ix.mapSeg(id); err != nil {
+				ix.man = nil
+				return u.st, err
+			}
+		}
+	}
+	for id := range ix.segs {
+		if !slices.Contains(u.next.segs, id) {
+			ix.drop(id)
+		}
+	}
+	ix.man, ix.at = &u.next, fsutil.StampOf(fi)
+	ix.gc()
+	return u.st, nil
+}
+
+// gc removes the files no manifest names: old segments and the temp files
+// of a writer that died (the lock is held).
+func (ix *Index) gc() {
+	ents, err := os.ReadDir(ix.dir)
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		n := e.Name()
+		if n == "manifest" || n == "lock" {
+			continue
+		}
+		if strings.HasPrefix(n, "seg-") && !strings.HasSuffix(n, ".tmp") {
+			var id uint32
+			if _, ok := parseSegName(n, &id); ok && slices.Contains(ix.man.segs, id) {
+				continue
+			}
+		}
+		os.Remove(filepath.Join(ix.dir, n))
+	}
+}
+
+func parseSegName(n string, id *uint32) (string, bool) {
+	s, ok := strings.CutPrefix(n, "seg-")
+	if !ok || len(s) != 8 {
+		return "", false
+	}
+	var v uint32
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return "", false
+		}
+		v = v*10 + uint32(c-'0')
+	}
+	*id = v
+	return s, true
+}
+
+// testHookSegWritten, when set (by the crash test's child), runs after
+// each segment an update writes, before the manifest names it.
+var testHookSegWritten func()
+
+type updater struct {
+	ix      *Index
+	old     *manifest
+	next    manifest
+	b       builder
+	cur     uint32   // the segment being built
+	written []string // segment files written by this update
+	st      Stats
+}
+
+// abort removes the segment files this update wrote.
+func (u *updater) abort() {
+	for _, p := range u.written {
+		os.Remove(p)
+	}
+}
+
+// flush writes the segment being built (when it holds a document).
+func (u *updater) flush() error {
+	if len(u.b.docs) == 0 {
+		return nil
+	}
+	id := u.cur
+	if err := u.writeSeg(id, u.b.write); err != nil {
+		return err
+	}
+	u.next.segs = append(u.next.segs, id)
+	u.cur++
+	if testHookSegWritten != nil {
+		testHookSegWritten()
+	}
+	u.b = builder{fold: u.b.fold[:0], tris: u.b.tris[:0], pairs: u.b.pairs[:0], docs: u.b.docs[:0]}
+	return nil
+}
+
+// writeSeg writes segment id through write: a temp file, fsynced and
+// renamed to its name.
+func (u *updater) writeSeg(id uint32, write func(w io.Writer) error) error {
+	path := filepath.Join(u.ix.dir, segName(id))
+	tmp, err := os.OpenFile(path+".tmp", os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if err := write(tmp); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return err
+	}
+	u.written = append(u.written, path)
+	return nil
+}
+
+// maybeFlush ends the segment once it holds enough text.
+func (u *updater) maybeFlush() error {
+	if u.b.text < u.ix.segText {
+		return nil
+	}
+	return u.flush()
+}
+
+// pdoc is a document read from a source, before it is numbered.
+type pdoc struct {
+	d     doc
+	texts []string
+}
+
+// readResult is what a worker read of one source.
+type readResult struct {
+	rec       srcRec // the source's new stamp, to, head and tail
+	unchanged bool   // the same stamp: nothing read
+	appended  bool   // docs are what was appended (else the source whole)
+	noNew     bool   // appended, but nothing new (a store changed elsewhere)
+	docs      []pdoc
+	err       error
+}
+
+// sources reads the sources (srcs[order[k]], named ids[k]) on every core,
+// and adds what they read to the index in their order, so that segments
+// and source numbers come out as one reader would make them.
+func (u *updater) sources(ctx context.Context, srcs []search.Source, order []int, ids []string) error {
+	workers := max(1, min(runtime.GOMAXPROCS(0), len(order)))
+	results := make([]chan readResult, len(order))
+	for k := range results {
+		results[k] = make(chan readResult, 1)
+	}
+	window := make(chan struct{}, 2*workers+2) // sources read ahead of the adding
+	done := make(chan struct{})
+	defer close(done)
+	var next atomic.Int64
+	olds := make([]*srcRec, len(order))
+	for k, id := range ids {
+		if i, ok := u.old.find(id); ok && u.old.srcs[i].kind == kindOf(&srcs[order[k]]) {
+			olds[k] = &u.old.srcs[i]
+		}
+	}
+	for range workers {
+		go func() {
+			for {
+				select {
+				case window <- struct{}{}:
+				case <-done:
+					return
+				}
+				k := int(next.Add(1) - 1)
+				if k >= len(order) {
+					return
+				}
+				if err := ctx.Err(); err != nil {
+					results[k] <- readResult{err: err}
+					continue
+				}
+				results[k] <- u.ix.read(&srcs[order[k]], olds[k])
+			}
+		}()
+	}
+	for k := range order {
+		var res readResult
+		select {
+		case res = <-results[k]:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		<-window
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := u.add(ids[k], kindOf(&srcs[order[k]]), olds[k], res); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// add puts one source's read into the index being built.
+func (u *updater) add(id string, kind uint8, old *srcRec, res readResult) error {
+	if res.err != nil {
+		if !errors.Is(res.err, fs.ErrNotExist) { // gone: removed
+			u.st.Unreadable = append(u.st.Unreadable, sourceName(id)+": "+res.err.Error())
+		}
+		return nil
+	}
+	if res.unchanged {
+		u.next.srcs = append(u.next.srcs, *old)
+		u.st.Unchanged++
+		return nil
+	}
+	rec := res.rec
+	rec.id, rec.kind = id, kind
+	if old != nil {
+		rec.num = old.num
+	} else {
+		rec.num = u.next.nextSrc
+		u.next.nextSrc++
+	}
+	switch {
+	case !res.appended:
+		rec.minSeg, rec.lastSeg = u.cur, u.cur
+		u.st.Whole++
+	case kind == kindFile:
+		// The old tail document dies (lastSeg moves on): the line at
+		// old.to was read again if it is still there.
+		rec.minSeg, rec.lastSeg = old.minSeg, u.cur
+		u.st.Appended++
+	default:
+		rec.minSeg, rec.lastSeg = old.minSeg, old.lastSeg
+		if res.noNew {
+			u.st.Unchanged++
+		} else {
+			u.st.Appended++
+		}
+	}
+	for _, p := range res.docs {
+		p.d.src = rec.num
+		u.b.add(p.d, p.texts...)
+		rec.lastSeg = u.cur
+		if err := u.maybeFlush(); err != nil {
+			return err
+		}
+	}
+	u.next.srcs = append(u.next.srcs, rec)
+	return nil
+}
+
+// read reads what changed in one source since old (nil: never indexed).
+func (ix *Index) read(src *search.Source, old *srcRec) readResult {
+	switch kindOf(src) {
+	case kindFile:
+		return ix.readFile(src, old)
+	case kindWhole:
+		return ix.readWhole(src, old)
+	}
+	return ix.readEvents(src, old)
+}
+
+func (ix *Index) readFile(src *search.Source, old *srcRec) (res readResult) {
+	if old != nil {
+		// One stat for a file that did not change (the common case).
+		if fi, err := os.Stat(src.Path); err == nil && fi.Mode().IsRegular() && stampOf(fi) == old.stamp {
+			return readResult{unchanged: true}
+		}
+	}
+	f, err := fsutil.OpenRegular(src.Path)
+	if err != nil {
+		return readResult{err: err}
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return readResult{err: err}
+	}
+	res.rec.stamp = stampOf(fi)
+	from := int64(0)
+	if old != nil {
+		if old.stamp == res.rec.stamp {
+			return readResult{unchanged: true}
+		}
+		if old.stamp.Ino == res.rec.stamp.Ino && res.rec.stamp.Size >= old.to && old.to > 0 {
+			if head, tail, err := prefixHashes(f, old.to); err == nil && head == old.head && tail == old.tail {
+				from, res.appended = old.to, true
+			}
+		}
+	}
+	if _, err := f.Seek(from, 0); err != nil {
+		return readResult{err: err}
+	}
+	to, err := eachLine(f, from, search.DefaultMaxLine, func(pos int64, line []byte, complete bool) {
+		if p, ok := ix.docOf(pos, line, !complete); ok {
+			res.docs = append(res.docs, p)
+		}
+	})
+	if err != nil {
+		return readResult{err: err}
+	}
+	res.rec.to = to
+	if res.rec.head, res.rec.tail, err = prefixHashes(f, to); err != nil {
+		return readResult{err: err}
+	}
+	return res
+}
+
+func (ix *Index) readWhole(src *search.Source, old *srcRec) (res readResult) {
+	var err error
+	if src.Archive != nil {
+		res.rec.stamp, err = ix.dbStamp(src.DB.Path())
+	} else {
+		var fi fs.FileInfo
+		if fi, err = os.Stat(src.Path); err == nil {
+			res.rec.stamp = stampOf(fi)
+		}
+	}
+	if err != nil {
+		return readResult{err: err}
+	}
+	if old != nil && old.stamp == res.rec.stamp {
+		return readResult{unchanged: true}
+	}
+	r, closeFn, err := openWhole(src)
+	if err != nil {
+		return readResult{err: err}
+	}
+	defer closeFn()
+	_, err = eachLine(r, 0, search.DefaultMaxLine, func(pos int64, line []byte, _ bool) {
+		if p, ok := ix.docOf(pos, line, false); ok {
+			res.docs = append(res.docs, p)
+		}
+	})
+	if err != nil {
+		return readResult{err: err}
+	}
+	return res
+}
+
+func (ix *Index) readEvents(src *search.Source, old *srcRec) (res readResult) {
+	st, err := ix.dbStamp(src.DB.Path())
+	if err != nil {
+		return readResult{err: err}
+	}
+	if old != nil && old.stamp == st {
+		return readResult{unchanged: true}
+	}
+	res.rec.stamp = st
+	type ev struct {
+		seq  int64
+		data []byte
+	}
+	var evs []ev
+	prefix, all := fnv.New64a(), fnv.New64a()
+	var last int64 = -1
+	err = src.DB.Events(src.SessionID, search.DefaultMaxLine, func() {
+		evs, last = evs[:0], -1
+		prefix.Reset()
+		all.Reset()
+	}, func(seq int64, data []byte, s transcript.Status) {
+		var h [9]byte
+		for k := range 8 {
+			h[k] = byte(seq >> (8 * k))
+		}
+		h[8] = byte(s)
+		all.Write(h[:])
+		all.Write(data)
+		if old != nil && seq <= old.to {
+			prefix.Write(h[:])
+			prefix.Write(data)
+		}
+		evs = append(evs, ev{seq, bytes.Clone(data)})
+		last = max(last, seq)
+	})
+	if err != nil {
+		return readResult{err: err}
+	}
+	from := int64(-1 << 62)
+	if old != nil && prefix.Sum64() == old.head && last >= old.to {
+		// Its earlier events as they were: only newer ones are indexed
+		// (the store changed, maybe in another session).
+		from, res.appended, res.noNew = old.to, true, last == old.to
+	}
+	for _, e := range evs {
+		if e.seq > from && e.data != nil {
+			if p, ok := ix.docOf(e.seq, e.data, false); ok {
+				res.docs = append(res.docs, p)
+			}
+		}
+	}
+	res.rec.to, res.rec.head = last, all.Sum64()
+	return res
+}
+
+// dbStamp is the stamp of a store, taken once per update for all its
+// sessions.
+func (ix *Index) dbStamp(path string) (stamp, error) {
+	if v, ok := ix.stamps.Load(path); ok {
+		return v.(stamp), nil
+	}
+	st, err := dbStamp(path)
+	if err == nil {
+		ix.stamps.Store(path, st)
+	}
+	return st, err
+}
