@@ -63,7 +63,7 @@ func TestStdio(t *testing.T) {
 		t.Fatal(err)
 	}
 	tools, err := cs.ListTools(context.Background(), nil)
-	if err != nil || len(tools.Tools) != 8 {
+	if err != nil || len(tools.Tools) != 9 {
 		t.Fatalf("tools over stdio (read-only): %v %v", tools, err)
 	}
 	res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "sessions_show", Arguments: map[string]any{"sessionKey": "main"}})
