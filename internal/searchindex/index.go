@@ -38,6 +38,7 @@ type Index struct {
 	mu   sync.Mutex
 	man  *manifest
 	at   fsutil.Stamp // the manifest file's stamp when man was read
+	gen  uint64       // counts the manifests man has been (Texts checks a Result's)
 	segs map[uint32]*segment
 	maps map[uint32][]byte
 	// stamps: the stores' stamps of the update under way.
@@ -131,6 +132,7 @@ func (ix *Index) Close() error {
 		ix.drop(id)
 	}
 	ix.man = nil
+	ix.gen++
 	return nil
 }
 
@@ -154,6 +156,7 @@ func (ix *Index) Reset(ctx context.Context) error {
 		ix.drop(id)
 	}
 	ix.man = nil
+	ix.gen++
 	ents, err := os.ReadDir(ix.dir)
 	if err != nil {
 		return err
@@ -205,6 +208,7 @@ func (ix *Index) loadOnce() error {
 	fi, err := os.Stat(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		ix.man, ix.at = &manifest{}, fsutil.Stamp{}
+		ix.gen++
 		for id := range ix.maps {
 			ix.drop(id)
 		}
@@ -238,6 +242,7 @@ func (ix *Index) loadOnce() error {
 		}
 	}
 	ix.man, ix.at = m, fsutil.StampOf(fi)
+	ix.gen++
 	return nil
 }
 
@@ -296,6 +301,12 @@ type Candidate struct {
 	// ToolCalls: an assistant message with tool calls, whose text differs
 	// with --include-tools.
 	ToolCalls bool
+	// ID, Text and TextNoTools (ToolCalls only) are the message's id and
+	// searchable text with and without tool calls, as the index extracted
+	// them: filled in by Index.Texts (Message makes the search.Message).
+	ID, Text, TextNoTools string
+
+	seg, doc uint32 // where the index keeps it (Texts)
 }
 
 // Result is the candidates of a query.
@@ -308,6 +319,9 @@ type Result struct {
 	// position order; a source not in it has none. Every message the query
 	// matches and the filter accepts is among them.
 	Sources map[string][]Candidate
+
+	ix  *Index // the index and the version of it that it was read from (Texts)
+	gen uint64
 }
 
 // Candidates returns the messages that may match q and pass f, from the
@@ -331,7 +345,7 @@ func (ix *Index) Candidates(q search.Query, f Filter) (*Result, error) {
 		return nil, err
 	}
 	m, byNum := ix.man, ix.man.byNum()
-	res := &Result{Sources: map[string][]Candidate{}}
+	res := &Result{Sources: map[string][]Candidate{}, ix: ix, gen: ix.gen}
 	err = mapfile.Guard(func() error {
 		for _, id := range m.segs {
 			s := ix.segs[id]
@@ -347,7 +361,7 @@ func (ix *Index) Candidates(q search.Query, f Filter) (*Result, error) {
 				}
 				res.Sources[r.id] = append(res.Sources[r.id], Candidate{
 					Pos: d.pos, Role: roles[min(int(d.flags&flagRoleMask), len(roles)-1)],
-					Timestamp: d.ts, ToolCalls: d.flags&flagToolCalls != 0,
+					Timestamp: d.ts, ToolCalls: d.flags&flagToolCalls != 0, seg: id, doc: di,
 				})
 			}
 		}
@@ -504,16 +518,21 @@ func (ix *Index) docOf(pos int64, line []byte, tail bool) (pdoc, bool) {
 	if st != transcript.StatusMessage {
 		return pdoc{}, false
 	}
-	p := pdoc{d: doc{pos: pos, ts: m.Timestamp, flags: roleFlag(m.Role)}, texts: []string{m.Text}}
+	p := pdoc{d: doc{pos: pos, ts: m.Timestamp, flags: roleFlag(m.Role)}, text: len(m.Text)}
 	if tail {
 		p.d.flags |= flagTail
 	}
 	if m.Role == "assistant" && (bytes.Contains(line, []byte("toolCall")) || bytes.Contains(line, []byte(`\u`))) {
 		if m0, _ := ix.extract(line, false); m0.Text != m.Text {
 			p.d.flags |= flagToolCalls
-			p.texts = append(p.texts, m0.Text)
+			p.text += len(m0.Text)
+			p.tris = docTrigrams(nil, m.Text, m0.Text)
+			p.rec = appendRecord(nil, m.ID, m.Text, m0.Text)
+			return p, true
 		}
 	}
+	p.tris = docTrigrams(nil, m.Text)
+	p.rec = appendRecord(nil, m.ID, m.Text, "")
 	return p, true
 }
 

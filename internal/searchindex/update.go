@@ -94,12 +94,14 @@ func (ix *Index) Update(ctx context.Context, srcs []search.Source) (Stats, error
 	fi, err := os.Stat(path)
 	if err != nil {
 		ix.man = nil
+		ix.gen++
 		return u.st, err
 	}
 	for _, id := range u.next.segs {
 		if ix.segs[id] == nil {
 			if err := ix.mapSeg(id); err != nil {
 				ix.man = nil
+				ix.gen++
 				return u.st, err
 			}
 		}
@@ -110,6 +112,7 @@ func (ix *Index) Update(ctx context.Context, srcs []search.Source) (Stats, error
 		}
 	}
 	ix.man, ix.at = &u.next, fsutil.StampOf(fi)
+	ix.gen++
 	ix.gc()
 	return u.st, nil
 }
@@ -187,7 +190,7 @@ func (u *updater) flush() error {
 	if testHookSegWritten != nil {
 		testHookSegWritten()
 	}
-	u.b = builder{fold: u.b.fold[:0], tris: u.b.tris[:0], pairs: u.b.pairs[:0], docs: u.b.docs[:0]}
+	u.b = builder{pairs: u.b.pairs[:0], tmp: u.b.tmp, docs: u.b.docs[:0], recs: u.b.recs[:0], ends: u.b.ends[:0]}
 	return nil
 }
 
@@ -228,8 +231,10 @@ func (u *updater) maybeFlush() error {
 
 // pdoc is a document read from a source, before it is numbered.
 type pdoc struct {
-	d     doc
-	texts []string
+	d    doc
+	tris []trigram // its distinct folded trigrams (docTrigrams)
+	text int       // bytes of its texts
+	rec  []byte    // its record (appendRecord)
 }
 
 // readResult is what a worker read of one source.
@@ -339,7 +344,7 @@ func (u *updater) add(id string, kind uint8, old *srcRec, res readResult) error 
 	}
 	for _, p := range res.docs {
 		p.d.src = rec.num
-		u.b.add(p.d, p.texts...)
+		u.b.add(p.d, p.tris, p.text, p.rec)
 		rec.lastSeg = u.cur
 		if err := u.maybeFlush(); err != nil {
 			return err
