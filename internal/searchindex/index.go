@@ -35,10 +35,14 @@ type Index struct {
 	dir  string
 	mask search.Masker
 
-	mu   sync.Mutex
-	man  *manifest
-	at   fsutil.Stamp // the manifest file's stamp when man was read
-	gen  uint64       // counts the manifests man has been (Texts checks a Result's)
+	mu  sync.Mutex
+	man *manifest
+	at  fsutil.Stamp // the manifest file's stamp when man was read
+	gen uint64       // counts the manifests man has been (Texts checks a Result's)
+	// jat: the journal's stamp when man was read; jEnd its valid length
+	// (0: none of man's generation).
+	jat  fsutil.Stamp
+	jEnd int64
 	segs map[uint32]*segment
 	maps map[uint32][]byte
 	// stamps: the stores' stamps of the update under way.
@@ -217,7 +221,13 @@ func (ix *Index) loadOnce() error {
 	if err != nil {
 		return err
 	}
-	if st := fsutil.StampOf(fi); ix.man != nil && st.Equal(ix.at) {
+	var jat fsutil.Stamp
+	if ji, err := os.Stat(filepath.Join(ix.dir, "journal")); err == nil {
+		jat = fsutil.StampOf(ji)
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	if st := fsutil.StampOf(fi); ix.man != nil && st.Equal(ix.at) && jat.Equal(ix.jat) {
 		return nil
 	}
 	data, err := fsutil.ReadFileRegular(path)
@@ -225,6 +235,10 @@ func (ix *Index) loadOnce() error {
 		return err
 	}
 	m, err := decodeManifest(data)
+	if err != nil {
+		return err
+	}
+	m, jEnd, err := readJournal(ix.dir, m)
 	if err != nil {
 		return err
 	}
@@ -241,7 +255,7 @@ func (ix *Index) loadOnce() error {
 			ix.drop(id)
 		}
 	}
-	ix.man, ix.at = m, fsutil.StampOf(fi)
+	ix.man, ix.at, ix.jat, ix.jEnd = m, fsutil.StampOf(fi), jat, jEnd
 	ix.gen++
 	return nil
 }

@@ -84,19 +84,17 @@ func (ix *Index) Update(ctx context.Context, srcs []search.Source) (Stats, error
 		}
 		u.st.Merged = true
 	}
-	path := filepath.Join(ix.dir, "manifest")
-	if err := fsutil.WriteFileAtomic(path, u.next.encode(), 0o600); err != nil {
+	if err := u.commit(); err != nil {
 		u.abort()
 		return Stats{}, err
 	}
-	u.st.Segments = len(u.next.segs)
-	// The manifest just written is the index now (not decoded again).
-	fi, err := os.Stat(path)
-	if err != nil {
+	if u.reload {
 		ix.man = nil
 		ix.gen++
-		return u.st, err
+		return u.st, nil
 	}
+	u.st.Segments = len(u.next.segs)
+	// The manifest just written is the index now (not decoded again).
 	for _, id := range u.next.segs {
 		if ix.segs[id] == nil {
 			if err := ix.mapSeg(id); err != nil {
@@ -111,11 +109,76 @@ func (ix *Index) Update(ctx context.Context, srcs []search.Source) (Stats, error
 			ix.drop(id)
 		}
 	}
-	ix.man, ix.at = &u.next, fsutil.StampOf(fi)
+	ix.man = &u.next
 	ix.gen++
-	ix.gc()
+	if u.full {
+		ix.gc()
+	}
 	return u.st, nil
 }
+
+// commit makes u.next the index on disk: nothing when nothing changed; a
+// journal record of what changed after a catch-up; a new manifest (of the
+// next generation, its journal empty) after a merge, for a new index, or
+// when the journal has grown past a quarter of the manifest. It records
+// the files' new stamps in ix.
+func (u *updater) commit() error {
+	ix := u.ix
+	old := ix.man
+	u.next.gen = old.gen
+	// What changed: both lists are sorted by id.
+	var changed []srcRec
+	var removed []string
+	i, j := 0, 0
+	for i < len(old.srcs) || j < len(u.next.srcs) {
+		switch {
+		case j == len(u.next.srcs) || (i < len(old.srcs) && old.srcs[i].id < u.next.srcs[j].id):
+			removed = append(removed, old.srcs[i].id)
+			i++
+		case i == len(old.srcs) || u.next.srcs[j].id < old.srcs[i].id:
+			changed = append(changed, u.next.srcs[j])
+			j++
+		default:
+			if !sameRec(&old.srcs[i], &u.next.srcs[j]) {
+				changed = append(changed, u.next.srcs[j])
+			}
+			i++
+			j++
+		}
+	}
+	if len(changed) == 0 && len(removed) == 0 && slices.Equal(old.segs, u.next.segs) &&
+		old.nextSrc == u.next.nextSrc && old.nextSeg == u.next.nextSeg && !ix.at.Equal(fsutil.Stamp{}) {
+		return nil
+	}
+	var body []byte
+	if !u.st.Merged && !ix.at.Equal(fsutil.Stamp{}) {
+		body = u.next.appendBody(nil, changed, removed, true)
+	}
+	if body != nil && ix.jEnd+int64(len(body)) <= max(64<<10, ix.at.Size/4) {
+		end, err := appendJournal(ix.dir, old.gen, ix.jEnd, body)
+		if err != nil {
+			return err
+		}
+		// Written: from here on an error only sends the next reader to
+		// the files (never removes the segments they name).
+		fi, err := os.Stat(filepath.Join(ix.dir, "journal"))
+		ix.jEnd, ix.jat, u.reload = end, fsutil.StampOf(fi), err != nil
+		return nil
+	}
+	u.full = true
+	u.next.gen = old.gen + 1
+	path := filepath.Join(ix.dir, "manifest")
+	if err := fsutil.WriteFileAtomic(path, u.next.encode(), 0o600); err != nil {
+		return err
+	}
+	// Its journal is of an older generation now: ignored, removed.
+	os.Remove(filepath.Join(ix.dir, "journal"))
+	fi, err := os.Stat(path)
+	ix.at, ix.jat, ix.jEnd, u.reload = fsutil.StampOf(fi), fsutil.Stamp{}, 0, err != nil
+	return nil
+}
+
+func sameRec(a, b *srcRec) bool { return *a == *b }
 
 // gc removes the files no manifest names: old segments and the temp files
 // of a writer that died (the lock is held).
@@ -126,7 +189,7 @@ func (ix *Index) gc() {
 	}
 	for _, e := range ents {
 		n := e.Name()
-		if n == "manifest" || n == "lock" {
+		if n == "manifest" || n == "lock" || n == "journal" {
 			continue
 		}
 		if strings.HasPrefix(n, "seg-") && !strings.HasSuffix(n, ".tmp") {
@@ -167,6 +230,8 @@ type updater struct {
 	cur     uint32   // the segment being built
 	written []string // segment files written by this update
 	st      Stats
+	full    bool // a new manifest was written (not a journal record)
+	reload  bool // written, but its stamp not taken: the next load reads the files
 }
 
 // abort removes the segment files this update wrote.
