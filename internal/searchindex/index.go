@@ -524,30 +524,35 @@ func (ix *Index) extract(line []byte, tools bool) (search.Message, transcript.St
 	return search.Extract(line, tools)
 }
 
-// docOf is the document of one line or event, if it is a message: its
-// texts are its searchable text with and without tool calls (a document is
-// a candidate for a query either holds).
-func (ix *Index) docOf(pos int64, line []byte, tail bool) (pdoc, bool) {
+// addDoc adds to res the document of one line or event, if it is a
+// message: its trigrams are those of its searchable text with tool calls
+// and without (a document is a candidate for a query either holds), its
+// record both texts.
+func (ix *Index) addDoc(res *readResult, pos int64, line []byte, tail bool) {
 	m, st := ix.extract(line, true)
 	if st != transcript.StatusMessage {
-		return pdoc{}, false
+		return
 	}
 	p := pdoc{d: doc{pos: pos, ts: m.Timestamp, flags: roleFlag(m.Role)}, text: len(m.Text)}
 	if tail {
 		p.d.flags |= flagTail
 	}
+	noTools := ""
 	if m.Role == "assistant" && (bytes.Contains(line, []byte("toolCall")) || bytes.Contains(line, []byte(`\u`))) {
 		if m0, _ := ix.extract(line, false); m0.Text != m.Text {
 			p.d.flags |= flagToolCalls
 			p.text += len(m0.Text)
-			p.tris = docTrigrams(nil, m.Text, m0.Text)
-			p.rec = appendRecord(nil, m.ID, m.Text, m0.Text)
-			return p, true
+			noTools = m0.Text
 		}
 	}
-	p.tris = docTrigrams(nil, m.Text)
-	p.rec = appendRecord(nil, m.ID, m.Text, "")
-	return p, true
+	if p.d.flags&flagToolCalls != 0 {
+		res.tris = docTrigrams(res.tris, m.Text, noTools)
+	} else {
+		res.tris = docTrigrams(res.tris, m.Text)
+	}
+	res.recs = appendRecord(res.recs, m.ID, m.Text, noTools)
+	p.triEnd, p.recEnd = len(res.tris), len(res.recs)
+	res.docs = append(res.docs, p)
 }
 
 // Stats is what an Update did.

@@ -297,9 +297,10 @@ func (u *updater) maybeFlush() error {
 // pdoc is a document read from a source, before it is numbered.
 type pdoc struct {
 	d    doc
-	tris []trigram // its distinct folded trigrams (docTrigrams)
-	text int       // bytes of its texts
-	rec  []byte    // its record (appendRecord)
+	text int // bytes of its texts
+	// triEnd and recEnd: where its distinct folded trigrams (docTrigrams)
+	// and its record (appendRecord) end in its readResult's tris and recs.
+	triEnd, recEnd int
 }
 
 // readResult is what a worker read of one source.
@@ -309,6 +310,8 @@ type readResult struct {
 	appended  bool   // docs are what was appended (else the source whole)
 	noNew     bool   // appended, but nothing new (a store changed elsewhere)
 	docs      []pdoc
+	tris      []trigram // the documents' trigrams, one after another
+	recs      []byte    // the documents' records, one after another
 	err       error
 }
 
@@ -407,9 +410,11 @@ func (u *updater) add(id string, kind uint8, old *srcRec, res readResult) error 
 			u.st.Appended++
 		}
 	}
+	triStart, recStart := 0, 0
 	for _, p := range res.docs {
 		p.d.src = rec.num
-		u.b.add(p.d, p.tris, p.text, p.rec)
+		u.b.add(p.d, res.tris[triStart:p.triEnd], p.text, res.recs[recStart:p.recEnd])
+		triStart, recStart = p.triEnd, p.recEnd
 		rec.lastSeg = u.cur
 		if err := u.maybeFlush(); err != nil {
 			return err
@@ -462,9 +467,7 @@ func (ix *Index) readFile(src *search.Source, old *srcRec) (res readResult) {
 		return readResult{err: err}
 	}
 	to, err := eachLine(f, from, search.DefaultMaxLine, func(pos int64, line []byte, complete bool) {
-		if p, ok := ix.docOf(pos, line, !complete); ok {
-			res.docs = append(res.docs, p)
-		}
+		ix.addDoc(&res, pos, line, !complete)
 	})
 	if err != nil {
 		return readResult{err: err}
@@ -498,9 +501,7 @@ func (ix *Index) readWhole(src *search.Source, old *srcRec) (res readResult) {
 	}
 	defer closeFn()
 	_, err = eachLine(r, 0, search.DefaultMaxLine, func(pos int64, line []byte, _ bool) {
-		if p, ok := ix.docOf(pos, line, false); ok {
-			res.docs = append(res.docs, p)
-		}
+		ix.addDoc(&res, pos, line, false)
 	})
 	if err != nil {
 		return readResult{err: err}
@@ -554,9 +555,7 @@ func (ix *Index) readEvents(src *search.Source, old *srcRec) (res readResult) {
 	}
 	for _, e := range evs {
 		if e.seq > from && e.data != nil {
-			if p, ok := ix.docOf(e.seq, e.data, false); ok {
-				res.docs = append(res.docs, p)
-			}
+			ix.addDoc(&res, e.seq, e.data, false)
 		}
 	}
 	res.rec.to, res.rec.head = last, all.Sum64()
