@@ -44,7 +44,7 @@ echo "Wall time per query (CPU time of the process per query), and candidates ve
 echo
 echo "| query | hits | scan | trigram (candidates) | fts5 (candidates) |"
 echo "|---|---:|---:|---:|---:|"
-"$BIN" -test.run '^$' -test.bench 'Query|CatchUp' -test.benchtime "${BENCH_COUNT:-5}x" | awk '
+"$BIN" -test.run '^$' -test.bench 'Query$|CatchUp' -test.benchtime "${BENCH_COUNT:-5}x" | awk '
   /^BenchmarkQuery\// {
     split($1, p, "/"); q = p[2]; e = p[3]; sub(/-[0-9]+$/, "", e)
     for (i = 1; i <= NF; i++) { if ($(i+1) == "ns/op") ns = $i; if ($(i+1) == "hits") h = $i; if ($(i+1) == "candidates") c = $i; if ($(i+1) == "cpu-ms/op") cpu = $i }
@@ -54,3 +54,16 @@ echo "|---|---:|---:|---:|---:|"
   END {
     for (k = 1; k <= n; k++) { q = order[k]; printf "| %s | %d | %s | %s | %s |\n", q, hits[q], t[q, "scan"], t[q, "trigram"], t[q, "fts5"] }
     printf "\nCatch-up after one appended message (update + rare query, trigram): %.2f ms (CPU %.2f ms)\n", cu / 1e6, cucpu }'
+echo
+echo "Verification (one process, side by side): the same candidates checked on their lines read again from"
+echo "the transcripts (Read), or on the text the index keeps (Texts, then search.Options.Accept)."
+echo
+echo "| query | hits | lines: wall (CPU) | kept text: wall (CPU) |"
+echo "|---|---:|---:|---:|"
+"$BIN" -test.run '^$' -test.bench 'QueryKept' -test.benchtime "${BENCH_COUNT:-5}x" | awk '
+  /^BenchmarkQueryKept\// {
+    split($1, p, "/"); q = p[2]; e = p[3]; sub(/-[0-9]+$/, "", e)
+    for (i = 1; i <= NF; i++) { if ($(i+1) == "ns/op") ns = $i; if ($(i+1) == "hits") h = $i; if ($(i+1) == "cpu-ms/op") cpu = $i }
+    t[q, e] = sprintf("%.2f ms (%.2f)", ns / 1e6, cpu); hits[q] = h
+    if (!(q in seen)) { seen[q] = 1; order[++n] = q } }
+  END { for (k = 1; k <= n; k++) { q = order[k]; printf "| %s | %d | %s | %s |\n", q, hits[q], t[q, "lines"], t[q, "kept"] } }'

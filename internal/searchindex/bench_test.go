@@ -259,6 +259,7 @@ func BenchmarkBuild(b *testing.B) {
 	st, srcs := benchState(b)
 	for _, e := range engines {
 		b.Run(e.name, func(b *testing.B) {
+			start := cpuTime()
 			for b.Loop() {
 				en := e.new()
 				en.build(b, srcs)
@@ -266,6 +267,7 @@ func BenchmarkBuild(b *testing.B) {
 				b.ReportMetric(float64(en.size())/(1<<20), "index-MB")
 				en.close()
 			}
+			reportCPU(b, start)
 			b.ReportMetric(float64(st.Bytes)/(1<<20), "text-MB")
 			peakRSS(b)
 		})

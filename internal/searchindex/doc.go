@@ -12,7 +12,8 @@
 // driver the project already has). On 10,000 sessions (64 MiB) ours built in
 // a fifth of FTS5's time and takes a quarter of its disk (0.37× the
 // transcripts against 1.38×: FTS5 must keep positions for the phrase
-// queries a substring needs), and spent less CPU on every query with hits
+// queries a substring needs; 0.49× since segments also keep the messages'
+// text, compressed), and spent less CPU on every query with hits
 // to verify (a rare one took under a millisecond on both); it folds case exactly as Go's (?i) does, over bytes, so any
 // script — CJK, Cyrillic, emoji — selects by its own bytes, where FTS5's
 // tokenizer, folding over characters, over-selected CJK and Cyrillic by
@@ -39,18 +40,28 @@
 //
 // <cacheDir>/<StateKey(stateDir)>/{raw,masked-<hash of mask key>}/ holds a
 // manifest (the segments, and per source its stamp, how far it is indexed
-// and the hashes of the prefix check) and immutable segment files (see
-// segment.go and manifest.go for the formats). Update writes new segments,
-// then a new manifest (temp file, fsync, rename) under an flock, and merges
-// small segments now and then; Candidates reads the manifest and the mapped
-// segments without a lock.
+// and the hashes of the prefix check), its journal (what the updates since
+// changed) and immutable segment files (see segment.go, manifest.go and
+// journal.go for the formats). Update writes new segments, then, under an
+// flock, nothing when nothing changed, a record appended to the journal
+// after a catch-up (O(changed) bytes), or a new manifest (temp file, fsync,
+// rename) after a merge of segments or once the journal has grown;
+// Candidates reads the manifest, its journal and the mapped segments without
+// a lock.
 //
 // # Use
 //
 //	ix, err := searchindex.Open(cacheDir, searchindex.StateKey(stateDir)) // or OpenMasked
 //	st, err := ix.Update(ctx, allSources)        // every transcript of the state dir
 //	res, err := ix.Candidates(query, filter)     // res.All: cannot select, scan
-//	errs := searchindex.Read(srcs, want, fn)     // the candidates' lines, for the real match
+//	err = ix.Texts(res)                          // the candidates' kept text, then per candidate c:
+//	hit, ok := opts.Accept(c.Message(opts.IncludeTools), c.Pos) // the scan's hit, no transcript read
+//	errs := searchindex.Read(srcs, want, fn)     // or: the candidates' lines, for the real match
+//
+// Texts answers as the lines would for a search whose MaxLine is
+// search.DefaultMaxLine (the index passes longer lines over, as that scan
+// does); an error from it (the index was updated since Candidates, or a
+// damaged block) is the cue to Read the lines instead.
 //
 // An error from Update or Candidates (IsCorrupt: Reset and Update again;
 // ErrBusy; a write that failed) is the caller's cue to scan instead.

@@ -35,9 +35,14 @@ type Index struct {
 	dir  string
 	mask search.Masker
 
-	mu   sync.Mutex
-	man  *manifest
-	at   fsutil.Stamp // the manifest file's stamp when man was read
+	mu  sync.Mutex
+	man *manifest
+	at  fsutil.Stamp // the manifest file's stamp when man was read
+	gen uint64       // counts the manifests man has been (Texts checks a Result's)
+	// jat: the journal's stamp when man was read; jEnd its valid length
+	// (0: none of man's generation).
+	jat  fsutil.Stamp
+	jEnd int64
 	segs map[uint32]*segment
 	maps map[uint32][]byte
 	// stamps: the stores' stamps of the update under way.
@@ -131,6 +136,7 @@ func (ix *Index) Close() error {
 		ix.drop(id)
 	}
 	ix.man = nil
+	ix.gen++
 	return nil
 }
 
@@ -154,6 +160,7 @@ func (ix *Index) Reset(ctx context.Context) error {
 		ix.drop(id)
 	}
 	ix.man = nil
+	ix.gen++
 	ents, err := os.ReadDir(ix.dir)
 	if err != nil {
 		return err
@@ -205,6 +212,7 @@ func (ix *Index) loadOnce() error {
 	fi, err := os.Stat(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		ix.man, ix.at = &manifest{}, fsutil.Stamp{}
+		ix.gen++
 		for id := range ix.maps {
 			ix.drop(id)
 		}
@@ -213,7 +221,13 @@ func (ix *Index) loadOnce() error {
 	if err != nil {
 		return err
 	}
-	if st := fsutil.StampOf(fi); ix.man != nil && st.Equal(ix.at) {
+	var jat fsutil.Stamp
+	if ji, err := os.Stat(filepath.Join(ix.dir, "journal")); err == nil {
+		jat = fsutil.StampOf(ji)
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	if st := fsutil.StampOf(fi); ix.man != nil && st.Equal(ix.at) && jat.Equal(ix.jat) {
 		return nil
 	}
 	data, err := fsutil.ReadFileRegular(path)
@@ -221,6 +235,10 @@ func (ix *Index) loadOnce() error {
 		return err
 	}
 	m, err := decodeManifest(data)
+	if err != nil {
+		return err
+	}
+	m, jEnd, err := readJournal(ix.dir, m)
 	if err != nil {
 		return err
 	}
@@ -237,7 +255,8 @@ func (ix *Index) loadOnce() error {
 			ix.drop(id)
 		}
 	}
-	ix.man, ix.at = m, fsutil.StampOf(fi)
+	ix.man, ix.at, ix.jat, ix.jEnd = m, fsutil.StampOf(fi), jat, jEnd
+	ix.gen++
 	return nil
 }
 
@@ -296,6 +315,12 @@ type Candidate struct {
 	// ToolCalls: an assistant message with tool calls, whose text differs
 	// with --include-tools.
 	ToolCalls bool
+	// ID, Text and TextNoTools (ToolCalls only) are the message's id and
+	// searchable text with and without tool calls, as the index extracted
+	// them: filled in by Index.Texts (Message makes the search.Message).
+	ID, Text, TextNoTools string
+
+	seg, doc uint32 // where the index keeps it (Texts)
 }
 
 // Result is the candidates of a query.
@@ -308,6 +333,9 @@ type Result struct {
 	// position order; a source not in it has none. Every message the query
 	// matches and the filter accepts is among them.
 	Sources map[string][]Candidate
+
+	ix  *Index // the index and the version of it that it was read from (Texts)
+	gen uint64
 }
 
 // Candidates returns the messages that may match q and pass f, from the
@@ -331,7 +359,7 @@ func (ix *Index) Candidates(q search.Query, f Filter) (*Result, error) {
 		return nil, err
 	}
 	m, byNum := ix.man, ix.man.byNum()
-	res := &Result{Sources: map[string][]Candidate{}}
+	res := &Result{Sources: map[string][]Candidate{}, ix: ix, gen: ix.gen}
 	err = mapfile.Guard(func() error {
 		for _, id := range m.segs {
 			s := ix.segs[id]
@@ -347,7 +375,7 @@ func (ix *Index) Candidates(q search.Query, f Filter) (*Result, error) {
 				}
 				res.Sources[r.id] = append(res.Sources[r.id], Candidate{
 					Pos: d.pos, Role: roles[min(int(d.flags&flagRoleMask), len(roles)-1)],
-					Timestamp: d.ts, ToolCalls: d.flags&flagToolCalls != 0,
+					Timestamp: d.ts, ToolCalls: d.flags&flagToolCalls != 0, seg: id, doc: di,
 				})
 			}
 		}
@@ -496,25 +524,35 @@ func (ix *Index) extract(line []byte, tools bool) (search.Message, transcript.St
 	return search.Extract(line, tools)
 }
 
-// docOf is the document of one line or event, if it is a message: its
-// texts are its searchable text with and without tool calls (a document is
-// a candidate for a query either holds).
-func (ix *Index) docOf(pos int64, line []byte, tail bool) (pdoc, bool) {
+// addDoc adds to res the document of one line or event, if it is a
+// message: its trigrams are those of its searchable text with tool calls
+// and without (a document is a candidate for a query either holds), its
+// record both texts.
+func (ix *Index) addDoc(res *readResult, pos int64, line []byte, tail bool) {
 	m, st := ix.extract(line, true)
 	if st != transcript.StatusMessage {
-		return pdoc{}, false
+		return
 	}
-	p := pdoc{d: doc{pos: pos, ts: m.Timestamp, flags: roleFlag(m.Role)}, texts: []string{m.Text}}
+	p := pdoc{d: doc{pos: pos, ts: m.Timestamp, flags: roleFlag(m.Role)}, text: len(m.Text)}
 	if tail {
 		p.d.flags |= flagTail
 	}
+	noTools := ""
 	if m.Role == "assistant" && (bytes.Contains(line, []byte("toolCall")) || bytes.Contains(line, []byte(`\u`))) {
 		if m0, _ := ix.extract(line, false); m0.Text != m.Text {
 			p.d.flags |= flagToolCalls
-			p.texts = append(p.texts, m0.Text)
+			p.text += len(m0.Text)
+			noTools = m0.Text
 		}
 	}
-	return p, true
+	if p.d.flags&flagToolCalls != 0 {
+		res.tris = docTrigrams(res.tris, m.Text, noTools)
+	} else {
+		res.tris = docTrigrams(res.tris, m.Text)
+	}
+	res.recs = appendRecord(res.recs, m.ID, m.Text, noTools)
+	p.triEnd, p.recEnd = len(res.tris), len(res.recs)
+	res.docs = append(res.docs, p)
 }
 
 // Stats is what an Update did.

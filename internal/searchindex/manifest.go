@@ -12,11 +12,16 @@ import (
 // (temp file + rename) after the segments it names are written, so a reader
 // sees the old index or the new one:
 //
-//	"SXIDXMN1"  magic and format version
-//	body        uvarints and strings (uvarint length + bytes): next source
-//	            number, next segment number, the segments, the sources
+//	"SXIDXMN2"  magic and format version
+//	body        uvarints and strings (uvarint length + bytes): its
+//	            generation, next source number, next segment number, the
+//	            segments, the sources
 //	trailer     CRC-32C u32 of every byte before it, "SXIDXEND"
-const manMagic = "SXIDXMN1"
+//
+// An update that changed a few sources and merged no segment does not
+// rewrite it: it appends what changed to the journal (journal.go), so that
+// a catch-up writes O(changed) bytes.
+const manMagic = "SXIDXMN2"
 
 // Source kinds.
 const (
@@ -53,6 +58,7 @@ type srcRec struct {
 }
 
 type manifest struct {
+	gen              uint64 // the manifest file's generation: its journal's
 	nextSrc, nextSeg uint32
 	segs             []uint32
 	srcs             []srcRec // by id
@@ -79,6 +85,16 @@ func (m *manifest) find(id string) (int, bool) {
 func (m *manifest) encode() []byte {
 	b := []byte(manMagic)
 	u := func(v uint64) { b = binary.AppendUvarint(b, v) }
+	u(m.gen)
+	b = m.appendBody(b, m.srcs, nil, false)
+	b = binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, castagnoli))
+	return append(b, endMagic...)
+}
+
+// appendBody appends the counters, the segments, the sources srcs and,
+// for a journal record, the ids of the sources removed.
+func (m *manifest) appendBody(b []byte, srcs []srcRec, removed []string, journal bool) []byte {
+	u := func(v uint64) { b = binary.AppendUvarint(b, v) }
 	i := func(v int64) { b = binary.AppendVarint(b, v) }
 	u(uint64(m.nextSrc))
 	u(uint64(m.nextSeg))
@@ -86,8 +102,8 @@ func (m *manifest) encode() []byte {
 	for _, s := range m.segs {
 		u(uint64(s))
 	}
-	u(uint64(len(m.srcs)))
-	for _, r := range m.srcs {
+	u(uint64(len(srcs)))
+	for _, r := range srcs {
 		u(uint64(r.num))
 		u(uint64(len(r.id)))
 		b = append(b, r.id...)
@@ -102,8 +118,14 @@ func (m *manifest) encode() []byte {
 		u(uint64(r.minSeg))
 		u(uint64(r.lastSeg))
 	}
-	b = binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, castagnoli))
-	return append(b, endMagic...)
+	if journal {
+		u(uint64(len(removed)))
+		for _, id := range removed {
+			u(uint64(len(id)))
+			b = append(b, id...)
+		}
+	}
+	return b
 }
 
 // decoder reads a manifest body, remembering the first error.
@@ -163,17 +185,36 @@ func decodeManifest(data []byte) (*manifest, error) {
 		return nil, bad("checksum mismatch")
 	}
 	d := &decoder{b: body[len(manMagic):]}
-	m := &manifest{nextSrc: d.u32(), nextSeg: d.u32()}
+	m := &manifest{gen: d.u()}
+	srcs, _, ok := d.body(m, false)
+	m.srcs = srcs
+	if !ok || len(d.b) != 0 {
+		return nil, bad("body does not decode")
+	}
+	if !slices.IsSortedFunc(m.srcs, func(a, b srcRec) int { return strings.Compare(a.id, b.id) }) {
+		return nil, bad("entries out of order")
+	}
+	if why := m.check(); why != "" {
+		return nil, bad(why)
+	}
+	return m, nil
+}
+
+// body decodes what appendBody wrote into m's counters and segments,
+// returning the sources and (journal) the removed ids.
+func (d *decoder) body(m *manifest, journal bool) (srcs []srcRec, removed []string, ok bool) {
+	m.nextSrc, m.nextSeg = d.u32(), d.u32()
 	n := d.u()
 	if n > uint64(len(d.b)) {
-		return nil, bad("segment count out of bounds")
+		return nil, nil, false
 	}
+	m.segs = nil
 	for range n {
 		m.segs = append(m.segs, d.u32())
 	}
 	n = d.u()
 	if n > uint64(len(d.b)) {
-		return nil, bad("source count out of bounds")
+		return nil, nil, false
 	}
 	for range n {
 		r := srcRec{num: d.u32()}
@@ -187,24 +228,34 @@ func decodeManifest(data []byte) (*manifest, error) {
 			r.head, r.tail = binary.LittleEndian.Uint64(h), binary.LittleEndian.Uint64(h[8:])
 		}
 		r.minSeg, r.lastSeg = d.u32(), d.u32()
-		m.srcs = append(m.srcs, r)
+		srcs = append(srcs, r)
 	}
-	if d.bad || len(d.b) != 0 {
-		return nil, bad("body does not decode")
+	if journal {
+		n = d.u()
+		if n > uint64(len(d.b)) {
+			return nil, nil, false
+		}
+		for range n {
+			removed = append(removed, string(d.bytes(d.u())))
+		}
 	}
-	if !slices.IsSortedFunc(m.srcs, func(a, b srcRec) int { return strings.Compare(a.id, b.id) }) ||
-		!slices.IsSorted(m.segs) {
-		return nil, bad("entries out of order")
+	return srcs, removed, !d.bad
+}
+
+// check is why m is not a manifest this version writes ("" when it is).
+func (m *manifest) check() string {
+	if !slices.IsSorted(m.segs) {
+		return "entries out of order"
 	}
 	for _, r := range m.srcs {
 		if r.num >= m.nextSrc || r.kind > kindEvents {
-			return nil, bad("a source out of range")
+			return "a source out of range"
 		}
 	}
 	for _, s := range m.segs {
 		if s >= m.nextSeg {
-			return nil, bad("a segment out of range")
+			return "a segment out of range"
 		}
 	}
-	return m, nil
+	return ""
 }

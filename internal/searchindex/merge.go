@@ -106,6 +106,19 @@ func (u *updater) merge() error {
 				sw.posting(t, ids)
 			}
 		}
+		// The live documents' records, in their new order.
+		for k, s := range segs {
+			tc := textCursor{s: s, k: -1}
+			for d := range s.nDocs {
+				if renum[k][d] >= 0 {
+					rec, err := tc.record(uint32(d))
+					if err != nil {
+						return err
+					}
+					sw.record(rec)
+				}
+			}
+		}
 		return sw.finish()
 	})
 	if err != nil {

@@ -158,7 +158,7 @@ func hitKey(src *search.Source, h search.Hit) string {
 	if src.DB != nil {
 		name = src.SessionID
 	}
-	return fmt.Sprintf("%s %d %s %s %q %d-%d", name, h.Pos, h.ID, h.Role, h.Snippet, h.MatchStart, h.MatchEnd)
+	return fmt.Sprintf("%s %d %s %s %d %q %d-%d", name, h.Pos, h.ID, h.Role, h.Timestamp, h.Snippet, h.MatchStart, h.MatchEnd)
 }
 
 // indexHits is the index's answer: the candidates verified by the real
@@ -197,6 +197,22 @@ func indexHits(t testing.TB, ix *Index, srcs []search.Source, q search.Query, f 
 		}
 	}
 	slices.Sort(hits)
+	// The same answer from the text the index keeps (Texts), no line read.
+	if err := ix.Texts(res); err != nil {
+		t.Fatal(err)
+	}
+	var kept []string
+	for i := range srcs {
+		for _, c := range res.Sources[SourceID(&srcs[i])] {
+			if h, ok := o.Accept(c.Message(o.IncludeTools), c.Pos); ok {
+				kept = append(kept, hitKey(&srcs[i], h))
+			}
+		}
+	}
+	slices.Sort(kept)
+	if !slices.Equal(kept, hits) {
+		t.Fatalf("query %+v filter %+v:\nfrom the kept text %d hits %q\nfrom the lines     %d hits %q", q, f, len(kept), kept, len(hits), hits)
+	}
 	return hits, false
 }
 

@@ -7,26 +7,40 @@ import (
 	"hash"
 	"hash/crc32"
 	"io"
+	"slices"
 	"sort"
+	"sync"
+
+	"github.com/klauspost/compress/zstd"
 )
 
 // A segment file (seg-<n>), written once and never changed:
 //
-//	"SXIDXSG1"                            magic and format version
+//	"SXIDXSG2"                            magic and format version
 //	docs      nDocs × 21 bytes            src u32, pos u64, timestamp i64, flags u8 (little endian)
 //	postings  per trigram, its document numbers ascending as uvarint deltas
 //	trigrams  nTris × 15 bytes, ascending  trigram (3 bytes), postings offset u64, count u32
-//	trailer   nDocs u64, nTris u64, postings length u64, CRC-32C u32 of every byte before it, "SXIDXEND"
+//	texts     zstd frames, one per block of about 64 KiB of document records
+//	blocks    nBlocks × 20 bytes          offset in texts u64, compressed length u32, length u32, first document u32
+//	trailer   nDocs u64, nTris u64, postings length u64, nBlocks u64, texts length u64,
+//	          CRC-32C u32 of every byte before it, "SXIDXEND"
+//
+// A document record is its message's id, its text with tool calls and its
+// text without them (empty unless flagToolCalls), each a uvarint length and
+// the bytes: what the index extracted (masked, for a masked index), so that
+// a query is verified without reading a transcript again (Index.Texts).
 //
 // Readers check the magics, the lengths and the checksum before anything
-// else, and every posting list as it is decoded, so that a torn, truncated,
-// foreign or corrupt file is an error, never a wrong answer or a panic.
+// else, and every posting list and text block as it is decoded, so that a
+// torn, truncated, foreign or corrupt file is an error, never a wrong answer
+// or a panic.
 const (
-	segMagic     = "SXIDXSG1"
+	segMagic     = "SXIDXSG2"
 	endMagic     = "SXIDXEND"
 	docSize      = 21
 	triSize      = 15
-	trailerSize  = 8 + 8 + 8 + 4 + 8
+	blockSize    = 20
+	trailerSize  = 5*8 + 4 + 8
 	headerSize   = len(segMagic)
 	flagRoleMask = 3
 	// flagToolCalls: an assistant message whose tool calls are searched
@@ -35,6 +49,9 @@ const (
 	// flagTail: the unterminated last line of a file, live only in its
 	// source's last segment (the next update indexes the line again).
 	flagTail = 1 << 3
+	// textBlock is the text packed into one zstd frame: a query decodes
+	// the blocks of its candidates only.
+	textBlock = 64 << 10
 )
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
@@ -63,46 +80,67 @@ func roleFlag(role string) uint8 {
 type builder struct {
 	docs  []doc
 	pairs []uint64 // trigram<<32 | document number, in document order
+	tmp   []uint64 // sortPairs' scratch, kept between segments
 	text  int      // bytes of text indexed
-	fold  []byte
-	tris  []trigram
-	// seen marks the trigrams of the document being added (one bit per
-	// trigram, 2 MiB): each pair is added once without sorting.
-	seen []uint64
+	recs  []byte   // the documents' records (appendRecord), in order
+	ends  []int    // where each document's record ends in recs
 }
 
-// add indexes one document whose searchable texts are texts (the trigrams
-// of all of them: a document is a candidate for a query any of them holds).
-func (b *builder) add(d doc, texts ...string) {
-	if b.seen == nil {
-		b.seen = make([]uint64, 1<<24/64)
-	}
+// add indexes one document whose distinct folded trigrams are tris (those
+// of all its texts: a document is a candidate for a query any of them
+// holds; docTrigrams makes them) and whose texts hold text bytes.
+func (b *builder) add(d doc, tris []trigram, text int, rec []byte) {
 	n := uint64(len(b.docs))
 	b.docs = append(b.docs, d)
-	b.tris = b.tris[:0]
+	b.text += text
+	b.recs = append(b.recs, rec...)
+	b.ends = append(b.ends, len(b.recs))
+	for _, t := range tris {
+		b.pairs = append(b.pairs, uint64(t)<<32|n)
+	}
+}
+
+// triSet marks the trigrams of one document (one bit per trigram, 2 MiB):
+// each is kept once without sorting. One per reader (triSets).
+type triSet struct {
+	seen []uint64
+	fold []byte
+}
+
+var triSets = sync.Pool{New: func() any { return &triSet{seen: make([]uint64, 1<<24/64)} }}
+
+// docTrigrams appends to dst the distinct trigrams of the folded texts.
+func docTrigrams(dst []trigram, texts ...string) []trigram {
+	ts := triSets.Get().(*triSet)
+	start := len(dst)
 	for _, t := range texts {
-		b.fold = appendFold(b.fold[:0], t)
-		b.text += len(t)
-		f := b.fold
-		for i := 0; i+3 <= len(f); i++ {
-			t := trigram(f[i])<<16 | trigram(f[i+1])<<8 | trigram(f[i+2])
-			if w, bit := t>>6, uint64(1)<<(t&63); b.seen[w]&bit == 0 {
-				b.seen[w] |= bit
-				b.tris = append(b.tris, t)
-				b.pairs = append(b.pairs, uint64(t)<<32|n)
+		ts.fold = appendFold(ts.fold[:0], t)
+		f := ts.fold
+		if len(f) < 3 {
+			continue
+		}
+		t := trigram(f[0])<<8 | trigram(f[1])
+		for _, c := range f[2:] {
+			t = (t<<8 | trigram(c)) & 0xffffff
+			if w, bit := t>>6, uint64(1)<<(t&63); ts.seen[w]&bit == 0 {
+				ts.seen[w] |= bit
+				dst = append(dst, t)
 			}
 		}
 	}
-	for _, t := range b.tris {
-		b.seen[t>>6] &^= 1 << (t & 63)
+	for _, t := range dst[start:] {
+		ts.seen[t>>6] &^= 1 << (t & 63)
 	}
+	triSets.Put(ts)
+	return dst
 }
 
 // sortPairs sorts pairs by trigram, keeping document order within one: a
 // stable radix sort on the trigram's three bytes (the pairs were added in
-// document order).
-func sortPairs(pairs []uint64) []uint64 {
-	tmp := make([]uint64, len(pairs))
+// document order). tmp is scratch; it returns the sorted pairs and the
+// other buffer.
+func sortPairs(pairs, tmp []uint64) (sorted, other []uint64) {
+	tmp = slices.Grow(tmp[:0], len(pairs))[:len(pairs)]
 	for shift := uint(32); shift < 56; shift += 8 {
 		var count [257]int
 		for _, p := range pairs {
@@ -118,11 +156,38 @@ func sortPairs(pairs []uint64) []uint64 {
 		}
 		pairs, tmp = tmp, pairs
 	}
-	return pairs
+	return pairs, tmp
 }
 
+// appendRecord appends the record of a document (its id and texts) to dst.
+func appendRecord(dst []byte, id, text, noTools string) []byte {
+	for _, f := range [...]string{id, text, noTools} {
+		dst = binary.AppendUvarint(dst, uint64(len(f)))
+		dst = append(dst, f...)
+	}
+	return dst
+}
+
+var (
+	zencoder = sync.OnceValue(func() *zstd.Encoder {
+		e, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithEncoderConcurrency(1))
+		if err != nil {
+			panic(err) // only for invalid options
+		}
+		return e
+	})
+	zdecoder = sync.OnceValue(func() *zstd.Decoder {
+		d, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(0), zstd.WithDecoderMaxMemory(4*textBlock))
+		if err != nil {
+			panic(err)
+		}
+		return d
+	})
+)
+
 // segWriter writes a segment as a stream: documents, then postings one
-// trigram after another, then the trigram table and the trailer.
+// trigram after another, then the trigram table, the texts block by block,
+// the block table and the trailer.
 type segWriter struct {
 	w     *bufio.Writer
 	crc   hash.Hash32
@@ -131,6 +196,12 @@ type segWriter struct {
 	nDocs int
 	nTris int
 	buf   []byte
+	// The texts: the block being filled (raw records), its first
+	// document, the records so far, the block table and the bytes written.
+	raw, zbuf, blocks []byte
+	first, recs       uint32
+	nText             int64
+	tabDone           bool
 }
 
 func newSegWriter(w io.Writer) *segWriter {
@@ -172,12 +243,52 @@ func (s *segWriter) posting(t trigram, ids []uint32) {
 	s.n += int64(len(s.buf))
 }
 
+// record adds the next document's record (after the last posting): one
+// per document, in document order.
+func (s *segWriter) record(rec []byte) {
+	if !s.tabDone {
+		s.w.Write(s.tab)
+		s.tabDone = true
+	}
+	s.raw = append(s.raw, rec...)
+	s.recs++
+	if len(s.raw) >= textBlock {
+		s.block()
+	}
+}
+
+// block compresses and writes the block being filled.
+func (s *segWriter) block() {
+	if len(s.raw) == 0 {
+		return
+	}
+	s.zbuf = zencoder().EncodeAll(s.raw, s.zbuf[:0])
+	var e [blockSize]byte
+	binary.LittleEndian.PutUint64(e[0:], uint64(s.nText))
+	binary.LittleEndian.PutUint32(e[8:], uint32(len(s.zbuf)))
+	binary.LittleEndian.PutUint32(e[12:], uint32(len(s.raw)))
+	binary.LittleEndian.PutUint32(e[16:], s.first)
+	s.blocks = append(s.blocks, e[:]...)
+	s.w.Write(s.zbuf)
+	s.nText += int64(len(s.zbuf))
+	s.raw, s.first = s.raw[:0], s.recs
+}
+
 func (s *segWriter) finish() error {
-	s.w.Write(s.tab)
+	if !s.tabDone {
+		s.w.Write(s.tab)
+	}
+	s.block()
+	if int(s.recs) != s.nDocs {
+		return fmt.Errorf("search index: %d document records for %d documents", s.recs, s.nDocs)
+	}
+	s.w.Write(s.blocks)
 	var t [trailerSize - 4 - 8]byte
 	binary.LittleEndian.PutUint64(t[0:], uint64(s.nDocs))
 	binary.LittleEndian.PutUint64(t[8:], uint64(s.nTris))
 	binary.LittleEndian.PutUint64(t[16:], uint64(s.n))
+	binary.LittleEndian.PutUint64(t[24:], uint64(len(s.blocks)/blockSize))
+	binary.LittleEndian.PutUint64(t[32:], uint64(s.nText))
 	s.w.Write(t[:])
 	if err := s.w.Flush(); err != nil {
 		return err
@@ -195,7 +306,7 @@ func (b *builder) write(w io.Writer) error {
 	for _, d := range b.docs {
 		s.doc(d)
 	}
-	b.pairs = sortPairs(b.pairs)
+	b.pairs, b.tmp = sortPairs(b.pairs, b.tmp)
 	var ids []uint32
 	for i := 0; i < len(b.pairs); {
 		t := trigram(b.pairs[i] >> 32)
@@ -205,17 +316,24 @@ func (b *builder) write(w io.Writer) error {
 		}
 		s.posting(t, ids)
 	}
+	start := 0
+	for _, end := range b.ends {
+		s.record(b.recs[start:end])
+		start = end
+	}
 	return s.finish()
 }
 
 // segment is a checked segment file's bytes.
 type segment struct {
-	id    uint32
-	data  []byte
-	docs  []byte
-	post  []byte
-	tab   []byte
-	nDocs int
+	id     uint32
+	data   []byte
+	docs   []byte
+	post   []byte
+	tab    []byte
+	texts  []byte
+	blocks []byte
+	nDocs  int
 }
 
 // CorruptError is an index file that is not what this version wrote: torn,
@@ -241,12 +359,14 @@ func parseSegment(id uint32, name string, data []byte) (*segment, error) {
 		return nil, bad("no end mark (torn or truncated)")
 	}
 	tr := data[len(data)-trailerSize:]
-	if got, want := crc32.Checksum(data[:len(data)-12], castagnoli), binary.LittleEndian.Uint32(tr[24:]); got != want {
+	if got, want := crc32.Checksum(data[:len(data)-12], castagnoli), binary.LittleEndian.Uint32(tr[40:]); got != want {
 		return nil, bad("checksum mismatch")
 	}
 	nDocs, nTris, nPost := binary.LittleEndian.Uint64(tr[0:]), binary.LittleEndian.Uint64(tr[8:]), binary.LittleEndian.Uint64(tr[16:])
+	nBlocks, nText := binary.LittleEndian.Uint64(tr[24:]), binary.LittleEndian.Uint64(tr[32:])
 	body := uint64(len(data) - headerSize - trailerSize)
-	if nDocs > body/docSize || nTris > body/triSize || nPost > body || nDocs*docSize+nTris*triSize+nPost != body {
+	if nDocs > body/docSize || nTris > body/triSize || nPost > body || nBlocks > body/blockSize || nText > body ||
+		nDocs*docSize+nTris*triSize+nPost+nBlocks*blockSize+nText != body || nDocs > 1<<32-1 {
 		return nil, bad("section lengths do not add up")
 	}
 	s := &segment{id: id, data: data, nDocs: int(nDocs)}
@@ -256,6 +376,10 @@ func parseSegment(id uint32, name string, data []byte) (*segment, error) {
 	s.post = data[p : p+nPost]
 	p += nPost
 	s.tab = data[p : p+nTris*triSize]
+	p += nTris * triSize
+	s.texts = data[p : p+nText]
+	p += nText
+	s.blocks = data[p : p+nBlocks*blockSize]
 	return s, nil
 }
 

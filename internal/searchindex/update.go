@@ -84,22 +84,22 @@ func (ix *Index) Update(ctx context.Context, srcs []search.Source) (Stats, error
 		}
 		u.st.Merged = true
 	}
-	path := filepath.Join(ix.dir, "manifest")
-	if err := fsutil.WriteFileAtomic(path, u.next.encode(), 0o600); err != nil {
+	if err := u.commit(); err != nil {
 		u.abort()
 		return Stats{}, err
 	}
+	if u.reload {
+		ix.man = nil
+		ix.gen++
+		return u.st, nil
+	}
 	u.st.Segments = len(u.next.segs)
 	// The manifest just written is the index now (not decoded again).
-	fi, err := os.Stat(path)
-	if err != nil {
-		ix.man = nil
-		return u.st, err
-	}
 	for _, id := range u.next.segs {
 		if ix.segs[id] == nil {
 			if err := ix.mapSeg(id); err != nil {
 				ix.man = nil
+				ix.gen++
 				return u.st, err
 			}
 		}
@@ -109,10 +109,76 @@ func (ix *Index) Update(ctx context.Context, srcs []search.Source) (Stats, error
 			ix.drop(id)
 		}
 	}
-	ix.man, ix.at = &u.next, fsutil.StampOf(fi)
-	ix.gc()
+	ix.man = &u.next
+	ix.gen++
+	if u.full {
+		ix.gc()
+	}
 	return u.st, nil
 }
+
+// commit makes u.next the index on disk: nothing when nothing changed; a
+// journal record of what changed after a catch-up; a new manifest (of the
+// next generation, its journal empty) after a merge, for a new index, or
+// when the journal has grown past a quarter of the manifest. It records
+// the files' new stamps in ix.
+func (u *updater) commit() error {
+	ix := u.ix
+	old := ix.man
+	u.next.gen = old.gen
+	// What changed: both lists are sorted by id.
+	var changed []srcRec
+	var removed []string
+	i, j := 0, 0
+	for i < len(old.srcs) || j < len(u.next.srcs) {
+		switch {
+		case j == len(u.next.srcs) || (i < len(old.srcs) && old.srcs[i].id < u.next.srcs[j].id):
+			removed = append(removed, old.srcs[i].id)
+			i++
+		case i == len(old.srcs) || u.next.srcs[j].id < old.srcs[i].id:
+			changed = append(changed, u.next.srcs[j])
+			j++
+		default:
+			if !sameRec(&old.srcs[i], &u.next.srcs[j]) {
+				changed = append(changed, u.next.srcs[j])
+			}
+			i++
+			j++
+		}
+	}
+	if len(changed) == 0 && len(removed) == 0 && slices.Equal(old.segs, u.next.segs) &&
+		old.nextSrc == u.next.nextSrc && old.nextSeg == u.next.nextSeg && !ix.at.Equal(fsutil.Stamp{}) {
+		return nil
+	}
+	var body []byte
+	if !u.st.Merged && !ix.at.Equal(fsutil.Stamp{}) {
+		body = u.next.appendBody(nil, changed, removed, true)
+	}
+	if body != nil && ix.jEnd+int64(len(body)) <= max(64<<10, ix.at.Size/4) {
+		end, err := appendJournal(ix.dir, old.gen, ix.jEnd, body)
+		if err != nil {
+			return err
+		}
+		// Written: from here on an error only sends the next reader to
+		// the files (never removes the segments they name).
+		fi, err := os.Stat(filepath.Join(ix.dir, "journal"))
+		ix.jEnd, ix.jat, u.reload = end, fsutil.StampOf(fi), err != nil
+		return nil
+	}
+	u.full = true
+	u.next.gen = old.gen + 1
+	path := filepath.Join(ix.dir, "manifest")
+	if err := fsutil.WriteFileAtomic(path, u.next.encode(), 0o600); err != nil {
+		return err
+	}
+	// Its journal is of an older generation now: ignored, removed.
+	os.Remove(filepath.Join(ix.dir, "journal"))
+	fi, err := os.Stat(path)
+	ix.at, ix.jat, ix.jEnd, u.reload = fsutil.StampOf(fi), fsutil.Stamp{}, 0, err != nil
+	return nil
+}
+
+func sameRec(a, b *srcRec) bool { return *a == *b }
 
 // gc removes the files no manifest names: old segments and the temp files
 // of a writer that died (the lock is held).
@@ -123,7 +189,7 @@ func (ix *Index) gc() {
 	}
 	for _, e := range ents {
 		n := e.Name()
-		if n == "manifest" || n == "lock" {
+		if n == "manifest" || n == "lock" || n == "journal" {
 			continue
 		}
 		if strings.HasPrefix(n, "seg-") && !strings.HasSuffix(n, ".tmp") {
@@ -164,6 +230,8 @@ type updater struct {
 	cur     uint32   // the segment being built
 	written []string // segment files written by this update
 	st      Stats
+	full    bool // a new manifest was written (not a journal record)
+	reload  bool // written, but its stamp not taken: the next load reads the files
 }
 
 // abort removes the segment files this update wrote.
@@ -187,7 +255,7 @@ func (u *updater) flush() error {
 	if testHookSegWritten != nil {
 		testHookSegWritten()
 	}
-	u.b = builder{fold: u.b.fold[:0], tris: u.b.tris[:0], pairs: u.b.pairs[:0], docs: u.b.docs[:0]}
+	u.b = builder{pairs: u.b.pairs[:0], tmp: u.b.tmp, docs: u.b.docs[:0], recs: u.b.recs[:0], ends: u.b.ends[:0]}
 	return nil
 }
 
@@ -228,8 +296,11 @@ func (u *updater) maybeFlush() error {
 
 // pdoc is a document read from a source, before it is numbered.
 type pdoc struct {
-	d     doc
-	texts []string
+	d    doc
+	text int // bytes of its texts
+	// triEnd and recEnd: where its distinct folded trigrams (docTrigrams)
+	// and its record (appendRecord) end in its readResult's tris and recs.
+	triEnd, recEnd int
 }
 
 // readResult is what a worker read of one source.
@@ -239,6 +310,8 @@ type readResult struct {
 	appended  bool   // docs are what was appended (else the source whole)
 	noNew     bool   // appended, but nothing new (a store changed elsewhere)
 	docs      []pdoc
+	tris      []trigram // the documents' trigrams, one after another
+	recs      []byte    // the documents' records, one after another
 	err       error
 }
 
@@ -337,9 +410,11 @@ func (u *updater) add(id string, kind uint8, old *srcRec, res readResult) error 
 			u.st.Appended++
 		}
 	}
+	triStart, recStart := 0, 0
 	for _, p := range res.docs {
 		p.d.src = rec.num
-		u.b.add(p.d, p.texts...)
+		u.b.add(p.d, res.tris[triStart:p.triEnd], p.text, res.recs[recStart:p.recEnd])
+		triStart, recStart = p.triEnd, p.recEnd
 		rec.lastSeg = u.cur
 		if err := u.maybeFlush(); err != nil {
 			return err
@@ -392,9 +467,7 @@ func (ix *Index) readFile(src *search.Source, old *srcRec) (res readResult) {
 		return readResult{err: err}
 	}
 	to, err := eachLine(f, from, search.DefaultMaxLine, func(pos int64, line []byte, complete bool) {
-		if p, ok := ix.docOf(pos, line, !complete); ok {
-			res.docs = append(res.docs, p)
-		}
+		ix.addDoc(&res, pos, line, !complete)
 	})
 	if err != nil {
 		return readResult{err: err}
@@ -428,9 +501,7 @@ func (ix *Index) readWhole(src *search.Source, old *srcRec) (res readResult) {
 	}
 	defer closeFn()
 	_, err = eachLine(r, 0, search.DefaultMaxLine, func(pos int64, line []byte, _ bool) {
-		if p, ok := ix.docOf(pos, line, false); ok {
-			res.docs = append(res.docs, p)
-		}
+		ix.addDoc(&res, pos, line, false)
 	})
 	if err != nil {
 		return readResult{err: err}
@@ -484,9 +555,7 @@ func (ix *Index) readEvents(src *search.Source, old *srcRec) (res readResult) {
 	}
 	for _, e := range evs {
 		if e.seq > from && e.data != nil {
-			if p, ok := ix.docOf(e.seq, e.data, false); ok {
-				res.docs = append(res.docs, p)
-			}
+			ix.addDoc(&res, e.seq, e.data, false)
 		}
 	}
 	res.rec.to, res.rec.head = last, all.Sum64()

@@ -1,0 +1,219 @@
+package searchindex
+
+import (
+	"cmp"
+	"encoding/binary"
+	"runtime"
+	"slices"
+	"sync"
+
+	"github.com/openclaw/sessions/internal/mapfile"
+	"github.com/openclaw/sessions/internal/search"
+)
+
+// Message is the searchable message of c as the index extracted it (the
+// masked text, for an index of OpenMasked), with its tool calls (tools,
+// search's --include-tools) or without: what search.Options.Accept matches
+// and makes the hit of, as the scan would from the line (Index.Texts fills
+// it in; the line is one search.DefaultMaxLine admits).
+func (c *Candidate) Message(tools bool) search.Message {
+	m := search.Message{ID: c.ID, Role: c.Role, Timestamp: c.Timestamp, Text: c.Text}
+	if !tools && c.ToolCalls {
+		m.Text = c.TextNoTools
+	}
+	return m
+}
+
+// Texts fills in the ID, Text and TextNoTools of every candidate of res
+// from the text the index keeps (compressed, beside its trigrams), so that
+// a query is verified without reading and parsing its candidates'
+// transcripts again (Read). res must come from this Index's Candidates
+// with no Update since (else an error: read the lines instead); a damaged
+// block is a *CorruptError. Blocks are decoded once each, on every core.
+func (ix *Index) Texts(res *Result) error {
+	if res == nil || res.All {
+		return nil
+	}
+	var cs []*Candidate
+	for _, l := range res.Sources {
+		for i := range l {
+			cs = append(cs, &l[i])
+		}
+	}
+	slices.SortFunc(cs, func(a, b *Candidate) int {
+		return cmp.Or(cmp.Compare(a.seg, b.seg), cmp.Compare(a.doc, b.doc))
+	})
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	// Work in runs of one segment's blocks, spread over the cores.
+	type run struct {
+		s  *segment
+		cs []*Candidate
+	}
+	var runs []run
+	for i := 0; i < len(cs); {
+		j := i
+		s := ix.segs[cs[i].seg]
+		if s == nil || ix.man == nil || res.ix != ix || res.gen != ix.gen {
+			return errStale
+		}
+		k := s.blockOf(cs[i].doc)
+		for j < len(cs) && cs[j].seg == cs[i].seg && s.blockOf(cs[j].doc) == k && j-i < 4096 {
+			j++
+		}
+		runs = append(runs, run{s, cs[i:j]})
+		i = j
+	}
+	workers := min(runtime.GOMAXPROCS(0), len(runs))
+	errs := make([]error, workers)
+	var wg sync.WaitGroup
+	var next sync.Mutex
+	n := 0
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var tc textCursor
+			errs[w] = mapfile.Guard(func() error {
+				for {
+					next.Lock()
+					k := n
+					n++
+					next.Unlock()
+					if k >= len(runs) {
+						return nil
+					}
+					r := runs[k]
+					if tc.s != r.s {
+						tc = textCursor{s: r.s, k: -1, raw: tc.raw}
+					}
+					for _, c := range r.cs {
+						rec, err := tc.record(c.doc)
+						if err != nil {
+							return err
+						}
+						f, ok := splitRecord(rec)
+						if !ok {
+							return tc.bad("a document record does not decode")
+						}
+						c.ID, c.Text, c.TextNoTools = string(f[0]), string(f[1]), string(f[2])
+					}
+				}
+			})
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// errStale: Texts was given candidates of an index since updated.
+var errStale = &staleError{}
+
+type staleError struct{}
+
+func (*staleError) Error() string {
+	return "search index: the candidates are of an older version of the index"
+}
+
+func (s *segment) nBlocks() int { return len(s.blocks) / blockSize }
+
+// block is the k-th entry of the block table.
+func (s *segment) block(k int) (off uint64, clen, rlen, first uint32) {
+	e := s.blocks[k*blockSize:]
+	return binary.LittleEndian.Uint64(e), binary.LittleEndian.Uint32(e[8:]), binary.LittleEndian.Uint32(e[12:]),
+		binary.LittleEndian.Uint32(e[16:])
+}
+
+// blockOf is the block that holds document d's record (the last whose
+// first document is at most d; -1 if none).
+func (s *segment) blockOf(d uint32) int {
+	lo, hi := 0, s.nBlocks()
+	for lo < hi {
+		h := int(uint(lo+hi) >> 1)
+		if _, _, _, f := s.block(h); f <= d {
+			lo = h + 1
+		} else {
+			hi = h
+		}
+	}
+	return lo - 1
+}
+
+// textCursor reads the document records of one segment, in ascending
+// document order, decoding each block once.
+type textCursor struct {
+	s   *segment
+	k   int    // the block decoded into raw, -1 none
+	raw []byte // its records
+	at  uint32 // the document whose record starts at raw[p:]
+	p   int
+}
+
+func (tc *textCursor) bad(why string) error {
+	return &CorruptError{File: segName(tc.s.id), Why: why}
+}
+
+// record returns document d's record (valid until the next call); d must
+// not be below the previous call's.
+func (tc *textCursor) record(d uint32) ([]byte, error) {
+	if int(d) >= tc.s.nDocs {
+		return nil, tc.bad("a document with no record")
+	}
+	if k := tc.s.blockOf(d); k != tc.k || d < tc.at {
+		if k < 0 {
+			return nil, tc.bad("a document with no text block")
+		}
+		off, clen, rlen, first := tc.s.block(k)
+		if off > uint64(len(tc.s.texts)) || uint64(clen) > uint64(len(tc.s.texts))-off || rlen > 4*textBlock ||
+			(k == 0 && first != 0) {
+			return nil, tc.bad("a text block out of bounds")
+		}
+		raw, err := zdecoder().DecodeAll(tc.s.texts[off:off+uint64(clen)], tc.raw[:0])
+		if err != nil || len(raw) != int(rlen) {
+			return nil, tc.bad("a text block does not decode")
+		}
+		tc.k, tc.raw, tc.at, tc.p = k, raw, first, 0
+	}
+	for ; tc.at < d; tc.at++ {
+		n, ok := recordLen(tc.raw[tc.p:])
+		if !ok {
+			return nil, tc.bad("a document record out of bounds")
+		}
+		tc.p += n
+	}
+	n, ok := recordLen(tc.raw[tc.p:])
+	if !ok {
+		return nil, tc.bad("a document record out of bounds")
+	}
+	return tc.raw[tc.p : tc.p+n], nil
+}
+
+// recordLen is the length of the record at the start of b.
+func recordLen(b []byte) (int, bool) {
+	p := 0
+	for range 3 {
+		v, w := binary.Uvarint(b[p:])
+		if w <= 0 || v > uint64(len(b)-p-w) {
+			return 0, false
+		}
+		p += w + int(v)
+	}
+	return p, true
+}
+
+// splitRecord is a record's fields: id, text, text without tool calls.
+func splitRecord(b []byte) (f [3][]byte, ok bool) {
+	for i := range f {
+		v, w := binary.Uvarint(b)
+		if w <= 0 || v > uint64(len(b)-w) {
+			return f, false
+		}
+		f[i], b = b[w:w+int(v)], b[w+int(v):]
+	}
+	return f, len(b) == 0
+}
