@@ -36,13 +36,19 @@ type Query struct {
 	Pattern    string
 	Regex      bool // Pattern is a Go (RE2) regular expression
 	IgnoreCase bool
+	// Words: Pattern is words and "quoted phrases", every one of them in
+	// a message, in any order, width- and case-folded (words.go).
+	Words bool
 }
 
 // Matcher finds a query in a message's text and pre-filters raw lines.
 type Matcher struct {
 	lit string         // exact literal (no regex, no case folding)
 	re  *regexp.Regexp // regex or case-insensitive literal
-	pre prefilter
+	// words: a words query (Query.Words); it has no byte pre-filter:
+	// every line in scope is parsed.
+	words *wordsQuery
+	pre   prefilter
 }
 
 // Compile prepares a query. An empty pattern, or an invalid regular
@@ -56,6 +62,14 @@ func Compile(q Query) (*Matcher, error) {
 	}
 	m := &Matcher{}
 	switch {
+	case q.Words && q.Regex:
+		return nil, fmt.Errorf("--words and --regex cannot be used together")
+	case q.Words:
+		w, err := parseWords(q.Pattern)
+		if err != nil {
+			return nil, err
+		}
+		m.words = w
 	case q.Regex:
 		expr := q.Pattern
 		if q.IgnoreCase {
@@ -81,6 +95,10 @@ func Compile(q Query) (*Matcher, error) {
 
 // Find returns the first match in text.
 func (m *Matcher) Find(text string) (start, end int, ok bool) {
+	if m.words != nil {
+		wm := m.words.match(text, false)
+		return wm.start, wm.end, wm.ok
+	}
 	if m.re != nil {
 		loc := m.re.FindStringIndex(text)
 		if loc == nil {
@@ -98,6 +116,9 @@ func (m *Matcher) Find(text string) (start, end int, ok bool) {
 // Filtered reports whether raw lines are pre-filtered (false: every line is
 // parsed, e.g. a regex without a required literal).
 func (m *Matcher) Filtered() bool { return m.pre.needle != nil }
+
+// Words reports whether the query is a words query (Query.Words).
+func (m *Matcher) Words() bool { return m.words != nil }
 
 // requiredLiteral finds a literal every match of expr contains: the longest
 // literal among the top-level concatenation of the simplified expression.
