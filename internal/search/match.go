@@ -41,6 +41,11 @@ type Query struct {
 	Words bool
 }
 
+// MaxWordsQuery bounds a words query (Query.Words), in characters, as
+// OpenClaw's own sessions_search bounds its query: every word is looked
+// for in every message.
+const MaxWordsQuery = 4096
+
 // Matcher finds a query in a message's text and pre-filters raw lines.
 type Matcher struct {
 	lit string         // exact literal (no regex, no case folding)
@@ -65,6 +70,9 @@ func Compile(q Query) (*Matcher, error) {
 	case q.Words && q.Regex:
 		return nil, fmt.Errorf("--words and --regex cannot be used together")
 	case q.Words:
+		if utf8.RuneCountInString(q.Pattern) > MaxWordsQuery {
+			return nil, fmt.Errorf("a words query is at most %d characters", MaxWordsQuery)
+		}
 		w, err := parseWords(q.Pattern)
 		if err != nil {
 			return nil, err
