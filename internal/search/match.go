@@ -50,8 +50,7 @@ const MaxWordsQuery = 4096
 type Matcher struct {
 	lit string         // exact literal (no regex, no case folding)
 	re  *regexp.Regexp // regex or case-insensitive literal
-	// words: a words query (Query.Words); it has no byte pre-filter:
-	// every line in scope is parsed.
+	// words: a words query (Query.Words), pre-filtered by wordsPrefilter
 	words *wordsQuery
 	pre   prefilter
 }
@@ -78,6 +77,7 @@ func Compile(q Query) (*Matcher, error) {
 			return nil, err
 		}
 		m.words = w
+		m.pre = wordsPrefilter(w)
 	case q.Regex:
 		expr := q.Pattern
 		if q.IgnoreCase {
@@ -167,6 +167,9 @@ type prefilter struct {
 	// wide: the needle holds non-ASCII characters, so a line may hold it
 	// with any of them \u-escaped (wideEsc), not only printable ASCII.
 	wide bool
+	// forms: a line holding a Halfwidth and Fullwidth Forms character may
+	// hold the needle (a words query's width folding: wordsPrefilter).
+	forms bool
 }
 
 // verbatim reports whether a JSON writer can only write c as itself inside
@@ -381,6 +384,19 @@ func (p *prefilter) equal(b []byte) bool {
 // character, or with a wide needle of any character but a control
 // character (wideEsc).
 func (p *prefilter) escIndex(s []byte) int {
+	if p.forms {
+		// the first escape, or a form before it (searched no further, so
+		// that no byte is searched twice for a form)
+		e := escSearch(s, true)
+		lim := len(s)
+		if e >= 0 {
+			lim = e
+		}
+		if f := formsIndex(s[:lim]); f >= 0 {
+			return f
+		}
+		return e
+	}
 	if p.wide {
 		return escSearch(s, true)
 	}

@@ -217,7 +217,10 @@ func NewScanner(o *Options) *Scanner {
 		oc.stats = nil
 	}
 	s.o = &oc
-	s.pre = oc.filter()
+	if oc.stats == nil {
+		// ranking counts every message in scope: no line is ruled out
+		s.pre = oc.filter()
+	}
 	return s
 }
 
