@@ -122,15 +122,19 @@ func TestFoldText(t *testing.T) {
 	}
 }
 
-// rank runs a words search over messages (one per line, the timestamp is
-// the line number) and returns the texts in the order found.
+// rank runs a words search over messages (the timestamp is the index)
+// spread over three transcripts searched by two workers, and returns the
+// texts in the order found.
 func rank(t *testing.T, q string, texts []string, limit int) []string {
 	t.Helper()
-	var b strings.Builder
+	var b [3]strings.Builder
 	for i, s := range texts {
-		fmt.Fprintf(&b, `{"type":"message","id":"m%d","timestamp":"2026-01-01T00:00:%02d.000Z","message":{"role":"user","content":%q}}`+"\n", i, i, s)
+		fmt.Fprintf(&b[i%3], `{"type":"message","id":"m%d","timestamp":"2026-01-01T00:%02d:%02d.000Z","message":{"role":"user","content":%q}}`+"\n", i, i/60, i%60, s)
 	}
-	srcs := writeSources(t, b.String())
+	var srcs []Source
+	for i := range b {
+		srcs = append(srcs, writeSources(t, b[i].String())...)
+	}
 	res := Run(srcs, &Options{Matcher: compileWords(t, q), Relevance: true}, limit, 0, 2)
 	var out []string
 	for _, h := range res.Hits {
