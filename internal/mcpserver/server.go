@@ -76,7 +76,7 @@ func (s *Server) MCP() *mcp.Server { return s.mcp }
 func (s *Server) Run(ctx context.Context, t mcp.Transport) error { return s.mcp.Run(ctx, t) }
 
 const instructions = `OpenClaw's session tools: list sessions (sessions_list), read a transcript page by page
-(sessions_history, with its nextCursor as "before"), search transcripts (sessions_search), show one
+(sessions_history, with its nextCursor as "before"), search transcripts (sessions_search: words ranked by relevance, or mode literal for an exact string), show one
 session (sessions_show), send a message into a session and wait for its reply (sessions_send,
 then sessions_wait with the runId if it timed out), spawn a sub-agent (sessions_spawn), usage
 (sessions_usage), list send and spawn runs (sessions_runs), check the state dir (sessions_doctor),

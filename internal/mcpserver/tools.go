@@ -140,30 +140,81 @@ func historyTool(s *Server) tool[historyIn] {
 func intPtr(n int) *int { return &n }
 
 type searchIn struct {
-	Query           string   `json:"query" jsonschema:"the text to find (a literal, or a Go RE2 regular expression with regex)"`
-	Regex           bool     `json:"regex,omitempty" jsonschema:"query is a regular expression"`
-	IgnoreCase      bool     `json:"ignoreCase,omitempty" jsonschema:"match regardless of case"`
+	Query           string   `json:"query" jsonschema:"what to find: words and \"quoted phrases\" (mode words, the default), the exact text (mode literal, or ignoreCase), or a Go RE2 regular expression (regex)"`
+	Mode            string   `json:"mode,omitempty" jsonschema:"words (default): every word and \"phrase\" of query in one message, in any order, case and width folded, Chinese/Japanese/Korean matched as text, best matches first; literal: the exact text (an identifier, a path, an error message), newest first"`
+	Rank            string   `json:"rank,omitempty" jsonschema:"order of the hits: relevance (BM25; the default in mode words, only there) or newest (the default otherwise)"`
+	Regex           bool     `json:"regex,omitempty" jsonschema:"query is a regular expression (mode literal)"`
+	IgnoreCase      bool     `json:"ignoreCase,omitempty" jsonschema:"match the exact text regardless of case (mode literal)"`
 	Role            string   `json:"role,omitempty" jsonschema:"only messages of this role (tool implies includeTools)"`
-	Limit           *int     `json:"limit,omitempty" jsonschema:"at most N hits (default 50; 0: all)"`
+	Limit           *int     `json:"limit,omitempty" jsonschema:"at most N hits (default 10 in mode words, as OpenClaw's sessions_search; else 50; 0: all)"`
 	IncludeTools    bool     `json:"includeTools,omitempty" jsonschema:"search tool results and tool calls too"`
 	IncludeArchived bool     `json:"includeArchived,omitempty" jsonschema:"also search archived (reset or deleted) transcripts"`
 	AllAgents       bool     `json:"allAgents,omitempty" jsonschema:"search the sessions of every agent"`
 	Kinds           []string `json:"kinds,omitempty" jsonschema:"only sessions of these kinds"`
 	Since           string   `json:"since,omitempty" jsonschema:"only messages from then on: a duration back from now (30m, 2h, 7d) or a date (2026-11-20, RFC 3339)"`
 	Until           string   `json:"until,omitempty" jsonschema:"only messages up to then (same forms; a date includes that whole day)"`
-	SessionKey      string   `json:"sessionKey,omitempty" jsonschema:"only this session (key or sessionId)"`
+	SessionKey      string   `json:"sessionKey,omitempty" jsonschema:"only this session (key or sessionId; current: the requester's own)"`
 	Label           string   `json:"label,omitempty" jsonschema:"only the session with this label"`
 	Context         int      `json:"context,omitempty" jsonschema:"N messages before and after each hit (0-100)"`
+}
+
+// Search modes and orders of the sessions_search tool.
+const (
+	searchWords, searchLiteral = "words", "literal"
+	rankRelevance, rankNewest  = "relevance", "newest"
+	defaultWordsLimit          = 10 // OpenClaw 2026.9's sessions_search
+)
+
+// searchPattern is what a sessions_search call looks for and how its hits
+// are ordered: OpenClaw 2026.9's own arguments (query, sessionKey, limit)
+// are a words query ranked by relevance, as its tool answers them; regex
+// or ignoreCase name the literal mode, as they always did.
+func searchPattern(in *searchIn) (ops.SearchPattern, bool, int, error) {
+	mode := in.Mode
+	if mode == "" {
+		mode = searchWords
+		if in.Regex || in.IgnoreCase {
+			mode = searchLiteral
+		}
+	}
+	switch {
+	case mode != searchWords && mode != searchLiteral:
+		return ops.SearchPattern{}, false, 0, apperr.Usagef("invalid mode %q (want words or literal)", in.Mode)
+	case mode == searchWords && in.Regex:
+		return ops.SearchPattern{}, false, 0, apperr.Usagef("regex needs mode literal")
+	}
+	rank := in.Rank
+	if rank == "" {
+		rank = rankNewest
+		if mode == searchWords {
+			rank = rankRelevance
+		}
+	}
+	if rank != rankRelevance && rank != rankNewest {
+		return ops.SearchPattern{}, false, 0, apperr.Usagef("invalid rank %q (want relevance or newest)", in.Rank)
+	}
+	limit := defaultSearchLimit
+	q := in.Query
+	if mode == searchWords {
+		limit, q = defaultWordsLimit, strings.TrimSpace(q)
+	}
+	return ops.SearchPattern{Pattern: q, Regex: in.Regex, IgnoreCase: in.IgnoreCase, Words: mode == searchWords}, rank == rankRelevance, intOr(in.Limit, limit), nil
 }
 
 func searchTool(s *Server) tool[searchIn] {
 	return tool[searchIn]{
 		name: "sessions_search", title: "Search transcripts",
-		desc: "Search the transcripts of the sessions the requester may see for a text, newest hits first. Each hit " +
-			"names its session (key, sessionId, agentId), the message (id, role, timestamp), a snippet and the match; " +
-			"read around it with sessions_history.",
+		desc: "Search the transcripts of the sessions the requester may see. To recall earlier work from a question " +
+			"or a few words, use the default mode words: every word and \"quoted phrase\" in one message, any order, " +
+			"case and width folded, CJK matched as text, best matches first (score) — OpenClaw's own sessions_search " +
+			"arguments (query, sessionKey incl. current, limit) work as they do there. To find an exact string (an " +
+			"identifier, a path, an error message, a token prefix) use mode literal (ignoreCase, or regex for a " +
+			"pattern), newest first. Each hit names its session (key, sessionId, agentId), the message (id, role, " +
+			"timestamp), a snippet and the match; read around it with sessions_history.",
 		input: func(in *jsonschema.Schema) {
 			prop(in, "query").MinLength = intPtr(1)
+			enum(in, "mode", searchWords, searchLiteral)
+			enum(in, "rank", rankRelevance, rankNewest)
 			enum(in, "role", ops.SearchRoles...)
 			bounds(in, "limit", 0, -1)
 			bounds(in, "context", 0, 100)
@@ -184,11 +235,23 @@ func searchTool(s *Server) tool[searchIn] {
 			if in.SessionKey != "" && in.Label != "" {
 				return nil, apperr.Usagef("sessionKey and label cannot be used together")
 			}
-			res, err := s.ops("").Search(ctx, ops.SearchQuery{
-				Pattern:   ops.SearchPattern{Pattern: in.Query, Regex: in.Regex, IgnoreCase: in.IgnoreCase},
+			pat, relevance, limit, err := searchPattern(&in)
+			if err != nil {
+				return nil, err
+			}
+			o := s.ops("")
+			key := in.SessionKey
+			if key == "current" {
+				// OpenClaw's word for the requester's own session
+				if key = o.RequesterKey(); key == "" {
+					return nil, apperr.Usagef("sessionKey current needs a requester (--as or $OPENCLAW_SESSION_KEY)")
+				}
+			}
+			res, err := o.Search(ctx, ops.SearchQuery{
+				Pattern:   pat,
 				AllAgents: in.AllAgents, Kinds: kinds, Role: in.Role, Since: in.Since, Until: in.Until,
-				Key: in.SessionKey, Label: in.Label, IncludeTools: in.IncludeTools, IncludeArchived: in.IncludeArchived,
-				Limit: intOr(in.Limit, defaultSearchLimit), Context: in.Context,
+				Key: key, Label: in.Label, IncludeTools: in.IncludeTools, IncludeArchived: in.IncludeArchived,
+				Limit: limit, Context: in.Context, Relevance: relevance,
 			})
 			if err != nil {
 				return nil, err

@@ -80,6 +80,8 @@ func plantOracle(t *testing.T, fixture, dir string) {
 // that is what shows the probe reaches the secret.
 func TestAdversarialSearchWorkOracle(t *testing.T) {
 	right, wrong := oracleToken[:11], oracleToken[:10]+"y"
+	// words match whole words: the guess is of the whole token
+	rightWord, wrongWord := oracleToken, oracleToken[:len(oracleToken)-1]+"y"
 	cases := []struct {
 		name         string
 		right, wrong SearchPattern
@@ -93,6 +95,10 @@ func TestAdversarialSearchWorkOracle(t *testing.T) {
 		{"archived", SearchPattern{Pattern: right}, SearchPattern{Pattern: wrong}, SearchQuery{IncludeTools: true, IncludeArchived: true}},
 		{"key", SearchPattern{Pattern: right}, SearchPattern{Pattern: wrong}, SearchQuery{IncludeTools: true, Key: "main"}},
 		{"context", SearchPattern{Pattern: right}, SearchPattern{Pattern: wrong}, SearchQuery{IncludeTools: true, Context: 2, Limit: 5}},
+		{"words", SearchPattern{Pattern: rightWord, Words: true}, SearchPattern{Pattern: wrongWord, Words: true}, SearchQuery{IncludeTools: true}},
+		{"words ranked", SearchPattern{Pattern: "export " + rightWord, Words: true}, SearchPattern{Pattern: "export " + wrongWord, Words: true}, SearchQuery{IncludeTools: true, Relevance: true, Limit: 3}},
+		{"words phrase", SearchPattern{Pattern: `"export GH=` + rightWord + `"`, Words: true}, SearchPattern{Pattern: `"export GH=` + wrongWord + `"`, Words: true}, SearchQuery{IncludeTools: true, Relevance: true}},
+		{"words width folded", SearchPattern{Pattern: toFullwidth(rightWord), Words: true}, SearchPattern{Pattern: toFullwidth(wrongWord), Words: true}, SearchQuery{IncludeTools: true}},
 	}
 	for _, fixture := range []string{"state-2026.1.30", "state-2026.9.6"} {
 		agent, dir := fixtureOps(t, fixture, nil, Config{As: "agent:main:main"})
@@ -126,6 +132,16 @@ func TestAdversarialSearchWorkOracle(t *testing.T) {
 			})
 		}
 	}
+}
+
+// toFullwidth writes printable ASCII in its fullwidth forms.
+func toFullwidth(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r > ' ' && r <= '~' {
+			return r - '!' + 0xff01
+		}
+		return r
+	}, s)
 }
 
 // --label matches, for an agent, the label as it reads it (masked): the

@@ -36,6 +36,9 @@ type SearchQuery struct {
 	NoIndex         bool // 2026.8+: scan the events even where OpenClaw's index is current
 	Limit           int  // at most this many hits (0: all)
 	Context         int  // messages before and after each hit
+	// Relevance ranks the hits of a words query (Pattern.Words) by BM25
+	// relevance, ties newest first (search/rank.go); else newest first.
+	Relevance bool
 }
 
 // SearchResult is the document of `sessions search --json`. Hits is built
@@ -54,6 +57,7 @@ type SearchResult struct {
 	found       []srch.Found
 	srcs        []srch.Source
 	withContext bool
+	ranked      bool // hits carry their score
 	// m is the agent boundary every hit goes out through (nil: shown as
 	// stored); the texts were masked by the search itself
 	// (search.Options.Mask) and are not masked twice.
@@ -65,19 +69,21 @@ type SearchResult struct {
 
 // SearchHit is one hit.
 type SearchHit struct {
-	Key       string         `json:"key,omitempty"`
-	Kind      string         `json:"kind,omitempty"`
-	AgentID   string         `json:"agentId"`
-	Label     string         `json:"label,omitempty"`
-	SessionID string         `json:"sessionId"`
-	ID        string         `json:"id,omitempty"`
-	Role      string         `json:"role"`
-	Timestamp *int64         `json:"timestamp,omitempty"`
-	Snippet   string         `json:"snippet"`
-	Match     string         `json:"match"`
-	Source    string         `json:"source"`
-	Archived  string         `json:"archived,omitempty"`
-	Context   *SearchContext `json:"context,omitempty"`
+	Key       string `json:"key,omitempty"`
+	Kind      string `json:"kind,omitempty"`
+	AgentID   string `json:"agentId"`
+	Label     string `json:"label,omitempty"`
+	SessionID string `json:"sessionId"`
+	ID        string `json:"id,omitempty"`
+	Role      string `json:"role"`
+	Timestamp *int64 `json:"timestamp,omitempty"`
+	Snippet   string `json:"snippet"`
+	Match     string `json:"match"`
+	Source    string `json:"source"`
+	Archived  string `json:"archived,omitempty"`
+	// Score is the hit's relevance (--rank relevance): higher is better.
+	Score   *float64       `json:"score,omitempty"`
+	Context *SearchContext `json:"context,omitempty"`
 }
 
 // SearchContext is the messages around a hit (SearchQuery.Context).
@@ -148,6 +154,9 @@ func (o *Ops) search(ctx context.Context, q SearchQuery) (*SearchResult, error) 
 	if err != nil {
 		return nil, apperr.Usagef("%v", err)
 	}
+	if q.Relevance && !m.Words() {
+		return nil, apperr.Usagef("ranking by relevance needs a words query (--words)")
+	}
 	now := o.Now()
 	since, err := when.Parse(q.Since, now, time.Local, false)
 	if err != nil {
@@ -160,7 +169,7 @@ func (o *Ops) search(ctx context.Context, q SearchQuery) (*SearchResult, error) 
 	if since != 0 && until != 0 && since >= until {
 		return nil, apperr.Usagef("--since is after --until")
 	}
-	so := &srch.Options{Matcher: m, IncludeTools: q.IncludeTools || q.Role == "tool", Since: since, Until: until}
+	so := &srch.Options{Matcher: m, IncludeTools: q.IncludeTools || q.Role == "tool", Since: since, Until: until, Relevance: q.Relevance}
 	if r := o.redactorFor(); r != nil {
 		// An agent's search runs on the masked texts: its hits, counts,
 		// snippets and context are what it may read, and no query can
@@ -183,7 +192,7 @@ func (o *Ops) search(ctx context.Context, q SearchQuery) (*SearchResult, error) 
 		o.warn(fmt.Sprintf("search stopped after masking %s of text, the budget of a masked search: the hits are those found so far (narrow it with --key, --kinds or --since)", sizeOf(so.Budget)))
 	}
 	return &SearchResult{Count: len(a.Hits), TotalCount: a.Total, HasMore: a.Total > len(a.Hits) || a.Partial,
-		Partial: a.Partial, found: a.Hits, srcs: a.Sources, withContext: q.Context > 0, work: a.Work}, nil
+		Partial: a.Partial, found: a.Hits, srcs: a.Sources, withContext: q.Context > 0, ranked: q.Relevance, work: a.Work}, nil
 }
 
 // sizeOf is n bytes in MiB when it is a whole number of them.
@@ -208,6 +217,10 @@ func (r *SearchResult) Hit(i int) SearchHit {
 	}
 	if src.Orphan {
 		jh.Source = SearchFromOrphan
+	}
+	if r.ranked {
+		sc := h.Score
+		jh.Score = &sc
 	}
 	if r.withContext {
 		jh.Context = &SearchContext{Before: contextMessages(h.Before), After: contextMessages(h.After)}

@@ -236,3 +236,44 @@ func BenchmarkScanScriptRatio(b *testing.B) {
 	}
 	b.ReportMetric(float64(len(data))*float64(b.N)/ts[0].Seconds()/1e6, "latin-MB/s")
 }
+
+// BenchmarkScanWords: the same rare word as a literal, a words query and a
+// ranked words query, side by side in one run. A words query parses every
+// line (no byte search) and folds every text; ranking also counts every
+// message in scope.
+func BenchmarkScanWords(b *testing.B) {
+	for _, c := range []struct {
+		name      string
+		q         Query
+		relevance bool
+	}{
+		{"literal", Query{Pattern: "zebra42"}, false},
+		{"literal-i", Query{Pattern: "zebra42", IgnoreCase: true}, false},
+		{"words", Query{Pattern: "zebra42", Words: true}, false},
+		{"words-relevance", Query{Pattern: "zebra42", Words: true}, true},
+		{"agent-literal", Query{Pattern: "zebra42"}, false},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			data := benchTranscript()
+			m, err := Compile(c.q)
+			if err != nil {
+				b.Fatal(err)
+			}
+			o := &Options{Matcher: m, Relevance: c.relevance}
+			if strings.HasPrefix(c.name, "agent") {
+				o.Mask = sanitize.NewRedactor(nil, nil)
+			}
+			sc := NewScanner(o)
+			b.SetBytes(int64(len(data)))
+			for b.Loop() {
+				n := 0
+				if _, err := sc.Scan(bytes.NewReader(data), func(Hit) { n++ }); err != nil {
+					b.Fatal(err)
+				}
+				if n != 1 {
+					b.Fatalf("%d hits, want 1", n)
+				}
+			}
+		})
+	}
+}

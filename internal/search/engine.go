@@ -83,6 +83,7 @@ func Run(srcs []Source, o *Options, limit, context, workers int) *Result {
 	warns := make([][]string, len(srcs))
 	cols := make([]collector, workers)
 	works := make([]Work, workers)
+	scanners := make([]*Scanner, workers)
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for w := range workers {
@@ -91,7 +92,11 @@ func Run(srcs []Source, o *Options, limit, context, workers int) *Result {
 			defer wg.Done()
 			c := &cols[w]
 			c.limit = limit
+			if o.ranking() {
+				c.limit = 0 // a score is known only once every message is counted
+			}
 			sc := NewScanner(o)
+			scanners[w] = sc
 			for i := int(next.Add(1) - 1); i < len(srcs) && !sc.Stopped(); i = int(next.Add(1) - 1) {
 				warns[i] = searchOne(sc, &srcs[i], i, c)
 			}
@@ -106,7 +111,20 @@ func Run(srcs []Source, o *Options, limit, context, workers int) *Result {
 		res.Work.add(works[i])
 		res.Partial = res.Partial || stopped[i]
 	}
-	sortFound(res.Hits)
+	if o.ranking() {
+		st := newRankStats(len(o.Matcher.words.terms))
+		for _, sc := range scanners {
+			if sc != nil {
+				st.merge(sc.o.stats)
+			}
+		}
+		for i := range res.Hits {
+			res.Hits[i].Score = st.score(&res.Hits[i].Hit)
+		}
+		sortRanked(res.Hits)
+	} else {
+		sortFound(res.Hits)
+	}
 	if limit > 0 && len(res.Hits) > limit {
 		res.Hits = res.Hits[:limit]
 	}
@@ -159,8 +177,18 @@ func searchOne(sc *Scanner, src *Source, i int, c *collector) []string {
 	var err error
 	what := fmt.Sprintf("session %s in %s", src.SessionID, src.DB.Path())
 	before := sc.work // a redone read counts from here again
+	var statsBefore *rankStats
+	if o.stats != nil {
+		statsBefore = o.stats.clone()
+	}
+	redo := func() {
+		sc.work, sc.stopped = before, false
+		if statsBefore != nil {
+			*o.stats = *statsBefore.clone()
+		}
+	}
 	if src.Index && !o.IncludeTools {
-		err = src.DB.FTSRows(src.SessionID, func() { found, sc.work, sc.stopped = found[:0], before, false }, func(r sqlitestore.FTSRow) {
+		err = src.DB.FTSRows(src.SessionID, func() { found = found[:0]; redo() }, func(r sqlitestore.FTSRow) {
 			if sc.stopped {
 				return
 			}
@@ -177,7 +205,8 @@ func searchOne(sc *Scanner, src *Source, i int, c *collector) []string {
 		var sk transcript.Skips
 		pre := sc.pre
 		err = src.DB.Events(src.SessionID, int64(o.maxLine()), func() {
-			found, sk, sc.work, sc.stopped = found[:0], transcript.Skips{MaxLine: int64(o.maxLine())}, before, false
+			found, sk = found[:0], transcript.Skips{MaxLine: int64(o.maxLine())}
+			redo()
 		},
 			func(seq int64, data []byte, st transcript.Status) {
 				if sc.stopped {

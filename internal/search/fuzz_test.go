@@ -134,3 +134,39 @@ func FuzzScanMasked(f *testing.F) {
 		}
 	})
 }
+
+// fuzzWordsTranscript: words written fullwidth, halfwidth, \u-escaped
+// (fullwidth and kana too), as decomposed kana, beside plain ones.
+const fuzzWordsTranscript = `{"type":"message","id":"w1","timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"ＤＥＰＬＯＹ the gateway ｹﾞｰﾄｳｪｲ"}}
+{"type":"message","id":"w2","timestamp":"2026-01-01T00:00:02.000Z","message":{"role":"assistant","content":"\uff24eploy \u30b2\u30fc\u30c8 now"}}
+{"type":"message","id":"w3","timestamp":"2026-01-01T00:00:03.000Z","message":{"role":"user","content":"カ\u3099イド and \u212aelvin ma\u017f\u017f 再起動しました"}}
+{"type":"message","id":"w4","timestamp":"2026-01-01T00:00:04.000Z","message":{"role":"user","content":"restart  the\ngateway, deploy"}}
+{"type":"message","id":"w6","timestamp":"2026-01-01T00:00:05.000Z","message":{"role":"user","content":"ガイド raw marks"}}
+{"type":"message","id":"w5","message":{"role":"user","content":"torn ＤＥＰＬＯＹ`
+
+// FuzzScanWords: the pre-filtered scan of a words query finds exactly what
+// parsing every line finds.
+func FuzzScanWords(f *testing.F) {
+	for _, q := range []string{"deploy", "DEPLOY gateway", "ゲート", "ガイド", "ｶﾞｲﾄﾞ", "kelvin", "mass", "再起動", `"restart the gateway"`, "now ゲート", "ガイド raw"} {
+		f.Add([]byte(fuzzWordsTranscript), q, false, 0)
+		f.Add([]byte(fuzzWordsTranscript), q, true, 0)
+	}
+	f.Add([]byte(fuzzSeedTranscript), "deploy", false, 64)
+	f.Add([]byte(fuzzScriptTranscript), "сервер", false, 0)
+	f.Fuzz(func(t *testing.T, data []byte, pattern string, tools bool, maxLine int) {
+		m, err := Compile(Query{Pattern: pattern, Words: true})
+		if err != nil {
+			return
+		}
+		if maxLine < 0 {
+			maxLine = -maxLine
+		}
+		o := &Options{Matcher: m, IncludeTools: tools, MaxLine: maxLine % (1 << 16)}
+		want := naiveScan(data, o)
+		for _, oneByte := range []bool{false, true} {
+			if got := fastScan(t, data, o, oneByte); !reflect.DeepEqual(got, want) {
+				t.Fatalf("words %q tools=%v maxLine=%d halfReads=%v:\nfast  %+v\nnaive %+v", pattern, tools, o.MaxLine, oneByte, got, want)
+			}
+		}
+	})
+}

@@ -36,13 +36,23 @@ type Query struct {
 	Pattern    string
 	Regex      bool // Pattern is a Go (RE2) regular expression
 	IgnoreCase bool
+	// Words: Pattern is words and "quoted phrases", every one of them in
+	// a message, in any order, width- and case-folded (words.go).
+	Words bool
 }
+
+// MaxWordsQuery bounds a words query (Query.Words), in characters, as
+// OpenClaw's own sessions_search bounds its query: every word is looked
+// for in every message.
+const MaxWordsQuery = 4096
 
 // Matcher finds a query in a message's text and pre-filters raw lines.
 type Matcher struct {
 	lit string         // exact literal (no regex, no case folding)
 	re  *regexp.Regexp // regex or case-insensitive literal
-	pre prefilter
+	// words: a words query (Query.Words), pre-filtered by wordsPrefilter
+	words *wordsQuery
+	pre   prefilter
 }
 
 // Compile prepares a query. An empty pattern, or an invalid regular
@@ -56,6 +66,18 @@ func Compile(q Query) (*Matcher, error) {
 	}
 	m := &Matcher{}
 	switch {
+	case q.Words && q.Regex:
+		return nil, fmt.Errorf("--words and --regex cannot be used together")
+	case q.Words:
+		if utf8.RuneCountInString(q.Pattern) > MaxWordsQuery {
+			return nil, fmt.Errorf("a words query is at most %d characters", MaxWordsQuery)
+		}
+		w, err := parseWords(q.Pattern)
+		if err != nil {
+			return nil, err
+		}
+		m.words = w
+		m.pre = wordsPrefilter(w)
 	case q.Regex:
 		expr := q.Pattern
 		if q.IgnoreCase {
@@ -81,6 +103,10 @@ func Compile(q Query) (*Matcher, error) {
 
 // Find returns the first match in text.
 func (m *Matcher) Find(text string) (start, end int, ok bool) {
+	if m.words != nil {
+		wm := m.words.match(text, false)
+		return wm.start, wm.end, wm.ok
+	}
 	if m.re != nil {
 		loc := m.re.FindStringIndex(text)
 		if loc == nil {
@@ -98,6 +124,9 @@ func (m *Matcher) Find(text string) (start, end int, ok bool) {
 // Filtered reports whether raw lines are pre-filtered (false: every line is
 // parsed, e.g. a regex without a required literal).
 func (m *Matcher) Filtered() bool { return m.pre.needle != nil }
+
+// Words reports whether the query is a words query (Query.Words).
+func (m *Matcher) Words() bool { return m.words != nil }
 
 // requiredLiteral finds a literal every match of expr contains: the longest
 // literal among the top-level concatenation of the simplified expression.
@@ -138,6 +167,9 @@ type prefilter struct {
 	// wide: the needle holds non-ASCII characters, so a line may hold it
 	// with any of them \u-escaped (wideEsc), not only printable ASCII.
 	wide bool
+	// forms: a line holding a Halfwidth and Fullwidth Forms character may
+	// hold the needle (a words query's width folding: wordsPrefilter).
+	forms bool
 }
 
 // verbatim reports whether a JSON writer can only write c as itself inside
@@ -352,6 +384,19 @@ func (p *prefilter) equal(b []byte) bool {
 // character, or with a wide needle of any character but a control
 // character (wideEsc).
 func (p *prefilter) escIndex(s []byte) int {
+	if p.forms {
+		// the first escape, or a form before it (searched no further, so
+		// that no byte is searched twice for a form)
+		e := escSearch(s, true)
+		lim := len(s)
+		if e >= 0 {
+			lim = e
+		}
+		if f := formsIndex(s[:lim]); f >= 0 {
+			return f
+		}
+		return e
+	}
 	if p.wide {
 		return escSearch(s, true)
 	}

@@ -42,6 +42,11 @@ type Options struct {
 	// the sources are then searched one after another (one worker), so it
 	// is the same place every time.
 	Budget int64
+	// Relevance ranks the hits of a words query by BM25 (rank.go) instead
+	// of newest first; it has no effect on other queries.
+	Relevance bool
+	// stats, set by NewScanner when ranking, counts the messages searched.
+	stats *rankStats
 }
 
 // filter is the byte pre-filter the scan may use on raw lines (nil: every
@@ -83,6 +88,10 @@ type Hit struct {
 	Snippet   string
 	// MatchStart and MatchEnd are the match's byte offsets in Snippet.
 	MatchStart, MatchEnd int
+	// Score is the hit's relevance (Options.Relevance; else 0).
+	Score float64
+	tf    []int32 // a words query's term counts in the message
+	words int     // the message's length in words
 }
 
 // Accept applies the filters and the query to a message.
@@ -96,12 +105,26 @@ func (o *Options) Accept(m Message, pos int64) (Hit, bool) {
 	if (o.Since != 0 && m.Timestamp < o.Since) || (o.Until != 0 && m.Timestamp >= o.Until) {
 		return Hit{}, false
 	}
-	s, e, ok := o.Matcher.Find(m.Text)
-	if !ok {
-		return Hit{}, false
+	var tf []int32
+	var words int
+	var s, e int
+	if w := o.Matcher.words; w != nil {
+		wm := w.match(m.Text, o.stats != nil)
+		if o.stats != nil {
+			o.stats.add(&wm)
+		}
+		if !wm.ok {
+			return Hit{}, false
+		}
+		s, e, tf, words = wm.start, wm.end, wm.tf, wm.words
+	} else {
+		var ok bool
+		if s, e, ok = o.Matcher.Find(m.Text); !ok {
+			return Hit{}, false
+		}
 	}
 	snip, ms, me := Snippet(m.Text, s, e, SnippetBefore, SnippetAfter)
-	return Hit{Pos: pos, ID: m.ID, Role: m.Role, Timestamp: m.Timestamp, Snippet: snip, MatchStart: ms, MatchEnd: me}, true
+	return Hit{Pos: pos, ID: m.ID, Role: m.Role, Timestamp: m.Timestamp, Snippet: snip, MatchStart: ms, MatchEnd: me, tf: tf, words: words}, true
 }
 
 // Line examines one complete line (or event) at pos: its hit, if any, and
@@ -188,9 +211,22 @@ func NewScanner(o *Options) *Scanner {
 	if oc.Mask != nil {
 		oc.Mask = countingMask{m: oc.Mask, w: &s.work}
 	}
+	if oc.Relevance && oc.Matcher != nil && oc.Matcher.words != nil {
+		oc.stats = newRankStats(len(oc.Matcher.words.terms))
+	} else {
+		oc.stats = nil
+	}
 	s.o = &oc
-	s.pre = oc.filter()
+	if oc.stats == nil {
+		// ranking counts every message in scope: no line is ruled out
+		s.pre = oc.filter()
+	}
 	return s
+}
+
+// ranking reports whether o ranks by relevance.
+func (o *Options) ranking() bool {
+	return o.Relevance && o.Matcher != nil && o.Matcher.words != nil
 }
 
 // Work is what the scanner did so far.

@@ -34,18 +34,30 @@ type Options struct {
 	NoIndex         bool
 	Limit           int // 0 = all
 	Context         int
+	Relevance       bool // --rank relevance
 }
+
+// Ranks are the values of --rank.
+var Ranks = []string{"newest", "relevance"}
 
 // NewCmd builds the command; runF replaces the behaviour in flag tests.
 func NewCmd(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
 	o := &Options{f: f}
-	var kinds, limit string
+	var kinds, limit, rank string
 	cmd := &cobra.Command{
 		Use:   "search QUERY [flags]",
 		Short: "Search transcripts for a text, newest hits first",
 		Long: `Search the transcripts of the requester's agent (or --agent ID, or
 --all-agents) for QUERY: a literal by default, a Go (RE2) regular expression
-with --regex; --ignore-case for both. The text searched is what OpenClaw's own
+with --regex; --ignore-case for both. With --words, QUERY is words and
+"quoted phrases": a hit holds every one of them, in any order, a phrase's
+words in order; case and width (fullwidth, halfwidth) do not matter; a Latin,
+Cyrillic... word matches whole words, a run of Chinese, Japanese, Korean or
+Thai text matches as text (再起動 finds 再起動しました). --rank relevance
+orders the hits of --words by BM25 relevance (the words' counts in the
+message, its length, how rare each word is among the messages searched; ties
+newest first) instead of newest first; with it every message in scope is
+read. The text searched is what OpenClaw's own
 transcript index holds: the text of user and assistant messages (thinking
 blocks and images are not searched); --include-tools adds tool results and
 tool calls (name and arguments).
@@ -82,7 +94,8 @@ sessionId, id, role, timestamp (RFC 3339), snippet.`,
 		Example: `  sessions search deploy
   sessions search --all-agents --since 7d -i "disk full"
   sessions search --regex 'error [0-9]{3}' --role assistant --json
-  sessions search hello -C 2 --limit 5`,
+  sessions search hello -C 2 --limit 5
+  sessions search --words --rank relevance 'gateway "restart failed"'`,
 		Args: cmdutil.ExactArgs(1, "QUERY"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Query.Pattern = args[0]
@@ -112,6 +125,19 @@ sessionId, id, role, timestamp (RFC 3339), snippet.`,
 			if o.Key != "" && o.Label != "" {
 				return apperr.Usagef("--key and --label cannot be used together")
 			}
+			if o.Query.Words && o.Query.Regex {
+				return apperr.Usagef("--words and --regex cannot be used together")
+			}
+			switch rank {
+			case "newest":
+			case "relevance":
+				if !o.Query.Words {
+					return apperr.Usagef("--rank relevance needs --words")
+				}
+				o.Relevance = true
+			default:
+				return apperr.Usagef("invalid --rank %q (want newest or relevance)", rank)
+			}
 			if runF != nil {
 				return runF(o)
 			}
@@ -121,6 +147,8 @@ sessionId, id, role, timestamp (RFC 3339), snippet.`,
 	fl := cmd.Flags()
 	fl.BoolVar(&o.Query.Regex, "regex", false, "QUERY is a Go (RE2) regular expression")
 	fl.BoolVarP(&o.Query.IgnoreCase, "ignore-case", "i", false, "match regardless of case")
+	fl.BoolVar(&o.Query.Words, "words", false, `QUERY is words and "quoted phrases", all in one message in any order (case and width folded)`)
+	fl.StringVar(&rank, "rank", "newest", "order the hits by `ORDER`: newest, or relevance (with --words)")
 	fl.BoolVar(&o.AllAgents, "all-agents", false, "search the sessions of every agent")
 	cmdutil.KindsFlag(cmd, &kinds, "only sessions of these kinds, comma-separated: main,group,cron,hook,node,other")
 	fl.StringVar(&o.Role, "role", "", "only messages of this `ROLE`: user, assistant, tool (tool implies --include-tools)")
@@ -141,6 +169,7 @@ sessionId, id, role, timestamp (RFC 3339), snippet.`,
 		return f.Labels(tc)
 	})
 	_ = cmd.RegisterFlagCompletionFunc("limit", cmdutil.FixedCompletions("all"))
+	_ = cmd.RegisterFlagCompletionFunc("rank", cmdutil.FixedCompletions(Ranks...))
 	f.ReadsHost(cmd, ops.ReadSearch)
 	return cmd
 }
@@ -150,7 +179,7 @@ func run(ctx context.Context, o *Options) error {
 	res, err := f.Ops().Search(ctx, ops.SearchQuery{
 		Pattern: o.Query, AllAgents: o.AllAgents, Kinds: o.Kinds, Role: o.Role, Since: o.Since, Until: o.Until,
 		Key: o.Key, Label: o.Label, IncludeTools: o.IncludeTools, IncludeArchived: o.IncludeArchived,
-		NoIndex: o.NoIndex, Limit: o.Limit, Context: o.Context,
+		NoIndex: o.NoIndex, Limit: o.Limit, Context: o.Context, Relevance: o.Relevance,
 	})
 	if err != nil {
 		return err
