@@ -93,7 +93,8 @@ FUZZ_TARGETS := internal/keys:FuzzKeys internal/store:FuzzParse internal/store:F
 	internal/store:FuzzParseFast internal/jsonscan:FuzzScanner internal/transcript:FuzzReadMessages internal/config:FuzzLoad \
 	internal/sanitize:FuzzHistory internal/sanitize:FuzzStripEnvelopeText internal/rowjson:FuzzAppendList \
 	internal/transcript:FuzzCursor internal/usage:FuzzScan internal/usage:FuzzExtractFast internal/search:FuzzScan internal/search:FuzzPairChunk \
-	internal/sqlitefile:FuzzReader internal/sqlitefile:FuzzCorrupt internal/searchindex:FuzzIndex internal/searchindex:FuzzIndexMasked
+	internal/sqlitefile:FuzzReader internal/sqlitefile:FuzzCorrupt internal/searchindex:FuzzIndex internal/searchindex:FuzzIndexMasked \
+	internal/storecache:FuzzDiskTier
 fuzz:
 	@for t in $(FUZZ_TARGETS); do \
 		pkg=./$${t%%:*}; fn=$${t##*:}; echo "== $$fn ($$pkg, $(FUZZTIME))"; \

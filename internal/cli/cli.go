@@ -73,6 +73,11 @@ func Run(f *cmdutil.Factory, args []string) int {
 
 // RunContext is Run with the context every command gets as cmd.Context().
 func RunContext(ctx context.Context, f *cmdutil.Factory, args []string) int {
+	// f is left as it came: what the run made (its logger, its operations
+	// and the state they opened) is let go, not kept by the flag completion
+	// functions cobra holds on to (cmdutil.Factory.EndRun).
+	defer func(l *log.Logger) { f.Log = l }(f.Log)
+	defer f.EndRun()
 	if cmdutil.IsCompletionRequest(args) {
 		// Tab completion prints candidates and nothing else: no warnings.
 		f.Log = log.New(io.Discard)

@@ -79,6 +79,19 @@ func (f *Factory) HostRead(cmd *cobra.Command) (*ops.HostRead, bool) {
 	return r, ok
 }
 
+// EndRun lets go of what f holds for the run that has ended (cli.RunContext
+// calls it): the operations with the state they opened, the host-only
+// reads by command, the compiled --jq. cobra keeps every flag completion
+// function ever registered (a map of its package, never emptied), and with
+// it the Factory they refer to: without this a process that runs command
+// after command (a test binary, a benchmark) would keep every run's state
+// and command tree, and every collection would trace them again. A next
+// run on f starts afresh.
+func (f *Factory) EndRun() {
+	f.opsOnce = sync.Once{}
+	f.ops, f.jq, f.hostReads = nil, nil, nil
+}
+
 // JSONMode reports whether output is JSON (--json, or --jq which implies it).
 func (f *Factory) JSONMode() bool { return f.Flags.JSON || f.Flags.JQ != "" }
 

@@ -214,6 +214,15 @@ func (d *Disk) read(path, key string, files []string, vers []Version) (*store.St
 // collection has run, GOGC is what it was (unless someone else has set it
 // meanwhile: then theirs is left, and looked at again after the next
 // collections, up to 8). GOGC=off stays off. Decodes take turns.
+//
+// GOGC is the process's, and a library should leave it alone unless it
+// buys much: this buys a quarter of a cached list call. `sessions list`
+// on a 10,000-entry sessions.json (54 MB) with its cache file warm, whole
+// processes alternated, 25 rounds, medians, 2 loaded cores (2026-11-29):
+// 38.6 ms CPU (65.2 ms wall) with the hold, 50.7 ms CPU (93.8 ms wall)
+// without; `list --json`: 33.9 against 47.5 ms CPU. Without it a fresh
+// process (a 4 MiB first goal) collects several times while the entries
+// are written, tracing them each time.
 func holdGC() (done func()) {
 	gcHold.Lock()
 	prev := debug.SetGCPercent(-1)
