@@ -169,7 +169,7 @@ func indexedAnswer(srcs []srch.Source, o *srch.Options, limit, context int, want
 	if mask != nil {
 		oc.Mask = countingMask{m: mask, w: &res.Work}
 	}
-	failed := searchindex.Read(srcs, want, func(i int, pos int64, line []byte) {
+	failed := readEach(srcs, want, func(i int, pos int64, line []byte) {
 		res.Work.Lines++
 		if len(line) <= maxLine(o) {
 			res.Work.Parsed++
@@ -256,4 +256,43 @@ func (c countingMask) MaskJSON(raw []byte) ([]byte, bool) {
 func (c countingMask) MaskMessage(raw json.RawMessage) (json.RawMessage, bool) {
 	c.w.BytesMasked += int64(len(raw))
 	return c.m.MaskMessage(raw)
+}
+
+// CloseIndexes closes every search index this process keeps open (before
+// an index is removed, or when a server stops).
+func CloseIndexes() error {
+	indexMu.Lock()
+	defer indexMu.Unlock()
+	var first error
+	for id, ix := range indexes {
+		if err := ix.Close(); err != nil && first == nil {
+			first = err
+		}
+		delete(indexes, id)
+	}
+	return first
+}
+
+// readEach is searchindex.Read one store at a time (the transcript files
+// together): Read's redone store read clears what it had read of the other
+// stores, so each gets a Read of its own.
+func readEach(srcs []srch.Source, want map[int][]int64, fn func(i int, pos int64, line []byte)) map[int]error {
+	groups := map[any]map[int][]int64{}
+	for i, pos := range want {
+		var k any = "files"
+		if src := &srcs[i]; src.DB != nil && src.Archive == nil {
+			k = src.DB
+		}
+		if groups[k] == nil {
+			groups[k] = map[int][]int64{}
+		}
+		groups[k][i] = pos
+	}
+	failed := map[int]error{}
+	for _, w := range groups {
+		for i, err := range searchindex.Read(srcs, w, fn) {
+			failed[i] = err
+		}
+	}
+	return failed
 }
