@@ -15,6 +15,8 @@ import (
 	"testing"
 
 	"charm.land/log/v2"
+
+	"github.com/openclaw/sessions/internal/hostread"
 )
 
 // diffWords are what the random messages say and the random queries ask:
@@ -215,6 +217,57 @@ func TestSearchIndexDifferential(t *testing.T) {
 					t.Fatalf("an agent's search built no masked index: %v", m)
 				}
 			})
+		}
+	}
+}
+
+// A damaged index (every file of it truncated or overwritten) is never
+// read: the search rebuilds it or scans, and answers as the scan does,
+// never with an error.
+func TestSearchIndexCorrupt(t *testing.T) {
+	cache := t.TempDir()
+	t.Setenv("XDG_CACHE_HOME", cache)
+	o, _ := fixtureOps(t, "state-2026.1.30", nil, Config{})
+	q := SearchQuery{Pattern: SearchPattern{Pattern: "hello", IgnoreCase: true}, AllAgents: true, Context: 1}
+	doc := func(env string) string {
+		t.Helper()
+		c := o.cfg
+		c.Getenv = func(k string) string {
+			if k == NoIndexEnv {
+				return env
+			}
+			return o.cfg.Getenv(k)
+		}
+		res, err := New(c).Search(context.Background(), q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Fill()
+		b, _ := json.Marshal(res)
+		return string(b)
+	}
+	want := doc("1")
+	if got := doc(""); got != want {
+		t.Fatalf("indexed %s\nscan    %s", got, want)
+	}
+	for i, damage := range []func(string) error{
+		func(p string) error { return os.Truncate(p, 7) },
+		func(p string) error { return os.WriteFile(p, []byte("not an index"), 0o600) },
+	} {
+		files, _ := filepath.Glob(filepath.Join(cache, "sessions", "index", "*", "*", "*"))
+		if len(files) == 0 {
+			t.Fatal("no index files")
+		}
+		for _, f := range files {
+			if err := damage(f); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if i == 1 {
+			hostread.CloseIndexes() // a new process meets the damaged files
+		}
+		if got := doc(""); got != want {
+			t.Fatalf("damage %d: indexed %s\nscan    %s", i, got, want)
 		}
 	}
 }
