@@ -44,6 +44,10 @@ func TestScript(t *testing.T) {
 			e.Setenv("XDG_STATE_HOME", filepath.Join(e.WorkDir, ".xdg-state"))
 			// contexts and device files: never outside the script's dir
 			e.Setenv("XDG_CONFIG_HOME", filepath.Join(e.WorkDir, ".xdg-config"))
+			// the search index: never outside the script's dir; the scripts
+			// run with it, and with SESSIONS_NO_INDEX=1 without (the same bytes)
+			e.Setenv("XDG_CACHE_HOME", filepath.Join(e.WorkDir, ".xdg-cache"))
+			e.Setenv("SESSIONS_NO_INDEX", os.Getenv("SESSIONS_NO_INDEX"))
 			// the default engine (auto) depends on the machine (an openclaw
 			// on $PATH, a live gateway): scripts use provider unless they
 			// say otherwise (send_engine_auto.txtar tests auto)

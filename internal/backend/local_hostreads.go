@@ -21,6 +21,13 @@ func (l *Local) Search(ctx context.Context, q *hostread.SearchQuery) (*hostread.
 	if err != nil {
 		return nil, err
 	}
+	if q.Index != nil && q.Index.Debug == nil {
+		x := *q.Index
+		x.Debug = func(msg string) { l.debug(msg) }
+		qc := *q
+		qc.Index = &x
+		q = &qc
+	}
 	a, err := hostread.Search(s, q)
 	if err != nil {
 		return nil, err

@@ -27,6 +27,9 @@ type SearchQuery struct {
 	// learn a masked label by guessing it.
 	LabelAs func(string) string
 
+	// Index: answer from the search index when it can (nil: scan).
+	Index *SearchIndex
+
 	// Options are what a line must match, the roles and times, and for
 	// an agent the mask, its budget and the longest line.
 	Options *srch.Options
@@ -58,7 +61,13 @@ func Search(s *state.State, q *SearchQuery) (*SearchAnswer, error) {
 		// per worker and the hits kept) by collecting garbage sooner.
 		debug.SetMemoryLimit(searchMemoryLimit)
 	}
-	res := srch.Run(srcs, q.Options, q.Limit, q.Context, 0)
+	var res *srch.Result
+	if q.Index != nil && !q.NoIndex {
+		res = searchIndexed(s, q, srcs)
+	}
+	if res == nil {
+		res = srch.Run(srcs, q.Options, q.Limit, q.Context, 0)
+	}
 	orphanKeys(s, srcs, res.Hits, lazy)
 	return &SearchAnswer{Result: res, Sources: srcs}, nil
 }

@@ -277,7 +277,14 @@ func (s *state) cliDoc(args ...string) map[string]any {
 func sessionsBinary(t *testing.T) string { return testutil.SessionsBinary(t) }
 
 func TestMain(m *testing.M) {
+	// the search index: never in the user's cache dir
+	cache, err := os.MkdirTemp("", "mcp-cache-")
+	if err != nil {
+		panic(err)
+	}
+	os.Setenv("XDG_CACHE_HOME", cache)
 	code := m.Run()
+	os.RemoveAll(cache)
 	testutil.RemoveBinary()
 	os.Exit(code)
 }

@@ -105,31 +105,39 @@ func TestAdversarialSearchWorkOracle(t *testing.T) {
 		plantOracle(t, fixture, dir)
 		operator := New(Config{StateDir: dir, Env: agent.cfg.Env, Getenv: agent.cfg.Getenv, Now: agent.cfg.Now})
 		for _, tc := range cases {
-			t.Run(fixture+"/"+tc.name, func(t *testing.T) {
-				run := func(o *Ops, p SearchPattern) *SearchResult {
-					t.Helper()
-					q := tc.q
-					q.Pattern = p
-					res, err := o.Search(context.Background(), q)
-					if err != nil {
-						t.Fatal(err)
+			for _, noIndex := range []bool{true, false} {
+				t.Run(fmt.Sprintf("%s/%s/noIndex=%v", fixture, tc.name, noIndex), func(t *testing.T) {
+					run := func(o *Ops, p SearchPattern) *SearchResult {
+						t.Helper()
+						q := tc.q
+						q.Pattern = p
+						q.NoIndex = noIndex
+						res, err := o.Search(context.Background(), q)
+						if err != nil {
+							t.Fatal(err)
+						}
+						return res
 					}
-					return res
-				}
-				r, w := run(agent, tc.right), run(agent, tc.wrong)
-				if r.work != w.work || r.TotalCount != w.TotalCount || r.HasMore != w.HasMore {
-					t.Errorf("agent: right guess %+v (total %d), wrong guess %+v (total %d)", r.work, r.TotalCount, w.work, w.TotalCount)
-				}
-				if r.work.Parsed == 0 || r.work.BytesMasked == 0 {
-					t.Errorf("agent: nothing parsed or masked: %+v", r.work)
-				}
-				if tc.q.IncludeTools || tc.q.Role == "tool" {
-					or, ow := run(operator, tc.right), run(operator, tc.wrong)
-					if or.TotalCount != 1 || ow.TotalCount != 0 {
-						t.Errorf("operator: right guess %d hits, wrong %d: the token is not where the probe looks", or.TotalCount, ow.TotalCount)
+					r, w := run(agent, tc.right), run(agent, tc.wrong)
+					if r.work != w.work || r.TotalCount != w.TotalCount || r.HasMore != w.HasMore {
+						t.Errorf("agent: right guess %+v (total %d), wrong guess %+v (total %d)", r.work, r.TotalCount, w.work, w.TotalCount)
 					}
-				}
-			})
+					// the scan parses and masks every line in scope; the index,
+					// of masked text, selects alike for either guess
+					if noIndex && (r.work.Parsed == 0 || r.work.BytesMasked == 0) {
+						t.Errorf("agent: nothing parsed or masked: %+v", r.work)
+					}
+					if r.TotalCount != 0 {
+						t.Errorf("agent: a masked secret found: %d hits", r.TotalCount)
+					}
+					if tc.q.IncludeTools || tc.q.Role == "tool" {
+						or, ow := run(operator, tc.right), run(operator, tc.wrong)
+						if or.TotalCount != 1 || ow.TotalCount != 0 {
+							t.Errorf("operator: right guess %d hits, wrong %d: the token is not where the probe looks", or.TotalCount, ow.TotalCount)
+						}
+					}
+				})
+			}
 		}
 	}
 }
@@ -208,7 +216,8 @@ func TestAdversarialSearchMaskBudget(t *testing.T) {
 			operator := New(Config{StateDir: dir, Env: agent.cfg.Env, Getenv: agent.cfg.Getenv, Now: agent.cfg.Now})
 			search := func(o *Ops, pattern string) *SearchResult {
 				t.Helper()
-				res, err := o.Search(context.Background(), SearchQuery{Pattern: SearchPattern{Pattern: pattern}, IncludeTools: true, IncludeArchived: true})
+				// the scan's budget: the index's answer is not bounded by it
+				res, err := o.Search(context.Background(), SearchQuery{Pattern: SearchPattern{Pattern: pattern}, IncludeTools: true, IncludeArchived: true, NoIndex: true})
 				if err != nil {
 					t.Fatal(err)
 				}

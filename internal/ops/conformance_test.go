@@ -126,7 +126,14 @@ func newOps(tmp string, env map[string]string, c ops.Config) *ops.Ops {
 func sessionsBinary(t *testing.T) string { return testutil.SessionsBinary(t) }
 
 func TestMain(m *testing.M) {
+	// the search index: never in the user's cache dir
+	cache, err := os.MkdirTemp("", "ops-cache-")
+	if err != nil {
+		panic(err)
+	}
+	os.Setenv("XDG_CACHE_HOME", cache)
 	code := m.Run()
+	os.RemoveAll(cache)
 	testutil.RemoveBinary()
 	os.Exit(code)
 }

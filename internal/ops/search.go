@@ -3,6 +3,8 @@ package ops
 import (
 	"context"
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/openclaw/sessions/internal/apperr"
@@ -184,6 +186,7 @@ func (o *Ops) search(ctx context.Context, q SearchQuery) (*SearchResult, error) 
 	a, err := h.(backend.Searcher).Search(ctx, &hostread.SearchQuery{
 		AllAgents: q.AllAgents, Kinds: q.Kinds, Key: q.Key, Label: q.Label, IncludeArchived: q.IncludeArchived, NoIndex: q.NoIndex,
 		LabelAs: o.searchRedact(), Options: so, Limit: q.Limit, Context: q.Context,
+		Index: o.searchIndex(ctx, q),
 	})
 	if err != nil {
 		return nil, err
@@ -193,6 +196,35 @@ func (o *Ops) search(ctx context.Context, q SearchQuery) (*SearchResult, error) 
 	}
 	return &SearchResult{Count: len(a.Hits), TotalCount: a.Total, HasMore: a.Total > len(a.Hits) || a.Partial,
 		Partial: a.Partial, found: a.Hits, srcs: a.Sources, withContext: q.Context > 0, ranked: q.Relevance, work: a.Work}, nil
+}
+
+// NoIndexEnv turns the search index off when set to a true value
+// (1, true): every search scans, as with --no-index.
+const NoIndexEnv = "SESSIONS_NO_INDEX"
+
+// searchIndex is how a search asks the search index (nil: it scans):
+// not with --no-index or $SESSIONS_NO_INDEX. A masked search (an agent's,
+// --redact) asks an index of the masked text, one per mask and requester.
+func (o *Ops) searchIndex(ctx context.Context, q SearchQuery) *hostread.SearchIndex {
+	if q.NoIndex || indexOff(o.Getenv(NoIndexEnv)) {
+		return nil
+	}
+	x := &hostread.SearchIndex{Ctx: ctx, Pattern: q.Pattern}
+	if o.masking() {
+		var patterns []string
+		if st, err := o.openState(); err == nil && st != nil && st.Cfg != nil {
+			patterns = st.Cfg.Logging.RedactPatterns
+		}
+		as, _ := o.as()
+		x.MaskKey = "patterns\x00" + strings.Join(patterns, "\x00") + "\x01requester\x00" + as
+	}
+	return x
+}
+
+// indexOff reads $SESSIONS_NO_INDEX.
+func indexOff(v string) bool {
+	b, err := strconv.ParseBool(strings.TrimSpace(v))
+	return err == nil && b
 }
 
 // sizeOf is n bytes in MiB when it is a whole number of them.

@@ -158,7 +158,7 @@ sessionId, id, role, timestamp (RFC 3339), snippet.`,
 	fl.StringVar(&o.Label, "label", "", "only the session labelled `L`")
 	fl.BoolVar(&o.IncludeTools, "include-tools", false, "search tool results and tool calls too")
 	fl.BoolVar(&o.IncludeArchived, "include-archived", false, "also search the .deleted/.reset archived transcripts and the orphan ones (no entry points to them)")
-	fl.BoolVar(&o.NoIndex, "no-index", false, "2026.8+: scan the transcript events even where OpenClaw's search index is current")
+	fl.BoolVar(&o.NoIndex, "no-index", false, "scan every transcript: no search index, neither ours (kept in the cache dir; also SESSIONS_NO_INDEX=1) nor, on 2026.8+, OpenClaw's")
 	fl.StringVar(&limit, "limit", "50", "at most `N` hits (or all); totalCount says how many there are")
 	fl.IntVarP(&o.Context, "context", "C", 0, "show `N` messages before and after each hit")
 	_ = cmd.RegisterFlagCompletionFunc("role", cmdutil.FixedCompletions(ops.SearchRoles...))

@@ -1,0 +1,298 @@
+package hostread
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+	"time"
+
+	srch "github.com/openclaw/sessions/internal/search"
+	"github.com/openclaw/sessions/internal/searchindex"
+	"github.com/openclaw/sessions/internal/state"
+)
+
+// SearchIndex says that a search answers from the search index of the
+// state dir (internal/searchindex) when it can, with the scan as its
+// fallback: the answer is the scan's either way.
+type SearchIndex struct {
+	Ctx     context.Context // the catch-up's context (nil: Background)
+	Pattern srch.Query      // what Options.Matcher was compiled from: what selects
+	// CacheDir holds the indexes ("": searchindex.DefaultCacheDir).
+	CacheDir string
+	// MaskKey names a masked search's index (Options.Mask): the mask and
+	// the requester, so that an index is built and read under one mask,
+	// over the transcripts one requester may see.
+	MaskKey string
+	Debug   func(string) // why the scan answered (nil: not said)
+}
+
+func (x *SearchIndex) debug(format string, a ...any) {
+	if x.Debug != nil {
+		x.Debug(fmt.Sprintf(format, a...))
+	}
+}
+
+// indexWait is how long a search waits for another process's update of
+// the index before the scan answers (searchindex.ErrBusy).
+const indexWait = 2 * time.Second
+
+// open indexes, kept for the life of the process: a long-lived one (the
+// MCP server, the UI) keeps its segments mapped between questions.
+var (
+	indexMu sync.Mutex
+	indexes = map[string]*searchindex.Index{}
+)
+
+// openIndex is the index the search asks, opened once per process.
+func openIndex(s *state.State, x *SearchIndex, mask srch.Masker) (*searchindex.Index, error) {
+	dir := x.CacheDir
+	if dir == "" {
+		d, err := searchindex.DefaultCacheDir()
+		if err != nil {
+			return nil, err
+		}
+		dir = d
+	}
+	key := searchindex.StateKey(s.Dir.Path)
+	id := dir + "\x00" + key + "\x00" + x.MaskKey
+	indexMu.Lock()
+	defer indexMu.Unlock()
+	if ix := indexes[id]; ix != nil {
+		return ix, nil
+	}
+	var ix *searchindex.Index
+	var err error
+	if mask != nil {
+		ix, err = searchindex.OpenMasked(dir, key, x.MaskKey, mask)
+	} else {
+		ix, err = searchindex.Open(dir, key)
+	}
+	if err != nil {
+		return nil, err
+	}
+	indexes[id] = ix
+	return ix, nil
+}
+
+// indexSources are every transcript of the state dir the requester may see
+// (every agent, archived copies and orphans): what the index is kept up to,
+// whatever one search reads of it. Their warnings are not the search's.
+func indexSources(s *state.State, labelAs func(string) string) ([]srch.Source, error) {
+	srcs, _, err := searchSources(s.Quiet(), &SearchQuery{AllAgents: true, IncludeArchived: true, NoIndex: true}, labelAs)
+	return srcs, err
+}
+
+// searchIndexed answers q over srcs from the index, or says why it cannot
+// (nil: the scan answers).
+func searchIndexed(s *state.State, q *SearchQuery, srcs []srch.Source) *srch.Result {
+	x, o := q.Index, q.Options
+	ctx := x.Ctx
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	ix, err := openIndex(s, x, o.Mask)
+	if err != nil {
+		x.debug("search index: %v; scanning", err)
+		return nil
+	}
+	all, err := indexSources(s, q.LabelAs)
+	if err != nil {
+		x.debug("search index: listing the transcripts: %v; scanning", err)
+		return nil
+	}
+	update := func() (searchindex.Stats, error) {
+		uctx, cancel := context.WithTimeout(ctx, indexWait)
+		defer cancel()
+		return ix.Update(uctx, all)
+	}
+	st, err := update()
+	if searchindex.IsCorrupt(err) {
+		x.debug("search index: %v; rebuilding it", err)
+		if err = ix.Reset(ctx); err == nil {
+			st, err = update()
+		}
+	}
+	if err != nil {
+		x.debug("search index: %v; scanning", err)
+		return nil
+	}
+	x.debug("search index: %s", st)
+	cands, err := ix.Candidates(x.Pattern, searchindex.Filter{IncludeTools: o.IncludeTools, Roles: o.Roles, Since: o.Since, Until: o.Until})
+	if err != nil {
+		x.debug("search index: %v; scanning", err)
+		return nil
+	}
+	if cands.All {
+		x.debug("search index: the query selects nothing by itself (a literal shorter than three bytes, a regex without one); scanning")
+		return nil
+	}
+	indexed := make(map[string]bool, len(all))
+	for i := range all {
+		indexed[searchindex.SourceID(&all[i])] = true
+	}
+	for _, u := range st.Unreadable {
+		delete(indexed, u)
+	}
+	// The sources read from the index's candidates, and those scanned: a
+	// session OpenClaw's own index answers (its rows, "index"), one the
+	// index could not read (the scan says why).
+	want := map[int][]int64{}
+	var scan []int
+	for i := range srcs {
+		src := &srcs[i]
+		id := searchindex.SourceID(src)
+		if (src.Index && !o.IncludeTools) || !indexed[id] {
+			scan = append(scan, i)
+			continue
+		}
+		if cs := cands.Sources[id]; len(cs) > 0 {
+			pos := make([]int64, len(cs))
+			for k, c := range cs {
+				pos[k] = c.Pos
+			}
+			want[i] = pos
+		}
+	}
+	return indexedAnswer(srcs, o, q.Limit, q.Context, want, scan)
+}
+
+// indexedAnswer is Run's answer over srcs: the candidates of want verified by the
+// real match, the sources of scan scanned.
+func indexedAnswer(srcs []srch.Source, o *srch.Options, limit, context int, want map[int][]int64, scan []int) *srch.Result {
+	res := &srch.Result{}
+	warns := make([][]string, len(srcs))
+	var hits []srch.Found
+	var mu sync.Mutex
+	mask := o.Mask
+	oc := *o
+	if mask != nil {
+		oc.Mask = countingMask{m: mask, w: &res.Work}
+	}
+	failed := readEach(srcs, want, func(i int, pos int64, line []byte) {
+		res.Work.Lines++
+		if len(line) <= maxLine(o) {
+			res.Work.Parsed++
+		}
+		h, ok, _ := oc.Line(line, pos)
+		if !ok {
+			return
+		}
+		res.Work.Hits++
+		from := srch.FromTranscript
+		if srcs[i].DB != nil && srcs[i].Archive == nil {
+			from = srch.FromEvents
+		}
+		mu.Lock()
+		hits = append(hits, srch.Found{Hit: h, Src: i, From: from})
+		mu.Unlock()
+	})
+	for i := range failed {
+		// what was read of it is dropped: the scan reads it again and says why
+		kept := hits[:0]
+		for _, h := range hits {
+			if h.Src != i {
+				kept = append(kept, h)
+			}
+		}
+		hits = kept
+		scan = append(scan, i)
+	}
+	res.Total = len(hits)
+	for _, i := range scan {
+		r := srch.Run(srcs[i:i+1], o, limit, 0, 1)
+		for _, h := range r.Hits {
+			h.Src = i
+			hits = append(hits, h)
+		}
+		res.Total += r.Total
+		warns[i] = append(warns[i], r.Warnings...)
+		res.Work.Lines += r.Work.Lines
+		res.Work.Parsed += r.Work.Parsed
+		res.Work.BytesMasked += r.Work.BytesMasked
+		res.Work.Hits += r.Work.Hits
+		res.Partial = res.Partial || r.Partial
+	}
+	srch.SortFound(hits)
+	if limit > 0 && len(hits) > limit {
+		hits = hits[:limit]
+	}
+	if context > 0 {
+		for i, w := range srch.AddContext(srcs, o, hits, context) {
+			warns[i] = append(warns[i], w...)
+		}
+	}
+	res.Hits = hits
+	for _, w := range warns {
+		res.Warnings = append(res.Warnings, w...)
+	}
+	return res
+}
+
+func maxLine(o *srch.Options) int {
+	if o.MaxLine <= 0 {
+		return srch.DefaultMaxLine
+	}
+	return o.MaxLine
+}
+
+// countingMask counts the bytes handed to the mask into a search's Work,
+// as the scan does.
+type countingMask struct {
+	m srch.Masker
+	w *srch.Work
+}
+
+func (c countingMask) Redact(text string) (string, bool) {
+	c.w.BytesMasked += int64(len(text))
+	return c.m.Redact(text)
+}
+
+func (c countingMask) MaskJSON(raw []byte) ([]byte, bool) {
+	c.w.BytesMasked += int64(len(raw))
+	return c.m.MaskJSON(raw)
+}
+
+func (c countingMask) MaskMessage(raw json.RawMessage) (json.RawMessage, bool) {
+	c.w.BytesMasked += int64(len(raw))
+	return c.m.MaskMessage(raw)
+}
+
+// CloseIndexes closes every search index this process keeps open (before
+// an index is removed, or when a server stops).
+func CloseIndexes() error {
+	indexMu.Lock()
+	defer indexMu.Unlock()
+	var first error
+	for id, ix := range indexes {
+		if err := ix.Close(); err != nil && first == nil {
+			first = err
+		}
+		delete(indexes, id)
+	}
+	return first
+}
+
+// readEach is searchindex.Read one store at a time (the transcript files
+// together): Read's redone store read clears what it had read of the other
+// stores, so each gets a Read of its own.
+func readEach(srcs []srch.Source, want map[int][]int64, fn func(i int, pos int64, line []byte)) map[int]error {
+	groups := map[any]map[int][]int64{}
+	for i, pos := range want {
+		var k any = "files"
+		if src := &srcs[i]; src.DB != nil && src.Archive == nil {
+			k = src.DB
+		}
+		if groups[k] == nil {
+			groups[k] = map[int][]int64{}
+		}
+		groups[k][i] = pos
+	}
+	failed := map[int]error{}
+	for _, w := range groups {
+		for i, err := range searchindex.Read(srcs, w, fn) {
+			failed[i] = err
+		}
+	}
+	return failed
+}
