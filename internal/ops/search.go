@@ -209,6 +209,13 @@ func (o *Ops) searchIndex(ctx context.Context, q SearchQuery) *hostread.SearchIn
 	if q.NoIndex || indexOff(o.Getenv(NoIndexEnv)) {
 		return nil
 	}
+	if q.Pattern.Words || q.Relevance {
+		// The index selects by one literal or a regex's; a words query
+		// (its words in any order) and a ranked one (every message in
+		// scope counted) are the scan's.
+		o.debug("search: a words or ranked query is answered by the scan, not the index")
+		return nil
+	}
 	x := &hostread.SearchIndex{Ctx: ctx, Pattern: q.Pattern}
 	if o.masking() {
 		var patterns []string

@@ -30,9 +30,13 @@ var diffWords = []string{
 func diffQuery(r *rand.Rand) SearchQuery {
 	w := diffWords[r.IntN(len(diffWords))]
 	q := SearchQuery{Pattern: SearchPattern{Pattern: w}}
-	switch r.IntN(5) {
+	switch r.IntN(7) {
 	case 0:
 		q.Pattern.IgnoreCase = true
+	case 3:
+		// words in any order (and one ranked): what no literal selects
+		q.Pattern = SearchPattern{Pattern: diffWords[r.IntN(len(diffWords))] + " " + w, Words: true}
+		q.Relevance = r.IntN(2) == 0
 	case 1:
 		q.Pattern = SearchPattern{Pattern: w + "[a-z0-9 ]*", Regex: true, IgnoreCase: r.IntN(2) == 0}
 	case 2:
