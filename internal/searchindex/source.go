@@ -216,7 +216,16 @@ func Read(srcs []search.Source, want map[int][]int64, fn func(i int, pos int64, 
 	dbErr := map[*sqlitestore.DB]error{}
 	got := map[key]map[int64][]byte{}
 	for db, w := range byDB {
-		dbErr[db] = db.EventsAt(w, search.DefaultMaxLine, func() { clear(got) }, func(sid string, seq int64, data []byte, st transcript.Status) {
+		// A redone read starts this store's events afresh; the events of
+		// the stores read before it stay.
+		restart := func() {
+			for k := range got {
+				if k.db == db {
+					delete(got, k)
+				}
+			}
+		}
+		dbErr[db] = db.EventsAt(w, search.DefaultMaxLine, restart, func(sid string, seq int64, data []byte, st transcript.Status) {
 			if st != transcript.StatusMessage {
 				return
 			}
