@@ -1,7 +1,9 @@
-// Package backend is the seam between the read commands and where the
-// sessions live. A command asks a Reader for rows (list) — never for files,
-// a SQLite handle or a gateway connection — and prints what it gets the same
-// way whatever the Reader is:
+// Package backend is the seam between the operations layer (internal/ops)
+// and where the sessions live. An operation asks a Reader for rows (list,
+// history, follow) or a Host for a whole operation — never for files, a
+// SQLite handle or a gateway connection — and composes what it gets the
+// same way whatever the host is; front-ends (the CLI, the MCP server, the
+// terminal UI) reach it only through ops:
 //
 //   - Local: the state dir on this host (JSON-era stores and transcripts,
 //     and the 2026.8+ per-agent SQLite store), through internal/state.

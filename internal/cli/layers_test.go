@@ -76,6 +76,18 @@ func TestCommandLayers(t *testing.T) {
 	if len(uiFiles) == 0 || len(utilFiles) == 0 {
 		t.Fatal("no terminal UI or cmdutil files found")
 	}
+	// the terminal UI is no cobra program: it formats its cells with
+	// internal/cells, not through the commands' shared package
+	for _, file := range uiFiles {
+		if strings.HasSuffix(file, "_test.go") {
+			continue
+		}
+		for _, imp := range imports(t, file) {
+			if imp == mod+"cmdutil" || strings.HasPrefix(imp, "github.com/spf13/cobra") {
+				t.Errorf("%s imports %s: the terminal UI does not depend on cobra", file, imp)
+			}
+		}
+	}
 	files = append(append(files, uiFiles...), utilFiles...)
 	for _, file := range files {
 		if strings.HasSuffix(file, "_test.go") {

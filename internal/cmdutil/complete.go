@@ -4,11 +4,12 @@ import (
 	"cmp"
 	"errors"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/openclaw/sessions/internal/cells"
 )
 
 // Dynamic shell completion (`sessions __complete …`). Every candidate
@@ -72,21 +73,7 @@ func age(ms int64, now time.Time) string {
 	if ms <= 0 {
 		return ""
 	}
-	return Ago(now.Sub(time.UnixMilli(ms)))
-}
-
-// Ago is how the tables and completions show an age: "just now", "5m ago",
-// "3h ago" (up to 48 hours), "2d ago".
-func Ago(d time.Duration) string {
-	switch {
-	case d < time.Minute:
-		return "just now"
-	case d < time.Hour:
-		return strconv.Itoa(int(d.Minutes())) + "m ago"
-	case d < 48*time.Hour:
-		return strconv.Itoa(int(d.Hours())) + "h ago"
-	}
-	return strconv.Itoa(int(d.Hours()/24)) + "d ago"
+	return cells.Ago(now.Sub(time.UnixMilli(ms)))
 }
 
 func joinDesc(parts ...string) string {

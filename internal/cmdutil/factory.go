@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/openclaw/sessions/internal/gatewaysel"
 	"github.com/openclaw/sessions/internal/ops"
 
 	"charm.land/log/v2"
@@ -34,15 +35,12 @@ type GlobalFlags struct {
 	LogLevel    string
 	LockTimeout time.Duration
 
-	// Where the sessions live when not in the local state dir:
-	// --gateway URL, --gateway-token-file, --insecure-gateway,
-	// --gateway-fingerprint, --context NAME (repeatable, or all). Resolved
-	// by Factory.GatewayEndpoints.
-	Gateway            string
-	GatewayTokenFile   string
-	InsecureGateway    bool
-	GatewayFingerprint string
-	Contexts           []string
+	// Gateway says where the sessions live when not in the local state
+	// dir: --gateway URL, --gateway-token-file, --insecure-gateway,
+	// --gateway-fingerprint, --context NAME (repeatable, or all), as one
+	// value that goes to ops.Config whole and is resolved there (by
+	// internal/hostset, once per invocation).
+	Gateway gatewaysel.Selector
 }
 
 // Factory builds what commands need, once, on first use.
@@ -118,23 +116,19 @@ func (f *Factory) OpsConfig() ops.Config {
 		now = time.Now
 	}
 	return ops.Config{
-		StateDir:           f.Flags.StateDir,
-		ConfigPath:         f.Flags.Config,
-		Profile:            f.Flags.Profile,
-		Agent:              f.Flags.Agent,
-		As:                 f.Flags.As,
-		Sandboxed:          f.Flags.Sandboxed,
-		Redact:             f.Flags.Redact,
-		LockTimeout:        f.Flags.LockTimeout,
-		Gateway:            f.Flags.Gateway,
-		GatewayTokenFile:   f.Flags.GatewayTokenFile,
-		InsecureGateway:    f.Flags.InsecureGateway,
-		GatewayFingerprint: f.Flags.GatewayFingerprint,
-		Contexts:           f.Flags.Contexts,
-		Env:                f.Env,
-		Getenv:             f.Getenv,
-		Now:                now,
-		Log:                f.Log,
+		StateDir:    f.Flags.StateDir,
+		ConfigPath:  f.Flags.Config,
+		Profile:     f.Flags.Profile,
+		Agent:       f.Flags.Agent,
+		As:          f.Flags.As,
+		Sandboxed:   f.Flags.Sandboxed,
+		Redact:      f.Flags.Redact,
+		LockTimeout: f.Flags.LockTimeout,
+		Gateway:     f.Flags.Gateway,
+		Env:         f.Env,
+		Getenv:      f.Getenv,
+		Now:         now,
+		Log:         f.Log,
 	}
 }
 

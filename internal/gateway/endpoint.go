@@ -8,6 +8,7 @@ import (
 
 	"github.com/openclaw/sessions/internal/apperr"
 	"github.com/openclaw/sessions/internal/fsutil"
+	"github.com/openclaw/sessions/internal/gatewaysel"
 )
 
 // DefaultPort is OpenClaw's default gateway port.
@@ -51,11 +52,10 @@ func (e Endpoint) Options() Options {
 // Inputs are everything Resolve looks at; it does no I/O of its own beyond
 // ReadFile (token files) and Getenv.
 type Inputs struct {
-	GatewayURL  string   // --gateway
-	TokenFile   string   // --gateway-token-file
-	Insecure    bool     // --insecure-gateway
-	Fingerprint string   // --gateway-fingerprint
-	Contexts    []string // --context (repeatable, comma-separated, or "all")
+	// Selector is what the invocation names: --gateway URL,
+	// --gateway-token-file, --insecure-gateway, --gateway-fingerprint,
+	// --context (repeatable, comma-separated, or "all").
+	gatewaysel.Selector
 
 	Getenv   func(string) string
 	ReadFile func(string) ([]byte, error) // default os.ReadFile
@@ -85,7 +85,7 @@ func (in Inputs) readFile(p string) ([]byte, error) {
 // $OPENCLAW_GATEWAY_TOKEN, else $OPENCLAW_GATEWAY_PASSWORD (never the
 // config's: they belong to the config's own gateway).
 func Resolve(in Inputs) ([]Endpoint, error) {
-	if in.GatewayURL != "" && len(in.Contexts) > 0 {
+	if in.URL != "" && len(in.Contexts) > 0 {
 		return nil, apperr.Usagef("--gateway and --context are mutually exclusive")
 	}
 	if len(in.Contexts) > 0 {
@@ -110,7 +110,7 @@ func Resolve(in Inputs) ([]Endpoint, error) {
 		}
 		return out, nil
 	}
-	url, src := in.GatewayURL, "flag"
+	url, src := in.URL, "flag"
 	if url == "" {
 		url, src = in.getenv(EnvURL), "env"
 	}

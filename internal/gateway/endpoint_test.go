@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/openclaw/sessions/internal/apperr"
+	"github.com/openclaw/sessions/internal/gatewaysel"
 )
 
 func envOf(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
@@ -55,36 +56,36 @@ func TestResolve(t *testing.T) {
 		want want
 	}{
 		{"nothing: local mode", Inputs{}, want{}},
-		{"flag + env token", Inputs{GatewayURL: "ws://127.0.0.1:1", Getenv: envOf(map[string]string{EnvToken: "env-tok"})},
+		{"flag + env token", Inputs{Selector: gatewaysel.Selector{URL: "ws://127.0.0.1:1"}, Getenv: envOf(map[string]string{EnvToken: "env-tok"})},
 			want{urls: []string{"ws://127.0.0.1:1"}, token: "env-tok", auth: "env OPENCLAW_GATEWAY_TOKEN"}},
-		{"flag + password env", Inputs{GatewayURL: "ws://127.0.0.1:1", Getenv: envOf(map[string]string{EnvPassword: "pw"})},
+		{"flag + password env", Inputs{Selector: gatewaysel.Selector{URL: "ws://127.0.0.1:1"}, Getenv: envOf(map[string]string{EnvPassword: "pw"})},
 			want{urls: []string{"ws://127.0.0.1:1"}, pw: "pw", auth: "env OPENCLAW_GATEWAY_PASSWORD"}},
-		{"token file beats env", Inputs{GatewayURL: "ws://127.0.0.1:1", TokenFile: "/s/flag.token", ReadFile: fsys, Getenv: envOf(map[string]string{EnvToken: "env-tok"})},
+		{"token file beats env", Inputs{Selector: gatewaysel.Selector{URL: "ws://127.0.0.1:1", TokenFile: "/s/flag.token"}, ReadFile: fsys, Getenv: envOf(map[string]string{EnvToken: "env-tok"})},
 			want{urls: []string{"ws://127.0.0.1:1"}, token: "flag-secret", auth: "file /s/flag.token"}},
-		{"empty token file", Inputs{GatewayURL: "ws://127.0.0.1:1", TokenFile: "/s/empty", ReadFile: fsys}, want{code: 2, message: "is empty"}},
-		{"missing token file", Inputs{GatewayURL: "ws://127.0.0.1:1", TokenFile: "/s/none", ReadFile: fsys}, want{code: 2, message: "cannot read"}},
+		{"empty token file", Inputs{Selector: gatewaysel.Selector{URL: "ws://127.0.0.1:1", TokenFile: "/s/empty"}, ReadFile: fsys}, want{code: 2, message: "is empty"}},
+		{"missing token file", Inputs{Selector: gatewaysel.Selector{URL: "ws://127.0.0.1:1", TokenFile: "/s/none"}, ReadFile: fsys}, want{code: 2, message: "cannot read"}},
 		{"env URL", Inputs{Getenv: envOf(map[string]string{EnvURL: "wss://gw.example.com", EnvToken: "env-url-secret"})},
 			want{urls: []string{"wss://gw.example.com"}, token: "env-url-secret"}},
-		{"flag beats env URL", Inputs{GatewayURL: "ws://127.0.0.1:2", Getenv: envOf(map[string]string{EnvURL: "wss://gw.example.com"})},
+		{"flag beats env URL", Inputs{Selector: gatewaysel.Selector{URL: "ws://127.0.0.1:2"}, Getenv: envOf(map[string]string{EnvURL: "wss://gw.example.com"})},
 			want{urls: []string{"ws://127.0.0.1:2"}}},
-		{"plain ws remote refused", Inputs{GatewayURL: "ws://gw.example.com"}, want{code: 2, message: "--insecure-gateway"}},
-		{"plain ws remote allowed", Inputs{GatewayURL: "ws://gw.example.com", Insecure: true}, want{urls: []string{"ws://gw.example.com"}}},
-		{"fingerprint needs wss", Inputs{GatewayURL: "ws://127.0.0.1:1", Fingerprint: strings.Repeat("a", 64)}, want{code: 2, message: "wss://"}},
-		{"token file without a gateway", Inputs{TokenFile: "/s/flag.token"}, want{code: 2, message: "need --gateway"}},
+		{"plain ws remote refused", Inputs{Selector: gatewaysel.Selector{URL: "ws://gw.example.com"}}, want{code: 2, message: "--insecure-gateway"}},
+		{"plain ws remote allowed", Inputs{Selector: gatewaysel.Selector{URL: "ws://gw.example.com", Insecure: true}}, want{urls: []string{"ws://gw.example.com"}}},
+		{"fingerprint needs wss", Inputs{Selector: gatewaysel.Selector{URL: "ws://127.0.0.1:1", Fingerprint: strings.Repeat("a", 64)}}, want{code: 2, message: "wss://"}},
+		{"token file without a gateway", Inputs{Selector: gatewaysel.Selector{TokenFile: "/s/flag.token"}}, want{code: 2, message: "need --gateway"}},
 		{"current context", Inputs{Store: store, Getenv: envOf(map[string]string{"HOME_TOK": "home-secret"})},
 			want{urls: []string{"ws://127.0.0.1:18789"}, token: "home-secret", auth: "env HOME_TOK"}},
 		{"env URL beats current context", Inputs{Store: store, Getenv: envOf(map[string]string{EnvURL: "ws://127.0.0.1:9"})},
 			want{urls: []string{"ws://127.0.0.1:9"}}},
-		{"named context", Inputs{Store: store, Contexts: []string{"vps"}, ReadFile: fsys},
+		{"named context", Inputs{Selector: gatewaysel.Selector{Contexts: []string{"vps"}}, Store: store, ReadFile: fsys},
 			want{urls: []string{"wss://vps.example.com"}, token: "vps-secret", auth: "file /s/vps.token"}},
-		{"repeated and comma", Inputs{Store: store, Contexts: []string{"vps,home", "vps"}, ReadFile: fsys, Getenv: envOf(map[string]string{"HOME_TOK": "h"})},
+		{"repeated and comma", Inputs{Selector: gatewaysel.Selector{Contexts: []string{"vps,home", "vps"}}, Store: store, ReadFile: fsys, Getenv: envOf(map[string]string{"HOME_TOK": "h"})},
 			want{urls: []string{"wss://vps.example.com", "ws://127.0.0.1:18789"}, token: "vps-secret"}},
-		{"all includes the bad one", Inputs{Store: store, Contexts: []string{"all"}, ReadFile: fsys, Getenv: envOf(map[string]string{"HOME_TOK": "h"})}, want{code: 2, message: `context "bad"`}},
-		{"unknown context", Inputs{Store: store, Contexts: []string{"nope"}}, want{code: 4, message: `no context "nope"`}},
-		{"context env unset", Inputs{Store: store, Contexts: []string{"home"}}, want{code: 2, message: "$HOME_TOK is not set"}},
-		{"context and gateway", Inputs{Store: store, Contexts: []string{"home"}, GatewayURL: "ws://127.0.0.1:1"}, want{code: 2, message: "mutually exclusive"}},
-		{"context and token file", Inputs{Store: store, Contexts: []string{"home"}, TokenFile: "/s/flag.token"}, want{code: 2, message: "a context keeps its own"}},
-		{"all without contexts", Inputs{Contexts: []string{"all"}}, want{code: 2, message: "no contexts defined"}},
+		{"all includes the bad one", Inputs{Selector: gatewaysel.Selector{Contexts: []string{"all"}}, Store: store, ReadFile: fsys, Getenv: envOf(map[string]string{"HOME_TOK": "h"})}, want{code: 2, message: `context "bad"`}},
+		{"unknown context", Inputs{Selector: gatewaysel.Selector{Contexts: []string{"nope"}}, Store: store}, want{code: 4, message: `no context "nope"`}},
+		{"context env unset", Inputs{Selector: gatewaysel.Selector{Contexts: []string{"home"}}, Store: store}, want{code: 2, message: "$HOME_TOK is not set"}},
+		{"context and gateway", Inputs{Selector: gatewaysel.Selector{Contexts: []string{"home"}, URL: "ws://127.0.0.1:1"}, Store: store}, want{code: 2, message: "mutually exclusive"}},
+		{"context and token file", Inputs{Selector: gatewaysel.Selector{Contexts: []string{"home"}, TokenFile: "/s/flag.token"}, Store: store}, want{code: 2, message: "a context keeps its own"}},
+		{"all without contexts", Inputs{Selector: gatewaysel.Selector{Contexts: []string{"all"}}}, want{code: 2, message: "no contexts defined"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			eps, err := Resolve(tc.in)

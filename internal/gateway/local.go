@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/openclaw/sessions/internal/apperr"
+	"github.com/openclaw/sessions/internal/gatewaysel"
 )
 
 // LocalInput locates this host's gateway for a state dir.
@@ -26,7 +27,7 @@ type LocalInput struct {
 // the config pointing at a remote gateway (gateway.mode "remote"): an exit
 // 10 error saying so.
 func FindLocal(in LocalInput) (Endpoint, *LiveGateway, error) {
-	ep, err := LocalEndpoint(Inputs{Config: in.Config, Getenv: in.Getenv, TokenFile: in.TokenFile})
+	ep, err := LocalEndpoint(Inputs{Config: in.Config, Getenv: in.Getenv, Selector: gatewaysel.Selector{TokenFile: in.TokenFile}})
 	if err != nil {
 		return Endpoint{}, nil, err
 	}

@@ -32,6 +32,7 @@ import (
 	"github.com/openclaw/sessions/internal/apperr"
 	"github.com/openclaw/sessions/internal/backend"
 	"github.com/openclaw/sessions/internal/gateway"
+	"github.com/openclaw/sessions/internal/gatewaysel"
 	"github.com/openclaw/sessions/internal/state"
 )
 
@@ -42,12 +43,12 @@ var ProbeTimeout = 3 * time.Second
 // Inputs is what an invocation says about where it works: the gateway
 // flags, the environment, and where debug lines go.
 type Inputs struct {
-	Gateway            string   // --gateway URL
-	GatewayTokenFile   string   // --gateway-token-file
-	InsecureGateway    bool     // --insecure-gateway
-	GatewayFingerprint string   // --gateway-fingerprint
-	Contexts           []string // --context (repeatable, comma-separated, or all)
-	Getenv             func(string) string
+	// Gateway is what the invocation names (--gateway URL, its token
+	// file, --insecure-gateway, --gateway-fingerprint, --context), as one
+	// value: it goes on whole to gateway.Resolve and, for a gateway-engine
+	// run, into the run record its runner reads.
+	Gateway gatewaysel.Selector
+	Getenv  func(string) string
 	// Debug gets the decisions, at debug level (nil: dropped).
 	Debug func(msg string, kv ...any)
 }
@@ -99,20 +100,13 @@ func Resolve(in Inputs) (*Set, error) {
 	if in.Debug == nil {
 		in.Debug = func(string, ...any) {}
 	}
-	gi := gateway.Inputs{
-		GatewayURL:  in.Gateway,
-		TokenFile:   in.GatewayTokenFile,
-		Insecure:    in.InsecureGateway,
-		Fingerprint: in.GatewayFingerprint,
-		Contexts:    in.Contexts,
-		Getenv:      in.Getenv,
-	}
+	gi := gateway.Inputs{Selector: in.Gateway, Getenv: in.Getenv}
 	path, err := gateway.ContextsPath()
 	if err == nil {
 		if gi.Store, err = gateway.LoadContexts(path); err != nil {
 			return nil, err
 		}
-	} else if len(in.Contexts) > 0 {
+	} else if len(in.Gateway.Contexts) > 0 {
 		return nil, err
 	}
 	eps, err := gateway.Resolve(gi)
@@ -123,7 +117,7 @@ func Resolve(in Inputs) (*Set, error) {
 	for _, ep := range eps {
 		t.hosts = append(t.hosts, Host{ep: ep})
 	}
-	all := slices.ContainsFunc(in.Contexts, func(c string) bool { return strings.EqualFold(strings.TrimSpace(c), "all") })
+	all := slices.ContainsFunc(in.Gateway.Contexts, func(c string) bool { return strings.EqualFold(strings.TrimSpace(c), "all") })
 	t.fleet = len(eps) > 1 || all
 	return t, nil
 }
@@ -157,7 +151,7 @@ func (t *Set) OneHost(what string) (*Host, error) {
 // describe says what a fleet invocation selected: "--context all" or the
 // number of contexts.
 func (t *Set) describe() string {
-	for _, c := range t.in.Contexts {
+	for _, c := range t.in.Gateway.Contexts {
 		if strings.EqualFold(strings.TrimSpace(c), "all") {
 			return "--context all"
 		}
@@ -192,7 +186,7 @@ func (t *Set) LiveGateway(s *state.State) (gateway.Endpoint, string, error) {
 		}
 		ep, live, err := gateway.FindLocal(gateway.LocalInput{
 			StateDir: s.Dir.Path, ConfigPath: cfgPath, Config: s.Cfg.Raw,
-			Getenv: t.in.Getenv, TokenFile: t.in.GatewayTokenFile,
+			Getenv: t.in.Getenv, TokenFile: t.in.Gateway.TokenFile,
 		})
 		if err != nil {
 			t.in.Debug("no live gateway holds the state dir: its 2026.8+ agents are written directly", "stateDir", s.Dir.Path, "reason", err.Error())

@@ -15,6 +15,7 @@ import (
 	"github.com/openclaw/sessions/internal/engine"
 	"github.com/openclaw/sessions/internal/era"
 	"github.com/openclaw/sessions/internal/gateway"
+	"github.com/openclaw/sessions/internal/gatewaysel"
 	"github.com/openclaw/sessions/internal/state"
 )
 
@@ -69,9 +70,9 @@ func TestResolveLocal(t *testing.T) {
 
 func TestResolveOneGateway(t *testing.T) {
 	for name, in := range map[string]Inputs{
-		"flag":            {Gateway: "ws://127.0.0.1:18789"},
+		"flag":            {Gateway: gatewaysel.Selector{URL: "ws://127.0.0.1:18789"}},
 		"environment":     {Getenv: env(map[string]string{"OPENCLAW_GATEWAY_URL": "ws://127.0.0.1:18789", "T": "x"})},
-		"named context":   {Contexts: []string{"a"}},
+		"named context":   {Gateway: gatewaysel.Selector{Contexts: []string{"a"}}},
 		"current context": {},
 	} {
 		t.Run(name, func(t *testing.T) {
@@ -119,7 +120,7 @@ func TestOneHostRefusals(t *testing.T) {
 		}
 		names := []string{"a", "b"}[:n]
 		contexts(t, false, names...)
-		tg, err := Resolve(Inputs{Contexts: c.ctxs, Getenv: token})
+		tg, err := Resolve(Inputs{Gateway: gatewaysel.Selector{Contexts: c.ctxs}, Getenv: token})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -143,10 +144,10 @@ func TestOneHostRefusals(t *testing.T) {
 
 func TestResolveRefusesContradictions(t *testing.T) {
 	contexts(t, false, "a")
-	if _, err := Resolve(Inputs{Gateway: "ws://127.0.0.1:1", Contexts: []string{"a"}}); err == nil {
+	if _, err := Resolve(Inputs{Gateway: gatewaysel.Selector{URL: "ws://127.0.0.1:1", Contexts: []string{"a"}}}); err == nil {
 		t.Fatal("--gateway and --context together: want an error")
 	}
-	_, err := Resolve(Inputs{Contexts: []string{"nope"}})
+	_, err := Resolve(Inputs{Gateway: gatewaysel.Selector{Contexts: []string{"nope"}}})
 	var ae *apperr.Error
 	if !errors.As(err, &ae) || ae.Code != apperr.CodeNotFound {
 		t.Fatalf("an unknown context: want exit 4, got %v", err)
@@ -195,20 +196,52 @@ func TestLiveGatewayLookedForOnce(t *testing.T) {
 	}
 }
 
-// A gateway-engine run's runner gets the flags that name its gateway; a
-// gateway of the current context by that context's name.
-func TestRunnerFlags(t *testing.T) {
+// A gateway-engine run records the selector its runner resolves its
+// gateway with: a gateway of the current context by that context's name,
+// a token file's path made absolute; other engines record none. The
+// runner gets --lock-timeout as a flag, no gateway flag.
+func TestRunnerGateway(t *testing.T) {
 	contexts(t, true, "a")
 	tg, err := Resolve(Inputs{Getenv: token})
 	if err != nil {
 		t.Fatal(err)
 	}
 	h, _ := tg.OneHost("x")
-	got := tg.runnerFlags(engine.SpecGateway, h, 2*time.Second)
-	if want := []string{"--lock-timeout", "2s", "--context", "a"}; !slices.Equal(got, want) {
-		t.Errorf("runner flags %q, want %q", got, want)
+	got := tg.runnerGateway(engine.SpecGateway, h)
+	if got == nil || !slices.Equal(got.Contexts, []string{"a"}) || got.URL != "" {
+		t.Errorf("current context: recorded %+v, want context a", got)
 	}
-	if got := tg.runnerFlags("provider", h, 0); len(got) != 0 {
-		t.Errorf("a provider-engine run names no gateway: %q", got)
+	if got := tg.runnerGateway("provider", h); got != nil {
+		t.Errorf("a provider-engine run records no gateway: %+v", got)
+	}
+	if got := runnerFlags(2 * time.Second); !slices.Equal(got, []string{"--lock-timeout", "2s"}) {
+		t.Errorf("runner flags %q", got)
+	}
+	if got := runnerFlags(0); len(got) != 0 {
+		t.Errorf("no lock timeout: runner flags %q", got)
+	}
+
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "tok"), []byte("secret\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(dir)
+	tg, err = Resolve(Inputs{Gateway: gatewaysel.Selector{URL: "wss://127.0.0.1:1", TokenFile: "tok", Fingerprint: strings.Repeat("ab", 32)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, _ = tg.OneHost("x")
+	got = tg.runnerGateway(engine.SpecGateway, h)
+	want := gatewaysel.Selector{URL: "wss://127.0.0.1:1", TokenFile: filepath.Join(dir, "tok"), Fingerprint: strings.Repeat("ab", 32)}
+	if got == nil || got.URL != want.URL || got.TokenFile != want.TokenFile || got.Fingerprint != want.Fingerprint || got.Insecure || len(got.Contexts) != 0 {
+		t.Errorf("flag URL: recorded %+v, want %+v", got, want)
+	}
+	// the recorded selector resolves to the same gateway in the runner
+	again, err := Resolve(Inputs{Gateway: *got})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if hs := again.Hosts(); len(hs) != 1 || hs[0].URL() != h.URL() || hs[0].Endpoint().Token != "secret" || hs[0].Endpoint().Fingerprint != h.Endpoint().Fingerprint {
+		t.Errorf("the runner resolves %v, want %v with the token file's token", hs, h.Endpoint())
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/openclaw/sessions/internal/engine"
 	"github.com/openclaw/sessions/internal/era"
 	"github.com/openclaw/sessions/internal/gateway"
+	"github.com/openclaw/sessions/internal/gatewaysel"
 	"github.com/openclaw/sessions/internal/launch"
 	"github.com/openclaw/sessions/internal/runs"
 	"github.com/openclaw/sessions/internal/sessionwrite"
@@ -125,28 +126,40 @@ func (t *Set) Launcher(s *state.State, named *Host, in RunInputs) *launch.Launch
 	}
 	l.ProbeLocalGateway = func() (string, error) { return t.ProbeLive(s) }
 	l.TurnGateway = func() (gateway.Endpoint, error) { return t.TurnGateway(s) }
-	l.RunnerFlags = func(eng string) []string { return t.runnerFlags(eng, named, in.LockTimeout) }
+	l.RunnerFlags = func() []string { return runnerFlags(in.LockTimeout) }
+	l.RunnerGateway = func(eng string) *gatewaysel.Selector { return t.runnerGateway(eng, named) }
 	return &l
 }
 
-// runnerFlags are the global flags the detached runner of a run with
-// engine gets: --lock-timeout, and for a gateway-engine run the flags that
-// name its gateway — a gateway of the current context by that context's
-// name, so the runner talks to the same one if the current context changes.
-func (t *Set) runnerFlags(eng string, named *Host, lockTimeout time.Duration) []string {
-	var extra []string
+// runnerFlags are the global flags the detached runner of a run gets:
+// --lock-timeout.
+func runnerFlags(lockTimeout time.Duration) []string {
 	if lockTimeout > 0 {
-		extra = append(extra, "--lock-timeout", lockTimeout.String())
+		return []string{"--lock-timeout", lockTimeout.String()}
 	}
-	if eng == engine.SpecGateway {
-		in := t.in
-		extra = append(extra, launch.GatewayFlags(launch.GatewayInputs{Gateway: in.Gateway, TokenFile: in.GatewayTokenFile,
-			Insecure: in.InsecureGateway, Fingerprint: in.GatewayFingerprint, Contexts: in.Contexts})...)
-		if in.Gateway == "" && len(in.Contexts) == 0 && named != nil && named.ep.Context != "" && named.ep.URLSource == "context" {
-			extra = append(extra, "--context", named.ep.Context)
-		}
+	return nil
+}
+
+// runnerGateway is the gateway selector the detached runner of a run with
+// engine resolves its gateway with, recorded in the run: for a
+// gateway-engine run the invocation's (its token file's path absolute, for
+// a runner that does not share the caller's working directory) — a
+// gateway of the current context by that context's name, so the runner
+// talks to the same one if the current context changes. nil: none (other
+// engines, or a selector that names nothing: the runner finds this host's
+// live gateway itself).
+func (t *Set) runnerGateway(eng string, named *Host) *gatewaysel.Selector {
+	if eng != engine.SpecGateway {
+		return nil
 	}
-	return extra
+	sel := t.in.Gateway.Portable()
+	if !sel.Named() && named != nil && named.ep.Context != "" && named.ep.URLSource == "context" {
+		sel.Contexts = []string{named.ep.Context}
+	}
+	if sel.IsZero() {
+		return nil
+	}
+	return &sel
 }
 
 // RunHome opens the home of the runs made through h on this machine

@@ -13,13 +13,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"time"
 
 	"charm.land/log/v2"
 	"github.com/openclaw/sessions/internal/apperr"
 	"github.com/openclaw/sessions/internal/archive"
 	"github.com/openclaw/sessions/internal/gateway"
+	"github.com/openclaw/sessions/internal/gatewaysel"
 	"github.com/openclaw/sessions/internal/runner"
 	"github.com/openclaw/sessions/internal/runs"
 	"github.com/openclaw/sessions/internal/state"
@@ -44,9 +44,12 @@ type Launcher struct {
 	// TurnGateway is the gateway a gateway-engine turn runs in (exit 10
 	// when none runs).
 	TurnGateway func() (gateway.Endpoint, error)
-	// RunnerFlags are the global flags the runner of a run with engine
-	// gets (--lock-timeout; a gateway-engine run's gateway flags).
-	RunnerFlags func(engine string) []string
+	// RunnerFlags are the global flags the runner of a run gets
+	// (--lock-timeout).
+	RunnerFlags func() []string
+	// RunnerGateway is the gateway selector the runner of a run with
+	// engine resolves its gateway with, recorded in the run (nil: none).
+	RunnerGateway func(engine string) *gatewaysel.Selector
 }
 
 func (l *Launcher) debug(msg string, kv ...any) {
@@ -61,6 +64,9 @@ func (l *Launcher) debug(msg string, kv ...any) {
 // starts the run's runner.
 func (l *Launcher) Launch(s *state.State, rec *runs.Record) (*runs.Store, error) {
 	rs := runs.Open(s.Dir.Path)
+	if l.RunnerGateway != nil {
+		rec.Gateway = l.RunnerGateway(rec.Engine)
+	}
 	if err := rs.Save(rec); err != nil {
 		return nil, err
 	}
@@ -85,7 +91,7 @@ func (l *Launcher) startRunner(s *state.State, rs *runs.Store, rec *runs.Record)
 	}
 	var extra []string
 	if l.RunnerFlags != nil {
-		extra = l.RunnerFlags(rec.Engine)
+		extra = l.RunnerFlags()
 	}
 	if _, err := runner.Start(rs, rec.RunID, runner.StartOptions{StateDir: s.Dir.Path, ConfigPath: cfgPath, Extra: extra}); err != nil {
 		rec.Status = runs.StatusError
@@ -95,39 +101,6 @@ func (l *Launcher) startRunner(s *state.State, rs *runs.Store, rec *runs.Record)
 		return err
 	}
 	return nil
-}
-
-// GatewayInputs are the global flags that name a gateway.
-type GatewayInputs struct {
-	Gateway, TokenFile string
-	Insecure           bool
-	Fingerprint        string
-	Contexts           []string
-}
-
-// GatewayFlags are the global flags naming a gateway, for the runner of a
-// gateway-engine run (secrets stay in files and the environment, never on
-// a command line).
-func GatewayFlags(g GatewayInputs) []string {
-	var out []string
-	if g.Gateway != "" {
-		out = append(out, "--gateway", g.Gateway)
-	}
-	if g.TokenFile != "" {
-		if abs, err := filepath.Abs(g.TokenFile); err == nil {
-			out = append(out, "--gateway-token-file", abs)
-		}
-	}
-	if g.Insecure {
-		out = append(out, "--insecure-gateway")
-	}
-	if g.Fingerprint != "" {
-		out = append(out, "--gateway-fingerprint", g.Fingerprint)
-	}
-	for _, c := range g.Contexts {
-		out = append(out, "--context", c)
-	}
-	return out
 }
 
 // Wait waits up to timeout for the first step of a run to end (the

@@ -3,7 +3,6 @@ package launch
 import (
 	"os"
 	"path/filepath"
-	"slices"
 	"testing"
 
 	"github.com/openclaw/sessions/internal/apperr"
@@ -46,20 +45,6 @@ func TestChooseEngineThroughGateway(t *testing.T) {
 	}
 }
 
-func TestGatewayFlags(t *testing.T) {
-	got := GatewayFlags(GatewayInputs{Gateway: "wss://h", TokenFile: "tok", Insecure: true, Fingerprint: "ab", Contexts: []string{"c1"}})
-	abs, _ := filepath.Abs("tok")
-	want := []string{"--gateway", "wss://h", "--gateway-token-file", abs, "--insecure-gateway", "--gateway-fingerprint", "ab", "--context", "c1"}
-	if !slices.Equal(got, want) {
-		t.Errorf("got %q\nwant %q", got, want)
-	}
-	if got := GatewayFlags(GatewayInputs{}); len(got) != 0 {
-		t.Errorf("none: %q", got)
-	}
-}
-
-// A missing transcript behind a dangling symbolic link is not created
-// through it.
 func TestCheckCreatable(t *testing.T) {
 	dir := t.TempDir()
 	if err := checkCreatable(filepath.Join(dir, "new.jsonl")); err != nil {

@@ -45,7 +45,7 @@ func TestFleet(t *testing.T) {
 					t.Fatalf("context add %s: exit %d %s", name, code, out)
 				}
 			}
-			fleet := func(c *ops.Config) { c.StateDir, c.Contexts = "", []string{"all"} }
+			fleet := func(c *ops.Config) { c.StateDir, c.Gateway.Contexts = "", []string{"all"} }
 			cs := tr.connect(t, s.server(true, fleet), nil)
 			got := ok(t, cs, "sessions_list", map[string]any{})
 

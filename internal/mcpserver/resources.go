@@ -16,6 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/openclaw/sessions/internal/apperr"
+	"github.com/openclaw/sessions/internal/gatewaysel"
 	"github.com/openclaw/sessions/internal/ops"
 	"github.com/yosida95/uritemplate/v3"
 )
@@ -141,7 +142,7 @@ func (s *Server) opsOn(uri string, r transcriptRef) (*ops.Ops, error) {
 	case !sc.Fleet || !slices.Contains(sc.Contexts, r.context):
 		return nil, apperr.NotFoundf("%s: this server serves no context %s", uri, r.context)
 	default:
-		c.Contexts, c.Gateway = []string{r.context}, ""
+		c.Gateway = gatewaysel.Selector{Contexts: []string{r.context}}
 	}
 	return ops.New(c), nil
 }

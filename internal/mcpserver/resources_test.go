@@ -302,7 +302,7 @@ func TestResourcesFleet(t *testing.T) {
 			want[host] = append(want[host], string(m))
 		}
 	}
-	fleet := func(c *ops.Config) { c.StateDir, c.Contexts = "", []string{"all"} }
+	fleet := func(c *ops.Config) { c.StateDir, c.Gateway.Contexts = "", []string{"all"} }
 	cs := connectMemory(t, resourceServer(s, 3, fleet), nil)
 	res, pages := allResources(t, cs)
 	if len(res) != 4 || pages != 2 {

@@ -551,7 +551,7 @@ func TestThroughGateway(t *testing.T) {
 	if err := os.WriteFile(tokenFile, []byte("gw-tok\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	through := func(c *ops.Config) { c.StateDir, c.Gateway, c.GatewayTokenFile = "", gw.URL(), tokenFile }
+	through := func(c *ops.Config) { c.StateDir, c.Gateway.URL, c.Gateway.TokenFile = "", gw.URL(), tokenFile }
 	cs := connectMemory(t, s.server(false, through), nil)
 	flags := []string{"--gateway", gw.URL(), "--gateway-token-file", tokenFile}
 	for _, c := range []struct {

@@ -89,7 +89,7 @@ func TestEveryOperationDelivers(t *testing.T) {
 	notDocuments := map[string]string{
 		"OpenStateForTest": "tests", "RunStoreForTest": "tests",
 		"CanRead": "a check", "ExecuteRun": "the runner's own process",
-		"ResolveEngineDeliver": "flags", "Config": "the configuration given", "Now": "the clock",
+		"Config": "the configuration given", "Now": "the clock",
 		"Getenv": "the environment", "Scope": "where the invocation works", "InstallSkill": "the operator's file write",
 		"RequesterKey": "the requester's own key, as it gave it",
 	}

@@ -5,6 +5,7 @@ package ops_test
 import (
 	"testing"
 
+	"github.com/openclaw/sessions/internal/gatewaysel"
 	"github.com/openclaw/sessions/internal/ops"
 	"github.com/openclaw/sessions/internal/testutil/peertest"
 )
@@ -23,7 +24,9 @@ func TestConformanceInterop(t *testing.T) {
 			tmp := t.TempDir()
 			env := isolate(t, tmp, nil)
 			t.Setenv("SESSIONS_RUNNER_EXE", bin)
-			mk := func() *ops.Ops { return newOps(tmp, env, ops.Config{Gateway: g.URL, GatewayTokenFile: c.TokenFile}) }
+			mk := func() *ops.Ops {
+				return newOps(tmp, env, ops.Config{Gateway: gatewaysel.Selector{URL: g.URL, TokenFile: c.TokenFile}})
+			}
 			fx := &fixture{mk: mk, main: "agent:main:main", remote: true, runs: gatewayRuns(t, mk)}
 			for _, ck := range checks {
 				t.Run(ck.name, func(t *testing.T) { ck.fn(t, fx) })

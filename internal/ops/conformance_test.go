@@ -30,6 +30,7 @@ import (
 	"github.com/openclaw/sessions/internal/backend"
 	"github.com/openclaw/sessions/internal/config"
 	"github.com/openclaw/sessions/internal/gateway/gatewaytest"
+	"github.com/openclaw/sessions/internal/gatewaysel"
 	"github.com/openclaw/sessions/internal/ops"
 	"github.com/openclaw/sessions/internal/runs"
 	"github.com/openclaw/sessions/internal/state"
@@ -181,7 +182,7 @@ func openFake(t *testing.T, protocol int, name string) *fixture {
 	// the state dir the gateway serves is this host's too: the lifecycle
 	// operations resolve their keys in it (as on a host whose gateway runs)
 	mk := func() *ops.Ops {
-		return newOps(tmp, env, ops.Config{StateDir: dir, Gateway: srv.URL(), GatewayTokenFile: tokenFile})
+		return newOps(tmp, env, ops.Config{Gateway: gatewaysel.Selector{URL: srv.URL(), TokenFile: tokenFile}, StateDir: dir})
 	}
 	return &fixture{mk: mk, main: "agent:main:main", remote: true, gw: srv, runs: gatewayRuns(t, mk)}
 }

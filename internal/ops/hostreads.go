@@ -53,7 +53,7 @@ func (o *Ops) CanRead(r *HostRead) error {
 // gateway flags.
 func (o *Ops) readHost(r *HostRead) (backend.Host, error) {
 	var h backend.Host = o.local()
-	if o.cfg.Gateway != "" || len(o.cfg.Contexts) > 0 {
+	if o.cfg.Gateway.Named() {
 		h = &backend.Gateway{}
 	}
 	if !r.can(h) {

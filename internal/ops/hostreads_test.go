@@ -11,6 +11,7 @@ import (
 
 	"github.com/openclaw/sessions/internal/apperr"
 	"github.com/openclaw/sessions/internal/config"
+	"github.com/openclaw/sessions/internal/gatewaysel"
 	"github.com/openclaw/sessions/internal/ops"
 	"github.com/openclaw/sessions/internal/testutil"
 )
@@ -46,7 +47,7 @@ func readsOps(t *testing.T, c ops.Config) *ops.Ops {
 func TestHostOnlyThroughGateway(t *testing.T) {
 	t.Setenv("XDG_CACHE_HOME", t.TempDir())
 	ctx := context.Background()
-	for _, c := range []ops.Config{{Gateway: "ws://127.0.0.1:9"}, {Contexts: []string{"prod"}}} {
+	for _, c := range []ops.Config{{Gateway: gatewaysel.Selector{URL: "ws://127.0.0.1:9"}}, {Gateway: gatewaysel.Selector{Contexts: []string{"prod"}}}} {
 		o := readsOps(t, c)
 		calls := map[*ops.HostRead]func() error{
 			ops.ReadSearch: func() error {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/openclaw/sessions/internal/apperr"
 	"github.com/openclaw/sessions/internal/gateway/gatewaytest"
+	"github.com/openclaw/sessions/internal/gatewaysel"
 )
 
 const hookKey = "agent:main:hook:github:push-42"
@@ -69,7 +70,7 @@ func TestLifecycleThroughANamedGateway(t *testing.T) {
 		}})
 		gw.W = &gatewaytest.Writes{}
 		t.Cleanup(gw.Close)
-		o, dir := fixtureOps(t, "state-2026.1.30", map[string]string{"OPENCLAW_GATEWAY_TOKEN": "tok"}, Config{Gateway: gw.URL()})
+		o, dir := fixtureOps(t, "state-2026.1.30", map[string]string{"OPENCLAW_GATEWAY_TOKEN": "tok"}, Config{Gateway: gatewaysel.Selector{URL: gw.URL()}})
 		before, _ := os.ReadFile(filepath.Join(dir, "agents", "main", "sessions", "sessions.json"))
 		res, err := o.Delete(ctx, DeleteRequest{Keys: []string{hookKey}, DryRun: true})
 		if err != nil || res.Count != 1 {
@@ -110,7 +111,7 @@ func TestLifecycleThroughAGatewayWithoutState(t *testing.T) {
 		none := filepath.Join(t.TempDir(), "none")
 		getenv := writesEnv(t, map[string]string{"OPENCLAW_GATEWAY_TOKEN": "tok"})
 		now := func() time.Time { return time.UnixMilli(1795450000000) }
-		o := New(Config{StateDir: none, Gateway: gw.URL(), Getenv: getenv, Now: now})
+		o := New(Config{Gateway: gatewaysel.Selector{URL: gw.URL()}, StateDir: none, Getenv: getenv, Now: now})
 		writing := func() bool { return slices.Contains(gw.Methods(), "sessions.delete") }
 
 		if _, err := o.Delete(ctx, DeleteRequest{Keys: []string{"agent:main:nope"}}); apperr.CodeOf(err) != apperr.CodeNotFound {

@@ -33,6 +33,7 @@ import (
 	"charm.land/log/v2"
 	"github.com/openclaw/sessions/internal/boundary"
 	"github.com/openclaw/sessions/internal/config"
+	"github.com/openclaw/sessions/internal/gatewaysel"
 	"github.com/openclaw/sessions/internal/hostset"
 	"github.com/openclaw/sessions/internal/state"
 	"github.com/openclaw/sessions/internal/storecache"
@@ -59,15 +60,12 @@ type Config struct {
 	Redact      bool
 	LockTimeout time.Duration // --lock-timeout (0: the default)
 
-	// Gateways: --gateway URL, --gateway-token-file, --insecure-gateway,
-	// --gateway-fingerprint, --context NAME (repeatable, or all). With none
-	// of them (and no $OPENCLAW_GATEWAY_URL or current context) ops works
-	// on this host's state dir.
-	Gateway            string
-	GatewayTokenFile   string
-	InsecureGateway    bool
-	GatewayFingerprint string
-	Contexts           []string
+	// Gateway is the gateway selector: --gateway URL, --gateway-token-file,
+	// --insecure-gateway, --gateway-fingerprint, --context NAME
+	// (repeatable, or all), as one value. With none of them (and no
+	// $OPENCLAW_GATEWAY_URL or current context) ops works on this host's
+	// state dir.
+	Gateway gatewaysel.Selector
 
 	// Env is the environment state and config resolution read (zero: the
 	// process's own).

@@ -55,7 +55,7 @@ func startGateway(t *testing.T, protocol int, d gatewaytest.Data) (*Ops, *bytes.
 	t.Helper()
 	s := gatewaytest.Start(protocol, "tok", d)
 	t.Cleanup(s.Close)
-	o, logs := newTestOps(t, t.TempDir(), map[string]string{"OPENCLAW_GATEWAY_TOKEN": "tok"}, func(c *Config) { c.Gateway = s.URL() })
+	o, logs := newTestOps(t, t.TempDir(), map[string]string{"OPENCLAW_GATEWAY_TOKEN": "tok"}, func(c *Config) { c.Gateway.URL = s.URL() })
 	return o, logs, s
 }
 

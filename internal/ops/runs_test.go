@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/openclaw/sessions/internal/apperr"
+	"github.com/openclaw/sessions/internal/gatewaysel"
 	"github.com/openclaw/sessions/internal/runs"
 )
 
@@ -64,7 +65,7 @@ func TestRunsLocal(t *testing.T) {
 // run store send and wait use too); OpenClaw's registry is not reachable
 // there (exit 10).
 func TestRunsThroughAGateway(t *testing.T) {
-	o, dir := fixtureOps(t, "state-2026.1.30", map[string]string{"OPENCLAW_GATEWAY_TOKEN": "tok"}, Config{Gateway: "ws://127.0.0.1:1"})
+	o, dir := fixtureOps(t, "state-2026.1.30", map[string]string{"OPENCLAW_GATEWAY_TOKEN": "tok"}, Config{Gateway: gatewaysel.Selector{URL: "ws://127.0.0.1:1"}})
 	ctx := context.Background()
 	rs, err := o.runStore()
 	if err != nil {

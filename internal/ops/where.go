@@ -4,9 +4,9 @@ import (
 	"strings"
 
 	"github.com/openclaw/sessions/internal/backend"
+	"github.com/openclaw/sessions/internal/gatewaysel"
 	"github.com/openclaw/sessions/internal/hostset"
 	"github.com/openclaw/sessions/internal/launch"
-	"github.com/openclaw/sessions/internal/sessionwrite"
 	"github.com/openclaw/sessions/internal/state"
 )
 
@@ -16,15 +16,7 @@ import (
 // print them.
 func (o *Ops) hostSet() (*hostset.Set, error) {
 	o.setOnce.Do(func() {
-		o.set, o.setErr = hostset.Resolve(hostset.Inputs{
-			Gateway:            o.cfg.Gateway,
-			GatewayTokenFile:   o.cfg.GatewayTokenFile,
-			InsecureGateway:    o.cfg.InsecureGateway,
-			GatewayFingerprint: o.cfg.GatewayFingerprint,
-			Contexts:           o.cfg.Contexts,
-			Getenv:             o.cfg.Getenv,
-			Debug:              o.debug,
-		})
+		o.set, o.setErr = hostset.Resolve(o.hostInputs(o.cfg.Gateway))
 	})
 	return o.set, o.setErr
 }
@@ -50,19 +42,17 @@ func (o *Ops) scope() (readers []backend.Reader, fleet bool, err error) {
 	return t.Readers(o.local(), o.cfg.Agent, o.requester()), t.Fleet(), nil
 }
 
-func (o *Ops) local() *backend.Local {
-	return &backend.Local{State: o.openState, Warn: o.warn, Agent: o.cfg.Agent, Debug: o.debug, Now: o.cfg.Now, Writes: o.localWrites}
+// hostInputs are what the resolver reads of this invocation, with the
+// gateway selector sel (the invocation's; a run's, for its runner).
+func (o *Ops) hostInputs(sel gatewaysel.Selector) hostset.Inputs {
+	return hostset.Inputs{Gateway: sel, Getenv: o.cfg.Getenv, Debug: o.debug}
 }
 
-// localWrites are the options of the writes on this host's state dir s:
-// the invocation's lock timeout and clock, and this host's live gateway
-// (hostset.Set.LocalWrites).
-func (o *Ops) localWrites(s *state.State) sessionwrite.Options {
-	t, err := o.hostSet()
-	if err != nil { // not reached: a Local is built once the host set resolved
-		return sessionwrite.Options{LockTimeout: o.cfg.LockTimeout, Now: o.cfg.Now}
-	}
-	return t.LocalWrites(s, o.cfg.LockTimeout, o.cfg.Now)
+// local is this host's state dir as a host, as the resolver builds it
+// (hostset.NewLocal): its writes go where the resolved set routes them.
+func (o *Ops) local() *backend.Local {
+	return hostset.NewLocal(hostset.LocalInputs{State: o.openState, Warn: o.warn, Agent: o.cfg.Agent, Debug: o.debug,
+		Now: o.cfg.Now, LockTimeout: o.cfg.LockTimeout}, o.hostSet)
 }
 
 // gatewayReader reads one host, the requester (--as) checked against that

@@ -12,6 +12,7 @@ import (
 	"github.com/openclaw/sessions/internal/apperr"
 	"github.com/openclaw/sessions/internal/config"
 	"github.com/openclaw/sessions/internal/gateway/gatewaytest"
+	"github.com/openclaw/sessions/internal/gatewaysel"
 	"github.com/openclaw/sessions/internal/launch"
 	"github.com/openclaw/sessions/internal/runs"
 	"github.com/openclaw/sessions/internal/testutil"
@@ -51,7 +52,7 @@ func gatewayOps(t *testing.T, protocol int) (*Ops, *gatewaytest.Server) {
 	s.W = &gatewaytest.Writes{}
 	t.Cleanup(s.Close)
 	getenv := writesEnv(t, map[string]string{"OPENCLAW_GATEWAY_TOKEN": "tok"})
-	return New(Config{StateDir: filepath.Join(t.TempDir(), "none"), Gateway: s.URL(), Getenv: getenv}), s
+	return New(Config{Gateway: gatewaysel.Selector{URL: s.URL()}, StateDir: filepath.Join(t.TempDir(), "none"), Getenv: getenv}), s
 }
 
 var fixtures = []string{"state-2026.1.30", "state-2026.9.6"}

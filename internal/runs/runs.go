@@ -19,6 +19,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/openclaw/sessions/internal/apperr"
 	"github.com/openclaw/sessions/internal/fsutil"
+	"github.com/openclaw/sessions/internal/gatewaysel"
 	"github.com/openclaw/sessions/internal/jsonx"
 	"github.com/openclaw/sessions/internal/lock"
 )
@@ -117,6 +118,13 @@ type Record struct {
 	// takes them over its own state's config. nil: that config's (or
 	// OpenClaw's defaults).
 	Settings *Settings `json:"settings,omitempty"`
+
+	// Gateway is the gateway selector a gateway-engine run's runner
+	// resolves its gateway with (the invocation's, its token file's path
+	// made absolute; the current context by name): serialised here once,
+	// not turned back into flags. nil: the runner's own (this host's live
+	// gateway for a gateway-engine turn).
+	Gateway *gatewaysel.Selector `json:"gateway,omitempty"`
 
 	// Source is set when runs are listed, never stored: SourceSessions for
 	// a run of ours, SourceOpenClaw for one of OpenClaw's own sub-agent

@@ -60,7 +60,7 @@ func envFor(env Env, context string) Env {
 	base := env.Ops
 	env.Ops = func() *ops.Ops {
 		cfg := base().Config()
-		cfg.Contexts = []string{context}
+		cfg.Gateway.Contexts = []string{context}
 		return ops.New(cfg)
 	}
 	return env

@@ -10,6 +10,7 @@ import (
 
 	"github.com/openclaw/sessions/internal/config"
 	"github.com/openclaw/sessions/internal/gateway/gatewaytest"
+	"github.com/openclaw/sessions/internal/gatewaysel"
 	"github.com/openclaw/sessions/internal/ops"
 	"github.com/openclaw/sessions/internal/state"
 )
@@ -62,7 +63,7 @@ func TestSessionsViewFleet(t *testing.T) {
 		return ""
 	}
 	now := func() time.Time { return fixedNow }
-	cfg := ops.Config{Contexts: []string{"all"}, Env: config.Env{Home: t.TempDir(), Getenv: getenv}, Getenv: getenv, Now: now, LockTimeout: time.Second}
+	cfg := ops.Config{Gateway: gatewaysel.Selector{Contexts: []string{"all"}}, Env: config.Env{Home: t.TempDir(), Getenv: getenv}, Getenv: getenv, Now: now, LockTimeout: time.Second}
 	env := Env{Ops: func() *ops.Ops { return ops.New(cfg) }, Styles: NewStyles(false), Now: now}
 
 	v := loadedSessions(t, env, SessionsOptions{})

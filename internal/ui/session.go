@@ -13,7 +13,7 @@ import (
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
-	"github.com/openclaw/sessions/internal/cmdutil"
+	"github.com/openclaw/sessions/internal/cells"
 	"github.com/openclaw/sessions/internal/ops"
 )
 
@@ -677,7 +677,7 @@ func (v *SessionView) fields(width int) []string {
 	add("channel", r.Channel)
 	add("label", r.Label)
 	add("name", r.DisplayName)
-	add("updated", cmdutil.AgoMs(r.UpdatedAt, v.env.Now()))
+	add("updated", cells.AgoMs(r.UpdatedAt, v.env.Now()))
 	add("session", r.SessionID)
 	if s := v.shown; s != nil {
 		add("era", string(s.Era))
@@ -692,7 +692,7 @@ func (v *SessionView) fields(width int) []string {
 			add("model", m)
 		}
 		if s.Tokens != nil {
-			add("tokens", cmdutil.Tokens(s.Tokens.Total, s.Tokens.Context))
+			add("tokens", cells.Tokens(s.Tokens.Total, s.Tokens.Context))
 		}
 		add("messages", strconv.Itoa(s.Transcript.Messages))
 		if s.Transcript.Bytes != nil {
@@ -710,7 +710,7 @@ func (v *SessionView) fields(width int) []string {
 		}
 	} else {
 		add("model", r.Model)
-		add("tokens", cmdutil.Tokens(r.TotalTokens, r.ContextTokens))
+		add("tokens", cells.Tokens(r.TotalTokens, r.ContextTokens))
 	}
 	add("send policy", r.SendPolicy)
 	add("last to", r.LastTo)

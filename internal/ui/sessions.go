@@ -11,7 +11,7 @@ import (
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
-	"github.com/openclaw/sessions/internal/cmdutil"
+	"github.com/openclaw/sessions/internal/cells"
 	"github.com/openclaw/sessions/internal/ops"
 )
 
@@ -346,13 +346,13 @@ func (v *SessionsView) columns(short bool) []*column {
 		cols = append(cols, &column{name: "AGENT", cell: func(r *ops.Row) string { return r.AgentID }, drop: 1})
 	}
 	cols = append(cols,
-		&column{name: "UPDATED", cell: func(r *ops.Row) string { return cmdutil.AgoMs(r.UpdatedAt, now) }, drop: 7},
+		&column{name: "UPDATED", cell: func(r *ops.Row) string { return cells.AgoMs(r.UpdatedAt, now) }, drop: 7},
 		&column{name: "MODEL", cell: func(r *ops.Row) string { return r.Model }, drop: 2, flex: true},
 		&column{name: "TOKENS", cell: func(r *ops.Row) string {
 			if short {
 				return shortTokens(r.TotalTokens, r.ContextTokens)
 			}
-			return cmdutil.Tokens(r.TotalTokens, r.ContextTokens)
+			return cells.Tokens(r.TotalTokens, r.ContextTokens)
 		}, drop: 6, right: true},
 		&column{name: "LABEL", cell: func(r *ops.Row) string {
 			if r.Label != "" {
@@ -562,7 +562,7 @@ func cellText(s string, w int, right bool) string {
 
 // shortTokens: "6.1k 4%", the tokens on a narrow screen.
 func shortTokens(total, ctx *float64) string {
-	full := cmdutil.Tokens(total, ctx)
+	full := cells.Tokens(total, ctx)
 	if i := strings.IndexByte(full, '/'); i >= 0 {
 		pct := full[strings.LastIndexByte(full, '(')+1 : len(full)-1]
 		return full[:i] + " " + pct

@@ -132,16 +132,16 @@ JSON (--json): {"context":{name,gateway,auth,...,current},"replaced":bool}`,
 func runAdd(o *Options) error {
 	f := o.f
 	fl := f.Flags
-	if fl.Gateway == "" {
+	if fl.Gateway.URL == "" {
 		return apperr.Usagef("context add: --gateway URL is required")
 	}
-	if fl.GatewayTokenFile != "" {
+	if fl.Gateway.TokenFile != "" {
 		return apperr.Usagef("context add: use --token-file (--gateway-token-file is for one invocation)")
 	}
-	if len(fl.Contexts) > 0 {
+	if len(fl.Gateway.Contexts) > 0 {
 		return apperr.Usagef("context add: --context does not apply")
 	}
-	x := gateway.Context{Name: o.Name, Gateway: fl.Gateway, TokenEnv: o.TokenEnv, Fingerprint: fl.GatewayFingerprint, Insecure: fl.InsecureGateway}
+	x := gateway.Context{Name: o.Name, Gateway: fl.Gateway.URL, TokenEnv: o.TokenEnv, Fingerprint: fl.Gateway.Fingerprint, Insecure: fl.Gateway.Insecure}
 	if o.TokenFile != "" {
 		abs, err := filepath.Abs(o.TokenFile)
 		if err != nil {

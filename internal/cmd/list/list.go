@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/openclaw/sessions/internal/cells"
 	"github.com/openclaw/sessions/internal/ops"
 	"github.com/openclaw/sessions/internal/rowjson"
 
@@ -170,19 +171,19 @@ func printTable(f *cmdutil.Factory, rows []ops.Row, multiAgent, withMsgs, fleet 
 		}
 		now := f.Now()
 		for _, r := range rows {
-			var cells []string
+			var row []string
 			if fleet {
-				cells = append(cells, r.Context)
+				row = append(row, r.Context)
 			}
-			cells = append(cells, r.Key, r.Kind, r.Channel)
+			row = append(row, r.Key, r.Kind, r.Channel)
 			if multiAgent {
-				cells = append(cells, r.AgentID)
+				row = append(row, r.AgentID)
 			}
-			cells = append(cells, cmdutil.AgoMs(r.UpdatedAt, now), r.Model, cmdutil.Tokens(r.TotalTokens, r.ContextTokens), r.Label)
+			row = append(row, cells.AgoMs(r.UpdatedAt, now), r.Model, cells.Tokens(r.TotalTokens, r.ContextTokens), r.Label)
 			if withMsgs {
-				cells = append(cells, preview(r.Messages))
+				row = append(row, preview(r.Messages))
 			}
-			t.Row(cells...)
+			t.Row(row...)
 		}
 		return t.Render(io.Out, true, io.TerminalWidth())
 	}

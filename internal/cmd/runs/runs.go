@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/openclaw/sessions/internal/apperr"
+	"github.com/openclaw/sessions/internal/cells"
 	"github.com/openclaw/sessions/internal/cmdutil"
 	"github.com/openclaw/sessions/internal/ops"
 	"github.com/openclaw/sessions/internal/output"
@@ -158,7 +159,7 @@ func printRuns(f *cmdutil.Factory, res *ops.RunsResult) error {
 	for _, r := range res.Runs {
 		created := time.UnixMilli(r.CreatedAt).UTC().Format(time.RFC3339)
 		if tty {
-			created = cmdutil.Ago(now.Sub(time.UnixMilli(r.CreatedAt)))
+			created = cells.Ago(now.Sub(time.UnixMilli(r.CreatedAt)))
 		}
 		row := []string{r.RunID, r.Kind, r.Status, engineName(r.Engine), targetOf(r), labelOf(r), requesterOf(r), created, ops.RunSummary(r), r.Source}
 		if fleet {

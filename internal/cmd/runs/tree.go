@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/openclaw/sessions/internal/cells"
 	"github.com/openclaw/sessions/internal/cmdutil"
 	"github.com/openclaw/sessions/internal/ops"
 )
@@ -47,7 +48,7 @@ func writeTree(f *cmdutil.Factory, w io.Writer, roots []*ops.RunNode, now time.T
 			}
 			when := time.UnixMilli(n.CreatedAt).UTC().Format(time.RFC3339)
 			if tty {
-				when = cmdutil.Ago(now.Sub(time.UnixMilli(n.CreatedAt)))
+				when = cells.Ago(now.Sub(time.UnixMilli(n.CreatedAt)))
 			}
 			outcome := n.Outcome
 			if n.ArchivedAt > 0 {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/openclaw/sessions/internal/apperr"
+	"github.com/openclaw/sessions/internal/cells"
 	"github.com/openclaw/sessions/internal/cmdutil"
 	"github.com/openclaw/sessions/internal/jsonx"
 	"github.com/openclaw/sessions/internal/ops"
@@ -251,7 +252,7 @@ func printText(f *cmdutil.Factory, doc *ops.SearchResult) error {
 		if ts == nil {
 			return "-"
 		}
-		return cmdutil.Ago(now.Sub(time.UnixMilli(*ts)))
+		return cells.Ago(now.Sub(time.UnixMilli(*ts)))
 	}
 	var b strings.Builder
 	for i, h := range doc.Hits {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mattn/go-runewidth"
+	"github.com/openclaw/sessions/internal/cells"
 	"github.com/openclaw/sessions/internal/cmdutil"
 	"github.com/openclaw/sessions/internal/iostreams"
 	"github.com/openclaw/sessions/internal/ops"
@@ -172,7 +173,7 @@ func (v *view) when(ms int64) string {
 	if ms <= 0 {
 		return ""
 	}
-	return rfc3339(ms) + " (" + cmdutil.Ago(v.now.Sub(time.UnixMilli(ms))) + ")"
+	return rfc3339(ms) + " (" + cells.Ago(v.now.Sub(time.UnixMilli(ms))) + ")"
 }
 
 // header: the key, then who and what the session is.
@@ -290,7 +291,7 @@ func (v *view) runs(res *Result) {
 			desc += " [" + r.Label + "]"
 		}
 		if r.CreatedAt > 0 {
-			desc += " · " + cmdutil.Ago(v.now.Sub(time.UnixMilli(r.CreatedAt)))
+			desc += " · " + cells.Ago(v.now.Sub(time.UnixMilli(r.CreatedAt)))
 		}
 		if r.Summary != "" {
 			desc += " · " + r.Summary

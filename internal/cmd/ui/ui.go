@@ -133,8 +133,8 @@ func scopeText(f *cmdutil.Factory, o *Options, sc ops.Scope) string {
 	switch {
 	case sc.Fleet:
 		parts = append(parts, "all contexts")
-		if len(f.Flags.Contexts) > 0 && !(len(f.Flags.Contexts) == 1 && f.Flags.Contexts[0] == "all") {
-			parts[0] = "contexts " + strings.Join(f.Flags.Contexts, ",")
+		if len(f.Flags.Gateway.Contexts) > 0 && !(len(f.Flags.Gateway.Contexts) == 1 && f.Flags.Gateway.Contexts[0] == "all") {
+			parts[0] = "contexts " + strings.Join(f.Flags.Gateway.Contexts, ",")
 		}
 	case len(sc.Contexts) == 1 && sc.Contexts[0] != "":
 		parts = append(parts, "context "+sc.Contexts[0])

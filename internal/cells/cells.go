@@ -1,7 +1,11 @@
-package cmdutil
+// Package cells formats the cells the tables of the commands and the
+// terminal UI share (an age, a session's tokens). It is plain formatting:
+// no cobra, no operations, so the UI uses it without the commands' package.
+package cells
 
 import (
 	"fmt"
+	"strconv"
 	"time"
 )
 
@@ -32,4 +36,18 @@ func Tokens(total, ctx *float64) string {
 	}
 	pct := min(int(*total / *ctx * 100), 999)
 	return fmt.Sprintf("%s/%s (%d%%)", k(*total), k(*ctx), pct)
+}
+
+// Ago is how the tables and completions show an age: "just now", "5m ago",
+// "3h ago" (up to 48 hours), "2d ago".
+func Ago(d time.Duration) string {
+	switch {
+	case d < time.Minute:
+		return "just now"
+	case d < time.Hour:
+		return strconv.Itoa(int(d.Minutes())) + "m ago"
+	case d < 48*time.Hour:
+		return strconv.Itoa(int(d.Hours())) + "h ago"
+	}
+	return strconv.Itoa(int(d.Hours()/24)) + "d ago"
 }
