@@ -131,18 +131,19 @@ func searchIndexed(s *state.State, q *SearchQuery, srcs []srch.Source) *srch.Res
 	for i := range all {
 		indexed[searchindex.SourceID(&all[i])] = true
 	}
-	for _, u := range st.Unreadable {
-		delete(indexed, u)
+	for _, id := range st.Failed {
+		delete(indexed, id)
 	}
 	// The sources read from the index's candidates, and those scanned: a
 	// session OpenClaw's own index answers (its rows, "index"), one the
-	// index could not read (the scan says why).
+	// index could not read (the scan says why), one holding lines the scan
+	// warns about (cands.Scan: the scan's hits and warnings for it).
 	want := map[int][]int64{}
 	var scan []int
 	for i := range srcs {
 		src := &srcs[i]
 		id := searchindex.SourceID(src)
-		if (src.Index && !o.IncludeTools) || !indexed[id] {
+		if (src.Index && !o.IncludeTools) || !indexed[id] || cands.Scan[id] {
 			scan = append(scan, i)
 			continue
 		}

@@ -333,6 +333,11 @@ type Result struct {
 	// position order; a source not in it has none. Every message the query
 	// matches and the filter accepts is among them.
 	Sources map[string][]Candidate
+	// Scan holds, by SourceID, the sources whose last indexing met what
+	// the scan warns about (a corrupt or oversize line, an unreadable
+	// unterminated last line): the index keeps messages only, so the
+	// caller scans these to answer and warn exactly as the scan does.
+	Scan map[string]bool
 
 	ix  *Index // the index and the version of it that it was read from (Texts)
 	gen uint64
@@ -360,6 +365,14 @@ func (ix *Index) Candidates(q search.Query, f Filter) (*Result, error) {
 	}
 	m, byNum := ix.man, ix.man.byNum()
 	res := &Result{Sources: map[string][]Candidate{}, ix: ix, gen: ix.gen}
+	for i := range m.srcs {
+		if m.srcs[i].unclean != 0 {
+			if res.Scan == nil {
+				res.Scan = map[string]bool{}
+			}
+			res.Scan[m.srcs[i].id] = true
+		}
+	}
 	err = mapfile.Guard(func() error {
 		for _, id := range m.segs {
 			s := ix.segs[id]
@@ -531,6 +544,12 @@ func (ix *Index) extract(line []byte, tools bool) (search.Message, transcript.St
 func (ix *Index) addDoc(res *readResult, pos int64, line []byte, tail bool) {
 	m, st := ix.extract(line, true)
 	if st != transcript.StatusMessage {
+		switch {
+		case st == transcript.StatusCorrupt || st == transcript.StatusOversize:
+			res.unclean |= uncleanCorrupt
+		case tail:
+			res.unclean |= uncleanTorn
+		}
 		return
 	}
 	p := pdoc{d: doc{pos: pos, ts: m.Timestamp, flags: roleFlag(m.Role)}, text: len(m.Text)}
@@ -561,6 +580,9 @@ type Stats struct {
 	// Unreadable: sources that could not be read, left out of the index
 	// (search reads them itself and says why).
 	Unreadable []string
+	// Failed are those sources' SourceIDs, in the same order: a caller
+	// scans them (the scan says why they cannot be read).
+	Failed []string
 	Segments   int // segments after the update
 	Merged     bool
 }

@@ -17,7 +17,7 @@ import (
 // changed, so that a catch-up appends a few hundred bytes instead of
 // rewriting a manifest of every source:
 //
-//	"SXIDXJN1"  magic and format version
+//	"SXIDXJN2"  magic and format version
 //	gen         u64: the generation of the manifest it follows (a journal
 //	            of another generation is ignored: the manifest replaced it)
 //	records     each: length u32, CRC-32C u32 of the body, body — the new
@@ -30,7 +30,7 @@ import (
 // that died: the next writer cuts it off before appending). An update that
 // merged segments, or a journal grown past a quarter of the manifest, gets
 // a new manifest of the next generation instead.
-const jourMagic = "SXIDXJN1"
+const jourMagic = "SXIDXJN2"
 
 const jourHeader = len(jourMagic) + 8
 

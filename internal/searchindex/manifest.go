@@ -21,7 +21,7 @@ import (
 // An update that changed a few sources and merged no segment does not
 // rewrite it: it appends what changed to the journal (journal.go), so that
 // a catch-up writes O(changed) bytes.
-const manMagic = "SXIDXMN2"
+const manMagic = "SXIDXMN3"
 
 // Source kinds.
 const (
@@ -55,7 +55,18 @@ type srcRec struct {
 	// indexed anew). lastSeg: the segment of its latest update, the only
 	// one whose tail document is live.
 	minSeg, lastSeg uint32
+	// unclean: what the scan would warn about was met (uncleanCorrupt: a
+	// corrupt or oversize line, kept while the file only grows;
+	// uncleanTorn: an unreadable unterminated last line, as of this
+	// reading). The index holds messages only, so a caller scans such a
+	// source to say what the scan says of it (Result.Scan).
+	unclean uint8
 }
+
+const (
+	uncleanCorrupt uint8 = 1 << iota
+	uncleanTorn
+)
 
 type manifest struct {
 	gen              uint64 // the manifest file's generation: its journal's
@@ -117,6 +128,7 @@ func (m *manifest) appendBody(b []byte, srcs []srcRec, removed []string, journal
 		b = binary.LittleEndian.AppendUint64(b, r.tail)
 		u(uint64(r.minSeg))
 		u(uint64(r.lastSeg))
+		b = append(b, r.unclean)
 	}
 	if journal {
 		u(uint64(len(removed)))
@@ -228,6 +240,9 @@ func (d *decoder) body(m *manifest, journal bool) (srcs []srcRec, removed []stri
 			r.head, r.tail = binary.LittleEndian.Uint64(h), binary.LittleEndian.Uint64(h[8:])
 		}
 		r.minSeg, r.lastSeg = d.u32(), d.u32()
+		if f := d.bytes(1); len(f) == 1 {
+			r.unclean = f[0]
+		}
 		srcs = append(srcs, r)
 	}
 	if journal {

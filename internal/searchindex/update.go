@@ -309,6 +309,7 @@ type readResult struct {
 	unchanged bool   // the same stamp: nothing read
 	appended  bool   // docs are what was appended (else the source whole)
 	noNew     bool   // appended, but nothing new (a store changed elsewhere)
+	unclean   uint8  // what this reading met that the scan warns about (srcRec.unclean)
 	docs      []pdoc
 	tris      []trigram // the documents' trigrams, one after another
 	recs      []byte    // the documents' records, one after another
@@ -377,6 +378,7 @@ func (u *updater) add(id string, kind uint8, old *srcRec, res readResult) error 
 	if res.err != nil {
 		if !errors.Is(res.err, fs.ErrNotExist) { // gone: removed
 			u.st.Unreadable = append(u.st.Unreadable, sourceName(id)+": "+res.err.Error())
+			u.st.Failed = append(u.st.Failed, id)
 		}
 		return nil
 	}
@@ -387,6 +389,10 @@ func (u *updater) add(id string, kind uint8, old *srcRec, res readResult) error 
 	}
 	rec := res.rec
 	rec.id, rec.kind = id, kind
+	rec.unclean = res.unclean
+	if res.appended && old != nil {
+		rec.unclean |= old.unclean & uncleanCorrupt // the lines read before are still there
+	}
 	if old != nil {
 		rec.num = old.num
 	} else {
@@ -527,9 +533,13 @@ func (ix *Index) readEvents(src *search.Source, old *srcRec) (res readResult) {
 	var last int64 = -1
 	err = src.DB.Events(src.SessionID, search.DefaultMaxLine, func() {
 		evs, last = evs[:0], -1
+		res.unclean = 0
 		prefix.Reset()
 		all.Reset()
 	}, func(seq int64, data []byte, s transcript.Status) {
+		if s == transcript.StatusCorrupt || s == transcript.StatusOversize {
+			res.unclean |= uncleanCorrupt
+		}
 		var h [9]byte
 		for k := range 8 {
 			h[k] = byte(seq >> (8 * k))
