@@ -582,9 +582,9 @@ type Stats struct {
 	Unreadable []string
 	// Failed are those sources' SourceIDs, in the same order: a caller
 	// scans them (the scan says why they cannot be read).
-	Failed []string
-	Segments   int // segments after the update
-	Merged     bool
+	Failed   []string
+	Segments int // segments after the update
+	Merged   bool
 }
 
 func (s Stats) String() string {
