@@ -56,6 +56,35 @@ func TestInteropIndexAfterOpenClawTurn(t *testing.T) {
 		}
 	}
 	t.Logf("%d hits of %q through OpenClaw's index and through the events", len(viaIndex.Hits), word)
+
+	// Our search index on what the real OpenClaw wrote (this 2026.9.6 store
+	// after its turn, and the 2026.1.30 fixture OpenClaw wrote): the same
+	// bytes as the scan, for the operator and for an agent.
+	sameWithAndWithoutIndex(t, bin, state, word)
+	sameWithAndWithoutIndex(t, bin, filepath.Join(testutil.Root(t), "testdata", "state-2026.1.30"), "hello")
+}
+
+// sameWithAndWithoutIndex runs queries about word with the search index (a
+// cache dir of its own, built by the first query and caught up by the next)
+// and with SESSIONS_NO_INDEX=1, and wants the same stdout.
+func sameWithAndWithoutIndex(t *testing.T, bin, state, word string) {
+	t.Helper()
+	cache := "XDG_CACHE_HOME=" + t.TempDir()
+	queries := [][]string{
+		{word, "--include-tools"},
+		{"-i", strings.ToUpper(word), "--all-agents", "-C", "1"},
+		{"--regex", word + "[a-z0-9 ]*", "--include-archived", "--all-agents"},
+		{"MOCK", "--all-agents", "--limit", "3"},
+		{word, "--as", "agent:main:main", "--include-tools"},
+	}
+	for _, q := range queries {
+		argv := append([]string{"search", "--json"}, q...)
+		indexed := peertest.Sessions(t, bin, state, []string{cache}, argv...)
+		scanned := peertest.Sessions(t, bin, state, []string{cache, "SESSIONS_NO_INDEX=1"}, argv...)
+		if string(indexed) != string(scanned) {
+			t.Errorf("sessions %v on %s: with the index\n%s\nwithout\n%s", argv, filepath.Base(state), indexed, scanned)
+		}
+	}
 }
 
 // searchDoc is the JSON document of `sessions search`.
