@@ -277,8 +277,12 @@ func searchFile(sc *Scanner, src *Source, emit func(Hit)) []string {
 // maxWindow bounds the memory of a zstd stream's decoder.
 const maxWindow = 32 << 20
 
-// openTranscript opens the JSONL bytes of a file or store archive as a
-// stream (zstd decoded on the fly).
+// OpenTranscript opens the JSONL bytes of a file (never a FIFO or device)
+// or store archive as a stream, zstd decoded on the fly with a bounded
+// window: how the scan, and the index that stands in for it, read one.
+func OpenTranscript(src *Source) (io.Reader, func(), error) { return openTranscript(src) }
+
+// openTranscript is OpenTranscript.
 func openTranscript(src *Source) (io.Reader, func(), error) {
 	var r io.Reader
 	closeFn := func() {}

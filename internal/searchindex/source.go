@@ -10,8 +10,6 @@ import (
 	"os"
 	"slices"
 
-	"github.com/klauspost/compress/zstd"
-
 	"github.com/openclaw/sessions/internal/fsutil"
 	"github.com/openclaw/sessions/internal/search"
 	"github.com/openclaw/sessions/internal/sqlitestore"
@@ -140,37 +138,9 @@ func eachLine(r io.Reader, base int64, maxLine int, fn func(pos int64, line []by
 	}
 }
 
-// maxWindow bounds the memory of a zstd stream's decoder (as the scan's).
-const maxWindow = 32 << 20
-
-// openWhole opens the JSONL bytes of a zstd file or a store's archive.
-func openWhole(src *search.Source) (io.Reader, func(), error) {
-	var r io.Reader
-	closeFn := func() {}
-	zst := src.Zstd
-	if src.Archive != nil {
-		blob, err := src.DB.ArchiveBlob(*src.Archive)
-		if err != nil {
-			return nil, nil, err
-		}
-		r, zst = bytes.NewReader(blob), src.Archive.Encoding == "zstd"
-	} else {
-		fh, err := fsutil.OpenRegular(src.Path)
-		if err != nil {
-			return nil, nil, err
-		}
-		r, closeFn = fh, func() { fh.Close() }
-	}
-	if !zst {
-		return r, closeFn, nil
-	}
-	d, err := zstd.NewReader(r, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true), zstd.WithDecoderMaxWindow(maxWindow))
-	if err != nil {
-		closeFn()
-		return nil, nil, err
-	}
-	return d, func() { d.Close(); closeFn() }, nil
-}
+// openWhole opens the JSONL bytes of a zstd file or a store's archive,
+// as the scan opens them (search.OpenTranscript).
+func openWhole(src *search.Source) (io.Reader, func(), error) { return search.OpenTranscript(src) }
 
 // Lines calls fn with the line (or event) of src at each of pos
 // (ascending), in that order: what a search verifies its candidates on. A
