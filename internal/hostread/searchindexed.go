@@ -2,7 +2,6 @@ package hostread
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"sync"
 	"time"
@@ -168,7 +167,7 @@ func indexedAnswer(srcs []srch.Source, o *srch.Options, limit, context int, want
 	mask := o.Mask
 	oc := *o
 	if mask != nil {
-		oc.Mask = countingMask{m: mask, w: &res.Work}
+		oc.Mask = srch.CountingMask(mask, &res.Work)
 	}
 	failed := readEach(srcs, want, func(i int, pos int64, line []byte) {
 		res.Work.Lines++
@@ -235,28 +234,6 @@ func maxLine(o *srch.Options) int {
 		return srch.DefaultMaxLine
 	}
 	return o.MaxLine
-}
-
-// countingMask counts the bytes handed to the mask into a search's Work,
-// as the scan does.
-type countingMask struct {
-	m srch.Masker
-	w *srch.Work
-}
-
-func (c countingMask) Redact(text string) (string, bool) {
-	c.w.BytesMasked += int64(len(text))
-	return c.m.Redact(text)
-}
-
-func (c countingMask) MaskJSON(raw []byte) ([]byte, bool) {
-	c.w.BytesMasked += int64(len(raw))
-	return c.m.MaskJSON(raw)
-}
-
-func (c countingMask) MaskMessage(raw json.RawMessage) (json.RawMessage, bool) {
-	c.w.BytesMasked += int64(len(raw))
-	return c.m.MaskMessage(raw)
 }
 
 // CloseIndexes closes every search index this process keeps open (before

@@ -160,6 +160,11 @@ func (w *Work) add(v Work) {
 	w.Hits += v.Hits
 }
 
+// CountingMask is m counting the bytes it is handed into w, as the scan
+// counts them (Work.BytesMasked): for a search answered another way (the
+// index) that must report the same work.
+func CountingMask(m Masker, w *Work) Masker { return countingMask{m: m, w: w} }
+
 // countingMask is a Masker that counts the bytes it is handed into a
 // scanner's Work.
 type countingMask struct {
