@@ -2,6 +2,7 @@ package backend
 
 import (
 	"bytes"
+	"github.com/openclaw/sessions/internal/testutil/rusage"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -77,10 +78,10 @@ func benchOneChange(b *testing.B, full bool) {
 		if full {
 			js.index = nil
 		}
-		c0, s0 := cpuTime(), sysTime()
+		c0, s0 := int64(rusage.CPU()), int64(rusage.Sys())
 		evs, err := w.loadJSON(js, false)
-		cpu += cpuTime() - c0
-		sys += sysTime() - s0
+		cpu += int64(rusage.CPU()) - c0
+		sys += int64(rusage.Sys()) - s0
 		if err != nil || len(evs) != 1 || evs[0].Kind != watch.Updated {
 			b.Fatalf("events %+v, %v", evs, err)
 		}

@@ -5,6 +5,7 @@ package backend
 
 import (
 	"database/sql"
+	"github.com/openclaw/sessions/internal/testutil/rusage"
 	"os"
 	"path/filepath"
 	"testing"
@@ -62,9 +63,9 @@ func BenchmarkWatchOneChangeSQLite10k(b *testing.B) {
 			b.Fatal(err)
 		}
 		b.StartTimer()
-		c0 := cpuTime()
+		c0 := int64(rusage.CPU())
 		evs, err := w.loadSQLite(a, false)
-		cpu += cpuTime() - c0
+		cpu += int64(rusage.CPU()) - c0
 		if err != nil || len(evs) != 1 || evs[0].Kind != watch.Updated {
 			b.Fatalf("events %+v, %v", evs, err)
 		}

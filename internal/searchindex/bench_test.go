@@ -4,10 +4,10 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"github.com/openclaw/sessions/internal/testutil/rusage"
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -63,23 +63,15 @@ func dirSize(dir string) int64 {
 	return n
 }
 
-// cpuTime is the process's CPU time so far (user and system).
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
 // reportCPU reports the CPU time per op since start: on a loaded machine
 // steadier than the wall time.
 func reportCPU(b *testing.B, start time.Duration) {
-	b.ReportMetric(float64(cpuTime()-start)/float64(b.N)/1e6, "cpu-ms/op")
+	b.ReportMetric(float64(rusage.CPU()-start)/float64(b.N)/1e6, "cpu-ms/op")
 }
 
 func peakRSS(b *testing.B) {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) == nil {
-		b.ReportMetric(float64(ru.Maxrss)/1024, "peak-RSS-MB")
+	if n, ok := rusage.PeakRSS(); ok {
+		b.ReportMetric(float64(n)/(1<<20), "peak-RSS-MB")
 	}
 }
 
@@ -259,7 +251,7 @@ func BenchmarkBuild(b *testing.B) {
 	st, srcs := benchState(b)
 	for _, e := range engines {
 		b.Run(e.name, func(b *testing.B) {
-			start := cpuTime()
+			start := rusage.CPU()
 			for b.Loop() {
 				en := e.new()
 				en.build(b, srcs)
@@ -293,7 +285,7 @@ func BenchmarkQuery(b *testing.B) {
 		sq := search.Query{Pattern: q.pattern}
 		want := scanCount(srcs, sq)
 		b.Run(q.name+"/scan", func(b *testing.B) {
-			start := cpuTime()
+			start := rusage.CPU()
 			for b.Loop() {
 				scanCount(srcs, sq)
 			}
@@ -303,7 +295,7 @@ func BenchmarkQuery(b *testing.B) {
 		for _, e := range engines {
 			b.Run(q.name+"/"+e.name, func(b *testing.B) {
 				var cands int
-				start := cpuTime()
+				start := rusage.CPU()
 				for b.Loop() {
 					c := built[e.name].candidates(b, sq)
 					if got := verify(b, srcs, sq, c); got != want {
@@ -342,7 +334,7 @@ func BenchmarkCatchUp(b *testing.B) {
 	defer e.close()
 	q := search.Query{Pattern: bigstate.Rare}
 	n := 0
-	start := cpuTime()
+	start := rusage.CPU()
 	for b.Loop() {
 		n++
 		f, _ := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)

@@ -1,6 +1,7 @@
 package searchindex
 
 import (
+	"github.com/openclaw/sessions/internal/testutil/rusage"
 	"testing"
 
 	"github.com/openclaw/sessions/internal/search"
@@ -27,7 +28,7 @@ func BenchmarkQueryKept(b *testing.B) {
 		}
 		o := &search.Options{Matcher: m}
 		b.Run(q.name+"/lines", func(b *testing.B) {
-			start := cpuTime()
+			start := rusage.CPU()
 			for b.Loop() {
 				if got := verify(b, srcs, sq, e.candidates(b, sq)); got != want {
 					b.Fatalf("%d hits, the scan %d", got, want)
@@ -37,7 +38,7 @@ func BenchmarkQueryKept(b *testing.B) {
 			b.ReportMetric(float64(want), "hits")
 		})
 		b.Run(q.name+"/kept", func(b *testing.B) {
-			start := cpuTime()
+			start := rusage.CPU()
 			for b.Loop() {
 				res, err := e.ix.Candidates(sq, Filter{})
 				if err != nil {

@@ -1,3 +1,8 @@
+//go:build unix
+
+// The cache's guarantees tested here (file modes and owner, a child
+// killed mid-build, a full disk by RLIMIT_FSIZE) are Unix's.
+
 package searchindex
 
 import (

@@ -3,6 +3,7 @@ package metrics
 import (
 	"bytes"
 	"context"
+	"github.com/openclaw/sessions/internal/testutil/rusage"
 	"io"
 	"net/http"
 	"os"
@@ -75,9 +76,9 @@ func listAll(b *testing.B, base *cmdutil.Factory) {
 
 // cpuOf is the process CPU time (user + system) and wall time fn takes.
 func cpuOf(fn func()) (cpu, wall time.Duration) {
-	c0, t0 := cpuTime(), time.Now()
+	c0, t0 := rusage.CPU(), time.Now()
 	fn()
-	return cpuTime() - c0, time.Since(t0)
+	return rusage.CPU() - c0, time.Since(t0)
 }
 
 // BenchmarkMetricsScrape10k: what a scrape of `sessions metrics` costs on
@@ -138,12 +139,12 @@ func BenchmarkMetricsScrape10k(b *testing.B) {
 			scrape()
 			n := 0
 			b.ResetTimer()
-			c0 := cpuTime()
+			c0 := rusage.CPU()
 			for b.Loop() {
 				scrape()
 				n++
 			}
-			scrapeCPU := (cpuTime() - c0) / time.Duration(max(1, n))
+			scrapeCPU := (rusage.CPU() - c0) / time.Duration(max(1, n))
 			b.StopTimer()
 			b.ReportMetric(float64(scrapeCPU.Nanoseconds()), "cpu-ns/op")
 			b.ReportMetric(float64(coldCPU.Nanoseconds()), "cold-cpu-ns")
