@@ -116,6 +116,8 @@ func run(o *Options) error {
 		Views: tui.DefaultViews(),
 	})
 	defer app.Stop()
+	// the search indexes the search view kept open and warm between keys
+	defer func() { _ = ops.CloseSearchIndexes() }()
 	opts := []tea.ProgramOption{tea.WithInput(f.IO.In), tea.WithOutput(f.IO.Out)}
 	if !color {
 		opts = append(opts, tea.WithEnvironment(append(os.Environ(), "NO_COLOR=1")))
