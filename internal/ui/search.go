@@ -58,7 +58,13 @@ type SearchView struct {
 	ctx     context.Context // the running search's (canceled by a newer query)
 	cancel  context.CancelFunc
 	running bool
-	refused error // search cannot run here (through a gateway)
+	// pending is the query to search once the running search is over
+	// (pendingGen its generation): one search at a time — a canceled
+	// search stops its catch-up of the index, not the rest of its work
+	// — and the newest query waiting is the one searched next.
+	pending    string
+	pendingGen int
+	refused    error // search cannot run here (through a gateway)
 
 	query   string // what the hits answer
 	short   bool   // the query is too short to search
@@ -144,10 +150,17 @@ func (v *SearchView) Update(msg tea.Msg) (View, tea.Cmd) {
 		}
 		return v, v.start(msg.query)
 	case searchResultMsg:
-		if msg.gen != v.gen {
-			return v, nil // the answer to an older query
-		}
 		v.running = false
+		if msg.gen != v.gen {
+			// the answer to an older query: dropped; the newest one
+			// waiting is searched now
+			if v.pendingGen == v.gen && v.pending != "" {
+				q := v.pending
+				v.pending = ""
+				return v, v.launch(q)
+			}
+			return v, nil
+		}
 		v.query, v.hits, v.marks, v.total, v.partial, v.err = msg.query, msg.hits, msg.marks, msg.total, msg.partial, msg.err
 		v.cursor, v.offset = 0, 0
 		return v, nil
@@ -195,18 +208,28 @@ func (v *SearchView) move(d int) {
 }
 
 // start searches q (the debounce is over), canceling the search of an
-// older query; a query shorter than searchMinBytes waits for more.
+// older query: while that one runs q waits for it to end; a query
+// shorter than searchMinBytes waits for more keys.
 func (v *SearchView) start(q string) tea.Cmd {
 	if v.cancel != nil {
 		v.cancel()
 		v.cancel = nil
 	}
-	v.running = false
+	v.pending = ""
 	if len(strings.TrimSpace(q)) < searchMinBytes {
 		v.query, v.short, v.hits, v.marks, v.total, v.partial, v.err = q, true, nil, nil, 0, false, nil
 		return nil
 	}
 	v.short = false
+	if v.running {
+		v.pending, v.pendingGen = q, v.gen
+		return nil
+	}
+	return v.launch(q)
+}
+
+// launch runs the search of q in the background.
+func (v *SearchView) launch(q string) tea.Cmd {
 	ctx, cancel := context.WithCancel(context.Background())
 	v.ctx, v.cancel, v.running = ctx, cancel, true
 	env, gen := v.env, v.gen

@@ -127,25 +127,37 @@ func TestSearchViewNewerQueryCancelsOlder(t *testing.T) {
 		t.Fatal("no search started")
 	}
 	older := v.ctx
+	// a newer query cancels the older search, and waits for it to end:
+	// one search at a time
 	ticks = typed(t, v, " gr")
-	ans := runSearch(t, v, ticks[len(ticks)-1])
+	if _, cmd := v.Update(ticks[len(ticks)-1]); cmd != nil {
+		t.Fatal("a second search ran beside the first")
+	}
 	if older.Err() == nil {
 		t.Fatal("the newer query did not cancel the older search")
 	}
-	// the older search's answer, arriving late, is dropped
+	// the older search's answer is dropped, and the newer query searched
 	var late tea.Msg
 	for _, m := range msgsOf(t, first) {
 		if r, ok := m.(searchResultMsg); ok {
 			late = r
 		}
 	}
-	v.Update(ans)
-	want := v.total
-	if late != nil {
-		v.Update(late)
+	if late == nil {
+		t.Fatal("the older search sent no answer")
 	}
-	if v.total != want || v.query != "hello gr" {
-		t.Fatalf("a stale answer replaced the newer one: %d hits for %q", v.total, v.query)
+	_, next := v.Update(late)
+	if v.query != "" || len(v.hits) != 0 {
+		t.Fatalf("the older answer was shown: %q, %d hits", v.query, len(v.hits))
+	}
+	if next == nil {
+		t.Fatal("the waiting query was not searched when the older search ended")
+	}
+	for _, m := range msgsOf(t, next) {
+		v.Update(m)
+	}
+	if v.query != "hello gr" || v.total != 2 {
+		t.Fatalf("%d hits for %q, want 2 for \"hello gr\"", v.total, v.query)
 	}
 }
 
