@@ -98,8 +98,8 @@ var (
 	keyHitBack    = key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back to the sessions"))
 	keyHitUp      = key.NewBinding(key.WithKeys("up", "ctrl+p"), key.WithHelp("↑/ctrl+p", "previous hit"))
 	keyHitDown    = key.NewBinding(key.WithKeys("down", "ctrl+n"), key.WithHelp("↓/ctrl+n", "next hit"))
-	keyHitPgUp    = key.NewBinding(key.WithKeys("pgup"), key.WithHelp("pgup", "a page of hits up"))
-	keyHitPgDown  = key.NewBinding(key.WithKeys("pgdown"), key.WithHelp("pgdn", "a page of hits down"))
+	keyHitPgUp    = key.NewBinding(key.WithKeys("pgup"), key.WithHelp("pgup", "page up the hits"))
+	keyHitPgDown  = key.NewBinding(key.WithKeys("pgdown"), key.WithHelp("pgdn", "page down the hits"))
 	searchKeyList = []key.Binding{keyHitOpen, keyHitBack, keyHitUp, keyHitDown, keyHitPgUp, keyHitPgDown}
 )
 

@@ -42,9 +42,10 @@ fields on top and the transcript below, newest at the bottom, following what
 OpenClaw appends. From there the actions (send, spawn, label, send policy,
 archive, delete, reset) ask before they write. ? lists every key.
 
-Keys: arrows or j/k, PgUp/PgDn, Home/End (g/G), / filter or search, Enter
-open, Esc or q back, q quits from the sessions view, Ctrl-C anywhere, the mouse
-wheel scrolls.
+Keys: arrows or j/k, PgUp/PgDn, Home/End (g/G), / filter or search, S search
+every session as you type (as sessions search does; Enter opens the session at
+the hit), Enter open, Esc or q back, q quits from the sessions view, Ctrl-C
+anywhere, the mouse wheel scrolls.
 
 It needs a terminal: with stdout not a terminal it exits 2. Colour follows
 NO_COLOR and --no-color.`,
