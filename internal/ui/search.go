@@ -132,6 +132,10 @@ func (v *SearchView) Keys() []key.Binding { return searchKeyList }
 // Capturing: the box has the keys (q, ? and letters are typed).
 func (v *SearchView) Capturing() bool { return true }
 
+// TypesEveryKey: ? is typed into the box, not the help (the status line
+// does not offer it).
+func (v *SearchView) TypesEveryKey() bool { return true }
+
 // Close stops the running search.
 func (v *SearchView) Close() {
 	if v.cancel != nil {

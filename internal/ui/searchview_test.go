@@ -293,6 +293,18 @@ func TestSearchKeyInHelp(t *testing.T) {
 	if !strings.Contains(plain(a.Frame()), "search every session") {
 		t.Fatalf("help lacks the search key:\n%s", plain(a.Frame()))
 	}
+	a.Update(press("x")) // closes the help
+	// in the search view ? is typed: the status line does not offer help
+	_, cmd := a.Update(press("S"))
+	for _, m := range msgsOf(t, cmd) {
+		a.Update(m)
+	}
+	a.Update(press("?"))
+	frame := plain(a.Frame())
+	lines := strings.Split(frame, "\n")
+	if last := lines[len(lines)-1]; !strings.Contains(frame, "search every session: ?") || strings.Contains(last, "? help") || !strings.Contains(last, "enter open · esc back") {
+		t.Fatalf("search view:\n%s", frame)
+	}
 }
 
 // TestSearchViewJumpSQLite: on a 2026.8+ store (the hit read from
@@ -328,5 +340,49 @@ func TestSearchViewJumpSQLite(t *testing.T) {
 	}
 	if len(marked) != 2 || !strings.Contains(marked[0], "assistant") || !strings.Contains(marked[1], "MOCK: tool exec returned 15 chars: hello-from-exec") {
 		t.Fatalf("marked lines %q", marked)
+	}
+}
+
+// TestSearchViewMasksForARequester: with a requester (--as), the search
+// is an agent's, as `sessions search --as` is: hits from the masked text
+// (a secret is neither shown nor findable), and Enter still finds the
+// hit's message in the masked transcript.
+func TestSearchViewMasksForARequester(t *testing.T) {
+	env, dir := searchEnv(t, "state-2026.1.30")
+	appendLine(t, filepath.Join(dir, mainTranscript), messageLine("secret01", "user",
+		[]map[string]any{{"type": "text", "text": "use sk-abcdefghijklmnop1234 please, zqxmasked"}}))
+	base := env.Ops
+	env.Ops = func() *ops.Ops {
+		cfg := base().Config()
+		cfg.As = "main"
+		return ops.New(cfg)
+	}
+	v := noWait(NewSearchView(env, SearchOptions{}))
+	ticks := typed(t, v, "zqxmasked")
+	v.Update(runSearch(t, v, ticks[len(ticks)-1]))
+	frame := plain(v.Render(160, 10))
+	if v.total != 1 || strings.Contains(frame, "sk-abcdefghijklmnop1234") || !strings.Contains(frame, "sk-abc…1234") {
+		t.Fatalf("%d hits, the secret not masked:\n%s", v.total, frame)
+	}
+	v2 := noWait(NewSearchView(env, SearchOptions{}))
+	ticks = typed(t, v2, "sk-abcdef")
+	v2.Update(runSearch(t, v2, ticks[len(ticks)-1]))
+	if v2.total != 0 {
+		t.Fatalf("the masked secret was found: %d hits", v2.total)
+	}
+	_, cmd := v.Update(press("enter"))
+	var sess *SessionView
+	for _, m := range msgsOf(t, cmd) {
+		if p, ok := m.(PushMsg); ok {
+			sess, _ = p.View.(*SessionView)
+		}
+	}
+	if sess == nil {
+		t.Fatal("enter did not open the session")
+	}
+	t.Cleanup(sess.Close)
+	sess.Update(sess.readNewest()())
+	if sess.jumpTo != nil || !strings.Contains(plain(sess.Render(120, 30)), "▶  use sk-abc…1234 please") {
+		t.Fatalf("the masked hit's message is not marked:\n%s", plain(sess.Render(120, 30)))
 	}
 }
