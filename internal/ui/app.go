@@ -475,7 +475,9 @@ func hint(v View) string {
 			break
 		}
 	}
-	parts = append(parts, "? help")
+	if t, ok := v.(interface{ TypesEveryKey() bool }); !ok || !t.TypesEveryKey() {
+		parts = append(parts, "? help")
+	}
 	return strings.Join(parts, " · ")
 }
 

@@ -142,3 +142,45 @@ func BenchmarkBurst10k(b *testing.B) {
 		v.Render(160, 46)
 	}
 }
+
+// BenchmarkSearchKey200MB: what one key of the search view costs once its
+// debounce is over — ops.Search and the hits drawn — on the 200 MB state,
+// answered from the search index this process keeps open (built before the
+// timer starts) beside the scan ($SESSIONS_NO_INDEX), for a rare and a
+// common query (every hit counted: totalCount):
+//
+//	go test -run '^$' -bench SearchKey200MB -benchtime 10x ./internal/ui
+func BenchmarkSearchKey200MB(b *testing.B) {
+	st := state200MB(b)
+	b.Setenv("XDG_CACHE_HOME", b.TempDir())
+	defer func() { _ = ops.CloseSearchIndexes() }()
+	for _, q := range []string{"150001 lorem", "lorem ipsum"} {
+		for _, mode := range []string{"index", "scan"} {
+			b.Run(mode+"/"+strings.ReplaceAll(q, " ", "_"), func(b *testing.B) {
+				getenv := func(k string) string {
+					if k == ops.NoIndexEnv && mode == "scan" {
+						return "1"
+					}
+					return ""
+				}
+				home := b.TempDir()
+				cfg := ops.Config{StateDir: st, Env: config.Env{Home: home, Getenv: getenv}, Getenv: getenv}
+				env := Env{Ops: func() *ops.Ops { return ops.New(cfg) }, Styles: NewStyles(true), Now: time.Now}
+				v := NewSearchView(env, SearchOptions{})
+				key := func() {
+					v.gen++
+					v.Update(v.start(q)())
+					_ = v.Render(120, 40)
+				}
+				key() // the index brought up to date and opened
+				if v.err != nil || v.total == 0 {
+					b.Fatalf("%q: %d hits, %v", q, v.total, v.err)
+				}
+				for b.Loop() {
+					key()
+				}
+				b.ReportMetric(float64(v.total), "hits")
+			})
+		}
+	}
+}

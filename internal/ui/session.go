@@ -59,7 +59,31 @@ type SessionView struct {
 	matches   []int // line indexes
 	match     int   // the current one, -1: none
 	pageH     int
+
+	// jumpTo is the search hit the view was opened at (nil: none): the
+	// pages are read back until its message is drawn, then it is
+	// scrolled into view and marked.
+	jumpTo    *Jump
+	jumpPages int  // older pages read looking for it
+	hitLine   int  // the first line of the hit's message (-1: none)
+	jumpShow  bool // scroll to hitLine on the next draw
 }
+
+// Jump names a search hit's message (ops.SearchHit): its entry id, which
+// a message read over a gateway carries, else its role, its snippet and
+// the time the search gave it.
+type Jump struct {
+	ID, Role, Snippet, Match string
+	At                       int64 // ms
+}
+
+// jumpPage is how many messages an older page read looking for a hit
+// holds, and jumpMaxPages how many such pages are read before the view
+// says the message was not found.
+const (
+	jumpPage     = 500
+	jumpMaxPages = 40
+)
 
 var (
 	keyTools        = key.NewBinding(key.WithKeys("t"), key.WithHelp("t", "expand/collapse tool calls and results"))
@@ -77,7 +101,15 @@ func NewSessionView(env Env, row ops.Row) *SessionView {
 	ti := textinput.New()
 	ti.Prompt = "search: "
 	ti.SetVirtualCursor(true)
-	return &SessionView{env: env, row: row, seen: map[string]bool{}, rawSeen: map[uint64]bool{}, autoTail: true, match: -1, search: ti, pageH: 10}
+	return &SessionView{env: env, row: row, seen: map[string]bool{}, rawSeen: map[uint64]bool{}, autoTail: true, match: -1, search: ti, pageH: 10, hitLine: -1}
+}
+
+// NewSessionViewAt opens the session of row at a search hit's message.
+func NewSessionViewAt(env Env, row ops.Row, j Jump) *SessionView {
+	v := NewSessionView(env, row)
+	v.jumpTo = &j
+	v.autoTail = false
+	return v
 }
 
 // opsFor is the operations layer for this session: over a fleet, its own
@@ -139,11 +171,14 @@ func (v *SessionView) readNewest() tea.Cmd {
 	}
 }
 
-func (v *SessionView) readOlder() tea.Cmd {
+func (v *SessionView) readOlder() tea.Cmd { return v.readOlderN(pageSize) }
+
+// readOlderN reads the n messages before the oldest drawn.
+func (v *SessionView) readOlderN(n int) tea.Cmd {
 	o, ref, before := v.opsFor(), v.row.Key, v.older
 	return func() tea.Msg {
 		ctx := context.Background()
-		sess, res, err := o.OpenHistory(ctx, ref, "", ops.HistoryQuery{Limit: pageSize, IncludeTools: true, Raw: true, Before: before})
+		sess, res, err := o.OpenHistory(ctx, ref, "", ops.HistoryQuery{Limit: n, IncludeTools: true, Raw: true, Before: before})
 		if err != nil {
 			return pageMsg{older: true, err: err}
 		}
@@ -314,11 +349,11 @@ func (v *SessionView) page(msg pageMsg) tea.Cmd {
 	v.dirty = true
 	if msg.older {
 		v.msgs = append(parsed, v.msgs...)
-		return nil
+		return v.seek()
 	}
 	v.opened = true
 	v.msgs = append(v.msgs, parsed...)
-	show := v.readShow() // v.showing was set by Init
+	show := tea.Batch(v.readShow(), v.seek()) // v.showing was set by Init
 	if msg.sess != nil && !res.Orphan {
 		return tea.Batch(show, v.startFollow(v.opsFor(), msg.sess))
 	}
@@ -326,6 +361,84 @@ func (v *SessionView) page(msg pageMsg) tea.Cmd {
 		msg.sess.Close()
 	}
 	return show
+}
+
+// seek looks for the jump's message among those read: found, it is
+// marked and shown on the next draw; else the page before is read, until
+// there is none (or jumpMaxPages were read) and the view says so.
+func (v *SessionView) seek() tea.Cmd {
+	if v.jumpTo == nil {
+		return nil
+	}
+	if i := locate(v.msgs, v.jumpTo); i >= 0 {
+		v.msgs[i].hit = true
+		v.jumpTo, v.jumpShow, v.dirty = nil, true, true
+		return nil
+	}
+	if v.hasOlder && !v.loading && v.jumpPages < jumpMaxPages {
+		v.jumpPages++
+		v.loading = true
+		return v.readOlderN(jumpPage)
+	}
+	v.jumpTo, v.autoTail = nil, true
+	return status("the hit's message is no longer in the transcript (it changed since the search)", true)
+}
+
+// locate is the index in msgs of j's message (-1: none): the one with
+// its id, else of its role whose text holds its snippet, the nearest in
+// time (the time a search gives a JSONL message is its entry's, a few
+// milliseconds after the message's own).
+func locate(msgs []tmsg, j *Jump) int {
+	core := strings.TrimSuffix(strings.TrimPrefix(j.Snippet, "…"), "…")
+	if core == "" {
+		core = j.Match
+	}
+	best, bestD := -1, int64(-1)
+	for i := range msgs {
+		m := &msgs[i]
+		if m.notice != "" {
+			continue
+		}
+		if j.ID != "" && m.id == j.ID {
+			return i
+		}
+		role := m.role
+		if role == "toolResult" {
+			role = "tool"
+		}
+		if role != j.Role || !strings.Contains(searchText(m), core) {
+			continue
+		}
+		d := m.at - j.At
+		if d < 0 {
+			d = -d
+		}
+		if best < 0 || d <= bestD {
+			best, bestD = i, d
+		}
+	}
+	return best
+}
+
+// searchText is m's text as a search snippet shows it: its text blocks
+// (and tool calls: name and arguments) joined, line breaks and tabs as
+// spaces.
+func searchText(m *tmsg) string {
+	var parts []string
+	for _, b := range m.blocks {
+		switch b.kind {
+		case "text":
+			parts = append(parts, b.text)
+		case "toolCall":
+			parts = append(parts, b.text+"\n"+b.args)
+		}
+	}
+	return strings.Map(func(r rune) rune {
+		if r == '\n' || r == '\r' || r == '\t' {
+			return ' '
+		}
+		return r
+	}, strings.Join(parts, "\n"))
 }
 
 // add appends followed messages not drawn yet; it returns how many.
@@ -495,11 +608,19 @@ func (v *SessionView) relayout(w int) {
 	}
 	before, oldW := len(v.lines), v.linesW
 	lines := make([]tline, 0, len(v.lines)+8)
+	v.hitLine = -1
 	for i := range v.msgs {
 		if i > 0 {
 			lines = append(lines, tline{kind: lineBlank})
 		}
+		from := len(lines)
 		lines = drawMessage(lines, &v.msgs[i], w, v.opts)
+		if v.msgs[i].hit {
+			v.hitLine = from
+			for k := from; k < len(lines); k++ {
+				lines[k].hit = true
+			}
+		}
 	}
 	grown := len(lines) - before
 	v.lines, v.linesW, v.dirty = lines, w, false
@@ -552,6 +673,10 @@ func (v *SessionView) Render(width, height int) string {
 		body = []string{st.StatusErr.Render(" " + flat(v.histErr.Error()))}
 	default:
 		v.relayout(width)
+		if v.jumpShow && v.hitLine >= 0 {
+			v.jumpShow = false
+			v.show(v.hitLine)
+		}
 		if len(v.lines) == 0 {
 			body = []string{st.Dim.Render(" no messages yet")}
 			break
@@ -654,9 +779,15 @@ func (v *SessionView) drawLine(l tline, width int, current bool) string {
 	}
 	if v.query != "" && strings.Contains(strings.ToLower(l.text+l.extra), strings.ToLower(v.query)) {
 		if current {
-			return st.Match.Render(padRight(ansi.Strip(ansi.Truncate(text+l.extra, width, "…")), width))
+			s = st.Match.Render(padRight(ansi.Strip(ansi.Truncate(text+l.extra, width, "…")), width))
+		} else {
+			s = st.Key.Render("▌") + ansi.Truncate(s, width-1, "")
 		}
-		return st.Key.Render("▌") + ansi.Truncate(s, width-1, "")
+	}
+	if l.hit {
+		// the message the search hit opened the view at: marked in the
+		// margin
+		s = st.Match.Render("▶") + ansi.TruncateLeft(s, 1, "")
 	}
 	return s
 }

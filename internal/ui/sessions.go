@@ -52,7 +52,7 @@ var (
 	keyFilter   = key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter by key, label, name (enter keeps, esc clears)"))
 	keySort     = key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "sort: updated → key → tokens"))
 	keyReload   = key.NewBinding(key.WithKeys("ctrl+r"), key.WithHelp("ctrl+r", "reload the listing"))
-	sessionKeys = []key.Binding{keyOpen, keyFilter, keySort, keyReload}
+	sessionKeys = []key.Binding{keyOpen, keyFilter, keySearchAll, keySort, keyReload}
 )
 
 // NewSessionsView builds the sessions view; Init loads the listing.
@@ -283,6 +283,8 @@ func (v *SessionsView) key(msg tea.KeyPressMsg) tea.Cmd {
 		if r := v.Selected(); r != nil {
 			return push(NewSessionView(v.env, *r))
 		}
+	case key.Matches(msg, keySearchAll):
+		return push(NewSearchView(v.env, SearchOptions{Kinds: v.opts.Kinds, AllAgents: v.opts.AllAgents, Row: v.row}))
 	default:
 		if r := v.Selected(); r != nil {
 			return runAction(v.env, msg, r)
@@ -295,6 +297,17 @@ func (v *SessionsView) move(d int) {
 	n := len(v.list.view())
 	v.cursor = max(0, min(n-1, v.cursor+d))
 	v.remember()
+}
+
+// row is the listed row of a session of this host (nil: not listed).
+func (v *SessionsView) row(agentID, key string) *ops.Row {
+	for i := range v.list.rows {
+		if r := &v.list.rows[i]; r.Context == "" && r.AgentID == agentID && r.Key == key {
+			c := *r
+			return &c
+		}
+	}
+	return nil
 }
 
 // remember keeps the selected row's identity, so the cursor stays on it

@@ -20,6 +20,7 @@ type tmsg struct {
 	errText string
 	blocks  []tblock
 	notice  string // a line of ours (a reset, the transcript replaced), not a message
+	hit     bool   // the message a search hit opened the view at
 }
 
 // tblock is one content block.
@@ -213,6 +214,7 @@ type tline struct {
 	kind  int
 	role  string
 	cut   bool // one line by design: cut at the width, not wrapped
+	hit   bool // a line of the message a search hit opened the view at
 }
 
 // wrapText wraps s at w cells, keeping its own line breaks.

@@ -42,9 +42,10 @@ fields on top and the transcript below, newest at the bottom, following what
 OpenClaw appends. From there the actions (send, spawn, label, send policy,
 archive, delete, reset) ask before they write. ? lists every key.
 
-Keys: arrows or j/k, PgUp/PgDn, Home/End (g/G), / filter or search, Enter
-open, Esc or q back, q quits from the sessions view, Ctrl-C anywhere, the mouse
-wheel scrolls.
+Keys: arrows or j/k, PgUp/PgDn, Home/End (g/G), / filter or search, S search
+every session as you type (as sessions search does; Enter opens the session at
+the hit), Enter open, Esc or q back, q quits from the sessions view, Ctrl-C
+anywhere, the mouse wheel scrolls.
 
 It needs a terminal: with stdout not a terminal it exits 2. Colour follows
 NO_COLOR and --no-color.`,
@@ -116,6 +117,8 @@ func run(o *Options) error {
 		Views: tui.DefaultViews(),
 	})
 	defer app.Stop()
+	// the search indexes the search view kept open and warm between keys
+	defer func() { _ = ops.CloseSearchIndexes() }()
 	opts := []tea.ProgramOption{tea.WithInput(f.IO.In), tea.WithOutput(f.IO.Out)}
 	if !color {
 		opts = append(opts, tea.WithEnvironment(append(os.Environ(), "NO_COLOR=1")))
