@@ -310,6 +310,7 @@ type readResult struct {
 	appended  bool   // docs are what was appended (else the source whole)
 	noNew     bool   // appended, but nothing new (a store changed elsewhere)
 	unclean   uint8  // what this reading met that the scan warns about (srcRec.unclean)
+	longest   int64  // the longest line or event read (srcRec.longest)
 	docs      []pdoc
 	tris      []trigram // the documents' trigrams, one after another
 	recs      []byte    // the documents' records, one after another
@@ -390,8 +391,12 @@ func (u *updater) add(id string, kind uint8, old *srcRec, res readResult) error 
 	rec := res.rec
 	rec.id, rec.kind = id, kind
 	rec.unclean = res.unclean
+	rec.longest = res.longest
 	if res.appended && old != nil {
 		rec.unclean |= old.unclean & uncleanCorrupt // the lines read before are still there
+		if kind == kindFile {
+			rec.longest = max(rec.longest, old.longest)
+		}
 	}
 	if old != nil {
 		rec.num = old.num
@@ -533,13 +538,14 @@ func (ix *Index) readEvents(src *search.Source, old *srcRec) (res readResult) {
 	var last int64 = -1
 	err = src.DB.Events(src.SessionID, search.DefaultMaxLine, func() {
 		evs, last = evs[:0], -1
-		res.unclean = 0
+		res.unclean, res.longest = 0, 0
 		prefix.Reset()
 		all.Reset()
 	}, func(seq int64, data []byte, s transcript.Status) {
 		if s == transcript.StatusCorrupt || s == transcript.StatusOversize {
 			res.unclean |= uncleanCorrupt
 		}
+		res.longest = max(res.longest, int64(len(data)))
 		var h [9]byte
 		for k := range 8 {
 			h[k] = byte(seq >> (8 * k))
