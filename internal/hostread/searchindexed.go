@@ -1,8 +1,10 @@
 package hostread
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -176,7 +178,7 @@ func indexedAnswer(srcs []srch.Source, o *srch.Options, limit, context int, want
 	warns := make([][]string, len(srcs))
 	var hits []srch.Found
 	if kept {
-		hits = acceptKept(srcs, o, want, &res.Work)
+		hits, res.Total = acceptKept(srcs, o, limit, want, &res.Work)
 	} else {
 		var failed map[int]error
 		hits, failed = acceptLines(srcs, o, want, &res.Work)
@@ -191,8 +193,8 @@ func indexedAnswer(srcs []srch.Source, o *srch.Options, limit, context int, want
 			hits = kept
 			scan = append(scan, i)
 		}
+		res.Total = len(hits)
 	}
-	res.Total = len(hits)
 	for _, i := range scan {
 		r := srch.Run(srcs[i:i+1], o, limit, 0, 1)
 		for _, h := range r.Hits {
@@ -231,29 +233,50 @@ func from(src *srch.Source) string {
 	return srch.FromTranscript
 }
 
-// acceptKept runs the real match (Options.Accept) on the text the index
-// keeps of each candidate: no transcript is read or parsed. For an agent
-// that text was masked when it was indexed, so nothing is masked here and
-// the work counted is the masked index's own — the candidates it selected
-// from masked text and the hits among them — whatever a query guesses of
-// a raw secret.
-func acceptKept(srcs []srch.Source, o *srch.Options, want map[int][]searchindex.Candidate, w *srch.Work) []srch.Found {
-	var hits []srch.Found
+// acceptKept runs the real match on the text the index keeps of each
+// candidate: no transcript is read or parsed. The candidates are taken in
+// the order of the hits (newest first, search.SortFound's), so that only
+// the limit hits shown are made (Options.Accept, with their snippets);
+// the rest are counted (Options.Accepts). For an agent that text was
+// masked when it was indexed, so nothing is masked here and the work
+// counted is the masked index's own — the candidates it selected from
+// masked text and the hits among them — whatever a query guesses of a raw
+// secret. It returns the hits made and the number of hits.
+func acceptKept(srcs []srch.Source, o *srch.Options, limit int, want map[int][]searchindex.Candidate, w *srch.Work) ([]srch.Found, int) {
+	type cand struct {
+		c   *searchindex.Candidate
+		src int
+	}
+	var all []cand
 	for i, cs := range want {
-		fr := from(&srcs[i])
 		for k := range cs {
-			c := &cs[k]
-			w.Lines++
-			w.Parsed++
-			h, ok := o.Accept(c.Message(o.IncludeTools), c.Pos)
-			if !ok {
-				continue
-			}
-			w.Hits++
-			hits = append(hits, srch.Found{Hit: h, Src: i, From: fr})
+			all = append(all, cand{&cs[k], i})
 		}
 	}
-	return hits
+	slices.SortFunc(all, func(a, b cand) int {
+		return cmp.Or(cmp.Compare(b.c.Timestamp, a.c.Timestamp), cmp.Compare(a.src, b.src), cmp.Compare(b.c.Pos, a.c.Pos))
+	})
+	var hits []srch.Found
+	total := 0
+	for _, a := range all {
+		w.Lines++
+		w.Parsed++
+		m := a.c.Message(o.IncludeTools)
+		if limit > 0 && len(hits) >= limit {
+			if o.Accepts(m) {
+				total++
+			}
+			continue
+		}
+		h, ok := o.Accept(m, a.c.Pos)
+		if !ok {
+			continue
+		}
+		total++
+		hits = append(hits, srch.Found{Hit: h, Src: a.src, From: from(&srcs[a.src])})
+	}
+	w.Hits += int64(total)
+	return hits, total
 }
 
 // acceptLines runs the real match on the candidates' lines read again
