@@ -45,8 +45,9 @@ type Index struct {
 	jEnd int64
 	segs map[uint32]*segment
 	maps map[uint32][]byte
-	// stamps: the stores' stamps of the update under way.
-	stamps sync.Map
+	// stamps: the stores' stamps of the update under way; evStamps their
+	// sessions' events stamps (*evStamps), asked once per store.
+	stamps, evStamps sync.Map
 
 	// segText is the text of a segment built by Update before it is
 	// written; maxSegs the segments kept before they are merged.

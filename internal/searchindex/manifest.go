@@ -49,7 +49,9 @@ type srcRec struct {
 	to int64
 	// head and tail: hashes of a file's first bytes and of the bytes just
 	// before to (the prefix check of an append); an events source's hash
-	// of every event up to to.
+	// of every event up to to, and of its events stamp when it was read
+	// (sqlitestore.EventsStamps: a store that changed elsewhere does not
+	// get the session read again).
 	head, tail uint64
 	// minSeg: documents of this source in older segments are dead (it was
 	// indexed anew). lastSeg: the segment of its latest update, the only

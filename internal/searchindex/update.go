@@ -3,6 +3,7 @@ package searchindex
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"hash/fnv"
 	"io"
@@ -12,10 +13,12 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/openclaw/sessions/internal/fsutil"
 	"github.com/openclaw/sessions/internal/search"
+	"github.com/openclaw/sessions/internal/sqlitestore"
 	"github.com/openclaw/sessions/internal/transcript"
 )
 
@@ -51,6 +54,7 @@ func (ix *Index) Update(ctx context.Context, srcs []search.Source) (Stats, error
 	}
 	u := &updater{ix: ix, old: ix.man, cur: ix.man.nextSeg}
 	ix.stamps.Clear() // a store's stamp is taken once per update
+	ix.evStamps.Clear()
 	u.next = manifest{nextSrc: ix.man.nextSrc, segs: slices.Clone(ix.man.segs)}
 	seen := map[string]bool{}
 	var order []int
@@ -221,6 +225,10 @@ func parseSegName(n string, id *uint32) (string, bool) {
 // testHookSegWritten, when set (by the crash test's child), runs after
 // each segment an update writes, before the manifest names it.
 var testHookSegWritten func()
+
+// testHookEventsRead, when set, is told each store session whose events
+// an update reads.
+var testHookEventsRead func(sessionID string)
 
 type updater struct {
 	ix      *Index
@@ -528,7 +536,20 @@ func (ix *Index) readEvents(src *search.Source, old *srcRec) (res readResult) {
 	if old != nil && old.stamp == st {
 		return readResult{unchanged: true}
 	}
-	res.rec.stamp = st
+	// The store changed: a session whose events stamp did not (its
+	// events' number, seqs and bytes) is not read again. The stamp is
+	// taken before the events are read, so a write in between is read
+	// again by the next update.
+	fp := ix.eventsStamp(src.DB, src.SessionID)
+	if old != nil && fp != 0 && old.tail == fp {
+		rec := *old
+		rec.stamp = st
+		return readResult{rec: rec, appended: true, noNew: true, unclean: old.unclean, longest: old.longest}
+	}
+	res.rec.stamp, res.rec.tail = st, fp
+	if testHookEventsRead != nil {
+		testHookEventsRead(src.SessionID)
+	}
 	type ev struct {
 		seq  int64
 		data []byte
@@ -576,6 +597,36 @@ func (ix *Index) readEvents(src *search.Source, old *srcRec) (res readResult) {
 	}
 	res.rec.to, res.rec.head = last, all.Sum64()
 	return res
+}
+
+// evStamps is one store's events stamps, asked once per update.
+type evStamps struct {
+	once sync.Once
+	m    map[string]sqlitestore.EventsStamp
+}
+
+// eventsStamp is a hash of session sid's events stamp in db (0: none, as
+// for a session whose events are all in cold storage, or when the store
+// cannot say: the session is read).
+func (ix *Index) eventsStamp(db *sqlitestore.DB, sid string) uint64 {
+	v, _ := ix.evStamps.LoadOrStore(db.Path(), &evStamps{})
+	e := v.(*evStamps)
+	e.once.Do(func() {
+		if m, err := db.EventsStamps(); err == nil {
+			e.m = m
+		}
+	})
+	st, ok := e.m[sid]
+	if !ok {
+		return 0
+	}
+	h := fnv.New64a()
+	var b [32]byte
+	for k, v := range []int64{st.Count, st.MinSeq, st.MaxSeq, st.Bytes} {
+		binary.LittleEndian.PutUint64(b[8*k:], uint64(v))
+	}
+	h.Write(b[:])
+	return h.Sum64() | 1
 }
 
 // dbStamp is the stamp of a store, taken once per update for all its
