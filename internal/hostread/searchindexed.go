@@ -97,10 +97,15 @@ func searchIndexed(s *state.State, q *SearchQuery, srcs []srch.Source) *srch.Res
 		x.debug("search index: %v; scanning", err)
 		return nil
 	}
-	all, err := indexSources(s, q.LabelAs)
-	if err != nil {
-		x.debug("search index: listing the transcripts: %v; scanning", err)
-		return nil
+	// A search of everything (every agent, archived copies and orphans, no
+	// key, label or kind) reads what the index covers: listed once.
+	all := srcs
+	if !q.AllAgents || !q.IncludeArchived || q.Key != "" || q.Label != "" || len(q.Kinds) > 0 {
+		var err error
+		if all, err = indexSources(s, q.LabelAs); err != nil {
+			x.debug("search index: listing the transcripts: %v; scanning", err)
+			return nil
+		}
 	}
 	update := func() (searchindex.Stats, error) {
 		uctx, cancel := context.WithTimeout(ctx, indexWait)
