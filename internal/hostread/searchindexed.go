@@ -1,8 +1,10 @@
 package hostread
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -95,10 +97,15 @@ func searchIndexed(s *state.State, q *SearchQuery, srcs []srch.Source) *srch.Res
 		x.debug("search index: %v; scanning", err)
 		return nil
 	}
-	all, err := indexSources(s, q.LabelAs)
-	if err != nil {
-		x.debug("search index: listing the transcripts: %v; scanning", err)
-		return nil
+	// A search of everything (every agent, archived copies and orphans, no
+	// key, label or kind) reads what the index covers: listed once.
+	all := srcs
+	if !q.AllAgents || !q.IncludeArchived || q.Key != "" || q.Label != "" || len(q.Kinds) > 0 {
+		var err error
+		if all, err = indexSources(s, q.LabelAs); err != nil {
+			x.debug("search index: listing the transcripts: %v; scanning", err)
+			return nil
+		}
 	}
 	update := func() (searchindex.Stats, error) {
 		uctx, cancel := context.WithTimeout(ctx, indexWait)
@@ -117,7 +124,7 @@ func searchIndexed(s *state.State, q *SearchQuery, srcs []srch.Source) *srch.Res
 		return nil
 	}
 	x.debug("search index: %s", st)
-	cands, err := ix.Candidates(x.Pattern, searchindex.Filter{IncludeTools: o.IncludeTools, Roles: o.Roles, Since: o.Since, Until: o.Until})
+	cands, err := ix.Candidates(x.Pattern, searchindex.Filter{IncludeTools: o.IncludeTools, Roles: o.Roles, Since: o.Since, Until: o.Until, MaxLine: o.MaxLine})
 	if err != nil {
 		x.debug("search index: %v; scanning", err)
 		return nil
@@ -136,8 +143,10 @@ func searchIndexed(s *state.State, q *SearchQuery, srcs []srch.Source) *srch.Res
 	// The sources read from the index's candidates, and those scanned: a
 	// session OpenClaw's own index answers (its rows, "index"), one the
 	// index could not read (the scan says why), one holding lines the scan
-	// warns about (cands.Scan: the scan's hits and warnings for it).
-	want := map[int][]int64{}
+	// warns about or longer than this search reads (cands.Scan: the scan's
+	// hits and warnings for it).
+	want := map[int][]searchindex.Candidate{}
+	inScope := map[string]bool{}
 	var scan []int
 	for i := range srcs {
 		src := &srcs[i]
@@ -147,58 +156,50 @@ func searchIndexed(s *state.State, q *SearchQuery, srcs []srch.Source) *srch.Res
 			continue
 		}
 		if cs := cands.Sources[id]; len(cs) > 0 {
-			pos := make([]int64, len(cs))
-			for k, c := range cs {
-				pos[k] = c.Pos
-			}
-			want[i] = pos
+			want[i] = cs
+			inScope[id] = true
 		}
 	}
-	return indexedAnswer(srcs, o, q.Limit, q.Context, want, scan)
+	// Only the candidates this search verifies get their text decoded.
+	for id := range cands.Sources {
+		if !inScope[id] {
+			delete(cands.Sources, id)
+		}
+	}
+	kept := true
+	if err := ix.Texts(cands); err != nil {
+		x.debug("search index: the kept text: %v; reading the candidates' lines", err)
+		kept = false
+	}
+	return indexedAnswer(srcs, o, q.Limit, q.Context, want, kept, scan)
 }
 
 // indexedAnswer is Run's answer over srcs: the candidates of want verified by the
-// real match, the sources of scan scanned.
-func indexedAnswer(srcs []srch.Source, o *srch.Options, limit, context int, want map[int][]int64, scan []int) *srch.Result {
+// real match, the sources of scan scanned. The match runs on the text the
+// index keeps (kept: Index.Texts filled it in), else on the candidates'
+// lines read again.
+func indexedAnswer(srcs []srch.Source, o *srch.Options, limit, context int, want map[int][]searchindex.Candidate, kept bool, scan []int) *srch.Result {
 	res := &srch.Result{}
 	warns := make([][]string, len(srcs))
 	var hits []srch.Found
-	var mu sync.Mutex
-	mask := o.Mask
-	oc := *o
-	if mask != nil {
-		oc.Mask = srch.CountingMask(mask, &res.Work)
-	}
-	failed := readEach(srcs, want, func(i int, pos int64, line []byte) {
-		res.Work.Lines++
-		if len(line) <= maxLine(o) {
-			res.Work.Parsed++
-		}
-		h, ok, _ := oc.Line(line, pos)
-		if !ok {
-			return
-		}
-		res.Work.Hits++
-		from := srch.FromTranscript
-		if srcs[i].DB != nil && srcs[i].Archive == nil {
-			from = srch.FromEvents
-		}
-		mu.Lock()
-		hits = append(hits, srch.Found{Hit: h, Src: i, From: from})
-		mu.Unlock()
-	})
-	for i := range failed {
-		// what was read of it is dropped: the scan reads it again and says why
-		kept := hits[:0]
-		for _, h := range hits {
-			if h.Src != i {
-				kept = append(kept, h)
+	if kept {
+		hits, res.Total = acceptKept(srcs, o, limit, want, &res.Work)
+	} else {
+		var failed map[int]error
+		hits, failed = acceptLines(srcs, o, want, &res.Work)
+		for i := range failed {
+			// what was read of it is dropped: the scan reads it again and says why
+			kept := hits[:0]
+			for _, h := range hits {
+				if h.Src != i {
+					kept = append(kept, h)
+				}
 			}
+			hits = kept
+			scan = append(scan, i)
 		}
-		hits = kept
-		scan = append(scan, i)
+		res.Total = len(hits)
 	}
-	res.Total = len(hits)
 	for _, i := range scan {
 		r := srch.Run(srcs[i:i+1], o, limit, 0, 1)
 		for _, h := range r.Hits {
@@ -227,6 +228,95 @@ func indexedAnswer(srcs []srch.Source, o *srch.Options, limit, context int, want
 		res.Warnings = append(res.Warnings, w...)
 	}
 	return res
+}
+
+// from is where the hits of source src come from.
+func from(src *srch.Source) string {
+	if src.DB != nil && src.Archive == nil {
+		return srch.FromEvents
+	}
+	return srch.FromTranscript
+}
+
+// acceptKept runs the real match on the text the index keeps of each
+// candidate: no transcript is read or parsed. The candidates are taken in
+// the order of the hits (newest first, search.SortFound's), so that only
+// the limit hits shown are made (Options.Accept, with their snippets);
+// the rest are counted (Options.Accepts). For an agent that text was
+// masked when it was indexed, so nothing is masked here and the work
+// counted is the masked index's own — the candidates it selected from
+// masked text and the hits among them — whatever a query guesses of a raw
+// secret. It returns the hits made and the number of hits.
+func acceptKept(srcs []srch.Source, o *srch.Options, limit int, want map[int][]searchindex.Candidate, w *srch.Work) ([]srch.Found, int) {
+	type cand struct {
+		c   *searchindex.Candidate
+		src int
+	}
+	var all []cand
+	for i, cs := range want {
+		for k := range cs {
+			all = append(all, cand{&cs[k], i})
+		}
+	}
+	slices.SortFunc(all, func(a, b cand) int {
+		return cmp.Or(cmp.Compare(b.c.Timestamp, a.c.Timestamp), cmp.Compare(a.src, b.src), cmp.Compare(b.c.Pos, a.c.Pos))
+	})
+	var hits []srch.Found
+	total := 0
+	for _, a := range all {
+		w.Lines++
+		w.Parsed++
+		m := a.c.Message(o.IncludeTools)
+		if limit > 0 && len(hits) >= limit {
+			if o.Accepts(m) {
+				total++
+			}
+			continue
+		}
+		h, ok := o.Accept(m, a.c.Pos)
+		if !ok {
+			continue
+		}
+		total++
+		hits = append(hits, srch.Found{Hit: h, Src: a.src, From: from(&srcs[a.src])})
+	}
+	w.Hits += int64(total)
+	return hits, total
+}
+
+// acceptLines runs the real match on the candidates' lines read again
+// (when the kept text cannot be read): the sources that could not be
+// read are failed.
+func acceptLines(srcs []srch.Source, o *srch.Options, want map[int][]searchindex.Candidate, w *srch.Work) ([]srch.Found, map[int]error) {
+	pos := make(map[int][]int64, len(want))
+	for i, cs := range want {
+		p := make([]int64, len(cs))
+		for k := range cs {
+			p[k] = cs[k].Pos
+		}
+		pos[i] = p
+	}
+	oc := *o
+	if o.Mask != nil {
+		oc.Mask = srch.CountingMask(o.Mask, w)
+	}
+	var hits []srch.Found
+	var mu sync.Mutex
+	failed := readEach(srcs, pos, func(i int, pos int64, line []byte) {
+		mu.Lock()
+		defer mu.Unlock()
+		w.Lines++
+		if len(line) <= maxLine(o) {
+			w.Parsed++
+		}
+		h, ok, _ := oc.Line(line, pos)
+		if !ok {
+			return
+		}
+		w.Hits++
+		hits = append(hits, srch.Found{Hit: h, Src: i, From: from(&srcs[i])})
+	})
+	return hits, failed
 }
 
 func maxLine(o *srch.Options) int {

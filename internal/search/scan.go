@@ -94,15 +94,31 @@ type Hit struct {
 	words int     // the message's length in words
 }
 
-// Accept applies the filters and the query to a message.
-func (o *Options) Accept(m Message, pos int64) (Hit, bool) {
+// passes reports whether m passes the filters (tools, roles, times).
+func (o *Options) passes(m Message) bool {
 	if m.Role == "tool" && !o.IncludeTools {
-		return Hit{}, false
+		return false
 	}
 	if len(o.Roles) > 0 && !slices.Contains(o.Roles, m.Role) {
-		return Hit{}, false
+		return false
 	}
-	if (o.Since != 0 && m.Timestamp < o.Since) || (o.Until != 0 && m.Timestamp >= o.Until) {
+	return (o.Since == 0 || m.Timestamp >= o.Since) && (o.Until == 0 || m.Timestamp < o.Until)
+}
+
+// Accepts reports whether Accept would make m a hit, without making the
+// hit (its snippet): for a caller that counts the hits it does not show.
+// A ranked search counts every message it examines: it uses Accept.
+func (o *Options) Accepts(m Message) bool {
+	if !o.passes(m) {
+		return false
+	}
+	_, _, ok := o.Matcher.Find(m.Text)
+	return ok
+}
+
+// Accept applies the filters and the query to a message.
+func (o *Options) Accept(m Message, pos int64) (Hit, bool) {
+	if !o.passes(m) {
 		return Hit{}, false
 	}
 	var tf []int32

@@ -60,8 +60,15 @@
 //
 // Texts answers as the lines would for a search whose MaxLine is
 // search.DefaultMaxLine (the index passes longer lines over, as that scan
-// does); an error from it (the index was updated since Candidates, or a
-// damaged block) is the cue to Read the lines instead.
+// does); a search that reads shorter lines (an agent's) says so in
+// Filter.MaxLine, and a source holding a longer line is then in
+// Result.Scan. An error from Texts (the index was updated since
+// Candidates, or a damaged block) is the cue to Read the lines instead.
+//
+// A store that changed is not read session by session: one query
+// (sqlitestore.DB.EventsStamps: per session the number of events, their first
+// and last seq and payload bytes) tells which sessions to read again,
+// as a file's stamp does for a file.
 //
 // An error from Update or Candidates (IsCorrupt: Reset and Update again;
 // ErrBusy; a write that failed) is the caller's cue to scan instead.

@@ -105,3 +105,44 @@ func TestEventsSources(t *testing.T) {
 	}
 	checkQueries(t, r, ix, srcs, 40, nil)
 }
+
+// TestEventsOfOneSession: a store commit to one session (an append, then
+// a rewrite of an earlier event) gets that session's events read again,
+// not every session's of the store, and answers as the scan does.
+func TestEventsOfOneSession(t *testing.T) {
+	path, w := sqliteState(t)
+	ix, err := Open(t.TempDir(), "state")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	r := rand.New(rand.NewPCG(7, 8))
+	srcs := eventSources(t, path, w)
+	if len(srcs) < 2 {
+		t.Fatal("the fixture has fewer than two sessions with events")
+	}
+	var read []string
+	testHookEventsRead = func(sid string) { read = append(read, sid) }
+	defer func() { testHookEventsRead = nil }()
+	if _, err := ix.Update(context.Background(), srcs); err != nil || len(read) != len(srcs) {
+		t.Fatalf("first update: %d sessions read of %d, %v", len(read), len(srcs), err)
+	}
+	sid := srcs[len(srcs)-1].SessionID
+	for _, stmt := range []string{
+		`INSERT INTO transcript_events (session_id, seq, event_json, created_at) VALUES (?1, (SELECT max(seq) + 1 FROM transcript_events WHERE session_id = ?1), ?2, 1795255200000)`,
+		`UPDATE transcript_events SET event_json = ?2 WHERE session_id = ?1 AND seq = (SELECT min(seq) FROM transcript_events WHERE session_id = ?1)`,
+	} {
+		if _, err := w.Exec(stmt, sid, `{"type":"message","id":"one","timestamp":"2026-11-22T10:00:00.000Z","message":{"role":"user","content":"zqxonesession `+stmt[:6]+`"}}`); err != nil {
+			t.Fatal(err)
+		}
+		read = nil
+		srcs = eventSources(t, path, w)
+		if _, err := ix.Update(context.Background(), srcs); err != nil || len(read) != 1 || read[0] != sid {
+			t.Fatalf("after %.30s: sessions read %q, want only %s; %v", stmt, read, sid, err)
+		}
+		checkQueries(t, r, ix, srcs, 20, nil)
+		if got, _ := indexHits(t, ix, srcs, search.Query{Pattern: "zqxonesession"}, Filter{}, nil); len(got) == 0 {
+			t.Fatal("the new event is not found")
+		}
+	}
+}

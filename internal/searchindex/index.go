@@ -45,8 +45,9 @@ type Index struct {
 	jEnd int64
 	segs map[uint32]*segment
 	maps map[uint32][]byte
-	// stamps: the stores' stamps of the update under way.
-	stamps sync.Map
+	// stamps: the stores' stamps of the update under way; evStamps their
+	// sessions' events stamps (*evStamps), asked once per store.
+	stamps, evStamps sync.Map
 
 	// segText is the text of a segment built by Update before it is
 	// written; maxSegs the segments kept before they are merged.
@@ -293,6 +294,10 @@ type Filter struct {
 	IncludeTools bool     // tool messages are candidates too
 	Roles        []string // only these roles; nil: all
 	Since, Until int64    // epoch ms, since inclusive, until exclusive; 0 unbounded
+	// MaxLine is the longest line the search reads (search.Options.MaxLine;
+	// 0: search.DefaultMaxLine): a source holding a longer line is in
+	// Result.Scan, so that the scan skips and warns about it as it does.
+	MaxLine int
 }
 
 func (f *Filter) accept(d doc) bool {
@@ -335,8 +340,9 @@ type Result struct {
 	Sources map[string][]Candidate
 	// Scan holds, by SourceID, the sources whose last indexing met what
 	// the scan warns about (a corrupt or oversize line, an unreadable
-	// unterminated last line): the index keeps messages only, so the
-	// caller scans these to answer and warn exactly as the scan does.
+	// unterminated last line) or that hold a line longer than the
+	// Filter's MaxLine: the index keeps messages only, so the caller scans
+	// these to answer and warn exactly as the scan does.
 	Scan map[string]bool
 
 	ix  *Index // the index and the version of it that it was read from (Texts)
@@ -366,7 +372,7 @@ func (ix *Index) Candidates(q search.Query, f Filter) (*Result, error) {
 	m, byNum := ix.man, ix.man.byNum()
 	res := &Result{Sources: map[string][]Candidate{}, ix: ix, gen: ix.gen}
 	for i := range m.srcs {
-		if m.srcs[i].unclean != 0 {
+		if m.srcs[i].unclean != 0 || (f.MaxLine > 0 && m.srcs[i].longest > int64(f.MaxLine)) {
 			if res.Scan == nil {
 				res.Scan = map[string]bool{}
 			}
@@ -542,6 +548,7 @@ func (ix *Index) extract(line []byte, tools bool) (search.Message, transcript.St
 // and without (a document is a candidate for a query either holds), its
 // record both texts.
 func (ix *Index) addDoc(res *readResult, pos int64, line []byte, tail bool) {
+	res.longest = max(res.longest, int64(len(line)))
 	m, st := ix.extract(line, true)
 	if st != transcript.StatusMessage {
 		switch {

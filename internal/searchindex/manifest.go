@@ -21,7 +21,7 @@ import (
 // An update that changed a few sources and merged no segment does not
 // rewrite it: it appends what changed to the journal (journal.go), so that
 // a catch-up writes O(changed) bytes.
-const manMagic = "SXIDXMN3"
+const manMagic = "SXIDXMN4"
 
 // Source kinds.
 const (
@@ -49,7 +49,9 @@ type srcRec struct {
 	to int64
 	// head and tail: hashes of a file's first bytes and of the bytes just
 	// before to (the prefix check of an append); an events source's hash
-	// of every event up to to.
+	// of every event up to to, and of its events stamp when it was read
+	// (sqlitestore.EventsStamps: a store that changed elsewhere does not
+	// get the session read again).
 	head, tail uint64
 	// minSeg: documents of this source in older segments are dead (it was
 	// indexed anew). lastSeg: the segment of its latest update, the only
@@ -61,6 +63,11 @@ type srcRec struct {
 	// reading). The index holds messages only, so a caller scans such a
 	// source to say what the scan says of it (Result.Scan).
 	unclean uint8
+	// longest is the length of its longest line or event indexed (of a
+	// file, of every line read since it was indexed whole): a search that
+	// reads shorter lines only (an agent's, search.Options.MaxLine) scans
+	// a source holding a longer one (Filter.MaxLine).
+	longest int64
 }
 
 const (
@@ -129,6 +136,7 @@ func (m *manifest) appendBody(b []byte, srcs []srcRec, removed []string, journal
 		u(uint64(r.minSeg))
 		u(uint64(r.lastSeg))
 		b = append(b, r.unclean)
+		i(r.longest)
 	}
 	if journal {
 		u(uint64(len(removed)))
@@ -243,6 +251,7 @@ func (d *decoder) body(m *manifest, journal bool) (srcs []srcRec, removed []stri
 		if f := d.bytes(1); len(f) == 1 {
 			r.unclean = f[0]
 		}
+		r.longest = d.i()
 		srcs = append(srcs, r)
 	}
 	if journal {

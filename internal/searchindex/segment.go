@@ -12,6 +12,8 @@ import (
 	"sync"
 
 	"github.com/klauspost/compress/zstd"
+
+	"github.com/openclaw/sessions/internal/search"
 )
 
 // A segment file (seg-<n>), written once and never changed:
@@ -52,6 +54,12 @@ const (
 	// textBlock is the text packed into one zstd frame: a query decodes
 	// the blocks of its candidates only.
 	textBlock = 64 << 10
+	// maxBlockRaw bounds a block's records: a block is filled up to
+	// textBlock, and its last record may be one message of a line of up to
+	// search.DefaultMaxLine, whose two texts (with and without tool calls;
+	// masked, for an agent's index) may each be as long; what decodes
+	// longer is damage.
+	maxBlockRaw = textBlock + 4*search.DefaultMaxLine
 )
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
@@ -177,7 +185,7 @@ var (
 		return e
 	})
 	zdecoder = sync.OnceValue(func() *zstd.Decoder {
-		d, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(0), zstd.WithDecoderMaxMemory(4*textBlock))
+		d, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(0), zstd.WithDecoderMaxMemory(maxBlockRaw))
 		if err != nil {
 			panic(err)
 		}

@@ -169,7 +169,7 @@ func (tc *textCursor) record(d uint32) ([]byte, error) {
 			return nil, tc.bad("a document with no text block")
 		}
 		off, clen, rlen, first := tc.s.block(k)
-		if off > uint64(len(tc.s.texts)) || uint64(clen) > uint64(len(tc.s.texts))-off || rlen > 4*textBlock ||
+		if off > uint64(len(tc.s.texts)) || uint64(clen) > uint64(len(tc.s.texts))-off || rlen > maxBlockRaw ||
 			(k == 0 && first != 0) {
 			return nil, tc.bad("a text block out of bounds")
 		}

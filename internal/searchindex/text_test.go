@@ -3,6 +3,7 @@ package searchindex
 import (
 	"context"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/openclaw/sessions/internal/search"
@@ -51,5 +52,39 @@ func TestTextsOfAnOlderIndex(t *testing.T) {
 	}
 	if err := ix.Texts(res); err == nil {
 		t.Error("Texts of candidates from before an update: no error")
+	}
+}
+
+// TestTextsOfALongMessage: a message as long as the scan reads (megabytes,
+// with and without its tool calls) is kept and read back whole, not taken
+// for a damaged block; the messages around it too.
+func TestTextsOfALongMessage(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "a.jsonl")
+	long := strings.Repeat("lorem ipsum ", 3<<20/12) + "zqxlong"
+	call := `{"type":"message","id":"m2","timestamp":"2026-11-22T10:00:01.000Z","message":{"role":"assistant","content":[` +
+		`{"type":"text","text":"` + long + `"},{"type":"toolCall","name":"exec","arguments":{"cmd":"` + long + `"}}]}}` + "\n"
+	writeFile(t, p, `{"type":"message","id":"m1","timestamp":"2026-11-22T10:00:00.000Z","message":{"role":"user","content":"zqxlong before"}}`+"\n"+
+		call+`{"type":"message","id":"m3","timestamp":"2026-11-22T10:00:02.000Z","message":{"role":"user","content":"zqxlong after"}}`+"\n")
+	srcs := []search.Source{{Path: p}}
+	ix, err := Open(t.TempDir(), "state")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	if _, err := ix.Update(context.Background(), srcs); err != nil {
+		t.Fatal(err)
+	}
+	res, err := ix.Candidates(search.Query{Pattern: "zqxlong"}, Filter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ix.Texts(res); err != nil {
+		t.Fatal(err)
+	}
+	cs := res.Sources[SourceID(&srcs[0])]
+	if len(cs) != 3 || cs[0].Text != "zqxlong before" || cs[2].Text != "zqxlong after" || !cs[1].ToolCalls ||
+		cs[1].TextNoTools != long || !strings.HasPrefix(cs[1].Text, long) || len(cs[1].Text) <= 2*len(long) {
+		t.Fatalf("kept texts: %d candidates", len(cs))
 	}
 }

@@ -3,6 +3,7 @@ package searchindex
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"hash/fnv"
 	"io"
@@ -12,10 +13,12 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/openclaw/sessions/internal/fsutil"
 	"github.com/openclaw/sessions/internal/search"
+	"github.com/openclaw/sessions/internal/sqlitestore"
 	"github.com/openclaw/sessions/internal/transcript"
 )
 
@@ -51,6 +54,7 @@ func (ix *Index) Update(ctx context.Context, srcs []search.Source) (Stats, error
 	}
 	u := &updater{ix: ix, old: ix.man, cur: ix.man.nextSeg}
 	ix.stamps.Clear() // a store's stamp is taken once per update
+	ix.evStamps.Clear()
 	u.next = manifest{nextSrc: ix.man.nextSrc, segs: slices.Clone(ix.man.segs)}
 	seen := map[string]bool{}
 	var order []int
@@ -222,6 +226,10 @@ func parseSegName(n string, id *uint32) (string, bool) {
 // each segment an update writes, before the manifest names it.
 var testHookSegWritten func()
 
+// testHookEventsRead, when set, is told each store session whose events
+// an update reads.
+var testHookEventsRead func(sessionID string)
+
 type updater struct {
 	ix      *Index
 	old     *manifest
@@ -310,6 +318,7 @@ type readResult struct {
 	appended  bool   // docs are what was appended (else the source whole)
 	noNew     bool   // appended, but nothing new (a store changed elsewhere)
 	unclean   uint8  // what this reading met that the scan warns about (srcRec.unclean)
+	longest   int64  // the longest line or event read (srcRec.longest)
 	docs      []pdoc
 	tris      []trigram // the documents' trigrams, one after another
 	recs      []byte    // the documents' records, one after another
@@ -390,8 +399,12 @@ func (u *updater) add(id string, kind uint8, old *srcRec, res readResult) error 
 	rec := res.rec
 	rec.id, rec.kind = id, kind
 	rec.unclean = res.unclean
+	rec.longest = res.longest
 	if res.appended && old != nil {
 		rec.unclean |= old.unclean & uncleanCorrupt // the lines read before are still there
+		if kind == kindFile {
+			rec.longest = max(rec.longest, old.longest)
+		}
 	}
 	if old != nil {
 		rec.num = old.num
@@ -523,7 +536,20 @@ func (ix *Index) readEvents(src *search.Source, old *srcRec) (res readResult) {
 	if old != nil && old.stamp == st {
 		return readResult{unchanged: true}
 	}
-	res.rec.stamp = st
+	// The store changed: a session whose events stamp did not (its
+	// events' number, seqs and bytes) is not read again. The stamp is
+	// taken before the events are read, so a write in between is read
+	// again by the next update.
+	fp := ix.eventsStamp(src.DB, src.SessionID)
+	if old != nil && fp != 0 && old.tail == fp {
+		rec := *old
+		rec.stamp = st
+		return readResult{rec: rec, appended: true, noNew: true, unclean: old.unclean, longest: old.longest}
+	}
+	res.rec.stamp, res.rec.tail = st, fp
+	if testHookEventsRead != nil {
+		testHookEventsRead(src.SessionID)
+	}
 	type ev struct {
 		seq  int64
 		data []byte
@@ -533,13 +559,14 @@ func (ix *Index) readEvents(src *search.Source, old *srcRec) (res readResult) {
 	var last int64 = -1
 	err = src.DB.Events(src.SessionID, search.DefaultMaxLine, func() {
 		evs, last = evs[:0], -1
-		res.unclean = 0
+		res.unclean, res.longest = 0, 0
 		prefix.Reset()
 		all.Reset()
 	}, func(seq int64, data []byte, s transcript.Status) {
 		if s == transcript.StatusCorrupt || s == transcript.StatusOversize {
 			res.unclean |= uncleanCorrupt
 		}
+		res.longest = max(res.longest, int64(len(data)))
 		var h [9]byte
 		for k := range 8 {
 			h[k] = byte(seq >> (8 * k))
@@ -570,6 +597,36 @@ func (ix *Index) readEvents(src *search.Source, old *srcRec) (res readResult) {
 	}
 	res.rec.to, res.rec.head = last, all.Sum64()
 	return res
+}
+
+// evStamps is one store's events stamps, asked once per update.
+type evStamps struct {
+	once sync.Once
+	m    map[string]sqlitestore.EventsStamp
+}
+
+// eventsStamp is a hash of session sid's events stamp in db (0: none, as
+// for a session whose events are all in cold storage, or when the store
+// cannot say: the session is read).
+func (ix *Index) eventsStamp(db *sqlitestore.DB, sid string) uint64 {
+	v, _ := ix.evStamps.LoadOrStore(db.Path(), &evStamps{})
+	e := v.(*evStamps)
+	e.once.Do(func() {
+		if m, err := db.EventsStamps(); err == nil {
+			e.m = m
+		}
+	})
+	st, ok := e.m[sid]
+	if !ok {
+		return 0
+	}
+	h := fnv.New64a()
+	var b [32]byte
+	for k, v := range []int64{st.Count, st.MinSeq, st.MaxSeq, st.Bytes} {
+		binary.LittleEndian.PutUint64(b[8*k:], uint64(v))
+	}
+	h.Write(b[:])
+	return h.Sum64() | 1
 }
 
 // dbStamp is the stamp of a store, taken once per update for all its
