@@ -1,0 +1,137 @@
+package output
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/renderer"
+	"github.com/olekukonko/tablewriter/tw"
+)
+
+// renderTablewriter is how Render drew a TTY table with tablewriter (no
+// borders, left-aligned, two spaces after every cell, trailing spaces
+// trimmed), kept here as the reference the padding of Render must match
+// byte for byte: tablewriter is no longer linked into sessions, because its
+// width package builds a 660 KB cache at init (docs/PERFORMANCE.md,
+// "Start-up").
+func renderTablewriter(t *Table, width int) (string, error) {
+	cols, rows := t.fit(width)
+	var b strings.Builder
+	tbl := tablewriter.NewTable(&b,
+		tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{
+			Borders:  tw.BorderNone,
+			Symbols:  tw.NewSymbols(tw.StyleNone),
+			Settings: tw.Settings{Separators: tw.SeparatorsNone, Lines: tw.LinesNone},
+		})),
+		tablewriter.WithHeaderAlignment(tw.AlignLeft),
+		tablewriter.WithRowAlignment(tw.AlignLeft),
+		tablewriter.WithPadding(tw.Padding{Right: "  ", Overwrite: true}),
+		tablewriter.WithHeaderAutoFormat(tw.Off),
+		tablewriter.WithRowAutoWrap(tw.WrapNone),
+		tablewriter.WithHeaderAutoWrap(tw.WrapNone),
+	)
+	hdr := make([]any, len(cols))
+	for i, c := range cols {
+		hdr[i] = strings.ToUpper(t.headers[c])
+	}
+	tbl.Header(hdr...)
+	for _, r := range rows {
+		cells := make([]any, len(cols))
+		for i, col := range cols {
+			c := ""
+			if col < len(r) {
+				c = r[col]
+			}
+			if fn := t.color[col]; fn != nil && c != "" {
+				c = fn(c)
+			}
+			cells[i] = c
+		}
+		if err := tbl.Append(cells...); err != nil {
+			return "", err
+		}
+	}
+	if err := tbl.Render(); err != nil {
+		return "", err
+	}
+	var out strings.Builder
+	for _, line := range strings.SplitAfter(b.String(), "\n") {
+		nl := strings.HasSuffix(line, "\n")
+		out.WriteString(strings.TrimRight(line, " \n"))
+		if nl {
+			out.WriteByte('\n')
+		}
+	}
+	return out.String(), nil
+}
+
+// tableCase builds a table from a compact description: headers, then rows,
+// cells separated by '|', rows by '/'; columns 1 and 3 flexible, 2
+// droppable, column 0 coloured.
+func tableCase(headers string, body string) *Table {
+	t := NewTable(strings.Split(headers, "|")...).Flexible(1, 3).Droppable(2)
+	t.Color(0, func(s string) string { return "\x1b[1;36m" + s + "\x1b[0m" })
+	if body != "" {
+		for _, r := range strings.Split(body, "/") {
+			t.Row(strings.Split(r, "|")...)
+		}
+	}
+	return t
+}
+
+func compareWithTablewriter(t *testing.T, headers, body string, width int) {
+	t.Helper()
+	want, werr := renderTablewriter(tableCase(headers, body), width)
+	var got bytes.Buffer
+	gerr := tableCase(headers, body).Render(&got, true, width)
+	if (werr != nil) != (gerr != nil) {
+		t.Fatalf("headers %q rows %q width %d: error %v, tablewriter's %v", headers, body, width, gerr, werr)
+	}
+	if got.String() != want {
+		t.Fatalf("headers %q rows %q width %d:\n got %q\nwant %q", headers, body, width, got.String(), want)
+	}
+}
+
+// TestTableMatchesTablewriter: the cases a session list, a run list or a
+// lock list meet — wide and narrow terminals, CJK and emoji, ANSI colour,
+// spaces at either end of a cell, empty cells, short rows, no rows.
+func TestTableMatchesTablewriter(t *testing.T) {
+	cases := []struct{ headers, body string }{
+		{"key|label|kind|updated", "agent:main:main|hello|direct|2m ago/agent:main:telegram:group:1|a much longer label here|group|1h ago"},
+		{"key|label|kind|updated", ""},
+		{"key|label", "k1|日本語のラベル/k2|🙂 emoji 👍🏽 flags 🇫🇷/k3|e\u0301 combining"},
+		{"key|label|kind|updated", " lead| trail |  both  |x/|||/only"},
+		{"key|label|kind|updated", "a|b/c"},
+		{"key|label|kind|updated", "a\tb|c\nd|e\rf|g"},
+		{"", "x|y"},
+		{"k|l|m|n", "ﾊﾝｶｸ|ｶﾀｶﾅ|全角|Ａ"},
+	}
+	for _, c := range cases {
+		for _, w := range []int{0, 10, 20, 40, 80, 200} {
+			compareWithTablewriter(t, c.headers, c.body, w)
+		}
+	}
+}
+
+// FuzzTableMatchesTablewriter compares Render's TTY form with
+// tablewriter's on random cells and terminal widths.
+func FuzzTableMatchesTablewriter(f *testing.F) {
+	f.Add("key|label|kind|updated", "agent:main:main|hello|direct|2m ago/k|日本語|x|", 40)
+	f.Add("a|b", " x | y /🙂|é", 0)
+	f.Fuzz(func(t *testing.T, headers, body string, width int) {
+		if !utf8.ValidString(headers) || !utf8.ValidString(body) || len(headers)+len(body) > 400 ||
+			strings.IndexFunc(headers, unicode.IsControl) >= 0 || strings.Contains(body, "\x1b") {
+			// escape sequences are the colour's, never the data's (a cut one
+			// is drawn differently); headers are the commands' own words
+			t.Skip()
+		}
+		if width < 0 || width > 300 {
+			width = 80
+		}
+		compareWithTablewriter(t, headers, body, width)
+	})
+}
