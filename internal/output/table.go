@@ -92,6 +92,9 @@ func (t *Table) Render(w io.Writer, tty bool, width int) error {
 		return err
 	}
 	cols, rows := t.fit(width)
+	if len(cols) == 0 {
+		return nil // no columns: nothing to draw (tablewriter drew nothing either)
+	}
 	cells := make([][]string, 0, len(rows)+1)
 	hdr := make([]string, len(cols))
 	for i, c := range cols {

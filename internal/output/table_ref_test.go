@@ -115,6 +115,13 @@ func TestTableMatchesTablewriter(t *testing.T) {
 			compareWithTablewriter(t, c.headers, c.body, w)
 		}
 	}
+	// no headers: no columns, whatever the rows
+	noHeaders := func() *Table { t := NewTable(); t.Row("a", "b"); t.Row("c"); return t }
+	want, err := renderTablewriter(noHeaders(), 80)
+	var got bytes.Buffer
+	if gerr := noHeaders().Render(&got, true, 80); gerr != nil || err != nil || got.String() != want {
+		t.Errorf("no headers: got %q (%v), tablewriter's %q (%v)", got.String(), gerr, want, err)
+	}
 }
 
 // FuzzTableMatchesTablewriter compares Render's TTY form with
