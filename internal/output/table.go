@@ -157,14 +157,19 @@ var ansiSeq = lazyre.New("(\x1b\\[[\x30-\x3f]*[\x20-\x2f]*[\x40-\x7e]|\x1b\\].*?
 
 // cellWidth is the number of terminal columns s takes, its escape
 // sequences left out: the sum of its runes' widths (East Asian ambiguous
-// runes wide in an East Asian locale, as go-runewidth decides).
+// runes as tableEastAsian decides).
 func cellWidth(s string) int {
 	if strings.IndexByte(s, '\x1b') >= 0 {
 		s = ansiSeq.ReplaceAllString(s, "")
 	}
-	opts := displaywidth.Options{EastAsianWidth: runewidth.DefaultCondition.EastAsianWidth}
+	wide, narrowBoxes := tableEastAsian()
+	opts := displaywidth.Options{EastAsianWidth: wide}
 	n := 0
 	for _, r := range s {
+		if narrowBoxes && r >= 0x2500 && r <= 0x257f {
+			n++
+			continue
+		}
 		n += opts.Rune(r)
 	}
 	return n

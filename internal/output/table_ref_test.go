@@ -2,6 +2,8 @@ package output
 
 import (
 	"bytes"
+	"os"
+	"os/exec"
 	"strings"
 	"testing"
 	"unicode"
@@ -109,6 +111,7 @@ func TestTableMatchesTablewriter(t *testing.T) {
 		{"key|label|kind|updated", "a\tb|c\nd|e\rf|g"},
 		{"", "x|y"},
 		{"k|l|m|n", "ﾊﾝｶｸ|ｶﾀｶﾅ|全角|Ａ"},
+		{"key|label", "k|─│┼ box ╬|k2|ambiguous ±×÷ §¶ ①② Ω"},
 	}
 	for _, c := range cases {
 		for _, w := range []int{0, 10, 20, 40, 80, 200} {
@@ -141,4 +144,46 @@ func FuzzTableMatchesTablewriter(f *testing.F) {
 		}
 		compareWithTablewriter(t, headers, body, width)
 	})
+}
+
+// TestTableMatchesTablewriterLocales runs TestTableMatchesTablewriter again
+// in the terminals and locales that change how wide an East Asian ambiguous
+// rune is (each decided once per process, so each in a process of its own).
+func TestTableMatchesTablewriterLocales(t *testing.T) {
+	if os.Getenv("SESSIONS_TABLE_LOCALE_CHILD") != "" {
+		t.Skip("the child runs the table test only")
+	}
+	for _, env := range [][]string{
+		{"LANG=ja_JP.UTF-8", "TERM=xterm-256color"},
+		{"LANG=ja_JP.UTF-8", "TERM=dumb"},
+		{"LC_ALL=zh_CN.UTF-8", "TERM=linux"},
+		{"LC_CTYPE=ko_KR", "TERM=vt100", "VTE_VERSION=7000"},
+		{"LANG=en_SG.UTF-8", "TERM=dumb"},
+		{"RUNEWIDTH_EASTASIAN=1", "TERM=xterm"},
+		{"RUNEWIDTH_EASTASIAN=yes", "TERM=dumb"},
+		{"RUNEWIDTH_EASTASIAN=0", "LANG=ja_JP", "TERM=dumb"},
+		{"TERM_PROGRAM=vscode", "LANG=ja_JP", "TERM=dumb"},
+		{"TERM_PROGRAM=iTerm.app", "LANG=ja_JP", "TERM=screen"},
+	} {
+		cmd := exec.Command(os.Args[0], "-test.run", "^TestTableMatchesTablewriter$", "-test.count", "1")
+		cmd.Env = append(cleanEnv(), append(env, "SESSIONS_TABLE_LOCALE_CHILD=1")...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Errorf("%v: %v\n%s", env, err, out)
+		}
+	}
+}
+
+// cleanEnv is the environment without what decides the East Asian width.
+func cleanEnv() []string {
+	var out []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		switch k {
+		case "LANG", "LC_ALL", "LC_CTYPE", "TERM", "TERM_PROGRAM", "TERM_PROGRAM_WSL", "RUNEWIDTH_EASTASIAN",
+			"VTE_VERSION", "ALACRITTY_LOG", "WT_PROFILE_ID", "ConEmuANSI":
+			continue
+		}
+		out = append(out, kv)
+	}
+	return out
 }
