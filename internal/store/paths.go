@@ -105,7 +105,8 @@ func (di *dirInfo) mode(name string) (fs.FileMode, bool) {
 // cleaning the result again: a list of 10,000 sessions resolves 10,000
 // transcripts, and the three Cleans each took were a tenth of its time.
 func joinName(dir, name string) string {
-	if dir == "" || dir == "." || os.IsPathSeparator(dir[len(dir)-1]) || len(dir) == len(filepath.VolumeName(dir)) {
+	// a volume alone or with ".", "." or a root ("C:", "C:.", "/", `\host\share\`): Join's rules
+	if rest := dir[len(filepath.VolumeName(dir)):]; rest == "" || rest == "." || os.IsPathSeparator(rest[len(rest)-1]) {
 		return filepath.Join(dir, name)
 	}
 	return dir + string(filepath.Separator) + name

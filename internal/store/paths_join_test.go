@@ -10,7 +10,8 @@ import (
 // filepath.Join(dir, name) for every name a transcript gets (a session id
 // that ValidSessionID takes, plus ".jsonl").
 func TestJoinNameIsJoin(t *testing.T) {
-	dirs := []string{"", ".", "/", "//", "/a", "/a/", "a", "a/b/../c", "/a/./b//", "../x", "/state/agents/main/sessions"}
+	dirs := []string{"", ".", "/", "//", "/a", "/a/", "a", "a/b/../c", "/a/./b//", "../x", "/state/agents/main/sessions",
+		`C:`, `C:.`, `C:\`, `C:\a`, `C:a`, `\\host\share`, `\\host\share\x`}
 	names := []string{"x.jsonl", "cd613e30-d8f1-4adf-91b7-584a2265b1f5.jsonl", " a b .jsonl", ".jsonl", "a.b.jsonl", "é.jsonl"}
 	for _, d := range dirs {
 		for _, n := range names {
