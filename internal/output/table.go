@@ -4,10 +4,10 @@ import (
 	"io"
 	"strings"
 
+	"github.com/clipperhouse/displaywidth"
 	"github.com/mattn/go-runewidth"
-	"github.com/olekukonko/tablewriter"
-	"github.com/olekukonko/tablewriter/renderer"
-	"github.com/olekukonko/tablewriter/tw"
+
+	"github.com/openclaw/sessions/internal/lazyre"
 )
 
 // Table collects rows and prints them for a person (TTY: aligned columns
@@ -92,55 +92,87 @@ func (t *Table) Render(w io.Writer, tty bool, width int) error {
 		return err
 	}
 	cols, rows := t.fit(width)
-	var b strings.Builder
-	tbl := tablewriter.NewTable(&b,
-		tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{
-			Borders:  tw.BorderNone,
-			Symbols:  tw.NewSymbols(tw.StyleNone),
-			Settings: tw.Settings{Separators: tw.SeparatorsNone, Lines: tw.LinesNone},
-		})),
-		tablewriter.WithHeaderAlignment(tw.AlignLeft),
-		tablewriter.WithRowAlignment(tw.AlignLeft),
-		tablewriter.WithPadding(tw.Padding{Right: "  ", Overwrite: true}),
-		tablewriter.WithHeaderAutoFormat(tw.Off),
-		tablewriter.WithRowAutoWrap(tw.WrapNone),
-		tablewriter.WithHeaderAutoWrap(tw.WrapNone),
-	)
-	hdr := make([]any, len(cols))
+	if len(cols) == 0 {
+		return nil // no columns: nothing to draw (tablewriter drew nothing either)
+	}
+	cells := make([][]string, 0, len(rows)+1)
+	hdr := make([]string, len(cols))
 	for i, c := range cols {
 		hdr[i] = strings.ToUpper(t.headers[c])
 	}
-	tbl.Header(hdr...)
+	cells = append(cells, hdr)
 	for _, r := range rows {
-		cells := make([]any, len(cols))
+		line := make([]string, len(cols))
 		for i, col := range cols {
-			c := ""
 			if col < len(r) {
-				c = r[col]
+				line[i] = r[col]
 			}
-			if fn := t.color[col]; fn != nil && c != "" {
+		}
+		cells = append(cells, line)
+	}
+	// Columns are as wide as their widest cell, header included, measured
+	// without colour; every cell is padded to its column's width and
+	// followed by two spaces, a cell with escape sequences then by a reset
+	// (so that no colour bleeds into the next cell), and a line ends at its
+	// last character that is not a space. These are the bytes tablewriter
+	// drew (FuzzTableMatchesTablewriter), without its width package, whose
+	// initialiser every process paid for (docs/PERFORMANCE.md, "Start-up").
+	for j, line := range cells {
+		for i, c := range line {
+			if fn := t.color[cols[i]]; fn != nil && j > 0 && c != "" {
 				c = fn(c)
 			}
-			cells[i] = c
-		}
-		if err := tbl.Append(cells...); err != nil {
-			return err
+			line[i] = strings.TrimSpace(c)
 		}
 	}
-	if err := tbl.Render(); err != nil {
-		return err
-	}
-	// tablewriter pads every cell; trim trailing spaces per line.
-	var out strings.Builder
-	for _, line := range strings.SplitAfter(b.String(), "\n") {
-		nl := strings.HasSuffix(line, "\n")
-		out.WriteString(strings.TrimRight(line, " \n"))
-		if nl {
-			out.WriteByte('\n')
+	widths := make([]int, len(cols))
+	for _, line := range cells {
+		for i, c := range line {
+			widths[i] = max(widths[i], cellWidth(c))
 		}
+	}
+	var out, line strings.Builder
+	for _, cs := range cells {
+		line.Reset()
+		for i, c := range cs {
+			line.WriteString(c)
+			line.WriteString(strings.Repeat(" ", widths[i]-cellWidth(c)+2))
+			if strings.IndexByte(c, '\x1b') >= 0 {
+				line.WriteString(ansiReset)
+			}
+		}
+		out.WriteString(strings.TrimRight(line.String(), " "))
+		out.WriteByte('\n')
 	}
 	_, err := io.WriteString(w, out.String())
 	return err
+}
+
+// ansiReset ends the colour of a cell.
+const ansiReset = "\x1b[0m"
+
+// ansiSeq matches the escape sequences a cell's width leaves out: CSI
+// (ESC [ … final byte) and OSC (ESC ] … ESC \\ or BEL).
+var ansiSeq = lazyre.New("(\x1b\\[[\x30-\x3f]*[\x20-\x2f]*[\x40-\x7e]|\x1b\\].*?(\x1b\\\\|\x07))")
+
+// cellWidth is the number of terminal columns s takes, its escape
+// sequences left out: the sum of its runes' widths (East Asian ambiguous
+// runes as tableEastAsian decides).
+func cellWidth(s string) int {
+	if strings.IndexByte(s, '\x1b') >= 0 {
+		s = ansiSeq.ReplaceAllString(s, "")
+	}
+	wide, narrowBoxes := tableEastAsian()
+	opts := displaywidth.Options{EastAsianWidth: wide}
+	n := 0
+	for _, r := range s {
+		if narrowBoxes && r >= 0x2500 && r <= 0x257f {
+			n++
+			continue
+		}
+		n += opts.Rune(r)
+	}
+	return n
 }
 
 // minFlexWidth is the narrowest a flexible column is cut to.

@@ -100,6 +100,37 @@ func (di *dirInfo) mode(name string) (fs.FileMode, bool) {
 	return fi.Mode().Type(), true
 }
 
+// joinName is filepath.Join(dir, name) for a dir already Clean and a name
+// that is one clean element (a valid session id and ".jsonl"), without
+// cleaning the result again: a list of 10,000 sessions resolves 10,000
+// transcripts, and the three Cleans each took were a tenth of its time.
+func joinName(dir, name string) string {
+	// a volume alone or with ".", "." or a root ("C:", "C:.", "/", `\host\share\`): Join's rules
+	if rest := dir[len(filepath.VolumeName(dir)):]; rest == "" || rest == "." || os.IsPathSeparator(rest[len(rest)-1]) {
+		return filepath.Join(dir, name)
+	}
+	return dir + string(filepath.Separator) + name
+}
+
+// realFileIn is realFile(joinName(di.path, name)) for a name that is one
+// clean element.
+func (r *Resolver) realFileIn(di *dirInfo, name string) string {
+	if !di.ok {
+		return ""
+	}
+	mode, ok := di.mode(name)
+	if !ok {
+		return ""
+	}
+	if mode&fs.ModeSymlink == 0 {
+		if mode.IsDir() {
+			return ""
+		}
+		return joinName(di.real, name)
+	}
+	return r.realFile(joinName(di.path, name))
+}
+
 // realFile returns the real path of an existing file, or "" when it does not
 // exist (or is not a regular file once symlinks are followed).
 func (r *Resolver) realFile(p string) string {
@@ -231,12 +262,21 @@ func (r *Resolver) transcript(st *Store, e *Entry, agentSessionsDir string) (Tra
 			}
 		}
 	}
-	cands := []string{filepath.Join(storeDir, id+".jsonl")}
-	if agentSessionsDir != "" && filepath.Clean(agentSessionsDir) != filepath.Clean(storeDir) {
-		cands = append(cands, filepath.Join(agentSessionsDir, id+".jsonl"))
-	}
-	for _, c := range cands {
-		if real := r.realFile(c); real != "" {
+	// <store dir>/<id>.jsonl, then <agentSessionsDir>/<id>.jsonl when that
+	// is another directory
+	name := id + ".jsonl"
+	sdi := r.dir(storeDir)
+	for i := range 2 {
+		c := sdi
+		if i == 1 {
+			if agentSessionsDir == "" {
+				break
+			}
+			if c = r.dir(agentSessionsDir); c.path == sdi.path {
+				break
+			}
+		}
+		if real := r.realFileIn(c, name); real != "" {
 			if !r.Inside(real, storeDir) {
 				if outside == "" {
 					outside = real
@@ -249,7 +289,7 @@ func (r *Resolver) transcript(st *Store, e *Entry, agentSessionsDir string) (Tra
 	if outside != "" {
 		return Transcript{}, apperr.Errorf("session %s: transcript %s lies outside the state dir %s; not opened", e.Key, outside, r.stateReal).Wrap(ErrOutside)
 	}
-	di := r.dir(storeDir)
+	di := sdi
 	dir := storeDir
 	if di.real != "" {
 		dir = di.real
@@ -257,5 +297,5 @@ func (r *Resolver) transcript(st *Store, e *Entry, agentSessionsDir string) (Tra
 	if abs, err := filepath.Abs(dir); err == nil {
 		dir = abs
 	}
-	return Transcript{Path: filepath.Join(dir, id+".jsonl"), Fallback: reason}, nil
+	return Transcript{Path: filepath.Join(dir, name), Fallback: reason}, nil
 }

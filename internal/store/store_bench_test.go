@@ -1,6 +1,7 @@
 package store_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -28,6 +29,36 @@ func BenchmarkLoadStore10k(b *testing.B) {
 		}
 		if len(s.Entries) != 10_000 {
 			b.Fatalf("loaded %d entries, want 10000", len(s.Entries))
+		}
+	}
+}
+
+// BenchmarkTranscripts10k: resolving the transcripts of 10,000 sessions
+// whose files are all in the store dir (what `sessions list --limit 10000`
+// does for its rows), with a fresh resolver each time (one process).
+func BenchmarkTranscripts10k(b *testing.B) {
+	dir := filepath.Join(b.TempDir(), "agents", "main", "sessions")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		b.Fatal(err)
+	}
+	entries := make([]store.Entry, 10_000)
+	for i := range entries {
+		id := fmt.Sprintf("cd613e30-d8f1-4adf-91b7-%012d", i)
+		entries[i].Key = "agent:main:s" + id
+		entries[i].SessionID = id
+		if err := os.WriteFile(filepath.Join(dir, id+".jsonl"), nil, 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	st := store.Restore(filepath.Join(dir, "sessions.json"), entries, 0, false, false)
+	state := filepath.Dir(filepath.Dir(filepath.Dir(dir)))
+	b.ReportAllocs()
+	for b.Loop() {
+		r := store.NewResolver(state)
+		for i := range entries {
+			if tp, err := r.Transcript(st, &entries[i], dir); err != nil || !tp.Exists {
+				b.Fatalf("%+v %v", tp, err)
+			}
 		}
 	}
 }
