@@ -77,7 +77,7 @@ func (o *Ops) session(ctx context.Context, ref, label string) (*Session, error) 
 // openReaders opens, once for the request, the readers of the one host a
 // transcript is read on; a fleet is refused.
 func (o *Ops) openReaders() (*Session, error) {
-	readers, fleet, err := o.scope()
+	readers, fleet, err := o.where.Readers()
 	if err != nil {
 		return nil, err
 	}

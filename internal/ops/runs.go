@@ -166,12 +166,12 @@ func (o *Ops) runs(ctx context.Context, q RunsQuery) (*RunsResult, error) {
 // the runs send, spawn and wait made with the same selection). fleet:
 // each answers apart.
 func (o *Ops) runListers() (listers []backend.RunLister, fleet bool, err error) {
-	hosts, fleet, err := o.hosts()
+	hosts, fleet, err := o.where.Hosts()
 	if err != nil {
 		return nil, false, err
 	}
 	defer closeAll(hosts)
-	t, _ := o.hostSet() // hosts came from it, a gateway's in the order of its hosts
+	t, _ := o.where.Set() // hosts came from it, a gateway's in the order of its hosts
 	for i, h := range hosts {
 		if rl, ok := h.(backend.RunLister); ok {
 			listers = append(listers, rl)

@@ -72,12 +72,12 @@ func (o *Ops) wait(ctx context.Context, q WaitRequest) (*RunResult, error) {
 // gateway it names (the runs send and spawn made through it), else the
 // local state dir's.
 func (o *Ops) runStore() (*runs.Store, error) {
-	w, err := o.writes(nil, oneHostRuns)
+	w, err := o.where.Writes(nil, oneHostRuns)
 	if err != nil {
 		return nil, err
 	}
 	if w.Host != nil {
-		t, _ := o.hostSet()
+		t, _ := o.where.Set()
 		return t.RunStore(*w.Host)
 	}
 	s, err := o.openState()

@@ -74,7 +74,7 @@ func (o *Ops) Watch(ctx context.Context, q WatchQuery, ready func(), emit func(W
 // watch is Watch before the agent boundary masks its error (each event
 // goes out through the boundary as it is sent).
 func (o *Ops) watch(ctx context.Context, q WatchQuery, ready func(), emit func(WatchEvent) error) error {
-	readers, fleet, err := o.scope()
+	readers, fleet, err := o.where.Readers()
 	if err != nil {
 		return err
 	}
