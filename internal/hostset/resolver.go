@@ -6,6 +6,7 @@ import (
 	"github.com/openclaw/sessions/internal/backend"
 	"github.com/openclaw/sessions/internal/gatewaysel"
 	"github.com/openclaw/sessions/internal/launch"
+	"github.com/openclaw/sessions/internal/runs"
 	"github.com/openclaw/sessions/internal/state"
 )
 
@@ -147,4 +148,52 @@ func (r *Resolver) OneHost(what string) (backend.Host, error) {
 // log and lock timeout), and where the run is recorded.
 func (r *Resolver) RunSetup(w *Writes, env state.Options, l launch.Launcher) backend.RunSetup {
 	return w.RunSetup(env, RunInputs{LockTimeout: r.Local.LockTimeout, Launch: l})
+}
+
+// RunListers are where this invocation's runs are listed from, one per
+// host it works on (Hosts), each asked whether it lists its own runs
+// (backend.RunLister: this host's state dir does); a gateway's are the
+// runs made through it, kept on this machine for it (runs.GatewayHome:
+// the runs send, spawn and wait made with the same selection). fleet:
+// each answers apart.
+func (r *Resolver) RunListers() (listers []backend.RunLister, fleet bool, err error) {
+	hosts, fleet, err := r.Hosts()
+	if err != nil {
+		return nil, false, err
+	}
+	defer func() {
+		for _, h := range hosts {
+			_ = h.Close()
+		}
+	}()
+	t, _ := r.Set() // hosts came from it, a gateway's in the order of its hosts
+	for i, h := range hosts {
+		if rl, ok := h.(backend.RunLister); ok {
+			listers = append(listers, rl)
+			continue
+		}
+		th := t.Hosts()[i]
+		listers = append(listers, &backend.GatewayRuns{Name: th.String(), Context: th.Where(), Now: r.Local.Now,
+			Open: func() (*runs.Store, error) { return t.RunStore(th) }})
+	}
+	return listers, fleet, nil
+}
+
+// RunStore is where this invocation's runs are recorded: the home of the
+// gateway it names (the runs send and spawn made through it), else this
+// host's state dir's.
+func (r *Resolver) RunStore(what string) (*runs.Store, error) {
+	w, err := r.Writes(nil, what)
+	if err != nil {
+		return nil, err
+	}
+	if w.Host != nil {
+		t, _ := r.Set()
+		return t.RunStore(*w.Host)
+	}
+	s, err := r.Local.State()
+	if err != nil {
+		return nil, err
+	}
+	return runs.Open(s.Dir.Path), nil
 }
