@@ -4,11 +4,15 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"slices"
 	"strings"
 
+	"github.com/tidwall/gjson"
+
 	"github.com/openclaw/sessions/internal/apperr"
+	"github.com/openclaw/sessions/internal/export"
 	srch "github.com/openclaw/sessions/internal/search"
 	"github.com/openclaw/sessions/internal/sqlitestore"
 	"github.com/openclaw/sessions/internal/state"
@@ -28,19 +32,9 @@ type Exporter interface {
 	ExportEntry(s *Session) (json.RawMessage, *state.Row, error)
 }
 
-// ExportLine is one line of a transcript (an event of a 2026.8+ store).
-type ExportLine struct {
-	// Pos is where it is stored (a byte offset, or an event's seq); Check
-	// its fingerprint: what a history cursor names.
-	Pos   int64
-	Check uint32
-	// Raw is the line as stored (valid until the callback returns);
-	// Message its message object, nil when it has none.
-	Raw     []byte
-	Message json.RawMessage
-	// Unterminated: the file's last line, with no "\n" after it.
-	Unterminated bool
-}
+// ExportLine is one line of a transcript (an event of a 2026.8+ store),
+// as an export reads it.
+type ExportLine = export.SourceLine
 
 // Sources of an export's transcripts (ExportSource.Source).
 const (
@@ -231,4 +225,81 @@ func isExportStop(err error) bool { return errors.Is(err, ErrExportStop) }
 
 // ErrExportStop, returned by a Stream callback, ends the read early
 // (the range's end was reached); Stream returns it as is.
-var ErrExportStop = errors.New("export: end of range")
+var ErrExportStop = export.ErrStop
+
+// ExportPlan is what an export of one session reads: the facts its header
+// states and its transcripts in order.
+type ExportPlan struct {
+	Meta    export.Meta // the host's facts (Where, Entry, the row's, Window)
+	Sources []export.Source
+	// Warn, when set, is a note for the operator (a gateway gives no
+	// lineage).
+	Warn string
+}
+
+// PlanExport assembles what an export of s reads on the host of tr (where
+// names that host, for a gateway): with an Exporter (Local) its entry and
+// transcripts (with lineage, the earlier ones first); else the gateway's
+// chat.history window, whole.
+func PlanExport(ctx context.Context, tr Transcripts, s *Session, where string, lineage bool) (*ExportPlan, error) {
+	p := &ExportPlan{}
+	m := &p.Meta
+	if ex, ok := tr.(Exporter); ok {
+		m.Where = "this host"
+		raw, row, err := ex.ExportEntry(s)
+		if err != nil {
+			return nil, err
+		}
+		m.Entry = raw
+		if row != nil {
+			export.FillMeta(m, row.Kind, row.Channel, row.Model, row.TotalTokens, row.UpdatedAt)
+		}
+		if raw != nil {
+			m.CreatedAt = export.TimeOf(json.RawMessage(gjson.GetBytes(raw, "createdAt").Raw))
+		}
+		xs, err := ex.ExportSources(ctx, s, lineage)
+		if err != nil {
+			return nil, err
+		}
+		for _, x := range xs {
+			p.Sources = append(p.Sources, export.Source{Seg: export.Segment{SessionID: x.SessionID, Source: x.Source, Path: x.Path}, Stream: x.stream})
+		}
+		return p, nil
+	}
+	page, err := tr.History(ctx, s, HistoryQuery{All: true, IncludeTools: true})
+	if err != nil {
+		return nil, err
+	}
+	m.Where = "gateway " + where
+	m.SessionID = s.SessionID
+	m.Entry = s.Raw
+	r := s.Row
+	export.FillMeta(m, r.Kind, r.Channel, r.Model, r.TotalTokens, r.UpdatedAt)
+	if page.WindowFull {
+		m.Window = fmt.Sprintf("Read over a gateway: chat.history gives at most the last %d messages of a session; this one reaches that limit, so older messages may be missing here (export on the gateway's host for the whole conversation).", HistoryWindow)
+	}
+	if lineage {
+		p.Warn = "export: --lineage: a gateway gives the current transcript only"
+	}
+	msgs := page.Messages
+	p.Sources = append(p.Sources, export.Source{Seg: export.Segment{SessionID: s.SessionID, Source: "gateway"}, Stream: func(fn func(ExportLine) error) error {
+		for _, m := range msgs {
+			if err := fn(ExportLine{Raw: m, Message: m}); err != nil {
+				return err
+			}
+		}
+		return nil
+	}})
+	return p, nil
+}
+
+// ExportCursorPlace reads an export bound's history cursor
+// (export.CursorPlace): the place a cursor of this host names, or that it
+// is a gateway's.
+func ExportCursorPlace(s string) (sessionID string, pos int64, gateway, ok bool) {
+	if IsGatewayCursor(s) {
+		return "", 0, true, false
+	}
+	sid, pos, _, err := CursorPlace(s)
+	return sid, pos, false, err == nil
+}

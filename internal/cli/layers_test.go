@@ -282,6 +282,8 @@ func TestOpsImportsNoStorage(t *testing.T) {
 				t.Errorf("%s imports %s: ops reaches storage through state, transcripts and sessionwrite", file, imp)
 			case "gateway":
 				t.Errorf("%s imports %s: where an invocation works is internal/hostset's, and what a gateway does is backend.Gateway's", file, imp)
+			case "github.com/tidwall/gjson", "bufio":
+				t.Errorf("%s imports %s: ops reads no stored line and streams nothing itself: an export's range and stream are internal/export's, its transcripts the host's (backend.PlanExport)", file, imp)
 			case "era", "transcripts", "usage", "hoststat", "doctor":
 				if opsStorageExceptions[filepath.Base(file)] == "" {
 					t.Errorf("%s imports %s: ops knows no era and no host's files; a host-only read is a host's (backend's optional interfaces)", file, imp)
@@ -292,6 +294,9 @@ func TestOpsImportsNoStorage(t *testing.T) {
 			for _, call := range fileSystemCalls(t, file) {
 				t.Errorf("%s: %s: ops touches no file; what a host reads or writes is the host's (backend, its engines)", file, call)
 			}
+		}
+		for _, call := range hostBuilders(t, file) {
+			t.Errorf("%s: %s: the hosts of an invocation are resolved and built by hostset.Resolver, asked once per Ops", file, call)
 		}
 		b, err := os.ReadFile(file)
 		if err != nil {
@@ -312,6 +317,33 @@ var opsStorageExceptions = map[string]string{
 	// issue 35 item 2 (writes and lifecycle as host operations): the label
 	// a write checks is parsed per era until writes are the host's
 	"patch.go": "item 2",
+}
+
+// hostBuilders are the calls in file that resolve or build hosts past
+// hostset.Resolver (hostset.Resolve, hostset.NewLocal, a Set's Reader,
+// Readers or Writes), as "hostset.Resolve" at their line.
+func hostBuilders(t *testing.T, file string) []string {
+	t.Helper()
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, file, nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	ast.Inspect(f, func(n ast.Node) bool {
+		sel, ok := n.(*ast.SelectorExpr)
+		if !ok {
+			return true
+		}
+		if id, ok := sel.X.(*ast.Ident); ok && id.Name == "hostset" {
+			switch sel.Sel.Name {
+			case "Resolve", "NewLocal":
+				out = append(out, fmt.Sprintf("hostset.%s (line %d)", sel.Sel.Name, fset.Position(sel.Pos()).Line))
+			}
+		}
+		return true
+	})
+	return out
 }
 
 // fileSystemCalls are the calls (and uses) of os, path/filepath and io/fs

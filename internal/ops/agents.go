@@ -86,13 +86,13 @@ func (o *Ops) Agents(ctx context.Context) (*AgentsResult, error) {
 
 // agents is Agents before the agent boundary.
 func (o *Ops) agents(ctx context.Context) (*AgentsResult, error) {
-	hosts, fleet, err := o.hosts()
+	hosts, fleet, err := o.where.Hosts()
 	if err != nil {
 		return nil, err
 	}
 	defer closeAll(hosts)
 	if !fleet {
-		w, err := o.hostWrites(oneHostRuns)
+		w, err := o.where.HostWrites(oneHostRuns)
 		if err != nil {
 			return nil, err
 		}

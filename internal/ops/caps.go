@@ -20,7 +20,7 @@ func (o *Ops) Capabilities(ctx context.Context, agent string) (Capabilities, err
 
 // capabilities is Capabilities before the agent boundary.
 func (o *Ops) capabilities(ctx context.Context, agent string) (Capabilities, error) {
-	h, w, err := o.host(oneHostRuns)
+	h, w, err := o.where.Host(oneHostRuns)
 	if err != nil {
 		return Capabilities{}, err
 	}

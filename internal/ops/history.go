@@ -7,7 +7,6 @@ import (
 
 	"github.com/openclaw/sessions/internal/apperr"
 	"github.com/openclaw/sessions/internal/backend"
-	"github.com/openclaw/sessions/internal/jsonx"
 	"github.com/openclaw/sessions/internal/sanitize"
 )
 
@@ -77,7 +76,7 @@ func (o *Ops) session(ctx context.Context, ref, label string) (*Session, error) 
 // openReaders opens, once for the request, the readers of the one host a
 // transcript is read on; a fleet is refused.
 func (o *Ops) openReaders() (*Session, error) {
-	readers, fleet, err := o.scope()
+	readers, fleet, err := o.where.Readers()
 	if err != nil {
 		return nil, err
 	}
@@ -263,36 +262,18 @@ func (o *Ops) history(ctx context.Context, sess *Session, q HistoryQuery, before
 			res.Note += " (it was a transcript of " + sess.Key + ")"
 		}
 	}
-	first := 0 // page.Messages[first] is the oldest message returned
 	stored := page.Messages
 	if o.masking() {
 		// Masked before the caps, as sessions_history does, on a copy.
 		stored = append([]json.RawMessage(nil), stored...)
 		res.Redacted = o.redactMessages(stored)
 	}
-	if q.Raw {
-		res.Messages = stored
-		b, _ := jsonx.Marshal(res.Messages)
-		res.Bytes = len(b)
-	} else {
-		msgs := make([]json.RawMessage, len(stored))
-		for i, m := range stored {
-			msgs[i] = sanitize.StripEnvelope(m)
-		}
-		if o.masking() {
-			// sessions_history's answer: its hard cap and marks.
-			p := sanitize.HistoryPageCapped(msgs, sanitize.DefaultCapBytes)
-			res.Messages, first, res.Dropped, res.Bytes = p.Messages, p.First, p.Dropped, p.Bytes
-			dropped, cut, redacted := p.Dropped > 0 || p.HardCapped, p.ContentTruncated, res.Redacted
-			res.DroppedMessages, res.ContentTruncated, res.ContentRedacted = &dropped, &cut, &redacted
-			res.Truncated = dropped || cut
-		} else {
-			res.Messages, first, res.Dropped, res.Bytes = sanitize.HistoryPage(msgs, sanitize.DefaultCapBytes)
-			res.Truncated = res.Dropped > 0
-		}
-		if res.Messages == nil {
-			res.Messages = []json.RawMessage{}
-		}
+	p := sanitize.Shape(stored, q.Raw, o.masking())
+	first := p.First // page.Messages[first] is the oldest message returned
+	res.Messages, res.Dropped, res.Bytes, res.Truncated = p.Messages, p.Dropped, p.Bytes, p.Truncated
+	if !q.Raw && o.masking() {
+		dropped, cut, redacted := p.DroppedMessages, p.ContentTruncated, res.Redacted
+		res.DroppedMessages, res.ContentTruncated, res.ContentRedacted = &dropped, &cut, &redacted
 	}
 	if len(res.Messages) > 0 && (page.More || first > 0) && !q.Follow {
 		if c := page.CursorBefore(first); c != "" {
@@ -340,7 +321,7 @@ func (o *Ops) follow(ctx context.Context, sess *Session, q FollowQuery, emit fun
 			msgs = append([]json.RawMessage(nil), msgs...)
 			o.redactMessages(msgs)
 		}
-		out := prepareAppended(msgs, q.Raw)
+		out := sanitize.Appended(msgs, q.Raw)
 		if len(out) == 0 {
 			return 0, nil
 		}
@@ -350,17 +331,4 @@ func (o *Ops) follow(ctx context.Context, sess *Session, q FollowQuery, emit fun
 		}
 		return len(out), emit(out)
 	})
-}
-
-// prepareAppended sanitises appended messages one by one, unless raw.
-func prepareAppended(msgs []json.RawMessage, raw bool) []json.RawMessage {
-	if raw {
-		return msgs
-	}
-	out := make([]json.RawMessage, 0, len(msgs))
-	for _, m := range msgs {
-		s, _, _ := sanitize.History([]json.RawMessage{sanitize.StripEnvelope(m)}, sanitize.DefaultCapBytes)
-		out = append(out, s...)
-	}
-	return out
 }

@@ -52,7 +52,7 @@ func (o *Ops) CanRead(r *HostRead) error {
 // for every gateway — so a refusal comes before any other check of the
 // gateway flags.
 func (o *Ops) readHost(r *HostRead) (backend.Host, error) {
-	var h backend.Host = o.local()
+	var h backend.Host = o.where.LocalHost()
 	if o.cfg.Gateway.Named() {
 		h = &backend.Gateway{}
 	}

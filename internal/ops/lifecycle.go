@@ -119,7 +119,7 @@ func (o *Ops) prune(ctx context.Context, q PruneRequest) (*LifecycleResult, erro
 // onHost runs a lifecycle operation on the one host the invocation works
 // on (several are a usage error), and closes it.
 func onHost(o *Ops, op func(backend.Host) (*LifecycleResult, error)) (*LifecycleResult, error) {
-	h, err := o.oneHost(oneHostLifecycle)
+	h, err := o.where.OneHost(oneHostLifecycle)
 	if err != nil {
 		return nil, err
 	}

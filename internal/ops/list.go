@@ -57,7 +57,7 @@ func (o *Ops) List(ctx context.Context, q ListQuery) (*ListResult, error) {
 
 // list is List before the agent boundary.
 func (o *Ops) list(ctx context.Context, q ListQuery) (*ListResult, error) {
-	readers, fleet, err := o.scope()
+	readers, fleet, err := o.where.Readers()
 	if err != nil {
 		return nil, err
 	}

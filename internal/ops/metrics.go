@@ -107,7 +107,7 @@ func (m *Metrics) snapshot() *metrics.Snapshot {
 		l.ForAgent = func(agent string) *backend.Local {
 			ac := c
 			ac.Agent = agent
-			return New(ac).local()
+			return New(ac).where.LocalHost()
 		}
 	}
 	return h.(backend.MetricsReader).ReadMetrics(context.Background(), m.r, cw, m.warn)

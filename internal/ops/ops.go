@@ -99,9 +99,7 @@ type Ops struct {
 	st        *state.State
 	stErr     error
 
-	setOnce sync.Once
-	set     *hostset.Set
-	setErr  error
+	where *hostset.Resolver // where this invocation works, resolved once
 
 	redactOnce sync.Once
 	masker     *boundary.Masker
@@ -118,7 +116,11 @@ func New(c Config) *Ops {
 	if c.Log == nil {
 		c.Log = log.New(nopWriter{})
 	}
-	return &Ops{cfg: c}
+	o := &Ops{cfg: c}
+	o.where = &hostset.Resolver{In: hostset.Inputs{Gateway: c.Gateway, Getenv: c.Getenv, Debug: o.debug},
+		Local: hostset.LocalInputs{State: o.openState, Warn: o.warn, Agent: c.Agent, Debug: o.debug, Now: c.Now, LockTimeout: c.LockTimeout},
+		As:    o.requester}
+	return o
 }
 
 type nopWriter struct{}

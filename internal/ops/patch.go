@@ -100,7 +100,7 @@ func (o *Ops) patch(ctx context.Context, q PatchRequest) (*PatchResult, error) {
 	if err := q.Validate(); err != nil {
 		return nil, err
 	}
-	h, err := o.oneHost(oneHostPatch)
+	h, err := o.where.OneHost(oneHostPatch)
 	if err != nil {
 		return nil, err
 	}

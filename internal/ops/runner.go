@@ -40,9 +40,9 @@ func (o *Ops) ExecuteRun(ctx context.Context, runID string) error {
 func (o *Ops) runHosts(s *state.State, runID string) (*hostset.Set, error) {
 	rec, err := runs.Open(s.Dir.Path).Load(runID)
 	if err != nil || rec.Gateway == nil {
-		return o.hostSet() // a missing run is Execute's to report
+		return o.where.Set() // a missing run is Execute's to report
 	}
-	return hostset.Resolve(o.hostInputs(*rec.Gateway))
+	return o.where.For(*rec.Gateway)
 }
 
 // RunnerCommand is the name of the hidden command a detached runner

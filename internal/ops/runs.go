@@ -130,23 +130,9 @@ func (o *Ops) runs(ctx context.Context, q RunsQuery) (*RunsResult, error) {
 		}
 	}
 	res := &RunsResult{Runs: []*RunRecord{}, Errors: failed, Source: q.Source}
-	var shown []*runs.Record
-	total := 0
-	for _, r := range runs.Merge(ours, theirs) {
-		if q.Status != "" && r.Status != q.Status {
-			continue
-		}
-		if q.Session != "" && !involves(r, q.Session) {
-			continue
-		}
-		if q.Tree && r.Kind != runs.KindSpawn {
-			continue
-		}
-		total++
-		if q.Limit < 0 || len(res.Runs) < q.Limit {
-			shown = append(shown, r)
-			res.Runs = append(res.Runs, runRecord(r))
-		}
+	shown, total := runs.Select(runs.Merge(ours, theirs), runs.Filter{Status: q.Status, Session: q.Session, SpawnOnly: q.Tree, Limit: q.Limit})
+	for _, r := range shown {
+		res.Runs = append(res.Runs, runRecord(r))
 	}
 	res.RunsPage = RunsPage{Count: len(res.Runs), TotalCount: total, HasMore: len(res.Runs) < total}
 	if q.Limit >= 0 {
@@ -159,38 +145,6 @@ func (o *Ops) runs(ctx context.Context, q RunsQuery) (*RunsResult, error) {
 	return res, nil
 }
 
-// runListers are where this invocation's runs are listed from, one per
-// host it works on (o.hosts), each asked whether it lists its own runs
-// (backend.RunLister: this host's state dir does); a gateway's are the
-// runs made through it, kept on this machine for it (runs.GatewayHome:
-// the runs send, spawn and wait made with the same selection). fleet:
-// each answers apart.
-func (o *Ops) runListers() (listers []backend.RunLister, fleet bool, err error) {
-	hosts, fleet, err := o.hosts()
-	if err != nil {
-		return nil, false, err
-	}
-	defer closeAll(hosts)
-	t, _ := o.hostSet() // hosts came from it, a gateway's in the order of its hosts
-	for i, h := range hosts {
-		if rl, ok := h.(backend.RunLister); ok {
-			listers = append(listers, rl)
-			continue
-		}
-		th := t.Hosts()[i]
-		listers = append(listers, &backend.GatewayRuns{Name: th.String(), Context: th.Where(), Now: o.cfg.Now,
-			Open: func() (*runs.Store, error) { return t.RunStore(th) }})
-	}
-	return listers, fleet, nil
-}
-
-// involves reports whether run r involves session s (key, display key or
-// sessionId) as its target or requester.
-func involves(r *runs.Record, s string) bool {
-	for _, x := range []*runs.Session{&r.Target, r.Requester} {
-		if x != nil && (x.Key == s || x.DisplayKey == s || (x.SessionID != "" && strings.EqualFold(x.SessionID, s))) {
-			return true
-		}
-	}
-	return false
-}
+// runListers are where this invocation's runs are listed from
+// (hostset.Resolver.RunListers).
+func (o *Ops) runListers() ([]backend.RunLister, bool, error) { return o.where.RunListers() }

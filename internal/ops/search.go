@@ -5,14 +5,11 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"time"
 
-	"github.com/openclaw/sessions/internal/apperr"
 	"github.com/openclaw/sessions/internal/backend"
 	"github.com/openclaw/sessions/internal/boundary"
 	"github.com/openclaw/sessions/internal/hostread"
 	srch "github.com/openclaw/sessions/internal/search"
-	"github.com/openclaw/sessions/internal/when"
 )
 
 // SearchPattern is what is looked for: a literal or a Go (RE2) regular
@@ -152,26 +149,10 @@ func (o *Ops) search(ctx context.Context, q SearchQuery) (*SearchResult, error) 
 	if err != nil {
 		return nil, err
 	}
-	m, err := srch.Compile(q.Pattern)
+	so, err := srch.OptionsOf(srch.Ask{Pattern: q.Pattern, Role: q.Role, Since: q.Since, Until: q.Until, IncludeTools: q.IncludeTools, Relevance: q.Relevance}, o.Now())
 	if err != nil {
-		return nil, apperr.Usagef("%v", err)
+		return nil, err
 	}
-	if q.Relevance && !m.Words() {
-		return nil, apperr.Usagef("ranking by relevance needs a words query (--words)")
-	}
-	now := o.Now()
-	since, err := when.Parse(q.Since, now, time.Local, false)
-	if err != nil {
-		return nil, apperr.Usagef("invalid --since: %v", err)
-	}
-	until, err := when.Parse(q.Until, now, time.Local, true)
-	if err != nil {
-		return nil, apperr.Usagef("invalid --until: %v", err)
-	}
-	if since != 0 && until != 0 && since >= until {
-		return nil, apperr.Usagef("--since is after --until")
-	}
-	so := &srch.Options{Matcher: m, IncludeTools: q.IncludeTools || q.Role == "tool", Since: since, Until: until, Relevance: q.Relevance}
 	if r := o.redactorFor(); r != nil {
 		// An agent's search runs on the masked texts: its hits, counts,
 		// snippets and context are what it may read, and no query can
@@ -179,9 +160,6 @@ func (o *Ops) search(ctx context.Context, q SearchQuery) (*SearchResult, error) 
 		so.Mask = r
 		so.Budget = searchMaskBudget
 		so.MaxLine = SearchMaskMaxLine
-	}
-	if q.Role != "" {
-		so.Roles = []string{q.Role}
 	}
 	a, err := h.(backend.Searcher).Search(ctx, &hostread.SearchQuery{
 		AllAgents: q.AllAgents, Kinds: q.Kinds, Key: q.Key, Label: q.Label, IncludeArchived: q.IncludeArchived, NoIndex: q.NoIndex,

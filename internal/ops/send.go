@@ -71,7 +71,7 @@ func (o *Ops) send(ctx context.Context, q SendRequest) (*RunResult, error) {
 	if err := o.checkSend(&q); err != nil {
 		return nil, err
 	}
-	h, w, err := o.host(oneHostRuns)
+	h, w, err := o.where.Host(oneHostRuns)
 	if err != nil {
 		return nil, err
 	}

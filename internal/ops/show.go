@@ -68,7 +68,7 @@ func (o *Ops) Show(ctx context.Context, q ShowQuery) (*Shown, error) {
 
 // show is Show before the agent boundary.
 func (o *Ops) show(ctx context.Context, q ShowQuery) (*Shown, error) {
-	hosts, fleet, err := o.hosts()
+	hosts, fleet, err := o.where.Hosts()
 	if err != nil {
 		return nil, err
 	}

@@ -78,7 +78,7 @@ func (o *Ops) spawn(ctx context.Context, q SpawnRequest) (*SpawnResult, error) {
 	if err := o.checkSpawn(&q); err != nil {
 		return nil, err
 	}
-	h, w, err := o.host(oneHostRuns)
+	h, w, err := o.where.Host(oneHostRuns)
 	if err != nil {
 		return nil, err
 	}

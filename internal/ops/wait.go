@@ -68,24 +68,9 @@ func (o *Ops) wait(ctx context.Context, q WaitRequest) (*RunResult, error) {
 	return waitRun(ctx, rs, rec, q.Timeout, q.OnWait)
 }
 
-// RunStore is where this invocation's runs are recorded: the home of the
-// gateway it names (the runs send and spawn made through it), else the
-// local state dir's.
-func (o *Ops) runStore() (*runs.Store, error) {
-	w, err := o.writes(nil, oneHostRuns)
-	if err != nil {
-		return nil, err
-	}
-	if w.Host != nil {
-		t, _ := o.hostSet()
-		return t.RunStore(*w.Host)
-	}
-	s, err := o.openState()
-	if err != nil {
-		return nil, err
-	}
-	return runs.Open(s.Dir.Path), nil
-}
+// runStore is where this invocation's runs are recorded
+// (hostset.Resolver.RunStore).
+func (o *Ops) runStore() (*runs.Store, error) { return o.where.RunStore(oneHostRuns) }
 
 // waitRun waits for rec's first step (launch.Wait), telling onWait, and
 // makes its result.

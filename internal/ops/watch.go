@@ -3,8 +3,6 @@ package ops
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"sync"
 	"time"
 
 	"github.com/openclaw/sessions/internal/apperr"
@@ -74,118 +72,56 @@ func (o *Ops) Watch(ctx context.Context, q WatchQuery, ready func(), emit func(W
 // watch is Watch before the agent boundary masks its error (each event
 // goes out through the boundary as it is sent).
 func (o *Ops) watch(ctx context.Context, q WatchQuery, ready func(), emit func(WatchEvent) error) error {
-	readers, fleet, err := o.scope()
+	readers, fleet, err := o.where.Readers()
 	if err != nil {
 		return err
 	}
 	defer closeAll(readers)
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-
-	var mu sync.Mutex
-	var emitErr error
-	send := func(evs []WatchEvent) error {
-		mu.Lock()
-		defer mu.Unlock()
-		if emitErr != nil {
-			return emitErr
-		}
-		for _, ev := range evs {
-			ev, err := deliver(o, ev, nil)
-			if err == nil {
-				err = emit(ev)
-			}
-			if err != nil {
-				emitErr = err
-				cancel()
-				return err
-			}
-		}
-		return nil
-	}
-	type source struct {
-		where string
-		run   func(ready func()) error
-	}
-	bq := backend.WatchQuery{Kinds: q.Kinds, AllAgents: q.AllAgents, Messages: q.Messages}
-	var sources []source
-	for _, r := range readers {
-		wr, ok := r.(backend.Watcher)
-		if !ok {
-			return apperr.Statef("%s cannot be watched", r.Where())
-		}
-		where := r.Where()
-		sources = append(sources, source{where, func(ready func()) error {
-			return wr.Watch(ctx, bq, ready, func(evs []watch.Event) error {
-				return send(o.watchEvents(evs, where, fleet))
-			})
-		}})
-	}
-	if q.Runs {
-		listers, _, err := o.runListers()
+	out := func(ev WatchEvent) error {
+		ev, err := deliver(o, ev, nil)
 		if err != nil {
 			return err
+		}
+		return emit(ev)
+	}
+	fo := watch.FanOptions{Fleet: fleet, Warn: o.warn, Ready: ready,
+		Started: func(n int) { o.debug("watch: watching for changes", "sources", n) }}
+	return watch.Fan(ctx, out, fo, func(ctx context.Context, send func([]WatchEvent) error) ([]watch.Source, error) {
+		bq := backend.WatchQuery{Kinds: q.Kinds, AllAgents: q.AllAgents, Messages: q.Messages}
+		var sources []watch.Source
+		for _, r := range readers {
+			wr, ok := r.(backend.Watcher)
+			if !ok {
+				return nil, apperr.Statef("%s cannot be watched", r.Where())
+			}
+			where := r.Where()
+			sources = append(sources, watch.Source{Where: where, Run: func(ctx context.Context, ready func()) error {
+				return wr.Watch(ctx, bq, ready, func(evs []watch.Event) error {
+					return send(o.watchEvents(evs, where, fleet))
+				})
+			}})
+		}
+		if !q.Runs {
+			return sources, nil
+		}
+		listers, _, err := o.runListers()
+		if err != nil {
+			return nil, err
 		}
 		for _, rl := range listers {
 			rs, err := rl.RunStore()
 			if err != nil {
-				return err
+				return nil, err
 			}
 			where := rl.Where()
-			sources = append(sources, source{where, func(ready func()) error {
+			sources = append(sources, watch.Source{Where: where, Run: func(ctx context.Context, ready func()) error {
 				return rs.Watch(ctx, backend.DefaultTick, ready, func(cs []runs.Change) error {
 					return send(o.runEvents(cs, where, fleet))
 				})
 			}})
 		}
-	}
-
-	// Every source snapshots first; ready once all of them watch.
-	var readyWG sync.WaitGroup
-	readyWG.Add(len(sources))
-	errs := make([]error, len(sources))
-	var done sync.WaitGroup
-	for i, src := range sources {
-		done.Add(1)
-		go func() {
-			defer done.Done()
-			var once sync.Once
-			mark := func() { once.Do(readyWG.Done) }
-			defer mark()
-			err := src.run(mark)
-			mu.Lock()
-			emitted := emitErr != nil
-			mu.Unlock()
-			if err != nil && fleet && ctx.Err() == nil && !emitted {
-				// One host of a fleet lost: said, and the others go on.
-				o.warn("watch: " + src.where + ": " + err.Error())
-				err = nil
-			}
-			if err != nil {
-				errs[i] = err
-				cancel()
-			}
-		}()
-	}
-	started := make(chan struct{})
-	go func() { readyWG.Wait(); close(started) }()
-	select {
-	case <-started:
-		if ctx.Err() == nil {
-			o.debug("watch: watching for changes", "sources", len(sources))
-			if ready != nil {
-				ready()
-			}
-		}
-	case <-ctx.Done():
-	}
-	done.Wait()
-	mu.Lock()
-	defer mu.Unlock()
-	if emitErr != nil {
-		return emitErr
-	}
-	return errors.Join(errs...)
+		return sources, nil
+	})
 }
 
 // watchEvents turns a source's changes into events: rows with their

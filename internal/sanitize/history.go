@@ -371,3 +371,60 @@ func isBase64Char(c byte) bool {
 	return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
 		c == '+' || c == '/' || c == '-' || c == '_'
 }
+
+// Shaped is a page of messages as a history page gives them (Shape).
+type Shaped struct {
+	Messages []json.RawMessage // never nil unless raw (stored as given)
+	// First is the index of the oldest message returned; Dropped how
+	// many older ones the cap left out; Bytes the page's size.
+	First, Dropped, Bytes int
+	// Truncated: the cap dropped messages or (capped) cut a text.
+	Truncated bool
+	// With capped: sessions_history's own marks.
+	DroppedMessages, ContentTruncated bool
+}
+
+// Shape makes a history page of stored (oldest first): raw keeps them as
+// stored (only measured); else each is stripped of its envelope and the
+// page is cut to DefaultCapBytes — with capped, as sessions_history cuts an
+// agent's page (its hard cap and marks).
+func Shape(stored []json.RawMessage, raw, capped bool) Shaped {
+	var p Shaped
+	if raw {
+		p.Messages = stored
+		b, _ := jsonx.Marshal(stored)
+		p.Bytes = len(b)
+	} else {
+		msgs := make([]json.RawMessage, len(stored))
+		for i, m := range stored {
+			msgs[i] = StripEnvelope(m)
+		}
+		if capped {
+			c := HistoryPageCapped(msgs, DefaultCapBytes)
+			p.Messages, p.First, p.Dropped, p.Bytes = c.Messages, c.First, c.Dropped, c.Bytes
+			p.DroppedMessages, p.ContentTruncated = c.Dropped > 0 || c.HardCapped, c.ContentTruncated
+			p.Truncated = p.DroppedMessages || p.ContentTruncated
+		} else {
+			p.Messages, p.First, p.Dropped, p.Bytes = HistoryPage(msgs, DefaultCapBytes)
+			p.Truncated = p.Dropped > 0
+		}
+		if p.Messages == nil {
+			p.Messages = []json.RawMessage{}
+		}
+	}
+	return p
+}
+
+// Appended prepares messages appended to a followed transcript one by one
+// (each on its own: they were not part of a page's cap), unless raw.
+func Appended(msgs []json.RawMessage, raw bool) []json.RawMessage {
+	if raw {
+		return msgs
+	}
+	out := make([]json.RawMessage, 0, len(msgs))
+	for _, m := range msgs {
+		s, _, _ := History([]json.RawMessage{StripEnvelope(m)}, DefaultCapBytes)
+		out = append(out, s...)
+	}
+	return out
+}
