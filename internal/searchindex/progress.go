@@ -40,18 +40,30 @@ func newProgress(ctx context.Context, srcs []search.Source, order []int) *progre
 	if fn == nil {
 		return nil
 	}
-	pr := &progress{fn: fn, sizes: make([]int64, len(order))}
+	pr := &progress{fn: fn, sizes: sourceSizes(srcs, order)}
+	pr.p.Sources = len(order)
+	for _, s := range pr.sizes {
+		pr.p.Bytes += s
+	}
+	fn(pr.p)
+	return pr
+}
+
+// sourceSizes are the bytes of the sources srcs[order[k]], as Progress
+// counts them.
+func sourceSizes(srcs []search.Source, order []int) []int64 {
+	sizes := make([]int64, len(order))
 	stores := map[string][]int{} // a store's sessions, by position
 	for k, i := range order {
 		src := &srcs[i]
 		switch {
 		case src.Archive != nil:
-			pr.sizes[k] = src.Archive.Bytes
+			sizes[k] = src.Archive.Bytes
 		case src.DB != nil:
 			stores[src.DB.Path()] = append(stores[src.DB.Path()], k)
 		default:
 			if fi, err := os.Stat(src.Path); err == nil {
-				pr.sizes[k] = fi.Size()
+				sizes[k] = fi.Size()
 			}
 		}
 	}
@@ -65,15 +77,10 @@ func newProgress(ctx context.Context, srcs []search.Source, order []int) *progre
 		}
 		for j, k := range ks {
 			// Shared out whole: the shares add up to the store's size.
-			pr.sizes[k] = size/int64(len(ks)) + b2i(int64(j) < size%int64(len(ks)))
+			sizes[k] = size/int64(len(ks)) + b2i(int64(j) < size%int64(len(ks)))
 		}
 	}
-	pr.p.Sources = len(order)
-	for _, s := range pr.sizes {
-		pr.p.Bytes += s
-	}
-	fn(pr.p)
-	return pr
+	return sizes
 }
 
 func b2i(b bool) int64 {

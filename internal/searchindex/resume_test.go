@@ -46,7 +46,7 @@ func TestInterruptedBuildResumes(t *testing.T) {
 		t.Fatalf("progress: %+v", seen)
 	}
 	// What it finished answers already (the rest is not indexed yet).
-	sameAsScan(t, ix, srcs[:3])
+	checkQueries(t, rand.New(rand.NewPCG(9, 9)), ix, srcs[:3], 30, nil)
 
 	// A process that opens it afresh continues where it stopped.
 	ix2, err := Open(filepathDir(ix), "state")
@@ -65,9 +65,9 @@ func TestInterruptedBuildResumes(t *testing.T) {
 	if last.SourcesDone != 8 || last.BytesDone != last.Bytes || last.Bytes != seen[0].Bytes {
 		t.Fatalf("progress at the end: %+v (total %d)", last, seen[0].Bytes)
 	}
-	sameAsScan(t, ix2, srcs)
+	checkQueries(t, rand.New(rand.NewPCG(9, 9)), ix2, srcs, 30, nil)
 	// And the first handle answers the same.
-	sameAsScan(t, ix, srcs)
+	checkQueries(t, rand.New(rand.NewPCG(9, 9)), ix, srcs, 30, nil)
 
 	// A catch-up interrupted keeps the old records of the sources it did
 	// not reach: the next one reads only their appended lines.
@@ -90,7 +90,7 @@ func TestInterruptedBuildResumes(t *testing.T) {
 	if st.Unchanged != 3 || st.Appended != 5 || st.Whole != 0 {
 		t.Fatalf("after an interrupted catch-up: %v (want 3 unchanged, 5 appended)", st)
 	}
-	sameAsScan(t, ix, srcs)
+	checkQueries(t, rand.New(rand.NewPCG(9, 9)), ix, srcs, 30, nil)
 }
 
 // filepathDir is the cache dir ix was opened in.
