@@ -30,6 +30,9 @@ type IndexResult struct {
 	// Transcripts is how many the state dir holds: what the index is
 	// kept up to.
 	Transcripts int `json:"transcripts"`
+	// Disabled: $SESSIONS_NO_INDEX is set, so search scans and leaves the
+	// index as it is.
+	Disabled bool `json:"disabled"`
 	// Index is the operator's index (null: there is none).
 	Index *IndexStatus `json:"index"`
 	// Masked are the indexes of masked text kept for agents' searches.
@@ -91,7 +94,8 @@ func (o *Ops) index(ctx context.Context, q IndexRequest) (*IndexResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := &IndexResult{StateDir: a.StateDir, CacheDir: a.CacheDir, Transcripts: a.Sources, Masked: []IndexStatus{}, Removed: a.Removed}
+	res := &IndexResult{StateDir: a.StateDir, CacheDir: a.CacheDir, Transcripts: a.Sources, Masked: []IndexStatus{}, Removed: a.Removed,
+		Disabled: indexOff(o.Getenv(NoIndexEnv))}
 	for _, st := range a.Indexes {
 		row := IndexStatus{Dir: st.Dir, SizeBytes: st.Size, Built: st.Built, Sources: st.Sources, Messages: st.Messages,
 			TextBytes: st.Bytes, Corrupt: st.Corrupt}

@@ -49,13 +49,14 @@ left; nothing on a pipe or with --json). Ctrl-C stops it keeping what it
 finished: --update (or any search) goes on from there. Only the host operator
 may (the index covers every agent's transcripts); not through a gateway.
 
-JSON (--json): {"stateDir","cacheDir","transcripts","index":{"dir","sizeBytes",
+JSON (--json): {"stateDir","cacheDir","transcripts","disabled","index":{"dir","sizeBytes",
 "built","sources","messages","textBytes","updatedAt","changed","fresh",
 "corrupt"}|null,"masked":[{"dir","sizeBytes","built","sources","messages",
 "textBytes","updatedAt","corrupt"}...],"updated":{"unchanged","appended",
 "indexedWhole","removed","unreadable","segments"},"removed":[dir...]}
-(updatedAt in ms; updated only after --update/--rebuild, removed after
---remove).
+(updatedAt in ms; disabled when SESSIONS_NO_INDEX is set: search scans and
+leaves the index as it is; updated only after --update/--rebuild, removed
+after --remove).
 Piped: one index a line: raw|masked, dir, size bytes, transcripts, messages,
 text bytes, updated (RFC 3339), changed (- for a masked one).`,
 		Example: `  sessions index
@@ -175,6 +176,9 @@ func printTTY(f *cmdutil.Factory, res *ops.IndexResult) error {
 		case x.Changed != nil:
 			fmt.Fprintf(w, "  fresh    %s: %d transcript(s) new, changed or gone since (the next search reads them)\n", cs.Yellow("no"), *x.Changed)
 		}
+	}
+	if res.Disabled {
+		fmt.Fprintf(w, "  %s: SESSIONS_NO_INDEX is set, so search scans and leaves it as it is\n", cs.Yellow("off"))
 	}
 	if len(res.Masked) > 0 {
 		fmt.Fprintf(w, "Masked indexes (agents' searches): %d\n", len(res.Masked))
