@@ -38,6 +38,12 @@ type Doctor interface {
 	Doctor(ctx context.Context, q hostread.DoctorQuery) (*hostread.DoctorAnswer, error)
 }
 
+// SearchIndexKeeper shows, brings up to date, rebuilds or removes the
+// host's search index (the cache search answers from).
+type SearchIndexKeeper interface {
+	SearchIndex(ctx context.Context, q hostread.IndexQuery) (*hostread.IndexAnswer, error)
+}
+
 // LockLister lists the locks held on the host right now.
 type LockLister interface {
 	Locks(ctx context.Context) ([]hostread.Lock, error)
@@ -60,13 +66,14 @@ type SubagentRegistry interface {
 }
 
 var (
-	_ Searcher         = (*Local)(nil)
-	_ UsageReader      = (*Local)(nil)
-	_ Doctor           = (*Local)(nil)
-	_ LockLister       = (*Local)(nil)
-	_ RunLister        = (*Local)(nil)
-	_ SubagentRegistry = (*Local)(nil)
-	_ RunLister        = (*GatewayRuns)(nil)
+	_ Searcher          = (*Local)(nil)
+	_ UsageReader       = (*Local)(nil)
+	_ Doctor            = (*Local)(nil)
+	_ SearchIndexKeeper = (*Local)(nil)
+	_ LockLister        = (*Local)(nil)
+	_ RunLister         = (*Local)(nil)
+	_ SubagentRegistry  = (*Local)(nil)
+	_ RunLister         = (*GatewayRuns)(nil)
 )
 
 // GatewayRuns are the runs made through one gateway, recorded on this

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/openclaw/sessions/internal/apperr"
+	"github.com/openclaw/sessions/internal/cmd/index"
 	"github.com/openclaw/sessions/internal/cmd/locks"
 	"github.com/openclaw/sessions/internal/cmd/topics"
 	"github.com/openclaw/sessions/internal/cmdutil"
@@ -14,6 +15,7 @@ import (
 // of the global flags.
 func addExtras(root *cobra.Command, f *cmdutil.Factory) {
 	root.AddCommand(locks.NewCmd(f, nil))
+	root.AddCommand(index.NewCmd(f, nil))
 	root.AddCommand(topics.NewCmds()...)
 	root.SetHelpCommand(newHelpCmd())
 

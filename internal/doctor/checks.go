@@ -27,6 +27,7 @@ func Check(snap *Snapshot, globalScope bool) []Finding {
 	}
 	out = append(out, checkTranscripts(snap)...)
 	out = append(out, checkOwn(snap)...)
+	out = append(out, checkIndex(snap)...)
 	Sort(out)
 	return out
 }

@@ -171,6 +171,7 @@ func Collect(s *state.State, now time.Time, lim Limits) *Snapshot {
 		snap.Agents[i].Transcripts = ts
 	}
 	collectOwn(snap, s.Dir.Path, now)
+	snap.Index = collectIndex(s.Dir.Path)
 	return snap
 }
 

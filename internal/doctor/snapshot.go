@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/openclaw/sessions/internal/era"
+	"github.com/openclaw/sessions/internal/searchindex"
 	"github.com/openclaw/sessions/internal/sqlitestore"
 )
 
@@ -19,6 +20,9 @@ type Snapshot struct {
 	Due      []DueFact
 	// OwnErrors are our own state files that could not be read (path → error).
 	OwnErrors map[string]string
+	// Index is what keeps search's index of this state dir from being kept
+	// in the user's cache dir (collect_index.go).
+	Index []searchindex.Problem
 }
 
 // AgentFacts is one agent's store and transcripts.

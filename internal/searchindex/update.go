@@ -36,7 +36,9 @@ import (
 // until ctx is done (then ErrBusy, the index unchanged). New documents go to
 // new segment files, then the manifest naming them replaces the old one
 // (temp file, fsync, rename); a crash at any point leaves the old index or
-// the new one. An index found damaged is a *CorruptError (Reset, then
+// the new one. An update whose ctx is done while it reads the sources keeps
+// the sources it finished (resume.go) and returns ctx's error: the next
+// update goes on from there. An index found damaged is a *CorruptError (Reset, then
 // Update again); a write that fails (disk full, read-only) is an error and
 // leaves the index as it was.
 func (ix *Index) Update(ctx context.Context, srcs []search.Source) (Stats, error) {
@@ -67,8 +69,7 @@ func (ix *Index) Update(ctx context.Context, srcs []search.Source) (Stats, error
 		}
 	}
 	if err := u.sources(ctx, srcs, order, ids); err != nil {
-		u.abort()
-		return Stats{}, err
+		return u.interrupted(ctx, err, ids)
 	}
 	for _, r := range ix.man.srcs {
 		if !seen[r.id] {
@@ -364,6 +365,7 @@ func (u *updater) sources(ctx context.Context, srcs []search.Source, order []int
 			}
 		}()
 	}
+	prog := newProgress(ctx, srcs, order)
 	for k := range order {
 		var res readResult
 		select {
@@ -378,6 +380,7 @@ func (u *updater) sources(ctx context.Context, srcs []search.Source, order []int
 		if err := u.add(ids[k], kindOf(&srcs[order[k]]), olds[k], res); err != nil {
 			return err
 		}
+		prog.done(k)
 	}
 	return nil
 }

@@ -47,7 +47,9 @@ with the processes holding the database open, from /proc on Linux — a
 legacy sessions.json beside the database compared entry by entry, JSONL
 transcripts the database does not hold, leftover import archives); our own
 runs whose runner died, outbox announces never delivered, sub-agents past
-their archive time.
+their archive time; the search index's cache dir (another user's or not a
+directory, not writable, almost full, a corrupt index that cannot be rebuilt
+there: info, search then scans; see sessions index).
 
 --fix repairs, each under OpenClaw's own lock: locks of dead holders removed,
 orphan transcripts renamed <file>.deleted.<time> (never deleted), dead runs

@@ -189,17 +189,8 @@ func run(o *Options) error {
 // so far, from the first thousand on (a short export says nothing), ended
 // with a newline when the export is.
 func progress(w io.Writer) func(int, bool) {
-	shown := false
-	return func(n int, done bool) {
-		if !shown && done {
-			return
-		}
-		shown = true
-		fmt.Fprintf(w, "\rexport: %d messages", n)
-		if done {
-			fmt.Fprintln(w)
-		}
-	}
+	p := cmdutil.NewProgress(w, "export")
+	return func(n int, done bool) { p.Count(n, "messages", done) }
 }
 
 // writeAtomic writes path through a temporary file beside it, renamed into

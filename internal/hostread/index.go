@@ -1,0 +1,132 @@
+package hostread
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/openclaw/sessions/internal/apperr"
+	"github.com/openclaw/sessions/internal/lock"
+	"github.com/openclaw/sessions/internal/searchindex"
+	"github.com/openclaw/sessions/internal/state"
+)
+
+// IndexQuery is what `sessions index` asks of the state dir's search
+// index: its status (none of the actions), or one action and then its
+// status.
+type IndexQuery struct {
+	// CacheDir holds the indexes ("": searchindex.DefaultCacheDir).
+	CacheDir string
+	// Update brings the index up to date now (builds it when there is
+	// none, goes on with a build that was interrupted); Rebuild throws
+	// it away first; Remove removes it and its masked siblings.
+	Update, Rebuild, Remove bool
+	// Progress is told how far a build has got (nil: not told).
+	Progress func(searchindex.Progress)
+	// LockTimeout bounds the wait for another process's update (0: the
+	// default lock timeout).
+	LockTimeout time.Duration
+}
+
+// IndexAnswer is the state dir's indexes after the query.
+type IndexAnswer struct {
+	CacheDir, StateDir string
+	// Indexes: the raw index first, then the masked ones (none: no index).
+	Indexes []searchindex.Status
+	// Sources is how many transcripts the state dir holds (what the raw
+	// index is kept up to).
+	Sources int
+	// Stats is what an update or rebuild did; Removed the index
+	// directories removed.
+	Stats   *searchindex.Stats
+	Removed []string
+}
+
+// Index shows, brings up to date, rebuilds or removes the search index of
+// the state dir of s. Only the host operator may: the index covers every
+// agent's transcripts (exit 3). An update interrupted (ctx done) keeps
+// what it finished and is an error saying so; another process's update
+// held past the lock timeout is exit 11.
+func Index(ctx context.Context, s *state.State, q IndexQuery) (*IndexAnswer, error) {
+	if !s.Req.Operator() {
+		return nil, apperr.Forbiddenf("sessions index is for the host operator: the index covers every agent's transcripts (run it without --as and OPENCLAW_SESSION_KEY)")
+	}
+	dir := q.CacheDir
+	if dir == "" {
+		d, err := searchindex.DefaultCacheDir()
+		if err != nil {
+			return nil, apperr.Statef("no cache dir for the search index: %v", err)
+		}
+		dir = d
+	}
+	key := searchindex.StateKey(s.Dir.Path)
+	all, err := indexSources(s, nil)
+	if err != nil {
+		return nil, err
+	}
+	a := &IndexAnswer{CacheDir: dir, StateDir: s.Dir.Path, Sources: len(all)}
+	wait := q.LockTimeout
+	if wait <= 0 {
+		wait = lock.DefaultTimeout
+	}
+	busy := func(err error) error {
+		if errors.Is(err, searchindex.ErrBusy) {
+			return apperr.Lockf("the search index is being updated by another process (waited %s): try again, or raise --lock-timeout", wait)
+		}
+		return err
+	}
+	switch {
+	case q.Remove:
+		lctx, cancel := context.WithTimeout(ctx, wait)
+		defer cancel()
+		removed, err := searchindex.Remove(lctx, dir, key)
+		a.Removed = removed
+		if err != nil {
+			return nil, busy(apperr.Errorf("remove the search index: %v", err).Wrap(err))
+		}
+	case q.Update || q.Rebuild:
+		ix, err := openIndex(s, &SearchIndex{CacheDir: dir}, nil)
+		if err != nil {
+			return nil, apperr.Errorf("%v", err)
+		}
+		if err := busy(waitFor(ctx, wait, func(c context.Context) error {
+			if q.Rebuild {
+				return ix.Reset(c)
+			}
+			return nil
+		})); err != nil {
+			return nil, err
+		}
+		uctx := ctx
+		if q.Progress != nil {
+			uctx = searchindex.WithProgress(ctx, q.Progress)
+		}
+		st, err := ix.Update(uctx, all)
+		if searchindex.IsCorrupt(err) {
+			if err = busy(waitFor(ctx, wait, ix.Reset)); err == nil {
+				st, err = ix.Update(uctx, all)
+			}
+		}
+		if err != nil && ctx.Err() != nil {
+			return nil, apperr.Errorf("interrupted: the index keeps the %d transcript(s) it finished; `sessions index --update` (or any search) goes on from there", st.Unchanged+st.Appended+st.Whole)
+		}
+		if err != nil {
+			return nil, busy(err)
+		}
+		a.Stats = &st
+	}
+	sts, err := searchindex.Inspect(dir, key, all)
+	if err != nil {
+		return nil, apperr.Errorf("read the search index: %v", err)
+	}
+	a.Indexes = sts
+	return a, nil
+}
+
+// waitFor runs fn under a context that ends after wait (the lock's wait),
+// or with ctx.
+func waitFor(ctx context.Context, wait time.Duration, fn func(context.Context) error) error {
+	c, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	return fn(c)
+}

@@ -1,0 +1,180 @@
+package searchindex
+
+import (
+	"cmp"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/openclaw/sessions/internal/search"
+)
+
+// Status is one index of a state dir as it is on disk (Inspect): the
+// operator's (raw) or one of the masked ones agents' searches keep.
+type Status struct {
+	Dir    string
+	Masked bool
+	// Size is the bytes of its files on disk.
+	Size int64
+	// Built: it has a manifest (an index that was never brought up to
+	// date has none).
+	Built bool
+	// Sources and Messages are what it holds; Bytes the transcript bytes
+	// of those of its sources still among the state's (as Progress
+	// counts them).
+	Sources, Messages int
+	Bytes             int64
+	// Updated is when it was last brought up to date (its manifest or
+	// journal last written).
+	Updated time.Time
+	// Changed counts the sources that changed since (new, changed or
+	// gone: what the next update reads; a store's sessions count when the
+	// store changed); -1 for a masked index (it holds what one requester
+	// may see, not every source).
+	Changed int
+	// Corrupt says why it cannot be read ("" when it can): the next
+	// search rebuilds it.
+	Corrupt string
+}
+
+// Inspect reports the indexes kept for the state dir stateKey names under
+// cacheDir — its raw index first, then the masked ones — and how fresh the
+// raw one is against srcs (every transcript of the state dir, as Update
+// takes them). It writes nothing and takes no lock: it reads the files a
+// search reads, so it sees the index as of one update or the next. No
+// index yet: none (and no error).
+func Inspect(cacheDir, stateKey string, srcs []search.Source) ([]Status, error) {
+	root := filepath.Join(cacheDir, stateKey)
+	ents, err := os.ReadDir(root)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var out []Status
+	for _, e := range ents {
+		name := e.Name()
+		if !e.IsDir() || (name != "raw" && !strings.HasPrefix(name, "masked-")) {
+			continue
+		}
+		out = append(out, inspect(filepath.Join(root, name), name != "raw", srcs))
+	}
+	slices.SortStableFunc(out, func(a, b Status) int {
+		return cmp.Or(cmpBool(a.Masked, b.Masked), strings.Compare(a.Dir, b.Dir))
+	})
+	return out, nil
+}
+
+func cmpBool(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case !a:
+		return -1
+	}
+	return 1
+}
+
+func inspect(dir string, masked bool, srcs []search.Source) Status {
+	st := Status{Dir: dir, Masked: masked, Changed: -1}
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		if fi, err := e.Info(); err == nil && fi.Mode().IsRegular() {
+			st.Size += fi.Size()
+			if n := e.Name(); (n == "manifest" || n == "journal") && fi.ModTime().After(st.Updated) {
+				st.Updated = fi.ModTime()
+			}
+		}
+	}
+	if _, err := os.Lstat(filepath.Join(dir, "manifest")); err != nil {
+		if !errors.Is(err, fs.ErrNotExist) {
+			st.Corrupt = err.Error()
+		}
+		if !masked {
+			st.Changed = len(uniqueSources(srcs))
+		}
+		return st
+	}
+	st.Built = true
+	ix := &Index{dir: dir, segs: map[uint32]*segment{}, maps: map[uint32][]byte{}}
+	defer ix.Close()
+	ix.mu.Lock()
+	err := ix.load()
+	ix.mu.Unlock()
+	if err != nil {
+		st.Corrupt = err.Error()
+		return st
+	}
+	m := ix.man
+	st.Sources = len(m.srcs)
+	byNum := m.byNum()
+	for _, id := range m.segs {
+		s := ix.segs[id]
+		for i := range s.nDocs {
+			d := s.doc(uint32(i))
+			if r := byNum[d.src]; r != nil && live(r, id, d) {
+				st.Messages++
+			}
+		}
+	}
+	order := uniqueSources(srcs)
+	sizes := sourceSizes(srcs, order)
+	seen := make(map[string]bool, len(order))
+	changed := 0
+	for k, i := range order {
+		src := &srcs[i]
+		id := SourceID(src)
+		seen[id] = true
+		j, ok := m.find(id)
+		if ok {
+			st.Bytes += sizes[k]
+		}
+		if !ok || m.srcs[j].kind != kindOf(src) {
+			changed++
+			continue
+		}
+		if cur, err := currentStamp(src); err != nil || cur != m.srcs[j].stamp {
+			changed++
+		}
+	}
+	for _, r := range m.srcs {
+		if !seen[r.id] {
+			changed++
+		}
+	}
+	if !masked {
+		st.Changed = changed
+	}
+	return st
+}
+
+// uniqueSources are the positions of srcs' distinct sources, as Update
+// takes them.
+func uniqueSources(srcs []search.Source) []int {
+	seen := map[string]bool{}
+	var order []int
+	for i := range srcs {
+		if id := SourceID(&srcs[i]); !seen[id] {
+			seen[id] = true
+			order = append(order, i)
+		}
+	}
+	return order
+}
+
+// currentStamp is a source's stamp now, as Update compares it.
+func currentStamp(src *search.Source) (stamp, error) {
+	if kindOf(src) == kindEvents || src.Archive != nil {
+		return dbStamp(src.DB.Path())
+	}
+	fi, err := os.Stat(src.Path)
+	if err != nil {
+		return stamp{}, err
+	}
+	return stampOf(fi), nil
+}

@@ -1,0 +1,197 @@
+//go:build unix
+
+package searchindex
+
+import (
+	"context"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/openclaw/sessions/internal/sanitize"
+	"github.com/openclaw/sessions/internal/search"
+)
+
+// Inspect reports an index as it is, and how many sources changed since,
+// without writing a byte; Remove removes the state's indexes (raw and
+// masked) and nothing else in the cache dir.
+func TestInspectAndRemove(t *testing.T) {
+	cache := t.TempDir()
+	srcs := bigWorld(t, t.TempDir(), 4, 20, 3)
+	if sts, err := Inspect(cache, "state", srcs); err != nil || len(sts) != 0 {
+		t.Fatalf("no index yet: %+v %v", sts, err)
+	}
+	ix, err := Open(cache, "state")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	if _, err := ix.Update(context.Background(), srcs); err != nil {
+		t.Fatal(err)
+	}
+	mx, err := OpenMasked(cache, "state", "k", sanitize.NewRedactor(nil, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mx.Close()
+	if _, err := mx.Update(context.Background(), srcs[:2]); err != nil {
+		t.Fatal(err)
+	}
+	other := filepath.Join(cache, "other-state", "raw")
+	if err := os.MkdirAll(other, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(cache, "unrelated"), "keep me")
+
+	before := snapshotTree(t, cache)
+	sts, err := Inspect(cache, "state", srcs)
+	if err != nil || len(sts) != 2 {
+		t.Fatalf("%+v %v", sts, err)
+	}
+	raw, masked := sts[0], sts[1]
+	var total int64
+	for _, s := range srcs {
+		fi, _ := os.Stat(s.Path)
+		total += fi.Size()
+	}
+	if raw.Masked || !raw.Built || raw.Sources != 4 || raw.Messages == 0 || raw.Bytes != total || raw.Changed != 0 ||
+		raw.Size == 0 || raw.Updated.IsZero() || raw.Corrupt != "" || raw.Dir != ix.Dir() {
+		t.Fatalf("raw: %+v", raw)
+	}
+	if !masked.Masked || masked.Sources != 2 || masked.Changed != -1 || masked.Dir != mx.Dir() {
+		t.Fatalf("masked: %+v", masked)
+	}
+	// Messages: what the scan of every message finds.
+	all := scanHits(t, srcs, search.Query{Pattern: "(?s).*", Regex: true}, Filter{IncludeTools: true}, nil)
+	if raw.Messages != len(all) {
+		t.Errorf("messages %d, the scan reads %d", raw.Messages, len(all))
+	}
+	appendFile(t, srcs[1].Path, lines(rand.New(rand.NewPCG(1, 2)), 2))
+	os.Remove(srcs[3].Path)
+	if sts, _ = Inspect(cache, "state", srcs[:3]); sts[0].Changed != 2 {
+		t.Errorf("after an append and a removal: %+v", sts[0])
+	}
+	if after := snapshotTree(t, cache); after != before {
+		t.Errorf("Inspect wrote:\n%s\nwas\n%s", after, before)
+	}
+
+	removed, err := Remove(context.Background(), cache, "state")
+	if err != nil || len(removed) != 2 {
+		t.Fatalf("remove: %v %v", removed, err)
+	}
+	if _, err := os.Lstat(filepath.Join(cache, "state")); !os.IsNotExist(err) {
+		t.Errorf("the state's dir is left: %v", err)
+	}
+	for _, keep := range []string{other, filepath.Join(cache, "unrelated")} {
+		if _, err := os.Lstat(keep); err != nil {
+			t.Errorf("removed what is not the state's: %v", err)
+		}
+	}
+	if removed, err := Remove(context.Background(), cache, "state"); err != nil || len(removed) != 0 {
+		t.Errorf("removing nothing: %v %v", removed, err)
+	}
+	// An index removed while a handle is open: its next update fails (a
+	// search scans), it never answers wrong.
+	if _, err := ix.Update(context.Background(), srcs[:3]); err == nil {
+		t.Error("an update of a removed index succeeded")
+	}
+	if _, err := os.Lstat(filepath.Join(cache, "state")); !os.IsNotExist(err) {
+		t.Errorf("an update brought the removed index back: %v", err)
+	}
+}
+
+// Remove waits for an update under way (the index's lock), and gives up
+// with ErrBusy when its context ends first.
+func TestRemoveTakesTheLock(t *testing.T) {
+	cache := t.TempDir()
+	ix, err := Open(cache, "state")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	unlock, err := ix.lock(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := Remove(ctx, cache, "state"); err != ErrBusy {
+		t.Fatalf("remove under a writer's lock: %v", err)
+	}
+	if _, err := os.Stat(ix.Dir()); err != nil {
+		t.Fatalf("removed under the lock: %v", err)
+	}
+	unlock()
+	if _, err := Remove(context.Background(), cache, "state"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Health finds nothing wrong with a fine index or none; it finds a cache
+// dir that is another user's or a file, an unwritable one (not as root),
+// and a corrupt index that cannot be rebuilt there.
+func TestHealth(t *testing.T) {
+	cache := filepath.Join(t.TempDir(), "cache", "sessions", "index")
+	if p := Health(cache, "state"); len(p) != 0 {
+		t.Fatalf("no index yet: %+v", p)
+	}
+	ix, err := Open(cache, "state")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	if _, err := ix.Update(context.Background(), bigWorld(t, t.TempDir(), 2, 10, 1)); err != nil {
+		t.Fatal(err)
+	}
+	if p := Health(cache, "state"); len(p) != 0 {
+		t.Fatalf("a fine index: %+v", p)
+	}
+	// Corrupt but writable: the next search rebuilds it, nothing to say.
+	seg, _ := filepath.Glob(filepath.Join(ix.Dir(), "seg-*"))
+	os.WriteFile(seg[0], []byte("garbage"), 0o600)
+	if p := Health(cache, "state"); len(p) != 0 {
+		t.Fatalf("a corrupt index it can rebuild: %+v", p)
+	}
+	if os.Getuid() == 0 {
+		// root may write anywhere, and may give a directory away.
+		if err := os.Chown(filepath.Dir(ix.Dir()), 4242, 4242); err != nil {
+			t.Fatal(err)
+		}
+		p := Health(cache, "state")
+		if len(p) != 1 || p[0].Check != "index.owner" || p[0].Path != filepath.Dir(ix.Dir()) {
+			t.Fatalf("another user's dir: %+v", p)
+		}
+		os.Chown(filepath.Dir(ix.Dir()), 0, 0)
+	} else {
+		os.Chmod(ix.Dir(), 0o500)
+		defer os.Chmod(ix.Dir(), 0o700)
+		p := Health(cache, "state")
+		if len(p) != 2 || p[0].Check != "index.unwritable" || p[1].Check != "index.corrupt" {
+			t.Fatalf("a read-only index dir holding a corrupt index: %+v", p)
+		}
+		os.Chmod(ix.Dir(), 0o700)
+	}
+	// The cache dir is a file: nothing can be kept.
+	file := filepath.Join(t.TempDir(), "cachefile")
+	writeFile(t, file, "x")
+	if p := Health(filepath.Join(file, "index"), "state"); len(p) != 1 || p[0].Check != "index.owner" || p[0].Path != file {
+		t.Fatalf("a file where the cache dir would be: %+v", p)
+	}
+}
+
+// snapshotTree lists every path under dir with its size and mtime.
+func snapshotTree(t *testing.T, dir string) string {
+	t.Helper()
+	var out string
+	filepath.Walk(dir, func(p string, fi os.FileInfo, err error) error {
+		if err == nil {
+			out += p + " " + fi.Mode().String() + " " + fi.ModTime().String() + "\n"
+			if fi.Mode().IsRegular() {
+				out += " size " + string(rune('0'+fi.Size()%10)) + "\n"
+			}
+		}
+		return nil
+	})
+	return out
+}
