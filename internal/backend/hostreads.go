@@ -44,6 +44,15 @@ type SearchIndexKeeper interface {
 	SearchIndex(ctx context.Context, q hostread.IndexQuery) (*hostread.IndexAnswer, error)
 }
 
+// Completer gives a shell completion what it may offer on the host: its
+// sessions (labelled: only those with a label), agents and runs, read
+// without a write.
+type Completer interface {
+	SessionHints(ctx context.Context, labelled bool, warn func(string)) ([]hostread.SessionHint, error)
+	AgentHints(ctx context.Context) ([]hostread.AgentHint, error)
+	RunHints(ctx context.Context) ([]hostread.RunHint, error)
+}
+
 // LockLister lists the locks held on the host right now.
 type LockLister interface {
 	Locks(ctx context.Context) ([]hostread.Lock, error)

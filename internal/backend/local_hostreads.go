@@ -65,6 +65,35 @@ func (l *Local) Locks(ctx context.Context) ([]hostread.Lock, error) {
 	return hostread.Locks(s, l.now()), nil
 }
 
+// SessionHints are the sessions of this host's state dir a completion may
+// offer.
+func (l *Local) SessionHints(ctx context.Context, labelled bool, warn func(string)) ([]hostread.SessionHint, error) {
+	s, err := l.State()
+	if err != nil {
+		return nil, err
+	}
+	return hostread.SessionHints(s, labelled, warn), nil
+}
+
+// AgentHints are the agents of this host's state dir a completion may offer.
+func (l *Local) AgentHints(ctx context.Context) ([]hostread.AgentHint, error) {
+	s, err := l.State()
+	if err != nil {
+		return nil, err
+	}
+	return hostread.AgentHints(s), nil
+}
+
+// RunHints are the runs recorded in this host's state dir a completion may
+// offer (read only: no dead runner's run is ended here).
+func (l *Local) RunHints(ctx context.Context) ([]hostread.RunHint, error) {
+	s, err := l.State()
+	if err != nil {
+		return nil, err
+	}
+	return hostread.RunHints(s)
+}
+
 // RunStore is where our runs are recorded in this host's state dir.
 func (l *Local) RunStore() (*runs.Store, error) {
 	s, err := l.State()

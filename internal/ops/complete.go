@@ -1,9 +1,9 @@
 package ops
 
 import (
-	"github.com/openclaw/sessions/internal/policy"
-	"github.com/openclaw/sessions/internal/runs"
-	"github.com/openclaw/sessions/internal/state"
+	"context"
+
+	"github.com/openclaw/sessions/internal/backend"
 )
 
 // SessionHint is one session a shell completion may offer: its key as the
@@ -33,102 +33,45 @@ type RunHint struct {
 	CreatedAt int64  // ms
 }
 
-// completionAgents are the agents whose sessions the requester may read:
-// the --agent one when given, else every agent the policy lets it see.
-func completionAgents(s *state.State) []string {
-	if s.AgentFlag != "" {
-		return []string{s.AgentFlag}
-	}
-	var out []string
-	for _, a := range s.AgentIDs() {
-		if s.CanSeeAgent(a, policy.OpHistory) == "" {
-			out = append(out, a)
-		}
-	}
-	return out
-}
+// A completion reads this host's state dir whatever the command line's
+// gateway flags say (completing them is no time to dial a gateway): the
+// hints are the local host's (backend.Completer).
+func (o *Ops) completer() backend.Completer { return o.where.LocalHost() }
 
 // SessionHints are the sessions of this host's state dir the requester may
 // read (store order; labelled only: those with a label), for completions:
 // nothing is written, a store that cannot be read is skipped (warn says
 // why).
 func (o *Ops) SessionHints(labelled bool, warn func(string)) ([]SessionHint, error) {
-	v, err := o.sessionHints(labelled, warn)
-	return deliver(o, v, err)
-}
-
-// sessionHints is SessionHints before the agent boundary.
-func (o *Ops) sessionHints(labelled bool, warn func(string)) ([]SessionHint, error) {
-	s, err := o.openState()
-	if err != nil {
-		return nil, err
-	}
+	hs, err := o.completer().SessionHints(context.Background(), labelled, warn)
 	var out []SessionHint
-	for _, agent := range completionAgents(s) {
-		st, entries, err := s.Entries(agent)
-		if err != nil {
-			warn(err.Error())
-			continue
-		}
-		for _, e := range entries {
-			if !s.Visible(e) || (labelled && e.Label == "") || (!labelled && !s.Listable(e.Key)) {
-				continue
-			}
-			r := s.Row(agent, st, e)
-			out = append(out, SessionHint{Key: r.Key, SessionID: e.SessionID, Kind: r.Kind, Channel: r.Channel, Label: e.Label, UpdatedAt: e.Updated()})
-		}
+	for _, h := range hs {
+		out = append(out, SessionHint(h))
 	}
-	return out, nil
+	return deliver(o, out, err)
 }
 
 // AgentHints are the agents of this host's state dir (configured ones
 // first, then the directories under <state>/agents), for completions.
 func (o *Ops) AgentHints() ([]AgentHint, error) {
-	v, err := o.agentHints()
-	return deliver(o, v, err)
-}
-
-// agentHints is AgentHints before the agent boundary.
-func (o *Ops) agentHints() ([]AgentHint, error) {
-	s, err := o.openState()
-	if err != nil {
-		return nil, err
-	}
+	hs, err := o.completer().AgentHints(context.Background())
 	var out []AgentHint
-	for _, id := range s.AgentIDs() {
-		h := AgentHint{ID: id, Default: id == s.Default}
-		if a := s.Cfg.Agent(id); a != nil {
-			h.Name = a.Name
-		}
-		out = append(out, h)
+	for _, h := range hs {
+		out = append(out, AgentHint(h))
 	}
-	return out, nil
+	return deliver(o, out, err)
 }
 
 // RunHints are our run records on this host, for completions: only read
 // (no run is reaped: that writes).
 func (o *Ops) RunHints() ([]RunHint, error) {
-	v, err := o.runHints()
-	return deliver(o, v, err)
-}
-
-// runHints is RunHints before the agent boundary.
-func (o *Ops) runHints() ([]RunHint, error) {
-	s, err := o.openState()
-	if err != nil {
-		return nil, err
+	hs, err := o.completer().RunHints(context.Background())
+	var out []RunHint
+	if hs != nil {
+		out = make([]RunHint, 0, len(hs))
 	}
-	recs, err := runs.Open(s.Dir.Path).List()
-	if err != nil {
-		return nil, err
+	for _, h := range hs {
+		out = append(out, RunHint(h))
 	}
-	out := make([]RunHint, 0, len(recs))
-	for _, r := range recs {
-		target := r.Target.DisplayKey
-		if target == "" {
-			target = r.Target.Key
-		}
-		out = append(out, RunHint{RunID: r.RunID, Kind: r.Kind, Status: r.Status, Target: target, CreatedAt: r.CreatedAt})
-	}
-	return out, nil
+	return deliver(o, out, err)
 }
