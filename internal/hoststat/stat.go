@@ -9,13 +9,17 @@ import (
 )
 
 // Stat is what an lstat of one file says: enough to tell its versions
-// apart (device, inode, size, modification time) and its type.
+// apart (device, inode, size, modification and change times) and its type.
 type Stat struct {
 	OK        bool        // false: it could not be stat'ed (gone since it was listed)
 	Mode      fs.FileMode // the type bits
 	Size      int64
 	Dev, Ino  uint64
 	MtimeNano int64
+	// CtimeNano is the inode's change time where the platform gives it
+	// (fsutil.Stamp's CTime; 0 elsewhere): a write in place that keeps
+	// the size and sets the mtime back still moves it.
+	CtimeNano int64
 }
 
 // Names are the file names of one directory, prepared once for any
@@ -66,5 +70,6 @@ func StatNames(dir string, names *Names) ([]Stat, error) {
 func statOfInfo(fi fs.FileInfo) Stat {
 	st := Stat{OK: true, Mode: fi.Mode().Type(), Size: fi.Size(), MtimeNano: fi.ModTime().UnixNano()}
 	st.Dev, st.Ino, _ = fsutil.DevIno(fi)
+	st.CtimeNano = fsutil.StampOf(fi).CTime
 	return st
 }

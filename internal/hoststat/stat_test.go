@@ -46,6 +46,7 @@ func TestStatNamesIsLstat(t *testing.T) {
 		}
 		want := hoststat.Stat{OK: true, Mode: fi.Mode().Type(), Size: fi.Size(), MtimeNano: fi.ModTime().UnixNano()}
 		want.Dev, want.Ino, _ = fsutil.DevIno(fi)
+		want.CtimeNano = fsutil.StampOf(fi).CTime
 		if got[i] != want {
 			t.Errorf("%s: %+v, lstat says %+v", n, got[i], want)
 		}
