@@ -1,4 +1,10 @@
-package hoststat
+// Package dirstat lstats the files of a listed directory in one batch:
+// where the platform allows it, one fstatat per name on one open handle of
+// the directory, so a reader that re-checks thousands of transcripts does
+// not walk the path to each of them again. It is a leaf (hoststat, which
+// measures an agent's store files, and transcripts, which keeps the
+// transcripts' headers by version, both use it).
+package dirstat
 
 import (
 	"io/fs"

@@ -1,6 +1,6 @@
 //go:build unix && !linux
 
-package hoststat
+package dirstat
 
 import "golang.org/x/sys/unix"
 
