@@ -124,3 +124,50 @@ func BenchmarkSearchCatchUpHeaders(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkOrphanListing is the listing a search of everything makes
+// (searchSources) and the keys of every agent's orphans looked for after
+// it (orphanKeys, when orphans have hits), on the generated state (10,000
+// sessions, 5,000 of them orphan JSONL files), with the headers read
+// every time (uncached) and through the process's cache (cached),
+// interleaved in one loop.
+func BenchmarkOrphanListing(b *testing.B) {
+	s, _ := benchState(b, false)
+	was := transcripts.CacheHeaders(true)
+	defer transcripts.CacheHeaders(was)
+	q := &SearchQuery{AllAgents: true, IncludeArchived: true}
+	list := func() int {
+		srcs, lazy, err := searchSources(s, q, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		keyed := 0
+		for _, l := range lazy {
+			l.a.Attribute(s, l.orphans)
+			for _, o := range l.orphans {
+				if o.Key != "" {
+					keyed++
+				}
+			}
+		}
+		return len(srcs)*100000 + keyed
+	}
+	want := list() // the cache is warm
+	var wall, cpu [2]time.Duration
+	for b.Loop() {
+		for i, on := range []bool{false, true} {
+			transcripts.CacheHeaders(on)
+			t0, c0 := time.Now(), rusage.CPU()
+			if got := list(); got != want {
+				b.Fatalf("listing %d, first %d", got, want)
+			}
+			wall[i] += time.Since(t0)
+			cpu[i] += rusage.CPU() - c0
+		}
+	}
+	per := func(d time.Duration) float64 { return float64(d) / float64(b.N) / 1e6 }
+	b.ReportMetric(per(wall[0]), "uncached-ms")
+	b.ReportMetric(per(wall[1]), "cached-ms")
+	b.ReportMetric(per(cpu[0]), "uncached-cpu-ms")
+	b.ReportMetric(per(cpu[1]), "cached-cpu-ms")
+}

@@ -27,3 +27,11 @@ func (a *Agent) AttributeUncached(s *state.State, orphans []Orphan) {
 
 // HeaderReads is how many headers the process's cache has read.
 func HeaderReads() int64 { return headers.read.Load() }
+
+// ArchiveOfByRegex is ArchiveOf by its regular expression alone.
+func ArchiveOfByRegex(name string) string {
+	if m := archiveRe.FindStringSubmatch(name); m != nil {
+		return m[1]
+	}
+	return ""
+}

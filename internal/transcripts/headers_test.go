@@ -205,3 +205,20 @@ func TestRewrittenOrphanAttributedAnew(t *testing.T) {
 		t.Errorf("after one replacement the cache read %d headers, want 1", r)
 	}
 }
+
+// TestArchiveOfIsItsRegex: the test ArchiveOf makes before its regular
+// expression leaves no name out that the expression names an archive.
+func TestArchiveOfIsItsRegex(t *testing.T) {
+	parts := []string{"a", "b c", ".", "jsonl", ".jsonl", ".jsonl.", "reset", "deleted", ".reset.", ".deleted.", "/", "\n", "2026", ".zst", "é"}
+	r := rand.New(rand.NewPCG(36, 1))
+	for range 20000 {
+		var b strings.Builder
+		for range 1 + r.IntN(7) {
+			b.WriteString(parts[r.IntN(len(parts))])
+		}
+		name := b.String()
+		if got, want := transcripts.ArchiveOf(name), transcripts.ArchiveOfByRegex(name); got != want {
+			t.Fatalf("ArchiveOf(%q) = %q, its regex %q", name, got, want)
+		}
+	}
+}

@@ -149,6 +149,11 @@ var archiveRe = lazyre.New(`^(.+)\.jsonl\.(reset|deleted)\.[^/]+$`)
 // ArchiveOf is the sessionId an archived transcript's file name carries,
 // "" when name is no archive's.
 func ArchiveOf(name string) string {
+	// Most names are <sessionId>.jsonl: no regex for those (a listing of
+	// 10,000 transcripts asks for each, twice).
+	if !strings.Contains(name, ".jsonl.reset.") && !strings.Contains(name, ".jsonl.deleted.") {
+		return ""
+	}
 	m := archiveRe.FindStringSubmatch(name)
 	if m == nil {
 		return ""
