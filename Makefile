@@ -94,7 +94,8 @@ FUZZ_TARGETS := internal/keys:FuzzKeys internal/store:FuzzParse internal/store:F
 	internal/sanitize:FuzzHistory internal/sanitize:FuzzStripEnvelopeText internal/rowjson:FuzzAppendList \
 	internal/transcript:FuzzCursor internal/usage:FuzzScan internal/usage:FuzzExtractFast internal/search:FuzzScan internal/search:FuzzPairChunk \
 	internal/sqlitefile:FuzzReader internal/sqlitefile:FuzzCorrupt internal/searchindex:FuzzIndex internal/searchindex:FuzzIndexMasked \
-	internal/storecache:FuzzDiskTier internal/output:FuzzTableMatchesTablewriter internal/store:FuzzJoinNameIsJoin
+	internal/storecache:FuzzDiskTier internal/output:FuzzTableMatchesTablewriter internal/store:FuzzJoinNameIsJoin \
+	internal/transcripts:FuzzHeaderCache
 fuzz:
 	@for t in $(FUZZ_TARGETS); do \
 		pkg=./$${t%%:*}; fn=$${t##*:}; echo "== $$fn ($$pkg, $(FUZZTIME))"; \

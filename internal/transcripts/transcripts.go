@@ -111,6 +111,8 @@ type Agent struct {
 	StoredErr error
 	stored    []sqlitestore.StoredTranscript
 	storeRead bool
+	// parents: headerParents, once read
+	parents []named
 }
 
 // SQLite reports whether the agent's sessions are read from the 2026.8+
@@ -147,6 +149,11 @@ var archiveRe = lazyre.New(`^(.+)\.jsonl\.(reset|deleted)\.[^/]+$`)
 // ArchiveOf is the sessionId an archived transcript's file name carries,
 // "" when name is no archive's.
 func ArchiveOf(name string) string {
+	// Most names are <sessionId>.jsonl: no regex for those (a listing of
+	// 10,000 transcripts asks for each, twice).
+	if !strings.Contains(name, ".jsonl.reset.") && !strings.Contains(name, ".jsonl.deleted.") {
+		return ""
+	}
 	m := archiveRe.FindStringSubmatch(name)
 	if m == nil {
 		return ""
@@ -321,6 +328,11 @@ func (a *Agent) storeOrphans(s *state.State) []Orphan {
 // other key, it was that key's own earlier transcript. An orphan named by
 // an attributed orphan inherits its key the same way.
 func (a *Agent) Attribute(s *state.State, orphans []Orphan) {
+	a.attribute(s, orphans, a.headerParents)
+}
+
+// attribute is Attribute with the headers' parents from parents.
+func (a *Agent) attribute(s *state.State, orphans []Orphan, parents func() []named) {
 	orphan := map[string]int{}
 	for i := range orphans {
 		if orphans[i].File != nil {
@@ -339,27 +351,17 @@ func (a *Agent) Attribute(s *state.State, orphans []Orphan) {
 			keyOf[filepath.Base(tr.Path)] = e.Key
 		}
 	}
-	named := map[string]string{} // orphan file name → the file whose header names it
-	buf := make([]byte, headerMax)
-	for i := range a.Files {
-		f := &a.Files[i]
-		if f.Dir != a.SessionsDir {
-			continue
-		}
-		if _, ok := f.JSONL(); !ok {
-			continue
-		}
-		if p := headerParent(f.Path(), buf); p != "" {
-			if _, ok := orphan[p]; ok && p != f.Name {
-				named[p] = f.Name
-			}
+	namedBy := map[string]string{} // orphan file name → the file whose header names it
+	for _, h := range parents() {  // by name: of two naming one orphan, the last
+		if _, ok := orphan[h.parent]; ok && h.parent != h.name {
+			namedBy[h.parent] = h.name
 		}
 	}
 	for range len(orphans) { // a chain of orphans is at most that long
 		changed := false
 		for i := range orphans {
 			o := &orphans[i]
-			by, ok := named[o.File.Name]
+			by, ok := namedBy[o.File.Name]
 			if o.Key != "" || !ok {
 				continue
 			}
@@ -375,6 +377,39 @@ func (a *Agent) Attribute(s *state.State, orphans []Orphan) {
 			break
 		}
 	}
+}
+
+// named is a transcript file whose header names parent as its
+// parentSession.
+type named struct{ name, parent string }
+
+// headerParents are the parentSession file names the headers of the
+// <sessionId>.jsonl files of the sessions dir name (those that name one),
+// by file name: read once per Agent, each file's from the process's cache
+// while its version is unchanged (headers.go).
+func (a *Agent) headerParents() []named {
+	if a.parents == nil {
+		a.parents = a.readParents(headers)
+	}
+	return a.parents
+}
+
+// readParents reads headerParents through c.
+func (a *Agent) readParents(c *headerCache) []named {
+	var names []string
+	for i := range a.Files {
+		f := &a.Files[i]
+		if _, ok := f.JSONL(); ok && f.Dir == a.SessionsDir {
+			names = append(names, f.Name)
+		}
+	}
+	out := []named{} // not nil: read, once
+	for i, p := range c.parents(a.SessionsDir, names) {
+		if p != "" {
+			out = append(out, named{names[i], p})
+		}
+	}
+	return out
 }
 
 // headerParent is the file name a transcript's session header names as

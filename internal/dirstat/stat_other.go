@@ -1,6 +1,6 @@
 //go:build !unix
 
-package hoststat
+package dirstat
 
 import "os"
 

@@ -1,4 +1,10 @@
-package hoststat
+// Package dirstat lstats the files of a listed directory in one batch:
+// where the platform allows it, one fstatat per name on one open handle of
+// the directory, so a reader that re-checks thousands of transcripts does
+// not walk the path to each of them again. It is a leaf (hoststat, which
+// measures an agent's store files, and transcripts, which keeps the
+// transcripts' headers by version, both use it).
+package dirstat
 
 import (
 	"io/fs"
@@ -9,13 +15,17 @@ import (
 )
 
 // Stat is what an lstat of one file says: enough to tell its versions
-// apart (device, inode, size, modification time) and its type.
+// apart (device, inode, size, modification and change times) and its type.
 type Stat struct {
 	OK        bool        // false: it could not be stat'ed (gone since it was listed)
 	Mode      fs.FileMode // the type bits
 	Size      int64
 	Dev, Ino  uint64
 	MtimeNano int64
+	// CtimeNano is the inode's change time where the platform gives it
+	// (fsutil.Stamp's CTime; 0 elsewhere): a write in place that keeps
+	// the size and sets the mtime back still moves it.
+	CtimeNano int64
 }
 
 // Names are the file names of one directory, prepared once for any
@@ -66,5 +76,6 @@ func StatNames(dir string, names *Names) ([]Stat, error) {
 func statOfInfo(fi fs.FileInfo) Stat {
 	st := Stat{OK: true, Mode: fi.Mode().Type(), Size: fi.Size(), MtimeNano: fi.ModTime().UnixNano()}
 	st.Dev, st.Ino, _ = fsutil.DevIno(fi)
+	st.CtimeNano = fsutil.StampOf(fi).CTime
 	return st
 }

@@ -1,6 +1,6 @@
 //go:build unix
 
-package hoststat
+package dirstat
 
 import (
 	"io/fs"
@@ -25,7 +25,8 @@ func statAt(d *os.File, names *Names, out []Stat) bool {
 			}
 			out[i] = Stat{OK: true, Mode: typeOf(uint32(st.Mode)), Size: st.Size, //nolint:unconvert // uint16 on some platforms
 				Dev: uint64(st.Dev), Ino: uint64(st.Ino), //nolint:unconvert // int32 on some platforms
-				MtimeNano: int64(st.Mtim.Sec)*1e9 + int64(st.Mtim.Nsec)} //nolint:unconvert // int32 on 32-bit platforms
+				MtimeNano: int64(st.Mtim.Sec)*1e9 + int64(st.Mtim.Nsec), //nolint:unconvert // int32 on 32-bit platforms
+				CtimeNano: ctimeOf(&st)}
 		}
 	})
 	return cerr == nil

@@ -1,6 +1,6 @@
 //go:build unix && !(linux && (amd64 || arm64))
 
-package hoststat
+package dirstat
 
 import "golang.org/x/sys/unix"
 

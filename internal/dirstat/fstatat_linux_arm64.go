@@ -1,4 +1,4 @@
-package hoststat
+package dirstat
 
 import "golang.org/x/sys/unix"
 
