@@ -99,6 +99,39 @@ func TestInteropGatewayRead(t *testing.T) {
 					t.Fatalf("history %s differs:\nlocal   %s %q\ngateway %s %q", key, lh.SessionID, seq(lh.Messages), oh.SessionID, seq(oh.Messages))
 				}
 
+				// history --around: the same page around the same message,
+				// named by its time (both versions) and, where the gateway
+				// gives message ids (2026.9's __openclaw.id), by the id a
+				// search on the host gives.
+				at := time.UnixMilli(int64(lh.Messages[1].Timestamp)).UTC().Format(time.RFC3339Nano)
+				type aroundPage struct {
+					AroundIndex int   `json:"aroundIndex"`
+					Messages    []msg `json:"messages"`
+				}
+				var la, oa aroundPage
+				decodeJSON(t, run("--state-dir", g.StateDir, "history", key, "--around", at, "--limit", "3", "--json"), &la)
+				decodeJSON(t, run(append(remote, "history", key, "--around", at, "--limit", "3", "--json")...), &oa)
+				if !slices.Equal(seq(la.Messages), seq(oa.Messages)) || la.AroundIndex != oa.AroundIndex || seq(la.Messages)[la.AroundIndex] != seq(lh.Messages)[1] {
+					t.Fatalf("history %s --around %s differs:\nlocal   %d %q\ngateway %d %q", key, at, la.AroundIndex, seq(la.Messages), oa.AroundIndex, seq(oa.Messages))
+				}
+				if version == "2026.9.6" && key == "agent:main:main" {
+					var hits struct {
+						Hits []struct {
+							ID string `json:"id"`
+						} `json:"hits"`
+					}
+					decodeJSON(t, run("--state-dir", g.StateDir, "search", "third", "--key", key, "--json"), &hits)
+					if len(hits.Hits) == 0 {
+						t.Fatal("search third: no hit")
+					}
+					var la, oa aroundPage
+					decodeJSON(t, run("--state-dir", g.StateDir, "history", key, "--around", hits.Hits[0].ID, "--limit", "3", "--json"), &la)
+					decodeJSON(t, run(append(remote, "history", key, "--around", hits.Hits[0].ID, "--limit", "3", "--json")...), &oa)
+					if !slices.Equal(seq(la.Messages), seq(oa.Messages)) || la.AroundIndex != oa.AroundIndex {
+						t.Fatalf("history --around %s differs:\nlocal   %d %q\ngateway %d %q", hits.Hits[0].ID, la.AroundIndex, seq(la.Messages), oa.AroundIndex, seq(oa.Messages))
+					}
+				}
+
 				// show: same session, same transcript size.
 				type shown struct {
 					SessionID  string `json:"sessionId"`

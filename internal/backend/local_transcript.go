@@ -118,9 +118,17 @@ func (l *Local) History(_ context.Context, sess *Session, q HistoryQuery) (*Hist
 	}
 	r := &transcript.Result{Messages: []json.RawMessage{}}
 	p := &HistoryPage{}
+	var plan *aroundPlan
 	var err error
+	name := "the transcript of " + t.DisplayKey
 	if era == transcript.EraSQLite {
 		// OpenClaw 2026.8+: the transcript is the SQLite store's events.
+		if !q.Around.None() {
+			if plan, err = seekAround(l.sqliteStream(s, t.Agent, t.Entry.SessionID), t.Entry.SessionID, q.Around, q.Limit, q.IncludeTools, name); err != nil {
+				return nil, err
+			}
+			plan.apply(&opts)
+		}
 		if r, err = s.SQLiteMessages(t.Agent, t.Entry, opts); err != nil {
 			return nil, cursorErr(err, t)
 		}
@@ -136,6 +144,12 @@ func (l *Local) History(_ context.Context, sess *Session, q HistoryQuery) (*Hist
 		}
 		switch {
 		case tp.Exists:
+			if !q.Around.None() {
+				if plan, err = seekAround(fileStream(tp.Path), t.Entry.SessionID, q.Around, q.Limit, q.IncludeTools, name); err != nil {
+					return nil, err
+				}
+				plan.apply(&opts)
+			}
 			if r, err = transcript.ReadMessages(tp.Path, opts); err != nil {
 				if errors.Is(err, transcript.ErrCursorMismatch) {
 					return nil, cursorErr(err, t)
@@ -145,6 +159,8 @@ func (l *Local) History(_ context.Context, sess *Session, q HistoryQuery) (*Hist
 			ls.off = r.Size
 		case !q.Before.None():
 			return nil, cursorErr(transcript.ErrCursorMismatch, t)
+		case !q.Around.None():
+			return nil, apperr.NotFoundf("--around %s: no such message in %s (it has no transcript yet)", q.Around, name)
 		case !q.Follow:
 			p.Note = "session " + t.DisplayKey + " has no transcript yet (" + tp.Path + ")"
 		}
@@ -159,6 +175,11 @@ func (l *Local) History(_ context.Context, sess *Session, q HistoryQuery) (*Hist
 			return ""
 		}
 		return transcript.Cursor{Era: era, SessionID: sid, Pos: positions[i], Check: checks[i]}.String()
+	}
+	if plan != nil {
+		if err := plan.finish(p, positions, era, sid, name); err != nil {
+			return nil, err
+		}
 	}
 	return p, nil
 }
@@ -185,6 +206,18 @@ func (l *Local) orphanHistory(ls *localSession, q HistoryQuery) (*HistoryPage, e
 			return nil, apperr.Usagef("--before: the cursor belongs to the transcript of session %q, not to the %s; a cursor only pages the transcript it came from", c.SessionID, name)
 		}
 		opts.Before, opts.BeforeCheck = c.Pos, c.Check
+	}
+	var plan *aroundPlan
+	if !q.Around.None() {
+		stream := fileStream(ls.tp)
+		if era == transcript.EraSQLite {
+			stream = l.sqliteStream(ls.s, ls.orphan.Agent, sid)
+		}
+		var err error
+		if plan, err = seekAround(stream, sid, q.Around, q.Limit, q.IncludeTools, "the "+name); err != nil {
+			return nil, err
+		}
+		plan.apply(&opts)
 	}
 	var r *transcript.Result
 	var err error
@@ -215,7 +248,39 @@ func (l *Local) orphanHistory(ls *localSession, q HistoryQuery) (*HistoryPage, e
 		}
 		return transcript.Cursor{Era: era, SessionID: sid, Pos: positions[i], Check: checks[i]}.String()
 	}
+	if plan != nil {
+		if err := plan.finish(p, positions, era, sid, "the "+name); err != nil {
+			return nil, err
+		}
+	}
 	return p, nil
+}
+
+// fileStream streams a transcript file's lines for a seek (its skipped
+// lines are said by the page's own read).
+func fileStream(path string) func(func(transcript.Line) error) error {
+	return func(fn func(transcript.Line) error) error {
+		err := transcript.Stream(path, 0, transcript.Options{}, fn)
+		if err != nil && !errors.Is(err, errAroundStop) {
+			return readErr(path, err)
+		}
+		return err
+	}
+}
+
+// sqliteStream streams a 2026.8+ transcript's events for a seek.
+func (l *Local) sqliteStream(s *state.State, agent, sid string) func(func(transcript.Line) error) error {
+	return func(fn func(transcript.Line) error) error {
+		db := s.SQLiteDB(agent)
+		if db == nil {
+			return apperr.Statef("no SQLite store open for agent %s", agent)
+		}
+		err := db.Stream(sid, 0, transcript.Options{}, fn)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		return err
+	}
 }
 
 // ParseCursor decodes a local --before cursor (exit 2 when it is not one).

@@ -9,6 +9,7 @@ import (
 
 	"github.com/openclaw/sessions/internal/apperr"
 	"github.com/openclaw/sessions/internal/config"
+	"github.com/openclaw/sessions/internal/export"
 	"github.com/openclaw/sessions/internal/gateway"
 	"github.com/openclaw/sessions/internal/keys"
 	"github.com/openclaw/sessions/internal/policy"
@@ -63,6 +64,9 @@ type HistoryQuery struct {
 	// All: every message the reader reaches, Limit ignored (over a
 	// gateway: chat.history's window).
 	All bool
+	// Around: the page of Limit messages around this message instead
+	// (HistoryPage.Target says which it is); not with Before or Follow.
+	Around Around
 }
 
 // HistoryPage is a page of messages, oldest first, as stored (the command
@@ -80,6 +84,12 @@ type HistoryPage struct {
 	// WindowFull: the gateway returned as many messages as chat.history
 	// ever does (HistoryWindow); older ones, if any, are out of its reach.
 	WindowFull bool
+	// Target (a page read Around a message) is that message's index in
+	// Messages; Newer how many messages after the page the reader knows
+	// the places of (CursorAt), at most Limit+1.
+	Target  int
+	Newer   int
+	newerAt func(k int) string
 }
 
 // CursorBefore is the --before cursor of the page before Messages[i].
@@ -330,6 +340,9 @@ func (g *Gateway) History(ctx context.Context, s *Session, q HistoryQuery) (*His
 		}
 		before = &gc.at
 	}
+	if !q.Around.None() {
+		return g.around(ctx, c, s, q)
+	}
 	// The whole window: tool results are dropped and the page's place is
 	// found here, and whether older messages exist is only known so.
 	msgs, sid, err := g.window(ctx, c, s, q.IncludeTools, HistoryWindow)
@@ -369,6 +382,79 @@ func (g *Gateway) History(ctx context.Context, s *Session, q HistoryQuery) (*His
 	}
 	p.WindowFull = len(msgs) >= HistoryWindow
 	if p.WindowFull && start == 0 {
+		p.Note = "over a gateway, history reaches the last 1000 messages (chat.history's maximum); older ones need sessions on the gateway's host"
+	}
+	return p, nil
+}
+
+// around reads the page of q.Limit messages around the message q.Around
+// names, found within the window chat.history returns: a message beyond
+// it is out of reach there (exit 4, said so).
+func (g *Gateway) around(ctx context.Context, c *gateway.Client, s *Session, q HistoryQuery) (*HistoryPage, error) {
+	a := q.Around
+	if a.bound != nil && a.bound.Kind() == "cursor" {
+		return nil, apperr.Usagef("--around: the cursor was made on a host's own files; pass it there, without --gateway or --context")
+	}
+	if a.gw != nil && a.gw.sessionID != s.SessionID {
+		return nil, apperr.Usagef("--around: the cursor belongs to the transcript of session %q, not to %s (session %s); a cursor only names a message of the transcript it came from", a.gw.sessionID, s.Key, s.SessionID)
+	}
+	all, sid, err := g.window(ctx, c, s, true, HistoryWindow)
+	if err != nil {
+		return nil, err
+	}
+	if sid != "" {
+		s.SessionID = sid
+	}
+	full := len(all) >= HistoryWindow
+	if full && a.bound != nil && a.bound.Kind() == "seq" {
+		return nil, apperr.Usagef("--around %s: a sequence number counts from the transcript's first message, and over a gateway only the last %d messages of %s are in reach; give the message's id or time", a, HistoryWindow, s.Key)
+	}
+	// The page's messages (tool results left out unless asked), and which
+	// of them the target is.
+	var msgs []json.RawMessage
+	t, toolTarget := -1, false
+	var sk *export.Seeker
+	if a.bound != nil {
+		sk = export.NewSeeker(a.bound)
+	}
+	for _, m := range all {
+		hit := t < 0 && !toolTarget && sk != nil && sk.Next(s.SessionID, &export.SourceLine{Raw: m, Message: m})
+		if !q.IncludeTools && isToolResult(m) {
+			toolTarget = toolTarget || hit
+			continue
+		}
+		if hit {
+			t = len(msgs)
+		}
+		msgs = append(msgs, m)
+	}
+	anchors := anchorsOf(msgs)
+	if a.gw != nil {
+		for i, an := range anchors {
+			if an == a.gw.at {
+				t = i
+				break
+			}
+		}
+	}
+	switch {
+	case toolTarget:
+		return nil, apperr.Usagef("--around %s names a tool result, which this page leaves out; add --include-tools", a)
+	case t < 0 && full:
+		return nil, apperr.NotFoundf("--around %s: no such message within the last %d messages the gateway returns for %s (chat.history's window); older ones need sessions on the gateway's host", a, HistoryWindow, s.Key)
+	case t < 0:
+		return nil, apperr.NotFoundf("--around %s: no such message in the transcript of %s", a, s.Key)
+	}
+	start, end := aroundWindow(len(msgs), t, q.Limit)
+	p := &HistoryPage{session: s.SessionID, Messages: msgs[start:end], anchors: anchors[start:end], More: start > 0, Target: t - start,
+		WindowFull: full}
+	if len(anchors) > 0 {
+		p.Last = anchors[len(anchors)-1].cursor(s.SessionID)
+	}
+	newer := anchors[end:min(len(anchors), end+q.Limit+1)]
+	p.Newer = len(newer)
+	p.newerAt = func(k int) string { return newer[k].cursor(s.SessionID) }
+	if full && start == 0 {
 		p.Note = "over a gateway, history reaches the last 1000 messages (chat.history's maximum); older ones need sessions on the gateway's host"
 	}
 	return p, nil

@@ -141,7 +141,14 @@ type Source struct {
 	Stream func(fn func(SourceLine) error) error
 }
 
-// matches says whether a line is the one an id or cursor bound names.
+// Kind is what the bound names: "seq" (a message's sequence number),
+// "time", "id" (a line's id) or "cursor" (a history cursor of this host's
+// transcripts).
+func (b *Bound) Kind() string { return b.kind }
+
+// matches says whether a line is the one an id or cursor bound names. A
+// message read over a gateway carries its line's id as __openclaw.id
+// (OpenClaw 2026.9+).
 func (b *Bound) matches(sid string, l *SourceLine) bool {
 	switch b.kind {
 	case "cursor":
@@ -150,9 +157,34 @@ func (b *Bound) matches(sid string, l *SourceLine) bool {
 		if l.Raw != nil && gjson.GetBytes(l.Raw, "id").String() == b.id {
 			return true
 		}
-		return l.Message != nil && gjson.GetBytes(l.Message, "id").String() == b.id
+		if l.Message == nil {
+			return false
+		}
+		return gjson.GetBytes(l.Message, "id").String() == b.id || gjson.GetBytes(l.Message, "__openclaw.id").String() == b.id
 	}
 	return false
+}
+
+// Seeker finds, among a transcript's lines given in order, the message a
+// bound names: the first message of the range --from would start there
+// (history --around). An id or cursor of a line that holds no message
+// names the first message after it.
+type Seeker struct {
+	r    ranger
+	done bool
+}
+
+// NewSeeker seeks the message b names.
+func NewSeeker(b *Bound) *Seeker { return &Seeker{r: ranger{from: b}} }
+
+// Next reports whether l (of the transcript of session sid) is the
+// message sought; it is true once.
+func (s *Seeker) Next(sid string, l *SourceLine) bool {
+	if s.done || !s.r.next(sid, l) || l.Message == nil {
+		return false
+	}
+	s.done = true
+	return true
 }
 
 // ranger walks the messages of an export in order and says which are in

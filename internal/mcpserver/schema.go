@@ -68,6 +68,9 @@ func historyOutput() map[string]any {
 		"hasMore":          typ("boolean", "older messages exist: pass nextCursor as before"),
 		"nextCursor":       typ("string", "the cursor of the page before this one"),
 		"windowFull":       typ("boolean", "over a gateway: older messages are out of its 1000-message window"),
+		"aroundIndex":      typ("integer", "with around: the index in messages of the message asked for"),
+		"hasNewer":         typ("boolean", "with around: newer messages exist after this page"),
+		"prevCursor":       typ("string", "with around: pass it as before for the page of newer messages (absent when those reach the newest: call without before)"),
 	}, "sessionKey", "messages", "truncated", "bytes", "hasMore")
 }
 

@@ -112,6 +112,7 @@ func TestReadToolsAreTheCLIDocuments(t *testing.T) {
 					{"sessions_list", map[string]any{"activeMinutes": 100000000}, []string{"list", "--active", "100000000"}},
 					{"sessions_history", map[string]any{"sessionKey": "main", "limit": 3}, []string{"history", "--redact", "main", "--limit", "3"}},
 					{"sessions_history", map[string]any{"sessionKey": "main", "includeTools": true}, []string{"history", "--redact", "main", "--include-tools"}},
+					{"sessions_history", map[string]any{"sessionKey": "main", "limit": 3, "around": "3"}, []string{"history", "--redact", "main", "--limit", "3", "--around", "3"}},
 					{"sessions_search", map[string]any{"query": "the", "ignoreCase": true}, []string{"search", "the", "-i"}},
 					{"sessions_search", map[string]any{"query": "th[a-z]", "regex": true, "allAgents": true, "limit": 3, "role": "assistant"}, []string{"search", "th[a-z]", "--regex", "--all-agents", "--limit", "3", "--role", "assistant"}},
 					{"sessions_show", map[string]any{"sessionKey": "main"}, []string{"show", "main"}},
@@ -271,6 +272,8 @@ func TestFaults(t *testing.T) {
 					want string
 				}{
 					{cs, "sessions_history", map[string]any{"sessionKey": "nope"}, "not found (exit 4): "},
+					{cs, "sessions_history", map[string]any{"sessionKey": "main", "around": "no-such-message"}, "not found (exit 4): --around no-such-message: no such message"},
+					{cs, "sessions_history", map[string]any{"sessionKey": "main", "around": "3", "before": "x"}, "invalid arguments (exit 2): --around cannot be used with --before"},
 					{cs, "sessions_show", map[string]any{"sessionKey": "nope"}, "not found (exit 4): "},
 					{cs, "sessions_show", map[string]any{}, "invalid arguments (exit 2): Either sessionKey or label is required"},
 					{cs, "sessions_send", map[string]any{"sessionKey": "main", "label": "x", "message": "m"}, "invalid arguments (exit 2): Provide either sessionKey or label (not both)."},

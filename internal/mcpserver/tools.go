@@ -109,6 +109,7 @@ type historyIn struct {
 	Limit        *int   `json:"limit,omitempty" jsonschema:"the last N messages (1-1000, default 200)"`
 	IncludeTools bool   `json:"includeTools,omitempty" jsonschema:"keep tool result messages"`
 	Before       string `json:"before,omitempty" jsonschema:"the nextCursor of an earlier page: returns the page of messages before it"`
+	Around       string `json:"around,omitempty" jsonschema:"instead of the newest page, the page of limit messages around this message: its id (a sessions_search hit's id), its sequence number, a time or a cursor; aroundIndex says which of messages it is"`
 }
 
 func historyTool(s *Server) tool[historyIn] {
@@ -118,7 +119,9 @@ func historyTool(s *Server) tool[historyIn] {
 			"context as OpenClaw's sessions_history prepares it (envelopes stripped, credentials masked, text over 4000 " +
 			"characters cut, the page capped at 80 KiB; contentRedacted, contentTruncated and droppedMessages say so). " +
 			"When hasMore is true, call again with " +
-			"before=nextCursor for the older page; a cursor stays valid while the session grows.",
+			"before=nextCursor for the older page; a cursor stays valid while the session grows. To read around a " +
+			"sessions_search hit, pass its id as around: the page holds that message in the middle (aroundIndex), " +
+			"and when hasNewer is true, before=prevCursor gives the newer page (no prevCursor: the newest page).",
 		input: func(in *jsonschema.Schema) {
 			bounds(in, "limit", 1, ops.HistoryMaxLimit)
 		},
@@ -127,7 +130,7 @@ func historyTool(s *Server) tool[historyIn] {
 			if err := target(in.SessionKey, in.Label); err != nil {
 				return nil, err
 			}
-			sess, page, err := s.ops(in.AgentID).OpenHistory(ctx, in.SessionKey, in.Label, ops.HistoryQuery{Limit: intOr(in.Limit, defaultHistory), IncludeTools: in.IncludeTools, Before: in.Before})
+			sess, page, err := s.ops(in.AgentID).OpenHistory(ctx, in.SessionKey, in.Label, ops.HistoryQuery{Limit: intOr(in.Limit, defaultHistory), IncludeTools: in.IncludeTools, Before: in.Before, Around: in.Around})
 			if err != nil {
 				return nil, err
 			}

@@ -3,6 +3,7 @@ package ops
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"time"
 
 	"github.com/openclaw/sessions/internal/apperr"
@@ -116,6 +117,17 @@ func CheckCursor(before string) error {
 	return err
 }
 
+// CheckAround checks an --around value's form (exit 2 when it names
+// nothing a page can be read around), for a front-end that refuses one
+// before it resolves anything; a page request checks it itself.
+func CheckAround(around string) error {
+	if strings.TrimSpace(around) == "" {
+		return apperr.Usagef("--around needs a message: its id (as search gives it), its sequence number, a time or a cursor")
+	}
+	_, err := backend.ParseAround(around, time.Now())
+	return err
+}
+
 // OpenHistory reads one page of the session ref (or label) names: the
 // readers of the host opened once, the cursor checked by that host before
 // any lookup (its form, and that it was made where this invocation
@@ -123,6 +135,10 @@ func CheckCursor(before string) error {
 // every front-end makes. The session stays open for Follow and for what
 // the caller checks of it; close it. On an error nothing is left open.
 func (o *Ops) OpenHistory(ctx context.Context, ref, label string, q HistoryQuery) (*Session, *HistoryResult, error) {
+	if err := q.checkAround(); err != nil {
+		_, err = deliver(o, struct{}{}, err)
+		return nil, nil, err
+	}
 	sess, before, err := o.openHistory(ctx, ref, label, q.Before)
 	if err != nil {
 		_, err = deliver(o, struct{}{}, err)
@@ -177,6 +193,26 @@ type HistoryQuery struct {
 	// Follow: the page starts a Follow (it has no NextCursor, and a
 	// missing transcript is no news).
 	Follow bool
+	// Around: the page of Limit messages around this message instead of
+	// the newest — its id (a search hit's id), its sequence number, a time
+	// (the first message from then on), or a history cursor — with it in
+	// the middle where the transcript allows (HistoryResult.AroundIndex).
+	// Not with Before or Follow.
+	Around string
+}
+
+// checkAround refuses Around with Before or Follow, or empty when set.
+func (q HistoryQuery) checkAround() error {
+	if q.Around == "" {
+		return nil
+	}
+	switch {
+	case q.Before != "":
+		return apperr.Usagef("--around cannot be used with --before (each names the page to read)")
+	case q.Follow:
+		return apperr.Usagef("--around cannot be used with --follow (a page around a message does not grow)")
+	}
+	return CheckAround(q.Around)
 }
 
 // HistoryResult is a page of a transcript (`sessions history --json`),
@@ -201,6 +237,14 @@ type HistoryResult struct {
 	// 1000 messages chat.history returns; older ones, if any, are out of
 	// reach there (stderr says so too).
 	WindowFull bool `json:"windowFull,omitempty"`
+	// AroundIndex (a page read --around a message only): the index in
+	// Messages of the message asked for. HasNewer: messages newer than the
+	// last one returned exist; PrevCursor, given as Before, returns the
+	// next newer page (the --limit messages after this one), and is absent
+	// when those reach the newest message (the newest page shows them).
+	AroundIndex *int   `json:"aroundIndex,omitempty"`
+	HasNewer    bool   `json:"hasNewer,omitempty"`
+	PrevCursor  string `json:"prevCursor,omitempty"`
 	// Redacted: credentials in the page's texts were masked (for an agent,
 	// or with --redact).
 	Redacted bool `json:"redacted,omitempty"`
@@ -246,7 +290,11 @@ func (o *Ops) history(ctx context.Context, sess *Session, q HistoryQuery, before
 	if sess.Orphan && q.Follow {
 		return nil, apperr.Usagef("--follow: %s is an orphan transcript (no session entry points to it): nothing appends to it any more", sess.SessionID)
 	}
-	page, err := sess.tr.History(ctx, sess.b, backend.HistoryQuery{Limit: q.Limit, IncludeTools: q.IncludeTools, Before: before, Follow: q.Follow})
+	around, err := backend.ParseAround(q.Around, o.Now())
+	if err != nil {
+		return nil, err
+	}
+	page, err := sess.tr.History(ctx, sess.b, backend.HistoryQuery{Limit: q.Limit, IncludeTools: q.IncludeTools, Before: before, Follow: q.Follow, Around: around})
 	if err != nil {
 		return nil, err
 	}
@@ -269,6 +317,10 @@ func (o *Ops) history(ctx context.Context, sess *Session, q HistoryQuery, before
 		res.Redacted = o.redactMessages(stored)
 	}
 	p := sanitize.Shape(stored, q.Raw, o.masking())
+	end := len(stored) // page.Messages[end-1] is the newest message returned
+	if !around.None() {
+		p, end = shapeAround(stored, page.Target, q.Raw, o.masking(), p)
+	}
 	first := p.First // page.Messages[first] is the oldest message returned
 	res.Messages, res.Dropped, res.Bytes, res.Truncated = p.Messages, p.Dropped, p.Bytes, p.Truncated
 	if !q.Raw && o.masking() {
@@ -280,7 +332,39 @@ func (o *Ops) history(ctx context.Context, sess *Session, q HistoryQuery, before
 			res.HasMore, res.NextCursor = true, c
 		}
 	}
+	if !around.None() {
+		at := page.Target - first
+		res.AroundIndex = &at
+		// The next newer page is the Limit messages before the one Limit
+		// after this page's last: the cursor that names it.
+		res.HasNewer = end < len(stored) || page.Newer > 0
+		if res.HasNewer {
+			res.PrevCursor = page.CursorAt(end + q.Limit)
+		}
+	}
 	return res, nil
+}
+
+// shapeAround is the page around stored[t] shaped (p: all of stored
+// shaped) so that the message asked for stays on it: when the 80 KiB cap
+// would drop it with the oldest, the newest are left out instead, as few
+// as keep it (end: the messages kept end before stored[end]).
+func shapeAround(stored []json.RawMessage, t int, raw, capped bool, p sanitize.Shaped) (sanitize.Shaped, int) {
+	if p.First <= t {
+		return p, len(stored)
+	}
+	// Shape(stored[:e]).First only grows with e: the largest e that keeps
+	// t, by bisection over (t, len(stored)).
+	lo, hi := t+1, len(stored)-1 // stored[:lo] keeps t (or nothing does); stored[:hi+1] does not
+	for lo < hi {
+		mid := (lo + hi + 1) / 2
+		if sanitize.Shape(stored[:mid], raw, capped).First <= t {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	return sanitize.Shape(stored[:lo], raw, capped), lo
 }
 
 // FollowQuery shapes Follow.

@@ -30,6 +30,16 @@ func MarkdownHeader(w io.Writer, title string, facts [][2]string) error {
 // <details>, tool calls and tool results as fenced blocks (JSON when it
 // parses, pretty-printed in its own key order), images noted.
 func MarkdownMessages(w io.Writer, msgs []json.RawMessage, first int) error {
+	return MarkdownMessagesMarked(w, msgs, first, 0)
+}
+
+// MarkdownMark ends the heading of the message history --around asked
+// for, in Markdown output.
+const MarkdownMark = " · **asked for (--around)**"
+
+// MarkdownMessagesMarked is MarkdownMessages with section number mark
+// (0: none) marked as the message asked for (history --around).
+func MarkdownMessagesMarked(w io.Writer, msgs []json.RawMessage, first, mark int) error {
 	var b strings.Builder
 	n := first
 	for _, raw := range msgs {
@@ -38,7 +48,11 @@ func MarkdownMessages(w io.Writer, msgs []json.RawMessage, first int) error {
 			continue
 		}
 		b.WriteByte('\n')
-		b.WriteString(mdHeading(n, m) + "\n")
+		h := mdHeading(n, m)
+		if n == mark {
+			h += MarkdownMark
+		}
+		b.WriteString(h + "\n")
 		n++
 		var parts []string
 		if m.Role == "toolResult" {

@@ -46,7 +46,15 @@ type message struct {
 type Style struct {
 	Role func(string) string // the role word of a header
 	Dim  func(string) string // model, tool name and time
+	// Mark, when set, says which message of a call's msgs (by index) to
+	// mark as the one asked for (history --around): its header line ends
+	// with MarkText.
+	Mark func(i int) bool
 }
+
+// MarkText ends the header line of the message history --around asked
+// for, in text output.
+const MarkText = "  <== --around"
 
 func (st Style) role(s string) string {
 	if st.Role == nil {
@@ -73,7 +81,7 @@ func Messages(w io.Writer, msgs []json.RawMessage) error {
 // already printed before these (a blank line goes first).
 func MessagesStyled(w io.Writer, msgs []json.RawMessage, st Style, after bool) error {
 	var b strings.Builder
-	for _, raw := range msgs {
+	for i, raw := range msgs {
 		var m message
 		if err := json.Unmarshal(raw, &m); err != nil {
 			continue
@@ -95,6 +103,9 @@ func MessagesStyled(w io.Writer, msgs []json.RawMessage, st Style, after bool) e
 		hdr := st.role(m.Role) + st.dim(extra)
 		if ts, err := m.Timestamp.Int64(); err == nil && ts > 0 {
 			hdr += "  " + st.dim(time.UnixMilli(ts).UTC().Format("2006-01-02 15:04:05Z"))
+		}
+		if st.Mark != nil && st.Mark(i) {
+			hdr += st.role(MarkText)
 		}
 		b.WriteString(hdr + "\n")
 		for _, line := range blocks(m.Content) {

@@ -201,9 +201,47 @@ func TestSearchViewEnterJumpsToTheMessage(t *testing.T) {
 	if sess.row.Key != "main" || sess.row.Model == "" {
 		t.Fatalf("the session opened on %+v, not the listing's row", sess.row)
 	}
-	// the newest page, then the older ones until the hit's message (the
-	// commands run as the program runs them: each on its own; the
-	// follow's wait is left waiting)
+	runJump(t, sess)
+	frame := plain(sess.Render(100, 30))
+	if !strings.Contains(frame, "where is the zqxneedle42 kept") {
+		t.Fatalf("the hit's message is not in view:\n%s", frame)
+	}
+	if strings.Contains(frame, fmt.Sprintf("filler line %d", pageSize+19)) {
+		t.Fatalf("the view is still at the newest message:\n%s", frame)
+	}
+	// highlighted: its lines carry the hit's mark
+	var marked bool
+	for _, l := range strings.Split(frame, "\n") {
+		if strings.Contains(l, "zqxneedle42") && strings.HasPrefix(l, "▶") {
+			marked = true
+		}
+	}
+	if !marked {
+		t.Fatalf("the hit's message is not highlighted:\n%s", frame)
+	}
+	// the hit's page reaches the newest page: every message once, no gap
+	if n := len(sess.msgs); n != 17+1+pageSize+20 {
+		t.Errorf("%d messages drawn, want the transcript's %d", n, 17+1+pageSize+20)
+	}
+	for _, m := range sess.msgs {
+		if m.notice != "" {
+			t.Errorf("a gap is said: %s", m.notice)
+		}
+	}
+	// esc leaves the session, and from the search view goes back
+	if _, c := sess.Update(press("esc")); !isPop(t, c) {
+		t.Fatal("esc did not leave the session")
+	}
+	if _, c := v.Update(press("esc")); !isPop(t, c) {
+		t.Fatal("esc did not leave the search")
+	}
+}
+
+// runJump runs a session view opened at a hit until its page is read
+// and the hit's page put in place (the commands run as the program runs
+// them: each on its own; the follow's wait is left waiting).
+func runJump(t *testing.T, sess *SessionView) {
+	t.Helper()
 	out := make(chan tea.Msg, 64)
 	var run func(tea.Cmd)
 	run = func(cmd tea.Cmd) {
@@ -232,32 +270,86 @@ func TestSearchViewEnterJumpsToTheMessage(t *testing.T) {
 			t.Fatal("the hit's message was never reached")
 		}
 	}
-	if sess.jumpPages != 1 {
-		t.Fatalf("%d older pages read, want 1", sess.jumpPages)
-	}
-	frame := plain(sess.Render(100, 30))
-	if !strings.Contains(frame, "where is the zqxneedle42 kept") {
-		t.Fatalf("the hit's message is not in view:\n%s", frame)
-	}
-	if strings.Contains(frame, fmt.Sprintf("filler line %d", pageSize+19)) {
-		t.Fatalf("the view is still at the newest message:\n%s", frame)
-	}
-	// highlighted: its lines carry the hit's mark
-	var marked bool
-	for _, l := range strings.Split(frame, "\n") {
-		if strings.Contains(l, "zqxneedle42") && strings.HasPrefix(l, "▶") {
-			marked = true
+}
+
+// openHit opens the session of the search's hit with id, as Enter does.
+func openHit(t *testing.T, v *SearchView, id string) *SessionView {
+	t.Helper()
+	v.cursor = -1
+	for i, h := range v.hits {
+		if h.ID == id {
+			v.cursor = i
 		}
 	}
-	if !marked {
-		t.Fatalf("the hit's message is not highlighted:\n%s", frame)
+	if v.cursor < 0 {
+		t.Fatalf("no hit %s among %+v", id, v.hits)
 	}
-	// esc leaves the session, and from the search view goes back
-	if _, c := sess.Update(press("esc")); !isPop(t, c) {
-		t.Fatal("esc did not leave the session")
+	_, cmd := v.Update(press("enter"))
+	for _, m := range msgsOf(t, cmd) {
+		if p, ok := m.(PushMsg); ok {
+			if sess, ok := p.View.(*SessionView); ok {
+				t.Cleanup(sess.Close)
+				return sess
+			}
+		}
 	}
-	if _, c := v.Update(press("esc")); !isPop(t, c) {
-		t.Fatal("esc did not leave the search")
+	t.Fatal("enter did not open the session")
+	return nil
+}
+
+// Two messages with the same text (and role): Enter on the older one's
+// hit marks that one, not the newer twin nearer the end — the jump names
+// the message by its id, not by its text.
+func TestSearchViewJumpTellsTwinsApart(t *testing.T) {
+	env, dir := searchEnv(t, "state-2026.1.30")
+	tp := filepath.Join(dir, mainTranscript)
+	twin := func(id string, at int64) map[string]any {
+		l := messageLine(id, "user", []map[string]any{{"type": "text", "text": "the zqxtwin answer is 42"}})
+		l["message"].(map[string]any)["timestamp"] = at
+		return l
+	}
+	older, newer := fixedNow.UnixMilli()-3_600_000, fixedNow.UnixMilli()-60_000
+	appendLine(t, tp, twin("twinA", older))
+	for i := range 10 {
+		appendLine(t, tp, messageLine(fmt.Sprintf("mid%04d", i), "assistant", []map[string]any{{"type": "text", "text": fmt.Sprintf("between %d", i)}}))
+	}
+	appendLine(t, tp, twin("twinB", newer))
+	for i := range pageSize + 10 {
+		appendLine(t, tp, messageLine(fmt.Sprintf("fill%04d", i), "assistant", []map[string]any{{"type": "text", "text": fmt.Sprintf("filler line %d", i)}}))
+	}
+	v := noWait(NewSearchView(env, SearchOptions{AllAgents: true}))
+	ticks := typed(t, v, "zqxtwin")
+	v.Update(runSearch(t, v, ticks[len(ticks)-1]))
+	if v.total != 2 {
+		t.Fatalf("%d hits, want the two twins", v.total)
+	}
+	for _, c := range []struct {
+		id string
+		at int64
+	}{{"twinA", older}, {"twinB", newer}} {
+		sess := openHit(t, v, c.id)
+		runJump(t, sess)
+		var hits, twins []int64
+		for _, m := range sess.msgs {
+			if m.hit {
+				hits = append(hits, m.at)
+			}
+			if len(m.blocks) > 0 && m.blocks[0].text == "the zqxtwin answer is 42" {
+				twins = append(twins, m.at)
+			}
+		}
+		if len(twins) != 2 || len(hits) != 1 || hits[0] != c.at {
+			t.Fatalf("%s: marked %v, want [%d] (the twins drawn: %v)", c.id, hits, c.at, twins)
+		}
+		frame := plain(sess.Render(100, 30))
+		var marked bool
+		for _, l := range strings.Split(frame, "\n") {
+			marked = marked || strings.HasPrefix(l, "▶") && strings.Contains(l, "zqxtwin")
+		}
+		if !marked {
+			t.Fatalf("%s: the marked twin is not in view:\n%s", c.id, frame)
+		}
+		sess.Close()
 	}
 }
 
@@ -328,10 +420,7 @@ func TestSearchViewJumpSQLite(t *testing.T) {
 		t.Fatal("enter did not open the session")
 	}
 	t.Cleanup(sess.Close)
-	sess.Update(sess.readNewest()())
-	if sess.jumpTo != nil {
-		t.Fatal("the hit's message was not found on the newest page")
-	}
+	runJump(t, sess)
 	var marked []string
 	for _, l := range strings.Split(plain(sess.Render(100, 30)), "\n") {
 		if strings.HasPrefix(l, "▶") {
@@ -381,8 +470,8 @@ func TestSearchViewMasksForARequester(t *testing.T) {
 		t.Fatal("enter did not open the session")
 	}
 	t.Cleanup(sess.Close)
-	sess.Update(sess.readNewest()())
-	if sess.jumpTo != nil || !strings.Contains(plain(sess.Render(120, 30)), "▶  use sk-abc…1234 please") {
+	runJump(t, sess)
+	if !strings.Contains(plain(sess.Render(120, 30)), "▶  use sk-abc…1234 please") {
 		t.Fatalf("the masked hit's message is not marked:\n%s", plain(sess.Render(120, 30)))
 	}
 }

@@ -60,30 +60,22 @@ type SessionView struct {
 	match     int   // the current one, -1: none
 	pageH     int
 
-	// jumpTo is the search hit the view was opened at (nil: none): the
-	// pages are read back until its message is drawn, then it is
-	// scrolled into view and marked.
-	jumpTo    *Jump
-	jumpPages int  // older pages read looking for it
-	hitLine   int  // the first line of the hit's message (-1: none)
-	jumpShow  bool // scroll to hitLine on the next draw
+	// jumpTo is the search hit the view was opened at (nil: none): after
+	// the newest page, the page around its message is read (one
+	// ops.OpenHistory with Around: the hit's id), put before what is
+	// drawn, and its message scrolled into view and marked.
+	jumpTo   *Jump
+	hitLine  int  // the first line of the hit's message (-1: none)
+	jumpShow bool // scroll to hitLine on the next draw
 }
 
-// Jump names a search hit's message (ops.SearchHit): its entry id, which
-// a message read over a gateway carries, else its role, its snippet and
-// the time the search gave it.
+// Jump names a search hit's message (ops.SearchHit): its id, what
+// history --around takes; its role, snippet and time are what the
+// search showed.
 type Jump struct {
 	ID, Role, Snippet, Match string
 	At                       int64 // ms
 }
-
-// jumpPage is how many messages an older page read looking for a hit
-// holds, and jumpMaxPages how many such pages are read before the view
-// says the message was not found.
-const (
-	jumpPage     = 500
-	jumpMaxPages = 40
-)
 
 var (
 	keyTools        = key.NewBinding(key.WithKeys("t"), key.WithHelp("t", "expand/collapse tool calls and results"))
@@ -124,10 +116,11 @@ type shownMsg struct {
 }
 
 type pageMsg struct {
-	res   *ops.HistoryResult
-	older bool
-	err   error
-	sess  *ops.Session // the newest page's session, which Follow goes on with
+	res    *ops.HistoryResult
+	older  bool
+	around bool // the page around the jump's message
+	err    error
+	sess   *ops.Session // the newest page's session, which Follow goes on with
 }
 
 type followMsg struct {
@@ -184,6 +177,20 @@ func (v *SessionView) readOlderN(n int) tea.Cmd {
 		}
 		sess.Close()
 		return pageMsg{res: res, older: true}
+	}
+}
+
+// readAround reads the page around the jump's message: one call, the
+// message named by the id its search hit gave.
+func (v *SessionView) readAround() tea.Cmd {
+	o, ref, id := v.opsFor(), v.row.Key, v.jumpTo.ID
+	return func() tea.Msg {
+		sess, res, err := o.OpenHistory(context.Background(), ref, "", ops.HistoryQuery{Limit: pageSize, IncludeTools: true, Raw: true, Around: id})
+		if err != nil {
+			return pageMsg{around: true, err: err}
+		}
+		sess.Close()
+		return pageMsg{res: res, around: true}
 	}
 }
 
@@ -330,6 +337,9 @@ func (v *SessionView) page(msg pageMsg) tea.Cmd {
 	if msg.older {
 		v.loading = false
 	}
+	if msg.around {
+		return v.aroundPage(msg)
+	}
 	if msg.err != nil {
 		if !msg.older {
 			v.histErr = msg.err
@@ -349,11 +359,15 @@ func (v *SessionView) page(msg pageMsg) tea.Cmd {
 	v.dirty = true
 	if msg.older {
 		v.msgs = append(parsed, v.msgs...)
-		return v.seek()
+		return nil
 	}
 	v.opened = true
 	v.msgs = append(v.msgs, parsed...)
-	show := tea.Batch(v.readShow(), v.seek()) // v.showing was set by Init
+	show := v.readShow() // v.showing was set by Init
+	if v.jumpTo != nil {
+		v.loading = true // no older page while the jump's is read
+		show = tea.Batch(show, v.readAround())
+	}
 	if msg.sess != nil && !res.Orphan {
 		return tea.Batch(show, v.startFollow(v.opsFor(), msg.sess))
 	}
@@ -363,82 +377,54 @@ func (v *SessionView) page(msg pageMsg) tea.Cmd {
 	return show
 }
 
-// seek looks for the jump's message among those read: found, it is
-// marked and shown on the next draw; else the page before is read, until
-// there is none (or jumpMaxPages were read) and the view says so.
-func (v *SessionView) seek() tea.Cmd {
-	if v.jumpTo == nil {
-		return nil
+// aroundPage puts the page around the jump's message before the messages
+// drawn: those it shares with them (it reaches the newest page) are drawn
+// once; when it does not reach them, a line says that the messages between
+// are not shown. The message asked for is marked and shown.
+func (v *SessionView) aroundPage(msg pageMsg) tea.Cmd {
+	v.loading = false
+	j := v.jumpTo
+	v.jumpTo = nil
+	if msg.err != nil {
+		v.autoTail = true
+		return status("cannot open the hit's message: "+msg.err.Error(), true)
 	}
-	if i := locate(v.msgs, v.jumpTo); i >= 0 {
-		v.msgs[i].hit = true
-		v.jumpTo, v.jumpShow, v.dirty = nil, true, true
-		return nil
+	res := msg.res
+	if res.AroundIndex == nil || *res.AroundIndex >= len(res.Messages) {
+		v.autoTail = true
+		return status("the hit's message is not in the transcript any more", true)
 	}
-	if v.hasOlder && !v.loading && v.jumpPages < jumpMaxPages {
-		v.jumpPages++
-		v.loading = true
-		return v.readOlderN(jumpPage)
+	hit := rawSum(res.Messages[*res.AroundIndex])
+	var add []tmsg
+	shared := false
+	for _, raw := range res.Messages {
+		m, ok := v.fresh(raw)
+		if !ok {
+			shared = true // drawn already: what follows is too
+			break
+		}
+		add = append(add, m)
 	}
-	v.jumpTo, v.autoTail = nil, true
-	return status("the hit's message is no longer in the transcript (it changed since the search)", true)
+	if !shared && res.HasNewer && len(v.msgs) > 0 {
+		add = append(add, tmsg{notice: "… the messages between the hit's page and the newest are not shown (sessions history --around " + j.ID + " pages through them) …"})
+	}
+	v.msgs = append(add, v.msgs...)
+	v.older, v.hasOlder = res.NextCursor, res.HasMore
+	for i := range v.msgs {
+		if v.msgs[i].notice == "" && v.msgs[i].sum == hit {
+			v.msgs[i].hit = true
+			break
+		}
+	}
+	v.jumpShow, v.dirty = true, true
+	return nil
 }
 
-// locate is the index in msgs of j's message (-1: none): the one with
-// its id, else of its role whose text holds its snippet, the nearest in
-// time (the time a search gives a JSONL message is its entry's, a few
-// milliseconds after the message's own).
-func locate(msgs []tmsg, j *Jump) int {
-	core := strings.TrimSuffix(strings.TrimPrefix(j.Snippet, "…"), "…")
-	if core == "" {
-		core = j.Match
-	}
-	best, bestD := -1, int64(-1)
-	for i := range msgs {
-		m := &msgs[i]
-		if m.notice != "" {
-			continue
-		}
-		if j.ID != "" && m.id == j.ID {
-			return i
-		}
-		role := m.role
-		if role == "toolResult" {
-			role = "tool"
-		}
-		if role != j.Role || !strings.Contains(searchText(m), core) {
-			continue
-		}
-		d := m.at - j.At
-		if d < 0 {
-			d = -d
-		}
-		if best < 0 || d <= bestD {
-			best, bestD = i, d
-		}
-	}
-	return best
-}
-
-// searchText is m's text as a search snippet shows it: its text blocks
-// (and tool calls: name and arguments) joined, line breaks and tabs as
-// spaces.
-func searchText(m *tmsg) string {
-	var parts []string
-	for _, b := range m.blocks {
-		switch b.kind {
-		case "text":
-			parts = append(parts, b.text)
-		case "toolCall":
-			parts = append(parts, b.text+"\n"+b.args)
-		}
-	}
-	return strings.Map(func(r rune) rune {
-		if r == '\n' || r == '\r' || r == '\t' {
-			return ' '
-		}
-		return r
-	}, strings.Join(parts, "\n"))
+// rawSum is a stored message's bytes hashed: what fresh keeps of each.
+func rawSum(raw json.RawMessage) uint64 {
+	h := fnv.New64a()
+	h.Write(raw)
+	return h.Sum64()
 }
 
 // add appends followed messages not drawn yet; it returns how many.
@@ -460,9 +446,8 @@ func (v *SessionView) fresh(raw json.RawMessage) (tmsg, bool) {
 	if !ok {
 		return m, false
 	}
-	h := fnv.New64a()
-	h.Write(raw)
-	sum := h.Sum64()
+	sum := rawSum(raw)
+	m.sum = sum
 	if v.rawSeen[sum] || (m.id != "" && v.seen[m.id]) {
 		return m, false
 	}

@@ -21,6 +21,7 @@ type tmsg struct {
 	blocks  []tblock
 	notice  string // a line of ours (a reset, the transcript replaced), not a message
 	hit     bool   // the message a search hit opened the view at
+	sum     uint64 // its stored bytes hashed (SessionView.fresh): which message it is
 }
 
 // tblock is one content block.

@@ -49,6 +49,7 @@ type Options struct {
 	Format       string // text, markdown or json ("" = text, or json in JSON mode)
 	Follow       bool
 	Before       string        // --before CURSOR: the page before that cursor
+	Around       string        // --around MSG: the page around that message
 	IdleTimeout  time.Duration // --follow stops after this long without a new message (0 = never)
 
 	// Poll replaces DefaultPoll (tests).
@@ -91,6 +92,20 @@ while OpenClaw appends; a malformed cursor, or one for another session or a
 rewritten transcript, is exit 2. To read a whole transcript oldest first,
 loop on --before and prepend each page (see the README's Scripting section).
 
+--around MSG prints the page of --limit messages around one message instead:
+MSG is its id (the "id" of a sessions search hit), its sequence number in the
+transcript (N or seq:N, tool results counted, as export --from counts), a time
+(the first message from then on) or a cursor. The message is in the middle of
+the page ((limit-1)/2 older ones before it) where the transcript has enough
+on both sides, else the page moves towards the end that has more; when the
+80 KiB cap would drop it, the newest messages are left out instead. Text output
+ends its header line with "<== --around", Markdown marks its heading, JSON
+gives its index in "messages" as "aroundIndex". "nextCursor" pages older as
+always; "hasNewer" says newer messages exist and --before "prevCursor" prints
+the next newer page (absent when those reach the newest message: then the
+page without --before shows them). An id no message has is exit 4; over a
+gateway the message must be within chat.history's last 1000 messages.
+
 --format picks the output: text (the default: a header line per message and
 its content indented), markdown (a readable export: a heading, one section per
 message with role, model and time, tool calls and tool results as fenced
@@ -107,7 +122,8 @@ With --json each message is printed as one JSON object per line (JSON Lines;
 --jq applies to each message).
 
 JSON (--json): {"sessionKey","sessionId","orphan","messages","truncated",
-"dropped","bytes","hasMore","nextCursor"} ("orphan" only for an orphan).
+"dropped","bytes","hasMore","nextCursor"} ("orphan" only for an orphan;
+"aroundIndex", "hasNewer", "prevCursor" only with --around).
 Masked (--as, $OPENCLAW_SESSION_KEY, --redact): credentials in the texts are
 masked as OpenClaw 2026.9.6's sessions_history masks them, and the page
 carries its marks too: "redacted"/"contentRedacted", "contentTruncated" (a
@@ -117,6 +133,7 @@ text was cut or a message's details/usage/cost left out), "droppedMessages";
   sessions history agent:main:telegram:group:-100123 --limit 20 --json
   sessions history main --format markdown > main.md
   sessions history main --limit 5 --jq .nextCursor    # then: sessions history main --limit 5 --before CURSOR
+  sessions history main --around 83a4bd51 --limit 3   # the page around a search hit's message (its "id")
   sessions history main --follow
   sessions history main --follow --json | jq -r 'select(.role=="assistant") | .content[0].text'
   sessions history 26a610b5-ea74-4c48-bd74-9be14f7f2944 --raw --include-tools --json`,
@@ -141,6 +158,17 @@ text was cut or a message's details/usage/cost left out), "droppedMessages";
 			if o.IdleTimeout > 0 && !o.Follow {
 				return apperr.Usagef("--idle-timeout needs --follow")
 			}
+			if cmd.Flags().Changed("around") {
+				if err := ops.CheckAround(o.Around); err != nil {
+					return err
+				}
+				switch {
+				case cmd.Flags().Changed("before"):
+					return apperr.Usagef("--around cannot be used with --before (each names the page to read)")
+				case o.Follow:
+					return apperr.Usagef("--around cannot be used with --follow (a page around a message does not grow)")
+				}
+			}
 			if cmd.Flags().Changed("before") {
 				if o.Follow {
 					return apperr.Usagef("--before cannot be used with --follow (a page of older messages does not grow)")
@@ -162,10 +190,12 @@ text was cut or a message's details/usage/cost left out), "droppedMessages";
 	fl.BoolVar(&o.Raw, "raw", false, "messages exactly as stored: no sanitising, no size cap")
 	fl.StringVar(&o.Format, "format", "", "output `FORMAT`: text, markdown or json (default text, json with --json)")
 	fl.StringVar(&o.Before, "before", "", "the page of messages before `CURSOR` (a nextCursor of an earlier page)")
+	fl.StringVar(&o.Around, "around", "", "the page of messages around `MSG`: a message's id (a search hit's), its sequence number, a time or a cursor")
 	fl.BoolVarP(&o.Follow, "follow", "f", false, "keep printing new messages as they are appended (Ctrl-C to stop)")
 	cmdutil.AddRefLabelFlag(cmd, f, &o.Label, "label")
 	fl.DurationVar(&o.IdleTimeout, "idle-timeout", 0, "with --follow, stop after this `DURATION` without a new message (0 = never)")
 	_ = cmd.RegisterFlagCompletionFunc("before", cobra.NoFileCompletions)
+	_ = cmd.RegisterFlagCompletionFunc("around", cobra.NoFileCompletions)
 	_ = cmd.RegisterFlagCompletionFunc("format", cmdutil.FixedCompletions(
 		FormatText+"\thuman-readable text",
 		FormatMarkdown+"\ta Markdown export",
@@ -205,7 +235,7 @@ func run(o *Options) error {
 			f.GracefulSignals()
 		}
 	}
-	sess, res, err := op.OpenHistory(ctx, o.Ref, o.Label, ops.HistoryQuery{Limit: o.Limit, IncludeTools: o.IncludeTools, Raw: o.Raw, Before: o.Before, Follow: o.Follow})
+	sess, res, err := op.OpenHistory(ctx, o.Ref, o.Label, ops.HistoryQuery{Limit: o.Limit, IncludeTools: o.IncludeTools, Raw: o.Raw, Before: o.Before, Follow: o.Follow, Around: o.Around})
 	if err != nil {
 		return err
 	}
@@ -258,6 +288,13 @@ func (o *Options) showPage(fx facts, res *Result) (p *printer, done bool, err er
 	if res.NextCursor != "" && (f.IO.IsStdoutTTY() || f.IO.IsStderrTTY()) {
 		fmt.Fprintln(f.IO.ErrOut, "older messages: "+o.nextCommand(o.Ref, res.NextCursor))
 	}
+	if res.HasNewer && (f.IO.IsStdoutTTY() || f.IO.IsStderrTTY()) {
+		if res.PrevCursor != "" {
+			fmt.Fprintln(f.IO.ErrOut, "newer messages: "+o.nextCommand(o.Ref, res.PrevCursor))
+		} else {
+			fmt.Fprintln(f.IO.ErrOut, "newer messages: "+o.nextCommand(o.Ref, ""))
+		}
+	}
 	return p, true, nil
 }
 
@@ -278,6 +315,9 @@ func (o *Options) nextCommand(key, cursor string) string {
 	if o.Format != "" && o.Format != FormatText {
 		args = append(args, "--format", o.Format)
 	}
+	if cursor == "" { // the newest page
+		return strings.Join(args, " ")
+	}
 	return strings.Join(append(args, "--before", cursor), " ")
 }
 
@@ -293,6 +333,7 @@ func shellQuote(s string) string {
 // prints in batches).
 type printer struct {
 	o       *Options
+	mark    int // the index in the page's messages of the one --around asked for (-1: none)
 	f       *cmdutil.Factory
 	format  string
 	title   string
@@ -304,7 +345,10 @@ type printer struct {
 type facts struct{ key, sessionID, agent, label string }
 
 func newPrinter(o *Options, t facts, res *Result) *printer {
-	p := &printer{o: o, f: o.f, format: o.Format}
+	p := &printer{o: o, f: o.f, format: o.Format, mark: -1}
+	if res.AroundIndex != nil {
+		p.mark = *res.AroundIndex
+	}
 	if p.format == "" {
 		p.format = FormatText
 		if o.f.JSONMode() {
@@ -324,6 +368,8 @@ func newPrinter(o *Options, t facts, res *Result) *printer {
 		what := strconv.Itoa(len(res.Messages))
 		var notes []string
 		switch {
+		case o.Around != "":
+			notes = append(notes, "the page around "+o.Around)
 		case o.Before != "":
 			notes = append(notes, "a page of older messages")
 		case len(res.Messages) == o.Limit:
@@ -367,12 +413,16 @@ func (p *printer) print(msgs []json.RawMessage) error {
 			}
 		}
 	case FormatMarkdown:
-		err = render.MarkdownMessages(p.f.IO.Out, msgs, p.printed+1)
+		err = render.MarkdownMessagesMarked(p.f.IO.Out, msgs, p.printed+1, p.mark+1)
 	default:
 		cs := p.f.IO.ColorScheme()
 		st := render.Style{}
 		if cs.Enabled() {
 			st = render.Style{Role: cs.Role, Dim: cs.Gray}
+		}
+		if p.mark >= 0 {
+			at := p.mark - p.printed
+			st.Mark = func(i int) bool { return i == at }
 		}
 		err = render.MessagesStyled(p.f.IO.Out, msgs, st, p.printed > 0)
 	}
