@@ -5,6 +5,7 @@ package e2e_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -43,11 +44,39 @@ func TestInteropPatchOverGateway(t *testing.T) {
 			if label != "over-gw" || policy != "deny" {
 				t.Fatalf("OpenClaw sees label %q sendPolicy %q", label, policy)
 			}
+			// what the real gateway takes for a label: a patch over a named
+			// gateway is held to the loosest rule (512) and the gateway
+			// decides — 1.30 refuses past 64 UTF-16 units, 9.6 takes it.
+			// The limit said before the version is known (Capabilities, a
+			// spawn, this host's live gateway) is therefore 1.30's:
+			// sessionwrite.GatewayLabelMax.
+			long := "L" + strings.Repeat("x", 64) // 65 units
+			code, stderr := patchExit(t, bin, "--state-dir", empty, "--gateway", g.URL, "--gateway-token-file", tokFile, "patch", key, "--label", long, "--json")
+			label, _ = openclawSees(t, p, g, key)
+			switch version {
+			case "2026.1.30":
+				if code == 0 || label != "over-gw" {
+					t.Fatalf("1.30 took a 65-unit label (exit %d, label %q):\n%s", code, label, stderr)
+				}
+			default:
+				if code != 0 || label != long {
+					t.Fatalf("9.6 refused a 65-unit label (exit %d, label %q):\n%s", code, label, stderr)
+				}
+			}
+			t.Logf("%s: a 65-unit label over the gateway: exit %d %s", version, code, strings.TrimSpace(stderr))
 			if version != "2026.9.6" {
 				return
 			}
+			// through this host's live gateway: held to GatewayLabelMax
+			// before any call, nothing changed
+			if code, stderr := patchExit(t, bin, "--state-dir", g.StateDir, "--config", g.ConfigPath, "patch", "main", "--label", "M"+strings.Repeat("x", 64)); code != 2 || !strings.Contains(stderr, "too long (max 64)") {
+				t.Fatalf("a 65-unit label through the live gateway: exit %d\n%s", code, stderr)
+			}
+			if label, _ = openclawSees(t, p, g, key); label != long {
+				t.Fatalf("OpenClaw sees label %q after a refused patch", label)
+			}
 			// the current era, no flag: through the live gateway
-			out, stderr := patchRun(t, bin, "--state-dir", g.StateDir, "--config", g.ConfigPath, "--log-level", "debug", "patch", "main", "--label", "auto-routed", "--send-policy", "inherit", "--json")
+			out, stderr = patchRun(t, bin, "--state-dir", g.StateDir, "--config", g.ConfigPath, "--log-level", "debug", "patch", "main", "--label", "auto-routed", "--send-policy", "inherit", "--json")
 			if !strings.Contains(stderr, "writing through the gateway, not the database") || !strings.Contains(stderr, g.URL) {
 				t.Fatalf("no routing line:\n%s", stderr)
 			}
@@ -86,6 +115,25 @@ func patchRun(t *testing.T, bin string, args ...string) ([]byte, string) {
 		t.Fatalf("sessions %s: %v\n%s%s", strings.Join(args, " "), err, out, stderr.String())
 	}
 	return out, stderr.String()
+}
+
+// patchExit runs the sessions binary and returns its exit code and stderr.
+func patchExit(t *testing.T, bin string, args ...string) (int, string) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append(os.Environ(), "OPENCLAW_SESSION_KEY=", "OPENCLAW_STATE_DIR=", "OPENCLAW_GATEWAY_URL=", "OPENCLAW_GATEWAY_TOKEN=", "OPENCLAW_GATEWAY_PORT=", "SESSIONS_ENGINE=")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	err := cmd.Run()
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+		return 0, stderr.String()
+	case errors.As(err, &ee):
+		return ee.ExitCode(), stderr.String()
+	}
+	t.Fatalf("sessions %s: %v", strings.Join(args, " "), err)
+	return 0, ""
 }
 
 // openclawSees: the label and sendPolicy OpenClaw itself has for key —

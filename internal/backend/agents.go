@@ -13,16 +13,16 @@ import (
 
 // AgentRow is one agent (a row of `sessions agents`).
 type AgentRow struct {
-	Context     string  `json:"context,omitempty"`
-	ID          string  `json:"id"`
-	Name        string  `json:"name,omitempty"`
-	Default     bool    `json:"default"`
-	Configured  bool    `json:"configured"`
-	Era         era.Era `json:"era"`
-	Store       string  `json:"store"`
-	Sessions    *int    `json:"sessions,omitempty"`
-	Visible     bool    `json:"visible"`
-	SpawnTarget bool    `json:"spawnTarget"`
+	Context     string `json:"context,omitempty"`
+	ID          string `json:"id"`
+	Name        string `json:"name,omitempty"`
+	Default     bool   `json:"default"`
+	Configured  bool   `json:"configured"`
+	Era         string `json:"era"` // as Capabilities.Era
+	Store       string `json:"store"`
+	Sessions    *int   `json:"sessions,omitempty"`
+	Visible     bool   `json:"visible"`
+	SpawnTarget bool   `json:"spawnTarget"`
 	// Writable: send, spawn and patch can write this agent's store (an
 	// OpenClaw 2026.8+ SQLite store: when no OpenClaw process holds the
 	// state dir, or through its live gateway).
@@ -89,10 +89,11 @@ func (l *Local) AgentList(_ context.Context, wo sessionwrite.Options) (*AgentsRe
 			a.Name = c.Name
 		}
 		a.Store, _ = s.StorePath(id)
-		if a.Era == era.SQLite {
+		e := s.Era(id)
+		if e == era.SQLite {
 			a.Store = s.SQLitePath(id)
 		}
-		if a.Era != era.None && a.Visible {
+		if e != era.None && a.Visible {
 			if _, entries, err := s.Entries(id); err == nil {
 				n := len(entries)
 				a.Sessions = &n

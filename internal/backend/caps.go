@@ -15,10 +15,12 @@ import (
 // Capabilities say what this invocation can do with one agent's sessions,
 // and why not: what front-ends ask instead of testing an era.
 type Capabilities struct {
-	// Era is where the agent's sessions live: era.JSON, era.SQLite
-	// (OpenClaw 2026.8+), era.None (no store yet), or era.Gateway when
-	// the invocation works through a gateway it names.
-	Era era.Era
+	// Era is where the agent's sessions live, as documents spell it: the
+	// era of this host's store ("json", "sqlite" for OpenClaw 2026.8+,
+	// "none" for no store yet), or "gateway" (hostedByGateway) when the
+	// invocation works through a gateway it names, whose store is that
+	// host's.
+	Era string
 	// Readable: the requester may read the agent's sessions (the
 	// agent-to-agent and sandbox policy).
 	Readable bool
@@ -32,7 +34,9 @@ type Capabilities struct {
 	// 2026.8+ agent); "": they are written to the store directly.
 	WritesThrough string
 	// LabelMax is the longest label a write accepts (UTF-16 code units):
-	// 64 as OpenClaw 2026.1.30 (and a gateway) checks, 512 on 2026.8+.
+	// 64 as OpenClaw 2026.1.30 checks, 512 on a 2026.8+ store written
+	// here, and through a gateway sessionwrite.GatewayLabelMax (the route's
+	// Route.LabelMax).
 	LabelMax int
 	// TurnsInOpenClaw: a turn (send, spawn) runs in OpenClaw itself,
 	// through the gateway, not in a local engine.
@@ -63,11 +67,17 @@ func (g *Gateway) Capabilities(ctx context.Context, agent string, _ sessionwrite
 	return gatewayCaps(g.Endpoint.URL, acc == nil || acc.CanSeeAgent(agent, policy.OpHistory) == ""), nil
 }
 
+// hostedByGateway is what a document says of where the sessions of a
+// gateway host live (its "era" field): that host's store, whatever its
+// era, reached through the gateway's RPC. It is no era of a store here: a
+// gateway is a transport.
+const hostedByGateway = "gateway"
+
 // gatewayCaps are an agent's capabilities on a gateway at url: every
 // agent is written through it, and its turns run there.
 func gatewayCaps(url string, readable bool) Capabilities {
-	return Capabilities{Era: era.Gateway, Readable: readable, Writable: true, WritesThrough: url,
-		LabelMax: sessionwrite.LabelMax(era.Gateway), TurnsInOpenClaw: true}
+	return Capabilities{Era: hostedByGateway, Readable: readable, Writable: true, WritesThrough: url,
+		LabelMax: sessionwrite.GatewayLabelMax, TurnsInOpenClaw: true}
 }
 
 // localCaper tells the capabilities of the agents of this host's state
@@ -94,23 +104,22 @@ func localCaps(s *state.State, wo sessionwrite.Options) *localCaper {
 // through it), and whether its store takes writes.
 func (c *localCaper) of(agent string) Capabilities {
 	s := c.s
-	caps := Capabilities{Era: s.Era(agent), Readable: s.CanSeeAgent(agent, policy.OpHistory) == ""}
-	if c.routes && caps.Era == era.SQLite {
-		if r, err := sessionwrite.Choose(s, agent, c.wo); err == nil && r.Era == era.Gateway {
-			caps.WritesThrough = r.Endpoint.URL
+	e := s.Era(agent)
+	caps := Capabilities{Era: e.String(), Readable: s.CanSeeAgent(agent, policy.OpHistory) == ""}
+	route := sessionwrite.Route{Era: e}
+	if c.routes && e == era.SQLite {
+		if r, err := sessionwrite.Choose(s, agent, c.wo); err == nil && r.ThroughGateway() {
+			route = r
+			caps.WritesThrough = r.Gateway.URL
 		}
 	}
 	werr := sessionwrite.CheckWritable(s, agent)
-	caps.Writable = werr == nil || caps.WritesThrough != ""
+	caps.Writable = werr == nil || route.ThroughGateway()
 	if !caps.Writable {
-		caps.WhyNot = whyNotWritable(s, agent, caps.Era, werr)
+		caps.WhyNot = whyNotWritable(s, agent, e, werr)
 	}
-	writer := caps.Era
-	if caps.WritesThrough != "" {
-		writer = era.Gateway
-		caps.TurnsInOpenClaw = true
-	}
-	caps.LabelMax = sessionwrite.LabelMax(writer)
+	caps.TurnsInOpenClaw = route.ThroughGateway()
+	caps.LabelMax = route.LabelMax()
 	return caps
 }
 

@@ -53,19 +53,11 @@ func (l *Local) Patch(ctx context.Context, q PatchAsk) (*Patched, error) {
 	if err != nil {
 		return nil, err
 	}
-	wo := l.writeOptions(t.State)
-	route, err := sessionwrite.Choose(t.State, t.Agent, wo)
+	route, wo, err := l.route(t.State, t.Agent, "patch")
 	if err != nil {
 		return nil, err
 	}
-	if route.Why != "" {
-		if route.Endpoint.URL != "" {
-			l.debug("patch: "+route.Why, "gateway", route.Endpoint.URL, "auth", route.Endpoint.AuthSource)
-		} else {
-			l.debug("patch: "+route.Why+"; writing locally", "agent", t.Agent)
-		}
-	}
-	if err := t.through(route.Era); err != nil {
+	if err := t.through(route); err != nil {
 		return nil, err
 	}
 	w, err := sessionwrite.OpenRoute(t.State, t.Agent, route, wo)
@@ -74,13 +66,13 @@ func (l *Local) Patch(ctx context.Context, q PatchAsk) (*Patched, error) {
 	}
 	defer w.Close()
 	if q.NewLabel != nil && *q.NewLabel != "" {
-		nl, err := sessionwrite.ParseLabel(w.Era(), *q.NewLabel)
+		nl, err := route.ParseLabel(*q.NewLabel)
 		if err != nil {
 			return nil, apperr.Usagef("invalid --label: %s", strings.TrimPrefix(err.Error(), "invalid label: "))
 		}
 		q.NewLabel = &nl
 	}
-	warnings, err := t.idle(ctx, w.Era(), idleQuery{Wait: q.WaitIdle, Settle: q.Settle, OnWait: q.OnWait})
+	warnings, err := t.idle(ctx, route, idleQuery{Wait: q.WaitIdle, Settle: q.Settle, OnWait: q.OnWait})
 	if err != nil {
 		return nil, err
 	}

@@ -14,13 +14,11 @@ import (
 // (hostset.Writes.RunSetup); every field is set. The host calls them at
 // the points its checks need them.
 type RunSetup struct {
-	// Writes are the options every write of the run opens with: the lock
-	// timeout, the clock, and the gateways sessionwrite.Choose routes with
-	// (the one the invocation names, else this host's live gateway).
+	// Writes are the options the writes of a run made through the gateway
+	// the invocation names open with (its dial and log), and the run's
+	// clock and lock timeout. This host's state dir routes its agents'
+	// writes with its own options (Local.route).
 	Writes sessionwrite.Options
-	// Route is where agent's session writes go on s (sessionwrite.Choose),
-	// said at debug level for the operation what.
-	Route func(s *state.State, agent, what string) (sessionwrite.Route, error)
 	// Launcher chooses the engine of a run recorded in s and starts its
 	// runner; nil s: only the engine, before the run's home is open.
 	Launcher func(s *state.State) *launch.Launcher

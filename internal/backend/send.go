@@ -56,13 +56,12 @@ func (l *Local) PlanSend(_ context.Context, q SendAsk) (*SendPlan, error) {
 	if err != nil {
 		return nil, err
 	}
-	route, err := q.Runs.Route(s, t.Agent, "send")
+	route, wo, err := l.route(s, t.Agent, "send")
 	if err != nil {
 		return nil, err
 	}
-	wo := q.Runs.Writes
 	p := &SendPlan{State: s, Launcher: q.Runs.Launcher(s), Engine: q.Engine}
-	if route.Era == era.Gateway {
+	if route.ThroughGateway() {
 		// the engine first (a usage error), then the gateway answers
 		// (handshake, credentials: exit 10, 3, 5) and has the session,
 		// before a run exists
@@ -84,7 +83,7 @@ func (l *Local) PlanSend(_ context.Context, q SendAsk) (*SendPlan, error) {
 	if s.SendPolicy(t) == "deny" {
 		return nil, apperr.Forbiddenf("%s", policy.MsgSendBlocked).With("sessionKey", t.DisplayKey)
 	}
-	if route.Era != era.Gateway {
+	if !route.ThroughGateway() {
 		if p.Engine, err = p.Launcher.ChooseEngine(q.Engine, q.OpenClaw); err != nil {
 			return nil, err
 		}
@@ -123,7 +122,7 @@ func localRequester(s *state.State) *runs.Session {
 // and the run takes the host's ping-pong turns and turn timeout.
 func (g *Gateway) PlanSend(ctx context.Context, q SendAsk) (*SendPlan, error) {
 	route := sessionwrite.GatewayRoute(g.Endpoint)
-	g.debug("send through the gateway this invocation names", "gateway", g.Endpoint.String(), "auth", route.Endpoint.AuthSource)
+	g.debug("send through the gateway this invocation names", "gateway", g.Endpoint.String(), "auth", g.Endpoint.AuthSource)
 	eng, err := q.Runs.Launcher(nil).ChooseEngineFor(route, "", q.Engine, q.OpenClaw)
 	if err != nil {
 		return nil, err

@@ -35,7 +35,7 @@ type ShowResult struct {
 	Label       string         `json:"label,omitempty"`
 	DisplayName string         `json:"displayName,omitempty"`
 	UpdatedAt   *float64       `json:"updatedAt,omitempty"`
-	Era         era.Era        `json:"era"`   // json | sqlite | gateway
+	Era         string         `json:"era"`   // json | sqlite (this host's store) | gateway (hostedByGateway)
 	Store       string         `json:"store"` // sessions.json, openclaw-agent.sqlite, or the gateway's URL
 	Model       *ShowModel     `json:"model,omitempty"`
 	Tokens      *ShowTokens    `json:"tokens,omitempty"`
@@ -144,7 +144,7 @@ func (l *Local) Show(ctx context.Context, ref, label string) (*ShowResult, error
 		return nil, err
 	}
 	res = showCounted(res, page)
-	res.Transcript.InStore = res.Era == era.SQLite
+	res.Transcript.InStore = res.Era == era.SQLite.String()
 	return res, nil
 }
 
@@ -170,7 +170,7 @@ type showFacts struct {
 	row                      state.Row // kind, channel, agent, label, displayName, updatedAt, spawnedBy, tokens
 	model                    ShowModel
 	input, output            *float64
-	era                      era.Era
+	era                      string // the document's era: a store's, or hostedByGateway
 	store                    string
 	children                 []string
 	entry                    json.RawMessage
@@ -205,7 +205,7 @@ func newShowResult(f showFacts) *ShowResult {
 func showCounted(res *ShowResult, page *HistoryPage) *ShowResult {
 	res.Transcript.Messages = len(page.Messages)
 	res.Transcript.FirstMessageAt, res.Transcript.LastMessageAt = showMessageTimes(page.Messages)
-	if res.Era == era.SQLite || res.Era == era.Gateway {
+	if res.Era == era.SQLite.String() || res.Era == hostedByGateway {
 		res.Transcript.Exists = len(page.Messages) > 0
 	}
 	return res
@@ -227,7 +227,7 @@ func (l *Local) showLocal(s *state.State, t *state.Target, tp string) (*ShowResu
 	res := newShowResult(showFacts{
 		key: t.DisplayKey, storeKey: t.Key, sessionID: m.SessionID, row: s.Row(t.Agent, t.Store, t.Entry),
 		model: ShowModel{Provider: m.ModelProvider, Model: m.Model, ProviderOverride: m.ProviderOverride, ModelOverride: m.ModelOverride},
-		input: m.InputTokens, output: m.OutputTokens, era: e, store: t.Store.Path, entry: raw,
+		input: m.InputTokens, output: m.OutputTokens, era: e.String(), store: t.Store.Path, entry: raw,
 	})
 	if e == era.JSON {
 		if err := showTranscriptFile(res, tp, l.now()); err != nil {
@@ -284,7 +284,7 @@ func (g *Gateway) showRemote(sess *Session, page *HistoryPage) *ShowResult {
 	res := newShowResult(showFacts{
 		key: r.Key, storeKey: r.Key, sessionID: sess.SessionID, row: r,
 		model: ShowModel{Provider: row.ModelProvider, Model: r.Model},
-		input: row.InputTokens, output: row.OutputTokens, era: era.Gateway, store: g.Where(),
+		input: row.InputTokens, output: row.OutputTokens, era: hostedByGateway, store: g.Where(),
 		children: sess.Children, entry: sess.Raw,
 	})
 	res.Busy = row.HasActiveRun

@@ -21,13 +21,13 @@ const (
 // lineage or run. A 2026.8+ orphan's store is the SQLite store holding its
 // events.
 func (l *Local) showOrphan(s *state.State, or *transcripts.OrphanAt) (*ShowResult, error) {
-	res := &ShowResult{AgentID: or.Agent, SessionID: or.SessionID, Era: era.JSON, Orphan: true,
+	res := &ShowResult{AgentID: or.Agent, SessionID: or.SessionID, Era: era.JSON.String(), Orphan: true,
 		Lineage: ShowLineage{Children: []string{}}, Runs: []ShowRun{}}
 	if or.Key != "" {
 		res.BelongedTo = s.DisplayKey(or.Key)
 	}
 	if or.File == nil { // the events a 2026.8+ store keeps
-		res.Era, res.Store = era.SQLite, s.SQLitePath(or.Agent)
+		res.Era, res.Store = era.SQLite.String(), s.SQLitePath(or.Agent)
 		return res, nil
 	}
 	if err := showTranscriptFile(res, or.Path(), l.now()); err != nil {

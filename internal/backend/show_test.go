@@ -5,7 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/openclaw/sessions/internal/era"
 	"github.com/openclaw/sessions/internal/gateway"
 	"github.com/openclaw/sessions/internal/state"
 )
@@ -23,7 +22,7 @@ func TestShowRemoteSaysWhenTheWindowIsPartial(t *testing.T) {
 			json.RawMessage(`{"role":"assistant","content":[{"type":"text","text":"b"}],"timestamp":2000}`),
 		}}
 		res := showCounted(g.showRemote(sess, page), page)
-		if res.Era != era.Gateway || res.Store != "ws://127.0.0.1:1" || res.Key != "agent:main:main" || res.Transcript.Messages != 2 {
+		if res.Era != "gateway" || res.Store != "ws://127.0.0.1:1" || res.Key != "agent:main:main" || res.Transcript.Messages != 2 {
 			t.Fatalf("more=%v: %+v", more, res)
 		}
 		said := strings.Contains(logs.String(), "last 1000 messages")

@@ -9,7 +9,6 @@ import (
 	"github.com/openclaw/sessions/internal/apperr"
 	"github.com/openclaw/sessions/internal/config"
 	"github.com/openclaw/sessions/internal/engine"
-	"github.com/openclaw/sessions/internal/era"
 	"github.com/openclaw/sessions/internal/gateway"
 	"github.com/openclaw/sessions/internal/keys"
 	"github.com/openclaw/sessions/internal/launch"
@@ -74,10 +73,10 @@ type SpawnedChild struct {
 // requester (--as, else the main session of --agent or the default
 // agent): the requester, target agent, label, model and thinking level
 // checked against this host's config (spawnAskOf), then the child made
-// where the target agent's writes go — in one locked insert into its own
-// store (sessions.json or its SQLite database), or, for a 2026.8+ agent
-// whose gateway is live here, by that gateway's own spawn (nothing
-// written to its database by us).
+// where this host routes the target agent's writes (Local.route) — in one
+// locked insert into its own store (sessions.json or its SQLite
+// database), or, for a 2026.8+ agent whose gateway is live here, by that
+// gateway's own spawn (nothing written to its database by us).
 func (l *Local) Spawn(ctx context.Context, q SpawnAsk) (*SpawnedChild, error) {
 	s, err := l.State()
 	if err != nil {
@@ -87,15 +86,23 @@ func (l *Local) Spawn(ctx context.Context, q SpawnAsk) (*SpawnedChild, error) {
 	if err != nil {
 		return nil, err
 	}
-	route, err := q.Runs.Route(s, a.target, "spawn")
+	route, wo, err := l.route(s, a.target, "spawn")
 	if err != nil {
 		return nil, err
 	}
 	ln := q.Runs.Launcher(s)
-	if route.Era != era.Gateway {
+	if !route.ThroughGateway() {
 		return l.spawnInStore(ctx, s, ln, q, a)
 	}
-	g := gatewaySpawn{s: s, l: ln, route: route, wo: q.Runs.Writes, target: a.target, label: a.label, thinking: a.thinking, debug: l.debug}
+	return l.spawnThroughLive(ctx, s, ln, q, a, route, wo)
+}
+
+// spawnThroughLive spawns through this host's live gateway of a 2026.8+
+// agent (route, Local.route's overlay): the engine is the gateway's, the
+// requester's entry read here for the child's announce.
+func (l *Local) spawnThroughLive(ctx context.Context, s *state.State, ln *launch.Launcher, q SpawnAsk, a spawnAsk, route sessionwrite.Route, wo sessionwrite.Options) (*SpawnedChild, error) {
+	var err error
+	g := gatewaySpawn{s: s, l: ln, route: route, wo: wo, target: a.target, label: a.label, thinking: a.thinking, debug: l.debug}
 	if g.engine, err = ln.ChooseEngineFor(route, a.target, q.Engine, q.OpenClaw); err != nil {
 		return nil, err
 	}
@@ -248,14 +255,14 @@ func (l *Local) createChild(ctx context.Context, s *state.State, a spawnAsk, r R
 func (g *Gateway) Spawn(ctx context.Context, q SpawnAsk) (*SpawnedChild, error) {
 	var err error
 	route := sessionwrite.GatewayRoute(g.Endpoint)
-	g.debug("spawn through the gateway this invocation names", "gateway", g.Endpoint.String(), "auth", route.Endpoint.AuthSource)
+	g.debug("spawn through the gateway this invocation names", "gateway", g.Endpoint.String(), "auth", g.Endpoint.AuthSource)
 	agent := config.NormalizeAgentID(g.Agent)
 	if strings.TrimSpace(g.Agent) == "" {
 		agent = "main"
 	}
 	sp := gatewaySpawn{route: route, wo: q.Runs.Writes, target: agent, debug: g.debug}
 	if strings.TrimSpace(q.Label) != "" {
-		l, err := sessionwrite.ParseLabel(era.JSON, q.Label)
+		l, err := route.ParseLabel(q.Label)
 		if err != nil {
 			return nil, err
 		}
@@ -379,7 +386,7 @@ func spawnThroughGateway(ctx context.Context, q SpawnAsk, g gatewaySpawn) (*Spaw
 	if err != nil {
 		return nil, err
 	}
-	g.debug("child session created", "key", res.Key, "store", res.Path, "era", w.Era(), "route", res.RunRoute, "run", res.RunID)
+	g.debug("child session created", "key", res.Key, "store", res.Path, "era", w.Route().Via(), "route", res.RunRoute, "run", res.RunID)
 	out := &SpawnedChild{Key: res.Key, SessionID: res.SessionID, Agent: g.target, Requester: g.req,
 		Label: g.label, Model: g.model, Thinking: g.thinking, Engine: g.engine, Settings: g.settings,
 		At: q.Runs.now(), GatewayRoute: res.RunRoute, Warning: res.Warning, State: g.s, Launcher: g.l}

@@ -15,6 +15,7 @@ import (
 	"github.com/openclaw/sessions/internal/keys"
 	"github.com/openclaw/sessions/internal/lazyre"
 	"github.com/openclaw/sessions/internal/policy"
+	"github.com/openclaw/sessions/internal/sessionwrite"
 	"github.com/openclaw/sessions/internal/state"
 )
 
@@ -56,12 +57,11 @@ func errWaitIdleOverGateway() error {
 	return apperr.Usagef("--wait-idle applies to a patch of the local state dir; through the gateway, OpenClaw itself orders the patch with its runs")
 }
 
-// through refuses what the write cannot do on a route of era e: wait
-// for an OpenClaw run (WaitIdle) through a gateway (this host's live
-// gateway of a 2026.8+ agent; a gateway host refused it before any
-// lookup).
-func (w *writeSession) through(e era.Era) error {
-	if w.waitIdle && e == era.Gateway {
+// through refuses what the write cannot do on route r: wait for an
+// OpenClaw run (WaitIdle) through a gateway (this host's live gateway of
+// a 2026.8+ agent; a gateway host refused it before any lookup).
+func (w *writeSession) through(r sessionwrite.Route) error {
+	if w.waitIdle && r.ThroughGateway() {
 		return errWaitIdleOverGateway()
 	}
 	return nil
@@ -84,7 +84,7 @@ type idleQuery struct {
 // transcript lock and the store.
 const idlePoll = 100 * time.Millisecond
 
-// idle looks, before a write through a writer of era e, for an OpenClaw
+// idle looks, before a write on route r, for an OpenClaw
 // turn running on the session: a live holder of its transcript lock, which
 // only this host's JSON-era files have (a 2026.8+ store refuses a session
 // with an active run itself; a gateway orders the write with its runs).
@@ -93,8 +93,8 @@ const idlePoll = 100 * time.Millisecond
 // for OpenClaw's end-of-turn store write (at most q.Settle after the lock
 // is released), or fails with exit 5 when the turn is still running after
 // q.Wait.
-func (w *writeSession) idle(ctx context.Context, e era.Era, q idleQuery) ([]string, error) {
-	if e != era.JSON || w.t == nil {
+func (w *writeSession) idle(ctx context.Context, r sessionwrite.Route, q idleQuery) ([]string, error) {
+	if !r.Direct(era.JSON) || w.t == nil {
 		return nil, nil
 	}
 	s, t := w.State, w.t
@@ -152,6 +152,28 @@ func storeStamp(path string) string {
 		return ""
 	}
 	return fmt.Sprintf("%d/%d", fi.Size(), fi.ModTime().UnixNano())
+}
+
+// route is where agent's session writes go on this host's state dir s,
+// and the options they open with: sessionwrite.Choose with this host's
+// write options — the agent's own store here, or, for a 2026.8+ agent,
+// this host's live gateway (an overlay of Local's: a gateway the
+// invocation names is a host of its own, Gateway). Said at debug level
+// for the operation what, when it is a gateway or a 2026.8+ agent stays
+// local.
+func (l *Local) route(s *state.State, agent, what string) (sessionwrite.Route, sessionwrite.Options, error) {
+	wo := l.writeOptions(s)
+	r, err := sessionwrite.Choose(s, agent, wo)
+	if err != nil {
+		return r, wo, err
+	}
+	switch {
+	case r.ThroughGateway():
+		l.debug(what+": "+r.Why, "gateway", r.Gateway.URL, "auth", r.Gateway.AuthSource)
+	case r.Why != "":
+		l.debug(what+": "+r.Why+"; writing locally", "agent", agent)
+	}
+	return r, wo, nil
 }
 
 // writeSession resolves the reference in this host's state dir with the

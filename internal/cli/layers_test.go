@@ -429,3 +429,122 @@ func TestInteropNames(t *testing.T) {
 		t.Fatalf("only %d interop tests found", found)
 	}
 }
+
+// storageEras are the values an era.Era may have: where an agent's
+// sessions live on a host (its store), or that it has none yet.
+var storageEras = map[string]bool{"json": true, "sqlite": true, "none": true}
+
+// TestNoGatewayEra: a gateway is a transport, not a storage era. The era
+// package declares only the eras of a store (storageEras); no Go file of
+// the module names a gateway era (an identifier of era containing
+// "Gateway", or era.Era("gateway")): a write route says it goes through a
+// gateway (sessionwrite.Route.Gateway), and a document answered by a
+// gateway host says so in its own words.
+func TestNoGatewayEra(t *testing.T) {
+	const eraPath = "github.com/openclaw/sessions/internal/era"
+	root := filepath.Join("..", "..")
+	eraFiles, _ := filepath.Glob(filepath.Join("..", "era", "*.go"))
+	declared := 0
+	for _, file := range eraFiles {
+		f, err := parser.ParseFile(token.NewFileSet(), file, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range f.Decls {
+			g, ok := d.(*ast.GenDecl)
+			if !ok || g.Tok != token.CONST {
+				continue
+			}
+			for _, spec := range g.Specs {
+				v := spec.(*ast.ValueSpec)
+				if id, ok := v.Type.(*ast.Ident); !ok || id.Name != "Era" {
+					continue
+				}
+				for i, name := range v.Names {
+					declared++
+					s := ""
+					if i < len(v.Values) {
+						if lit, ok := v.Values[i].(*ast.BasicLit); ok {
+							s, _ = strconv.Unquote(lit.Value)
+						}
+					}
+					if !storageEras[s] {
+						t.Errorf("%s: era.%s is not the era of a store (%v): a gateway is a transport", file, name.Name, s)
+					}
+				}
+			}
+		}
+	}
+	if declared == 0 {
+		t.Fatal("no era declared in internal/era")
+	}
+	checked := 0
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			switch d.Name() {
+			case ".git", "testdata", "node_modules":
+				return filepath.SkipDir
+			}
+			if filepath.Base(filepath.Dir(path)) == "internal" && d.Name() == "era" {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") {
+			return nil
+		}
+		fset := token.NewFileSet()
+		f, err := parser.ParseFile(fset, path, nil, 0)
+		if err != nil {
+			return err
+		}
+		checked++
+		name := ""
+		for _, imp := range f.Imports {
+			if p, _ := strconv.Unquote(imp.Path.Value); p == eraPath {
+				name = "era"
+				if imp.Name != nil {
+					name = imp.Name.Name
+				}
+			}
+		}
+		if name == "" {
+			return nil
+		}
+		isEra := func(e ast.Expr) (string, bool) {
+			sel, ok := e.(*ast.SelectorExpr)
+			if !ok {
+				return "", false
+			}
+			id, ok := sel.X.(*ast.Ident)
+			return sel.Sel.Name, ok && id.Name == name && id.Obj == nil
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.SelectorExpr:
+				if sel, ok := isEra(n); ok && strings.Contains(strings.ToLower(sel), "gateway") {
+					t.Errorf("%s:%d: era.%s names a gateway era: a gateway is a transport (a route's Gateway, a host's own words)", path, fset.Position(n.Pos()).Line, sel)
+				}
+			case *ast.CallExpr:
+				if sel, ok := isEra(n.Fun); ok && sel == "Era" && len(n.Args) == 1 {
+					if lit, ok := n.Args[0].(*ast.BasicLit); ok {
+						if s, _ := strconv.Unquote(lit.Value); !storageEras[s] {
+							t.Errorf("%s:%d: era.Era(%s) is not the era of a store", path, fset.Position(n.Pos()).Line, lit.Value)
+						}
+					}
+				}
+			}
+			return true
+		})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if checked < 300 {
+		t.Fatalf("only %d Go files checked", checked)
+	}
+}

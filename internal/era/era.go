@@ -2,7 +2,10 @@
 // live — once, for every package that has to tell them apart.
 package era
 
-// Era is where an agent's sessions live, or how they are reached.
+// Era is where an agent's sessions live: the kind of its store on a host.
+// How they are reached is not an era: a gateway is a transport (a write
+// route through it is sessionwrite.Route.Gateway, a gateway host is
+// backend.Gateway).
 type Era string
 
 const (
@@ -10,8 +13,6 @@ const (
 	JSON Era = "json"
 	// SQLite: the per-agent openclaw-agent.sqlite store (OpenClaw 2026.8+).
 	SQLite Era = "sqlite"
-	// Gateway: through an OpenClaw gateway's RPC, whatever its store.
-	Gateway Era = "gateway"
 	// None: an agent with no store yet.
 	None Era = "none"
 )

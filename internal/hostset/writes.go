@@ -6,7 +6,6 @@ import (
 	"github.com/openclaw/sessions/internal/apperr"
 	"github.com/openclaw/sessions/internal/backend"
 	"github.com/openclaw/sessions/internal/engine"
-	"github.com/openclaw/sessions/internal/era"
 	"github.com/openclaw/sessions/internal/gateway"
 	"github.com/openclaw/sessions/internal/gatewaysel"
 	"github.com/openclaw/sessions/internal/launch"
@@ -16,10 +15,10 @@ import (
 )
 
 // Writes is where the writes of one operation go: the one gateway the
-// invocation names (Host, whose every write is its own route:
-// sessionwrite.GatewayRoute; nil: this host's state dir, where
-// sessionwrite.Choose routes each agent's writes with Options), and the
-// options every write of it opens with.
+// invocation names (Host, whose every write goes through it:
+// backend.Gateway; nil: this host's state dir, whose backend.Local routes
+// each agent's writes itself), and the options every write of it opens
+// with.
 type Writes struct {
 	t    *Set
 	s    *state.State // this host's state (nil: a named gateway only)
@@ -58,31 +57,8 @@ func (t *Set) LocalWrites(s *state.State, lockTimeout time.Duration, now func() 
 	}}
 }
 
-// Route is where agent's session writes go (the named gateway's
-// sessionwrite.GatewayRoute, else sessionwrite.Choose on s), said at debug
-// level (what: the operation) when it is a gateway, or when a 2026.8+
-// agent stays local.
-func (w *Writes) Route(s *state.State, agent, what string) (sessionwrite.Route, error) {
-	r, err := sessionwrite.Route{}, error(nil)
-	if w.Host != nil {
-		r = sessionwrite.GatewayRoute(w.Host.ep)
-	} else {
-		r, err = sessionwrite.Choose(s, agent, w.Options)
-	}
-	if err != nil {
-		return r, err
-	}
-	switch {
-	case r.Era == era.Gateway:
-		w.t.in.Debug(what+": "+r.Why, "gateway", r.Endpoint.URL, "auth", r.Endpoint.AuthSource)
-	case r.Why != "":
-		w.t.in.Debug(what+": "+r.Why+"; writing locally", "agent", agent)
-	}
-	return r, nil
-}
-
 // RunSetup is what a host makes a run of these writes ready with
-// (backend.RunSetup): the write options and Route, the launcher of a run
+// (backend.RunSetup): the write options, the launcher of a run
 // recorded in a state (Launcher, with the gateway the invocation names),
 // and the state the run is recorded in — the home of the runs made
 // through the named gateway (RunHome, opened with env), else this host's
@@ -91,7 +67,6 @@ func (w *Writes) RunSetup(env state.Options, in RunInputs) backend.RunSetup {
 	named := w.Host
 	return backend.RunSetup{
 		Writes:   w.Options,
-		Route:    w.Route,
 		Launcher: func(s *state.State) *launch.Launcher { return w.t.Launcher(s, named, in) },
 		Home: func() (*state.State, error) {
 			switch {

@@ -6,7 +6,6 @@ import (
 
 	"github.com/openclaw/sessions/internal/apperr"
 	"github.com/openclaw/sessions/internal/engine"
-	"github.com/openclaw/sessions/internal/era"
 	"github.com/openclaw/sessions/internal/gateway"
 	"github.com/openclaw/sessions/internal/sessionwrite"
 	"github.com/openclaw/sessions/internal/state"
@@ -90,7 +89,7 @@ func (l *Launcher) ChooseEngine(spec, openclawFlag string) (string, error) {
 // gateway engine; auto picks it), and any other engine is a usage error —
 // it would write the turn itself, where only the gateway may.
 func (l *Launcher) ChooseEngineFor(route sessionwrite.Route, agent, spec, openclawFlag string) (string, error) {
-	if route.Era != era.Gateway {
+	if !route.ThroughGateway() {
 		return l.ChooseEngine(spec, openclawFlag)
 	}
 	switch spec {
@@ -99,10 +98,10 @@ func (l *Launcher) ChooseEngineFor(route sessionwrite.Route, agent, spec, opencl
 		if asked == "" {
 			asked = engine.SpecAuto
 		}
-		l.debug("engine chosen", "engine", engine.SpecGateway, "asked", asked, "why", "the sessions of agent "+agent+" are written through the gateway "+route.Endpoint.String())
+		l.debug("engine chosen", "engine", engine.SpecGateway, "asked", asked, "why", "the sessions of agent "+agent+" are written through the gateway "+route.Gateway.String())
 		return engine.SpecGateway, nil
 	}
-	return "", apperr.Usagef("--engine %s cannot run a turn on agent %s: its sessions are written through the gateway %s (%s), which runs the turns itself; use --engine gateway (or auto)", spec, agent, route.Endpoint.String(), whyShort(route))
+	return "", apperr.Usagef("--engine %s cannot run a turn on agent %s: its sessions are written through the gateway %s (%s), which runs the turns itself; use --engine gateway (or auto)", spec, agent, route.Gateway.String(), whyShort(route))
 }
 
 func whyShort(r sessionwrite.Route) string {

@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/openclaw/sessions/internal/apperr"
-	"github.com/openclaw/sessions/internal/era"
 	"github.com/openclaw/sessions/internal/gateway"
 	"github.com/openclaw/sessions/internal/sessionwrite"
 )
@@ -34,7 +33,7 @@ func TestResolveEngineDeliver(t *testing.T) {
 // anything else is a usage error (nothing else is asked of the launcher).
 func TestChooseEngineThroughGateway(t *testing.T) {
 	l := &Launcher{}
-	r := sessionwrite.Route{Era: era.Gateway, Endpoint: gateway.Endpoint{URL: "ws://gw:1"}, Named: true}
+	r := sessionwrite.GatewayRoute(gateway.Endpoint{URL: "ws://gw:1"})
 	for _, spec := range []string{"", "auto", "gateway"} {
 		if got, err := l.ChooseEngineFor(r, "main", spec, ""); err != nil || got != "gateway" {
 			t.Errorf("%q: %q %v", spec, got, err)

@@ -16,7 +16,6 @@ import (
 
 	"github.com/openclaw/sessions/internal/apperr"
 	"github.com/openclaw/sessions/internal/archive"
-	"github.com/openclaw/sessions/internal/era"
 	"github.com/openclaw/sessions/internal/keys"
 	"github.com/openclaw/sessions/internal/lock"
 	"github.com/openclaw/sessions/internal/runs"
@@ -110,7 +109,7 @@ func (ws *writes) close() {
 
 // local: the writes are made here (files or database), not by a gateway,
 // which waits for or aborts a session's runs itself.
-func local(w sessionwrite.Writes) bool { return w.Era() != era.Gateway }
+func local(w sessionwrite.Writes) bool { return !w.Route().ThroughGateway() }
 
 // MsgMain is OpenClaw's refusal (sessions.delete).
 func MsgMain(key string) string { return "Cannot delete the main session (" + key + ")." }

@@ -10,6 +10,7 @@ import (
 	"github.com/openclaw/sessions/internal/apperr"
 	"github.com/openclaw/sessions/internal/config"
 	"github.com/openclaw/sessions/internal/era"
+	"github.com/openclaw/sessions/internal/gateway"
 	"github.com/openclaw/sessions/internal/policy"
 	"github.com/openclaw/sessions/internal/sessionwrite"
 	"github.com/openclaw/sessions/internal/state"
@@ -19,13 +20,21 @@ import (
 // fakeWrites records the lifecycle writes asked of it.
 type fakeWrites struct {
 	sessionwrite.Writes // the other writes are never called
-	era                 era.Era
+	route               sessionwrite.Route
 	calls               []string
 	opts                []sessionwrite.Lifecycle
 	closed              bool
 }
 
-func (w *fakeWrites) Era() era.Era { return w.era }
+func (w *fakeWrites) Route() sessionwrite.Route { return w.route }
+
+// throughGateway is the route of writes a gateway makes; direct, of
+// writes made here to the JSON files.
+var (
+	throughGateway = sessionwrite.GatewayRoute(gateway.Endpoint{URL: "ws://gw:1"})
+	direct         = sessionwrite.Route{Era: era.JSON}
+)
+
 func (w *fakeWrites) Close() error { w.closed = true; return nil }
 
 func (w *fakeWrites) Delete(_ context.Context, ts []*state.Target, o sessionwrite.Lifecycle) (*sessionwrite.Outcome, error) {
@@ -83,7 +92,7 @@ func resolve(t *testing.T, s *state.State, key string) *state.Target {
 func TestPolicyAroundTheSeam(t *testing.T) {
 	s := fixture(t, "state-2026.1.30")
 	ctx := context.Background()
-	w := &fakeWrites{era: era.Gateway}
+	w := &fakeWrites{route: throughGateway}
 	opened := 0
 	o := Options{Open: func(string) (sessionwrite.Writes, error) { opened++; return w, nil }, Now: func() time.Time { return time.UnixMilli(1900000000000) }}
 
@@ -136,10 +145,10 @@ func TestDeleteOrder(t *testing.T) {
 	for _, k := range keys {
 		ts = append(ts, resolve(t, s, k))
 	}
-	for _, e := range []era.Era{era.Gateway, era.JSON} {
+	for _, r := range []sessionwrite.Route{throughGateway, direct} {
 		ws := map[string]*fakeWrites{}
 		o := Options{Open: func(agent string) (sessionwrite.Writes, error) {
-			ws[agent] = &fakeWrites{era: e}
+			ws[agent] = &fakeWrites{route: r}
 			return ws[agent], nil
 		}}
 		res, err := Delete(ctx, s, ts, o)
@@ -151,11 +160,11 @@ func TestDeleteOrder(t *testing.T) {
 			got = append(got, it.Key)
 		}
 		want := keys
-		if e == era.JSON {
+		if !r.ThroughGateway() {
 			want = []string{keys[0], keys[2], keys[1]}
 		}
-		if !reflect.DeepEqual(got, want) || len(ws["main"].opts) != map[era.Era]int{era.Gateway: 2, era.JSON: 1}[e] {
-			t.Errorf("%s: %v (main called %d times)", e, got, len(ws["main"].opts))
+		if !reflect.DeepEqual(got, want) || len(ws["main"].opts) != map[bool]int{true: 2, false: 1}[r.ThroughGateway()] {
+			t.Errorf("%s: %v (main called %d times)", r.Via(), got, len(ws["main"].opts))
 		}
 	}
 }

@@ -56,7 +56,7 @@ type AgentsResult struct {
 
 // agentRow is the document of a host's row.
 func agentRow(r backend.AgentRow) AgentRow {
-	return AgentRow{Context: r.Context, ID: r.ID, Name: r.Name, Default: r.Default, Configured: r.Configured, Era: r.Era.String(),
+	return AgentRow{Context: r.Context, ID: r.ID, Name: r.Name, Default: r.Default, Configured: r.Configured, Era: r.Era,
 		Store: r.Store, Sessions: r.Sessions, Visible: r.Visible, SpawnTarget: r.SpawnTarget, Writable: r.Writable,
 		CanSpawn: r.CanSpawn, Reason: r.Reason, ThroughGateway: r.ThroughGateway}
 }

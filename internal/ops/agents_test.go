@@ -56,7 +56,7 @@ func TestAgentsOverGateway(t *testing.T) {
 		sessions int
 	}{{"main", 2}, {"ops", 1}} {
 		a := res.Agents[i]
-		if a.ID != want.id || a.Era != era.Gateway.String() || a.Store != s.URL() || a.Sessions == nil || *a.Sessions != want.sessions ||
+		if a.ID != want.id || a.Era != "gateway" || a.Store != s.URL() || a.Sessions == nil || *a.Sessions != want.sessions ||
 			!a.Writable || !a.CanSpawn || a.Reason != "routed through the gateway "+s.URL()+" (the operator's spawn from agent:"+want.id+":main)" {
 			t.Errorf("%+v", a)
 		}

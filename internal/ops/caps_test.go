@@ -35,12 +35,12 @@ func TestCapabilitiesLocal(t *testing.T) {
 		lock    string // the role of an OpenClaw process holding the state dir ("": none)
 		want    Capabilities
 	}{
-		{"state-2026.1.30", "", Capabilities{Era: era.JSON, Readable: true, Writable: true, LabelMax: 64}},
-		{"state-2026.9.6", "", Capabilities{Era: era.SQLite, Readable: true, Writable: true, LabelMax: 512}},
+		{"state-2026.1.30", "", Capabilities{Era: era.JSON.String(), Readable: true, Writable: true, LabelMax: 64}},
+		{"state-2026.9.6", "", Capabilities{Era: era.SQLite.String(), Readable: true, Writable: true, LabelMax: 512}},
 		// its gateway live: written through it, turns run there, its label rule
-		{"state-2026.9.6", "gateway", Capabilities{Era: era.SQLite, Readable: true, Writable: true, LabelMax: 64, TurnsInOpenClaw: true}},
+		{"state-2026.9.6", "gateway", Capabilities{Era: era.SQLite.String(), Readable: true, Writable: true, LabelMax: 64, TurnsInOpenClaw: true}},
 		// another OpenClaw process holds the store, no gateway of it is live
-		{"state-2026.9.6", "cli", Capabilities{Era: era.SQLite, Readable: true, LabelMax: 512,
+		{"state-2026.9.6", "cli", Capabilities{Era: era.SQLite.String(), Readable: true, LabelMax: 512,
 			WhyNot: fmt.Sprintf("OpenClaw is running (pid %d) and no gateway of it is live here: write through its gateway (--gateway URL)", os.Getpid())}},
 	} {
 		dir := copyReadFixture(t, tc.fixture)
@@ -87,7 +87,7 @@ func TestCapabilitiesOverGateway(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Capabilities{Era: era.Gateway, Readable: true, Writable: true, WritesThrough: s.URL(), LabelMax: 64, TurnsInOpenClaw: true}
+	want := Capabilities{Era: "gateway", Readable: true, Writable: true, WritesThrough: s.URL(), LabelMax: 64, TurnsInOpenClaw: true}
 	if caps != want {
 		t.Errorf("\n got %+v\nwant %+v", caps, want)
 	}

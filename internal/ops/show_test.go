@@ -41,7 +41,7 @@ func TestShowLocalBothEras(t *testing.T) {
 			}
 			switch fx {
 			case "state-2026.1.30":
-				if res.Era != era.JSON || !strings.HasSuffix(res.Store, "sessions.json") || res.Transcript.Bytes == nil ||
+				if res.Era != era.JSON.String() || !strings.HasSuffix(res.Store, "sessions.json") || res.Transcript.Bytes == nil ||
 					!strings.HasSuffix(res.Transcript.Path, res.SessionID+".jsonl") {
 					t.Errorf("JSON era: %+v", res)
 				}
@@ -49,7 +49,7 @@ func TestShowLocalBothEras(t *testing.T) {
 					t.Errorf("lineage %+v runs %+v", res.Lineage, res.Runs)
 				}
 			default:
-				if res.Era != era.SQLite || !strings.HasSuffix(res.Store, "openclaw-agent.sqlite") || res.Transcript.Path != "" ||
+				if res.Era != era.SQLite.String() || !strings.HasSuffix(res.Store, "openclaw-agent.sqlite") || res.Transcript.Path != "" ||
 					res.Transcript.Bytes != nil || res.Lock != nil {
 					t.Errorf("SQLite era: %+v", res)
 				}
@@ -82,7 +82,7 @@ func TestShowOverGateway(t *testing.T) {
 		t.Fatal(err)
 	}
 	res := shown.Session
-	if res.Era != era.Gateway || res.Store != s.URL() || res.Key != "agent:main:main" || res.SessionID != "s1" || !res.Busy {
+	if res.Era != "gateway" || res.Store != s.URL() || res.Key != "agent:main:main" || res.SessionID != "s1" || !res.Busy {
 		t.Errorf("%+v", res)
 	}
 	if res.Model == nil || *res.Model != (ShowModel{Provider: "mock", Model: "m1"}) {

@@ -169,7 +169,7 @@ func (x *job) writesFor(agent string) (sessionwrite.Writes, error) {
 		return nil, err
 	}
 	if route.Why != "" {
-		x.r.Log.Debug("writes of agent "+agent+": "+route.Why, "era", route.Era)
+		x.r.Log.Debug("writes of agent "+agent+": "+route.Why, "era", route.Via())
 	}
 	w, err := sessionwrite.OpenRoute(x.r.State, agent, route, o)
 	if err != nil {

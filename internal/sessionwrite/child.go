@@ -80,7 +80,7 @@ func CreateChild(ctx context.Context, s *state.State, spec ChildSpec, o Options)
 	}
 	defer w.Close()
 	if c.Label != "" {
-		if c.Label, err = ParseLabel(w.Era(), c.Label); err != nil {
+		if c.Label, err = w.Route().ParseLabel(c.Label); err != nil {
 			return nil, err
 		}
 	}
@@ -88,7 +88,7 @@ func CreateChild(ctx context.Context, s *state.State, spec ChildSpec, o Options)
 		Build: func(st *store.Store, req *store.Entry) (*jsonx.Object, error) {
 			if sameStore {
 				reqEntry = req
-				if reqEntry != nil && w.Era() == era.JSON {
+				if reqEntry != nil && w.Route().Direct(era.JSON) {
 					if err := checkRequesterTranscript(s, spec.RequesterAgent, st, reqEntry); err != nil {
 						return nil, err
 					}
@@ -103,7 +103,7 @@ func CreateChild(ctx context.Context, s *state.State, spec ChildSpec, o Options)
 	if err != nil {
 		return nil, err
 	}
-	c.Path, c.Era = res.Path, w.Era()
+	c.Path, c.Era = res.Path, w.Route().Era
 	if reqEntry != nil {
 		c.Requester = &ChildRequester{Key: reqEntry.Key, SessionID: reqEntry.SessionID, Channel: s.ChannelOf(reqEntry)}
 	}

@@ -6,8 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/openclaw/sessions/internal/era"
-
 	"github.com/tidwall/gjson"
 
 	"github.com/openclaw/sessions/internal/apperr"
@@ -45,6 +43,7 @@ var GatewayCallTimeout = 60 * time.Second
 // Each operation dials, calls and closes: a runner's steps are minutes
 // apart, and a connection kept that long would need its own keepalive.
 type gatewayWrites struct {
+	route Route // its Gateway is ep
 	ep    gateway.Endpoint
 	agent string
 	g     *Gateways
@@ -54,25 +53,27 @@ type gatewayWrites struct {
 	s *state.State
 }
 
-// OpenGateway opens the writes of agent through the gateway at ep: what
-// a gateway host (backend.Gateway) writes with; o.Gateways gives the dial
-// and the log.
+// OpenGateway opens the writes of agent through the gateway at ep, the
+// one the invocation names (GatewayRoute): what a gateway host
+// (backend.Gateway) writes with; o.Gateways gives the dial and the log.
 func OpenGateway(ep gateway.Endpoint, agent string, o Options) Writes {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	return openGateway(ep, agent, o)
+	return openGateway(GatewayRoute(ep), agent, o)
 }
 
-func openGateway(ep gateway.Endpoint, agent string, o Options) *gatewayWrites {
+// openGateway opens the writes of a route through a gateway (r.Gateway
+// set).
+func openGateway(r Route, agent string, o Options) *gatewayWrites {
 	g := o.Gateways
 	if g == nil {
 		g = &Gateways{}
 	}
-	return &gatewayWrites{ep: ep, agent: agent, g: g, o: o}
+	return &gatewayWrites{route: r, ep: *r.Gateway, agent: agent, g: g, o: o}
 }
 
-func (w *gatewayWrites) Era() era.Era { return era.Gateway }
+func (w *gatewayWrites) Route() Route { return w.route }
 func (w *gatewayWrites) Close() error { return nil }
 
 func (w *gatewayWrites) log(m string) {

@@ -29,17 +29,19 @@ func TestChoose(t *testing.T) {
 	named := &gateway.Endpoint{URL: "wss://vps.example.com", Context: "vps"}
 	sq, js := openState(t, "state-2026.9.6"), openState(t, "state-2026.1.30")
 	for _, c := range []struct {
-		name  string
-		s     bool // sqlite state
-		g     *Gateways
-		era   era.Era
-		named bool
-		why   string
+		name     string
+		s        bool // sqlite state
+		g        *Gateways
+		era      era.Era
+		through  string // the gateway's URL ("" written here)
+		via      string
+		labelMax int
+		why      string
 	}{
-		{"sqlite, gateway live", true, &Gateways{Local: live}, era.Gateway, false, "agent main is on the 2026.8+ SQLite store and its gateway is live (port 18789 answers)"},
-		{"sqlite, none live", true, &Gateways{Local: none}, era.SQLite, false, "no live gateway for the SQLite store: no OpenClaw gateway is running"},
-		{"sqlite, no gateways", true, nil, era.SQLite, false, ""},
-		{"json, gateway live", false, &Gateways{Local: live}, era.JSON, false, ""},
+		{"sqlite, gateway live", true, &Gateways{Local: live}, era.SQLite, "ws://127.0.0.1:18789", "gateway", 64, "agent main is on the 2026.8+ SQLite store and its gateway is live (port 18789 answers)"},
+		{"sqlite, none live", true, &Gateways{Local: none}, era.SQLite, "", "sqlite", 512, "no live gateway for the SQLite store: no OpenClaw gateway is running"},
+		{"sqlite, no gateways", true, nil, era.SQLite, "", "sqlite", 512, ""},
+		{"json, gateway live", false, &Gateways{Local: live}, era.JSON, "", "json", 64, ""},
 	} {
 		st := js
 		if c.s {
@@ -49,13 +51,28 @@ func TestChoose(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
-		if r.Era != c.era || r.Named != c.named || !strings.Contains(r.Why, c.why) {
-			t.Errorf("%s: %+v", c.name, r)
+		through := ""
+		if r.ThroughGateway() {
+			through = r.Gateway.URL
+		}
+		if r.Era != c.era || through != c.through || r.Named || r.Via() != c.via || r.LabelMax() != c.labelMax || !strings.Contains(r.Why, c.why) {
+			t.Errorf("%s: %+v (via %s, label max %d)", c.name, r, r.Via(), r.LabelMax())
+		}
+		if r.Direct(c.era) == r.ThroughGateway() {
+			t.Errorf("%s: direct %v, through a gateway %v", c.name, r.Direct(c.era), r.ThroughGateway())
 		}
 	}
-	// a gateway the invocation names is a host of its own: its route
-	if r := GatewayRoute(*named); r.Era != era.Gateway || !r.Named || r.Endpoint != *named || r.Why != "the gateway this invocation names (vps (wss://vps.example.com))" {
+	// a gateway the invocation names is a host of its own: its route, no
+	// era of a store here, a label held to the gateway's limit
+	if r := GatewayRoute(*named); r.Era != "" || !r.ThroughGateway() || !r.Named || *r.Gateway != *named || r.Via() != "gateway" || r.LabelMax() != GatewayLabelMax || r.Why != "the gateway this invocation names (vps (wss://vps.example.com))" {
 		t.Errorf("GatewayRoute: %+v", r)
+	}
+	long := strings.Repeat("é", GatewayLabelMax+1)
+	if _, err := GatewayRoute(*named).ParseLabel(long); apperr.CodeOf(err) != apperr.CodeUsage || !strings.Contains(err.Error(), "max 64") {
+		t.Errorf("a label past the gateway's limit: %v", err)
+	}
+	if l, err := (Route{Era: era.SQLite}).ParseLabel("  " + long + " "); err != nil || l != long {
+		t.Errorf("the same label on a 2026.8+ store here: %q, %v", l, err)
 	}
 	if _, err := Choose(nil, "main", Options{}); apperr.CodeOf(err) != apperr.CodeState {
 		t.Errorf("no state, no gateway: %v", err)
@@ -73,7 +90,7 @@ func gwWrites(t *testing.T, protocol int) (Writes, *gatewaytest.Server) {
 	s.W = &gatewaytest.Writes{}
 	t.Cleanup(s.Close)
 	ep := gateway.Endpoint{URL: s.URL(), Token: "tok"}
-	w, err := OpenRoute(nil, "main", Route{Era: era.Gateway, Endpoint: ep, Named: true}, Options{})
+	w, err := OpenRoute(nil, "main", GatewayRoute(ep), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,8 +101,8 @@ func TestGatewayWrites(t *testing.T) {
 	for _, proto := range []int{3, 4} {
 		w, s := gwWrites(t, proto)
 		ctx := context.Background()
-		if w.Era() != era.Gateway {
-			t.Fatalf("era %s", w.Era())
+		if r := w.Route(); !r.ThroughGateway() || r.Gateway.URL != s.URL() || r.Era != "" {
+			t.Fatalf("route %+v", r)
 		}
 		l, err := w.Locate("agent:main:main")
 		if err != nil {
@@ -148,11 +165,11 @@ func TestGatewayWrites(t *testing.T) {
 func TestGatewayWritesRefusedToken(t *testing.T) {
 	s := gatewaytest.Start(4, "tok", gatewaytest.Data{})
 	t.Cleanup(s.Close)
-	w, _ := OpenRoute(nil, "main", Route{Era: era.Gateway, Endpoint: gateway.Endpoint{URL: s.URL(), Token: "wrong"}}, Options{})
+	w, _ := OpenRoute(nil, "main", Route{Gateway: &gateway.Endpoint{URL: s.URL(), Token: "wrong"}}, Options{})
 	if _, err := w.Locate("agent:main:main"); apperr.CodeOf(err) != apperr.CodeForbidden {
 		t.Errorf("refused token: %v (code %d)", err, apperr.CodeOf(err))
 	}
-	w, _ = OpenRoute(nil, "main", Route{Era: era.Gateway, Endpoint: gateway.Endpoint{URL: "ws://127.0.0.1:1", Token: "tok"}}, Options{})
+	w, _ = OpenRoute(nil, "main", Route{Gateway: &gateway.Endpoint{URL: "ws://127.0.0.1:1", Token: "tok"}}, Options{})
 	if _, err := w.Locate("agent:main:main"); apperr.CodeOf(err) != apperr.CodeState {
 		t.Errorf("unreachable: %v", err)
 	}

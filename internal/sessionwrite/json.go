@@ -37,7 +37,7 @@ type jsonWrites struct {
 	o     Options
 }
 
-func (w *jsonWrites) Era() era.Era { return era.JSON }
+func (w *jsonWrites) Route() Route { return Route{Era: era.JSON} }
 func (w *jsonWrites) Close() error { return nil }
 
 func (w *jsonWrites) storePath() string {

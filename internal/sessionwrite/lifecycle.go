@@ -87,12 +87,12 @@ func OpenLifecycle(s *state.State, agent string, r Route, o Options) (Writes, er
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	switch r.Era {
-	case era.Gateway:
-		w := openGateway(r.Endpoint, agent, o)
+	switch {
+	case r.ThroughGateway():
+		w := openGateway(r, agent, o)
 		w.s = s
 		return w, nil
-	case era.SQLite:
+	case r.Era == era.SQLite:
 		return &sqliteWrites{s: s, agent: agent, o: o}, nil
 	}
 	if err := s.CheckWritable(agent); err != nil {

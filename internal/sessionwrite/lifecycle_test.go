@@ -155,8 +155,8 @@ func TestJSONLifecycle(t *testing.T) {
 	s := openState(t, "state-2026.1.30")
 	now := time.UnixMilli(1900000061234)
 	w := lifecycleWrites(t, s, now)
-	if w.Era() != era.JSON {
-		t.Fatalf("era %s", w.Era())
+	if !w.Route().Direct(era.JSON) {
+		t.Fatalf("route %+v", w.Route())
 	}
 	ctx := context.Background()
 	before := treeHash(t, s.Dir.Path)
@@ -220,8 +220,8 @@ func TestSQLiteLifecycle(t *testing.T) {
 	s := openState(t, "state-2026.9.6")
 	now := time.UnixMilli(1900000061234)
 	w := lifecycleWrites(t, s, now)
-	if w.Era() != era.SQLite {
-		t.Fatalf("era %s", w.Era())
+	if !w.Route().Direct(era.SQLite) {
+		t.Fatalf("route %+v", w.Route())
 	}
 	ctx := context.Background()
 	hook := target(t, s, hookKey)

@@ -121,8 +121,9 @@ type TurnUpdate func(e *jsonx.Object)
 
 // Writes is where one agent's session writes go.
 type Writes interface {
-	// Era is "json", "sqlite" or "gateway".
-	Era() era.Era
+	// Route is where these writes go: a store here, of its era, or
+	// through a gateway.
+	Route() Route
 	// Locate reads key's current entry afresh (NotFound when gone).
 	Locate(key string) (*Located, error)
 	// History is the context a turn needs: the messages on the transcript's
@@ -204,10 +205,10 @@ func OpenRoute(s *state.State, agent string, r Route, o Options) (Writes, error)
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	switch r.Era {
-	case era.Gateway:
-		return openGateway(r.Endpoint, agent, o), nil
-	case era.SQLite:
+	switch {
+	case r.ThroughGateway():
+		return openGateway(r, agent, o), nil
+	case r.Era == era.SQLite:
 		return openSQLite(s, agent, o)
 	}
 	return &jsonWrites{s: s, agent: agent, o: o}, nil

@@ -53,8 +53,8 @@ func TestSQLiteWrites(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer w.Close()
-	if w.Era() != "sqlite" {
-		t.Fatalf("era %s", w.Era())
+	if !w.Route().Direct("sqlite") {
+		t.Fatalf("route %+v", w.Route())
 	}
 	const key = "agent:main:main"
 	l, err := w.Locate(key)
@@ -185,8 +185,8 @@ func TestJSONWrites(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if w.Era() != "json" {
-		t.Fatalf("era %s", w.Era())
+	if !w.Route().Direct("json") {
+		t.Fatalf("route %+v", w.Route())
 	}
 	lbl := "json-label"
 	pr, err := w.Patch(context.Background(), "agent:main:main", Patch{Label: &lbl})

@@ -36,7 +36,7 @@ func openSQLite(s *state.State, agent string, o Options) (*sqliteWrites, error) 
 	return &sqliteWrites{s: s, agent: agent, o: o, w: w}, nil
 }
 
-func (w *sqliteWrites) Era() era.Era { return era.SQLite }
+func (w *sqliteWrites) Route() Route { return Route{Era: era.SQLite} }
 func (w *sqliteWrites) Close() error {
 	if w.w == nil { // opened by OpenLifecycle: each write closed its own writer
 		return nil
