@@ -552,6 +552,7 @@ func (ix *Index) extract(line []byte, tools bool) (search.Message, transcript.St
 // and without (a document is a candidate for a query either holds), its
 // record both texts.
 func (ix *Index) addDoc(res *readResult, pos int64, line []byte, tail bool) {
+	res.grab()
 	res.longest = max(res.longest, int64(len(line)))
 	m, st := ix.extract(line, true)
 	if st != transcript.StatusMessage {

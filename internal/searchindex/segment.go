@@ -144,21 +144,24 @@ func docTrigrams(dst []trigram, texts ...string) []trigram {
 }
 
 // sortPairs sorts pairs by trigram, keeping document order within one: a
-// stable radix sort on the trigram's three bytes (the pairs were added in
-// document order). tmp is scratch; it returns the sorted pairs and the
-// other buffer.
+// stable radix sort on the trigram's 24 bits in two passes of 12 (the
+// pairs were added in document order). tmp is scratch; it returns the
+// sorted pairs and the other buffer.
 func sortPairs(pairs, tmp []uint64) (sorted, other []uint64) {
 	tmp = slices.Grow(tmp[:0], len(pairs))[:len(pairs)]
-	for shift := uint(32); shift < 56; shift += 8 {
-		var count [257]int
+	var count [1 << 12]int
+	for shift := uint(32); shift < 56; shift += 12 {
+		clear(count[:])
 		for _, p := range pairs {
-			count[(p>>shift)&0xff+1]++
+			count[(p>>shift)&0xfff]++
 		}
-		for i := 1; i < 257; i++ {
-			count[i] += count[i-1]
+		sum := 0
+		for i, c := range count {
+			count[i] = sum
+			sum += c
 		}
 		for _, p := range pairs {
-			k := (p >> shift) & 0xff
+			k := (p >> shift) & 0xfff
 			tmp[count[k]] = p
 			count[k]++
 		}

@@ -396,6 +396,7 @@ func (u *updater) sources(ctx context.Context, srcs []search.Source, order []int
 			if part, err = u.add(ids[k], kindOf(&srcs[order[k]]), olds[k], res, part); err != nil {
 				return err
 			}
+			res.recycle()
 			if !res.more {
 				break
 			}
@@ -491,6 +492,32 @@ func (u *updater) addDocs(rec *srcRec, res readResult) (*srcRec, error) {
 	}
 	u.next.srcs = append(u.next.srcs, *rec)
 	return nil, nil
+}
+
+// resBufs are a readResult's buffers, used again once the read is added.
+type resBufs struct {
+	docs []pdoc
+	tris []trigram
+	recs []byte
+}
+
+var resPool = sync.Pool{New: func() any { return new(resBufs) }}
+
+// grab gives res buffers kept from an earlier read (before its first
+// document).
+func (res *readResult) grab() {
+	if res.docs == nil {
+		b := resPool.Get().(*resBufs)
+		res.docs, res.tris, res.recs = b.docs[:0], b.tris[:0], b.recs[:0]
+	}
+}
+
+// recycle keeps res's buffers for another read (res is not used after).
+func (res *readResult) recycle() {
+	if res.docs == nil || cap(res.recs) > 64<<20 || cap(res.tris) > 64<<20 {
+		return
+	}
+	resPool.Put(&resBufs{docs: res.docs[:0], tris: res.tris[:0], recs: res.recs[:0]})
 }
 
 // read reads what changed in one source since old (nil: never indexed).
