@@ -120,7 +120,7 @@ func (u *updater) merge() error {
 			}
 		}
 		return sw.finish()
-	})
+	}, true)
 	if err != nil {
 		return err
 	}

@@ -129,6 +129,9 @@ func (ix *Index) Update(ctx context.Context, srcs []search.Source) (Stats, error
 // the files' new stamps in ix.
 func (u *updater) commit() error {
 	ix := u.ix
+	if err := u.syncSegs(); err != nil {
+		return err
+	}
 	old := ix.man
 	u.next.gen = old.gen
 	// What changed: both lists are sorted by id.
@@ -238,6 +241,10 @@ type updater struct {
 	b       builder
 	cur     uint32   // the segment being built
 	written []string // segment files written by this update
+	// unsynced: the segments written without an fsync, synced before a
+	// manifest or journal names them (syncSegs): a first build's
+	// segments are merged into one before, and never synced at all.
+	unsynced map[uint32]string
 	st      Stats
 	full    bool // a new manifest was written (not a journal record)
 	reload  bool // written, but its stamp not taken: the next load reads the files
@@ -256,7 +263,7 @@ func (u *updater) flush() error {
 		return nil
 	}
 	id := u.cur
-	if err := u.writeSeg(id, u.b.write); err != nil {
+	if err := u.writeSeg(id, u.b.write, false); err != nil {
 		return err
 	}
 	u.next.segs = append(u.next.segs, id)
@@ -268,9 +275,9 @@ func (u *updater) flush() error {
 	return nil
 }
 
-// writeSeg writes segment id through write: a temp file, fsynced and
-// renamed to its name.
-func (u *updater) writeSeg(id uint32, write func(w io.Writer) error) error {
+// writeSeg writes segment id through write: a temp file, fsynced (sync;
+// else later, syncSegs) and renamed to its name.
+func (u *updater) writeSeg(id uint32, write func(w io.Writer) error, sync bool) error {
 	path := filepath.Join(u.ix.dir, segName(id))
 	tmp, err := os.OpenFile(path+".tmp", os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
 	if err != nil {
@@ -281,9 +288,11 @@ func (u *updater) writeSeg(id uint32, write func(w io.Writer) error) error {
 		tmp.Close()
 		return err
 	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
+	if sync {
+		if err := tmp.Sync(); err != nil {
+			tmp.Close()
+			return err
+		}
 	}
 	if err := tmp.Close(); err != nil {
 		return err
@@ -292,6 +301,35 @@ func (u *updater) writeSeg(id uint32, write func(w io.Writer) error) error {
 		return err
 	}
 	u.written = append(u.written, path)
+	if !sync {
+		if u.unsynced == nil {
+			u.unsynced = map[uint32]string{}
+		}
+		u.unsynced[id] = path
+	}
+	return nil
+}
+
+// syncSegs fsyncs the segments written unsynced that u.next names.
+func (u *updater) syncSegs() error {
+	for _, id := range u.next.segs {
+		path, ok := u.unsynced[id]
+		if !ok {
+			continue
+		}
+		f, err := os.OpenFile(path, os.O_RDWR, 0)
+		if err != nil {
+			return err
+		}
+		err = f.Sync()
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return err
+		}
+		delete(u.unsynced, id)
+	}
 	return nil
 }
 
