@@ -106,16 +106,33 @@ func (u *updater) merge() error {
 				sw.posting(t, ids)
 			}
 		}
-		// The live documents' records, in their new order.
+		// The live documents' records, in their new order: a block whose
+		// documents all live is copied as it is (not decoded, not
+		// compressed again: a first build merges all its text).
 		for k, s := range segs {
 			tc := textCursor{s: s, k: -1}
-			for d := range s.nDocs {
-				if renum[k][d] >= 0 {
-					rec, err := tc.record(uint32(d))
-					if err != nil {
-						return err
+			for b := range s.nBlocks() {
+				off, clen, rlen, first := s.block(b)
+				end := uint32(s.nDocs)
+				if b+1 < s.nBlocks() {
+					_, _, _, end = s.block(b + 1)
+				}
+				if first >= end || end > uint32(s.nDocs) || off > uint64(len(s.texts)) ||
+					uint64(clen) > uint64(len(s.texts))-off || rlen > maxBlockRaw {
+					return tc.bad("a text block out of bounds")
+				}
+				if allLive(renum[k][first:end]) {
+					sw.rawBlock(s.texts[off:off+uint64(clen)], rlen, end-first)
+					continue
+				}
+				for d := first; d < end; d++ {
+					if renum[k][d] >= 0 {
+						rec, err := tc.record(d)
+						if err != nil {
+							return err
+						}
+						sw.record(rec)
 					}
-					sw.record(rec)
 				}
 			}
 		}
@@ -140,4 +157,13 @@ func (u *updater) merge() error {
 		}
 	}
 	return nil
+}
+
+func allLive(renum []int32) bool {
+	for _, v := range renum {
+		if v < 0 {
+			return false
+		}
+	}
+	return true
 }

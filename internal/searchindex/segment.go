@@ -285,6 +285,27 @@ func (s *segWriter) block() {
 	s.raw, s.first = s.raw[:0], s.recs
 }
 
+// rawBlock adds a block of n documents' records already compressed (of
+// rlen bytes raw), as another segment holds it, after the records added
+// before (their block is ended first).
+func (s *segWriter) rawBlock(z []byte, rlen, n uint32) {
+	if !s.tabDone {
+		s.w.Write(s.tab)
+		s.tabDone = true
+	}
+	s.block()
+	var e [blockSize]byte
+	binary.LittleEndian.PutUint64(e[0:], uint64(s.nText))
+	binary.LittleEndian.PutUint32(e[8:], uint32(len(z)))
+	binary.LittleEndian.PutUint32(e[12:], rlen)
+	binary.LittleEndian.PutUint32(e[16:], s.recs)
+	s.blocks = append(s.blocks, e[:]...)
+	s.w.Write(z)
+	s.nText += int64(len(z))
+	s.recs += n
+	s.first = s.recs
+}
+
 func (s *segWriter) finish() error {
 	if !s.tabDone {
 		s.w.Write(s.tab)

@@ -245,9 +245,9 @@ type updater struct {
 	// manifest or journal names them (syncSegs): a first build's
 	// segments are merged into one before, and never synced at all.
 	unsynced map[uint32]string
-	st      Stats
-	full    bool // a new manifest was written (not a journal record)
-	reload  bool // written, but its stamp not taken: the next load reads the files
+	st       Stats
+	full     bool // a new manifest was written (not a journal record)
+	reload   bool // written, but its stamp not taken: the next load reads the files
 }
 
 // abort removes the segment files this update wrote.
