@@ -99,7 +99,13 @@ func (ix *Index) Update(ctx context.Context, srcs []search.Source) (Stats, error
 		return u.st, nil
 	}
 	u.st.Segments = len(u.next.segs)
-	// The manifest just written is the index now (not decoded again).
+	// The manifest just written is the index now (not decoded again);
+	// the segments it no longer names are let go first.
+	for id := range ix.segs {
+		if !slices.Contains(u.next.segs, id) {
+			ix.drop(id)
+		}
+	}
 	for _, id := range u.next.segs {
 		if ix.segs[id] == nil {
 			if err := ix.mapSeg(id); err != nil {
@@ -107,11 +113,6 @@ func (ix *Index) Update(ctx context.Context, srcs []search.Source) (Stats, error
 				ix.gen++
 				return u.st, err
 			}
-		}
-	}
-	for id := range ix.segs {
-		if !slices.Contains(u.next.segs, id) {
-			ix.drop(id)
 		}
 	}
 	ix.man = &u.next
