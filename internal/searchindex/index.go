@@ -288,8 +288,6 @@ func (ix *Index) mapSeg(id uint32) error {
 		mapfile.Unmap(data)
 		return err
 	}
-	// The checksum read all of it: a query needs only a few pages back.
-	dontNeed(data)
 	ix.segs[id], ix.maps[id] = s, data
 	return nil
 }

@@ -379,6 +379,9 @@ func (e *CorruptError) Error() string { return "search index " + e.File + " is c
 
 // parseSegment checks data (magics, lengths, checksum) and returns the
 // segment.
+// data is a file's mapping, whose pages are given back as the checksum
+// reads them (release: a segment may be larger than the memory an update
+// may take).
 func parseSegment(id uint32, name string, data []byte) (*segment, error) {
 	bad := func(why string, a ...any) error { return &CorruptError{File: name, Why: fmt.Sprintf(why, a...)} }
 	if len(data) < headerSize+trailerSize {
@@ -391,7 +394,7 @@ func parseSegment(id uint32, name string, data []byte) (*segment, error) {
 		return nil, bad("no end mark (torn or truncated)")
 	}
 	tr := data[len(data)-trailerSize:]
-	if got, want := crc32.Checksum(data[:len(data)-12], castagnoli), binary.LittleEndian.Uint32(tr[40:]); got != want {
+	if got, want := checksum(data[:len(data)-12]), binary.LittleEndian.Uint32(tr[40:]); got != want {
 		return nil, bad("checksum mismatch")
 	}
 	nDocs, nTris, nPost := binary.LittleEndian.Uint64(tr[0:]), binary.LittleEndian.Uint64(tr[8:]), binary.LittleEndian.Uint64(tr[16:])
@@ -413,6 +416,20 @@ func parseSegment(id uint32, name string, data []byte) (*segment, error) {
 	p += nText
 	s.blocks = data[p : p+nBlocks*blockSize]
 	return s, nil
+}
+
+// checksum is the CRC-32C of b, a mapping (page-aligned), read 8 MiB at a
+// time, each given back once read.
+func checksum(b []byte) uint32 {
+	const chunk = 8 << 20
+	var c uint32
+	for len(b) > 0 {
+		n := min(len(b), chunk)
+		c = crc32.Update(c, castagnoli, b[:n])
+		dontNeed(b[:n])
+		b = b[n:]
+	}
+	return c
 }
 
 func (s *segment) doc(i uint32) doc {

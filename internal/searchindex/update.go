@@ -37,8 +37,10 @@ import (
 // new segment files, then the manifest naming them replaces the old one
 // (temp file, fsync, rename); a crash at any point leaves the old index or
 // the new one. An update whose ctx is done while it reads the sources keeps
-// the sources it finished (resume.go) and returns ctx's error: the next
-// update goes on from there. An index found damaged is a *CorruptError (Reset, then
+// the sources it finished (resume.go), and of a file it was inside, the
+// pieces of complete lines it added (recorded as if the file ended after
+// them), and returns ctx's error: the next update goes on from there,
+// reading the rest of that file as appended lines. An index found damaged is a *CorruptError (Reset, then
 // Update again); a write that fails (disk full, read-only) is an error and
 // leaves the index as it was.
 func (ix *Index) Update(ctx context.Context, srcs []search.Source) (Stats, error) {
