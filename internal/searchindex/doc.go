@@ -18,7 +18,7 @@
 // script — CJK, Cyrillic, emoji — selects by its own bytes, where FTS5's
 // tokenizer, folding over characters, over-selected CJK and Cyrillic by
 // 13%. FTS5 builds in less memory (its b-tree spills to disk; ours sorts the
-// trigram pairs of 8 MiB of text at a time). bleve v2 was not measured: an
+// trigram pairs of 4 MiB of text at a time). bleve v2 was not measured: an
 // index of words, it answers substrings only through n-grams, FTS5's
 // trigrams at more cost. Ours is also the only one whose
 // file format we own: checked (magic, version, lengths, CRC-32C) before use,
@@ -45,7 +45,7 @@
 // journal.go for the formats). Update reads the sources on every core (a
 // file in pieces of about 1 MiB of complete lines, so that one huge
 // transcript neither holds all its text in memory nor loses its progress
-// to an interrupted update), writes new segments of about 8 MiB of text,
+// to an interrupted update), writes new segments of about 4 MiB of text,
 // fsynced only once a manifest or journal is to name them (a first
 // build's are merged into one first, their compressed text blocks copied
 // as they are), then, under an flock, nothing when nothing changed, a record appended to the journal

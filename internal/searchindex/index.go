@@ -99,7 +99,7 @@ func open(dir string, mask search.Masker) (*Index, error) {
 	if err := ensureDir(dir); err != nil {
 		return nil, err
 	}
-	return &Index{dir: dir, mask: mask, segs: map[uint32]*segment{}, maps: map[uint32][]byte{}, segText: 8 << 20, maxSegs: 8, pieceText: 1 << 20}, nil
+	return &Index{dir: dir, mask: mask, segs: map[uint32]*segment{}, maps: map[uint32][]byte{}, segText: 4 << 20, maxSegs: 8, pieceText: 1 << 20}, nil
 }
 
 // ensureDir makes dir and its missing parents 0700, and checks that dir
