@@ -18,7 +18,7 @@
 // script — CJK, Cyrillic, emoji — selects by its own bytes, where FTS5's
 // tokenizer, folding over characters, over-selected CJK and Cyrillic by
 // 13%. FTS5 builds in less memory (its b-tree spills to disk; ours sorts the
-// trigram pairs of 8 MiB of text at a time). bleve v2 was not measured: an
+// trigram pairs of 4 MiB of text at a time). bleve v2 was not measured: an
 // index of words, it answers substrings only through n-grams, FTS5's
 // trigrams at more cost. Ours is also the only one whose
 // file format we own: checked (magic, version, lengths, CRC-32C) before use,
@@ -42,8 +42,13 @@
 // manifest (the segments, and per source its stamp, how far it is indexed
 // and the hashes of the prefix check), its journal (what the updates since
 // changed) and immutable segment files (see segment.go, manifest.go and
-// journal.go for the formats). Update writes new segments, then, under an
-// flock, nothing when nothing changed, a record appended to the journal
+// journal.go for the formats). Update reads the sources on every core (a
+// file in pieces of about 1 MiB of complete lines, so that one huge
+// transcript neither holds all its text in memory nor loses its progress
+// to an interrupted update), writes new segments of about 4 MiB of text,
+// fsynced only once a manifest or journal is to name them (a first
+// build's are merged into one first, their compressed text blocks copied
+// as they are), then, under an flock, nothing when nothing changed, a record appended to the journal
 // after a catch-up (O(changed) bytes), or a new manifest (temp file, fsync,
 // rename) after a merge of segments or once the journal has grown;
 // Candidates reads the manifest, its journal and the mapped segments without

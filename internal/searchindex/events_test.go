@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"math/rand/v2"
 	"path/filepath"
+	"sync"
 	"testing"
 
 	_ "modernc.org/sqlite"
@@ -122,7 +123,8 @@ func TestEventsOfOneSession(t *testing.T) {
 		t.Fatal("the fixture has fewer than two sessions with events")
 	}
 	var read []string
-	testHookEventsRead = func(sid string) { read = append(read, sid) }
+	var mu sync.Mutex // told from the readers, on every core
+	testHookEventsRead = func(sid string) { mu.Lock(); read = append(read, sid); mu.Unlock() }
 	defer func() { testHookEventsRead = nil }()
 	if _, err := ix.Update(context.Background(), srcs); err != nil || len(read) != len(srcs) {
 		t.Fatalf("first update: %d sessions read of %d, %v", len(read), len(srcs), err)

@@ -17,12 +17,34 @@ func foldRune(r rune) rune {
 		}
 		return r
 	}
+	if r < rune(len(foldTable)) {
+		return rune(foldTable[r])
+	}
+	if r >= 0x2E80 && r < 0xA640 {
+		// CJK radicals to Yi, Lisu and Vai (Kana, Hangul Jamo, the CJK
+		// ideographs): no case (TestFoldRuneTable checks every rune).
+		return r
+	}
+	return foldOrbit(r)
+}
+
+// foldOrbit is foldRune the slow way: the smallest rune of r's orbit.
+func foldOrbit(r rune) rune {
 	m := r
 	for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
 		m = min(m, f)
 	}
 	return m
 }
+
+// foldTable is foldRune of the runes of two UTF-8 bytes (Latin, Greek,
+// Cyrillic, …): an orbit's smallest rune is never above the rune.
+var foldTable = func() (t [0x800]uint16) {
+	for r := range t {
+		t[r] = uint16(foldOrbit(rune(r)))
+	}
+	return t
+}()
 
 // appendFold appends the folded form of s to dst: every rune replaced by
 // foldRune's, encoded as UTF-8. A substring of s (at rune boundaries) folds

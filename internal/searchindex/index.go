@@ -52,6 +52,10 @@ type Index struct {
 	// segText is the text of a segment built by Update before it is
 	// written; maxSegs the segments kept before they are merged.
 	segText, maxSegs int
+	// pieceText: a file is read in pieces of about this many bytes of
+	// complete lines, each added before the next is read (bounded memory,
+	// and an update interrupted inside a source keeps the pieces it added).
+	pieceText int
 }
 
 // DefaultCacheDir is where indexes are kept: os.UserCacheDir()/sessions/index
@@ -95,7 +99,7 @@ func open(dir string, mask search.Masker) (*Index, error) {
 	if err := ensureDir(dir); err != nil {
 		return nil, err
 	}
-	return &Index{dir: dir, mask: mask, segs: map[uint32]*segment{}, maps: map[uint32][]byte{}, segText: 8 << 20, maxSegs: 8}, nil
+	return &Index{dir: dir, mask: mask, segs: map[uint32]*segment{}, maps: map[uint32][]byte{}, segText: 4 << 20, maxSegs: 8, pieceText: 1 << 20}, nil
 }
 
 // ensureDir makes dir and its missing parents 0700, and checks that dir
@@ -548,6 +552,7 @@ func (ix *Index) extract(line []byte, tools bool) (search.Message, transcript.St
 // and without (a document is a candidate for a query either holds), its
 // record both texts.
 func (ix *Index) addDoc(res *readResult, pos int64, line []byte, tail bool) {
+	res.grab()
 	res.longest = max(res.longest, int64(len(line)))
 	m, st := ix.extract(line, true)
 	if st != transcript.StatusMessage {

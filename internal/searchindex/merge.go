@@ -73,54 +73,105 @@ func (u *updater) merge() error {
 				}
 			}
 		}
+		release(segs)
+		// Per trigram in ascending order, the segments that hold it in
+		// segment order: a heap of the segments by (next trigram, k).
 		cur := make([]int, len(segs))
+		less := func(a, b int) bool {
+			ta, tb := segs[a].triAt(cur[a]), segs[b].triAt(cur[b])
+			return ta < tb || (ta == tb && a < b)
+		}
+		h := make([]int, 0, len(segs))
+		for k, s := range segs {
+			if s.nTris() > 0 {
+				h = append(h, k)
+			}
+		}
+		down := func(i int) {
+			for {
+				c := 2*i + 1
+				if c >= len(h) {
+					return
+				}
+				if c+1 < len(h) && less(h[c+1], h[c]) {
+					c++
+				}
+				if !less(h[c], h[i]) {
+					return
+				}
+				h[i], h[c] = h[c], h[i]
+				i = c
+			}
+		}
+		for i := len(h)/2 - 1; i >= 0; i-- {
+			down(i)
+		}
 		var ids, buf []uint32
-		for {
-			t, any := trigram(0), false
-			for k, s := range segs {
-				if cur[k] < s.nTris() {
-					if v := s.triAt(cur[k]); !any || v < t {
-						t, any = v, true
-					}
-				}
-			}
-			if !any {
-				break
-			}
+		released := int64(0)
+		for len(h) > 0 {
+			t := segs[h[0]].triAt(cur[h[0]])
 			ids = ids[:0]
-			for k, s := range segs {
-				if cur[k] < s.nTris() && s.triAt(cur[k]) == t {
-					var err error
-					if buf, err = s.postingsAt(buf[:0], cur[k]); err != nil {
-						return err
-					}
-					for _, d := range buf {
-						if v := renum[k][d]; v >= 0 {
-							ids = append(ids, uint32(v))
-						}
-					}
-					cur[k]++
+			for len(h) > 0 && segs[h[0]].triAt(cur[h[0]]) == t {
+				k := h[0]
+				var err error
+				if buf, err = segs[k].postingsAt(buf[:0], cur[k]); err != nil {
+					return err
 				}
+				for _, d := range buf {
+					if v := renum[k][d]; v >= 0 {
+						ids = append(ids, uint32(v))
+					}
+				}
+				if cur[k]++; cur[k] == segs[k].nTris() {
+					h[0] = h[len(h)-1]
+					h = h[:len(h)-1]
+				}
+				down(0)
 			}
 			if len(ids) > 0 {
 				sw.posting(t, ids)
 			}
-		}
-		// The live documents' records, in their new order.
-		for k, s := range segs {
-			tc := textCursor{s: s, k: -1}
-			for d := range s.nDocs {
-				if renum[k][d] >= 0 {
-					rec, err := tc.record(uint32(d))
-					if err != nil {
-						return err
-					}
-					sw.record(rec)
-				}
+			if sw.n-released > 32<<20 {
+				// The postings read so far are not read again: their
+				// pages leave this process (the page cache keeps them).
+				release(segs)
+				released = sw.n
 			}
 		}
+		release(segs)
+		// The live documents' records, in their new order: a block whose
+		// documents all live is copied as it is (not decoded, not
+		// compressed again: a first build merges all its text).
+		for k, s := range segs {
+			tc := textCursor{s: s, k: -1}
+			for b := range s.nBlocks() {
+				off, clen, rlen, first := s.block(b)
+				end := uint32(s.nDocs)
+				if b+1 < s.nBlocks() {
+					_, _, _, end = s.block(b + 1)
+				}
+				if first >= end || end > uint32(s.nDocs) || off > uint64(len(s.texts)) ||
+					uint64(clen) > uint64(len(s.texts))-off || rlen > maxBlockRaw {
+					return tc.bad("a text block out of bounds")
+				}
+				if allLive(renum[k][first:end]) {
+					sw.rawBlock(s.texts[off:off+uint64(clen)], rlen, end-first)
+					continue
+				}
+				for d := first; d < end; d++ {
+					if renum[k][d] >= 0 {
+						rec, err := tc.record(d)
+						if err != nil {
+							return err
+						}
+						sw.record(rec)
+					}
+				}
+			}
+			release(segs[k : k+1])
+		}
 		return sw.finish()
-	})
+	}, true)
 	if err != nil {
 		return err
 	}
@@ -140,4 +191,22 @@ func (u *updater) merge() error {
 		}
 	}
 	return nil
+}
+
+// release gives back the pages of the segments' mappings this process
+// has touched (read again, they come back from the page cache): a merge
+// reads every segment once, and would otherwise hold them all resident.
+func release(segs []*segment) {
+	for _, s := range segs {
+		dontNeed(s.data)
+	}
+}
+
+func allLive(renum []int32) bool {
+	for _, v := range renum {
+		if v < 0 {
+			return false
+		}
+	}
+	return true
 }

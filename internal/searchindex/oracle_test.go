@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"unicode/utf8"
 
@@ -65,15 +66,15 @@ func jsonString(s string, esc bool) string {
 	return b.String()
 }
 
-var lineNo int
+var lineNo atomic.Int64
 
 // randLine is one transcript line: a user, assistant (maybe with a tool
 // call) or tool result message, sometimes not a message or corrupt.
 func randLine(r *rand.Rand) string {
-	lineNo++
+	n := lineNo.Add(1)
 	esc := r.IntN(3) == 0
 	ts := fmt.Sprintf("2026-11-%02dT10:00:00.000Z", r.IntN(28)+1)
-	id := fmt.Sprintf("m%d", lineNo)
+	id := fmt.Sprintf("m%d", n)
 	switch r.IntN(10) {
 	case 0:
 		return fmt.Sprintf(`{"type":"session","id":%q}`, id)

@@ -11,7 +11,9 @@ import (
 // A context cancelled or past its deadline (Ctrl-C, SIGTERM, a search's
 // wait) keeps what was finished: the sources added so far go to their
 // segments and into the manifest, so that the next update goes on from
-// there; a source not reached yet keeps its record as it was (the old
+// there (a file read in pieces, ix.pieceText, keeps the pieces added,
+// its record that of a file ending after them: sources keepPart); a
+// source not reached yet keeps its record as it was (the old
 // segments stay named), and one the index held but no longer among the
 // sources is removed, as a whole update would. Any other error, or a
 // failure to keep the work, leaves the index as it was.

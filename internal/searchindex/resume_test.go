@@ -7,6 +7,7 @@ import (
 	"errors"
 	"github.com/openclaw/sessions/internal/search"
 	"math/rand/v2"
+	"os"
 	"testing"
 )
 
@@ -95,3 +96,108 @@ func TestInterruptedBuildResumes(t *testing.T) {
 
 // filepathDir is the cache dir ix was opened in.
 func filepathDir(ix *Index) string { return filepath.Dir(filepath.Dir(ix.Dir())) }
+
+// One transcript too big to index within one update's time (a search's
+// wait) still makes progress: an update interrupted inside it keeps the
+// complete lines it indexed, recorded as if the file ended there, and the
+// next update reads only the rest, as appended lines. A prefix indexed
+// that way answers as the scan of those lines does, and the file edited
+// under the prefix is indexed whole again (the prefix check stays exact).
+func TestInterruptedBuildResumesInsideASource(t *testing.T) {
+	dir := t.TempDir()
+	r := rand.New(rand.NewPCG(6, 6))
+	w := &world{dir: dir}
+	writeFile(t, w.path(0), lines(r, 400))
+	srcs := []search.Source{{Path: w.path(0)}}
+	ix, err := Open(t.TempDir(), "state")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	ix.segText = 2000   // a segment written while the source is read
+	ix.pieceText = 4000 // the source read in pieces of complete lines
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	testHookSegWritten = cancel
+	_, err = ix.Update(ctx, srcs)
+	testHookSegWritten = nil
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("interrupted update: %v", err)
+	}
+	ix.mu.Lock()
+	if err := ix.load(); err != nil {
+		t.Fatal(err)
+	}
+	if len(ix.man.srcs) != 1 {
+		t.Fatalf("the interrupted source is not kept: %d sources", len(ix.man.srcs))
+	}
+	to := ix.man.srcs[0].to
+	ix.mu.Unlock()
+	fi, _ := os.Stat(w.path(0))
+	if to <= 0 || to >= fi.Size() {
+		t.Fatalf("indexed up to %d of %d bytes: want a prefix", to, fi.Size())
+	}
+	// The prefix answers as the scan of those lines.
+	data, _ := os.ReadFile(w.path(0))
+	prefix := filepath.Join(t.TempDir(), "prefix.jsonl")
+	writeFile(t, prefix, string(data[:to]))
+	checkPrefix(t, ix, search.Source{Path: w.path(0)}, search.Source{Path: prefix})
+
+	// The next update reads the rest as appended lines.
+	st, err := ix.Update(context.Background(), srcs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Appended != 1 || st.Whole != 0 {
+		t.Fatalf("resumed: %v (want the source's rest appended)", st)
+	}
+	checkQueries(t, rand.New(rand.NewPCG(9, 9)), ix, srcs, 40, nil)
+
+	// Interrupted again, then the prefix rewritten: indexed whole.
+	ctx, cancel = context.WithCancel(context.Background())
+	defer cancel()
+	writeFile(t, w.path(0)+".new", lines(r, 300))
+	os.Rename(w.path(0)+".new", w.path(0))
+	testHookSegWritten = cancel
+	_, err = ix.Update(ctx, srcs)
+	testHookSegWritten = nil
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("interrupted update: %v", err)
+	}
+	f, err := os.OpenFile(w.path(0), os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteAt([]byte(`{"type":"message","id":"x","message":{"role":"user","content":"rewritten in place"}}`+"\n"), 0)
+	f.Close()
+	if st, err = ix.Update(context.Background(), srcs); err != nil {
+		t.Fatal(err)
+	}
+	if st.Whole != 1 {
+		t.Fatalf("a prefix edited in place: %v (want indexed whole)", st)
+	}
+	checkQueries(t, rand.New(rand.NewPCG(9, 9)), ix, srcs, 40, nil)
+}
+
+// checkPrefix checks that ix's answers for src are the scan's of prefix
+// (a copy of the lines ix indexed).
+func checkPrefix(t *testing.T, ix *Index, src, prefix search.Source) {
+	t.Helper()
+	_, msgs, _ := search.Messages(&prefix, true, 0)
+	if len(msgs) == 0 {
+		t.Fatal("no message in the prefix")
+	}
+	for _, m := range msgs[:min(len(msgs), 20)] {
+		word := string([]rune(m.Text)[:min(len([]rune(m.Text)), 8)])
+		if len(appendFold(nil, word)) < 3 {
+			continue
+		}
+		q := search.Query{Pattern: word}
+		want := scanHits(t, []search.Source{prefix}, q, Filter{}, nil)
+		got, all := indexHits(t, ix, []search.Source{src}, q, Filter{}, nil)
+		if all || len(got) != len(want) {
+			t.Fatalf("query %q: index %d hits, the prefix's scan %d", word, len(got), len(want))
+		}
+	}
+}

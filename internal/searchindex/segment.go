@@ -144,21 +144,24 @@ func docTrigrams(dst []trigram, texts ...string) []trigram {
 }
 
 // sortPairs sorts pairs by trigram, keeping document order within one: a
-// stable radix sort on the trigram's three bytes (the pairs were added in
-// document order). tmp is scratch; it returns the sorted pairs and the
-// other buffer.
+// stable radix sort on the trigram's 24 bits in two passes of 12 (the
+// pairs were added in document order). tmp is scratch; it returns the
+// sorted pairs and the other buffer.
 func sortPairs(pairs, tmp []uint64) (sorted, other []uint64) {
 	tmp = slices.Grow(tmp[:0], len(pairs))[:len(pairs)]
-	for shift := uint(32); shift < 56; shift += 8 {
-		var count [257]int
+	var count [1 << 12]int
+	for shift := uint(32); shift < 56; shift += 12 {
+		clear(count[:])
 		for _, p := range pairs {
-			count[(p>>shift)&0xff+1]++
+			count[(p>>shift)&0xfff]++
 		}
-		for i := 1; i < 257; i++ {
-			count[i] += count[i-1]
+		sum := 0
+		for i, c := range count {
+			count[i] = sum
+			sum += c
 		}
 		for _, p := range pairs {
-			k := (p >> shift) & 0xff
+			k := (p >> shift) & 0xfff
 			tmp[count[k]] = p
 			count[k]++
 		}
@@ -282,6 +285,27 @@ func (s *segWriter) block() {
 	s.raw, s.first = s.raw[:0], s.recs
 }
 
+// rawBlock adds a block of n documents' records already compressed (of
+// rlen bytes raw), as another segment holds it, after the records added
+// before (their block is ended first).
+func (s *segWriter) rawBlock(z []byte, rlen, n uint32) {
+	if !s.tabDone {
+		s.w.Write(s.tab)
+		s.tabDone = true
+	}
+	s.block()
+	var e [blockSize]byte
+	binary.LittleEndian.PutUint64(e[0:], uint64(s.nText))
+	binary.LittleEndian.PutUint32(e[8:], uint32(len(z)))
+	binary.LittleEndian.PutUint32(e[12:], rlen)
+	binary.LittleEndian.PutUint32(e[16:], s.recs)
+	s.blocks = append(s.blocks, e[:]...)
+	s.w.Write(z)
+	s.nText += int64(len(z))
+	s.recs += n
+	s.first = s.recs
+}
+
 func (s *segWriter) finish() error {
 	if !s.tabDone {
 		s.w.Write(s.tab)
@@ -355,6 +379,9 @@ func (e *CorruptError) Error() string { return "search index " + e.File + " is c
 
 // parseSegment checks data (magics, lengths, checksum) and returns the
 // segment.
+// data is a file's mapping, whose pages are given back as the checksum
+// reads them (release: a segment may be larger than the memory an update
+// may take).
 func parseSegment(id uint32, name string, data []byte) (*segment, error) {
 	bad := func(why string, a ...any) error { return &CorruptError{File: name, Why: fmt.Sprintf(why, a...)} }
 	if len(data) < headerSize+trailerSize {
@@ -367,7 +394,7 @@ func parseSegment(id uint32, name string, data []byte) (*segment, error) {
 		return nil, bad("no end mark (torn or truncated)")
 	}
 	tr := data[len(data)-trailerSize:]
-	if got, want := crc32.Checksum(data[:len(data)-12], castagnoli), binary.LittleEndian.Uint32(tr[40:]); got != want {
+	if got, want := checksum(data[:len(data)-12]), binary.LittleEndian.Uint32(tr[40:]); got != want {
 		return nil, bad("checksum mismatch")
 	}
 	nDocs, nTris, nPost := binary.LittleEndian.Uint64(tr[0:]), binary.LittleEndian.Uint64(tr[8:]), binary.LittleEndian.Uint64(tr[16:])
@@ -389,6 +416,20 @@ func parseSegment(id uint32, name string, data []byte) (*segment, error) {
 	p += nText
 	s.blocks = data[p : p+nBlocks*blockSize]
 	return s, nil
+}
+
+// checksum is the CRC-32C of b, a mapping (page-aligned), read 8 MiB at a
+// time, each given back once read.
+func checksum(b []byte) uint32 {
+	const chunk = 8 << 20
+	var c uint32
+	for len(b) > 0 {
+		n := min(len(b), chunk)
+		c = crc32.Update(c, castagnoli, b[:n])
+		dontNeed(b[:n])
+		b = b[n:]
+	}
+	return c
 }
 
 func (s *segment) doc(i uint32) doc {

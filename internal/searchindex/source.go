@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"slices"
+	"sync"
 
 	"github.com/openclaw/sessions/internal/fsutil"
 	"github.com/openclaw/sessions/internal/search"
@@ -96,7 +97,25 @@ func prefixHashes(f *os.File, to int64) (head, tail uint64, err error) {
 // as the scan passes them over. It returns the offset after the last
 // complete line.
 func eachLine(r io.Reader, base int64, maxLine int, fn func(pos int64, line []byte, complete bool)) (int64, error) {
-	br := bufio.NewReaderSize(r, 256<<10)
+	return eachLineWhile(r, base, maxLine, func(pos int64, line []byte, complete bool) bool {
+		fn(pos, line, complete)
+		return true
+	})
+}
+
+// readers are eachLine's buffered readers, kept between sources (a
+// build reads thousands of small files).
+var readers = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 256<<10) }}
+
+// eachLineWhile is eachLine stopping, once fn returns false, after that
+// line: it then returns the offset after that line.
+func eachLineWhile(r io.Reader, base int64, maxLine int, fn func(pos int64, line []byte, complete bool) bool) (int64, error) {
+	br := readers.Get().(*bufio.Reader)
+	br.Reset(r)
+	defer func() {
+		br.Reset(nil)
+		readers.Put(br)
+	}()
 	start, end := base, base
 	var acc []byte
 	var n int
@@ -121,12 +140,16 @@ func eachLine(r io.Reader, base int64, maxLine int, fn func(pos int64, line []by
 		}
 		switch {
 		case err == nil:
+			more := true
 			if !over && len(line)-1 <= maxLine {
-				fn(start, line[:len(line)-1], true)
+				more = fn(start, line[:len(line)-1], true)
 			}
 			start += int64(n)
 			end = start
 			n, acc, over = 0, acc[:0], false
+			if !more {
+				return end, nil
+			}
 		case errors.Is(err, io.EOF):
 			if n > 0 && !over && len(line) <= maxLine {
 				fn(start, line, false)

@@ -1,10 +1,14 @@
 package searchindex
 
 import (
+	"cmp"
 	"context"
+	"math/rand/v2"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/openclaw/sessions/internal/search"
 )
@@ -86,5 +90,30 @@ func TestTextsOfALongMessage(t *testing.T) {
 	if len(cs) != 3 || cs[0].Text != "zqxlong before" || cs[2].Text != "zqxlong after" || !cs[1].ToolCalls ||
 		cs[1].TextNoTools != long || !strings.HasPrefix(cs[1].Text, long) || len(cs[1].Text) <= 2*len(long) {
 		t.Fatalf("kept texts: %d candidates", len(cs))
+	}
+}
+
+// foldRune's table and its range with no case agree with the orbits of
+// every rune.
+func TestFoldRuneTable(t *testing.T) {
+	for r := rune(0); r <= unicode.MaxRune; r++ {
+		if got, want := foldRune(r), foldOrbit(r); got != want {
+			t.Fatalf("foldRune(%U) = %U, its orbit's smallest is %U", r, got, want)
+		}
+	}
+}
+
+// sortPairs sorts by trigram and keeps the document order within one.
+func TestSortPairs(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 3))
+	pairs := make([]uint64, 5000)
+	for i := range pairs {
+		pairs[i] = uint64(r.Uint32N(1<<24))<<32 | uint64(i)
+	}
+	want := slices.Clone(pairs)
+	slices.SortStableFunc(want, func(a, b uint64) int { return cmp.Compare(a>>32, b>>32) })
+	got, _ := sortPairs(slices.Clone(pairs), nil)
+	if !slices.Equal(got, want) {
+		t.Fatal("sortPairs: not sorted by trigram in document order")
 	}
 }

@@ -37,8 +37,10 @@ import (
 // new segment files, then the manifest naming them replaces the old one
 // (temp file, fsync, rename); a crash at any point leaves the old index or
 // the new one. An update whose ctx is done while it reads the sources keeps
-// the sources it finished (resume.go) and returns ctx's error: the next
-// update goes on from there. An index found damaged is a *CorruptError (Reset, then
+// the sources it finished (resume.go), and of a file it was inside, the
+// pieces of complete lines it added (recorded as if the file ended after
+// them), and returns ctx's error: the next update goes on from there,
+// reading the rest of that file as appended lines. An index found damaged is a *CorruptError (Reset, then
 // Update again); a write that fails (disk full, read-only) is an error and
 // leaves the index as it was.
 func (ix *Index) Update(ctx context.Context, srcs []search.Source) (Stats, error) {
@@ -99,7 +101,13 @@ func (ix *Index) Update(ctx context.Context, srcs []search.Source) (Stats, error
 		return u.st, nil
 	}
 	u.st.Segments = len(u.next.segs)
-	// The manifest just written is the index now (not decoded again).
+	// The manifest just written is the index now (not decoded again);
+	// the segments it no longer names are let go first.
+	for id := range ix.segs {
+		if !slices.Contains(u.next.segs, id) {
+			ix.drop(id)
+		}
+	}
 	for _, id := range u.next.segs {
 		if ix.segs[id] == nil {
 			if err := ix.mapSeg(id); err != nil {
@@ -107,11 +115,6 @@ func (ix *Index) Update(ctx context.Context, srcs []search.Source) (Stats, error
 				ix.gen++
 				return u.st, err
 			}
-		}
-	}
-	for id := range ix.segs {
-		if !slices.Contains(u.next.segs, id) {
-			ix.drop(id)
 		}
 	}
 	ix.man = &u.next
@@ -129,6 +132,9 @@ func (ix *Index) Update(ctx context.Context, srcs []search.Source) (Stats, error
 // the files' new stamps in ix.
 func (u *updater) commit() error {
 	ix := u.ix
+	if err := u.syncSegs(); err != nil {
+		return err
+	}
 	old := ix.man
 	u.next.gen = old.gen
 	// What changed: both lists are sorted by id.
@@ -238,9 +244,13 @@ type updater struct {
 	b       builder
 	cur     uint32   // the segment being built
 	written []string // segment files written by this update
-	st      Stats
-	full    bool // a new manifest was written (not a journal record)
-	reload  bool // written, but its stamp not taken: the next load reads the files
+	// unsynced: the segments written without an fsync, synced before a
+	// manifest or journal names them (syncSegs): a first build's
+	// segments are merged into one before, and never synced at all.
+	unsynced map[uint32]string
+	st       Stats
+	full     bool // a new manifest was written (not a journal record)
+	reload   bool // written, but its stamp not taken: the next load reads the files
 }
 
 // abort removes the segment files this update wrote.
@@ -256,7 +266,7 @@ func (u *updater) flush() error {
 		return nil
 	}
 	id := u.cur
-	if err := u.writeSeg(id, u.b.write); err != nil {
+	if err := u.writeSeg(id, u.b.write, false); err != nil {
 		return err
 	}
 	u.next.segs = append(u.next.segs, id)
@@ -268,9 +278,9 @@ func (u *updater) flush() error {
 	return nil
 }
 
-// writeSeg writes segment id through write: a temp file, fsynced and
-// renamed to its name.
-func (u *updater) writeSeg(id uint32, write func(w io.Writer) error) error {
+// writeSeg writes segment id through write: a temp file, fsynced (sync;
+// else later, syncSegs) and renamed to its name.
+func (u *updater) writeSeg(id uint32, write func(w io.Writer) error, sync bool) error {
 	path := filepath.Join(u.ix.dir, segName(id))
 	tmp, err := os.OpenFile(path+".tmp", os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
 	if err != nil {
@@ -281,9 +291,11 @@ func (u *updater) writeSeg(id uint32, write func(w io.Writer) error) error {
 		tmp.Close()
 		return err
 	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
+	if sync {
+		if err := tmp.Sync(); err != nil {
+			tmp.Close()
+			return err
+		}
 	}
 	if err := tmp.Close(); err != nil {
 		return err
@@ -292,6 +304,35 @@ func (u *updater) writeSeg(id uint32, write func(w io.Writer) error) error {
 		return err
 	}
 	u.written = append(u.written, path)
+	if !sync {
+		if u.unsynced == nil {
+			u.unsynced = map[uint32]string{}
+		}
+		u.unsynced[id] = path
+	}
+	return nil
+}
+
+// syncSegs fsyncs the segments written unsynced that u.next names.
+func (u *updater) syncSegs() error {
+	for _, id := range u.next.segs {
+		path, ok := u.unsynced[id]
+		if !ok {
+			continue
+		}
+		f, err := os.OpenFile(path, os.O_RDWR, 0)
+		if err != nil {
+			return err
+		}
+		err = f.Sync()
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return err
+		}
+		delete(u.unsynced, id)
+	}
 	return nil
 }
 
@@ -316,14 +357,17 @@ type pdoc struct {
 type readResult struct {
 	rec       srcRec // the source's new stamp, to, head and tail
 	unchanged bool   // the same stamp: nothing read
-	appended  bool   // docs are what was appended (else the source whole)
-	noNew     bool   // appended, but nothing new (a store changed elsewhere)
-	unclean   uint8  // what this reading met that the scan warns about (srcRec.unclean)
-	longest   int64  // the longest line or event read (srcRec.longest)
-	docs      []pdoc
-	tris      []trigram // the documents' trigrams, one after another
-	recs      []byte    // the documents' records, one after another
-	err       error
+	// more: a piece of a file (its complete lines up to rec.to); the next
+	// pieces follow, each appended to it.
+	more     bool
+	appended bool  // docs are what was appended (else the source whole)
+	noNew    bool  // appended, but nothing new (a store changed elsewhere)
+	unclean  uint8 // what this reading met that the scan warns about (srcRec.unclean)
+	longest  int64 // the longest line or event read (srcRec.longest)
+	docs     []pdoc
+	tris     []trigram // the documents' trigrams, one after another
+	recs     []byte    // the documents' records, one after another
+	err      error
 }
 
 // sources reads the sources (srcs[order[k]], named ids[k]) on every core,
@@ -357,47 +401,84 @@ func (u *updater) sources(ctx context.Context, srcs []search.Source, order []int
 				if k >= len(order) {
 					return
 				}
+				send := func(res readResult) bool {
+					select {
+					case results[k] <- res:
+						return true
+					case <-done:
+						return false
+					}
+				}
 				if err := ctx.Err(); err != nil {
-					results[k] <- readResult{err: err}
+					send(readResult{err: err})
 					continue
 				}
-				results[k] <- u.ix.read(&srcs[order[k]], olds[k])
+				send(u.ix.read(&srcs[order[k]], olds[k], send))
 			}
 		}()
 	}
 	prog := newProgress(ctx, srcs, order)
 	for k := range order {
-		var res readResult
-		select {
-		case res = <-results[k]:
-		case <-ctx.Done():
-			return ctx.Err()
+		// part: the source's record after the pieces added so far.
+		var part *srcRec
+		for {
+			var res readResult
+			select {
+			case res = <-results[k]:
+			case <-ctx.Done():
+				u.keepPart(part)
+				return ctx.Err()
+			}
+			if err := ctx.Err(); err != nil {
+				u.keepPart(part)
+				return err
+			}
+			var err error
+			if part, err = u.add(ids[k], kindOf(&srcs[order[k]]), olds[k], res, part); err != nil {
+				return err
+			}
+			res.recycle()
+			if !res.more {
+				break
+			}
 		}
 		<-window
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		if err := u.add(ids[k], kindOf(&srcs[order[k]]), olds[k], res); err != nil {
-			return err
-		}
 		prog.done(k)
 	}
 	return nil
 }
 
-// add puts one source's read into the index being built.
-func (u *updater) add(id string, kind uint8, old *srcRec, res readResult) error {
+// keepPart keeps the record of a source whose reading stopped after some
+// of its pieces: as if the file ended after them.
+func (u *updater) keepPart(part *srcRec) {
+	if part != nil {
+		u.next.srcs = append(u.next.srcs, *part)
+	}
+}
+
+// add puts one source's read, or a piece of it (res.more), into the index
+// being built. part is the source's record after its pieces added before
+// (nil: this is its first); it returns that record after this piece
+// (nil once the source is done: its record is in u.next).
+func (u *updater) add(id string, kind uint8, old *srcRec, res readResult, part *srcRec) (*srcRec, error) {
 	if res.err != nil {
 		if !errors.Is(res.err, fs.ErrNotExist) { // gone: removed
 			u.st.Unreadable = append(u.st.Unreadable, sourceName(id)+": "+res.err.Error())
 			u.st.Failed = append(u.st.Failed, id)
 		}
-		return nil
+		return nil, nil
 	}
 	if res.unchanged {
 		u.next.srcs = append(u.next.srcs, *old)
 		u.st.Unchanged++
-		return nil
+		return nil, nil
+	}
+	if part != nil {
+		// A later piece: the record moves on to its end.
+		part.stamp, part.to, part.head, part.tail = res.rec.stamp, res.rec.to, res.rec.head, res.rec.tail
+		part.unclean |= res.unclean
+		part.longest = max(part.longest, res.longest)
+		return u.addDocs(part, res)
 	}
 	rec := res.rec
 	rec.id, rec.kind = id, kind
@@ -432,6 +513,11 @@ func (u *updater) add(id string, kind uint8, old *srcRec, res readResult) error 
 			u.st.Appended++
 		}
 	}
+	return u.addDocs(&rec, res)
+}
+
+// addDocs adds the documents of res, a read of the source of rec.
+func (u *updater) addDocs(rec *srcRec, res readResult) (*srcRec, error) {
 	triStart, recStart := 0, 0
 	for _, p := range res.docs {
 		p.d.src = rec.num
@@ -439,25 +525,59 @@ func (u *updater) add(id string, kind uint8, old *srcRec, res readResult) error 
 		triStart, recStart = p.triEnd, p.recEnd
 		rec.lastSeg = u.cur
 		if err := u.maybeFlush(); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	u.next.srcs = append(u.next.srcs, rec)
-	return nil
+	if res.more {
+		return rec, nil
+	}
+	u.next.srcs = append(u.next.srcs, *rec)
+	return nil, nil
+}
+
+// resBufs are a readResult's buffers, used again once the read is added.
+type resBufs struct {
+	docs []pdoc
+	tris []trigram
+	recs []byte
+}
+
+var resPool = sync.Pool{New: func() any { return new(resBufs) }}
+
+// grab gives res buffers kept from an earlier read (before its first
+// document).
+func (res *readResult) grab() {
+	if res.docs == nil {
+		b := resPool.Get().(*resBufs)
+		res.docs, res.tris, res.recs = b.docs[:0], b.tris[:0], b.recs[:0]
+	}
+}
+
+// recycle keeps res's buffers for another read (res is not used after).
+func (res *readResult) recycle() {
+	if res.docs == nil || cap(res.recs) > 64<<20 || cap(res.tris) > 64<<20 {
+		return
+	}
+	resPool.Put(&resBufs{docs: res.docs[:0], tris: res.tris[:0], recs: res.recs[:0]})
 }
 
 // read reads what changed in one source since old (nil: never indexed).
-func (ix *Index) read(src *search.Source, old *srcRec) readResult {
+func (ix *Index) read(src *search.Source, old *srcRec, emit func(readResult) bool) readResult {
 	switch kindOf(src) {
 	case kindFile:
-		return ix.readFile(src, old)
+		return ix.readFile(src, old, emit)
 	case kindWhole:
 		return ix.readWhole(src, old)
 	}
 	return ix.readEvents(src, old)
 }
 
-func (ix *Index) readFile(src *search.Source, old *srcRec) (res readResult) {
+// errStopped: the update stopped reading (its reading loop returned).
+var errStopped = errors.New("search index: the update stopped")
+
+// readFile reads what changed in a file since old: the pieces before the
+// last (readResult.more) go to emit as they are read (false: stop).
+func (ix *Index) readFile(src *search.Source, old *srcRec, emit func(readResult) bool) (res readResult) {
 	if old != nil {
 		// One stat for a file that did not change (the common case).
 		if fi, err := os.Stat(src.Path); err == nil && fi.Mode().IsRegular() && stampOf(fi) == old.stamp {
@@ -488,11 +608,35 @@ func (ix *Index) readFile(src *search.Source, old *srcRec) (res readResult) {
 	if _, err := f.Seek(from, 0); err != nil {
 		return readResult{err: err}
 	}
-	to, err := eachLine(f, from, search.DefaultMaxLine, func(pos int64, line []byte, complete bool) {
+	// A piece ends after the complete line that takes it past
+	// ix.pieceText: it is recorded as if the file ended there (its stamp
+	// of that size, its hashes of those bytes), so that an update
+	// interrupted before the next piece is added leaves a record the next
+	// update reads the rest of as appended lines.
+	stamp, start, stopped := res.rec.stamp, from, false
+	to, err := eachLineWhile(f, from, search.DefaultMaxLine, func(pos int64, line []byte, complete bool) bool {
 		ix.addDoc(&res, pos, line, !complete)
+		end := pos + int64(len(line)) + 1
+		if !complete || end-start < int64(ix.pieceText) {
+			return true
+		}
+		res.more, res.rec.to, res.rec.stamp = true, end, stamp
+		res.rec.stamp.Size = end
+		if res.rec.head, res.rec.tail, res.err = prefixHashes(f, end); res.err != nil {
+			res = readResult{err: res.err}
+		}
+		if !emit(res) || res.err != nil {
+			stopped = true
+			return false
+		}
+		res, start = readResult{rec: srcRec{stamp: stamp}, appended: true}, end
+		return true
 	})
 	if err != nil {
 		return readResult{err: err}
+	}
+	if stopped {
+		return readResult{err: errStopped}
 	}
 	res.rec.to = to
 	if res.rec.head, res.rec.tail, err = prefixHashes(f, to); err != nil {
