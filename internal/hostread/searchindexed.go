@@ -26,6 +26,13 @@ type SearchIndex struct {
 	// over the transcripts one requester may see.
 	MaskKey string
 	Debug   func(string) // why the scan answered (nil: not said)
+	// Background starts one detached process that brings the raw index
+	// up to date (`sessions index --update`), for a search that finds it
+	// far behind (Backlog past catchUpBudget): the search then scans at
+	// once instead of paying for the build. nil: no background builds
+	// (SESSIONS_INDEX_BACKGROUND=0, a masked search): such a search
+	// updates inline, for up to indexWait, as a catch-up does.
+	Background func() error
 }
 
 func (x *SearchIndex) debug(format string, a ...any) {
@@ -35,8 +42,39 @@ func (x *SearchIndex) debug(format string, a ...any) {
 }
 
 // indexWait is how long a search waits for another process's update of
-// the index before the scan answers (searchindex.ErrBusy).
+// the index before the scan answers (searchindex.ErrBusy), and how long an
+// update inline may run.
 const indexWait = 2 * time.Second
+
+// A search brings the index up to date inline when what is left to index
+// (searchindex.Backlog: new and changed transcripts' bytes, told from
+// their stamps) indexes in about the time a scan of the whole state takes:
+// at most catchUpBudget(total) bytes. Past it the search scans (it would
+// have anyway) and, where it may, starts a build in the background.
+//
+// The index is built at about 1/scanPerIndex the speed the scan reads:
+// on the benchmark's state (BenchmarkSearchFirst: 10,000 sessions, 64 MB)
+// a whole build took 16× a scan's time, and a search of everything
+// scanned that state in 1/16 of a build. So catchUpBudget is the state's
+// bytes over scanPerIndex — what indexes in one scan's time — and never
+// less than catchUpFloor, 4 MiB (about a tenth of a second of indexing:
+// a small state's whole index, built inline on its first search).
+const (
+	scanPerIndex = 16
+	catchUpFloor = 4 << 20
+)
+
+// catchUpBudget is the most a search indexes inline before it answers, of
+// a state whose transcripts hold total bytes.
+func catchUpBudget(total int64) int64 {
+	return max(catchUpFloor, total/scanPerIndex)
+}
+
+// inlineUpdate says whether a search updates the index itself before it
+// answers (a catch-up), or leaves the backlog to a background build.
+func inlineUpdate(b searchindex.Backlog) bool {
+	return b.Bytes <= catchUpBudget(b.Total)
+}
 
 // open indexes, kept for the life of the process: a long-lived one (the
 // MCP server, the UI) keeps its segments mapped between questions.
@@ -107,6 +145,9 @@ func searchIndexed(s *state.State, q *SearchQuery, srcs []srch.Source) *srch.Res
 			return nil
 		}
 	}
+	if x.Background != nil && !x.catchUp(ix, all) {
+		return nil
+	}
 	update := func() (searchindex.Stats, error) {
 		uctx, cancel := context.WithTimeout(ctx, indexWait)
 		defer cancel()
@@ -172,6 +213,35 @@ func searchIndexed(s *state.State, q *SearchQuery, srcs []srch.Source) *srch.Res
 		kept = false
 	}
 	return indexedAnswer(srcs, o, q.Limit, q.Context, want, kept, scan)
+}
+
+// catchUp weighs what is left to index of srcs before a search pays for an
+// update: true when the search brings the index up to date itself (a
+// catch-up, or an index it cannot weigh: the update says why); false when
+// the scan answers now — the index far behind, with a build started in the
+// background unless one holds the index's lock already.
+func (x *SearchIndex) catchUp(ix *searchindex.Index, srcs []srch.Source) bool {
+	b, err := ix.Backlog(srcs)
+	if err != nil {
+		return true // corrupt or unreadable: the update resets it or says why
+	}
+	if inlineUpdate(b) {
+		return true
+	}
+	busy, err := ix.Busy()
+	switch {
+	case err != nil:
+		x.debug("search index: %v; scanning", err)
+	case busy:
+		x.debug("search index: %d transcript(s), %d bytes to index, being indexed by another process; scanning", b.Sources, b.Bytes)
+	default:
+		if err := x.Background(); err != nil {
+			x.debug("search index: %d transcript(s), %d bytes to index; cannot build it in the background: %v; scanning", b.Sources, b.Bytes, err)
+		} else {
+			x.debug("search index: %d transcript(s), %d bytes to index (more than %d inline); building it in the background; scanning", b.Sources, b.Bytes, catchUpBudget(b.Total))
+		}
+	}
+	return false
 }
 
 // indexedAnswer is Run's answer over srcs: the candidates of want verified by the

@@ -21,6 +21,11 @@ type IndexRequest struct {
 	Update, Rebuild, Remove bool
 	// Progress is told a build's bytes done and total (nil: not told).
 	Progress func(done, total int64)
+	// Background is Update as the build a search starts in the
+	// background runs it (hostread.IndexQuery.Background): nothing when
+	// another process updates the index, stopped when the state dir goes
+	// away; the result holds no status of the indexes.
+	Background bool
 }
 
 // IndexResult is the document of `sessions index --json`.
@@ -86,7 +91,7 @@ func (o *Ops) index(ctx context.Context, q IndexRequest) (*IndexResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	hq := hostread.IndexQuery{Update: q.Update, Rebuild: q.Rebuild, Remove: q.Remove, LockTimeout: o.cfg.LockTimeout}
+	hq := hostread.IndexQuery{Update: q.Update, Rebuild: q.Rebuild, Remove: q.Remove, LockTimeout: o.cfg.LockTimeout, Background: q.Background}
 	if q.Progress != nil {
 		hq.Progress = func(p searchindex.Progress) { q.Progress(p.BytesDone, p.Bytes) }
 	}
