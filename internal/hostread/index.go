@@ -49,6 +49,9 @@ type IndexAnswer struct {
 	// directories removed.
 	Stats   *searchindex.Stats
 	Removed []string
+	// Updating: a process holds the raw index's lock now (a build in the
+	// background a search started, or another update).
+	Updating bool
 }
 
 // Index shows, brings up to date, rebuilds or removes the search index of
@@ -131,6 +134,9 @@ func Index(ctx context.Context, s *state.State, q IndexQuery) (*IndexAnswer, err
 		return nil, apperr.Errorf("read the search index: %v", err)
 	}
 	a.Indexes = sts
+	if len(sts) > 0 && !sts[0].Masked {
+		a.Updating = searchindex.Updating(sts[0].Dir)
+	}
 	return a, nil
 }
 

@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	srch "github.com/openclaw/sessions/internal/search"
-	"github.com/openclaw/sessions/internal/searchindex"
 	"github.com/openclaw/sessions/internal/state"
 	"github.com/openclaw/sessions/internal/testutil/bigstate"
 )
@@ -113,5 +112,4 @@ func BenchmarkSearchFirst(b *testing.B) {
 			}
 		}
 	})
-	_ = searchindex.Backlog{}
 }

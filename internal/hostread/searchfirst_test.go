@@ -288,3 +288,31 @@ func tree(t *testing.T, dir string) map[string]string {
 	}
 	return out
 }
+
+// sessions index says when a process holds the index's lock (a build in
+// the background under way), and not otherwise; asking creates nothing.
+func TestIndexUpdating(t *testing.T) {
+	s := bigState(t, 10, 10, "x")
+	cache := t.TempDir()
+	a, err := Index(context.Background(), s, IndexQuery{CacheDir: cache, Update: true})
+	if err != nil || a.Updating {
+		t.Fatalf("after an update: updating %v, %v", a.Updating, err)
+	}
+	fl := flock.New(filepath.Join(a.Indexes[0].Dir, "lock"))
+	if ok, err := fl.TryLock(); !ok || err != nil {
+		t.Fatalf("lock: %v %v", ok, err)
+	}
+	if a, err = Index(context.Background(), s, IndexQuery{CacheDir: cache}); err != nil || !a.Updating {
+		t.Fatalf("lock held: updating %v, %v", a.Updating, err)
+	}
+	fl.Unlock()
+	if a, err = Index(context.Background(), s, IndexQuery{CacheDir: cache}); err != nil || a.Updating {
+		t.Fatalf("released: updating %v, %v", a.Updating, err)
+	}
+	if searchindex.Updating(filepath.Join(cache, "none")) {
+		t.Fatal("no index: updating")
+	}
+	if _, err := os.Stat(filepath.Join(cache, "none")); !os.IsNotExist(err) {
+		t.Fatalf("Updating created something: %v", err)
+	}
+}

@@ -53,12 +53,12 @@ const indexWait = 2 * time.Second
 // have anyway) and, where it may, starts a build in the background.
 //
 // The index is built at about 1/scanPerIndex the speed the scan reads:
-// on the benchmark's state (BenchmarkSearchFirst: 10,000 sessions, 64 MB)
-// a whole build took 16× a scan's time, and a search of everything
-// scanned that state in 1/16 of a build. So catchUpBudget is the state's
-// bytes over scanPerIndex — what indexes in one scan's time — and never
-// less than catchUpFloor, 4 MiB (about a tenth of a second of indexing:
-// a small state's whole index, built inline on its first search).
+// on the benchmark's state (BenchmarkSearchFirst: 10,000 sessions, 64 MiB;
+// docs/PERFORMANCE.md) a whole build took 16.6× a scan's time (medians of
+// 5, one run). So catchUpBudget is the state's bytes over scanPerIndex —
+// what indexes in about one scan's time, so that a catch-up costs a search
+// at most about what scanning costs — and never less than catchUpFloor,
+// 4 MiB (a small state's whole index, built inline by its first search).
 const (
 	scanPerIndex = 16
 	catchUpFloor = 4 << 20

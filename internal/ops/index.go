@@ -65,6 +65,9 @@ type IndexStatus struct {
 	Fresh   *bool `json:"fresh,omitempty"`
 	// Corrupt says why it cannot be read: the next search rebuilds it.
 	Corrupt string `json:"corrupt,omitempty"`
+	// Updating: a process is updating it now — a build a search started
+	// in the background, or another update (the operator's index only).
+	Updating bool `json:"updating,omitempty"`
 }
 
 // IndexUpdate is what an update of the index did, in transcripts.
@@ -114,6 +117,7 @@ func (o *Ops) index(ctx context.Context, q IndexRequest) (*IndexResult, error) {
 		if st.Masked {
 			res.Masked = append(res.Masked, row)
 		} else if res.Index == nil {
+			row.Updating = a.Updating
 			res.Index = &row
 		}
 	}

@@ -127,6 +127,18 @@ func (ix *Index) Backlog(srcs []search.Source) (Backlog, error) {
 	return b, nil
 }
 
+// Updating reports whether a process holds the write lock of the index in
+// dir (Status.Dir) now: an update or a build under way. It creates nothing.
+func Updating(dir string) bool {
+	path := filepath.Join(dir, "lock")
+	if _, err := os.Lstat(path); err != nil {
+		return false
+	}
+	ix := &Index{dir: dir}
+	busy, err := ix.Busy()
+	return err == nil && busy
+}
+
 // Busy reports whether another process holds the index's write lock now
 // (an update or a build under way), without waiting for it. An error: the
 // lock cannot be taken at all (a read-only cache dir).

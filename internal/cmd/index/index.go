@@ -58,10 +58,11 @@ may (the index covers every agent's transcripts); not through a gateway.
 
 JSON (--json): {"stateDir","cacheDir","transcripts","disabled","index":{"dir","sizeBytes",
 "built","sources","messages","textBytes","updatedAt","changed","fresh",
-"corrupt"}|null,"masked":[{"dir","sizeBytes","built","sources","messages",
+"corrupt","updating"}|null,"masked":[{"dir","sizeBytes","built","sources","messages",
 "textBytes","updatedAt","corrupt"}...],"updated":{"unchanged","appended",
 "indexedWhole","removed","unreadable","segments"},"removed":[dir...]}
-(updatedAt in ms; disabled when SESSIONS_NO_INDEX is set: search scans and
+(updatedAt in ms; updating while a process updates it, such as a build a
+search started in the background; disabled when SESSIONS_NO_INDEX is set: search scans and
 leaves the index as it is; updated only after --update/--rebuild, removed
 after --remove).
 Piped: one index a line: raw|masked, dir, size bytes, transcripts, messages,
@@ -186,6 +187,9 @@ func printTTY(f *cmdutil.Factory, res *ops.IndexResult) error {
 		if x.UpdatedAt > 0 {
 			at := time.UnixMilli(x.UpdatedAt)
 			fmt.Fprintf(w, "  updated  %s (%s ago)\n", at.Local().Format("2006-01-02 15:04:05"), ago(f.Ops().Now().Sub(at)))
+		}
+		if x.Updating {
+			fmt.Fprintf(w, "  building %s: a process is updating it now (a build a search started in the background, or sessions index --update)\n", cs.Yellow("yes"))
 		}
 		switch {
 		case x.Corrupt != "":
