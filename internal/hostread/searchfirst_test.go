@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gofrs/flock"
 
@@ -181,6 +182,22 @@ func TestSearchFarBehind(t *testing.T) {
 	if starts != 1 {
 		t.Fatalf("%d builds started, want 1", starts)
 	}
+	// The build stopped before it finished (the lock is free, the index
+	// not built): no other is started for a while.
+	same("after a build that stopped", search(start), scan)
+	said("after a build that stopped", "stopped before it finished; scanning")
+	if starts != 1 {
+		t.Fatalf("%d builds started, want 1", starts)
+	}
+	old := time.Now().Add(-backgroundRetry - time.Second)
+	if err := os.Chtimes(filepath.Join(ix.Dir(), backgroundMarker), old, old); err != nil {
+		t.Fatal(err)
+	}
+	same("a while after", search(start), scan)
+	said("a while after", "building it in the background; scanning")
+	if starts != 2 {
+		t.Fatalf("%d builds started, want 2", starts)
+	}
 
 	// Built (what the background process does): answered from the index.
 	all, err := indexSources(s, nil)
@@ -191,6 +208,9 @@ func TestSearchFarBehind(t *testing.T) {
 		t.Fatal(err)
 	}
 	same("built", search(start), scan)
+	if _, err := os.Stat(filepath.Join(ix.Dir(), backgroundMarker)); !os.IsNotExist(err) {
+		t.Fatalf("the marker of the background build outlived the build: %v", err)
+	}
 	for _, d := range debug {
 		if strings.Contains(d, "scanning") {
 			t.Fatalf("built: %q", debug)
@@ -201,7 +221,7 @@ func TestSearchFarBehind(t *testing.T) {
 	// A few more messages: a catch-up, inline.
 	appendMessages(t, s.Dir.Path, 6000, 20, 100, needle)
 	a := search(start)
-	if starts != 1 || a.Total != 2 {
+	if starts != 2 || a.Total != 2 {
 		t.Fatalf("catch-up: %d hits, %d builds started (debug %q)", a.Total, starts, debug)
 	}
 	if b := backlog(); b.Bytes != 0 {

@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"sync"
 	"time"
@@ -235,14 +237,33 @@ func (x *SearchIndex) catchUp(ix *searchindex.Index, srcs []srch.Source) bool {
 	case busy:
 		x.debug("search index: %d transcript(s), %d bytes to index, being indexed by another process; scanning", b.Sources, b.Bytes)
 	default:
+		marker := filepath.Join(ix.Dir(), backgroundMarker)
+		if fi, err := os.Stat(marker); err == nil {
+			if d := time.Since(fi.ModTime()); d >= 0 && d < backgroundRetry {
+				x.debug("search index: %d transcript(s), %d bytes to index; a build started in the background %s ago stopped before it finished; scanning", b.Sources, b.Bytes, d.Round(time.Second))
+				return false
+			}
+		}
 		if err := x.Background(); err != nil {
 			x.debug("search index: %d transcript(s), %d bytes to index; cannot build it in the background: %v; scanning", b.Sources, b.Bytes, err)
-		} else {
-			x.debug("search index: %d transcript(s), %d bytes to index (more than %d inline); building it in the background; scanning", b.Sources, b.Bytes, catchUpBudget(b.Total))
+			return false
 		}
+		_ = os.WriteFile(marker, nil, 0o600)
+		x.debug("search index: %d transcript(s), %d bytes to index (more than %d inline); building it in the background; scanning", b.Sources, b.Bytes, catchUpBudget(b.Total))
 	}
 	return false
 }
+
+// backgroundMarker is the file in the index's directory that says when a
+// search last started a build in the background. A build that finishes
+// writes a new manifest, whose clean-up removes it; one that stopped
+// before (killed, the disk full) leaves it, and searches start no other
+// for backgroundRetry: a build that cannot finish is not started by every
+// search.
+const (
+	backgroundMarker = "background"
+	backgroundRetry  = time.Minute
+)
 
 // indexedAnswer is Run's answer over srcs: the candidates of want verified by the
 // real match, the sources of scan scanned. The match runs on the text the
