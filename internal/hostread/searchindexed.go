@@ -244,11 +244,14 @@ func (x *SearchIndex) catchUp(ix *searchindex.Index, srcs []srch.Source) bool {
 				return false
 			}
 		}
+		// written first: a build quick enough to finish before the search
+		// goes on removes it
+		_ = os.WriteFile(marker, nil, 0o600)
 		if err := x.Background(); err != nil {
+			os.Remove(marker)
 			x.debug("search index: %d transcript(s), %d bytes to index; cannot build it in the background: %v; scanning", b.Sources, b.Bytes, err)
 			return false
 		}
-		_ = os.WriteFile(marker, nil, 0o600)
 		x.debug("search index: %d transcript(s), %d bytes to index (more than %d inline); building it in the background; scanning", b.Sources, b.Bytes, catchUpBudget(b.Total))
 	}
 	return false
