@@ -75,6 +75,7 @@ func TestScript(t *testing.T) {
 			"mkfifo":      mkfifoCmd,
 			"gatewaylock": gatewayLock,
 			"truncate":    truncateCmd,
+			"waitindex":   waitIndex,
 		},
 	})
 }

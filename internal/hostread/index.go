@@ -3,10 +3,13 @@ package hostread
 import (
 	"context"
 	"errors"
+	"io/fs"
+	"os"
 	"time"
 
 	"github.com/openclaw/sessions/internal/apperr"
 	"github.com/openclaw/sessions/internal/lock"
+	srch "github.com/openclaw/sessions/internal/search"
 	"github.com/openclaw/sessions/internal/searchindex"
 	"github.com/openclaw/sessions/internal/state"
 )
@@ -26,6 +29,12 @@ type IndexQuery struct {
 	// LockTimeout bounds the wait for another process's update (0: the
 	// default lock timeout).
 	LockTimeout time.Duration
+	// Background is Update as the build a search started in the
+	// background runs it: nothing to do when another process holds the
+	// index's lock (it is that build, or another update), and stopped,
+	// keeping what it finished, when the state dir goes away. Its answer
+	// has no status of the indexes (nothing asks it).
+	Background bool
 }
 
 // IndexAnswer is the state dir's indexes after the query.
@@ -40,6 +49,9 @@ type IndexAnswer struct {
 	// directories removed.
 	Stats   *searchindex.Stats
 	Removed []string
+	// Updating: a process holds the raw index's lock now (a build in the
+	// background a search started, or another update).
+	Updating bool
 }
 
 // Index shows, brings up to date, rebuilds or removes the search index of
@@ -84,6 +96,8 @@ func Index(ctx context.Context, s *state.State, q IndexQuery) (*IndexAnswer, err
 		if err != nil {
 			return nil, busy(apperr.Errorf("remove the search index: %v", err).Wrap(err))
 		}
+	case q.Background:
+		return a, background(ctx, s, dir, all)
 	case q.Update || q.Rebuild:
 		ix, err := openIndex(s, &SearchIndex{CacheDir: dir}, nil)
 		if err != nil {
@@ -120,6 +134,9 @@ func Index(ctx context.Context, s *state.State, q IndexQuery) (*IndexAnswer, err
 		return nil, apperr.Errorf("read the search index: %v", err)
 	}
 	a.Indexes = sts
+	if len(sts) > 0 && !sts[0].Masked {
+		a.Updating = searchindex.Updating(sts[0].Dir)
+	}
 	return a, nil
 }
 
@@ -129,4 +146,55 @@ func waitFor(ctx context.Context, wait time.Duration, fn func(context.Context) e
 	c, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
 	return fn(c)
+}
+
+// stateGoneEvery is how often a background build checks that the state dir
+// is still there, besides after each transcript.
+var stateGoneEvery = time.Second
+
+// background brings the index of s up to srcs as a build started by a
+// search runs it (IndexQuery.Background): not when another process holds
+// the index's lock; stopped when the state dir is gone.
+func background(ctx context.Context, s *state.State, dir string, srcs []srch.Source) error {
+	ix, err := openIndex(s, &SearchIndex{CacheDir: dir}, nil)
+	if err != nil {
+		return apperr.Errorf("%v", err)
+	}
+	if busy, err := ix.Busy(); err != nil || busy {
+		return err // another builder has it: nothing to do
+	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	errGone := apperr.Statef("the state dir %s is gone: the background build stopped (the index keeps what it finished)", s.Dir.Path)
+	gone := func() {
+		if _, err := os.Stat(s.Dir.Path); errors.Is(err, fs.ErrNotExist) {
+			cancel(errGone)
+		}
+	}
+	go func() {
+		t := time.NewTicker(stateGoneEvery)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				gone()
+			}
+		}
+	}()
+	uctx := searchindex.WithProgress(ctx, func(searchindex.Progress) { gone() })
+	_, err = ix.Update(uctx, srcs)
+	if searchindex.IsCorrupt(err) {
+		if err = ix.Reset(ctx); err == nil {
+			_, err = ix.Update(uctx, srcs)
+		}
+	}
+	if cause := context.Cause(ctx); cause == errGone {
+		return errGone
+	}
+	if errors.Is(err, searchindex.ErrBusy) {
+		return nil
+	}
+	return err
 }

@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"sync"
 	"time"
@@ -26,6 +28,13 @@ type SearchIndex struct {
 	// over the transcripts one requester may see.
 	MaskKey string
 	Debug   func(string) // why the scan answered (nil: not said)
+	// Background starts one detached process that brings the raw index
+	// up to date (`sessions index --update`), for a search that finds it
+	// far behind (Backlog past catchUpBudget): the search then scans at
+	// once instead of paying for the build. nil: no background builds
+	// (SESSIONS_INDEX_BACKGROUND=0, a masked search): such a search
+	// updates inline, for up to indexWait, as a catch-up does.
+	Background func() error
 }
 
 func (x *SearchIndex) debug(format string, a ...any) {
@@ -35,8 +44,39 @@ func (x *SearchIndex) debug(format string, a ...any) {
 }
 
 // indexWait is how long a search waits for another process's update of
-// the index before the scan answers (searchindex.ErrBusy).
+// the index before the scan answers (searchindex.ErrBusy), and how long an
+// update inline may run.
 const indexWait = 2 * time.Second
+
+// A search brings the index up to date inline when what is left to index
+// (searchindex.Backlog: new and changed transcripts' bytes, told from
+// their stamps) indexes in about the time a scan of the whole state takes:
+// at most catchUpBudget(total) bytes. Past it the search scans (it would
+// have anyway) and, where it may, starts a build in the background.
+//
+// The index is built at about 1/scanPerIndex the speed the scan reads:
+// on the benchmark's state (BenchmarkSearchFirst: 10,000 sessions, 64 MiB;
+// docs/PERFORMANCE.md) a whole build took 16.6× a scan's time (medians of
+// 5, one run). So catchUpBudget is the state's bytes over scanPerIndex —
+// what indexes in about one scan's time, so that a catch-up costs a search
+// at most about what scanning costs — and never less than catchUpFloor,
+// 4 MiB (a small state's whole index, built inline by its first search).
+const (
+	scanPerIndex = 16
+	catchUpFloor = 4 << 20
+)
+
+// catchUpBudget is the most a search indexes inline before it answers, of
+// a state whose transcripts hold total bytes.
+func catchUpBudget(total int64) int64 {
+	return max(catchUpFloor, total/scanPerIndex)
+}
+
+// inlineUpdate says whether a search updates the index itself before it
+// answers (a catch-up), or leaves the backlog to a background build.
+func inlineUpdate(b searchindex.Backlog) bool {
+	return b.Bytes <= catchUpBudget(b.Total)
+}
 
 // open indexes, kept for the life of the process: a long-lived one (the
 // MCP server, the UI) keeps its segments mapped between questions.
@@ -107,6 +147,9 @@ func searchIndexed(s *state.State, q *SearchQuery, srcs []srch.Source) *srch.Res
 			return nil
 		}
 	}
+	if x.Background != nil && !x.catchUp(ix, all) {
+		return nil
+	}
 	update := func() (searchindex.Stats, error) {
 		uctx, cancel := context.WithTimeout(ctx, indexWait)
 		defer cancel()
@@ -173,6 +216,57 @@ func searchIndexed(s *state.State, q *SearchQuery, srcs []srch.Source) *srch.Res
 	}
 	return indexedAnswer(srcs, o, q.Limit, q.Context, want, kept, scan)
 }
+
+// catchUp weighs what is left to index of srcs before a search pays for an
+// update: true when the search brings the index up to date itself (a
+// catch-up, or an index it cannot weigh: the update says why); false when
+// the scan answers now — the index far behind, with a build started in the
+// background unless one holds the index's lock already.
+func (x *SearchIndex) catchUp(ix *searchindex.Index, srcs []srch.Source) bool {
+	b, err := ix.Backlog(srcs)
+	if err != nil {
+		return true // corrupt or unreadable: the update resets it or says why
+	}
+	if inlineUpdate(b) {
+		return true
+	}
+	busy, err := ix.Busy()
+	switch {
+	case err != nil:
+		x.debug("search index: %v; scanning", err)
+	case busy:
+		x.debug("search index: %d transcript(s), %d bytes to index, being indexed by another process; scanning", b.Sources, b.Bytes)
+	default:
+		marker := filepath.Join(ix.Dir(), backgroundMarker)
+		if fi, err := os.Stat(marker); err == nil {
+			if d := time.Since(fi.ModTime()); d >= 0 && d < backgroundRetry {
+				x.debug("search index: %d transcript(s), %d bytes to index; a build started in the background %s ago stopped before it finished; scanning", b.Sources, b.Bytes, d.Round(time.Second))
+				return false
+			}
+		}
+		// written first: a build quick enough to finish before the search
+		// goes on removes it
+		_ = os.WriteFile(marker, nil, 0o600)
+		if err := x.Background(); err != nil {
+			os.Remove(marker)
+			x.debug("search index: %d transcript(s), %d bytes to index; cannot build it in the background: %v; scanning", b.Sources, b.Bytes, err)
+			return false
+		}
+		x.debug("search index: %d transcript(s), %d bytes to index (more than %d inline); building it in the background; scanning", b.Sources, b.Bytes, catchUpBudget(b.Total))
+	}
+	return false
+}
+
+// backgroundMarker is the file in the index's directory that says when a
+// search last started a build in the background. A build that finishes
+// writes a new manifest, whose clean-up removes it; one that stopped
+// before (killed, the disk full) leaves it, and searches start no other
+// for backgroundRetry: a build that cannot finish is not started by every
+// search.
+const (
+	backgroundMarker = "background"
+	backgroundRetry  = time.Minute
+)
 
 // indexedAnswer is Run's answer over srcs: the candidates of want verified by the
 // real match, the sources of scan scanned. The match runs on the text the

@@ -21,6 +21,11 @@ type IndexRequest struct {
 	Update, Rebuild, Remove bool
 	// Progress is told a build's bytes done and total (nil: not told).
 	Progress func(done, total int64)
+	// Background is Update as the build a search starts in the
+	// background runs it (hostread.IndexQuery.Background): nothing when
+	// another process updates the index, stopped when the state dir goes
+	// away; the result holds no status of the indexes.
+	Background bool
 }
 
 // IndexResult is the document of `sessions index --json`.
@@ -60,6 +65,9 @@ type IndexStatus struct {
 	Fresh   *bool `json:"fresh,omitempty"`
 	// Corrupt says why it cannot be read: the next search rebuilds it.
 	Corrupt string `json:"corrupt,omitempty"`
+	// Updating: a process is updating it now — a build a search started
+	// in the background, or another update (the operator's index only).
+	Updating bool `json:"updating,omitempty"`
 }
 
 // IndexUpdate is what an update of the index did, in transcripts.
@@ -86,7 +94,7 @@ func (o *Ops) index(ctx context.Context, q IndexRequest) (*IndexResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	hq := hostread.IndexQuery{Update: q.Update, Rebuild: q.Rebuild, Remove: q.Remove, LockTimeout: o.cfg.LockTimeout}
+	hq := hostread.IndexQuery{Update: q.Update, Rebuild: q.Rebuild, Remove: q.Remove, LockTimeout: o.cfg.LockTimeout, Background: q.Background}
 	if q.Progress != nil {
 		hq.Progress = func(p searchindex.Progress) { q.Progress(p.BytesDone, p.Bytes) }
 	}
@@ -109,6 +117,7 @@ func (o *Ops) index(ctx context.Context, q IndexRequest) (*IndexResult, error) {
 		if st.Masked {
 			res.Masked = append(res.Masked, row)
 		} else if res.Index == nil {
+			row.Updating = a.Updating
 			res.Index = &row
 		}
 	}

@@ -3,12 +3,15 @@ package ops
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 
 	"github.com/openclaw/sessions/internal/backend"
 	"github.com/openclaw/sessions/internal/boundary"
 	"github.com/openclaw/sessions/internal/hostread"
+	"github.com/openclaw/sessions/internal/runner"
 	srch "github.com/openclaw/sessions/internal/search"
 )
 
@@ -38,6 +41,9 @@ type SearchQuery struct {
 	// Relevance ranks the hits of a words query (Pattern.Words) by BM25
 	// relevance, ties newest first (search/rank.go); else newest first.
 	Relevance bool
+	// Notice gets a line for the person at the terminal: the search
+	// started a build of the index in the background (nil: not said).
+	Notice func(line string)
 }
 
 // SearchResult is the document of `sessions search --json`. Hits is built
@@ -194,7 +200,7 @@ func (o *Ops) searchIndex(ctx context.Context, q SearchQuery) *hostread.SearchIn
 		o.debug("search: a words or ranked query is answered by the scan, not the index")
 		return nil
 	}
-	x := &hostread.SearchIndex{Ctx: ctx, Pattern: q.Pattern}
+	x := &hostread.SearchIndex{Ctx: ctx, Pattern: q.Pattern, Debug: func(line string) { o.debug(line) }}
 	if o.masking() {
 		var patterns []string
 		if st, err := o.openState(); err == nil && st != nil && st.Cfg != nil {
@@ -202,8 +208,52 @@ func (o *Ops) searchIndex(ctx context.Context, q SearchQuery) *hostread.SearchIn
 		}
 		as, _ := o.as()
 		x.MaskKey = "patterns\x00" + strings.Join(patterns, "\x00") + "\x01requester\x00" + as
+	} else {
+		x.Background = o.indexBackground(q.Notice)
 	}
 	return x
+}
+
+// IndexBackgroundEnv set to a false value (0, false) keeps a search from
+// starting a build of the search index in the background: a search that
+// finds the index far behind then updates it inline for up to two
+// seconds before it scans, as a catch-up does.
+const IndexBackgroundEnv = "SESSIONS_INDEX_BACKGROUND"
+
+// indexBackground is how a search of the operator's index starts its build
+// in the background (hostread.SearchIndex.Background): one detached
+// `sessions index --update --background` for this state dir, at low
+// priority, its stdio the null device; notice is told once it started.
+// nil when $SESSIONS_INDEX_BACKGROUND is false, or for a requester (the
+// index covers every agent's transcripts: `sessions index` is the
+// operator's).
+func (o *Ops) indexBackground(notice func(string)) func() error {
+	if b, err := strconv.ParseBool(strings.TrimSpace(o.Getenv(IndexBackgroundEnv))); err == nil && !b {
+		return nil
+	}
+	st, err := o.openState()
+	if err != nil || st == nil || !st.Req.Operator() {
+		return nil
+	}
+	if testBinary() {
+		return nil
+	}
+	return func() error {
+		cfg := ""
+		if st.Cfg != nil && st.Cfg.Exists {
+			cfg = st.Cfg.Path
+		}
+		pid, err := runner.StartDetached(runner.StartOptions{StateDir: st.Dir.Path, ConfigPath: cfg}, os.TempDir(), nil,
+			"index", "--update", "--background")
+		if err != nil {
+			return err
+		}
+		o.debug("search index: building it in the background", "pid", pid)
+		if notice != nil {
+			notice("Building the search index in the background (sessions index shows how far it has got); until then search scans.")
+		}
+		return nil
+	}
 }
 
 // indexOff reads $SESSIONS_NO_INDEX.
@@ -294,4 +344,20 @@ func contextMessages(in []srch.Message) []SearchContextMessage {
 		out[i] = SearchContextMessage{ID: m.ID, Role: m.Role, Timestamp: epochMs(m.Timestamp), Text: m.Text}
 	}
 	return out
+}
+
+// testBinary: this process is a Go test binary that is not standing in for
+// sessions (a package's tests, where the executable would run the tests
+// again; the end-to-end scripts run it as "sessions" and start builds).
+func testBinary() bool {
+	if os.Getenv("SESSIONS_RUNNER_EXE") != "" {
+		return false
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return false
+	}
+	name := strings.TrimSuffix(filepath.Base(exe), ".exe")
+	argv0 := strings.TrimSuffix(filepath.Base(os.Args[0]), ".exe")
+	return strings.HasSuffix(name, ".test") && argv0 != "sessions"
 }

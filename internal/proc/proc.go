@@ -7,3 +7,7 @@
 // groups; Windows uses OpenProcess + GetExitCodeProcess and process creation
 // flags (see docs/PLATFORMS.md for what differs).
 package proc
+
+// backgroundNice is the nice value of a process doing background work
+// (Background): below every interactive process, above idle ones.
+const backgroundNice = 10

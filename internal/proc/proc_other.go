@@ -23,3 +23,6 @@ func KillGroup(cmd *exec.Cmd) error {
 	}
 	return cmd.Process.Kill()
 }
+
+// Background: no priorities here; the process runs as it is.
+func Background() error { return nil }

@@ -84,3 +84,10 @@ func KillGroup(cmd *exec.Cmd) error {
 	}
 	return cmd.Process.Kill()
 }
+
+// Background lowers this process's priority for work no one waits for
+// (a search index built in the background): the below-normal priority
+// class.
+func Background() error {
+	return windows.SetPriorityClass(windows.CurrentProcess(), windows.BELOW_NORMAL_PRIORITY_CLASS)
+}

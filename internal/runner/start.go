@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -29,16 +30,6 @@ type StartOptions struct {
 // stdin from the null device, stdout and stderr to the run's log file, so
 // it survives the caller's death and a closed terminal. It returns the pid.
 func Start(rs *runs.Store, runID string, o StartOptions) (int, error) {
-	exe := o.Executable
-	if exe == "" {
-		exe = os.Getenv("SESSIONS_RUNNER_EXE")
-	}
-	if exe == "" {
-		var err error
-		if exe, err = os.Executable(); err != nil {
-			return 0, apperr.Errorf("cannot find the sessions executable to start the runner: %v", err)
-		}
-	}
 	if err := os.MkdirAll(rs.Dir(), 0o700); err != nil {
 		return 0, apperr.Errorf("cannot create %s: %v", rs.Dir(), err)
 	}
@@ -47,33 +38,60 @@ func Start(rs *runs.Store, runID string, o StartOptions) (int, error) {
 		return 0, apperr.Errorf("cannot open the runner log: %v", err)
 	}
 	defer logf.Close()
-	devnull, err := os.Open(os.DevNull)
+	pid, err := StartDetached(o, filepath.Dir(rs.Dir()), logf, CommandName, runID)
+	if err != nil {
+		return 0, apperr.Errorf("cannot start the runner: %v", err)
+	}
+	return pid, nil
+}
+
+// StartDetached starts `sessions [global flags] args...` for the state of
+// o as a detached process (proc.Detach), in dir, stdin from the null
+// device, stdout and stderr to out (nil: the null device), with the
+// environment of o less what names the caller as requester; it does not
+// wait for it. The runner of a run and a search index built in the
+// background are started so. It returns the pid.
+func StartDetached(o StartOptions, dir string, out *os.File, args ...string) (int, error) {
+	exe := o.Executable
+	if exe == "" {
+		exe = os.Getenv("SESSIONS_RUNNER_EXE")
+	}
+	if exe == "" {
+		var err error
+		if exe, err = os.Executable(); err != nil {
+			return 0, fmt.Errorf("cannot find the sessions executable: %w", err)
+		}
+	}
+	devnull, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
 	if err != nil {
 		return 0, err
 	}
 	defer devnull.Close()
-	args := []string{"sessions", "--state-dir", o.StateDir}
-	if o.ConfigPath != "" {
-		args = append(args, "--config", o.ConfigPath)
+	if out == nil {
+		out = devnull
 	}
-	args = append(args, o.Extra...)
-	args = append(args, CommandName, runID)
+	argv := []string{"sessions", "--state-dir", o.StateDir}
+	if o.ConfigPath != "" {
+		argv = append(argv, "--config", o.ConfigPath)
+	}
+	argv = append(argv, o.Extra...)
+	argv = append(argv, args...)
 	env := o.Env
 	if env == nil {
 		env = os.Environ()
 	}
 	cmd := &exec.Cmd{
 		Path:   exe,
-		Args:   args, // argv[0] "sessions" (also what testscript dispatches on)
-		Dir:    filepath.Dir(rs.Dir()),
+		Args:   argv, // argv[0] "sessions" (also what testscript dispatches on)
+		Dir:    dir,
 		Env:    runnerEnv(env),
 		Stdin:  devnull,
-		Stdout: logf,
-		Stderr: logf,
+		Stdout: out,
+		Stderr: out,
 	}
 	proc.Detach(cmd)
 	if err := cmd.Start(); err != nil {
-		return 0, apperr.Errorf("cannot start the runner: %v", err)
+		return 0, err
 	}
 	pid := cmd.Process.Pid
 	_ = cmd.Process.Release()

@@ -14,6 +14,7 @@ import (
 	"github.com/openclaw/sessions/internal/cmdutil"
 	"github.com/openclaw/sessions/internal/ops"
 	"github.com/openclaw/sessions/internal/output"
+	"github.com/openclaw/sessions/internal/proc"
 	"github.com/spf13/cobra"
 )
 
@@ -21,6 +22,10 @@ import (
 type Options struct {
 	f                       *cmdutil.Factory
 	Update, Rebuild, Remove bool
+	// Background: --update as a search starts it in the background
+	// (hidden): at low priority, nothing when another process updates the
+	// index, stopped when the state dir goes away, nothing printed.
+	Background bool
 }
 
 // NewCmd builds the command; runF replaces the behaviour in flag tests.
@@ -36,7 +41,9 @@ transcript bytes they cover, when it was last brought up to date, and how
 fresh it is now — how many transcripts are new, changed or gone since (a check
 that writes nothing; the next search reads just those). The indexes of masked
 text kept for agents' searches (one per requester and mask) are listed beside
-it. No index yet is not an error: the first search builds it.
+it. No index yet is not an error: the first search builds it — itself when
+that is quick, else in the background (a detached sessions index --update;
+this command shows how far it has got; SESSIONS_INDEX_BACKGROUND=0: never).
 
   --update   bring it up to date now: build it when there is none, go on with
              a build that was interrupted
@@ -51,10 +58,11 @@ may (the index covers every agent's transcripts); not through a gateway.
 
 JSON (--json): {"stateDir","cacheDir","transcripts","disabled","index":{"dir","sizeBytes",
 "built","sources","messages","textBytes","updatedAt","changed","fresh",
-"corrupt"}|null,"masked":[{"dir","sizeBytes","built","sources","messages",
+"corrupt","updating"}|null,"masked":[{"dir","sizeBytes","built","sources","messages",
 "textBytes","updatedAt","corrupt"}...],"updated":{"unchanged","appended",
 "indexedWhole","removed","unreadable","segments"},"removed":[dir...]}
-(updatedAt in ms; disabled when SESSIONS_NO_INDEX is set: search scans and
+(updatedAt in ms; updating while a process updates it, such as a build a
+search started in the background; disabled when SESSIONS_NO_INDEX is set: search scans and
 leaves the index as it is; updated only after --update/--rebuild, removed
 after --remove).
 Piped: one index a line: raw|masked, dir, size bytes, transcripts, messages,
@@ -74,6 +82,9 @@ text bytes, updated (RFC 3339), changed (- for a masked one).`,
 			if n > 1 {
 				return apperr.Usagef("--update, --rebuild and --remove are one action each: give one")
 			}
+			if o.Background && !o.Update {
+				return apperr.Usagef("--background goes with --update")
+			}
 			if runF != nil {
 				return runF(o)
 			}
@@ -86,6 +97,8 @@ text bytes, updated (RFC 3339), changed (- for a masked one).`,
 	cmd.Flags().BoolVar(&o.Update, "update", false, "bring the index up to date now (build it, or go on with an interrupted build)")
 	cmd.Flags().BoolVar(&o.Rebuild, "rebuild", false, "throw the index away and build it again")
 	cmd.Flags().BoolVar(&o.Remove, "remove", false, "remove this state dir's index and its masked siblings")
+	cmd.Flags().BoolVar(&o.Background, "background", false, "with --update: run as the build a search starts in the background")
+	_ = cmd.Flags().MarkHidden("background")
 	f.ReadsHost(cmd, ops.ReadIndex)
 	return cmd
 }
@@ -93,6 +106,13 @@ text bytes, updated (RFC 3339), changed (- for a masked one).`,
 func run(ctx context.Context, o *Options) error {
 	f := o.f
 	ctx = cmdutil.OrBackground(ctx)
+	if o.Background {
+		// No one waits for it: below every interactive process. A
+		// system that has no priorities builds at the normal one.
+		_ = proc.Background()
+		_, err := f.Ops().Index(ctx, ops.IndexRequest{Update: true, Background: true})
+		return err
+	}
 	q := ops.IndexRequest{Update: o.Update, Rebuild: o.Rebuild, Remove: o.Remove}
 	var bar *cmdutil.Progress
 	var done, total int64
@@ -167,6 +187,9 @@ func printTTY(f *cmdutil.Factory, res *ops.IndexResult) error {
 		if x.UpdatedAt > 0 {
 			at := time.UnixMilli(x.UpdatedAt)
 			fmt.Fprintf(w, "  updated  %s (%s ago)\n", at.Local().Format("2006-01-02 15:04:05"), ago(f.Ops().Now().Sub(at)))
+		}
+		if x.Updating {
+			fmt.Fprintf(w, "  building %s: a process is updating it now (a build a search started in the background, or sessions index --update)\n", cs.Yellow("yes"))
 		}
 		switch {
 		case x.Corrupt != "":

@@ -69,6 +69,12 @@ store) OpenClaw's search index is read where it is current for the session,
 else the transcript events (and cold archives). --no-index always scans the
 events.
 
+Our own search index (sessions index, in the cache dir) answers when the
+query can select, brought up to date first. A search that finds it far
+behind (the first build of a large state) does not wait for it: it scans and
+starts one sessions index --update in the background, at low priority
+(SESSIONS_INDEX_BACKGROUND=0: never); a line on a terminal says so.
+
 What is searched: without --include-archived the live transcripts, those of
 the sessions' entries; --include-archived adds every other transcript of the
 state dir — the .deleted/.reset archived copies (files, zstd-compressed or
@@ -177,11 +183,16 @@ sessionId, id, role, timestamp (RFC 3339), snippet.`,
 
 func run(ctx context.Context, o *Options) error {
 	f := o.f
-	res, err := f.Ops().Search(ctx, ops.SearchQuery{
+	q := ops.SearchQuery{
 		Pattern: o.Query, AllAgents: o.AllAgents, Kinds: o.Kinds, Role: o.Role, Since: o.Since, Until: o.Until,
 		Key: o.Key, Label: o.Label, IncludeTools: o.IncludeTools, IncludeArchived: o.IncludeArchived,
 		NoIndex: o.NoIndex, Limit: o.Limit, Context: o.Context, Relevance: o.Relevance,
-	})
+	}
+	if f.IO.IsStderrTTY() && !f.JSONMode() {
+		// a person at the terminal hears once that the index is being built
+		q.Notice = func(line string) { fmt.Fprintln(f.IO.ErrOut, line) }
+	}
+	res, err := f.Ops().Search(ctx, q)
 	if err != nil {
 		return err
 	}

@@ -100,6 +100,7 @@ var Read = []EnvVar{
 	{"XDG_STATE_HOME", "the run records of sends through a named gateway: $XDG_STATE_HOME/sessions/gateways/<host>-<port>-<hash>/ (default ~/.local/state/sessions/gateways/)"},
 	{"XDG_CACHE_HOME", "our caches live in $XDG_CACHE_HOME/sessions (default ~/.cache/sessions): usage's per-file cache (usage/), big parsed stores (stores/), the search index (index/)"},
 	{"SESSIONS_NO_INDEX", "1 or true: search scans every transcript instead of answering from the search index (like --no-index)"},
+	{"SESSIONS_INDEX_BACKGROUND", "0 or false: a search that finds the search index far behind never starts `sessions index --update` in the background; it updates the index itself for up to 2 s, then scans"},
 	{"GOMEMLIMIT", "the Go heap limit; when unset, usage sets a soft 40 MiB one (it bounds its memory on big transcripts)"},
 	{"TZ", "the time zone of usage's days, weeks and months (default: the system's)"},
 	{"HOME", "where ~/.openclaw (and the legacy ~/.clawdbot, ~/.moltbot, ~/.moldbot) are looked for"},

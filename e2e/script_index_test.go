@@ -1,0 +1,40 @@
+package e2e_test
+
+import (
+	"encoding/json"
+	"strconv"
+	"time"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+// waitindex STATE SECONDS: poll `sessions --state-dir STATE index --json`
+// (every 200 ms, at most SECONDS) until the index of STATE is built and
+// fresh — a build started in the background has finished; fail with its
+// last status when it is not by then.
+func waitIndex(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 || neg {
+		ts.Fatalf("usage: waitindex STATE SECONDS")
+	}
+	secs, err := strconv.Atoi(args[1])
+	ts.Check(err)
+	deadline := time.Now().Add(time.Duration(secs) * time.Second)
+	for {
+		ts.Check(ts.Exec("sessions", "--state-dir", args[0], "index", "--json"))
+		out := ts.ReadFile("stdout")
+		var doc struct {
+			Index *struct {
+				Built bool  `json:"built"`
+				Fresh *bool `json:"fresh"`
+			} `json:"index"`
+		}
+		ts.Check(json.Unmarshal([]byte(out), &doc))
+		if x := doc.Index; x != nil && x.Built && x.Fresh != nil && *x.Fresh {
+			return
+		}
+		if time.Now().After(deadline) {
+			ts.Fatalf("the index of %s is not built and fresh after %ds:\n%s", args[0], secs, out)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}

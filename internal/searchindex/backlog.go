@@ -1,0 +1,156 @@
+package searchindex
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/gofrs/flock"
+
+	"github.com/openclaw/sessions/internal/search"
+)
+
+// Backlog is how much an Update of a set of sources would read, told from
+// the stamps alone (Index.Backlog): what a search weighs before it pays
+// for an update.
+type Backlog struct {
+	// Sources counts the sources new or changed since they were indexed
+	// (a gone one costs nothing to remove and is not counted).
+	Sources int
+	// Bytes is what the update would read of them: a transcript file
+	// appended to (same inode, not shorter than what was indexed) its new
+	// bytes; a new, rewritten or replaced file, a zstd file and a store's
+	// archive, their size; a store session the index does not hold, its
+	// share of the store's size (as Progress counts it). A session the
+	// index holds, of a store that changed, counts no bytes: the update
+	// asks the store which sessions' events moved and reads those alone,
+	// which the stamps cannot tell without that query.
+	Bytes int64
+	// Total is the bytes of every source (as Progress counts them): the
+	// state's transcripts, what a scan of all of them reads.
+	Total int64
+}
+
+// Backlog tells how far the index is behind srcs (every transcript of the
+// state dir, as Update takes them) without reading a transcript: a stat
+// per transcript file and per store, the index's manifest (and journal)
+// as another process last left them. It takes no lock and writes nothing.
+// A damaged index is a *CorruptError.
+func (ix *Index) Backlog(srcs []search.Source) (Backlog, error) {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if err := ix.load(); err != nil {
+		return Backlog{}, err
+	}
+	m := ix.man
+	order := uniqueSources(srcs)
+	type store struct {
+		st       stamp
+		err      error
+		size     int64
+		sessions int64
+	}
+	stores := map[string]*store{}
+	storeOf := func(path string) *store {
+		if s := stores[path]; s != nil {
+			return s
+		}
+		s := &store{}
+		s.st, s.err = dbStamp(path)
+		stores[path] = s
+		return s
+	}
+	// A store's size is shared out among its sessions (sourceSizes).
+	for _, i := range order {
+		if src := &srcs[i]; src.DB != nil && src.Archive == nil {
+			storeOf(src.DB.Path()).sessions++
+		}
+	}
+	for path, s := range stores {
+		if fi, err := os.Stat(path); err == nil {
+			s.size = fi.Size()
+		}
+		if wi, err := os.Stat(path + "-wal"); err == nil {
+			s.size += wi.Size()
+		}
+	}
+	var b Backlog
+	for _, i := range order {
+		src := &srcs[i]
+		var cur stamp
+		var size int64
+		switch {
+		case src.Archive != nil:
+			s := storeOf(src.DB.Path())
+			if s.err != nil {
+				continue // gone or unreadable: the update says so
+			}
+			cur, size = s.st, src.Archive.Bytes
+		case src.DB != nil:
+			s := storeOf(src.DB.Path())
+			if s.err != nil {
+				continue
+			}
+			cur, size = s.st, s.size/max(s.sessions, 1)
+		default:
+			fi, err := os.Stat(src.Path)
+			if err != nil {
+				continue
+			}
+			cur, size = stampOf(fi), fi.Size()
+		}
+		b.Total += size
+		j, ok := m.find(SourceID(src))
+		if !ok || m.srcs[j].kind != kindOf(src) {
+			b.Sources++
+			b.Bytes += size
+			continue
+		}
+		r := &m.srcs[j]
+		if cur == r.stamp {
+			continue
+		}
+		b.Sources++
+		switch kindOf(src) {
+		case kindEvents:
+			// the store changed: the sessions whose events moved are read
+		case kindFile:
+			if r.stamp.Ino == cur.Ino && cur.Size >= r.to && r.to > 0 {
+				b.Bytes += cur.Size - r.to
+			} else {
+				b.Bytes += size
+			}
+		default:
+			b.Bytes += size
+		}
+	}
+	return b, nil
+}
+
+// Updating reports whether a process holds the write lock of the index in
+// dir (Status.Dir) now: an update or a build under way. It creates nothing.
+func Updating(dir string) bool {
+	path := filepath.Join(dir, "lock")
+	if _, err := os.Lstat(path); err != nil {
+		return false
+	}
+	ix := &Index{dir: dir}
+	busy, err := ix.Busy()
+	return err == nil && busy
+}
+
+// Busy reports whether another process holds the index's write lock now
+// (an update or a build under way), without waiting for it. An error: the
+// lock cannot be taken at all (a read-only cache dir).
+func (ix *Index) Busy() (bool, error) {
+	fl := flock.New(filepath.Join(ix.dir, "lock"), flock.SetPermissions(0o600))
+	defer fl.Close()
+	ok, err := fl.TryLock()
+	if err != nil {
+		return false, fmt.Errorf("search index: %w", err)
+	}
+	if ok {
+		fl.Unlock()
+	}
+	return !ok, nil
+}
