@@ -18,18 +18,9 @@ import (
 // removed (none: there was no index).
 func Remove(ctx context.Context, cacheDir, stateKey string) ([]string, error) {
 	root := filepath.Join(cacheDir, stateKey)
-	ents, err := os.ReadDir(root)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
+	dirs, err := indexDirs(root)
+	if err != nil || dirs == nil {
 		return nil, err
-	}
-	var dirs []string
-	for _, e := range ents {
-		if n := e.Name(); e.IsDir() && (n == "raw" || strings.HasPrefix(n, "masked-")) {
-			dirs = append(dirs, filepath.Join(root, n))
-		}
 	}
 	for _, d := range dirs { // every owner checked before the first removal
 		if err := checkDirs(d); err != nil {
@@ -94,4 +85,24 @@ func (ix *Index) remove(ctx context.Context) error {
 		return err
 	}
 	return os.Remove(ix.dir)
+}
+
+// indexDirs are the index directories of a state's cache dir root — its
+// raw index and its masked ones (OpenMasked), by name — or none when root
+// does not exist.
+func indexDirs(root string) ([]string, error) {
+	ents, err := os.ReadDir(root)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	dirs := []string{}
+	for _, e := range ents {
+		if n := e.Name(); e.IsDir() && (n == "raw" || strings.HasPrefix(n, "masked-")) {
+			dirs = append(dirs, filepath.Join(root, n))
+		}
+	}
+	return dirs, nil
 }

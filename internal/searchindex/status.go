@@ -48,21 +48,13 @@ type Status struct {
 // search reads, so it sees the index as of one update or the next. No
 // index yet: none (and no error).
 func Inspect(cacheDir, stateKey string, srcs []search.Source) ([]Status, error) {
-	root := filepath.Join(cacheDir, stateKey)
-	ents, err := os.ReadDir(root)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
+	dirs, err := indexDirs(filepath.Join(cacheDir, stateKey))
 	if err != nil {
 		return nil, err
 	}
 	var out []Status
-	for _, e := range ents {
-		name := e.Name()
-		if !e.IsDir() || (name != "raw" && !strings.HasPrefix(name, "masked-")) {
-			continue
-		}
-		out = append(out, inspect(filepath.Join(root, name), name != "raw", srcs))
+	for _, d := range dirs {
+		out = append(out, inspect(d, filepath.Base(d) != "raw", srcs))
 	}
 	slices.SortStableFunc(out, func(a, b Status) int {
 		return cmp.Or(cmpBool(a.Masked, b.Masked), strings.Compare(a.Dir, b.Dir))
