@@ -54,7 +54,7 @@ func startDevtools(t *testing.T) *devtools {
 	}
 	args := []string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
 		"--disable-background-networking", "--disable-component-update", "--disable-sync",
-		"--user-data-dir=" + t.TempDir(), "--remote-debugging-pipe", "about:blank"}
+		"--user-data-dir=" + profileDir(t), "--remote-debugging-pipe", "about:blank"}
 	cmd := exec.Command(chromium, args...)
 	cmd.ExtraFiles = []*os.File{toChrome, fromChrome} // fd 3, fd 4
 	if err := cmd.Start(); err != nil {
@@ -65,9 +65,17 @@ func startDevtools(t *testing.T) *devtools {
 	d := &devtools{t: t, cmd: cmd, w: ourW, waiting: map[int]chan cdpReply{}, closed: make(chan struct{})}
 	go d.read(ourR)
 	t.Cleanup(func() {
+		// Closing the pipe asks the browser to shut down with its helper
+		// processes; killed only when it does not within 10 s.
 		ourW.Close()
-		cmd.Process.Kill()
-		cmd.Wait()
+		exited := make(chan struct{})
+		go func() { cmd.Wait(); close(exited) }()
+		select {
+		case <-exited:
+		case <-time.After(10 * time.Second):
+			cmd.Process.Kill()
+			<-exited
+		}
 		ourR.Close()
 	})
 	return d

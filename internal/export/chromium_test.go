@@ -49,6 +49,33 @@ func (r *recorder) requests() []string {
 	return append([]string(nil), r.hits...)
 }
 
+// profileDir is a Chromium profile dir for one test, removed after it:
+// Chromium's helper processes (its crash handler, a renderer) may still be
+// writing there for a moment after the browser itself has exited, which
+// t.TempDir's single removal fails the test for.
+func profileDir(t *testing.T) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "sessions-chromium-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		deadline := time.Now().Add(30 * time.Second)
+		for {
+			err := os.RemoveAll(dir)
+			if err == nil {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Logf("chromium's profile dir %s not removed: %v", dir, err)
+				return
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	})
+	return dir
+}
+
 // browse opens file in headless Chromium with its console on stderr and
 // returns the DOM it ends with and the log; with shot, a screenshot at
 // width×height is written there too.
@@ -56,7 +83,7 @@ func browse(t *testing.T, file string, extra ...string) (dom, log string) {
 	t.Helper()
 	args := []string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
 		"--disable-background-networking", "--disable-component-update", "--disable-sync",
-		"--user-data-dir=" + t.TempDir(), "--enable-logging=stderr", "--v=0", "--virtual-time-budget=2000"}
+		"--user-data-dir=" + profileDir(t), "--enable-logging=stderr", "--v=0", "--virtual-time-budget=2000"}
 	args = append(append(args, extra...), "file://"+file)
 	cmd := exec.Command(chromium, args...)
 	var out, errb strings.Builder
