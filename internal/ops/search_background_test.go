@@ -38,22 +38,26 @@ func TestSearchStartsBackgroundBuild(t *testing.T) {
 	t.Setenv("XDG_CACHE_HOME", t.TempDir())
 
 	for _, c := range []struct {
-		name  string
-		env   map[string]string
-		as    string
-		start bool
+		name   string
+		env    map[string]string
+		as     string
+		start  bool
+		redact bool
 	}{
-		{"on", nil, "", true},
-		{"switched off", map[string]string{IndexBackgroundEnv: "0"}, "", false},
-		{"an agent", nil, "agent:main:main", true},
-		{"an agent, switched off", map[string]string{IndexBackgroundEnv: "0"}, "agent:main:main", false},
+		{"on", nil, "", true, false},
+		{"switched off", map[string]string{IndexBackgroundEnv: "0"}, "", false, false},
+		{"an agent", nil, "agent:main:main", true, false},
+		{"an agent, switched off", map[string]string{IndexBackgroundEnv: "0"}, "agent:main:main", false, false},
 		// from the environment, sandboxed: said on the builder's command
 		// line (the detached process gets neither variable)
-		{"a sandboxed agent", map[string]string{"OPENCLAW_SESSION_KEY": "agent:main:main", "OPENCLAW_SANDBOXED": "1"}, "", true},
+		{"a sandboxed agent", map[string]string{"OPENCLAW_SESSION_KEY": "agent:main:main", "OPENCLAW_SANDBOXED": "1"}, "", true, false},
+		// the operator's masked search (the MCP server's): its masked
+		// index, told at the terminal as the operator's is
+		{"the operator, --redact", nil, "", true, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			os.Remove(argsFile)
-			o, dir := fixtureOps(t, "state-2026.1.30", c.env, Config{As: c.as})
+			o, dir := fixtureOps(t, "state-2026.1.30", c.env, Config{As: c.as, Redact: c.redact})
 			grow := "c040fd20-0a1c-4ce0-924c-6e695a32eecb"
 			if c.env["OPENCLAW_SANDBOXED"] != "" {
 				grow = "0c59edd8-9b7b-4d26-9fb1-8b3778f90a3d" // the one session it spawned: all it sees
@@ -108,6 +112,9 @@ func TestSearchStartsBackgroundBuild(t *testing.T) {
 			}
 			if c.env["OPENCLAW_SANDBOXED"] != "" {
 				as = " --as " + c.env["OPENCLAW_SESSION_KEY"] + " --sandboxed"
+			}
+			if c.redact {
+				as = " --redact"
 			}
 			if want := "--state-dir " + dir + " --config " + filepath.Join(dir, "openclaw.json") + as + " index --update --background\n"; string(got) != want {
 				t.Fatalf("builder started with %q, want %q", got, want)
