@@ -35,6 +35,16 @@ type IndexQuery struct {
 	// keeping what it finished, when the state dir goes away. Its answer
 	// has no status of the indexes (nothing asks it).
 	Background bool
+	// Mask, with Background, makes it the build a masked search (an
+	// agent's, --redact) starts in the background: of that search's
+	// masked index only — MaskKey's (SearchIndex.MaskKey), over the
+	// transcripts the requester may see, labels shown through LabelAs,
+	// the text masked by Mask before it is indexed — never the raw one.
+	// The one index action a requester may run: its own masked index is
+	// what its searches read.
+	Mask    srch.Masker
+	MaskKey string
+	LabelAs func(string) string
 }
 
 // IndexAnswer is the state dir's indexes after the query.
@@ -56,11 +66,17 @@ type IndexAnswer struct {
 
 // Index shows, brings up to date, rebuilds or removes the search index of
 // the state dir of s. Only the host operator may: the index covers every
-// agent's transcripts (exit 3). An update interrupted (ctx done) keeps
+// agent's transcripts (exit 3) — but for the background build of a
+// masked search's own index (IndexQuery.Mask), which a requester's
+// search starts. An update interrupted (ctx done) keeps
 // what it finished and is an error saying so; another process's update
 // held past the lock timeout is exit 11.
 func Index(ctx context.Context, s *state.State, q IndexQuery) (*IndexAnswer, error) {
-	if !s.Req.Operator() {
+	masked := q.Background && q.Mask != nil
+	if masked && q.MaskKey == "" {
+		return nil, apperr.Errorf("a masked index has a mask key")
+	}
+	if !masked && !s.Req.Operator() {
 		return nil, apperr.Forbiddenf("sessions index is for the host operator: the index covers every agent's transcripts (run it without --as and OPENCLAW_SESSION_KEY)")
 	}
 	dir := q.CacheDir
@@ -72,11 +88,19 @@ func Index(ctx context.Context, s *state.State, q IndexQuery) (*IndexAnswer, err
 		dir = d
 	}
 	key := searchindex.StateKey(s.Dir.Path)
-	all, err := indexSources(s, nil)
+	x := &SearchIndex{CacheDir: dir}
+	var labelAs func(string) string
+	if masked {
+		x.MaskKey, labelAs = q.MaskKey, q.LabelAs
+	}
+	all, err := indexSources(s, labelAs)
 	if err != nil {
 		return nil, err
 	}
 	a := &IndexAnswer{CacheDir: dir, StateDir: s.Dir.Path, Sources: len(all)}
+	if q.Background {
+		return a, background(ctx, s, x, q.Mask, all)
+	}
 	wait := q.LockTimeout
 	if wait <= 0 {
 		wait = lock.DefaultTimeout
@@ -96,8 +120,6 @@ func Index(ctx context.Context, s *state.State, q IndexQuery) (*IndexAnswer, err
 		if err != nil {
 			return nil, busy(apperr.Errorf("remove the search index: %v", err).Wrap(err))
 		}
-	case q.Background:
-		return a, background(ctx, s, dir, all)
 	case q.Update || q.Rebuild:
 		ix, err := openIndex(s, &SearchIndex{CacheDir: dir}, nil)
 		if err != nil {
@@ -152,11 +174,12 @@ func waitFor(ctx context.Context, wait time.Duration, fn func(context.Context) e
 // is still there, besides after each transcript.
 var stateGoneEvery = time.Second
 
-// background brings the index of s up to srcs as a build started by a
-// search runs it (IndexQuery.Background): not when another process holds
-// the index's lock; stopped when the state dir is gone.
-func background(ctx context.Context, s *state.State, dir string, srcs []srch.Source) error {
-	ix, err := openIndex(s, &SearchIndex{CacheDir: dir}, nil)
+// background brings the index x of s (the raw one, or with mask the
+// masked one of x.MaskKey) up to srcs as a build started by a search runs
+// it (IndexQuery.Background): not when another process holds the index's
+// lock; stopped when the state dir is gone.
+func background(ctx context.Context, s *state.State, x *SearchIndex, mask srch.Masker, srcs []srch.Source) error {
+	ix, err := openIndex(s, x, mask)
 	if err != nil {
 		return apperr.Errorf("%v", err)
 	}

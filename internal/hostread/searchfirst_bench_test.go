@@ -5,6 +5,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/openclaw/sessions/internal/sanitize"
 	srch "github.com/openclaw/sessions/internal/search"
 	"github.com/openclaw/sessions/internal/state"
 	"github.com/openclaw/sessions/internal/testutil/bigstate"
@@ -15,12 +16,30 @@ import (
 // how a build in the background is started; nil: none, the update runs
 // inline). It returns the hits.
 func searchFirst(b *testing.B, s *state.State, cache string, bg func() error) int {
+	return searchFirstAs(b, s, cache, bg, false)
+}
+
+// searchFirstAs is searchFirst, as an agent's search when masked: the
+// text masked (the default patterns), its budget and longest line as
+// ops sets them, from the masked index of one mask key. cache "": the
+// scan alone.
+func searchFirstAs(b *testing.B, s *state.State, cache string, bg func() error, masked bool) int {
 	m, err := srch.Compile(srch.Query{Pattern: bigstate.Rare})
 	if err != nil {
 		b.Fatal(err)
 	}
-	q := &SearchQuery{AllAgents: true, IncludeArchived: true, Options: &srch.Options{Matcher: m}, Limit: 20,
-		Index: &SearchIndex{Pattern: srch.Query{Pattern: bigstate.Rare}, CacheDir: cache, Background: bg}}
+	o := &srch.Options{Matcher: m}
+	var x *SearchIndex
+	if cache != "" {
+		x = &SearchIndex{Pattern: srch.Query{Pattern: bigstate.Rare}, CacheDir: cache, Background: bg}
+	}
+	if masked {
+		o.Mask, o.Budget, o.MaxLine = sanitize.NewRedactor(nil, nil), 256<<20, 1<<20
+		if x != nil {
+			x.MaskKey = "bench mask"
+		}
+	}
+	q := &SearchQuery{AllAgents: true, IncludeArchived: true, Options: o, Limit: 20, Index: x}
 	a, err := Search(s, q)
 	if err != nil {
 		b.Fatal(err)
@@ -110,6 +129,44 @@ func BenchmarkSearchFirst(b *testing.B) {
 			if _, err := ix.Update(context.Background(), all); err != nil {
 				b.Fatal(err)
 			}
+		}
+	})
+}
+
+// BenchmarkSearchFirstMasked is BenchmarkSearchFirst's scan, inline and
+// background for an agent's search (masked text, its own masked index),
+// side by side: before, an agent's search always updated its index
+// inline (up to indexWait) and then scanned; now it scans at once and
+// starts the build of its masked index in the background.
+func BenchmarkSearchFirstMasked(b *testing.B) {
+	s, _ := benchState(b, false)
+	want := searchFirstAs(b, s, "", nil, true)
+	cache := b.TempDir()
+	b.Run("scan", func(b *testing.B) {
+		for b.Loop() {
+			if got := searchFirstAs(b, s, "", nil, true); got != want {
+				b.Fatalf("%d hits, want %d", got, want)
+			}
+		}
+	})
+	b.Run("inline", func(b *testing.B) {
+		for b.Loop() {
+			freshCache(b, cache)
+			if got := searchFirstAs(b, s, cache, nil, true); got != want {
+				b.Fatalf("%d hits, want %d", got, want)
+			}
+		}
+	})
+	b.Run("background", func(b *testing.B) {
+		starts := 0
+		for b.Loop() {
+			freshCache(b, cache)
+			if got := searchFirstAs(b, s, cache, func() error { starts++; return nil }, true); got != want {
+				b.Fatalf("%d hits, want %d", got, want)
+			}
+		}
+		if starts != b.N {
+			b.Fatalf("%d builds started in %d first searches", starts, b.N)
 		}
 	})
 }

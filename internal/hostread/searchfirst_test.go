@@ -14,7 +14,9 @@ import (
 
 	"github.com/gofrs/flock"
 
+	"github.com/openclaw/sessions/internal/apperr"
 	"github.com/openclaw/sessions/internal/config"
+	"github.com/openclaw/sessions/internal/sanitize"
 	srch "github.com/openclaw/sessions/internal/search"
 	"github.com/openclaw/sessions/internal/searchindex"
 	"github.com/openclaw/sessions/internal/state"
@@ -267,7 +269,7 @@ func TestBackgroundBuildStateGone(t *testing.T) {
 	if ok, err := fl.TryLock(); !ok || err != nil {
 		t.Fatalf("lock: %v %v", ok, err)
 	}
-	if err := background(context.Background(), s, cache, all); err != nil {
+	if err := background(context.Background(), s, &SearchIndex{CacheDir: cache}, nil, all); err != nil {
 		t.Fatalf("busy: %v", err)
 	}
 	fl.Unlock()
@@ -280,7 +282,7 @@ func TestBackgroundBuildStateGone(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := tree(t, moved)
-	err = background(context.Background(), s, cache, all)
+	err = background(context.Background(), s, &SearchIndex{CacheDir: cache}, nil, all)
 	if err == nil || !strings.Contains(err.Error(), "is gone: the background build stopped") {
 		t.Fatalf("state gone: %v", err)
 	}
@@ -334,5 +336,115 @@ func TestIndexUpdating(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(cache, "none")); !os.IsNotExist(err) {
 		t.Fatalf("Updating created something: %v", err)
+	}
+}
+
+// An agent's search follows the same rule for its masked index: far
+// behind, it answers by the scan at once (the masked scan's answer) and
+// starts one build in the background; that build (Index with Background
+// and the search's mask and mask key, run for the requester) builds the
+// requester's masked index only, and then the search answers from it.
+// A requester may run no other index action, nor a background build
+// without a mask.
+func TestMaskedSearchFarBehind(t *testing.T) {
+	const needle = "zqxmaskedneedle"
+	op := bigState(t, 6000, 1000, needle)
+	s, err := state.Open(state.Options{StateDir: op.Dir.Path, As: "agent:main:main", Env: config.Env{Getenv: func(string) string { return "" }, Home: "/nonexistent-home"}, Warn: func(string) {}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	if s.Req.Operator() {
+		t.Fatal("not a requester")
+	}
+	m, err := srch.Compile(srch.Query{Pattern: needle})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mask := sanitize.NewRedactor(nil, nil)
+	const maskKey = "test mask"
+	o := &srch.Options{Matcher: m, Mask: mask, MaxLine: maskedMaxLine}
+	q := func(x *SearchIndex) *SearchQuery {
+		return &SearchQuery{AllAgents: true, IncludeArchived: true, Options: o, Limit: 10, Index: x}
+	}
+	scan, err := Search(s, q(nil))
+	if err != nil || scan.Total != 1 {
+		t.Fatalf("scan: %+v %v", scan, err)
+	}
+	cache := t.TempDir()
+	starts := 0
+	var debug []string
+	// scanned: the work too is the scan's
+	search := func(scanned bool) *SearchAnswer {
+		t.Helper()
+		debug = nil
+		x := &SearchIndex{Pattern: srch.Query{Pattern: needle}, CacheDir: cache, MaskKey: maskKey,
+			Background: func() error { starts++; return nil }, Debug: func(s string) { debug = append(debug, s) }}
+		a, err := Search(s, q(x))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a.Total != scan.Total || !reflect.DeepEqual(a.Hits, scan.Hits) || !reflect.DeepEqual(a.Warnings, scan.Warnings) || (scanned && a.Work != scan.Work) {
+			t.Fatalf("%d hits %+v work %+v, want %d %+v work %+v (debug %q)", a.Total, a.Hits, a.Work, scan.Total, scan.Hits, scan.Work, debug)
+		}
+		return a
+	}
+	said := func(what, line string) {
+		t.Helper()
+		if !slices.ContainsFunc(debug, func(d string) bool { return strings.Contains(d, line) }) {
+			t.Fatalf("%s: debug %q, want a line saying %q", what, debug, line)
+		}
+	}
+	search(true)
+	said("first search", "building it in the background; scanning")
+	if starts != 1 {
+		t.Fatalf("%d builds started, want 1", starts)
+	}
+
+	// Not the requester's to ask: the status, an update, a build of the
+	// raw index.
+	for _, iq := range []IndexQuery{{}, {Update: true, Mask: mask, MaskKey: maskKey}, {Rebuild: true}, {Remove: true}, {Update: true, Background: true}} {
+		iq.CacheDir = cache
+		if _, err := Index(context.Background(), s, iq); apperr.CodeOf(err) != apperr.CodeForbidden {
+			t.Fatalf("%+v: %v, want forbidden", iq, err)
+		}
+	}
+	if _, err := Index(context.Background(), s, IndexQuery{CacheDir: cache, Update: true, Background: true, Mask: mask}); err == nil {
+		t.Fatal("a masked build without a mask key")
+	}
+
+	// The builder the search starts.
+	a, err := Index(context.Background(), s, IndexQuery{CacheDir: cache, Update: true, Background: true, Mask: mask, MaskKey: maskKey})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(a.Indexes) != 0 || a.Stats != nil {
+		t.Fatalf("the builder's answer holds a status: %+v", a)
+	}
+	search(false)
+	for _, d := range debug {
+		if strings.Contains(d, "scanning") || strings.Contains(d, "background") {
+			t.Fatalf("built: %q", debug)
+		}
+	}
+	said("built", "search index: ")
+	if starts != 1 {
+		t.Fatalf("%d builds started, want 1", starts)
+	}
+	all, err := indexSources(op, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sts, err := searchindex.Inspect(cache, searchindex.StateKey(op.Dir.Path), all)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, st := range sts {
+		if !st.Masked && st.Built {
+			t.Fatalf("the masked builder built the raw index: %+v", sts)
+		}
+	}
+	if len(sts) != 1 || !sts[0].Masked || !sts[0].Built {
+		t.Fatalf("indexes %+v, want the masked one built", sts)
 	}
 }

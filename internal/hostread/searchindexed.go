@@ -28,11 +28,12 @@ type SearchIndex struct {
 	// over the transcripts one requester may see.
 	MaskKey string
 	Debug   func(string) // why the scan answered (nil: not said)
-	// Background starts one detached process that brings the raw index
-	// up to date (`sessions index --update`), for a search that finds it
-	// far behind (Backlog past catchUpBudget): the search then scans at
-	// once instead of paying for the build. nil: no background builds
-	// (SESSIONS_INDEX_BACKGROUND=0, a masked search): such a search
+	// Background starts one detached process that brings this search's
+	// index up to date (`sessions index --update`; for a masked search,
+	// as the same requester, its masked index only: IndexQuery.Mask), for
+	// a search that finds it far behind (Backlog past catchUpBudget): the
+	// search then scans at once instead of paying for the build. nil: no
+	// background builds (SESSIONS_INDEX_BACKGROUND=0): such a search
 	// updates inline, for up to indexWait, as a catch-up does.
 	Background func() error
 }

@@ -24,7 +24,10 @@ type IndexRequest struct {
 	// Background is Update as the build a search starts in the
 	// background runs it (hostread.IndexQuery.Background): nothing when
 	// another process updates the index, stopped when the state dir goes
-	// away; the result holds no status of the indexes.
+	// away; the result holds no status of the indexes. For a requester
+	// (or with --redact) it builds the masked index that requester's
+	// searches read, and nothing else: the one use of Index a requester
+	// may make.
 	Background bool
 }
 
@@ -81,7 +84,8 @@ type IndexUpdate struct {
 }
 
 // Index shows the search index of this host's state dir and, as asked,
-// brings it up to date, rebuilds or removes it. The host operator only;
+// brings it up to date, rebuilds or removes it. The host operator only
+// (but for a masked search's background build, IndexRequest.Background);
 // not through a gateway (exit 2).
 func (o *Ops) Index(ctx context.Context, q IndexRequest) (*IndexResult, error) {
 	v, err := o.index(ctx, q)
@@ -95,6 +99,11 @@ func (o *Ops) index(ctx context.Context, q IndexRequest) (*IndexResult, error) {
 		return nil, err
 	}
 	hq := hostread.IndexQuery{Update: q.Update, Rebuild: q.Rebuild, Remove: q.Remove, LockTimeout: o.cfg.LockTimeout, Background: q.Background}
+	if q.Background && o.masking() {
+		// the build a masked search started: that search's masked index,
+		// under its mask and key, over what the requester may see
+		hq.Mask, hq.MaskKey, hq.LabelAs = o.redactorFor(), o.searchMaskKey(), o.searchRedact()
+	}
 	if q.Progress != nil {
 		hq.Progress = func(p searchindex.Progress) { q.Progress(p.BytesDone, p.Bytes) }
 	}

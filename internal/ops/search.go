@@ -200,18 +200,25 @@ func (o *Ops) searchIndex(ctx context.Context, q SearchQuery) *hostread.SearchIn
 		o.debug("search: a words or ranked query is answered by the scan, not the index")
 		return nil
 	}
-	x := &hostread.SearchIndex{Ctx: ctx, Pattern: q.Pattern, Debug: func(line string) { o.debug(line) }}
+	x := &hostread.SearchIndex{Ctx: ctx, Pattern: q.Pattern, Debug: func(line string) { o.debug(line) },
+		Background: o.indexBackground(q.Notice)}
 	if o.masking() {
-		var patterns []string
-		if st, err := o.openState(); err == nil && st != nil && st.Cfg != nil {
-			patterns = st.Cfg.Logging.RedactPatterns
-		}
-		as, _ := o.as()
-		x.MaskKey = "patterns\x00" + strings.Join(patterns, "\x00") + "\x01requester\x00" + as
-	} else {
-		x.Background = o.indexBackground(q.Notice)
+		x.MaskKey = o.searchMaskKey()
 	}
 	return x
+}
+
+// searchMaskKey names the masked index of this invocation's searches
+// (hostread.SearchIndex.MaskKey): the host's redact patterns and the
+// requester ("" for the operator's --redact). The build a search starts
+// in the background names it the same way: it is the same requester.
+func (o *Ops) searchMaskKey() string {
+	var patterns []string
+	if st, err := o.openState(); err == nil && st != nil && st.Cfg != nil {
+		patterns = st.Cfg.Logging.RedactPatterns
+	}
+	as, _ := o.as()
+	return "patterns\x00" + strings.Join(patterns, "\x00") + "\x01requester\x00" + as
 }
 
 // IndexBackgroundEnv set to a false value (0, false) keeps a search from
@@ -220,30 +227,43 @@ func (o *Ops) searchIndex(ctx context.Context, q SearchQuery) *hostread.SearchIn
 // seconds before it scans, as a catch-up does.
 const IndexBackgroundEnv = "SESSIONS_INDEX_BACKGROUND"
 
-// indexBackground is how a search of the operator's index starts its build
-// in the background (hostread.SearchIndex.Background): one detached
-// `sessions index --update --background` for this state dir, at low
-// priority, its stdio the null device; notice is told once it started.
-// nil when $SESSIONS_INDEX_BACKGROUND is false, or for a requester (the
-// index covers every agent's transcripts: `sessions index` is the
-// operator's).
+// indexBackground is how a search starts the build of its index in the
+// background (hostread.SearchIndex.Background): one detached `sessions
+// index --update --background` for this state dir, at low priority, its
+// stdio the null device. A masked search's (an agent's, --redact) builds
+// that search's masked index only, so it runs as the same requester —
+// `--as KEY` (and `--sandboxed`) on its command line, since the detached
+// process inherits neither $OPENCLAW_SESSION_KEY nor $OPENCLAW_SANDBOXED
+// — or with --redact. notice is told once it started, for the operator
+// only: an agent is not pointed at sessions index, which is not its. nil
+// when $SESSIONS_INDEX_BACKGROUND is false: the search updates inline.
 func (o *Ops) indexBackground(notice func(string)) func() error {
 	if b, err := strconv.ParseBool(strings.TrimSpace(o.Getenv(IndexBackgroundEnv))); err == nil && !b {
 		return nil
 	}
 	st, err := o.openState()
-	if err != nil || st == nil || !st.Req.Operator() {
+	if err != nil || st == nil {
 		return nil
 	}
 	if testBinary() {
 		return nil
+	}
+	var flags []string
+	if as, _ := o.as(); as != "" {
+		flags = append(flags, "--as", as)
+		notice = nil
+	} else if o.cfg.Redact {
+		flags = append(flags, "--redact")
+	}
+	if len(flags) > 0 && o.sandboxed() {
+		flags = append(flags, "--sandboxed") // what the requester sees
 	}
 	return func() error {
 		cfg := ""
 		if st.Cfg != nil && st.Cfg.Exists {
 			cfg = st.Cfg.Path
 		}
-		pid, err := runner.StartDetached(runner.StartOptions{StateDir: st.Dir.Path, ConfigPath: cfg}, os.TempDir(), nil,
+		pid, err := runner.StartDetached(runner.StartOptions{StateDir: st.Dir.Path, ConfigPath: cfg, Extra: flags}, os.TempDir(), nil,
 			"index", "--update", "--background")
 		if err != nil {
 			return err

@@ -24,7 +24,8 @@ type Options struct {
 	Update, Rebuild, Remove bool
 	// Background: --update as a search starts it in the background
 	// (hidden): at low priority, nothing when another process updates the
-	// index, stopped when the state dir goes away, nothing printed.
+	// index, stopped when the state dir goes away, nothing printed. For a
+	// requester (--as) it builds that requester's masked index only.
 	Background bool
 }
 
@@ -54,7 +55,9 @@ this command shows how far it has got; SESSIONS_INDEX_BACKGROUND=0: never).
 A build shows a progress bar on a terminal (stderr: bytes done, total, time
 left; nothing on a pipe or with --json). Ctrl-C stops it keeping what it
 finished: --update (or any search) goes on from there. Only the host operator
-may (the index covers every agent's transcripts); not through a gateway.
+may (the index covers every agent's transcripts) — but for the build an
+agent's search starts in the background, of that agent's masked index
+only; not through a gateway.
 
 JSON (--json): {"stateDir","cacheDir","transcripts","disabled","index":{"dir","sizeBytes",
 "built","sources","messages","textBytes","updatedAt","changed","fresh",

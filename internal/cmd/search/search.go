@@ -73,7 +73,9 @@ Our own search index (sessions index, in the cache dir) answers when the
 query can select, brought up to date first. A search that finds it far
 behind (the first build of a large state) does not wait for it: it scans and
 starts one sessions index --update in the background, at low priority
-(SESSIONS_INDEX_BACKGROUND=0: never); a line on a terminal says so.
+(SESSIONS_INDEX_BACKGROUND=0: never); a line on a terminal says so. An
+agent's search (--as) does the same for its own index of masked text,
+saying nothing.
 
 What is searched: without --include-archived the live transcripts, those of
 the sessions' entries; --include-archived adds every other transcript of the
