@@ -21,11 +21,16 @@ func (l *Local) Search(ctx context.Context, q *hostread.SearchQuery) (*hostread.
 	if err != nil {
 		return nil, err
 	}
-	if q.Index != nil && q.Index.Debug == nil {
-		x := *q.Index
-		x.Debug = func(msg string) { l.debug(msg) }
+	if x := q.Index; x != nil && (x.Debug == nil || (x.Build != nil && x.Background == nil)) {
+		xc := *x
+		if xc.Debug == nil {
+			xc.Debug = func(msg string) { l.debug(msg) }
+		}
+		if xc.Build != nil && xc.Background == nil {
+			xc.Background = l.indexBuilder(s, xc.Build)
+		}
 		qc := *q
-		qc.Index = &x
+		qc.Index = &xc
 		q = &qc
 	}
 	a, err := hostread.Search(s, q)

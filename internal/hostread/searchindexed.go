@@ -36,6 +36,22 @@ type SearchIndex struct {
 	// background builds (SESSIONS_INDEX_BACKGROUND=0): such a search
 	// updates inline, for up to indexWait, as a catch-up does.
 	Background func() error
+	// Build asks the host to set Background (when it is nil): the
+	// builder's command-line flags that make it the same requester. nil:
+	// no background builds.
+	Build *BackgroundBuild
+}
+
+// BackgroundBuild is what a search that may start a background build of
+// its index says about it; the host that holds the state dir starts the
+// process (backend.Local).
+type BackgroundBuild struct {
+	// Flags are the builder's global flags naming the requester (--as KEY,
+	// --sandboxed, --redact): the detached process inherits neither
+	// $OPENCLAW_SESSION_KEY nor $OPENCLAW_SANDBOXED. None: the operator.
+	Flags []string
+	// Notice is told once the build started (nil: nothing said).
+	Notice func(string)
 }
 
 func (x *SearchIndex) debug(format string, a ...any) {

@@ -3,15 +3,12 @@ package ops
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 
 	"github.com/openclaw/sessions/internal/backend"
 	"github.com/openclaw/sessions/internal/boundary"
 	"github.com/openclaw/sessions/internal/hostread"
-	"github.com/openclaw/sessions/internal/runner"
 	srch "github.com/openclaw/sessions/internal/search"
 )
 
@@ -201,7 +198,7 @@ func (o *Ops) searchIndex(ctx context.Context, q SearchQuery) *hostread.SearchIn
 		return nil
 	}
 	x := &hostread.SearchIndex{Ctx: ctx, Pattern: q.Pattern, Debug: func(line string) { o.debug(line) },
-		Background: o.indexBackground(q.Notice)}
+		Build: o.indexBackground(q.Notice)}
 	if o.masking() {
 		x.MaskKey = o.searchMaskKey()
 	}
@@ -209,8 +206,8 @@ func (o *Ops) searchIndex(ctx context.Context, q SearchQuery) *hostread.SearchIn
 }
 
 // searchMaskKey names the masked index of this invocation's searches
-// (hostread.SearchIndex.MaskKey): the host's redact patterns and the
-// requester ("" for the operator's --redact). The build a search starts
+// (hostread.SearchIndex.MaskKey): the host's redact patterns, the
+// requester ("" for the operator's --redact) and whether it is sandboxed. The build a search starts
 // in the background names it the same way: it is the same requester.
 func (o *Ops) searchMaskKey() string {
 	var patterns []string
@@ -218,7 +215,13 @@ func (o *Ops) searchMaskKey() string {
 		patterns = st.Cfg.Logging.RedactPatterns
 	}
 	as, _ := o.as()
-	return "patterns\x00" + strings.Join(patterns, "\x00") + "\x01requester\x00" + as
+	key := "patterns\x00" + strings.Join(patterns, "\x00") + "\x01requester\x00" + as
+	if o.sandboxed() {
+		// a sandboxed requester sees fewer transcripts than the same key
+		// unsandboxed: an index of its own, not one refitted per call
+		key += "\x01sandboxed"
+	}
+	return key
 }
 
 // IndexBackgroundEnv set to a false value (0, false) keeps a search from
@@ -227,8 +230,8 @@ func (o *Ops) searchMaskKey() string {
 // seconds before it scans, as a catch-up does.
 const IndexBackgroundEnv = "SESSIONS_INDEX_BACKGROUND"
 
-// indexBackground is how a search starts the build of its index in the
-// background (hostread.SearchIndex.Background): one detached `sessions
+// indexBackground is how a search has the build of its index started in
+// the background by its host (hostread.SearchIndex.Build): one detached `sessions
 // index --update --background` for this state dir, at low priority, its
 // stdio the null device. A masked search's (an agent's, --redact) builds
 // that search's masked index only, so it runs as the same requester —
@@ -237,15 +240,8 @@ const IndexBackgroundEnv = "SESSIONS_INDEX_BACKGROUND"
 // — or with --redact. notice is told once it started, for the operator
 // only: an agent is not pointed at sessions index, which is not its. nil
 // when $SESSIONS_INDEX_BACKGROUND is false: the search updates inline.
-func (o *Ops) indexBackground(notice func(string)) func() error {
+func (o *Ops) indexBackground(notice func(string)) *hostread.BackgroundBuild {
 	if b, err := strconv.ParseBool(strings.TrimSpace(o.Getenv(IndexBackgroundEnv))); err == nil && !b {
-		return nil
-	}
-	st, err := o.openState()
-	if err != nil || st == nil {
-		return nil
-	}
-	if testBinary() {
 		return nil
 	}
 	var flags []string
@@ -258,22 +254,7 @@ func (o *Ops) indexBackground(notice func(string)) func() error {
 	if len(flags) > 0 && o.sandboxed() {
 		flags = append(flags, "--sandboxed") // what the requester sees
 	}
-	return func() error {
-		cfg := ""
-		if st.Cfg != nil && st.Cfg.Exists {
-			cfg = st.Cfg.Path
-		}
-		pid, err := runner.StartDetached(runner.StartOptions{StateDir: st.Dir.Path, ConfigPath: cfg, Extra: flags}, os.TempDir(), nil,
-			"index", "--update", "--background")
-		if err != nil {
-			return err
-		}
-		o.debug("search index: building it in the background", "pid", pid)
-		if notice != nil {
-			notice("Building the search index in the background (sessions index shows how far it has got); until then search scans.")
-		}
-		return nil
-	}
+	return &hostread.BackgroundBuild{Flags: flags, Notice: notice}
 }
 
 // indexOff reads $SESSIONS_NO_INDEX.
@@ -364,20 +345,4 @@ func contextMessages(in []srch.Message) []SearchContextMessage {
 		out[i] = SearchContextMessage{ID: m.ID, Role: m.Role, Timestamp: epochMs(m.Timestamp), Text: m.Text}
 	}
 	return out
-}
-
-// testBinary: this process is a Go test binary that is not standing in for
-// sessions (a package's tests, where the executable would run the tests
-// again; the end-to-end scripts run it as "sessions" and start builds).
-func testBinary() bool {
-	if os.Getenv("SESSIONS_RUNNER_EXE") != "" {
-		return false
-	}
-	exe, err := os.Executable()
-	if err != nil {
-		return false
-	}
-	name := strings.TrimSuffix(filepath.Base(exe), ".exe")
-	argv0 := strings.TrimSuffix(filepath.Base(os.Args[0]), ".exe")
-	return strings.HasSuffix(name, ".test") && argv0 != "sessions"
 }
