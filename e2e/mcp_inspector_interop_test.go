@@ -273,7 +273,7 @@ func inspectorChecks(t *testing.T, insp, bin string, env []string, state string,
 		Tools []inspectorTool `json:"tools"`
 	}
 	inspectorJSON(t, insp, env, 0, &list, method("--method", "tools/list")...)
-	reads := []string{"sessions_doctor", "sessions_history", "sessions_list", "sessions_runs", "sessions_search", "sessions_show", "sessions_usage", "sessions_wait"}
+	reads := []string{"sessions_doctor", "sessions_export", "sessions_history", "sessions_list", "sessions_runs", "sessions_search", "sessions_show", "sessions_usage", "sessions_wait"}
 	writes := []string{"sessions_archive", "sessions_delete", "sessions_patch", "sessions_reset", "sessions_send", "sessions_spawn"}
 	destructive := []string{"sessions_archive", "sessions_delete", "sessions_patch", "sessions_reset"}
 	var names []string
