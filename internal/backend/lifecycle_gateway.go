@@ -37,6 +37,17 @@ func (g *Gateway) lifecycleConn(ctx context.Context) (*gateway.Client, *state.Ac
 }
 
 // lifecycleSession is the session ref names over the gateway, with the
+// lifecycleOne dials the gateway for a lifecycle call on one session and
+// names key over it (reset, archive).
+func (g *Gateway) lifecycleOne(ctx context.Context, key string) (*gateway.Client, sessionwrite.GatewaySession, error) {
+	c, acc, err := g.lifecycleConn(ctx)
+	if err != nil {
+		return nil, sessionwrite.GatewaySession{}, err
+	}
+	gs, err := g.lifecycleSession(ctx, c, acc, key)
+	return c, gs, err
+}
+
 // checks of a send (as a patch finds it, writeSession).
 func (g *Gateway) lifecycleSession(ctx context.Context, c *gateway.Client, acc *state.Access, ref string) (sessionwrite.GatewaySession, error) {
 	ctx, cancel := context.WithTimeout(ctx, CallTimeout)
@@ -100,11 +111,7 @@ func (g *Gateway) Delete(ctx context.Context, q DeleteAsk) (*lifecycle.Result, e
 // Reset names q.Key over the gateway and resets it through
 // sessions.reset (1.30: a new sessionId; 2026.9.x keeps it).
 func (g *Gateway) Reset(ctx context.Context, q SessionAsk) (*lifecycle.Result, error) {
-	c, acc, err := g.lifecycleConn(ctx)
-	if err != nil {
-		return nil, err
-	}
-	gs, err := g.lifecycleSession(ctx, c, acc, q.Key)
+	c, gs, err := g.lifecycleOne(ctx, q.Key)
 	if err != nil {
 		return nil, err
 	}
@@ -119,11 +126,7 @@ func (g *Gateway) Reset(ctx context.Context, q SessionAsk) (*lifecycle.Result, e
 // sessions.patch {archived: true}; on 1.30, which has no archived state,
 // sessions.delete. Every agent's main session is refused first.
 func (g *Gateway) Archive(ctx context.Context, q SessionAsk) (*lifecycle.Result, error) {
-	c, acc, err := g.lifecycleConn(ctx)
-	if err != nil {
-		return nil, err
-	}
-	gs, err := g.lifecycleSession(ctx, c, acc, q.Key)
+	c, gs, err := g.lifecycleOne(ctx, q.Key)
 	if err != nil {
 		return nil, err
 	}
