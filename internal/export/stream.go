@@ -278,6 +278,9 @@ type Result struct {
 // Run writes the export to w: the sources' lines in the range, filtered,
 // one at a time, in Job.Format.
 func Run(ctx context.Context, j Job, w io.Writer) (*Result, error) {
+	if err := checkRange(j.From, j.To); err != nil {
+		return nil, err
+	}
 	write := j.Write
 	if write == nil {
 		write = func(ew Writer, l Line, _ bool) error { return ew.Write(l) }
@@ -388,6 +391,9 @@ func Run(ctx context.Context, j Job, w io.Writer) (*Result, error) {
 			return nil, err
 		}
 	}
+	if unmet(j.From, rg.started) {
+		return nil, j.notFound("--from", j.From) // nothing is flushed yet: no message was written
+	}
 	if err := ew.End(); err != nil {
 		return nil, err
 	}
@@ -403,7 +409,45 @@ func Run(ctx context.Context, j Job, w io.Writer) (*Result, error) {
 	if j.Progress != nil {
 		j.Progress(res.Messages, true)
 	}
+	if !res.HasMore && unmet(j.To, rg.done) {
+		return nil, j.notFound("--to", j.To) // the export ran to its end without meeting it
+	}
 	return res, nil
+}
+
+// checkRange refuses a range whose ends are of one kind and out of order
+// (--from 5 --to 3): it can hold no message.
+func checkRange(from, to *Bound) error {
+	if from == nil || to == nil || from.kind != to.kind {
+		return nil
+	}
+	if from.kind == "seq" && from.seq > to.seq || from.kind == "time" && from.ms > to.ms {
+		return apperr.Usagef("invalid range: --from %s is after --to %s", from.text, to.text)
+	}
+	return nil
+}
+
+// unmet: b names a line (an id or a cursor) the export never met.
+func unmet(b *Bound, met bool) bool {
+	return b != nil && !met && (b.kind == "id" || b.kind == "cursor")
+}
+
+// notFound is the error of a bound naming a line the export does not hold.
+func (j *Job) notFound(flag string, b *Bound) error {
+	name := "the export"
+	if j.Meta != nil {
+		switch {
+		case j.Meta.Key != "":
+			name = "the export of " + j.Meta.Key
+		case j.Meta.SessionID != "":
+			name = "the export of transcript " + j.Meta.SessionID
+		}
+	}
+	what := "no such line in " + name
+	if j.Meta != nil && j.Meta.Window != "" {
+		what += " (read over a gateway: older messages are beyond chat.history's window)"
+	}
+	return apperr.NotFoundf("%s %s: %s", flag, b.text, what)
 }
 
 // count counts the messages of the range (for Last), reading the

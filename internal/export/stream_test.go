@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/openclaw/sessions/internal/apperr"
 )
 
 // src is one transcript of n messages (ids m1…mn, a second apart) after
@@ -86,5 +89,83 @@ func TestParseBoundRefusesAGatewayCursor(t *testing.T) {
 	gw := func(string) (string, int64, bool, bool) { return "", 0, true, false }
 	if _, err := ParseBound("--from", "gwcursor", false, time.Now(), gw); err == nil || !strings.Contains(err.Error(), "gateway's cursor") {
 		t.Fatalf("a gateway's cursor: %v", err)
+	}
+}
+
+// A range that cannot hold a message is refused before anything is
+// written (exit 2); an id the transcript does not hold is not found
+// (exit 4): --from's before anything is written, --to's once the export
+// has run to its end without meeting it.
+func TestRunRangeRefusals(t *testing.T) {
+	now := time.UnixMilli(1700000100000)
+	for _, tc := range []struct {
+		from, to string
+		code     int
+		empty    bool // nothing written
+	}{
+		{"5", "3", apperr.CodeUsage, true},
+		{"seq:4", "seq:2", apperr.CodeUsage, true},
+		{"2023-11-14T22:14:00Z", "2023-11-14T22:13:00Z", apperr.CodeUsage, true},
+		{"id:nope", "", apperr.CodeNotFound, true},
+		{"id:nope", "4", apperr.CodeNotFound, true},
+		{"", "id:nope", apperr.CodeNotFound, false},
+	} {
+		from, err := ParseBound("--from", tc.from, false, now, noCursor)
+		if err != nil {
+			t.Fatal(err)
+		}
+		to, err := ParseBound("--to", tc.to, true, now, noCursor)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range []Format{Markdown, JSONL, HTML} {
+			var out bytes.Buffer
+			_, err = Run(context.Background(), Job{Format: f, Meta: &Meta{Key: "main"}, Sources: []Source{src("s1", 5)}, From: from, To: to}, &out)
+			if apperr.CodeOf(err) != tc.code {
+				t.Errorf("%s from %q to %q: %v (exit %d), want exit %d", f, tc.from, tc.to, err, apperr.CodeOf(err), tc.code)
+			}
+			if tc.empty && out.Len() != 0 {
+				t.Errorf("%s from %q to %q: wrote %d bytes before refusing", f, tc.from, tc.to, out.Len())
+			}
+		}
+	}
+	// The same kinds in order, and an empty range of times, are no error.
+	for _, c := range [][2]string{{"3", "3"}, {"id:l2", "l4"}, {"2020-01-01", "2020-01-02"}} {
+		from, _ := ParseBound("--from", c[0], false, now, noCursor)
+		to, _ := ParseBound("--to", c[1], true, now, noCursor)
+		if _, err := Run(context.Background(), Job{Format: Markdown, Meta: &Meta{}, Sources: []Source{src("s1", 5)}, From: from, To: to}, io.Discard); err != nil {
+			t.Errorf("from %q to %q: %v", c[0], c[1], err)
+		}
+	}
+}
+
+// A long export tells its progress every thousand messages, and once more
+// at its end.
+func TestRunProgress(t *testing.T) {
+	var got []string
+	_, err := Run(context.Background(), Job{Format: JSONL, Meta: &Meta{}, Sources: []Source{src("s1", 2500)},
+		Progress: func(n int, done bool) { got = append(got, fmt.Sprint(n, done)) }}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(got) != "[1000 false 2000 false 2500 true]" {
+		t.Errorf("progress %v", got)
+	}
+}
+
+// An orphan's export is its one transcript: the header says it is an
+// orphan, and no boundary calls it an earlier transcript of a session.
+func TestOrphanHasNoBoundary(t *testing.T) {
+	for _, f := range []Format{Markdown, HTML} {
+		var out bytes.Buffer
+		meta := &Meta{SessionID: "s1", Agent: "main", Orphan: true}
+		orphan := src("s1", 2)
+		orphan.Seg.Source = "orphan"
+		if _, err := Run(context.Background(), Job{Format: f, Meta: meta, Sources: []Source{orphan}}, &out); err != nil {
+			t.Fatal(err)
+		}
+		if s := out.String(); strings.Contains(s, "Earlier transcript") || strings.Contains(s, "before a reset") || !strings.Contains(s, "no session entry points to this transcript") {
+			t.Errorf("%s: an orphan's export:\n%s", f, s)
+		}
 	}
 }
