@@ -143,8 +143,8 @@ func (h *htmlWriter) Begin(m *Meta) error {
 func (h *htmlWriter) Segment(s Segment) error {
 	h.segs++
 	h.lastDay = ""
-	if h.segs == 1 && s.Source == "current" {
-		return nil
+	if h.segs == 1 && (s.Source == "current" || h.meta.Orphan) {
+		return nil // the export's one transcript: the header says what it is
 	}
 	title := "Transcript " + s.SessionID
 	switch s.Source {

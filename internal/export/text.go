@@ -31,8 +31,8 @@ func (m *mdWriter) Begin(meta *Meta) error {
 
 func (m *mdWriter) Segment(s Segment) error {
 	m.segments++
-	if m.segments == 1 && s.Source == "current" {
-		return nil
+	if m.segments == 1 && (s.Source == "current" || m.meta.Orphan) {
+		return nil // the export's one transcript: the header says what it is
 	}
 	what := "Transcript " + s.SessionID
 	switch s.Source {

@@ -144,8 +144,11 @@ func (o *Options) check(cmd *cobra.Command) error {
 	if o.f.JSONMode() && o.Output == "" {
 		return apperr.Usagef("--json prints what export wrote, with -o FILE; for the conversation as JSON use --format json")
 	}
-	if o.Output != "" && o.Output != "-" && !o.Force {
-		if _, err := os.Lstat(o.Output); err == nil {
+	if o.Output != "" && o.Output != "-" {
+		if fi, err := os.Stat(o.Output); err == nil && fi.IsDir() {
+			return apperr.Usagef("-o %s is a directory: name the file to write", o.Output)
+		}
+		if _, err := os.Lstat(o.Output); err == nil && !o.Force {
 			return apperr.Usagef("%s exists: give --force to replace it", o.Output)
 		}
 	}
