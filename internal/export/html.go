@@ -54,7 +54,8 @@ pre{white-space:pre-wrap;overflow-wrap:anywhere;background:var(--code);border-ra
 details{margin:.3rem 0}summary{cursor:pointer;color:var(--dim)}
 .cut,.note{color:var(--dim);font-style:italic;font-size:.9em;overflow-wrap:anywhere}.err{color:#c0392b}
 img{max-width:100%;height:auto;border-radius:4px}
-@media print{body{font-size:11pt}.page{max-width:none}.toc{break-after:page}details>*{display:block}a{color:inherit}}`
+@media print{body{font-size:11pt}.page{max-width:none}.toc{break-after:page}details>*{display:block}a{color:inherit}}
+@media print{details::details-content{content-visibility:visible;display:block}}`
 
 // CSP is the page's Content-Security-Policy: nothing may load or run but
 // its own style sheet and images stored in it (data: URIs).
