@@ -241,6 +241,11 @@ func (r *ranger) next(sid string, l *SourceLine) (in bool) {
 	return true
 }
 
+// PageTrailer is the room a capped page keeps for what follows its
+// messages: the truncation note of a message cut to the cap and the totals
+// End writes (Markdown's line is under 300 bytes).
+const PageTrailer = 512
+
 // ErrStop, returned by a Stream callback, ends the read early (the
 // range's end was reached); a Stream returns it as is.
 var ErrStop = errors.New("export: end of range")
@@ -255,8 +260,10 @@ type Job struct {
 	Last     int
 	// NoTools, NoThinking leave out tool calls and results, thinking.
 	NoTools, NoThinking bool
-	// MaxBytes > 0 caps the messages written: a page, cut before the
-	// message that would pass it (the first one is cut instead).
+	// MaxBytes > 0 caps the page written, its header and totals included
+	// (a Markdown or JSON page: PageTrailer bytes are kept for what End
+	// writes): it is cut before the message that would pass it (the first
+	// one is cut instead).
 	MaxBytes int
 	// Progress, when set, is told the messages written so far, now and
 	// then, and once more with done at the end.
@@ -301,6 +308,7 @@ func Run(ctx context.Context, j Job, w io.Writer) (*Result, error) {
 		out = page
 	}
 	capped := false
+	limit := max(j.MaxBytes-PageTrailer, j.MaxBytes/2) // the messages' room: End's totals follow them
 	ew, err := New(j.Format, out)
 	if err != nil {
 		return nil, err
@@ -361,14 +369,14 @@ func Run(ctx context.Context, j Job, w io.Writer) (*Result, error) {
 			if err := write(ew, line, jsonl); err != nil {
 				return err
 			}
-			if page != nil && line.Message != nil && page.Len() > j.MaxBytes {
+			if page != nil && line.Message != nil && page.Len() > limit {
 				capped = true
 				if res.Messages > 0 {
 					page.Truncate(before) // this message begins the next page
 					res.HasMore, res.NextFrom = true, strconv.Itoa(line.Seq)
 					return ErrStop
 				}
-				cutAt := j.MaxBytes
+				cutAt := limit
 				for cutAt > 0 && !utf8.RuneStart(page.Bytes()[cutAt]) {
 					cutAt--
 				}

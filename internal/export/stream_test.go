@@ -73,12 +73,15 @@ func TestRunRange(t *testing.T) {
 
 func TestRunPages(t *testing.T) {
 	var out bytes.Buffer
-	res, err := Run(context.Background(), Job{Format: Markdown, Meta: &Meta{}, Sources: []Source{src("s1", 50)}, MaxBytes: 600}, &out)
+	res, err := Run(context.Background(), Job{Format: Markdown, Meta: &Meta{}, Sources: []Source{src("s1", 50)}, MaxBytes: 1200}, &out)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !res.HasMore || res.NextFrom == "" || res.Messages == 0 || res.Messages >= 50 || res.Truncated {
 		t.Fatalf("a capped page: %+v", res)
+	}
+	if out.Len() > 1200 || res.Bytes != out.Len() {
+		t.Errorf("a page of %d bytes (%d said), over its cap of 1200 with its totals", out.Len(), res.Bytes)
 	}
 	if res.NextFrom != fmt.Sprint(res.Messages+1) {
 		t.Errorf("next page starts at %s after %d messages", res.NextFrom, res.Messages)
