@@ -72,7 +72,9 @@ A range: --from and --to (inclusive) take a message's sequence number in the
 export (N, or seq:N: the messages numbered from 1, tool results included), a
 history cursor (nextCursor), a time (RFC 3339, a date, or 7d/12h/30m back from
 now; time:… forces it), or a line's id (id:… forces it); --last N keeps the
-last N messages of it. The range is stated in the output's header.
+last N messages of it. The range is stated in the output's header. Ends
+out of order (--from 5 --to 3) are exit 2; an id or cursor the session does
+not hold is exit 4.
 
 --redact (always on with --as, for a requester) masks secrets, tokens and
 keys with the masker agents get, tool arguments and results included, and the
