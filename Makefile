@@ -54,11 +54,14 @@ dist:
 dist-check:
 	$(GORELEASER) check
 
-# Every test that needs no network and no OpenClaw peer.
+# Every test that needs no network and no OpenClaw peer. What tests keep
+# for people to look at (export's pages in Chromium: screenshots at desktop
+# and phone width) goes to ARTIFACTS.
+ARTIFACTS ?= $(CURDIR)/.artifacts
 test: rules-test
 	$(GO) vet $(PKGS)
 	$(GO) vet -tags interop $(PKGS)
-	$(GO) test -count=1 -timeout 25m $(PKGS)
+	SESSIONS_TEST_ARTIFACTS='$(ARTIFACTS)' $(GO) test -count=1 -timeout 25m $(PKGS)
 
 # The Prometheus alert rules of sessions metrics (monitoring/): valid, and
 # their unit tests pass (promtool test rules: series in, alerts out).
