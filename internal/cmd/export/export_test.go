@@ -2,6 +2,7 @@ package export
 
 import (
 	"bytes"
+	"database/sql"
 	"io"
 	"os"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"charm.land/log/v2"
+	_ "modernc.org/sqlite"
 
 	"github.com/openclaw/sessions/internal/cmdutil"
 	"github.com/openclaw/sessions/internal/config"
@@ -102,5 +104,45 @@ func TestWriteFileOnTTY(t *testing.T) {
 	}
 	if es, _ := os.ReadDir(filepath.Dir(file)); len(es) != 1 {
 		t.Errorf("left beside the file: %v", es)
+	}
+}
+
+// --lineage on a 2026.9 store: the conversation a reset left in an earlier
+// window of the key comes first, after a marked boundary, then the current
+// one; without it, only the current one.
+func TestLineageOfAStoreWindow(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "state")
+	if err := testutil.CopyTree(filepath.Join(testutil.Root(t), "testdata", "state-2026.9.6"), dir); err != nil {
+		t.Fatal(err)
+	}
+	const old = "0badc0de-0000-4000-8000-000000000002"
+	db, err := sql.Open("sqlite", "file:"+filepath.Join(dir, "agents", "main", "agent", "openclaw-agent.sqlite"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{
+		`INSERT INTO session_windows(session_id, session_key, reason, created_at, updated_at) VALUES ('` + old + `', 'agent:main:main', 'initial', 1795230000000, 1795230000000)`,
+		`INSERT INTO transcript_events(session_id, seq, event_json, event_utf8_bytes, created_at) VALUES ('` + old + `', 0, '{"type":"message","id":"old1","parentId":null,"timestamp":"2026-11-21T02:00:00.000Z","message":{"role":"user","content":"EARLIER-WINDOW","timestamp":1795230000000}}', 150, 1795230000000)`,
+	} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	db.Close()
+	for _, lineage := range []bool{false, true} {
+		f, _, _ := factory(t, dir, false)
+		file := filepath.Join(t.TempDir(), "main.md")
+		if err := run(&Options{f: f, Ref: "main", Output: file, format: xp.Markdown, Lineage: lineage}); err != nil {
+			t.Fatal(err)
+		}
+		b, _ := os.ReadFile(file)
+		out := string(b)
+		i, j := strings.Index(out, "EARLIER-WINDOW"), strings.Index(out, "**Current transcript 8000a7c0")
+		switch {
+		case !lineage && i >= 0:
+			t.Error("without --lineage the earlier window is exported")
+		case lineage && (i < 0 || j < i || !strings.Contains(out, "**Earlier transcript "+old+" (before a reset)**")):
+			t.Errorf("--lineage: earlier at %d, current at %d:\n%.1200s", i, j, out)
+		}
 	}
 }
