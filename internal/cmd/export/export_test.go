@@ -2,7 +2,9 @@ package export
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"database/sql"
+	"encoding/hex"
 	"io"
 	"os"
 	"path/filepath"
@@ -107,15 +109,15 @@ func TestWriteFileOnTTY(t *testing.T) {
 	}
 }
 
-// --lineage on a 2026.9 store: the conversation a reset left in an earlier
-// window of the key comes first, after a marked boundary, then the current
-// one; without it, only the current one.
+// --lineage on a 2026.9 store: the archive it keeps of a reset of the key,
+// then the conversation an earlier window of the key holds, each after a
+// marked boundary, then the current one; without it, only the current one.
 func TestLineageOfAStoreWindow(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "state")
 	if err := testutil.CopyTree(filepath.Join(testutil.Root(t), "testdata", "state-2026.9.6"), dir); err != nil {
 		t.Fatal(err)
 	}
-	const old = "0badc0de-0000-4000-8000-000000000002"
+	const old, arcSID = "0badc0de-0000-4000-8000-000000000002", "0badc0de-0000-4000-8000-000000000003"
 	db, err := sql.Open("sqlite", "file:"+filepath.Join(dir, "agents", "main", "agent", "openclaw-agent.sqlite"))
 	if err != nil {
 		t.Fatal(err)
@@ -128,6 +130,14 @@ func TestLineageOfAStoreWindow(t *testing.T) {
 			t.Fatalf("%s: %v", q, err)
 		}
 	}
+	// and an archive the store keeps of a reset before that
+	arc := []byte(`{"type":"session","version":3,"id":"` + arcSID + `","timestamp":"2026-11-21T01:00:00.000Z","cwd":"/w"}` + "\n" +
+		`{"type":"message","id":"a1","parentId":null,"timestamp":"2026-11-21T01:00:01.000Z","message":{"role":"user","content":"ARCHIVED-RESET","timestamp":1795226401000}}` + "\n")
+	sum := sha256.Sum256(arc)
+	if _, err := db.Exec(`INSERT INTO session_transcript_archives(session_id, generation, session_key, reason, encoding, archive_blob, archive_sha256, archive_name, created_at)
+		VALUES (?, 'g1', 'agent:main:main', 'reset', 'identity', ?, ?, ?, 1795226500000)`, arcSID, arc, hex.EncodeToString(sum[:]), arcSID+".jsonl.reset.2026-11-21T01-01-40.000Z"); err != nil {
+		t.Fatal(err)
+	}
 	db.Close()
 	for _, lineage := range []bool{false, true} {
 		f, _, _ := factory(t, dir, false)
@@ -137,12 +147,13 @@ func TestLineageOfAStoreWindow(t *testing.T) {
 		}
 		b, _ := os.ReadFile(file)
 		out := string(b)
-		i, j := strings.Index(out, "EARLIER-WINDOW"), strings.Index(out, "**Current transcript 8000a7c0")
+		a, i, j := strings.Index(out, "ARCHIVED-RESET"), strings.Index(out, "EARLIER-WINDOW"), strings.Index(out, "**Current transcript 8000a7c0")
 		switch {
-		case !lineage && i >= 0:
-			t.Error("without --lineage the earlier window is exported")
-		case lineage && (i < 0 || j < i || !strings.Contains(out, "**Earlier transcript "+old+" (before a reset)**")):
-			t.Errorf("--lineage: earlier at %d, current at %d:\n%.1200s", i, j, out)
+		case !lineage && (i >= 0 || a >= 0):
+			t.Error("without --lineage an earlier transcript is exported")
+		case lineage && (a < 0 || i < a || j < i || !strings.Contains(out, "**Earlier transcript "+old+" (before a reset)**") ||
+			!strings.Contains(out, "**Earlier transcript "+arcSID+" (archived)**")):
+			t.Errorf("--lineage: archived at %d, earlier window at %d, current at %d:\n%.1500s", a, i, j, out)
 		}
 	}
 }
