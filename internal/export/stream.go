@@ -452,6 +452,9 @@ func (j *Job) notFound(flag string, b *Bound) error {
 		}
 	}
 	what := "no such line in " + name
+	if flag == "--to" && j.From != nil {
+		what = "no such line in " + name + " at or after --from " + j.From.text
+	}
 	if j.Meta != nil && j.Meta.Window != "" {
 		what += " (read over a gateway: older messages are beyond chat.history's window)"
 	}

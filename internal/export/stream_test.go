@@ -112,6 +112,7 @@ func TestRunRangeRefusals(t *testing.T) {
 		{"id:nope", "", apperr.CodeNotFound, true},
 		{"id:nope", "4", apperr.CodeNotFound, true},
 		{"", "id:nope", apperr.CodeNotFound, false},
+		{"id:l4", "id:l2", apperr.CodeNotFound, false}, // before --from: never met
 	} {
 		from, err := ParseBound("--from", tc.from, false, now, noCursor)
 		if err != nil {
