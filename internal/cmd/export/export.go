@@ -172,10 +172,16 @@ func run(o *Options) error {
 		_, err := f.Ops().Export(ctx, o.Ref, o.Label, q, f.IO.Out)
 		return err
 	}
+	// Ctrl-C (or SIGTERM) ends the export, which then removes its
+	// temporary file: nothing is left behind, as on any other error.
+	f.GracefulSignals()
 	res, err := writeAtomic(o.Output, o.Force, func(w io.Writer) (*ops.ExportResult, error) {
 		return f.Ops().Export(ctx, o.Ref, o.Label, q, w)
 	})
 	if err != nil {
+		if ctx.Err() != nil {
+			return apperr.Errorf("export interrupted: %s not written", o.Output)
+		}
 		return err
 	}
 	if f.JSONMode() {
