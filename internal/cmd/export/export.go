@@ -165,10 +165,11 @@ func run(o *Options) error {
 	ctx := cmdutil.OrBackground(o.cmdContext)
 	q := ops.ExportQuery{Format: o.format, Lineage: o.Lineage, From: o.From, To: o.To, Last: o.Last,
 		NoTools: o.NoTools, NoThinking: o.NoThinking}
-	if f.IO.IsStderrTTY() {
+	toStdout := o.Output == "" || o.Output == "-"
+	if f.IO.IsStderrTTY() && !(toStdout && f.IO.IsStdoutTTY()) { // never into the text on a terminal
 		q.Progress = progress(f.IO.ErrOut)
 	}
-	if o.Output == "" || o.Output == "-" {
+	if toStdout {
 		_, err := f.Ops().Export(ctx, o.Ref, o.Label, q, f.IO.Out)
 		return err
 	}

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"database/sql"
 	"encoding/hex"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -154,6 +155,46 @@ func TestLineageOfAStoreWindow(t *testing.T) {
 		case lineage && (a < 0 || i < a || j < i || !strings.Contains(out, "**Earlier transcript "+old+" (before a reset)**") ||
 			!strings.Contains(out, "**Earlier transcript "+arcSID+" (archived)**")):
 			t.Errorf("--lineage: archived at %d, earlier window at %d, current at %d:\n%.1500s", a, i, j, out)
+		}
+	}
+}
+
+// A long export's progress shows on a terminal's stderr when the export
+// goes elsewhere (-o, or a pipe); with the conversation itself printed on
+// the terminal, progress lines would land in its text, so there are none.
+func TestProgressOnlyBesideTheExport(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "state")
+	if err := testutil.CopyTree(filepath.Join(testutil.Root(t), "testdata", "state-2026.1.30"), dir); err != nil {
+		t.Fatal(err)
+	}
+	tr := filepath.Join(dir, "agents", "main", "sessions", "c040fd20-0a1c-4ce0-924c-6e695a32eecb.jsonl")
+	b, _ := os.ReadFile(tr)
+	for i := 0; i < 1200; i++ {
+		b = fmt.Appendf(b, `{"type":"message","id":"p%d","parentId":"x","timestamp":"2026-11-21T06:00:00.000Z","message":{"role":"user","content":"m%d","timestamp":%d}}`+"\n", i, i, 1795240800000+i)
+	}
+	if err := os.WriteFile(tr, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name              string
+		stdoutTTY, toFile bool
+		progress          bool
+	}{
+		{"to a file", true, true, true},
+		{"piped", false, false, true},
+		{"on the terminal", true, false, false},
+	} {
+		f, _, errOut := factory(t, dir, true)
+		f.IO.SetStdoutTTY(c.stdoutTTY)
+		o := &Options{f: f, Ref: "main", format: xp.Markdown}
+		if c.toFile {
+			o.Output = filepath.Join(t.TempDir(), "main.md")
+		}
+		if err := run(o); err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Contains(errOut.String(), "export: 1000 messages"); got != c.progress {
+			t.Errorf("%s: progress shown %v, want %v (stderr %q)", c.name, got, c.progress, errOut.String())
 		}
 	}
 }
