@@ -65,7 +65,7 @@ func ParseBound(flag, s string, until bool, now time.Time, place CursorPlace) (*
 		if err != nil || ms == 0 {
 			return nil, apperr.Usagef("invalid %s %q: %v", flag, s, err)
 		}
-		b.kind, b.ms = "time", ms
+		b.kind, b.ms = "time", dayEnd(rest, ms, until)
 		return b, nil
 	}
 	if n, err := strconv.Atoi(s); err == nil {
@@ -84,11 +84,21 @@ func ParseBound(flag, s string, until bool, now time.Time, place CursorPlace) (*
 		return b, nil
 	}
 	if ms, err := when.Parse(s, now, now.Location(), until); err == nil && ms != 0 {
-		b.kind, b.ms = "time", ms
+		b.kind, b.ms = "time", dayEnd(s, ms, until)
 		return b, nil
 	}
 	b.kind, b.id = "id", s
 	return b, nil
+}
+
+// dayEnd: --to a date (when.Parse's end of it: the next midnight) is its
+// last millisecond, since --to is inclusive and the next midnight is the
+// next day's.
+func dayEnd(s string, ms int64, until bool) int64 {
+	if _, err := time.Parse("2006-01-02", strings.TrimSpace(s)); until && err == nil {
+		return ms - 1
+	}
+	return ms
 }
 
 func (b *Bound) String() string {

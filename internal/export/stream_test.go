@@ -173,3 +173,33 @@ func TestOrphanHasNoBoundary(t *testing.T) {
 		}
 	}
 }
+
+// --to a date is that whole day and no more: a message stamped at the next
+// midnight is the next day's; the header states the day's last second.
+func TestToADateIsThatDay(t *testing.T) {
+	now := time.Date(2026, 11, 29, 0, 0, 0, 0, time.UTC)
+	end := time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC).UnixMilli()
+	day := Source{Seg: Segment{SessionID: "s1", Source: "current"}, Stream: func(fn func(SourceLine) error) error {
+		for i, ts := range []int64{end - 1000, end - 1, end, end + 1} {
+			m := fmt.Sprintf(`{"role":"user","timestamp":%d,"content":"t%d"}`, ts, i)
+			if err := fn(SourceLine{Pos: int64(i), Raw: []byte(m), Message: []byte(m)}); err != nil {
+				return err
+			}
+		}
+		return nil
+	}}
+	for _, s := range []string{"2026-11-21", "time:2026-11-21"} {
+		to, err := ParseBound("--to", s, true, now, noCursor)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out bytes.Buffer
+		res, err := Run(context.Background(), Job{Format: Markdown, Meta: &Meta{Range: RangeOf(nil, to, 0)}, Sources: []Source{day}, To: to}, &out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Messages != 2 || !strings.Contains(out.String(), "- Range: to 2026-11-21 23:59:59Z (inclusive)\n") {
+			t.Errorf("--to %s: %d messages, want the day's 2:\n%s", s, res.Messages, out.String())
+		}
+	}
+}
