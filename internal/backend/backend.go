@@ -28,9 +28,11 @@ package backend
 
 import (
 	"context"
+	"encoding/json"
 	"time"
 
 	"github.com/openclaw/sessions/internal/lifecycle"
+	"github.com/openclaw/sessions/internal/sanitize"
 	"github.com/openclaw/sessions/internal/sessionwrite"
 	"github.com/openclaw/sessions/internal/state"
 )
@@ -104,11 +106,6 @@ type Host interface {
 	AgentList(ctx context.Context, wo sessionwrite.Options) (*AgentsResult, error)
 }
 
-var (
-	_ Host = (*Local)(nil)
-	_ Host = (*Gateway)(nil)
-)
-
 // ListQuery is what `sessions list` asks for.
 type ListQuery struct {
 	Kinds     []string // only these kinds (empty: all)
@@ -128,9 +125,19 @@ type ListResult struct {
 }
 
 // Limited cuts rows (newest first) to limit (< 0: all).
-func limited(rows []state.Row, limit int) []state.Row {
+func Limited(rows []state.Row, limit int) []state.Row {
 	if limit >= 0 && len(rows) > limit {
 		return rows[:limit]
 	}
 	return rows
+}
+
+// Prepare strips envelopes and sanitises like history's default output.
+func Prepare(in []json.RawMessage) []json.RawMessage {
+	msgs := make([]json.RawMessage, len(in))
+	for i, m := range in {
+		msgs[i] = sanitize.StripEnvelope(m)
+	}
+	out, _, _ := sanitize.History(msgs, sanitize.DefaultCapBytes)
+	return out
 }

@@ -1,6 +1,8 @@
 package backend
 
-import "time"
+import (
+	"time"
+)
 
 // The lifecycle operations (delete, reset, archive, prune) are whole
 // operations of a host (Host): each names its sessions where they live
@@ -44,6 +46,6 @@ type PruneAsk struct {
 	Force     bool
 }
 
-// msgPruneOperator is the refusal of prune to a requester that is not
+// MsgPruneOperator is the refusal of prune to a requester that is not
 // the host's operator.
-const msgPruneOperator = "sessions prune is for the host operator (run it without --as and OPENCLAW_SESSION_KEY); an agent deletes its own sessions one by one with sessions delete"
+const MsgPruneOperator = "sessions prune is for the host operator (run it without --as and OPENCLAW_SESSION_KEY); an agent deletes its own sessions one by one with sessions delete"

@@ -29,7 +29,7 @@ type RunSetup struct {
 }
 
 // now is the run's clock (the write options').
-func (r RunSetup) now() time.Time {
+func (r RunSetup) Now() time.Time {
 	if r.Writes.Now != nil {
 		return r.Writes.Now()
 	}

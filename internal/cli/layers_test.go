@@ -281,7 +281,7 @@ func TestOpsImportsNoStorage(t *testing.T) {
 			case "store", "sqlitestore", "sqlitewrite", "sqlitefile", "sqlitedb", "transcript", "lock":
 				t.Errorf("%s imports %s: ops reaches storage through state, transcripts and sessionwrite", file, imp)
 			case "gateway":
-				t.Errorf("%s imports %s: where an invocation works is internal/hostset's, and what a gateway does is backend.Gateway's", file, imp)
+				t.Errorf("%s imports %s: where an invocation works is internal/hostset's, and what a gateway does is gatewayhost.Gateway's", file, imp)
 			case "github.com/tidwall/gjson", "bufio":
 				t.Errorf("%s imports %s: ops reads no stored line and streams nothing itself: an export's range and stream are internal/export's, its transcripts the host's (backend.PlanExport)", file, imp)
 			case "era", "transcripts", "usage", "hoststat", "doctor":
