@@ -12,7 +12,7 @@ import (
 )
 
 // Exporter reads a session's whole conversation as a stream, transcript by
-// transcript, oldest first (Local). A reader without it (a gateway) gives
+// transcript, oldest first (local.Local). A reader without it (a gateway) gives
 // what History with All reaches.
 type Exporter interface {
 	// ExportSources are the transcripts of s in order: with lineage its
@@ -73,7 +73,7 @@ type ExportPlan struct {
 }
 
 // PlanExport assembles what an export of s reads on the host of tr (where
-// names that host, for a gateway): with an Exporter (Local) its entry and
+// names that host, for a gateway): with an Exporter (local.Local) its entry and
 // transcripts (with lineage, the earlier ones first); else the gateway's
 // chat.history window, whole.
 func PlanExport(ctx context.Context, tr Transcripts, s *Session, where string, lineage bool) (*ExportPlan, error) {

@@ -16,10 +16,10 @@ import (
 // cannot do. Each reads the host's files themselves — no gateway RPC of
 // OpenClaw 2026.1.30 or 2026.9.x gives the transcripts' full text, the
 // usage lines, lock files, what doctor checks or OpenClaw's own sub-agent
-// registry — so *Local implements them all (with the engines of
-// internal/hostread, internal/hostmetrics) and *Gateway none; the runs a
-// send or spawn through a gateway recorded on this machine are a
-// GatewayRuns.
+// registry — so *local.Local implements them all (with the engines of
+// internal/hostread, internal/hostmetrics) and *gatewayhost.Gateway none;
+// the runs a send or spawn through a gateway recorded on this machine are
+// a gatewayhost.RunHome.
 
 // Searcher looks for a query in the host's transcripts and returns the
 // hits (an index may answer it as well as a scan: the query says what is

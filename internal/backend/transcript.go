@@ -13,8 +13,8 @@ import (
 )
 
 // Transcripts reads and follows a session's transcript where it lives:
-// Local (the JSONL files or the 2026.8+ SQLite store, a file-watching
-// follower) and Gateway (chat.history and its chat events) implement it,
+// local.Local (the JSONL files or the 2026.8+ SQLite store, a file-watching
+// follower) and gatewayhost.Gateway (chat.history and its chat events) implement it,
 // and history and show read through it whatever the reader is.
 type Transcripts interface {
 	// Cursor checks a --before cursor once, before any lookup: one this

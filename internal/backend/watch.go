@@ -28,6 +28,7 @@ const (
 	DefaultTick     = 250 * time.Millisecond
 )
 
+// DebounceOrDefault is q.Debounce, DefaultDebounce when unset.
 func (q WatchQuery) DebounceOrDefault() time.Duration {
 	if q.Debounce > 0 {
 		return q.Debounce
@@ -35,6 +36,7 @@ func (q WatchQuery) DebounceOrDefault() time.Duration {
 	return DefaultDebounce
 }
 
+// TickOrDefault is q.Tick, DefaultTick when unset.
 func (q WatchQuery) TickOrDefault() time.Duration {
 	if q.Tick > 0 {
 		return q.Tick

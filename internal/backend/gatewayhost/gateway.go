@@ -1,3 +1,13 @@
+// Package gatewayhost is the host of one OpenClaw gateway (Gateway): an
+// implementation of internal/backend's Host over the gateway's WebSocket
+// RPC (2026.1.30 and 2026.9.x), through the client of internal/gateway —
+// the sessions it lists, their transcripts (chat.history and its events),
+// the writes through its own methods (sessions.patch, sessions.delete,
+// sessions.reset, its spawn), the requester checked against that host's
+// config (Access) — with no state dir of this machine; and the runs made
+// through a gateway, recorded on this machine (RunHome). It imports
+// nothing of backend/local; this host's state dir reaches a live gateway
+// of its own through SpawnThrough.
 package gatewayhost
 
 import (

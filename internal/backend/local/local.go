@@ -1,3 +1,12 @@
+// Package local is the host of this machine's state dir (Local), one
+// implementation of internal/backend's Host and of every optional read of
+// a host that holds the files (search, usage, doctor, locks, runs, the
+// metrics reading): the JSON-era stores and transcripts and the 2026.8+
+// per-agent SQLite store, read through internal/state and written through
+// internal/sessionwrite, each agent's writes routed as sessionwrite.Choose
+// says. A 2026.8+ agent whose gateway is live here is written through that
+// gateway: the overlay (overlay.go) is the one file that reaches the
+// gateway host's package (gatewayhost.SpawnThrough).
 package local
 
 import (
