@@ -271,4 +271,6 @@ var (
 	_ backend.SubagentRegistry  = (*Local)(nil)
 	_ backend.MetricsReader     = (*Local)(nil)
 	_ backend.Completer         = (*Local)(nil)
+	_ backend.ArchiveSweeper    = (*Local)(nil)
+	_ backend.RunExecutor       = (*Local)(nil)
 )
