@@ -1,6 +1,6 @@
 package local
 
-// The JSON era's side of the local change feed (watch_local.go): each
+// The JSON era's side of the local change feed (watch.go): each
 // sessions.json read again where it changed, the JSONL transcripts read
 // from where the last read ended.
 

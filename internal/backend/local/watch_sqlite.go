@@ -1,7 +1,7 @@
 package local
 
 // The SQLite era's side (OpenClaw 2026.8+) of the local change feed
-// (watch_local.go): the per-agent database read again when it or its
+// (watch.go): the per-agent database read again when it or its
 // -wal changed, only the sessions whose stamps moved, the transcript
 // events from the last rowid read on.
 

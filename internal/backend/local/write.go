@@ -106,7 +106,7 @@ func storeStamp(path string) string {
 // and the options they open with: sessionwrite.Choose with this host's
 // write options — the agent's own store here, or, for a 2026.8+ agent,
 // this host's live gateway (an overlay of Local's: a gateway the
-// invocation names is a host of its own, Gateway). Said at debug level
+// invocation names is a host of its own, gatewayhost.Gateway). Said at debug level
 // for the operation what, when it is a gateway or a 2026.8+ agent stays
 // local.
 func (l *Local) route(s *state.State, agent, what string) (sessionwrite.Route, sessionwrite.Options, error) {
