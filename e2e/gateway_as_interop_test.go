@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/openclaw/sessions/internal/backend"
+	"github.com/openclaw/sessions/internal/backend/gatewayhost"
 	"github.com/openclaw/sessions/internal/gateway"
 	"github.com/openclaw/sessions/internal/testutil/peertest"
 )
@@ -55,9 +55,9 @@ func TestInteropGatewayAs(t *testing.T) {
 			if err := c.Call(ctx, "config.get", map[string]any{}, &snap); err != nil || !snap.Valid || snap.Config["agents"] == nil {
 				t.Fatalf("config.get: %v valid=%v agents=%v", err, snap.Valid, snap.Config["agents"] != nil)
 			}
-			acc, err := backend.GatewayAccess(ctx, c, g.URL, backend.AsInput{As: "agent:ops:main"})
+			acc, err := gatewayhost.Access(ctx, c, g.URL, gatewayhost.AsInput{As: "agent:ops:main"})
 			if err != nil || acc.Req.Agent != "ops" || acc.Default != "main" || acc.A2A.Enabled {
-				t.Fatalf("GatewayAccess: %v %+v", err, acc)
+				t.Fatalf("gatewayhost.Access: %v %+v", err, acc)
 			}
 
 			env := []string{"OPENCLAW_GATEWAY_TOKEN=" + g.Token, "XDG_CONFIG_HOME=" + cfgHome}

@@ -27,9 +27,9 @@ func TestAroundWindow(t *testing.T) {
 		{2000, 1500, 1000, 1000, 2000}, // one short after: one more before
 	}
 	for _, c := range cases {
-		s, e := aroundWindow(c.total, c.target, c.limit)
+		s, e := AroundWindow(c.total, c.target, c.limit)
 		if s != c.s || e != c.e {
-			t.Errorf("aroundWindow(%d, %d, %d) = [%d, %d), want [%d, %d)", c.total, c.target, c.limit, s, e, c.s, c.e)
+			t.Errorf("AroundWindow(%d, %d, %d) = [%d, %d), want [%d, %d)", c.total, c.target, c.limit, s, e, c.s, c.e)
 		}
 	}
 	// Every place, every size: the page holds t and min(limit, total)
@@ -37,12 +37,12 @@ func TestAroundWindow(t *testing.T) {
 	for total := 1; total <= 12; total++ {
 		for limit := 1; limit <= 14; limit++ {
 			for tg := range total {
-				s, e := aroundWindow(total, tg, limit)
+				s, e := AroundWindow(total, tg, limit)
 				if s < 0 || e > total || tg < s || tg >= e || e-s != min(limit, total) {
-					t.Fatalf("aroundWindow(%d, %d, %d) = [%d, %d)", total, tg, limit, s, e)
+					t.Fatalf("AroundWindow(%d, %d, %d) = [%d, %d)", total, tg, limit, s, e)
 				}
 				if before := tg - s; before != (limit-1)/2 && s != 0 && e != total {
-					t.Fatalf("aroundWindow(%d, %d, %d) = [%d, %d): %d before the message, not in the middle", total, tg, limit, s, e, before)
+					t.Fatalf("AroundWindow(%d, %d, %d) = [%d, %d): %d before the message, not in the middle", total, tg, limit, s, e, before)
 				}
 			}
 		}
@@ -59,8 +59,8 @@ func TestParseAround(t *testing.T) {
 			t.Errorf("ParseAround(%q) = %+v, %v; want a %s bound", in, a, err, kind)
 		}
 	}
-	gw := anchor{TS: 5}.cursor("s1")
-	if a, err := ParseAround(gw, now); err != nil || a.gw == nil || a.gw.sessionID != "s1" || a.gw.at.TS != 5 {
+	gw := Anchor{TS: 5}.Cursor("s1")
+	if a, err := ParseAround(gw, now); err != nil || a.gw == nil || a.gw.SessionID != "s1" || a.gw.At.TS != 5 {
 		t.Errorf("a gateway's cursor: %+v, %v", a, err)
 	}
 	for _, bad := range []string{"seq:0", "0", "id:", "gw1.!!"} {

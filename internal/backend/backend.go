@@ -3,14 +3,23 @@
 // history, follow) or a Host for a whole operation — never for files, a
 // SQLite handle or a gateway connection — and composes what it gets the
 // same way whatever the host is; front-ends (the CLI, the MCP server, the
-// terminal UI) reach it only through ops:
+// terminal UI) reach it only through ops.
 //
-//   - Local: the state dir on this host (JSON-era stores and transcripts,
-//     and the 2026.8+ per-agent SQLite store), through internal/state.
-//   - Gateway: one OpenClaw gateway over its WebSocket RPC (2026.1.30 and
-//     2026.9.x), through internal/gateway.
+// This package holds the interfaces, the documents and values both hosts
+// share (a page's cursors, an --around, show's document, the asks of the
+// writes) and what the fleet does; each implementation is a package of its
+// own beside it, as rclone's backends are:
 //
-// Fleet fans one query out to several Readers concurrently and merges the
+//   - backend/local (local.Local): the state dir on this host (JSON-era
+//     stores and transcripts, and the 2026.8+ per-agent SQLite store),
+//     through internal/state; the writes of a 2026.8+ agent whose gateway
+//     is live go through that gateway (an overlay: gatewayhost.SpawnThrough,
+//     sessionwrite's gateway writer).
+//   - backend/gatewayhost (gatewayhost.Gateway): one OpenClaw gateway over
+//     its WebSocket RPC (2026.1.30 and 2026.9.x), through the client of
+//     internal/gateway. It imports nothing of local.
+//
+// This package imports neither implementation. Fleet fans one query out to several Readers concurrently and merges the
 // answers, keeping each host's failure apart (per-host errors, never a lost
 // host's rows hidden as "no sessions").
 //
@@ -19,18 +28,21 @@
 // document (Show), a patch (Patch), the lifecycle writes (Delete, Reset,
 // Archive, Prune), a send made ready (PlanSend), a sub-agent spawned
 // (Spawn) and what the requester may do with the host's agents
-// (Capabilities, AgentList), each with this host's checks. Local routes per agent as
-// sessionwrite.Choose says (a 2026.8+ agent whose gateway is live goes
-// through that gateway's own spawn, as a Gateway does). The writes
+// (Capabilities, AgentList), each with this host's checks. local.Local
+// routes per agent as sessionwrite.Choose says (a 2026.8+ agent whose
+// gateway is live goes through that gateway's own spawn, as a
+// gatewayhost.Gateway does). The writes
 // themselves are internal/sessionwrite's, a separate interface: read-only
 // commands never hold a writer.
 package backend
 
 import (
 	"context"
+	"encoding/json"
 	"time"
 
 	"github.com/openclaw/sessions/internal/lifecycle"
+	"github.com/openclaw/sessions/internal/sanitize"
 	"github.com/openclaw/sessions/internal/sessionwrite"
 	"github.com/openclaw/sessions/internal/state"
 )
@@ -49,7 +61,8 @@ type Reader interface {
 }
 
 // Host is one place sessions live, for the operations that work on one
-// host: this host's state dir (*Local) or one gateway (*Gateway), as the
+// host: this host's state dir (*local.Local) or one gateway
+// (*gatewayhost.Gateway), as the
 // invocation's target chose it once. Each implements whole operations;
 // ops composes them and checks policy, and does not branch per transport.
 type Host interface {
@@ -104,11 +117,6 @@ type Host interface {
 	AgentList(ctx context.Context, wo sessionwrite.Options) (*AgentsResult, error)
 }
 
-var (
-	_ Host = (*Local)(nil)
-	_ Host = (*Gateway)(nil)
-)
-
 // ListQuery is what `sessions list` asks for.
 type ListQuery struct {
 	Kinds     []string // only these kinds (empty: all)
@@ -128,9 +136,19 @@ type ListResult struct {
 }
 
 // Limited cuts rows (newest first) to limit (< 0: all).
-func limited(rows []state.Row, limit int) []state.Row {
+func Limited(rows []state.Row, limit int) []state.Row {
 	if limit >= 0 && len(rows) > limit {
 		return rows[:limit]
 	}
 	return rows
+}
+
+// Prepare strips envelopes and sanitises like history's default output.
+func Prepare(in []json.RawMessage) []json.RawMessage {
+	msgs := make([]json.RawMessage, len(in))
+	for i, m := range in {
+		msgs[i] = sanitize.StripEnvelope(m)
+	}
+	out, _, _ := sanitize.History(msgs, sanitize.DefaultCapBytes)
+	return out
 }

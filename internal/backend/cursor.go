@@ -1,6 +1,8 @@
 package backend
 
 import (
+	"strings"
+
 	"github.com/openclaw/sessions/internal/apperr"
 	"github.com/openclaw/sessions/internal/transcript"
 )
@@ -14,13 +16,13 @@ import (
 type Cursor struct {
 	raw   string
 	local *transcript.Cursor // a local reader's
-	gw    *gatewayCursor     // a gateway's
+	gw    *GatewayCursor     // a gateway's
 }
 
-// gatewayCursor is a gateway cursor's session and place.
-type gatewayCursor struct {
-	sessionID string
-	at        anchor
+// GatewayCursor is a gateway cursor's session and place.
+type GatewayCursor struct {
+	SessionID string
+	At        Anchor
 }
 
 // None reports whether there is no cursor.
@@ -29,10 +31,16 @@ func (c Cursor) None() bool { return c.raw == "" }
 // String is the cursor as given.
 func (c Cursor) String() string { return c.raw }
 
-// Cursor checks before as this host's cursor: a gateway's is refused (it
-// pages the gateway's window, not a local transcript), anything else must
-// be a local cursor's form (exit 2).
-func (l *Local) Cursor(before string) (Cursor, error) {
+// Local is the local reader's cursor, nil when c is none or a gateway's.
+func (c Cursor) Local() *transcript.Cursor { return c.local }
+
+// Gateway is a gateway's cursor, nil when c is none or a local reader's.
+func (c Cursor) Gateway() *GatewayCursor { return c.gw }
+
+// LocalCursor checks before as a local reader's cursor: a gateway's is
+// refused (it pages the gateway's window, not a local transcript),
+// anything else must be a local cursor's form (exit 2). "" is none.
+func LocalCursor(before string) (Cursor, error) {
 	if before == "" {
 		return Cursor{}, nil
 	}
@@ -46,9 +54,10 @@ func (l *Local) Cursor(before string) (Cursor, error) {
 	return Cursor{raw: before, local: &c}, nil
 }
 
-// Cursor checks before as a gateway's cursor (exit 2 when it is none: a
-// local cursor's form is said as a local reader says it).
-func (g *Gateway) Cursor(before string) (Cursor, error) {
+// GatewayCursorOf checks before as a gateway's cursor (exit 2 when it is
+// none: a local cursor's form is said as a local reader says it). "" is
+// none.
+func GatewayCursorOf(before string) (Cursor, error) {
 	if before == "" {
 		return Cursor{}, nil
 	}
@@ -57,9 +66,18 @@ func (g *Gateway) Cursor(before string) (Cursor, error) {
 			return Cursor{}, err
 		}
 	}
-	sid, a, err := parseGatewayCursor(before)
+	sid, a, err := ParseGatewayCursor(before)
 	if err != nil {
 		return Cursor{}, err
 	}
-	return Cursor{raw: before, gw: &gatewayCursor{sessionID: sid, at: a}}, nil
+	return Cursor{raw: before, gw: &GatewayCursor{SessionID: sid, At: a}}, nil
+}
+
+// ParseCursor decodes a local --before cursor (exit 2 when it is not one).
+func ParseCursor(s string) (transcript.Cursor, error) {
+	c, err := transcript.ParseCursor(strings.TrimSpace(s))
+	if err != nil {
+		return c, apperr.Usagef("invalid --before %q: %v; pass the nextCursor of an earlier page as printed", s, err)
+	}
+	return c, nil
 }

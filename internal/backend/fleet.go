@@ -57,7 +57,16 @@ func ListFleet(ctx context.Context, readers []Reader, q ListQuery) (*ListResult,
 		}
 	}
 	out.MultiAgent = out.MultiAgent || len(agents) > 1
-	slices.SortStableFunc(out.Rows, func(a, b state.Row) int { return cmp.Compare(updated(&b), updated(&a)) })
-	out.Rows = limited(out.Rows, q.Limit)
+	slices.SortStableFunc(out.Rows, func(a, b state.Row) int { return cmp.Compare(Updated(&b), Updated(&a)) })
+	out.Rows = Limited(out.Rows, q.Limit)
 	return out, failed
+}
+
+// Updated is a row's updatedAt, 0 when it has none: what listings sort by,
+// newest first.
+func Updated(r *state.Row) float64 {
+	if r.UpdatedAt == nil {
+		return 0
+	}
+	return *r.UpdatedAt
 }

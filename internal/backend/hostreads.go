@@ -16,10 +16,10 @@ import (
 // cannot do. Each reads the host's files themselves — no gateway RPC of
 // OpenClaw 2026.1.30 or 2026.9.x gives the transcripts' full text, the
 // usage lines, lock files, what doctor checks or OpenClaw's own sub-agent
-// registry — so *Local implements them all (with the engines of
-// internal/hostread, internal/hostmetrics) and *Gateway none; the runs a
-// send or spawn through a gateway recorded on this machine are a
-// GatewayRuns.
+// registry — so *local.Local implements them all (with the engines of
+// internal/hostread, internal/hostmetrics) and *gatewayhost.Gateway none;
+// the runs a send or spawn through a gateway recorded on this machine are
+// a gatewayhost.RunHome.
 
 // Searcher looks for a query in the host's transcripts and returns the
 // hits (an index may answer it as well as a scan: the query says what is
@@ -74,51 +74,9 @@ type SubagentRegistry interface {
 	OpenClawRuns(ctx context.Context, lockTimeout time.Duration) ([]*runs.Record, error)
 }
 
-var (
-	_ Searcher          = (*Local)(nil)
-	_ UsageReader       = (*Local)(nil)
-	_ Doctor            = (*Local)(nil)
-	_ SearchIndexKeeper = (*Local)(nil)
-	_ LockLister        = (*Local)(nil)
-	_ RunLister         = (*Local)(nil)
-	_ SubagentRegistry  = (*Local)(nil)
-	_ RunLister         = (*GatewayRuns)(nil)
-)
-
-// GatewayRuns are the runs made through one gateway, recorded on this
-// machine (runs.GatewayHome): what `sessions runs` lists for a gateway.
-type GatewayRuns struct {
-	// Name is the gateway as messages name it; Context its context name
-	// (or URL), the rows' "context" over a fleet.
-	Name, Context string
-	// Open opens the runs store kept for the gateway.
-	Open func() (*runs.Store, error)
-	Now  func() time.Time
-}
-
-// Where is the gateway's context name (or URL).
-func (g *GatewayRuns) Where() string { return g.Context }
-
-// String names the gateway in messages.
-func (g *GatewayRuns) String() string { return g.Name }
-
-// RunStore is the runs store kept for the gateway.
-func (g *GatewayRuns) RunStore() (*runs.Store, error) { return g.Open() }
-
-// Runs are the runs recorded for the gateway.
-func (g *GatewayRuns) Runs(ctx context.Context) ([]*runs.Record, error) {
-	rs, err := g.Open()
-	if err != nil {
-		return nil, err
-	}
-	return hostread.OurRuns(rs, g.Now())
-}
-
 // MetricsReader reads the host once for a Prometheus scrape, keeping in r
 // what it may between scrapes (internal/hostmetrics). cw is where the
 // host's warnings are written; say gets what went on.
 type MetricsReader interface {
 	ReadMetrics(ctx context.Context, r *hostmetrics.Reader, cw *hostmetrics.Warnings, say func(string)) *metrics.Snapshot
 }
-
-var _ MetricsReader = (*Local)(nil)

@@ -1,12 +1,14 @@
 package backend
 
-import "time"
+import (
+	"time"
+)
 
 // The lifecycle operations (delete, reset, archive, prune) are whole
 // operations of a host (Host): each names its sessions where they live
-// and writes them there. Local resolves them in this host's state dir and
+// and writes them there. local.Local resolves them in this host's state dir and
 // writes each agent where sessionwrite.Choose routes it (the files, the
-// 2026.8+ store, or this host's live gateway); Gateway names them over
+// 2026.8+ store, or this host's live gateway); gatewayhost.Gateway names them over
 // the gateway (sessions.list) and writes through its RPC, with no state
 // dir on this machine at all. The policy — the main session refused, a
 // busy session refused or waited for, prune's choice — is
@@ -44,6 +46,6 @@ type PruneAsk struct {
 	Force     bool
 }
 
-// msgPruneOperator is the refusal of prune to a requester that is not
+// MsgPruneOperator is the refusal of prune to a requester that is not
 // the host's operator.
-const msgPruneOperator = "sessions prune is for the host operator (run it without --as and OPENCLAW_SESSION_KEY); an agent deletes its own sessions one by one with sessions delete"
+const MsgPruneOperator = "sessions prune is for the host operator (run it without --as and OPENCLAW_SESSION_KEY); an agent deletes its own sessions one by one with sessions delete"

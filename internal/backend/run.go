@@ -17,7 +17,7 @@ type RunSetup struct {
 	// Writes are the options the writes of a run made through the gateway
 	// the invocation names open with (its dial and log), and the run's
 	// clock and lock timeout. This host's state dir routes its agents'
-	// writes with its own options (Local.route).
+	// writes with its own options (local.Local, per agent).
 	Writes sessionwrite.Options
 	// Launcher chooses the engine of a run recorded in s and starts its
 	// runner; nil s: only the engine, before the run's home is open.
@@ -28,8 +28,8 @@ type RunSetup struct {
 	Home func() (*state.State, error)
 }
 
-// now is the run's clock (the write options').
-func (r RunSetup) now() time.Time {
+// Now is the run's clock (the write options').
+func (r RunSetup) Now() time.Time {
 	if r.Writes.Now != nil {
 		return r.Writes.Now()
 	}

@@ -1,21 +1,10 @@
 package backend
 
 import (
-	"cmp"
-	"context"
 	"encoding/json"
-	"errors"
-	"fmt"
-	"io/fs"
-	"os"
-	"slices"
 	"time"
 
-	"github.com/openclaw/sessions/internal/apperr"
-	"github.com/openclaw/sessions/internal/config"
 	"github.com/openclaw/sessions/internal/era"
-	"github.com/openclaw/sessions/internal/keys"
-	"github.com/openclaw/sessions/internal/policy"
 	"github.com/openclaw/sessions/internal/state"
 	"github.com/tidwall/gjson"
 )
@@ -35,7 +24,7 @@ type ShowResult struct {
 	Label       string         `json:"label,omitempty"`
 	DisplayName string         `json:"displayName,omitempty"`
 	UpdatedAt   *float64       `json:"updatedAt,omitempty"`
-	Era         string         `json:"era"`   // json | sqlite (this host's store) | gateway (hostedByGateway)
+	Era         string         `json:"era"`   // json | sqlite (this host's store) | gateway (HostedByGateway)
 	Store       string         `json:"store"` // sessions.json, openclaw-agent.sqlite, or the gateway's URL
 	Model       *ShowModel     `json:"model,omitempty"`
 	Tokens      *ShowTokens    `json:"tokens,omitempty"`
@@ -115,197 +104,52 @@ type ShowLock struct {
 	Stale      bool   `json:"stale"`
 }
 
-// Show is everything this host's state dir says about the session ref (or
-// label) names, with the requester's checks (Session): its entry as
-// stored, kind, channel, model, tokens, the transcript — its file and the
-// lock a run holds on it in the JSON era, its messages counted either way
-// — lineage, runs and earlier transcripts; for an orphan transcript (a
-// sessionId no entry has) its file and the key it belonged to.
-func (l *Local) Show(ctx context.Context, ref, label string) (*ShowResult, error) {
-	sess, err := l.Session(ctx, ref, label)
-	if err != nil {
-		return nil, err
-	}
-	page, err := l.History(ctx, sess, HistoryQuery{All: true, IncludeTools: true})
-	if err != nil {
-		return nil, err
-	}
-	s, err := l.State()
-	if err != nil {
-		return nil, err
-	}
-	var res *ShowResult
-	if orphan := sess.Orphan(); orphan != nil {
-		res, err = l.showOrphan(s, orphan)
-	} else {
-		res, err = l.showLocal(s, sess.Target(), sess.TranscriptFile())
-	}
-	if err != nil {
-		return nil, err
-	}
-	res = showCounted(res, page)
-	res.Transcript.InStore = res.Era == era.SQLite.String()
-	return res, nil
-}
-
-// Show is what the gateway says about the session ref (or label) names,
-// with the requester's checks (Session): its sessions.list row and the
-// messages of the window chat.history returns, counted.
-func (g *Gateway) Show(ctx context.Context, ref, label string) (*ShowResult, error) {
-	sess, err := g.Session(ctx, ref, label)
-	if err != nil {
-		return nil, err
-	}
-	page, err := g.History(ctx, sess, HistoryQuery{All: true, IncludeTools: true})
-	if err != nil {
-		return nil, err
-	}
-	return showCounted(g.showRemote(sess, page), page), nil
-}
-
-// showFacts are what a reader knows about a session beside its messages,
+// ShowFacts are what a reader knows about a session beside its messages,
 // in the shape both readers give them.
-type showFacts struct {
-	key, storeKey, sessionID string
-	row                      state.Row // kind, channel, agent, label, displayName, updatedAt, spawnedBy, tokens
-	model                    ShowModel
-	input, output            *float64
-	era                      string // the document's era: a store's, or hostedByGateway
-	store                    string
-	children                 []string
-	entry                    json.RawMessage
+type ShowFacts struct {
+	Key, StoreKey, SessionID string
+	Row                      state.Row // kind, channel, agent, label, displayName, updatedAt, spawnedBy, tokens
+	Model                    ShowModel
+	Input, Output            *float64
+	Era                      string // the document's era: a store's, or HostedByGateway
+	Store                    string
+	Children                 []string
+	Entry                    json.RawMessage
 }
 
-// newShowResult is the document of what every reader knows.
-func newShowResult(f showFacts) *ShowResult {
-	r := f.row
+// NewShowResult is the document of what every reader knows.
+func NewShowResult(f ShowFacts) *ShowResult {
+	r := f.Row
 	res := &ShowResult{
-		Key: f.key, StoreKey: f.storeKey, AgentID: r.AgentID, Kind: r.Kind, Channel: r.Channel,
-		SessionID: f.sessionID, Label: r.Label, DisplayName: r.DisplayName, UpdatedAt: r.UpdatedAt,
-		Era: f.era, Store: f.store, Runs: []ShowRun{},
-		Lineage: ShowLineage{SpawnedBy: r.SpawnedBy, Children: f.children},
-		Entry:   f.entry,
+		Key: f.Key, StoreKey: f.StoreKey, AgentID: r.AgentID, Kind: r.Kind, Channel: r.Channel,
+		SessionID: f.SessionID, Label: r.Label, DisplayName: r.DisplayName, UpdatedAt: r.UpdatedAt,
+		Era: f.Era, Store: f.Store, Runs: []ShowRun{},
+		Lineage: ShowLineage{SpawnedBy: r.SpawnedBy, Children: f.Children},
+		Entry:   f.Entry,
 	}
 	if res.Channel == "unknown" {
 		res.Channel = ""
 	}
-	if f.model != (ShowModel{}) {
-		m := f.model
+	if f.Model != (ShowModel{}) {
+		m := f.Model
 		res.Model = &m
 	}
-	if f.input != nil || f.output != nil || r.TotalTokens != nil || r.ContextTokens != nil {
-		res.Tokens = &ShowTokens{Input: f.input, Output: f.output, Total: r.TotalTokens, Context: r.ContextTokens}
+	if f.Input != nil || f.Output != nil || r.TotalTokens != nil || r.ContextTokens != nil {
+		res.Tokens = &ShowTokens{Input: f.Input, Output: f.Output, Total: r.TotalTokens, Context: r.ContextTokens}
 	}
 	return res
 }
 
-// showCounted completes res with what the messages read say: their count,
+// ShowCounted completes res with what the messages read say: their count,
 // first and last times, and (no file in the SQLite era or over a gateway)
 // whether there is a transcript at all.
-func showCounted(res *ShowResult, page *HistoryPage) *ShowResult {
+func ShowCounted(res *ShowResult, page *HistoryPage) *ShowResult {
 	res.Transcript.Messages = len(page.Messages)
 	res.Transcript.FirstMessageAt, res.Transcript.LastMessageAt = showMessageTimes(page.Messages)
-	if res.Era == era.SQLite.String() || res.Era == hostedByGateway {
+	if res.Era == era.SQLite.String() || res.Era == HostedByGateway {
 		res.Transcript.Exists = len(page.Messages) > 0
 	}
 	return res
-}
-
-// showLocal is what the local state knows about t beside its messages
-// (read through the seam): the entry as stored, the store, the transcript
-// file (tp, "" in the SQLite era) and its lock, lineage and runs.
-func (l *Local) showLocal(s *state.State, t *state.Target, tp string) (*ShowResult, error) {
-	m := &t.Entry.Meta
-	e := era.JSON
-	if state.IsSQLite(t.Store) {
-		e = era.SQLite
-	}
-	raw, err := showEntryRaw(s, t)
-	if err != nil {
-		return nil, err
-	}
-	res := newShowResult(showFacts{
-		key: t.DisplayKey, storeKey: t.Key, sessionID: m.SessionID, row: s.Row(t.Agent, t.Store, t.Entry),
-		model: ShowModel{Provider: m.ModelProvider, Model: m.Model, ProviderOverride: m.ProviderOverride, ModelOverride: m.ModelOverride},
-		input: m.InputTokens, output: m.OutputTokens, era: e.String(), store: t.Store.Path, entry: raw,
-	})
-	if e == era.JSON {
-		if err := showTranscriptFile(res, tp, l.now()); err != nil {
-			return nil, err
-		}
-	}
-	res.Lineage.Children = showChildren(s, t)
-	res.Runs = showRuns(s, t)
-	res.EarlierTranscripts = l.showEarlier(s, t)
-	return res, nil
-}
-
-// showTranscriptFile adds the transcript file (the messages were read through
-// the seam) and its lock.
-func showTranscriptFile(res *ShowResult, tp string, now time.Time) error {
-	res.Transcript.Path = tp
-	if fi, err := os.Stat(tp); err == nil {
-		res.Transcript.Exists = true
-		size := fi.Size()
-		res.Transcript.Bytes = &size
-	} else if !errors.Is(err, fs.ErrNotExist) {
-		return apperr.Statef("cannot read transcript %s: %v", tp, err)
-	}
-	if tp == "" {
-		return nil
-	}
-	if h, err := state.TranscriptLock(tp); err == nil && h != nil {
-		l := &ShowLock{Path: h.Path, PID: h.PID, Alive: h.Alive, Stale: h.Stale}
-		if !h.Since.IsZero() {
-			l.Since = h.Since.UnixMilli()
-			l.AgeSeconds = max(0, int64(now.Sub(h.Since).Seconds()))
-		}
-		res.Lock = l
-		res.Busy = h.Alive && !h.Stale
-	}
-	return nil
-}
-
-// showRemote is what a gateway knows about the session beside its
-// messages: its sessions.list row (as "entry"). What the gateway does not
-// give is absent: transcript path and bytes, the lock, our run records;
-// lineage children only from 2026.9 rows; busy from 2026.9's hasActiveRun.
-// The window chat.history reaches may not be the whole transcript
-// (transcript.partial, and a warning).
-func (g *Gateway) showRemote(sess *Session, page *HistoryPage) *ShowResult {
-	var row struct {
-		ModelProvider string   `json:"modelProvider"`
-		InputTokens   *float64 `json:"inputTokens"`
-		OutputTokens  *float64 `json:"outputTokens"`
-		HasActiveRun  bool     `json:"hasActiveRun"`
-	}
-	_ = json.Unmarshal(sess.Raw, &row)
-	r := sess.Row
-	res := newShowResult(showFacts{
-		key: r.Key, storeKey: r.Key, sessionID: sess.SessionID, row: r,
-		model: ShowModel{Provider: row.ModelProvider, Model: r.Model},
-		input: row.InputTokens, output: row.OutputTokens, era: hostedByGateway, store: g.Where(),
-		children: sess.Children, entry: sess.Raw,
-	})
-	res.Busy = row.HasActiveRun
-	if page.WindowFull {
-		res.Transcript.Partial = true
-		g.warn(fmt.Sprintf("show: the gateway returns the last %d messages of %s; transcript.messages and firstMessageAt count those only", HistoryWindow, sess.Key))
-	}
-	return res
-}
-
-// showEntryRaw is the entry exactly as stored. The state's stores keep keys and
-// fields only: the one row is read again (state.EntryRaw).
-func showEntryRaw(s *state.State, t *state.Target) (json.RawMessage, error) {
-	raw, ok, err := s.EntryRaw(t.Agent, t.Entry)
-	if err != nil {
-		return nil, err
-	}
-	if !ok {
-		return nil, apperr.NotFoundf("No session found: %s (removed while reading)", t.DisplayKey)
-	}
-	return raw, nil
 }
 
 // showMessageTimes returns the times (ms) of the first and the last message
@@ -339,35 +183,41 @@ func showMessageTime(m json.RawMessage) int64 {
 	return 0
 }
 
-// showChildren are the sessions (of every agent the requester may see) whose
-// spawnedBy is this session, newest first.
-func showChildren(s *state.State, t *state.Target) []string {
-	type child struct {
-		key string
-		at  int64
-	}
-	var out []child
-	for _, agent := range s.AgentIDs() {
-		if s.CanSeeAgent(agent, policy.OpHistory) != "" {
-			continue
-		}
-		_, entries, err := s.Entries(agent)
-		if err != nil {
-			continue
-		}
-		for _, e := range entries {
-			if e.SpawnedBy == "" || !s.Visible(e) {
-				continue
-			}
-			if e.SpawnedBy == t.Key || keys.Canonical(e.SpawnedBy, s.Default, config.NormalizeAgentID) == t.Key {
-				out = append(out, child{s.DisplayKey(e.Key), e.Updated()})
-			}
-		}
-	}
-	slices.SortStableFunc(out, func(a, b child) int { return cmp.Or(cmp.Compare(b.at, a.at), cmp.Compare(a.key, b.key)) })
-	ks := make([]string, len(out))
-	for i, c := range out {
-		ks[i] = c.key
-	}
-	return ks
+// Sources of a run.
+const (
+	ShowRunSessions = "sessions" // our own run records (<state>/sessions-cli/runs)
+	ShowRunOpenClaw = "openclaw" // OpenClaw's sub-agent registry (subagents/runs.json)
+)
+
+// Roles of the session in a run.
+const (
+	ShowRoleTarget    = "target"    // the run's target (send) or child (spawn, sub-agent)
+	ShowRoleRequester = "requester" // the session that asked for the run
+)
+
+// ShowRun is one run the session takes part in.
+type ShowRun struct {
+	Source string `json:"source"`
+	RunID  string `json:"runId"`
+	Kind   string `json:"kind"` // send | spawn | subagent
+	Role   string `json:"role"`
+	Status string `json:"status,omitempty"`
+	// Peer is the other session: the requester when Role is target, the
+	// target when Role is requester.
+	Peer      string `json:"peer,omitempty"`
+	Label     string `json:"label,omitempty"`
+	Task      string `json:"task,omitempty"` // the message of a send, the task of a spawn
+	CreatedAt int64  `json:"createdAt,omitempty"`
+	EndedAt   int64  `json:"endedAt,omitempty"`
+	Summary   string `json:"summary,omitempty"`
+	// RunnerAlive tells, for a run of ours not yet ended, whether its
+	// runner still holds its lock (false: it died; `sessions runs` will
+	// record it as failed).
+	RunnerAlive *bool `json:"runnerAlive,omitempty"`
 }
+
+// Sources of an earlier transcript (ShowEarlier.Source).
+const (
+	EarlierOrphan   = "orphan"   // an orphan transcript attributed to the session (search's source "orphan")
+	EarlierArchived = "archived" // an archive a 2026.9 store keeps under the session's key
+)

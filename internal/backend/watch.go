@@ -28,14 +28,16 @@ const (
 	DefaultTick     = 250 * time.Millisecond
 )
 
-func (q WatchQuery) debounce() time.Duration {
+// DebounceOrDefault is q.Debounce, DefaultDebounce when unset.
+func (q WatchQuery) DebounceOrDefault() time.Duration {
 	if q.Debounce > 0 {
 		return q.Debounce
 	}
 	return DefaultDebounce
 }
 
-func (q WatchQuery) tick() time.Duration {
+// TickOrDefault is q.Tick, DefaultTick when unset.
+func (q WatchQuery) TickOrDefault() time.Duration {
 	if q.Tick > 0 {
 		return q.Tick
 	}

@@ -281,7 +281,7 @@ func TestOpsImportsNoStorage(t *testing.T) {
 			case "store", "sqlitestore", "sqlitewrite", "sqlitefile", "sqlitedb", "transcript", "lock":
 				t.Errorf("%s imports %s: ops reaches storage through state, transcripts and sessionwrite", file, imp)
 			case "gateway":
-				t.Errorf("%s imports %s: where an invocation works is internal/hostset's, and what a gateway does is backend.Gateway's", file, imp)
+				t.Errorf("%s imports %s: where an invocation works is internal/hostset's, and what a gateway does is gatewayhost.Gateway's", file, imp)
 			case "github.com/tidwall/gjson", "bufio":
 				t.Errorf("%s imports %s: ops reads no stored line and streams nothing itself: an export's range and stream are internal/export's, its transcripts the host's (backend.PlanExport)", file, imp)
 			case "era", "transcripts", "usage", "hoststat", "doctor":
@@ -546,5 +546,93 @@ func TestNoGatewayEra(t *testing.T) {
 	}
 	if checked < 300 {
 		t.Fatalf("only %d Go files checked", checked)
+	}
+}
+
+// overlayAPI is what this host's state dir may use of the gateway host's
+// package, and overlayFile the one file of backend/local that may: a
+// 2026.8+ agent whose gateway is live here spawns through that gateway's
+// own spawn, as a gateway host does (the overlay).
+var overlayAPI = map[string]bool{"SpawnThrough": true, "ChildSpawn": true}
+
+const overlayFile = "overlay.go"
+
+// TestBackendLayers holds the layout of internal/backend (rclone's
+// backend/<name>): the package of the interfaces imports neither
+// implementation nor the gateway client; the gateway host
+// (backend/gatewayhost) imports nothing of the local host; the local host
+// (backend/local) imports no gateway client, and reaches the gateway
+// host's package from its overlay file only, through overlayAPI, never
+// its other names. Test files are held too: a test of one host builds no
+// other.
+func TestBackendLayers(t *testing.T) {
+	const mod = "github.com/openclaw/sessions/internal/"
+	const (
+		iface   = mod + "backend"
+		local   = mod + "backend/local"
+		gwHost  = mod + "backend/gatewayhost"
+		gwCli   = mod + "gateway"
+		backend = "backend"
+	)
+	files := func(dir string) []string {
+		out, _ := filepath.Glob(filepath.Join("..", backend, dir, "*.go"))
+		if len(out) < 5 {
+			t.Fatalf("only %d files in internal/backend/%s", len(out), dir)
+		}
+		return out
+	}
+	for _, file := range files("") {
+		for _, imp := range imports(t, file) {
+			if imp == local || imp == gwHost || imp == gwCli || strings.HasPrefix(imp, iface+"/") {
+				t.Errorf("%s imports %s: the interfaces and their shared values know no implementation and no transport", file, imp)
+			}
+		}
+	}
+	for _, file := range files("gatewayhost") {
+		for _, imp := range imports(t, file) {
+			if imp == local {
+				t.Errorf("%s imports %s: the gateway host needs no state dir of this machine", file, imp)
+			}
+		}
+	}
+	overlays := 0
+	for _, file := range files("local") {
+		fset := token.NewFileSet()
+		f, err := parser.ParseFile(fset, file, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		name := ""
+		for _, s := range f.Imports {
+			p, _ := strconv.Unquote(s.Path.Value)
+			switch {
+			case p == gwCli || strings.HasPrefix(p, gwCli+"/"):
+				t.Errorf("%s imports %s: the local host writes through its live gateway with sessionwrite's gateway writer and the gateway host's overlay, never the client itself", file, p)
+			case p == gwHost || strings.HasPrefix(p, gwHost+"/"):
+				if filepath.Base(file) != overlayFile || p != gwHost {
+					t.Errorf("%s imports %s: only the local host's %s reaches the gateway host", file, p, overlayFile)
+					continue
+				}
+				overlays++
+				name = "gatewayhost"
+				if s.Name != nil {
+					name = s.Name.Name
+				}
+			}
+		}
+		if name == "" {
+			continue
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			if sel, ok := n.(*ast.SelectorExpr); ok {
+				if id, ok := sel.X.(*ast.Ident); ok && id.Name == name && !overlayAPI[sel.Sel.Name] {
+					t.Errorf("%s:%d: %s.%s: the overlay uses the gateway host's %v only", file, fset.Position(sel.Pos()).Line, name, sel.Sel.Name, overlayAPI)
+				}
+			}
+			return true
+		})
+	}
+	if overlays != 1 {
+		t.Errorf("%d files of backend/local import the gateway host, want the overlay (%s) alone", overlays, overlayFile)
 	}
 }

@@ -5,7 +5,7 @@ package era
 // Era is where an agent's sessions live: the kind of its store on a host.
 // How they are reached is not an era: a gateway is a transport (a write
 // route through it is sessionwrite.Route.Gateway, a gateway host is
-// backend.Gateway).
+// gatewayhost.Gateway).
 type Era string
 
 const (

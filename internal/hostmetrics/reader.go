@@ -10,7 +10,7 @@
 // memory; what can change without any of those changing is read on every
 // scrape. A scrape never takes a lock and never writes to the state dir.
 //
-// backend.Local implements backend.MetricsReader with it; the operations
+// local.Local implements backend.MetricsReader with it; the operations
 // layer keeps the registry, the agent boundary and the HTTP-facing API.
 package hostmetrics
 

@@ -7,7 +7,7 @@
 // doctor's check and safe fixes (Doctor), the locks held (Locks) and the
 // runs recorded (Runs).
 //
-// backend.Local implements backend's optional host-only interfaces
+// local.Local implements backend's optional host-only interfaces
 // (Searcher, UsageReader, Doctor, LockLister, RunLister) with these; the
 // operations layer asks a host whether it implements one and composes the
 // answer into its documents. The answers are this package's plain values,

@@ -44,7 +44,7 @@ type SearchIndex struct {
 
 // BackgroundBuild is what a search that may start a background build of
 // its index says about it; the host that holds the state dir starts the
-// process (backend.Local).
+// process (local.Local).
 type BackgroundBuild struct {
 	// Flags are the builder's global flags naming the requester (--as KEY,
 	// --sandboxed, --redact): the detached process inherits neither

@@ -30,7 +30,7 @@ import (
 	"time"
 
 	"github.com/openclaw/sessions/internal/apperr"
-	"github.com/openclaw/sessions/internal/backend"
+	"github.com/openclaw/sessions/internal/backend/gatewayhost"
 	"github.com/openclaw/sessions/internal/gateway"
 	"github.com/openclaw/sessions/internal/gatewaysel"
 	"github.com/openclaw/sessions/internal/state"
@@ -71,7 +71,7 @@ type Host struct {
 
 // Where names the host in messages and in a fleet's rows: its context,
 // else its URL.
-func (h Host) Where() string { return backend.WhereOf(h.ep) }
+func (h Host) Where() string { return gatewayhost.WhereOf(h.ep) }
 
 // URL is the gateway's URL.
 func (h Host) URL() string { return h.ep.URL }

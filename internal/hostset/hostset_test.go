@@ -94,7 +94,7 @@ func TestResolveOneGateway(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			// its host (backend.Gateway) writes through itself; no live
+			// its host (gatewayhost.Gateway) writes through itself; no live
 			// gateway of this host is looked for
 			if w.Host == nil || w.Host.URL() != h.URL() || w.Options.Gateways == nil || w.Options.Gateways.Local != nil {
 				t.Fatalf("a named gateway takes every write: %+v", w)

@@ -3,7 +3,7 @@ package hostset
 import (
 	"time"
 
-	"github.com/openclaw/sessions/internal/backend"
+	"github.com/openclaw/sessions/internal/backend/local"
 	"github.com/openclaw/sessions/internal/sessionwrite"
 	"github.com/openclaw/sessions/internal/state"
 )
@@ -20,13 +20,13 @@ type LocalInputs struct {
 	LockTimeout time.Duration
 }
 
-// NewLocal builds this host's state dir as a host (backend.Local), as
+// NewLocal builds this host's state dir as a host (local.Local), as
 // Resolve builds the gateways it names. set is the invocation's resolved
 // set, asked only once a write opens: the writes of a 2026.8+ agent go
 // through this host's live gateway it finds (LocalWrites). A host-only
 // read builds it before (and without) resolving the gateway flags.
-func NewLocal(in LocalInputs, set func() (*Set, error)) *backend.Local {
-	return &backend.Local{State: in.State, Warn: in.Warn, Agent: in.Agent, Debug: in.Debug, Now: in.Now,
+func NewLocal(in LocalInputs, set func() (*Set, error)) *local.Local {
+	return &local.Local{State: in.State, Warn: in.Warn, Agent: in.Agent, Debug: in.Debug, Now: in.Now,
 		Writes: func(s *state.State) sessionwrite.Options {
 			t, err := set()
 			if err != nil { // not reached: a write opens once the set resolved

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/openclaw/sessions/internal/backend"
+	"github.com/openclaw/sessions/internal/backend/gatewayhost"
 	"github.com/openclaw/sessions/internal/gateway"
 	"github.com/openclaw/sessions/internal/state"
 )
@@ -12,16 +13,16 @@ import (
 // Requester is who asks, as the invocation says it (--as or
 // $OPENCLAW_SESSION_KEY, --agent, --sandboxed): over a gateway it is
 // checked against that host's config on connecting.
-type Requester = backend.AsInput
+type Requester = gatewayhost.AsInput
 
 // Reader reads one host; agent is --agent, as the requester (checked
 // against that host's config on connecting; no As: the operator the
 // credentials stand for). Close it.
-func (t *Set) Reader(h Host, agent string, as Requester) *backend.Gateway {
-	g := &backend.Gateway{Endpoint: h.ep, Agent: agent, Log: func(m string) { t.in.Debug(m) }, Debug: t.in.Debug}
+func (t *Set) Reader(h Host, agent string, as Requester) *gatewayhost.Gateway {
+	g := &gatewayhost.Gateway{Endpoint: h.ep, Agent: agent, Log: func(m string) { t.in.Debug(m) }, Debug: t.in.Debug}
 	if strings.TrimSpace(as.As) != "" {
 		g.As = func(ctx context.Context, c *gateway.Client) (*state.Access, error) {
-			acc, err := backend.GatewayAccess(ctx, c, g.Where(), as)
+			acc, err := gatewayhost.Access(ctx, c, g.Where(), as)
 			if err == nil {
 				t.in.Debug("requester over the gateway, checked against its config (config.get)", "gateway", g.Where(), "as", acc.Req.Key, "agent", acc.Req.Agent, "sandboxed", acc.Req.Sandboxed, "restricted", acc.Req.Restrict)
 			}

@@ -4,6 +4,8 @@ import (
 	"sync"
 
 	"github.com/openclaw/sessions/internal/backend"
+	"github.com/openclaw/sessions/internal/backend/gatewayhost"
+	"github.com/openclaw/sessions/internal/backend/local"
 	"github.com/openclaw/sessions/internal/gatewaysel"
 	"github.com/openclaw/sessions/internal/launch"
 	"github.com/openclaw/sessions/internal/runs"
@@ -13,8 +15,8 @@ import (
 // Resolver is where one invocation works, asked by every operation of it:
 // the set of hosts resolved once (Resolve: the gateway selector,
 // $OPENCLAW_GATEWAY_URL, the contexts file), and the hosts built from it —
-// this host's state dir (backend.Local) or the gateways it names
-// (backend.Gateway), each checking the requester as that host does.
+// this host's state dir (local.Local) or the gateways it names
+// (gatewayhost.Gateway), each checking the requester as that host does.
 // Secrets stay inside it; never print them.
 type Resolver struct {
 	In    Inputs      // the invocation's gateway selector, environment, debug lines
@@ -43,11 +45,11 @@ func (r *Resolver) For(sel gatewaysel.Selector) (*Set, error) {
 
 // LocalHost is this host's state dir as a host (NewLocal): its writes go
 // where the resolved set routes them.
-func (r *Resolver) LocalHost() *backend.Local { return NewLocal(r.Local, r.Set) }
+func (r *Resolver) LocalHost() *local.Local { return NewLocal(r.Local, r.Set) }
 
 // Gateway reads one host of the set, the requester checked against that
 // host's config on connecting; its warnings are the invocation's.
-func (r *Resolver) Gateway(h Host) *backend.Gateway {
+func (r *Resolver) Gateway(h Host) *gatewayhost.Gateway {
 	t, _ := r.Set() // h came from it
 	g := t.Reader(h, r.Local.Agent, r.As())
 	g.Warn, g.Now = r.Local.Warn, r.Local.Now
@@ -173,7 +175,7 @@ func (r *Resolver) RunListers() (listers []backend.RunLister, fleet bool, err er
 			continue
 		}
 		th := t.Hosts()[i]
-		listers = append(listers, &backend.GatewayRuns{Name: th.String(), Context: th.Where(), Now: r.Local.Now,
+		listers = append(listers, &gatewayhost.RunHome{Name: th.String(), Context: th.Where(), Now: r.Local.Now,
 			Open: func() (*runs.Store, error) { return t.RunStore(th) }})
 	}
 	return listers, fleet, nil

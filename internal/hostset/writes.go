@@ -16,7 +16,7 @@ import (
 
 // Writes is where the writes of one operation go: the one gateway the
 // invocation names (Host, whose every write goes through it:
-// backend.Gateway; nil: this host's state dir, whose backend.Local routes
+// gatewayhost.Gateway; nil: this host's state dir, whose local.Local routes
 // each agent's writes itself), and the options every write of it opens
 // with.
 type Writes struct {
@@ -47,7 +47,7 @@ func (t *Set) Writes(s *state.State, what string, lockTimeout time.Duration, now
 }
 
 // LocalWrites are the options of the writes made on this host's state
-// dir s (backend.Local.Writes): the lock timeout, the clock, and this
+// dir s (local.Local.Writes): the lock timeout, the clock, and this
 // host's live gateway for s, looked for once per Set when a 2026.8+
 // agent is written.
 func (t *Set) LocalWrites(s *state.State, lockTimeout time.Duration, now func() time.Time) sessionwrite.Options {

@@ -28,6 +28,7 @@ import (
 
 	"github.com/openclaw/sessions/internal/apperr"
 	"github.com/openclaw/sessions/internal/backend"
+	"github.com/openclaw/sessions/internal/backend/local"
 	"github.com/openclaw/sessions/internal/config"
 	"github.com/openclaw/sessions/internal/gateway/gatewaytest"
 	"github.com/openclaw/sessions/internal/gatewaysel"
@@ -192,12 +193,12 @@ func openFake(t *testing.T, protocol int, name string) *fixture {
 // chat.history.
 func gatewayData(t *testing.T, tmp string, env map[string]string, dir string) gatewaytest.Data {
 	t.Helper()
-	local := newOps(tmp, env, ops.Config{StateDir: dir})
-	res, err := local.List(context.Background(), ops.ListQuery{Limit: -1, AllAgents: true})
+	here := newOps(tmp, env, ops.Config{StateDir: dir})
+	res, err := here.List(context.Background(), ops.ListQuery{Limit: -1, AllAgents: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	lr := &backend.Local{State: local.OpenStateForTest, Warn: func(string) {}}
+	lr := &local.Local{State: here.OpenStateForTest, Warn: func(string) {}}
 	d := gatewaytest.Data{History: map[string][]json.RawMessage{}}
 	for _, r := range res.Sessions {
 		d.Sessions = append(d.Sessions, gatewayRow(t, r))

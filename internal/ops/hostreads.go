@@ -3,6 +3,7 @@ package ops
 import (
 	"github.com/openclaw/sessions/internal/apperr"
 	"github.com/openclaw/sessions/internal/backend"
+	"github.com/openclaw/sessions/internal/backend/gatewayhost"
 )
 
 // HostRead is a read only a host that holds the files can answer: search,
@@ -54,7 +55,7 @@ func (o *Ops) CanRead(r *HostRead) error {
 func (o *Ops) readHost(r *HostRead) (backend.Host, error) {
 	var h backend.Host = o.where.LocalHost()
 	if o.cfg.Gateway.Named() {
-		h = &backend.Gateway{}
+		h = &gatewayhost.Gateway{}
 	}
 	if !r.can(h) {
 		return nil, apperr.Usagef("%s reads this host's state dir only and does not work through a gateway: drop --gateway/--context, or run it on the gateway's host", r.name)

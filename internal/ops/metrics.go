@@ -7,6 +7,7 @@ import (
 
 	"charm.land/log/v2"
 	"github.com/openclaw/sessions/internal/backend"
+	"github.com/openclaw/sessions/internal/backend/local"
 	"github.com/openclaw/sessions/internal/hostmetrics"
 	"github.com/openclaw/sessions/internal/metrics"
 	"github.com/prometheus/client_golang/prometheus"
@@ -103,8 +104,8 @@ func (m *Metrics) snapshot() *metrics.Snapshot {
 		m.warn(err.Error())
 		return &metrics.Snapshot{Errors: 1}
 	}
-	if l, ok := h.(*backend.Local); ok {
-		l.ForAgent = func(agent string) *backend.Local {
+	if l, ok := h.(*local.Local); ok {
+		l.ForAgent = func(agent string) *local.Local {
 			ac := c
 			ac.Agent = agent
 			return New(ac).where.LocalHost()

@@ -12,31 +12,23 @@ import (
 // command line; a run that records none works on the runner's invocation.
 func TestRunnerResolvesTheRecordedGateway(t *testing.T) {
 	o, _ := fixtureOps(t, "state-2026.1.30", map[string]string{"OPENCLAW_GATEWAY_TOKEN": "tok"}, Config{})
-	s, err := o.openState()
-	if err != nil {
-		t.Fatal(err)
-	}
-	rs := runs.Open(s.Dir.Path)
 	through := &runs.Record{RunID: runs.NewID(), Kind: runs.KindSend, Status: runs.StatusAccepted, Engine: "gateway",
 		Gateway: &gatewaysel.Selector{URL: "ws://127.0.0.1:9"}}
 	here := &runs.Record{RunID: runs.NewID(), Kind: runs.KindSend, Status: runs.StatusAccepted, Engine: "provider"}
-	for _, r := range []*runs.Record{through, here} {
-		if err := rs.Save(r); err != nil {
-			t.Fatal(err)
-		}
-	}
-	set, err := o.runHosts(s, through.RunID)
+	set, err := o.runHosts(through)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if hs := set.Hosts(); len(hs) != 1 || hs[0].URL() != "ws://127.0.0.1:9" || hs[0].Endpoint().Token != "tok" {
 		t.Errorf("the runner of a run through a gateway resolves %v", hs)
 	}
-	set, err = o.runHosts(s, here.RunID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !set.Local() {
-		t.Errorf("a run recording no gateway: the runner resolves %v, want this host", set.Hosts())
+	for _, rec := range []*runs.Record{here, nil} {
+		set, err = o.runHosts(rec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !set.Local() {
+			t.Errorf("a run recording no gateway (%v): the runner resolves %v, want this host", rec, set.Hosts())
+		}
 	}
 }

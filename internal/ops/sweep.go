@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/openclaw/sessions/internal/archive"
-	"github.com/openclaw/sessions/internal/sessionwrite"
+	"github.com/openclaw/sessions/internal/backend"
 )
 
 // SweepReport is what an archive sweep did (`sessions runs --sweep
@@ -40,31 +40,32 @@ func (o *Ops) Sweep(ctx context.Context, q SweepRequest) (*SweepReport, error) {
 	return deliver(o, v, err)
 }
 
-// sweep is Sweep before the agent boundary.
+// sweep is Sweep before the agent boundary: this host's (its state dir's
+// archive index and stores, backend.ArchiveSweeper); the automatic sweep's
+// policy — never fail, a busy lock retried by the next invocation — is
+// here.
 func (o *Ops) sweep(ctx context.Context, q SweepRequest) (*SweepReport, error) {
-	s, err := o.openState()
-	if err != nil {
-		if q.Auto {
-			return nil, nil // the command reports it
-		}
-		return nil, err
-	}
+	h := o.where.LocalHost()
 	if !q.Auto {
-		return archive.Sweep(ctx, s, o.Now(), archive.SweepOptions{LockTimeout: o.cfg.LockTimeout, Remove: sessionwrite.LocalRemover(s)})
-	}
-	due, err := archive.Due(s.Dir.Path, o.Now())
-	if err != nil {
-		o.cfg.Log.Warn("archive sweep skipped", "err", err)
-		return nil, nil
-	}
-	if !due {
-		return nil, nil
+		a, err := h.SweepArchive(ctx, backend.SweepAsk{LockTimeout: o.cfg.LockTimeout})
+		if err != nil {
+			return nil, err
+		}
+		return a.Report, nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	rep, err := archive.Sweep(ctx, s, o.Now(), archive.SweepOptions{LockTimeout: autoSweepLockTimeout, Remove: sessionwrite.LocalRemover(s)})
+	a, err := h.SweepArchive(ctx, backend.SweepAsk{LockTimeout: autoSweepLockTimeout, IfDue: true})
 	if err != nil {
 		o.debug("archive sweep deferred", "err", err)
+		return nil, nil
+	}
+	if a.Skipped != nil {
+		o.cfg.Log.Warn("archive sweep skipped", "err", a.Skipped)
+		return nil, nil
+	}
+	rep := a.Report
+	if rep == nil {
 		return nil, nil
 	}
 	for _, a := range rep.Archived {

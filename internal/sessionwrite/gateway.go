@@ -55,7 +55,7 @@ type gatewayWrites struct {
 
 // OpenGateway opens the writes of agent through the gateway at ep, the
 // one the invocation names (GatewayRoute): what a gateway host
-// (backend.Gateway) writes with; o.Gateways gives the dial and the log.
+// (gatewayhost.Gateway) writes with; o.Gateways gives the dial and the log.
 func OpenGateway(ep gateway.Endpoint, agent string, o Options) Writes {
 	if o.Now == nil {
 		o.Now = time.Now

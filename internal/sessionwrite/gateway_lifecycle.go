@@ -22,7 +22,7 @@ import (
 // not written by us. A dry run connects (to learn the version) but calls
 // no writing RPC. The sessions are named by what was read of them
 // (GatewaySession): on this host's state dir (the live gateway of a
-// 2026.8+ agent) or over the gateway itself (backend.Gateway, which needs
+// 2026.8+ agent) or over the gateway itself (gatewayhost.Gateway, which needs
 // no state dir at all).
 
 // LifecycleRPC is what the lifecycle writes need of a gateway connection

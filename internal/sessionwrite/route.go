@@ -12,7 +12,7 @@ import (
 
 // Gateways says how this host's writes reach a gateway, for Choose: how
 // to find this host's live gateway for the state dir, and how to dial. A
-// gateway the invocation names is a host of its own (backend.Gateway),
+// gateway the invocation names is a host of its own (gatewayhost.Gateway),
 // which writes through itself (GatewayRoute): it is not chosen here.
 type Gateways struct {
 	// Local finds this host's live gateway for the state dir with the
@@ -76,7 +76,7 @@ func (r Route) LabelMax() int {
 func (r Route) ParseLabel(raw string) (string, error) { return parseLabel(r.LabelMax(), raw) }
 
 // GatewayRoute is the route of every write of a gateway the invocation
-// names (a gateway host: backend.Gateway, and the runner of a run made
+// names (a gateway host: gatewayhost.Gateway, and the runner of a run made
 // through it): its own RPC, whatever any local state dir holds.
 func GatewayRoute(ep gateway.Endpoint) Route {
 	return Route{Gateway: &ep, Named: true, Why: "the gateway this invocation names (" + ep.String() + ")"}

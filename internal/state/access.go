@@ -20,7 +20,7 @@ type Access struct {
 	A2A     policy.A2A
 	Sandbox policy.Sandbox
 	// Remote is the gateway host's config the requester was checked
-	// against (config.get; backend.GatewayAccess), for what a run through
+	// against (config.get; gatewayhost.Access), for what a run through
 	// that gateway reads from it; nil locally (State.Cfg is the config).
 	Remote *config.Config
 }

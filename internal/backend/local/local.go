@@ -1,0 +1,276 @@
+// Package local is the host of this machine's state dir (Local), one
+// implementation of internal/backend's Host and of every optional read of
+// a host that holds the files (search, usage, doctor, locks, runs, the
+// metrics reading): the JSON-era stores and transcripts and the 2026.8+
+// per-agent SQLite store, read through internal/state and written through
+// internal/sessionwrite, each agent's writes routed as sessionwrite.Choose
+// says. A 2026.8+ agent whose gateway is live here is written through that
+// gateway: the overlay (overlay.go) is the one file that reaches the
+// gateway host's package (gatewayhost.SpawnThrough).
+package local
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"runtime"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/openclaw/sessions/internal/backend"
+	"github.com/openclaw/sessions/internal/era"
+	"github.com/openclaw/sessions/internal/sessionwrite"
+	"github.com/openclaw/sessions/internal/sqlitestore"
+	"github.com/openclaw/sessions/internal/state"
+	"github.com/openclaw/sessions/internal/store"
+	"github.com/openclaw/sessions/internal/transcript"
+)
+
+// Local reads the state dir on this host (both eras) through internal/state.
+type Local struct {
+	// State opens the state once (the factory's); its error is the command's.
+	State func() (*state.State, error)
+	// Warn prints a warning (in row order: never from another goroutine).
+	Warn func(string)
+	// Agent is --agent as given (a label's agent for Session).
+	Agent string
+	// Debug logs at --log-level debug (nil: not logged).
+	Debug func(msg string, kv ...any)
+	// Now is the invocation's clock (nil: time.Now): the age of a lock.
+	Now func() time.Time
+	// Writes are the options this host's writes open with for the state
+	// s (the lock timeout, the clock, and this host's live gateway —
+	// looked for once per invocation — that takes a 2026.8+ agent's
+	// writes): each agent's writes are routed by sessionwrite.Choose with
+	// them. Nil: no gateway, the default lock timeout.
+	Writes func(s *state.State) sessionwrite.Options
+
+	// ForAgent is this host as the invocation with --agent agent opens it
+	// (nil: none): a metrics reading that fails for the agents together
+	// reads them one by one.
+	ForAgent func(agent string) *Local
+}
+
+// writeOptions are the options of this host's writes on s (Writes).
+func (l *Local) writeOptions(s *state.State) sessionwrite.Options {
+	if l.Writes != nil {
+		return l.Writes(s)
+	}
+	return sessionwrite.Options{Now: l.Now}
+}
+
+// now is the time on the invocation's clock.
+func (l *Local) now() time.Time {
+	if l.Now != nil {
+		return l.Now()
+	}
+	return time.Now()
+}
+
+// Where is "" for the local state dir.
+func (l *Local) Where() string { return "" }
+
+// Close does nothing: the factory owns the state.
+func (l *Local) Close() error { return nil }
+
+// List reads the stores of the agents the requester may see.
+func (l *Local) List(_ context.Context, q backend.ListQuery) (*backend.ListResult, error) {
+	s, err := l.State()
+	if err != nil {
+		return nil, err
+	}
+	agents, err := s.AgentsInScope(q.AllAgents)
+	if err != nil {
+		return nil, err
+	}
+	// Candidates in file order; rows are built (and filtered) only for the
+	// newest ones, up to the limit: a 10,000-entry store listed with the
+	// default limit builds 200 rows, not 10,000.
+	type cand struct {
+		agent   string
+		st      *store.Store
+		e       *store.Entry
+		updated int64 // e.Updated(), the sort key
+	}
+	var cands []cand
+	var lastErr error
+	read := 0
+	for _, agent := range agents {
+		st, entries, err := s.Entries(agent)
+		if err != nil {
+			if len(agents) > 1 && s.Era(agent) == era.SQLite {
+				l.Warn(err.Error())
+				lastErr = err
+				continue
+			}
+			return nil, err
+		}
+		read++
+		cands = slices.Grow(cands, len(entries))
+		for _, e := range entries {
+			if !s.Listable(e.Key) || !s.Visible(e) {
+				continue
+			}
+			cands = append(cands, cand{agent, st, e, e.Updated()})
+		}
+	}
+	if read == 0 && lastErr != nil {
+		return nil, lastErr
+	}
+	order := make([]int, len(cands))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { // newest first; ties keep file order
+		return cmp.Compare(cands[b].updated, cands[a].updated)
+	})
+	cutoff := q.Now.Add(-time.Duration(q.Active) * time.Minute).UnixMilli()
+	reached := func(n int) bool { return q.Limit >= 0 && n >= q.Limit }
+	// Rows are built for the newest matching sessions up to the limit; the
+	// others are only counted (Total), from the entry alone unless Kinds
+	// needs the row's kind.
+	rows := []state.Row{}
+	var from []*cand // each row's entry and store
+	total := 0
+	for _, i := range order {
+		c := &cands[i]
+		if q.Active > 0 && !(c.e.Meta.UpdatedAt != nil && c.e.Updated() >= cutoff) {
+			continue
+		}
+		if !reached(len(rows)) {
+			if r := s.Row(c.agent, c.st, c.e); keep(r, c.e, q, cutoff) {
+				rows = append(rows, r)
+				from = append(from, c)
+				total++
+			}
+			continue
+		}
+		if len(q.Kinds) == 0 || keep(s.Row(c.agent, c.st, c.e), c.e, q, cutoff) {
+			total++
+		}
+	}
+	// Transcript paths, then the last messages on all CPUs (each transcript
+	// read is independent). Warnings are printed afterwards in row order,
+	// exactly as a sequential loop would print them.
+	warns := make([][]string, len(rows))
+	var withMsgs []int
+	for i := range rows {
+		r, c := &rows[i], from[i]
+		if state.IsSQLite(c.st) {
+			// OpenClaw 2026.8+: no transcript file; messages come from the store.
+			if q.Messages > 0 {
+				withMsgs = append(withMsgs, i)
+			}
+			continue
+		}
+		tp, err := s.Transcript(r.AgentID, c.st, c.e)
+		if err != nil {
+			warns[i] = append(warns[i], err.Error())
+			continue
+		}
+		r.TranscriptPath = tp.Path
+		if q.Messages > 0 && tp.Exists {
+			withMsgs = append(withMsgs, i)
+		}
+	}
+	parallel(len(withMsgs), func(j int) {
+		i := withMsgs[j]
+		r, c := &rows[i], from[i]
+		warn := func(msg string) { warns[i] = append(warns[i], msg) }
+		if state.IsSQLite(c.st) {
+			r.Messages = lastMessagesSQLite(s.SQLiteDB(r.AgentID), c.e.SessionID, q.Messages, warn)
+		} else {
+			r.Messages = lastMessages(r.TranscriptPath, q.Messages, warn)
+		}
+	})
+	for _, w := range warns {
+		for _, msg := range w {
+			l.Warn(msg)
+		}
+	}
+	return &backend.ListResult{Rows: rows, Total: total, MultiAgent: len(agents) > 1}, nil
+}
+
+// parallel calls fn(0), …, fn(n-1) on up to GOMAXPROCS goroutines.
+func parallel(n int, fn func(int)) {
+	workers := min(runtime.GOMAXPROCS(0), n)
+	if workers <= 1 {
+		for i := range n {
+			fn(i)
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
+				fn(i)
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// keep applies Kinds and Active (cutoff: the oldest updatedAt kept, in ms)
+// to a local row.
+func keep(r state.Row, e *store.Entry, q backend.ListQuery, cutoff int64) bool {
+	if len(q.Kinds) > 0 && !slices.Contains(q.Kinds, r.Kind) {
+		return false
+	}
+	return q.Active == 0 || (r.UpdatedAt != nil && e.Updated() >= cutoff)
+}
+
+// lastMessages returns the last n messages, tool results removed, prepared
+// like `history`'s default output. It may run on any goroutine, so warn
+// must not print: the caller prints the warnings in row order.
+func lastMessages(path string, n int, warn func(string)) []json.RawMessage {
+	res, err := transcript.ReadMessages(path, transcript.Options{Limit: n, Warn: warn})
+	if err != nil {
+		warn(fmt.Sprintf("transcript %s: %v", path, err))
+		return nil
+	}
+	return backend.Prepare(res.Messages)
+}
+
+// lastMessagesSQLite is lastMessages for a session of the SQLite era.
+func lastMessagesSQLite(db *sqlitestore.DB, sessionID string, n int, warn func(string)) []json.RawMessage {
+	if db == nil {
+		return nil
+	}
+	res, err := db.Messages(sessionID, transcript.Options{Limit: n, Warn: warn})
+	if err != nil {
+		if !errors.Is(err, fs.ErrNotExist) {
+			warn(fmt.Sprintf("session %s: %v", sessionID, err))
+		}
+		return nil
+	}
+	return backend.Prepare(res.Messages)
+}
+
+// Local implements the whole operations of a host and every optional read
+// of one that holds the files.
+var (
+	_ backend.Host              = (*Local)(nil)
+	_ backend.Transcripts       = (*Local)(nil)
+	_ backend.Exporter          = (*Local)(nil)
+	_ backend.Watcher           = (*Local)(nil)
+	_ backend.Searcher          = (*Local)(nil)
+	_ backend.UsageReader       = (*Local)(nil)
+	_ backend.Doctor            = (*Local)(nil)
+	_ backend.SearchIndexKeeper = (*Local)(nil)
+	_ backend.LockLister        = (*Local)(nil)
+	_ backend.RunLister         = (*Local)(nil)
+	_ backend.SubagentRegistry  = (*Local)(nil)
+	_ backend.MetricsReader     = (*Local)(nil)
+	_ backend.Completer         = (*Local)(nil)
+	_ backend.ArchiveSweeper    = (*Local)(nil)
+	_ backend.RunExecutor       = (*Local)(nil)
+)
