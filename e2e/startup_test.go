@@ -123,6 +123,25 @@ var notLinked = map[string]string{
 	// terminal's East Asian width at init; internal/output pads its columns
 	// itself (same bytes: FuzzTableMatchesTablewriter)
 	"github.com/olekukonko/tablewriter/pkg/twwidth": "internal/output pads table columns itself",
+	// its init looks up xclip, xsel, wl-copy, termux-clipboard-… and
+	// clip.exe on PATH (~50 stats) at every start, for ctrl+v in the
+	// terminal UI's text inputs: internal/ui/textinput pastes through
+	// internal/clipboard, which looks them up on the first paste
+	"github.com/atotto/clipboard": "internal/clipboard looks up the clipboard tools on first use",
+	// the wait spinner: briandowns/spinner builds its character sets and
+	// fatih/color checks the terminal and environment at init;
+	// internal/cmdutil draws the one spinner it shows itself
+	"github.com/briandowns/spinner": "internal/cmdutil draws its wait spinner itself",
+	"github.com/fatih/color":        "internal/cmdutil draws its wait spinner itself",
+	// client_golang registers the Go and process collectors on its
+	// default registry at init (runtime/metrics, procfs, expvar), for
+	// sessions metrics alone, which never used that registry:
+	// internal/metrics gathers and serves its families itself and encodes
+	// them with prometheus/common/expfmt
+	"github.com/prometheus/client_golang/prometheus":          "internal/metrics gathers and serves its metric families itself",
+	"github.com/prometheus/client_golang/prometheus/promhttp": "internal/metrics gathers and serves its metric families itself",
+	"github.com/prometheus/procfs":                            "internal/metrics gathers and serves its metric families itself",
+	"expvar":                                                  "internal/metrics gathers and serves its metric families itself",
 }
 
 // TestStartupLinksNoManGenerator: the man-page generator (cobra/doc and its
