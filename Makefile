@@ -12,8 +12,8 @@ all: build
 
 # Without cgo, as the releases are (.goreleaser.yaml): a static binary. With
 # cgo the binary is dynamically linked and every start pays the dynamic
-# loader (libc loaded and relocated: 11.6 against 6.8 ms of CPU for
-# `sessions version`, docs/PERFORMANCE.md) for nothing it uses: only the
+# loader (libc loaded and relocated: a third of `sessions version`'s
+# system time, docs/PERFORMANCE.md "Start-up") for nothing it uses: only the
 # standard library's os/user and net have cgo variants, and their Go ones
 # read /etc/passwd and resolv.conf as the releases do.
 build:
