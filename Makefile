@@ -10,8 +10,14 @@ LDFLAGS  := -s -w -X github.com/openclaw/sessions/internal/cmd/version.Version=$
 
 all: build
 
+# Without cgo, as the releases are (.goreleaser.yaml): a static binary. With
+# cgo the binary is dynamically linked and every start pays the dynamic
+# loader (libc loaded and relocated: a third of `sessions version`'s
+# system time, docs/PERFORMANCE.md "Start-up") for nothing it uses: only the
+# standard library's os/user and net have cgo variants, and their Go ones
+# read /etc/passwd and resolv.conf as the releases do.
 build:
-	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/sessions
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/sessions
 
 # The release targets (docs/PLATFORMS.md), all without cgo.
 TARGETS := linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64

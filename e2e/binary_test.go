@@ -1,6 +1,7 @@
 package e2e_test
 
 import (
+	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
@@ -27,8 +28,10 @@ func buildBinary(t testing.TB, flags ...string) string {
 		bin += ".exe"
 	}
 	args := append(append([]string{"build", "-o", bin}, flags...), "./cmd/sessions")
+	// without cgo, as make build and the releases (a static binary)
 	build := exec.Command(goBin, args...)
 	build.Dir = testutil.Root(t)
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}

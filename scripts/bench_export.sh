@@ -23,7 +23,7 @@ mkdir -p "$WORK"
 WORK=$(cd "$WORK" && pwd)
 if [ ! -x "$BIN" ]; then
   log "$BIN not found; building it"
-  (cd "$ROOT" && go build -trimpath -o "$WORK/sessions" ./cmd/sessions)
+  (cd "$ROOT" && CGO_ENABLED=0 go build -trimpath -o "$WORK/sessions" ./cmd/sessions)
   BIN=$WORK/sessions
 fi
 STATE=$WORK/state-$SIZE

@@ -23,7 +23,7 @@ bench_init() {
   WORK=$(cd "$WORK" && pwd)
   if [ ! -x "$BIN" ]; then
     log "$BIN not found; building it"
-    (cd "$ROOT" && go build -trimpath -o "$WORK/sessions" ./cmd/sessions)
+    (cd "$ROOT" && CGO_ENABLED=0 go build -trimpath -o "$WORK/sessions" ./cmd/sessions)
     BIN=$WORK/sessions
   fi
 }

@@ -16,7 +16,7 @@ RUNS=${BENCH_RUNS:-11}
 mkdir -p "$WORK" && WORK=$(cd "$WORK" && pwd)
 command -v python3 >/dev/null 2>&1 || { echo "bench_sqlite_send: skipped (python3 not found)"; exit 0; }
 if [ -z "${BIN:-}" ]; then
-  (cd "$ROOT" && go build -trimpath -o "$WORK/sessions" ./cmd/sessions)
+  (cd "$ROOT" && CGO_ENABLED=0 go build -trimpath -o "$WORK/sessions" ./cmd/sessions)
   BIN=$WORK/sessions
 fi
 if [ ! -f "$WORK/state/agents/main/agent/openclaw-agent.sqlite" ]; then

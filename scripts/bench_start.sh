@@ -49,7 +49,7 @@ WORK=$(mktemp -d)
 trap 'git -C "$ROOT" worktree remove --force "$WORK/base" >/dev/null 2>&1 || true; rm -rf "$WORK"' EXIT
 git -C "$ROOT" worktree add --detach "$WORK/base" "$BASE" >/dev/null 2>&1
 build() { # tree out
-  (cd "$1" && go build -trimpath -ldflags '-s -w' -o "$2" ./cmd/sessions)
+  (cd "$1" && CGO_ENABLED=0 go build -trimpath -ldflags '-s -w' -o "$2" ./cmd/sessions)
 }
 build "$WORK/base" "$WORK/sessions.base"
 build "$ROOT" "$WORK/sessions.tree"

@@ -3,9 +3,7 @@ package cmdutil
 import (
 	"fmt"
 	"strings"
-	"time"
 
-	"github.com/briandowns/spinner"
 	"github.com/openclaw/sessions/internal/ops"
 	"github.com/spf13/cobra"
 )
@@ -27,15 +25,16 @@ func CompleteEngine(_ *cobra.Command, _ []string, toComplete string) ([]string, 
 }
 
 // WaitSpinner shows a spinner on stderr while an operation waits for a
-// run's reply, when stderr is a terminal and the output is not JSON (nil
-// otherwise: nothing is shown).
+// run's reply, when stderr and stdout are terminals (stdout too, as the
+// spinner library that drew it before checked) and the output is not JSON
+// (nil otherwise: nothing is shown). Its frame is white when stdout's
+// output may be coloured (iostreams: NO_COLOR, CLICOLOR_FORCE, TERM=dumb).
 func (f *Factory) WaitSpinner() ops.OnWait {
-	if !f.IO.IsStderrTTY() || f.JSONMode() {
+	if !f.IO.IsStderrTTY() || !f.IO.IsStdoutTTY() || f.JSONMode() {
 		return nil
 	}
 	return func(target string) func() {
-		sp := spinner.New(spinner.CharSets[14], 100*time.Millisecond, spinner.WithWriter(f.IO.ErrOut))
-		sp.Suffix = " waiting for " + target
+		sp := newSpinner(f.IO.ErrOut, " waiting for "+target, f.IO.ColorEnabled())
 		sp.Start()
 		return sp.Stop
 	}

@@ -5,8 +5,7 @@ import (
 	"io"
 	"net/http"
 
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
+	prometheus "github.com/openclaw/sessions/internal/promlite"
 	"github.com/prometheus/common/expfmt"
 )
 
@@ -50,5 +49,5 @@ func Write(w io.Writer, g prometheus.Gatherer, openMetrics bool) error {
 // A scrape that fails to gather answers 500 (a Snapshot's Errors never
 // make it fail).
 func Handler(g prometheus.Gatherer) http.Handler {
-	return promhttp.HandlerFor(g, promhttp.HandlerOpts{EnableOpenMetrics: true, ErrorHandling: promhttp.HTTPErrorOnError, MaxRequestsInFlight: 4})
+	return prometheus.HandlerFor(g, prometheus.HandlerOpts{EnableOpenMetrics: true, ErrorHandling: prometheus.HTTPErrorOnError, MaxRequestsInFlight: 4})
 }

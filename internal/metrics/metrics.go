@@ -13,7 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
+	prometheus "github.com/openclaw/sessions/internal/promlite"
 )
 
 // Snapshot is one reading of the host's state, the document a scrape

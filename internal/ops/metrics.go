@@ -10,7 +10,7 @@ import (
 	"github.com/openclaw/sessions/internal/backend/local"
 	"github.com/openclaw/sessions/internal/hostmetrics"
 	"github.com/openclaw/sessions/internal/metrics"
-	"github.com/prometheus/client_golang/prometheus"
+	prometheus "github.com/openclaw/sessions/internal/promlite"
 )
 
 // MetricsQuery is what a scrape of this host's state reads.

@@ -13,8 +13,8 @@ import (
 
 	"github.com/openclaw/sessions/internal/hostmetrics"
 	"github.com/openclaw/sessions/internal/metrics"
+	prometheus "github.com/openclaw/sessions/internal/promlite"
 	"github.com/openclaw/sessions/internal/testutil/stateextras"
-	"github.com/prometheus/client_golang/prometheus"
 )
 
 // snapCollector exposes one snapshot as it is.

@@ -6,10 +6,10 @@ import (
 	"strings"
 
 	"charm.land/bubbles/v2/key"
-	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/openclaw/sessions/internal/ui/textinput"
 )
 
 // form is the machinery the action dialogs share: text fields or a choice

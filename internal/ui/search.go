@@ -9,11 +9,11 @@ import (
 	"unicode"
 
 	"charm.land/bubbles/v2/key"
-	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/openclaw/sessions/internal/cells"
 	"github.com/openclaw/sessions/internal/ops"
+	"github.com/openclaw/sessions/internal/ui/textinput"
 )
 
 // The global search: S in the sessions view. A query is searched as it

@@ -8,11 +8,11 @@ import (
 	"time"
 
 	"charm.land/bubbles/v2/key"
-	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/openclaw/sessions/internal/cells"
 	"github.com/openclaw/sessions/internal/ops"
+	"github.com/openclaw/sessions/internal/ui/textinput"
 )
 
 // SessionsOptions scope the sessions view like list's flags.

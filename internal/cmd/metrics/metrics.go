@@ -15,7 +15,7 @@ import (
 	"github.com/openclaw/sessions/internal/cmdutil"
 	"github.com/openclaw/sessions/internal/httpserve"
 	"github.com/openclaw/sessions/internal/ops"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/openclaw/sessions/internal/promlite"
 	"github.com/spf13/cobra"
 )
 
@@ -224,8 +224,8 @@ func serve(o *Options, m *ops.Metrics, token string) error {
 		return apperr.Errorf("listen on %s: %v", o.Listen, err)
 	}
 	mux := http.NewServeMux()
-	mux.Handle(Path, promhttp.HandlerFor(m.Gatherer(), promhttp.HandlerOpts{
-		EnableOpenMetrics: true, ErrorHandling: promhttp.HTTPErrorOnError, MaxRequestsInFlight: 4, Timeout: 60 * time.Second}))
+	mux.Handle(Path, promlite.HandlerFor(m.Gatherer(), promlite.HandlerOpts{
+		EnableOpenMetrics: true, ErrorHandling: promlite.HTTPErrorOnError, MaxRequestsInFlight: 4, Timeout: 60 * time.Second}))
 	// every request names a loopback host (unless --insecure-bind) and
 	// comes from no page elsewhere, with or without a token
 	h := httpserve.Guard(mux, httpserve.Access{Token: token, InsecureBind: o.InsecureBind}, httpserve.Limits{})

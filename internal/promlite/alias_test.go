@@ -1,0 +1,5 @@
+package promlite
+
+import dto "github.com/prometheus/client_model/go"
+
+type dtoFamily = dto.MetricFamily
