@@ -328,8 +328,12 @@ type Candidate struct {
 	// searchable text with and without tool calls, as the index extracted
 	// them: filled in by Index.Texts (Message makes the search.Message).
 	ID, Text, TextNoTools string
+	// Matched: the query matched its text (Index.Match says).
+	Matched bool
 
 	seg, doc uint32 // where the index keeps it (Texts)
+	// proved: its trigrams alone prove that it matches (exact).
+	proved bool
 }
 
 // Result is the candidates of a query.
@@ -374,6 +378,7 @@ func (ix *Index) Candidates(q search.Query, f Filter) (*Result, error) {
 		return nil, err
 	}
 	m, byNum := ix.man, ix.man.byNum()
+	exact := exactly(q)
 	res := &Result{Sources: map[string][]Candidate{}, ix: ix, gen: ix.gen}
 	for i := range m.srcs {
 		if m.srcs[i].unclean != 0 || (f.MaxLine > 0 && m.srcs[i].longest > int64(f.MaxLine)) {
@@ -399,6 +404,7 @@ func (ix *Index) Candidates(q search.Query, f Filter) (*Result, error) {
 				res.Sources[r.id] = append(res.Sources[r.id], Candidate{
 					Pos: d.pos, Role: roles[min(int(d.flags&flagRoleMask), len(roles)-1)],
 					Timestamp: d.ts, ToolCalls: d.flags&flagToolCalls != 0, seg: id, doc: di,
+					proved: exact && d.flags&flagToolCalls == 0,
 				})
 			}
 		}
