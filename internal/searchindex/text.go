@@ -114,9 +114,23 @@ func view(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
 // most maxRun candidates of one block (0: a block's candidates are one
 // run); it returns the number of blocks decoded.
 func (ix *Index) eachRecord(res *Result, cs []*Candidate, maxRun int, fn func(c *Candidate, f [3][]byte)) (int, error) {
-	slices.SortFunc(cs, func(a, b *Candidate) int {
-		return cmp.Or(cmp.Compare(a.seg, b.seg), cmp.Compare(a.doc, b.doc))
+	// In (segment, document) order, by one key each.
+	keyed := make([]struct {
+		k uint64
+		c *Candidate
+	}, len(cs))
+	for i, c := range cs {
+		keyed[i].k, keyed[i].c = uint64(c.seg)<<32|uint64(c.doc), c
+	}
+	slices.SortFunc(keyed, func(a, b struct {
+		k uint64
+		c *Candidate
+	}) int {
+		return cmp.Compare(a.k, b.k)
 	})
+	for i := range keyed {
+		cs[i] = keyed[i].c
+	}
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	// Work in runs of one segment's blocks, spread over the cores.
