@@ -164,13 +164,19 @@ func searchIndexed(s *state.State, q *SearchQuery, srcs []srch.Source) *srch.Res
 			return nil
 		}
 	}
-	if x.Background != nil && !x.catchUp(ix, all) {
-		return nil
+	// The stamps the backlog took are the catch-up's: not taken twice.
+	var stamps searchindex.Stamps
+	if x.Background != nil {
+		inline, b := x.catchUp(ix, all)
+		if !inline {
+			return nil
+		}
+		stamps = b.Stamps
 	}
 	update := func() (searchindex.Stats, error) {
 		uctx, cancel := context.WithTimeout(ctx, indexWait)
 		defer cancel()
-		return ix.Update(uctx, all)
+		return ix.UpdateStamped(uctx, all, stamps)
 	}
 	st, err := update()
 	if searchindex.IsCorrupt(err) {
@@ -230,17 +236,17 @@ func searchIndexed(s *state.State, q *SearchQuery, srcs []srch.Source) *srch.Res
 }
 
 // catchUp weighs what is left to index of srcs before a search pays for an
-// update: true when the search brings the index up to date itself (a
+// update (the backlog, whose stamps the update then takes): true when the search brings the index up to date itself (a
 // catch-up, or an index it cannot weigh: the update says why); false when
 // the scan answers now — the index far behind, with a build started in the
 // background unless one holds the index's lock already.
-func (x *SearchIndex) catchUp(ix *searchindex.Index, srcs []srch.Source) bool {
+func (x *SearchIndex) catchUp(ix *searchindex.Index, srcs []srch.Source) (bool, searchindex.Backlog) {
 	b, err := ix.Backlog(srcs)
 	if err != nil {
-		return true // corrupt or unreadable: the update resets it or says why
+		return true, searchindex.Backlog{} // corrupt or unreadable: the update resets it or says why
 	}
 	if inlineUpdate(b) {
-		return true
+		return true, b
 	}
 	busy, err := ix.Busy()
 	switch {
@@ -253,7 +259,7 @@ func (x *SearchIndex) catchUp(ix *searchindex.Index, srcs []srch.Source) bool {
 		if fi, err := os.Stat(marker); err == nil {
 			if d := time.Since(fi.ModTime()); d >= 0 && d < backgroundRetry {
 				x.debug("search index: %d transcript(s), %d bytes to index; a build started in the background %s ago stopped before it finished; scanning", b.Sources, b.Bytes, d.Round(time.Second))
-				return false
+				return false, b
 			}
 		}
 		// written first: a build quick enough to finish before the search
@@ -262,11 +268,11 @@ func (x *SearchIndex) catchUp(ix *searchindex.Index, srcs []srch.Source) bool {
 		if err := x.Background(); err != nil {
 			os.Remove(marker)
 			x.debug("search index: %d transcript(s), %d bytes to index; cannot build it in the background: %v; scanning", b.Sources, b.Bytes, err)
-			return false
+			return false, b
 		}
 		x.debug("search index: %d transcript(s), %d bytes to index (more than %d inline); building it in the background; scanning", b.Sources, b.Bytes, catchUpBudget(b.Total))
 	}
-	return false
+	return false, b
 }
 
 // backgroundMarker is the file in the index's directory that says when a
