@@ -94,7 +94,7 @@ func (ix *Index) UpdateStamped(ctx context.Context, srcs []search.Source, st Sta
 	ix.stamps.Clear() // a store's stamp is taken once per update
 	ix.evStamps.Clear()
 	u.next = manifest{nextSrc: ix.man.nextSrc, segs: slices.Clone(ix.man.segs)}
-	seen := map[string]bool{}
+	seen := make(map[string]bool, len(srcs))
 	var order []int
 	var ids []string
 	for i := range srcs {
