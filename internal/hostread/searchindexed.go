@@ -296,9 +296,15 @@ func indexedAnswer(srcs []srch.Source, o *srch.Options, limit, context int, want
 	warns := make([][]string, len(srcs))
 	var hits []srch.Found
 	var err error
-	if limit > 0 {
+	n := 0
+	for _, cs := range want {
+		n += len(cs)
+	}
+	if limit > 0 && n > limit {
+		// more candidates than the page shows: counted without their text
 		hits, res.Total, err = matchKept(srcs, o, limit, want, ix, cands, &res.Work)
 	} else if err = ix.Texts(cands); err == nil {
+		// every candidate may be shown: each block is decoded once, here
 		hits, res.Total = acceptKept(srcs, o, want, &res.Work)
 	}
 	if err != nil {
