@@ -164,13 +164,19 @@ func searchIndexed(s *state.State, q *SearchQuery, srcs []srch.Source) *srch.Res
 			return nil
 		}
 	}
-	if x.Background != nil && !x.catchUp(ix, all) {
-		return nil
+	// The stamps the backlog took are the catch-up's: not taken twice.
+	var stamps searchindex.Stamps
+	if x.Background != nil {
+		inline, b := x.catchUp(ix, all)
+		if !inline {
+			return nil
+		}
+		stamps = b.Stamps
 	}
 	update := func() (searchindex.Stats, error) {
 		uctx, cancel := context.WithTimeout(ctx, indexWait)
 		defer cancel()
-		return ix.Update(uctx, all)
+		return ix.UpdateStamped(uctx, all, stamps)
 	}
 	st, err := update()
 	if searchindex.IsCorrupt(err) {
@@ -226,26 +232,21 @@ func searchIndexed(s *state.State, q *SearchQuery, srcs []srch.Source) *srch.Res
 			delete(cands.Sources, id)
 		}
 	}
-	kept := true
-	if err := ix.Texts(cands); err != nil {
-		x.debug("search index: the kept text: %v; reading the candidates' lines", err)
-		kept = false
-	}
-	return indexedAnswer(srcs, o, q.Limit, q.Context, want, kept, scan)
+	return indexedAnswer(srcs, o, q.Limit, q.Context, want, ix, cands, scan, x)
 }
 
 // catchUp weighs what is left to index of srcs before a search pays for an
-// update: true when the search brings the index up to date itself (a
+// update (the backlog, whose stamps the update then takes): true when the search brings the index up to date itself (a
 // catch-up, or an index it cannot weigh: the update says why); false when
 // the scan answers now — the index far behind, with a build started in the
 // background unless one holds the index's lock already.
-func (x *SearchIndex) catchUp(ix *searchindex.Index, srcs []srch.Source) bool {
+func (x *SearchIndex) catchUp(ix *searchindex.Index, srcs []srch.Source) (bool, searchindex.Backlog) {
 	b, err := ix.Backlog(srcs)
 	if err != nil {
-		return true // corrupt or unreadable: the update resets it or says why
+		return true, searchindex.Backlog{} // corrupt or unreadable: the update resets it or says why
 	}
 	if inlineUpdate(b) {
-		return true
+		return true, b
 	}
 	busy, err := ix.Busy()
 	switch {
@@ -258,7 +259,7 @@ func (x *SearchIndex) catchUp(ix *searchindex.Index, srcs []srch.Source) bool {
 		if fi, err := os.Stat(marker); err == nil {
 			if d := time.Since(fi.ModTime()); d >= 0 && d < backgroundRetry {
 				x.debug("search index: %d transcript(s), %d bytes to index; a build started in the background %s ago stopped before it finished; scanning", b.Sources, b.Bytes, d.Round(time.Second))
-				return false
+				return false, b
 			}
 		}
 		// written first: a build quick enough to finish before the search
@@ -267,11 +268,11 @@ func (x *SearchIndex) catchUp(ix *searchindex.Index, srcs []srch.Source) bool {
 		if err := x.Background(); err != nil {
 			os.Remove(marker)
 			x.debug("search index: %d transcript(s), %d bytes to index; cannot build it in the background: %v; scanning", b.Sources, b.Bytes, err)
-			return false
+			return false, b
 		}
 		x.debug("search index: %d transcript(s), %d bytes to index (more than %d inline); building it in the background; scanning", b.Sources, b.Bytes, catchUpBudget(b.Total))
 	}
-	return false
+	return false, b
 }
 
 // backgroundMarker is the file in the index's directory that says when a
@@ -285,17 +286,30 @@ const (
 	backgroundRetry  = time.Minute
 )
 
-// indexedAnswer is Run's answer over srcs: the candidates of want verified by the
-// real match, the sources of scan scanned. The match runs on the text the
-// index keeps (kept: Index.Texts filled it in), else on the candidates'
-// lines read again.
-func indexedAnswer(srcs []srch.Source, o *srch.Options, limit, context int, want map[int][]searchindex.Candidate, kept bool, scan []int) *srch.Result {
+// indexedAnswer is Run's answer over srcs: the candidates of want (of
+// cands, from ix) verified by the real match, the sources of scan
+// scanned. The match runs on the text the index keeps (Index.Match and
+// TextsOf, or Texts), else, when that text cannot be read, on the
+// candidates' lines read again.
+func indexedAnswer(srcs []srch.Source, o *srch.Options, limit, context int, want map[int][]searchindex.Candidate, ix *searchindex.Index, cands *searchindex.Result, scan []int, x *SearchIndex) *srch.Result {
 	res := &srch.Result{}
 	warns := make([][]string, len(srcs))
 	var hits []srch.Found
-	if kept {
-		hits, res.Total = acceptKept(srcs, o, limit, want, &res.Work)
-	} else {
+	var err error
+	n := 0
+	for _, cs := range want {
+		n += len(cs)
+	}
+	if limit > 0 && n > limit {
+		// more candidates than the page shows: counted without their text
+		hits, res.Total, err = matchKept(srcs, o, limit, want, ix, cands, &res.Work)
+	} else if err = ix.Texts(cands); err == nil {
+		// every candidate may be shown: each block is decoded once, here
+		hits, res.Total = acceptKept(srcs, o, want, &res.Work)
+	}
+	if err != nil {
+		x.debug("search index: the kept text: %v; reading the candidates' lines", err)
+		res.Work = srch.Work{}
 		var failed map[int]error
 		hits, failed = acceptLines(srcs, o, want, &res.Work)
 		for i := range failed {
@@ -349,50 +363,87 @@ func from(src *srch.Source) string {
 	return srch.FromTranscript
 }
 
-// acceptKept runs the real match on the text the index keeps of each
-// candidate: no transcript is read or parsed. The candidates are taken in
-// the order of the hits (newest first, search.SortFound's), so that only
-// the limit hits shown are made (Options.Accept, with their snippets);
-// the rest are counted (Options.Accepts). For an agent that text was
-// masked when it was indexed, so nothing is masked here and the work
-// counted is the masked index's own — the candidates it selected from
-// masked text and the hits among them — whatever a query guesses of a raw
-// secret. It returns the hits made and the number of hits.
-func acceptKept(srcs []srch.Source, o *srch.Options, limit int, want map[int][]searchindex.Candidate, w *srch.Work) ([]srch.Found, int) {
-	type cand struct {
-		c   *searchindex.Candidate
-		src int
-	}
-	var all []cand
+// keptCand is a candidate of source src, in the order of the hits.
+type keptCand struct {
+	c   *searchindex.Candidate
+	src int
+}
+
+// inHitOrder is every candidate of want, newest first (search.SortFound's
+// order of the hits).
+func inHitOrder(want map[int][]searchindex.Candidate) []keptCand {
+	var all []keptCand
 	for i, cs := range want {
 		for k := range cs {
-			all = append(all, cand{&cs[k], i})
+			all = append(all, keptCand{&cs[k], i})
 		}
 	}
-	slices.SortFunc(all, func(a, b cand) int {
+	slices.SortFunc(all, func(a, b keptCand) int {
 		return cmp.Or(cmp.Compare(b.c.Timestamp, a.c.Timestamp), cmp.Compare(a.src, b.src), cmp.Compare(b.c.Pos, a.c.Pos))
 	})
-	var hits []srch.Found
+	return all
+}
+
+// matchKept is the answer of a search that shows at most limit hits, from
+// the text the index keeps: every candidate is matched without a copy of
+// its text (Index.Match: those the postings prove are not even decoded),
+// and only the limit newest that matched get their text and a hit made
+// (TextsOf, then Options.Accept, with their snippets). No transcript is
+// read or parsed. For an agent that text was masked when it was indexed,
+// so nothing is masked here and the work counted is the masked index's
+// own — the candidates it selected from masked text and the hits among
+// them — whatever a query guesses of a raw secret. It returns the hits
+// made and the number of hits.
+func matchKept(srcs []srch.Source, o *srch.Options, limit int, want map[int][]searchindex.Candidate, ix *searchindex.Index, cands *searchindex.Result, w *srch.Work) ([]srch.Found, int, error) {
+	if _, err := ix.Match(cands, o.IncludeTools, o.Accepts); err != nil {
+		return nil, 0, err
+	}
+	all := inHitOrder(want)
+	var page []*searchindex.Candidate
+	var srcOf []int
 	total := 0
 	for _, a := range all {
 		w.Lines++
 		w.Parsed++
-		m := a.c.Message(o.IncludeTools)
-		if limit > 0 && len(hits) >= limit {
-			if o.Accepts(m) {
-				total++
-			}
-			continue
-		}
-		h, ok := o.Accept(m, a.c.Pos)
-		if !ok {
+		if !a.c.Matched {
 			continue
 		}
 		total++
-		hits = append(hits, srch.Found{Hit: h, Src: a.src, From: from(&srcs[a.src])})
+		if len(page) < limit {
+			page, srcOf = append(page, a.c), append(srcOf, a.src)
+		}
+	}
+	if err := ix.TextsOf(cands, page); err != nil {
+		return nil, 0, err
+	}
+	hits := make([]srch.Found, 0, len(page))
+	for k, c := range page {
+		h, ok := o.Accept(c.Message(o.IncludeTools), c.Pos)
+		if !ok {
+			return nil, 0, fmt.Errorf("a candidate matched its kept text but makes no hit")
+		}
+		hits = append(hits, srch.Found{Hit: h, Src: srcOf[k], From: from(&srcs[srcOf[k]])})
 	}
 	w.Hits += int64(total)
-	return hits, total
+	return hits, total, nil
+}
+
+// acceptKept runs the real match on the text the index keeps of every
+// candidate (Index.Texts filled it in), making the hit of each: a search
+// that shows them all. It returns the hits and their number.
+func acceptKept(srcs []srch.Source, o *srch.Options, want map[int][]searchindex.Candidate, w *srch.Work) ([]srch.Found, int) {
+	var hits []srch.Found
+	for _, a := range inHitOrder(want) {
+		w.Lines++
+		w.Parsed++
+		h, ok := o.Accept(a.c.Message(o.IncludeTools), a.c.Pos)
+		if !ok {
+			continue
+		}
+		hits = append(hits, srch.Found{Hit: h, Src: a.src, From: from(&srcs[a.src])})
+	}
+	w.Hits += int64(len(hits))
+	return hits, len(hits)
 }
 
 // acceptLines runs the real match on the candidates' lines read again

@@ -29,6 +29,9 @@ type Backlog struct {
 	// Total is the bytes of every source (as Progress counts them): the
 	// state's transcripts, what a scan of all of them reads.
 	Total int64
+	// Stamps are the stamps taken: an update right after
+	// (UpdateStamped) need not take them again.
+	Stamps Stamps
 }
 
 // Backlog tells how far the index is behind srcs (every transcript of the
@@ -74,7 +77,7 @@ func (ix *Index) Backlog(srcs []search.Source) (Backlog, error) {
 			s.size += wi.Size()
 		}
 	}
-	var b Backlog
+	b := Backlog{Stamps: Stamps{files: make(map[string]stamp, len(order))}}
 	for _, i := range order {
 		src := &srcs[i]
 		var cur stamp
@@ -98,6 +101,9 @@ func (ix *Index) Backlog(srcs []search.Source) (Backlog, error) {
 				continue
 			}
 			cur, size = stampOf(fi), fi.Size()
+			if fi.Mode().IsRegular() {
+				b.Stamps.files[src.Path] = cur
+			}
 		}
 		b.Total += size
 		j, ok := m.find(SourceID(src))
@@ -122,6 +128,12 @@ func (ix *Index) Backlog(srcs []search.Source) (Backlog, error) {
 			}
 		default:
 			b.Bytes += size
+		}
+	}
+	b.Stamps.stores = make(map[string]stamp, len(stores))
+	for path, s := range stores {
+		if s.err == nil {
+			b.Stamps.stores[path] = s.st
 		}
 	}
 	return b, nil

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 
 	"github.com/gofrs/flock"
@@ -115,4 +116,60 @@ func size(t *testing.T, path string) int64 {
 		t.Fatal(err)
 	}
 	return fi.Size()
+}
+
+// UpdateStamped takes the stamps Backlog took: a transcript whose stamp
+// there is the one indexed is not read (nor stat'ed) again, one appended
+// to is read, and one changed after the stamps were taken is left to the
+// next update, as if the update had run when they were taken. Its
+// answers stay the scan's (checkQueries).
+func TestUpdateStamped(t *testing.T) {
+	r := rand.New(rand.NewPCG(6, 6))
+	w := &world{dir: t.TempDir()}
+	for i := range 5 {
+		writeFile(t, w.path(i), lines(r, 20))
+		w.srcs = append(w.srcs, search.Source{Path: w.path(i)})
+	}
+	ix, err := Open(t.TempDir(), "state")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	if _, err := ix.Update(context.Background(), w.srcs); err != nil {
+		t.Fatal(err)
+	}
+	var opened []string // the transcripts the update stat'ed or read
+	var mu sync.Mutex
+	testHookFileChecked = func(path string) { mu.Lock(); opened = append(opened, path); mu.Unlock() }
+	defer func() { testHookFileChecked = nil }()
+
+	appendFile(t, w.path(0), `{"type":"message","id":"new1","timestamp":"2026-11-22T10:00:00.000Z","message":{"role":"user","content":"zqxstamped one"}}`+"\n")
+	b, err := ix.Backlog(w.srcs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// changed after the stamps were taken
+	appendFile(t, w.path(1), `{"type":"message","id":"new2","timestamp":"2026-11-22T10:00:00.000Z","message":{"role":"user","content":"zqxstamped two"}}`+"\n")
+	st, err := ix.UpdateStamped(context.Background(), w.srcs, b.Stamps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Appended != 1 || st.Unchanged != 4 || len(opened) != 1 || opened[0] != w.path(0) {
+		t.Fatalf("update with the backlog's stamps: %s; read %q", st, opened)
+	}
+	res, err := ix.Candidates(search.Query{Pattern: "zqxstamped"}, Filter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Sources[SourceID(&w.srcs[0])]) != 1 || len(res.Sources[SourceID(&w.srcs[1])]) != 0 {
+		t.Fatalf("candidates: %v", res.Sources)
+	}
+	opened = nil
+	if st, err = ix.Update(context.Background(), w.srcs); err != nil {
+		t.Fatal(err)
+	}
+	if st.Appended != 1 || len(opened) != len(w.srcs) {
+		t.Fatalf("the next update (every transcript checked): %s; read %q", st, opened)
+	}
+	checkQueries(t, r, ix, w.srcs, 20, nil)
 }

@@ -314,8 +314,11 @@ func BenchmarkQuery(b *testing.B) {
 	}
 }
 
-// BenchmarkCatchUp: one message appended to one transcript, then the update
-// that indexes it and the rare query, as the next search does.
+// BenchmarkCatchUp: one message appended to one transcript, then what the
+// next search does — the backlog (a stat per source), the update that
+// indexes it, the rare query — with the update taking the backlog's
+// stamps ("stamped", UpdateStamped) and taking its own ("update", a stat
+// per source again), side by side in one process.
 func BenchmarkCatchUp(b *testing.B) {
 	_, srcs := benchState(b)
 	// A copy of one transcript to append to, the rest as they are.
@@ -334,22 +337,36 @@ func BenchmarkCatchUp(b *testing.B) {
 	defer e.close()
 	q := search.Query{Pattern: bigstate.Rare}
 	n := 0
-	start := rusage.CPU()
-	for b.Loop() {
-		n++
-		f, _ := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
-		fmt.Fprintf(f, `{"type":"message","id":"cu%d","timestamp":"2026-11-22T10:00:00.000Z","message":{"role":"user","content":"one more %s"}}`+"\n", n, bigstate.Rare)
-		f.Close()
-		st, err := e.ix.Update(context.Background(), srcs)
-		if err != nil || st.Appended != 1 {
-			b.Fatal(st, err)
+	for _, stamped := range []bool{false, true} {
+		name := "update"
+		if stamped {
+			name = "stamped"
 		}
-		if n == 1 {
-			b.Log(st)
-		}
-		if len(e.candidates(b, q)[0]) < n {
-			b.Fatal("the appended message is not a candidate")
-		}
+		b.Run(name, func(b *testing.B) {
+			start := rusage.CPU()
+			for b.Loop() {
+				n++
+				f, _ := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
+				fmt.Fprintf(f, `{"type":"message","id":"cu%d","timestamp":"2026-11-22T10:00:00.000Z","message":{"role":"user","content":"one more %s"}}`+"\n", n, bigstate.Rare)
+				f.Close()
+				bl, err := e.ix.Backlog(srcs)
+				if err != nil || bl.Sources != 1 {
+					b.Fatal(bl, err)
+				}
+				var st Stats
+				if stamped {
+					st, err = e.ix.UpdateStamped(context.Background(), srcs, bl.Stamps)
+				} else {
+					st, err = e.ix.Update(context.Background(), srcs)
+				}
+				if err != nil || st.Appended != 1 {
+					b.Fatal(st, err)
+				}
+				if len(e.candidates(b, q)[0]) < n {
+					b.Fatal("the appended message is not a candidate")
+				}
+			}
+			reportCPU(b, start)
+		})
 	}
-	reportCPU(b, start)
 }

@@ -52,16 +52,25 @@
 // after a catch-up (O(changed) bytes), or a new manifest (temp file, fsync,
 // rename) after a merge of segments or once the journal has grown;
 // Candidates reads the manifest, its journal and the mapped segments without
-// a lock.
+// a lock. A merge reads the segments it merges with pread into a few KiB
+// of buffers each (segfile.go), not through their mappings, so that a
+// build's memory does not grow with the state.
 //
 // # Use
 //
 //	ix, err := searchindex.Open(cacheDir, searchindex.StateKey(stateDir)) // or OpenMasked
-//	st, err := ix.Update(ctx, allSources)        // every transcript of the state dir
+//	b, err := ix.Backlog(allSources)             // how far behind, from the stamps
+//	st, err := ix.UpdateStamped(ctx, allSources, b.Stamps) // every transcript of the state dir (or Update)
 //	res, err := ix.Candidates(query, filter)     // res.All: cannot select, scan
-//	err = ix.Texts(res)                          // the candidates' kept text, then per candidate c:
+//	ms, err := ix.Match(res, tools, opts.Accepts) // each candidate's Matched, no text copied: the count
+//	err = ix.TextsOf(res, page)                  // the kept text of the page's (or Texts: all), then per c:
 //	hit, ok := opts.Accept(c.Message(opts.IncludeTools), c.Pos) // the scan's hit, no transcript read
 //	errs := searchindex.Read(srcs, want, fn)     // or: the candidates' lines, for the real match
+//
+// Match reads no text of a candidate the postings prove: a literal of
+// three bytes folded (one CJK character, "404", a three-letter word with
+// -i) is exactly the one trigram the index keeps, so a message of one text
+// that holds it matches (query.go, exactly).
 //
 // Texts answers as the lines would for a search whose MaxLine is
 // search.DefaultMaxLine (the index passes longer lines over, as that scan

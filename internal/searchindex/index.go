@@ -328,8 +328,12 @@ type Candidate struct {
 	// searchable text with and without tool calls, as the index extracted
 	// them: filled in by Index.Texts (Message makes the search.Message).
 	ID, Text, TextNoTools string
+	// Matched: the query matched its text (Index.Match says).
+	Matched bool
 
 	seg, doc uint32 // where the index keeps it (Texts)
+	// proved: its trigrams alone prove that it matches (exact).
+	proved bool
 }
 
 // Result is the candidates of a query.
@@ -374,6 +378,7 @@ func (ix *Index) Candidates(q search.Query, f Filter) (*Result, error) {
 		return nil, err
 	}
 	m, byNum := ix.man, ix.man.byNum()
+	exact := exactly(q)
 	res := &Result{Sources: map[string][]Candidate{}, ix: ix, gen: ix.gen}
 	for i := range m.srcs {
 		if m.srcs[i].unclean != 0 || (f.MaxLine > 0 && m.srcs[i].longest > int64(f.MaxLine)) {
@@ -383,6 +388,16 @@ func (ix *Index) Candidates(q search.Query, f Filter) (*Result, error) {
 			res.Scan[m.srcs[i].id] = true
 		}
 	}
+	// The candidates are gathered first (small records, in segment and
+	// document order), then laid out in one array, each source's in a
+	// run of it: no slice per source grown candidate by candidate.
+	type sel struct {
+		r        *srcRec
+		d        doc
+		seg, doc uint32
+	}
+	var sels []sel
+	count := make(map[*srcRec]int, len(m.srcs)/4)
 	err = mapfile.Guard(func() error {
 		for _, id := range m.segs {
 			s := ix.segs[id]
@@ -396,14 +411,30 @@ func (ix *Index) Candidates(q search.Query, f Filter) (*Result, error) {
 				if r == nil || !live(r, id, d) || !f.accept(d) {
 					continue
 				}
-				res.Sources[r.id] = append(res.Sources[r.id], Candidate{
-					Pos: d.pos, Role: roles[min(int(d.flags&flagRoleMask), len(roles)-1)],
-					Timestamp: d.ts, ToolCalls: d.flags&flagToolCalls != 0, seg: id, doc: di,
-				})
+				sels = append(sels, sel{r, d, id, di})
+				count[r]++
 			}
 		}
 		return nil
 	})
+	if err == nil && len(sels) > 0 {
+		res.Sources = make(map[string][]Candidate, len(count))
+		all := make([]Candidate, 0, len(sels))
+		for _, c := range sels {
+			l, ok := res.Sources[c.r.id]
+			if !ok {
+				k := len(all)
+				all = all[:k+count[c.r]]
+				l = all[k:k:len(all)]
+			}
+			d := c.d
+			res.Sources[c.r.id] = append(l, Candidate{
+				Pos: d.pos, Role: roles[min(int(d.flags&flagRoleMask), len(roles)-1)],
+				Timestamp: d.ts, ToolCalls: d.flags&flagToolCalls != 0, seg: c.seg, doc: c.doc,
+				proved: exact && d.flags&flagToolCalls == 0,
+			})
+		}
+	}
 	if err != nil {
 		return nil, err
 	}

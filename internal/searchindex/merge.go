@@ -1,7 +1,10 @@
 package searchindex
 
 import (
+	"encoding/binary"
 	"io"
+	"os"
+	"path/filepath"
 )
 
 // merge replaces segments of u.next with one: the newest segments that
@@ -15,32 +18,35 @@ import (
 // the whole index.
 func (u *updater) merge() error {
 	ix := u.ix
-	for _, id := range u.next.segs {
-		if ix.segs[id] == nil {
-			if err := ix.mapSeg(id); err != nil {
-				return err
-			}
+	sizes := make([]int64, len(u.next.segs))
+	largest := int64(0)
+	for i, id := range u.next.segs {
+		fi, err := os.Stat(filepath.Join(ix.dir, segName(id)))
+		if err != nil {
+			return err
 		}
-	}
-	largest := 0
-	for _, id := range u.next.segs {
-		largest = max(largest, len(ix.segs[id].data))
+		sizes[i] = fi.Size()
+		largest = max(largest, sizes[i])
 	}
 	from := len(u.next.segs)
-	for from > 0 && len(ix.segs[u.next.segs[from-1]].data) < largest/8 {
+	for from > 0 && sizes[from-1] < largest/8 {
 		from--
 	}
 	if len(u.next.segs)-from < 2 {
 		from = 0
 	}
-	var segs []*segment
+	// The segments are read with pread (segFile), each once, start to
+	// end; one mapped already was checked when it was mapped.
+	var segs []*segFile
+	defer func() {
+		for _, s := range segs {
+			s.Close()
+		}
+	}()
 	for _, id := range u.next.segs[from:] {
-		s := ix.segs[id]
-		if s == nil {
-			if err := ix.mapSeg(id); err != nil {
-				return err
-			}
-			s = ix.segs[id]
+		s, err := openSegFile(ix.dir, id, ix.segs[id] != nil)
+		if err != nil {
+			return err
 		}
 		segs = append(segs, s)
 	}
@@ -52,9 +58,13 @@ func (u *updater) merge() error {
 	renum := make([][]int32, len(segs))
 	n := int32(0)
 	for k, s := range segs {
-		renum[k] = make([]int32, s.nDocs)
-		for d := range s.nDocs {
-			doc := s.doc(uint32(d))
+		renum[k] = make([]int32, s.l.nDocs)
+		dr := s.docs()
+		for d := range renum[k] {
+			doc, err := dr.next()
+			if err != nil {
+				return err
+			}
 			if r := byNum[doc.src]; r != nil && live(r, s.id, doc) {
 				renum[k][d] = n
 				n++
@@ -67,23 +77,32 @@ func (u *updater) merge() error {
 	err := u.writeSeg(id, func(w io.Writer) error {
 		sw := newSegWriter(w)
 		for k, s := range segs {
-			for d := range s.nDocs {
-				if renum[k][d] >= 0 {
-					sw.doc(s.doc(uint32(d)))
+			dr := s.docs()
+			for _, v := range renum[k] {
+				doc, err := dr.next()
+				if err != nil {
+					return err
+				}
+				if v >= 0 {
+					sw.doc(doc)
 				}
 			}
 		}
-		release(segs)
 		// Per trigram in ascending order, the segments that hold it in
 		// segment order: a heap of the segments by (next trigram, k).
-		cur := make([]int, len(segs))
+		cur := make([]*triCursor, len(segs))
 		less := func(a, b int) bool {
-			ta, tb := segs[a].triAt(cur[a]), segs[b].triAt(cur[b])
+			ta, tb := cur[a].tri, cur[b].tri
 			return ta < tb || (ta == tb && a < b)
 		}
 		h := make([]int, 0, len(segs))
 		for k, s := range segs {
-			if s.nTris() > 0 {
+			cur[k] = s.trigrams()
+			ok, err := cur[k].next()
+			if err != nil {
+				return err
+			}
+			if ok {
 				h = append(h, k)
 			}
 		}
@@ -107,14 +126,13 @@ func (u *updater) merge() error {
 			down(i)
 		}
 		var ids, buf []uint32
-		released := int64(0)
 		for len(h) > 0 {
-			t := segs[h[0]].triAt(cur[h[0]])
+			t := cur[h[0]].tri
 			ids = ids[:0]
-			for len(h) > 0 && segs[h[0]].triAt(cur[h[0]]) == t {
+			for len(h) > 0 && cur[h[0]].tri == t {
 				k := h[0]
 				var err error
-				if buf, err = segs[k].postingsAt(buf[:0], cur[k]); err != nil {
+				if buf, err = cur[k].postings(buf[:0]); err != nil {
 					return err
 				}
 				for _, d := range buf {
@@ -122,7 +140,14 @@ func (u *updater) merge() error {
 						ids = append(ids, uint32(v))
 					}
 				}
-				if cur[k]++; cur[k] == segs[k].nTris() {
+				ok, err := cur[k].next()
+				if err != nil {
+					return err
+				}
+				if ok && cur[k].tri <= t {
+					return segs[k].bad("trigram table not ascending")
+				}
+				if !ok {
 					h[0] = h[len(h)-1]
 					h = h[:len(h)-1]
 				}
@@ -131,44 +156,53 @@ func (u *updater) merge() error {
 			if len(ids) > 0 {
 				sw.posting(t, ids)
 			}
-			if sw.n-released > 32<<20 {
-				// The postings read so far are not read again: their
-				// pages leave this process (the page cache keeps them).
-				release(segs)
-				released = sw.n
-			}
 		}
-		release(segs)
+		cur = nil
 		// The live documents' records, in their new order: a block whose
 		// documents all live is copied as it is (not decoded, not
 		// compressed again: a first build merges all its text).
+		var z, raw []byte
 		for k, s := range segs {
-			tc := textCursor{s: s, k: -1}
-			for b := range s.nBlocks() {
-				off, clen, rlen, first := s.block(b)
-				end := uint32(s.nDocs)
-				if b+1 < s.nBlocks() {
-					_, _, _, end = s.block(b + 1)
+			bt, err := s.blockTable()
+			if err != nil {
+				return err
+			}
+			nb := len(bt) / blockSize
+			nDocs := uint32(s.l.nDocs)
+			for b := range nb {
+				e := bt[b*blockSize:]
+				off, clen := binary.LittleEndian.Uint64(e), binary.LittleEndian.Uint32(e[8:])
+				rlen, first := binary.LittleEndian.Uint32(e[12:]), binary.LittleEndian.Uint32(e[16:])
+				end := nDocs
+				if b+1 < nb {
+					end = binary.LittleEndian.Uint32(bt[(b+1)*blockSize+16:])
 				}
-				if first >= end || end > uint32(s.nDocs) || off > uint64(len(s.texts)) ||
-					uint64(clen) > uint64(len(s.texts))-off || rlen > maxBlockRaw {
-					return tc.bad("a text block out of bounds")
+				if first >= end || end > nDocs || rlen > maxBlockRaw || (b == 0 && first != 0) {
+					return s.bad("a text block out of bounds")
+				}
+				if z, err = s.readText(z, off, clen); err != nil {
+					return err
 				}
 				if allLive(renum[k][first:end]) {
-					sw.rawBlock(s.texts[off:off+uint64(clen)], rlen, end-first)
+					sw.rawBlock(z, rlen, end-first)
 					continue
 				}
+				raw, err = zdecoder().DecodeAll(z, raw[:0])
+				if err != nil || len(raw) != int(rlen) {
+					return s.bad("a text block does not decode")
+				}
+				p := 0
 				for d := first; d < end; d++ {
-					if renum[k][d] >= 0 {
-						rec, err := tc.record(d)
-						if err != nil {
-							return err
-						}
-						sw.record(rec)
+					n, ok := recordLen(raw[p:])
+					if !ok {
+						return s.bad("a document record out of bounds")
 					}
+					if renum[k][d] >= 0 {
+						sw.record(raw[p : p+n])
+					}
+					p += n
 				}
 			}
-			release(segs[k : k+1])
 		}
 		return sw.finish()
 	}, true)
@@ -191,15 +225,6 @@ func (u *updater) merge() error {
 		}
 	}
 	return nil
-}
-
-// release gives back the pages of the segments' mappings this process
-// has touched (read again, they come back from the page cache): a merge
-// reads every segment once, and would otherwise hold them all resident.
-func release(segs []*segment) {
-	for _, s := range segs {
-		dontNeed(s.data)
-	}
 }
 
 func allLive(renum []int32) bool {

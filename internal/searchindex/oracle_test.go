@@ -108,6 +108,22 @@ func randQuery(r *rand.Rand, texts []string) search.Query {
 			lit = string(rs[i:min(len(rs), i+1+r.IntN(12))])
 		}
 	}
+	if r.IntN(5) == 0 {
+		// Three bytes folded, what the postings alone may prove: a CJK
+		// character, three ASCII bytes, a letter of two bytes and one.
+		if f := appendFold(nil, lit); len(f) > 3 {
+			k := 0
+			for _, c := range lit {
+				if n := k + utf8.RuneLen(c); n <= 3 {
+					k = n
+				} else {
+					break
+				}
+			}
+			lit = lit[:k]
+		}
+		return search.Query{Pattern: lit, IgnoreCase: r.IntN(2) == 0}
+	}
 	switch r.IntN(7) {
 	case 6:
 		// An alternation with a branch too short to select by.
@@ -213,6 +229,45 @@ func indexHits(t testing.TB, ix *Index, srcs []search.Source, q search.Query, f 
 	slices.Sort(kept)
 	if !slices.Equal(kept, hits) {
 		t.Fatalf("query %+v filter %+v:\nfrom the kept text %d hits %q\nfrom the lines     %d hits %q", q, f, len(kept), kept, len(hits), hits)
+	}
+	// The same hits counted by Match (proved by the postings, or matched
+	// on the kept text without a copy of it), the shown ones' text then
+	// read (TextsOf).
+	mres, err := ix.Candidates(q, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := ix.Match(mres, o.IncludeTools, o.Accepts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var matched []*Candidate
+	var srcOf []int
+	for i := range srcs {
+		cs := mres.Sources[SourceID(&srcs[i])]
+		for k := range cs {
+			if cs[k].Matched {
+				matched, srcOf = append(matched, &cs[k]), append(srcOf, i)
+			}
+		}
+	}
+	if st.Matched != len(hits) || len(matched) != len(hits) {
+		t.Fatalf("query %+v filter %+v: Match counts %d (%d marked, %d proved), the lines give %d hits", q, f, st.Matched, len(matched), st.Proved, len(hits))
+	}
+	if err := ix.TextsOf(mres, matched); err != nil {
+		t.Fatal(err)
+	}
+	var marked []string
+	for k, c := range matched {
+		h, ok := o.Accept(c.Message(o.IncludeTools), c.Pos)
+		if !ok {
+			t.Fatalf("query %+v filter %+v: a candidate Match marked (proved %v) is no hit: %q", q, f, c.proved, c.Message(o.IncludeTools).Text)
+		}
+		marked = append(marked, hitKey(&srcs[srcOf[k]], h))
+	}
+	slices.Sort(marked)
+	if !slices.Equal(marked, hits) {
+		t.Fatalf("query %+v filter %+v:\nmarked by Match %q\nfrom the lines  %q", q, f, marked, hits)
 	}
 	return hits, false
 }

@@ -2,6 +2,7 @@ package searchindex
 
 import (
 	"regexp/syntax"
+	"unicode"
 
 	"github.com/openclaw/sessions/internal/search"
 )
@@ -97,3 +98,31 @@ func analyze(re *syntax.Regexp) *node {
 	}
 	return all
 }
+
+// exactly reports whether a document of one text (no tool calls) that
+// holds every trigram of q's plan is certain to match q: a literal (not a
+// regex, not words) of exactly three bytes folded, the one trigram its
+// plan selects by, matched with -i or made of runes that have no other
+// case. The folded text of such a document holds the folded literal (three
+// bytes starting with a lead byte or an ASCII byte: whole runes), so its
+// text holds runes that fold to the literal's: under -i a match, and
+// without -i the literal's own runes (each the only rune of its fold).
+// Its filter is the Filter's, checked by Candidates.
+func exactly(q search.Query) bool {
+	if q.Regex || q.Words || len(appendFold(nil, q.Pattern)) != 3 {
+		return false
+	}
+	if q.IgnoreCase {
+		return true
+	}
+	for _, r := range q.Pattern {
+		if r == utf8RuneError || unicode.SimpleFold(r) != r {
+			return false
+		}
+	}
+	return true
+}
+
+// utf8RuneError: a query holding it may mean a byte that is not UTF-8,
+// which the index keeps as it is and the matcher reads as U+FFFD.
+const utf8RuneError = '\uFFFD'

@@ -377,44 +377,67 @@ type CorruptError struct {
 
 func (e *CorruptError) Error() string { return "search index " + e.File + " is corrupt: " + e.Why }
 
+// layout is a segment's section lengths, as its trailer gives them.
+type layout struct {
+	nDocs, nTris, nPost, nBlocks, nText uint64
+	crc                                 uint32 // the CRC-32C the trailer holds
+}
+
+// parseLayout checks a segment of size bytes by its header (its first
+// headerSize bytes), its trailer (its last trailerSize) and their lengths,
+// and returns its layout; the checksum is the caller's to compare.
+func parseLayout(name string, size int64, head, tr []byte) (layout, error) {
+	bad := func(why string, a ...any) error { return &CorruptError{File: name, Why: fmt.Sprintf(why, a...)} }
+	if size < int64(headerSize+trailerSize) {
+		return layout{}, bad("%d bytes, too short", size)
+	}
+	if string(head) != segMagic {
+		return layout{}, bad("not a segment of this version")
+	}
+	if string(tr[trailerSize-8:]) != endMagic {
+		return layout{}, bad("no end mark (torn or truncated)")
+	}
+	l := layout{
+		nDocs: binary.LittleEndian.Uint64(tr[0:]), nTris: binary.LittleEndian.Uint64(tr[8:]), nPost: binary.LittleEndian.Uint64(tr[16:]),
+		nBlocks: binary.LittleEndian.Uint64(tr[24:]), nText: binary.LittleEndian.Uint64(tr[32:]), crc: binary.LittleEndian.Uint32(tr[40:]),
+	}
+	body := uint64(size) - uint64(headerSize+trailerSize)
+	if l.nDocs > body/docSize || l.nTris > body/triSize || l.nPost > body || l.nBlocks > body/blockSize || l.nText > body ||
+		l.nDocs*docSize+l.nTris*triSize+l.nPost+l.nBlocks*blockSize+l.nText != body || l.nDocs > 1<<32-1 {
+		return layout{}, bad("section lengths do not add up")
+	}
+	return l, nil
+}
+
+// Where each section starts.
+func (l layout) docsAt() uint64   { return uint64(headerSize) }
+func (l layout) postAt() uint64   { return l.docsAt() + l.nDocs*docSize }
+func (l layout) tabAt() uint64    { return l.postAt() + l.nPost }
+func (l layout) textsAt() uint64  { return l.tabAt() + l.nTris*triSize }
+func (l layout) blocksAt() uint64 { return l.textsAt() + l.nText }
+
 // parseSegment checks data (magics, lengths, checksum) and returns the
 // segment.
 // data is a file's mapping, whose pages are given back as the checksum
 // reads them (release: a segment may be larger than the memory an update
 // may take).
 func parseSegment(id uint32, name string, data []byte) (*segment, error) {
-	bad := func(why string, a ...any) error { return &CorruptError{File: name, Why: fmt.Sprintf(why, a...)} }
 	if len(data) < headerSize+trailerSize {
-		return nil, bad("%d bytes, too short", len(data))
+		return nil, &CorruptError{File: name, Why: fmt.Sprintf("%d bytes, too short", len(data))}
 	}
-	if string(data[:headerSize]) != segMagic {
-		return nil, bad("not a segment of this version")
+	l, err := parseLayout(name, int64(len(data)), data[:headerSize], data[len(data)-trailerSize:])
+	if err != nil {
+		return nil, err
 	}
-	if string(data[len(data)-8:]) != endMagic {
-		return nil, bad("no end mark (torn or truncated)")
+	if checksum(data[:len(data)-12]) != l.crc {
+		return nil, &CorruptError{File: name, Why: "checksum mismatch"}
 	}
-	tr := data[len(data)-trailerSize:]
-	if got, want := checksum(data[:len(data)-12]), binary.LittleEndian.Uint32(tr[40:]); got != want {
-		return nil, bad("checksum mismatch")
-	}
-	nDocs, nTris, nPost := binary.LittleEndian.Uint64(tr[0:]), binary.LittleEndian.Uint64(tr[8:]), binary.LittleEndian.Uint64(tr[16:])
-	nBlocks, nText := binary.LittleEndian.Uint64(tr[24:]), binary.LittleEndian.Uint64(tr[32:])
-	body := uint64(len(data) - headerSize - trailerSize)
-	if nDocs > body/docSize || nTris > body/triSize || nPost > body || nBlocks > body/blockSize || nText > body ||
-		nDocs*docSize+nTris*triSize+nPost+nBlocks*blockSize+nText != body || nDocs > 1<<32-1 {
-		return nil, bad("section lengths do not add up")
-	}
-	s := &segment{id: id, data: data, nDocs: int(nDocs)}
-	p := uint64(headerSize)
-	s.docs = data[p : p+nDocs*docSize]
-	p += nDocs * docSize
-	s.post = data[p : p+nPost]
-	p += nPost
-	s.tab = data[p : p+nTris*triSize]
-	p += nTris * triSize
-	s.texts = data[p : p+nText]
-	p += nText
-	s.blocks = data[p : p+nBlocks*blockSize]
+	s := &segment{id: id, data: data, nDocs: int(l.nDocs)}
+	s.docs = data[l.docsAt():l.postAt()]
+	s.post = data[l.postAt():l.tabAt()]
+	s.tab = data[l.tabAt():l.textsAt()]
+	s.texts = data[l.textsAt():l.blocksAt()]
+	s.blocks = data[l.blocksAt() : l.blocksAt()+l.nBlocks*blockSize]
 	return s, nil
 }
 

@@ -148,7 +148,7 @@ func inspect(dir string, masked bool, srcs []search.Source) Status {
 // uniqueSources are the positions of srcs' distinct sources, as Update
 // takes them.
 func uniqueSources(srcs []search.Source) []int {
-	seen := map[string]bool{}
+	seen := make(map[string]bool, len(srcs))
 	var order []int
 	for i := range srcs {
 		if id := SourceID(&srcs[i]); !seen[id] {

@@ -6,6 +6,8 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+	"sync/atomic"
+	"unsafe"
 
 	"github.com/openclaw/sessions/internal/mapfile"
 	"github.com/openclaw/sessions/internal/search"
@@ -40,9 +42,95 @@ func (ix *Index) Texts(res *Result) error {
 			cs = append(cs, &l[i])
 		}
 	}
-	slices.SortFunc(cs, func(a, b *Candidate) int {
-		return cmp.Or(cmp.Compare(a.seg, b.seg), cmp.Compare(a.doc, b.doc))
+	return ix.TextsOf(res, cs)
+}
+
+// TextsOf is Texts for the candidates cs of res only (those a page
+// shows); cs is left in its order.
+func (ix *Index) TextsOf(res *Result, cs []*Candidate) error {
+	if res == nil || res.All {
+		return nil
+	}
+	_, err := ix.eachRecord(res, slices.Clone(cs), 4096, func(c *Candidate, f [3][]byte) {
+		c.ID, c.Text, c.TextNoTools = string(f[0]), string(f[1]), string(f[2])
 	})
+	return err
+}
+
+// MatchStats is what Match did.
+type MatchStats struct {
+	Matched int // candidates that matched
+	Proved  int // of them, proved by the postings, their text not read
+	Blocks  int // text blocks decoded
+}
+
+// Match sets Matched on every candidate of res: true when accepts takes
+// its kept text (the search.Message of Candidate.Message(tools), its text
+// valid only during the call: accepts keeps nothing of it), or when the
+// postings alone prove that it matches — a literal of three bytes folded
+// that the index holds exactly (exactly), of a message of one text —
+// whose text is not read. Each block of text holding a candidate not
+// proved is decoded once, on every core: accepts must be safe for
+// concurrent use, and agree with the Filter res was selected by. It makes
+// no copy of any text: a search counts its hits this way, and fills in
+// the text of the few it shows (TextsOf).
+func (ix *Index) Match(res *Result, tools bool, accepts func(search.Message) bool) (MatchStats, error) {
+	var st MatchStats
+	if res == nil || res.All {
+		return st, nil
+	}
+	var cs []*Candidate
+	for _, l := range res.Sources {
+		for i := range l {
+			c := &l[i]
+			if c.Matched = c.proved; c.proved {
+				st.Proved++
+			} else {
+				cs = append(cs, c)
+			}
+		}
+	}
+	var matched atomic.Int64
+	blocks, err := ix.eachRecord(res, cs, 0, func(c *Candidate, f [3][]byte) {
+		m := search.Message{ID: view(f[0]), Role: c.Role, Timestamp: c.Timestamp, Text: view(f[1])}
+		if !tools && c.ToolCalls {
+			m.Text = view(f[2])
+		}
+		if c.Matched = accepts(m); c.Matched {
+			matched.Add(1)
+		}
+	})
+	st.Blocks = blocks
+	st.Matched = st.Proved + int(matched.Load())
+	return st, err
+}
+
+// view is b as a string without a copy: valid while b is (one record of a
+// decoded block, during one call).
+func view(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
+
+// eachRecord calls fn with the record of each candidate of cs (from res,
+// of this Index; cs is sorted in place), each block decoded once, on every core, in runs of at
+// most maxRun candidates of one block (0: a block's candidates are one
+// run); it returns the number of blocks decoded.
+func (ix *Index) eachRecord(res *Result, cs []*Candidate, maxRun int, fn func(c *Candidate, f [3][]byte)) (int, error) {
+	// In (segment, document) order, by one key each.
+	keyed := make([]struct {
+		k uint64
+		c *Candidate
+	}, len(cs))
+	for i, c := range cs {
+		keyed[i].k, keyed[i].c = uint64(c.seg)<<32|uint64(c.doc), c
+	}
+	slices.SortFunc(keyed, func(a, b struct {
+		k uint64
+		c *Candidate
+	}) int {
+		return cmp.Compare(a.k, b.k)
+	})
+	for i := range keyed {
+		cs[i] = keyed[i].c
+	}
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	// Work in runs of one segment's blocks, spread over the cores.
@@ -55,10 +143,10 @@ func (ix *Index) Texts(res *Result) error {
 		j := i
 		s := ix.segs[cs[i].seg]
 		if s == nil || ix.man == nil || res.ix != ix || res.gen != ix.gen {
-			return errStale
+			return 0, errStale
 		}
 		k := s.blockOf(cs[i].doc)
-		for j < len(cs) && cs[j].seg == cs[i].seg && s.blockOf(cs[j].doc) == k && j-i < 4096 {
+		for j < len(cs) && cs[j].seg == cs[i].seg && s.blockOf(cs[j].doc) == k && (maxRun == 0 || j-i < maxRun) {
 			j++
 		}
 		runs = append(runs, run{s, cs[i:j]})
@@ -66,6 +154,7 @@ func (ix *Index) Texts(res *Result) error {
 	}
 	workers := min(runtime.GOMAXPROCS(0), len(runs))
 	errs := make([]error, workers)
+	decoded := make([]int, workers)
 	var wg sync.WaitGroup
 	var next sync.Mutex
 	n := 0
@@ -81,10 +170,12 @@ func (ix *Index) Texts(res *Result) error {
 					n++
 					next.Unlock()
 					if k >= len(runs) {
+						decoded[w] += tc.decodes
 						return nil
 					}
 					r := runs[k]
 					if tc.s != r.s {
+						decoded[w] += tc.decodes
 						tc = textCursor{s: r.s, k: -1, raw: tc.raw}
 					}
 					for _, c := range r.cs {
@@ -96,7 +187,7 @@ func (ix *Index) Texts(res *Result) error {
 						if !ok {
 							return tc.bad("a document record does not decode")
 						}
-						c.ID, c.Text, c.TextNoTools = string(f[0]), string(f[1]), string(f[2])
+						fn(c, f)
 					}
 				}
 			})
@@ -105,10 +196,14 @@ func (ix *Index) Texts(res *Result) error {
 	wg.Wait()
 	for _, err := range errs {
 		if err != nil {
-			return err
+			return 0, err
 		}
 	}
-	return nil
+	total := 0
+	for _, d := range decoded {
+		total += d
+	}
+	return total, nil
 }
 
 // errStale: Texts was given candidates of an index since updated.
@@ -152,6 +247,8 @@ type textCursor struct {
 	raw []byte // its records
 	at  uint32 // the document whose record starts at raw[p:]
 	p   int
+	// decodes counts the blocks decoded (Match's MatchStats.Blocks).
+	decodes int
 }
 
 func (tc *textCursor) bad(why string) error {
@@ -178,6 +275,7 @@ func (tc *textCursor) record(d uint32) ([]byte, error) {
 			return nil, tc.bad("a text block does not decode")
 		}
 		tc.k, tc.raw, tc.at, tc.p = k, raw, first, 0
+		tc.decodes++
 	}
 	for ; tc.at < d; tc.at++ {
 		n, ok := recordLen(tc.raw[tc.p:])

@@ -6,7 +6,9 @@ import (
 	"math/rand/v2"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"unicode"
 
@@ -115,5 +117,118 @@ func TestSortPairs(t *testing.T) {
 	got, _ := sortPairs(slices.Clone(pairs), nil)
 	if !slices.Equal(got, want) {
 		t.Fatal("sortPairs: not sorted by trigram in document order")
+	}
+}
+
+// TestMatchCountsWithoutKeepingText: Match says of each candidate what
+// Accepts says of its kept text; a query whose folded form the index holds
+// exactly (three bytes, -i or caseless: one CJK character, "404") is
+// answered from the postings, no block decoded, except for a message whose
+// trigrams are those of two texts (tool calls); a longer one decodes each
+// block that holds a candidate, once.
+func TestMatchCountsWithoutKeepingText(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "a.jsonl")
+	var b strings.Builder
+	user := func(id, text string) {
+		b.WriteString(`{"type":"message","id":"` + id + `","timestamp":"2026-11-22T10:00:00.000Z","message":{"role":"user","content":"` + text + `"}}` + "\n")
+	}
+	for i := range 3000 {
+		switch i % 4 {
+		case 0:
+			user("u"+strconv.Itoa(i), "please 再起動 the deploy 404 now "+strings.Repeat("filler text ", i%7))
+		case 1:
+			user("u"+strconv.Itoa(i), "再 and dep loy, 40 4, DEPLOY")
+		case 2:
+			b.WriteString(`{"type":"message","id":"a` + strconv.Itoa(i) + `","timestamp":"2026-11-22T10:00:01.000Z","message":{"role":"assistant","content":[` +
+				`{"type":"text","text":"no hit here"},{"type":"toolCall","name":"exec","arguments":{"cmd":"再 404 deploy"}}]}}` + "\n")
+		default:
+			user("u"+strconv.Itoa(i), "nothing at all "+strconv.Itoa(i))
+		}
+	}
+	writeFile(t, p, b.String())
+	srcs := []search.Source{{Path: p}}
+	ix, err := Open(t.TempDir(), "state")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	ix.segText = 40 << 10 // several segments, merged
+	if _, err := ix.Update(context.Background(), srcs); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		q      search.Query
+		tools  bool
+		proved bool // every candidate without tool calls proved
+	}{
+		{search.Query{Pattern: "再"}, false, true},
+		{search.Query{Pattern: "再"}, true, true},
+		{search.Query{Pattern: "404"}, true, true},
+		{search.Query{Pattern: "dEp", IgnoreCase: true}, false, true},
+		{search.Query{Pattern: "dep"}, false, false}, // case matters: DEP is not dep
+		{search.Query{Pattern: "deploy"}, false, false},
+		{search.Query{Pattern: "deploy", IgnoreCase: true}, true, false},
+		{search.Query{Pattern: "再起動"}, false, false},
+		{search.Query{Pattern: "40[4]", Regex: true}, false, false},
+	} {
+		m, err := search.Compile(tc.q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o := &search.Options{Matcher: m, IncludeTools: tc.tools}
+		f := Filter{IncludeTools: tc.tools}
+		res, err := ix.Candidates(tc.q, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var texts atomic.Int64 // accepts runs on every core
+		st, err := ix.Match(res, tc.tools, func(m search.Message) bool {
+			texts.Add(1)
+			return o.Accepts(m)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := ix.Candidates(tc.q, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := ix.Texts(want); err != nil {
+			t.Fatal(err)
+		}
+		cs, ws := res.Sources[SourceID(&srcs[0])], want.Sources[SourceID(&srcs[0])]
+		hits, proved, tools := 0, 0, 0
+		blocks := map[[2]int]bool{}
+		for i := range ws {
+			_, ok := o.Accept(ws[i].Message(tc.tools), ws[i].Pos)
+			if cs[i].Matched != ok {
+				t.Fatalf("%+v: candidate %d (%q): matched %v, Accept %v", tc.q, i, ws[i].Message(tc.tools).Text, cs[i].Matched, ok)
+			}
+			if ok {
+				hits++
+			}
+			if cs[i].ToolCalls {
+				tools++
+			}
+			if cs[i].proved {
+				proved++
+			} else {
+				s := ix.segs[cs[i].seg]
+				blocks[[2]int{int(cs[i].seg), s.blockOf(cs[i].doc)}] = true
+			}
+		}
+		if hits == 0 || st.Matched != hits {
+			t.Fatalf("%+v: %d hits, Match says %d", tc.q, hits, st.Matched)
+		}
+		if tc.proved && proved != len(cs)-tools {
+			t.Errorf("%+v: %d of %d candidates proved by the postings (%d with tool calls)", tc.q, proved, len(cs), tools)
+		}
+		if !tc.proved && proved != 0 {
+			t.Errorf("%+v: %d candidates taken as proved", tc.q, proved)
+		}
+		if st.Blocks != len(blocks) || int(texts.Load()) != len(cs)-proved {
+			t.Errorf("%+v: %d blocks decoded for %d holding candidates not proved; %d texts matched for %d", tc.q, st.Blocks, len(blocks), texts.Load(), len(cs)-proved)
+		}
 	}
 }

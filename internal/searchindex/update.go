@@ -44,6 +44,40 @@ import (
 // Update again); a write that fails (disk full, read-only) is an error and
 // leaves the index as it was.
 func (ix *Index) Update(ctx context.Context, srcs []search.Source) (Stats, error) {
+	return ix.UpdateStamped(ctx, srcs, Stamps{})
+}
+
+// Stamps are the stamps of sources as Backlog took them (Backlog.Stamps):
+// a transcript file's (its stat), a store's (its database's and -wal's).
+type Stamps struct {
+	files, stores map[string]stamp
+}
+
+// unchanged reports whether st says that src has not changed since it was
+// indexed (as old): the very check an update's reader makes first, with
+// the stamp taken a moment before.
+func (st *Stamps) unchanged(src *search.Source, old *srcRec) bool {
+	if old == nil {
+		return false
+	}
+	var cur stamp
+	var ok bool
+	if src.DB != nil {
+		cur, ok = st.stores[src.DB.Path()]
+	} else {
+		cur, ok = st.files[src.Path]
+	}
+	return ok && cur == old.stamp
+}
+
+// UpdateStamped is Update with the stamps the caller took of srcs already
+// (Backlog's, just before): a source whose stamp there is the one indexed
+// is kept as it is without a stat or a read (a catch-up after one
+// appended line does not stat every transcript again). A source changed
+// since that stamp was taken is indexed by the next update, as if this
+// one had run when the stamp was taken; a source st has no stamp of is
+// checked as Update checks it.
+func (ix *Index) UpdateStamped(ctx context.Context, srcs []search.Source, st Stamps) (Stats, error) {
 	unlock, err := ix.lock(ctx)
 	if err != nil {
 		return Stats{}, err
@@ -60,7 +94,7 @@ func (ix *Index) Update(ctx context.Context, srcs []search.Source) (Stats, error
 	ix.stamps.Clear() // a store's stamp is taken once per update
 	ix.evStamps.Clear()
 	u.next = manifest{nextSrc: ix.man.nextSrc, segs: slices.Clone(ix.man.segs)}
-	seen := map[string]bool{}
+	seen := make(map[string]bool, len(srcs))
 	var order []int
 	var ids []string
 	for i := range srcs {
@@ -70,7 +104,7 @@ func (ix *Index) Update(ctx context.Context, srcs []search.Source) (Stats, error
 			order, ids = append(order, i), append(ids, id)
 		}
 	}
-	if err := u.sources(ctx, srcs, order, ids); err != nil {
+	if err := u.sources(ctx, srcs, order, ids, &st); err != nil {
 		return u.interrupted(ctx, err, ids)
 	}
 	for _, r := range ix.man.srcs {
@@ -373,23 +407,31 @@ type readResult struct {
 // sources reads the sources (srcs[order[k]], named ids[k]) on every core,
 // and adds what they read to the index in their order, so that segments
 // and source numbers come out as one reader would make them.
-func (u *updater) sources(ctx context.Context, srcs []search.Source, order []int, ids []string) error {
-	workers := max(1, min(runtime.GOMAXPROCS(0), len(order)))
-	results := make([]chan readResult, len(order))
-	for k := range results {
-		results[k] = make(chan readResult, 1)
-	}
-	window := make(chan struct{}, 2*workers+2) // sources read ahead of the adding
-	done := make(chan struct{})
-	defer close(done)
-	var next atomic.Int64
+func (u *updater) sources(ctx context.Context, srcs []search.Source, order []int, ids []string, st *Stamps) error {
 	olds := make([]*srcRec, len(order))
 	for k, id := range ids {
 		if i, ok := u.old.find(id); ok && u.old.srcs[i].kind == kindOf(&srcs[order[k]]) {
 			olds[k] = &u.old.srcs[i]
 		}
 	}
-	for range workers {
+	// read: the sources to read (by k), those the stamps given do not
+	// show unchanged.
+	read := make([]int, 0, len(order))
+	for k := range order {
+		if !st.unchanged(&srcs[order[k]], olds[k]) {
+			read = append(read, k)
+		}
+	}
+	workers := max(1, min(runtime.GOMAXPROCS(0), len(read)))
+	results := make([]chan readResult, len(order)) // nil: unchanged
+	for _, k := range read {
+		results[k] = make(chan readResult, 1)
+	}
+	window := make(chan struct{}, 2*workers+2) // sources read ahead of the adding
+	done := make(chan struct{})
+	defer close(done)
+	var next atomic.Int64
+	for range min(workers, len(read)) {
 		go func() {
 			for {
 				select {
@@ -397,13 +439,15 @@ func (u *updater) sources(ctx context.Context, srcs []search.Source, order []int
 				case <-done:
 					return
 				}
-				k := int(next.Add(1) - 1)
-				if k >= len(order) {
+				n := int(next.Add(1) - 1)
+				if n >= len(read) {
 					return
 				}
+				k := read[n]
+				ch := results[k]
 				send := func(res readResult) bool {
 					select {
-					case results[k] <- res:
+					case ch <- res:
 						return true
 					case <-done:
 						return false
@@ -419,12 +463,21 @@ func (u *updater) sources(ctx context.Context, srcs []search.Source, order []int
 	}
 	prog := newProgress(ctx, srcs, order)
 	for k := range order {
+		ch := results[k]
+		if ch == nil {
+			// unchanged by the stamps given
+			if _, err := u.add(ids[k], kindOf(&srcs[order[k]]), olds[k], readResult{unchanged: true}, nil); err != nil {
+				return err
+			}
+			prog.done(k)
+			continue
+		}
 		// part: the source's record after the pieces added so far.
 		var part *srcRec
 		for {
 			var res readResult
 			select {
-			case res = <-results[k]:
+			case res = <-ch:
 			case <-ctx.Done():
 				u.keepPart(part)
 				return ctx.Err()
@@ -572,12 +625,19 @@ func (ix *Index) read(src *search.Source, old *srcRec, emit func(readResult) boo
 	return ix.readEvents(src, old)
 }
 
+// testHookFileChecked, when set, is told of each transcript file an update
+// checks (its stat, then its read if it changed).
+var testHookFileChecked func(path string)
+
 // errStopped: the update stopped reading (its reading loop returned).
 var errStopped = errors.New("search index: the update stopped")
 
 // readFile reads what changed in a file since old: the pieces before the
 // last (readResult.more) go to emit as they are read (false: stop).
 func (ix *Index) readFile(src *search.Source, old *srcRec, emit func(readResult) bool) (res readResult) {
+	if testHookFileChecked != nil {
+		testHookFileChecked(src.Path)
+	}
 	if old != nil {
 		// One stat for a file that did not change (the common case).
 		if fi, err := os.Stat(src.Path); err == nil && fi.Mode().IsRegular() && stampOf(fi) == old.stamp {

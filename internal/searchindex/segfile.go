@@ -1,0 +1,214 @@
+package searchindex
+
+import (
+	"bufio"
+	"encoding/binary"
+	"hash/crc32"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/openclaw/sessions/internal/fsutil"
+)
+
+// segFile is a segment read with pread (os.File.ReadAt) into buffers of its
+// own, not through a mapping: what a merge reads. A merge reads every
+// segment it merges once, start to end; through a mapping each page it
+// touched stayed resident until given back (madvise, which not every
+// system has, and which the merge could only do in coarse steps), so a
+// first build's peak memory grew with the state. Read this way a merge
+// holds its buffers (a few KiB per segment) and what it writes.
+type segFile struct {
+	id   uint32
+	name string
+	f    *os.File
+	l    layout
+}
+
+// segReadBuf is the buffer of each sequential reader of a segment's
+// section: a merge of k segments holds 2k of them at once.
+const segReadBuf = 32 << 10
+
+// openSegFile opens segment id of dir and checks its magics and lengths,
+// and its checksum unless verified (a segment this process has mapped
+// and checked already: segment files are never changed).
+func openSegFile(dir string, id uint32, verified bool) (*segFile, error) {
+	name := segName(id)
+	f, err := fsutil.OpenRegular(filepath.Join(dir, name))
+	if err != nil {
+		return nil, err
+	}
+	sf := &segFile{id: id, name: name, f: f}
+	if err := sf.check(verified); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return sf, nil
+}
+
+func (sf *segFile) check(verified bool) error {
+	fi, err := sf.f.Stat()
+	if err != nil {
+		return err
+	}
+	size := fi.Size()
+	var head [headerSize]byte
+	var tr [trailerSize]byte
+	if size >= int64(headerSize+trailerSize) {
+		if _, err := sf.f.ReadAt(head[:], 0); err != nil {
+			return sf.readErr(err)
+		}
+		if _, err := sf.f.ReadAt(tr[:], size-trailerSize); err != nil {
+			return sf.readErr(err)
+		}
+	}
+	if sf.l, err = parseLayout(sf.name, size, head[:], tr[:]); err != nil {
+		return err
+	}
+	if verified {
+		return nil
+	}
+	h := crc32.New(castagnoli)
+	if _, err := io.Copy(h, io.NewSectionReader(sf.f, 0, size-12)); err != nil {
+		return err
+	}
+	if h.Sum32() != sf.l.crc {
+		return sf.bad("checksum mismatch")
+	}
+	return nil
+}
+
+func (sf *segFile) Close() error { return sf.f.Close() }
+
+func (sf *segFile) bad(why string) error { return &CorruptError{File: sf.name, Why: why} }
+
+// readErr: a section that ends before its length (the file shrank under
+// us) is damage; any other error is the system's.
+func (sf *segFile) readErr(err error) error {
+	if err == io.EOF || err == io.ErrUnexpectedEOF {
+		return sf.bad("shorter than its sections")
+	}
+	return err
+}
+
+// section is a buffered reader of n bytes from off.
+func (sf *segFile) section(off, n uint64) *bufio.Reader {
+	return bufio.NewReaderSize(io.NewSectionReader(sf.f, int64(off), int64(n)), segReadBuf)
+}
+
+// docReader reads the document table in order.
+type docReader struct {
+	sf *segFile
+	r  *bufio.Reader
+	b  [docSize]byte
+}
+
+func (sf *segFile) docs() *docReader {
+	return &docReader{sf: sf, r: sf.section(sf.l.docsAt(), sf.l.nDocs*docSize)}
+}
+
+func (dr *docReader) next() (doc, error) {
+	if _, err := io.ReadFull(dr.r, dr.b[:]); err != nil {
+		return doc{}, dr.sf.readErr(err)
+	}
+	b := dr.b[:]
+	return doc{
+		src:   binary.LittleEndian.Uint32(b),
+		pos:   int64(binary.LittleEndian.Uint64(b[4:])),
+		ts:    int64(binary.LittleEndian.Uint64(b[12:])),
+		flags: b[20],
+	}, nil
+}
+
+// triCursor walks a segment's trigram table and its posting lists side by
+// side, both in order (the writer puts the posting lists one after another
+// in the order of the table).
+type triCursor struct {
+	sf        *segFile
+	tab, post *bufio.Reader
+	i, n      int    // the entry read (tri, count), of n
+	at        uint64 // bytes of postings read
+	tri       trigram
+	count     int
+	e         [triSize]byte
+}
+
+func (sf *segFile) trigrams() *triCursor {
+	return &triCursor{
+		sf: sf, n: int(sf.l.nTris), i: -1,
+		tab:  sf.section(sf.l.tabAt(), sf.l.nTris*triSize),
+		post: sf.section(sf.l.postAt(), sf.l.nPost),
+	}
+}
+
+// next reads the next entry of the table: false past the last.
+func (tc *triCursor) next() (bool, error) {
+	if tc.i+1 >= tc.n {
+		tc.i = tc.n
+		return false, nil
+	}
+	tc.i++
+	if _, err := io.ReadFull(tc.tab, tc.e[:]); err != nil {
+		return false, tc.sf.readErr(err)
+	}
+	tc.tri = trigram(tc.e[0])<<16 | trigram(tc.e[1])<<8 | trigram(tc.e[2])
+	tc.count = int(binary.LittleEndian.Uint32(tc.e[11:]))
+	if off := binary.LittleEndian.Uint64(tc.e[3:]); off != tc.at || tc.count == 0 || tc.count > int(tc.sf.l.nDocs) {
+		return false, tc.sf.bad("posting list out of bounds")
+	}
+	return true, nil
+}
+
+// postings appends the current entry's document numbers to dst, checked as
+// segment.postingsAt checks them.
+func (tc *triCursor) postings(dst []uint32) ([]uint32, error) {
+	var id uint64
+	for k := range tc.count {
+		b, _ := tc.post.Peek(binary.MaxVarintLen64) // fewer at the section's end
+		v, w := binary.Uvarint(b)
+		if w <= 0 {
+			return dst, tc.sf.bad("posting list truncated")
+		}
+		tc.post.Discard(w)
+		tc.at += uint64(w)
+		if k == 0 {
+			id = v
+		} else {
+			id += v
+			if v == 0 {
+				return dst, tc.sf.bad("posting list not ascending")
+			}
+		}
+		if id >= tc.sf.l.nDocs {
+			return dst, tc.sf.bad("posting list names no document")
+		}
+		dst = append(dst, uint32(id))
+	}
+	return dst, nil
+}
+
+// blockTable reads the segment's text block table whole (20 bytes a block
+// of about 64 KiB of text: small beside the text).
+func (sf *segFile) blockTable() ([]byte, error) {
+	b := make([]byte, sf.l.nBlocks*blockSize)
+	if _, err := sf.f.ReadAt(b, int64(sf.l.blocksAt())); err != nil {
+		return nil, sf.readErr(err)
+	}
+	return b, nil
+}
+
+// readText reads n bytes of the texts section from off into buf (grown as
+// needed), after checking that they lie within it.
+func (sf *segFile) readText(buf []byte, off uint64, n uint32) ([]byte, error) {
+	if off > sf.l.nText || uint64(n) > sf.l.nText-off {
+		return buf, sf.bad("a text block out of bounds")
+	}
+	if cap(buf) < int(n) {
+		buf = make([]byte, n)
+	}
+	buf = buf[:n]
+	if _, err := sf.f.ReadAt(buf, int64(sf.l.textsAt()+off)); err != nil {
+		return buf, sf.readErr(err)
+	}
+	return buf, nil
+}
