@@ -132,7 +132,7 @@ func (o *Ops) runs(ctx context.Context, q RunsQuery) (*RunsResult, error) {
 	res := &RunsResult{Runs: []*RunRecord{}, Errors: failed, Source: q.Source}
 	shown, total := runs.Select(runs.Merge(ours, theirs), runs.Filter{Status: q.Status, Session: q.Session, SpawnOnly: q.Tree, Limit: q.Limit})
 	for _, r := range shown {
-		res.Runs = append(res.Runs, runRecord(r))
+		res.Runs = append(res.Runs, runs.Doc(r))
 	}
 	res.RunsPage = RunsPage{Count: len(res.Runs), TotalCount: total, HasMore: len(res.Runs) < total}
 	if q.Limit >= 0 {
@@ -140,7 +140,7 @@ func (o *Ops) runs(ctx context.Context, q RunsQuery) (*RunsResult, error) {
 		res.LimitApplied = &n
 	}
 	if q.Tree {
-		res.Tree = runNodes(runs.Tree(shown))
+		res.Tree = runs.NodeDocs(runs.Tree(shown))
 	}
 	return res, nil
 }
