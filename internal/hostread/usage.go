@@ -2,6 +2,7 @@ package hostread
 
 import (
 	"fmt"
+	"github.com/openclaw/sessions/internal/hostdoc"
 	"os"
 	"runtime/debug"
 	"strings"
@@ -180,3 +181,21 @@ var UsageDimensions = usage.Dimensions
 // ParseUsageBy checks and normalizes --by values (repeated or
 // comma-separated dimensions).
 func ParseUsageBy(by []string) ([]string, error) { return usage.ParseBy(by) }
+
+// Doc is the document of the answer over [since, until) (ms since the
+// epoch, 0: open), each row with the dimensions.
+func (a *UsageAnswer) Doc(since, until int64) *hostdoc.UsageResult {
+	rows := make([]hostdoc.UsageRow, 0, len(a.Rows))
+	for _, row := range a.Rows {
+		rows = append(rows, hostdoc.UsageRow{By: a.By, Keys: row.Keys, Totals: hostdoc.UsageTotals(row.Totals)})
+	}
+	r := &hostdoc.UsageResult{SchemaVersion: hostdoc.UsageSchemaVersion, By: a.By, Count: len(a.Rows), Rows: rows, Totals: hostdoc.UsageTotals(a.Totals),
+		Files: hostdoc.UsageFiles{Total: a.Files, Read: a.Read, Cached: a.Cached}}
+	if since != 0 {
+		r.Since = time.UnixMilli(since).UTC().Format(time.RFC3339Nano)
+	}
+	if until != 0 {
+		r.Until = time.UnixMilli(until).UTC().Format(time.RFC3339Nano)
+	}
+	return r
+}
