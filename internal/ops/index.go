@@ -67,5 +67,5 @@ func (o *Ops) index(ctx context.Context, q IndexRequest) (*IndexResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	return a.Doc(indexOff(o.Getenv(NoIndexEnv))), nil
+	return a.Doc(hostread.IndexOff(o.Getenv(NoIndexEnv))), nil
 }
