@@ -319,7 +319,7 @@ func (o *Ops) history(ctx context.Context, sess *Session, q HistoryQuery, before
 	p := sanitize.Shape(stored, q.Raw, o.masking())
 	end := len(stored) // page.Messages[end-1] is the newest message returned
 	if !around.None() {
-		p, end = shapeAround(stored, page.Target, q.Raw, o.masking(), p)
+		p, end = sanitize.ShapeAround(stored, page.Target, q.Raw, o.masking(), p)
 	}
 	first := p.First // page.Messages[first] is the oldest message returned
 	res.Messages, res.Dropped, res.Bytes, res.Truncated = p.Messages, p.Dropped, p.Bytes, p.Truncated
@@ -343,28 +343,6 @@ func (o *Ops) history(ctx context.Context, sess *Session, q HistoryQuery, before
 		}
 	}
 	return res, nil
-}
-
-// shapeAround is the page around stored[t] shaped (p: all of stored
-// shaped) so that the message asked for stays on it: when the 80 KiB cap
-// would drop it with the oldest, the newest are left out instead, as few
-// as keep it (end: the messages kept end before stored[end]).
-func shapeAround(stored []json.RawMessage, t int, raw, capped bool, p sanitize.Shaped) (sanitize.Shaped, int) {
-	if p.First <= t {
-		return p, len(stored)
-	}
-	// Shape(stored[:e]).First only grows with e: the largest e that keeps
-	// t, by bisection over (t, len(stored)).
-	lo, hi := t+1, len(stored)-1 // stored[:lo] keeps t (or nothing does); stored[:hi+1] does not
-	for lo < hi {
-		mid := (lo + hi + 1) / 2
-		if sanitize.Shape(stored[:mid], raw, capped).First <= t {
-			lo = mid
-		} else {
-			hi = mid - 1
-		}
-	}
-	return sanitize.Shape(stored[:lo], raw, capped), lo
 }
 
 // FollowQuery shapes Follow.
