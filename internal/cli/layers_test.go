@@ -285,15 +285,11 @@ func TestOpsImportsNoStorage(t *testing.T) {
 			case "github.com/tidwall/gjson", "bufio":
 				t.Errorf("%s imports %s: ops reads no stored line and streams nothing itself: an export's range and stream are internal/export's, its transcripts the host's (backend.PlanExport)", file, imp)
 			case "era", "transcripts", "usage", "hoststat", "doctor":
-				if opsStorageExceptions[filepath.Base(file)] == "" {
-					t.Errorf("%s imports %s: ops knows no era and no host's files; a host-only read is a host's (backend's optional interfaces)", file, imp)
-				}
+				t.Errorf("%s imports %s: ops knows no era and no host's files; a host-only read is a host's (backend's optional interfaces)", file, imp)
 			}
 		}
-		if opsStorageExceptions[filepath.Base(file)] == "" {
-			for _, call := range fileSystemCalls(t, file) {
-				t.Errorf("%s: %s: ops touches no file; what a host reads or writes is the host's (backend, its engines)", file, call)
-			}
+		for _, call := range fileSystemCalls(t, file) {
+			t.Errorf("%s: %s: ops touches no file; what a host reads or writes is the host's (backend, its engines)", file, call)
 		}
 		for _, call := range hostBuilders(t, file) {
 			t.Errorf("%s: %s: the hosts of an invocation are resolved and built by hostset.Resolver, asked once per Ops", file, call)
@@ -309,14 +305,6 @@ func TestOpsImportsNoStorage(t *testing.T) {
 	if checked < 20 {
 		t.Fatalf("only %d ops files checked", checked)
 	}
-}
-
-// opsStorageExceptions are the ops files that still read a host's files or
-// know an era, each until the item of issue 35 that moves it is done.
-var opsStorageExceptions = map[string]string{
-	// issue 35 item 2 (writes and lifecycle as host operations): the label
-	// a write checks is parsed per era until writes are the host's
-	"patch.go": "item 2",
 }
 
 // hostBuilders are the calls in file that resolve or build hosts past
