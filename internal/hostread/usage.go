@@ -2,7 +2,9 @@ package hostread
 
 import (
 	"fmt"
+	"github.com/openclaw/sessions/internal/apperr"
 	"github.com/openclaw/sessions/internal/hostdoc"
+	"github.com/openclaw/sessions/internal/when"
 	"os"
 	"runtime/debug"
 	"strings"
@@ -26,6 +28,27 @@ type UsageQuery struct {
 	NoCache         bool // read everything; neither use nor update the cache
 	// LockTimeout bounds the wait for a SQLite store's read.
 	LockTimeout time.Duration
+}
+
+// Window sets Since and Until from --since and --until (when.Parse in
+// q.Loc: a duration back from now or a date; "": unbounded): an invalid
+// time, or an until not later than since, is a usage error (exit 2).
+func (q *UsageQuery) Window(since, until string, now time.Time) error {
+	var err error
+	if since != "" {
+		if q.Since, err = when.Parse(since, now, q.Loc, false); err != nil {
+			return apperr.Usagef("--since: %v", err)
+		}
+	}
+	if until != "" {
+		if q.Until, err = when.Parse(until, now, q.Loc, true); err != nil {
+			return apperr.Usagef("--until: %v", err)
+		}
+	}
+	if q.Since != 0 && q.Until != 0 && q.Until <= q.Since {
+		return apperr.Usagef("--until must be later than --since")
+	}
+	return nil
 }
 
 // UsageRow is one row of a report: its dimension values and its sums.

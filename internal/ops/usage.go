@@ -4,11 +4,9 @@ import (
 	"context"
 	"time"
 
-	"github.com/openclaw/sessions/internal/apperr"
 	"github.com/openclaw/sessions/internal/backend"
 	"github.com/openclaw/sessions/internal/hostdoc"
 	"github.com/openclaw/sessions/internal/hostread"
-	"github.com/openclaw/sessions/internal/when"
 )
 
 // UsageSchemaVersion is the version of the usage document.
@@ -54,21 +52,9 @@ func (o *Ops) usage(ctx context.Context, q UsageQuery) (*UsageResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	loc := time.Local
-	now := o.Now()
-	hq := &hostread.UsageQuery{By: q.By, Loc: loc, AllAgents: q.AllAgents, IncludeArchived: q.IncludeArchived, NoCache: q.NoCache, LockTimeout: o.cfg.LockTimeout}
-	if q.Since != "" {
-		if hq.Since, err = when.Parse(q.Since, now, loc, false); err != nil {
-			return nil, apperr.Usagef("--since: %v", err)
-		}
-	}
-	if q.Until != "" {
-		if hq.Until, err = when.Parse(q.Until, now, loc, true); err != nil {
-			return nil, apperr.Usagef("--until: %v", err)
-		}
-	}
-	if hq.Since != 0 && hq.Until != 0 && hq.Until <= hq.Since {
-		return nil, apperr.Usagef("--until must be later than --since")
+	hq := &hostread.UsageQuery{By: q.By, Loc: time.Local, AllAgents: q.AllAgents, IncludeArchived: q.IncludeArchived, NoCache: q.NoCache, LockTimeout: o.cfg.LockTimeout}
+	if err := hq.Window(q.Since, q.Until, o.Now()); err != nil {
+		return nil, err
 	}
 	a, err := h.(backend.UsageReader).Usage(ctx, hq)
 	if err != nil {
