@@ -1,7 +1,7 @@
 // Package rundoc is the documents of runs as front-ends get them: a run
-// as a listing shows it (Record), the spawn lineage (Node) and the result
-// of a send or a wait (Result). They hold the fields and JSON of the run
-// store's records (internal/runs, which converts its records into them:
+// as a listing shows it (Record), a listing's completeness (Page), the
+// spawn lineage (Node) and the result of a send or a wait (Result). They
+// hold the fields and JSON of the run store's records (internal/runs, which converts its records into them:
 // runs.Doc, runs.NodeDocs, runs.Accepted, runs.Done) and nothing of the
 // store; the operations layer hands them out as its own (ops.RunRecord,
 // ops.RunNode, ops.RunResult). A leaf: it imports nothing of the module.
@@ -159,6 +159,17 @@ type Node struct {
 	ArchivedAt int64   `json:"archivedAt,omitempty"`
 	Source     string  `json:"source,omitempty"` // sessions | openclaw (children only)
 	Children   []*Node `json:"children"`
+}
+
+// Page is what a listing of runs says about its completeness, as OpenClaw
+// 2026.9's `openclaw sessions --json` does: the rows shown, the matching
+// rows before the limit, the limit in force (null for no limit) and
+// whether rows were left out.
+type Page struct {
+	Count        int  `json:"count"`
+	TotalCount   int  `json:"totalCount"`
+	LimitApplied *int `json:"limitApplied"`
+	HasMore      bool `json:"hasMore"`
 }
 
 // Result is the JSON document of `send` and `wait`.
