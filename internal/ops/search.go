@@ -55,7 +55,7 @@ type SearchResult struct {
 	Partial bool        `json:"partial,omitempty"`
 	Hits    []SearchHit `json:"hits"`
 
-	a           *hostread.SearchAnswer
+	a           *hostread.SearchAnswer // the host's answer each hit is assembled from (SearchAnswer.Hit)
 	withContext bool
 	ranked      bool // hits carry their score
 	// m is the agent boundary every hit goes out through (nil: shown as
