@@ -285,15 +285,11 @@ func TestOpsImportsNoStorage(t *testing.T) {
 			case "github.com/tidwall/gjson", "bufio":
 				t.Errorf("%s imports %s: ops reads no stored line and streams nothing itself: an export's range and stream are internal/export's, its transcripts the host's (backend.PlanExport)", file, imp)
 			case "era", "transcripts", "usage", "hoststat", "doctor":
-				if opsStorageExceptions[filepath.Base(file)] == "" {
-					t.Errorf("%s imports %s: ops knows no era and no host's files; a host-only read is a host's (backend's optional interfaces)", file, imp)
-				}
+				t.Errorf("%s imports %s: ops knows no era and no host's files; a host-only read is a host's (backend's optional interfaces)", file, imp)
 			}
 		}
-		if opsStorageExceptions[filepath.Base(file)] == "" {
-			for _, call := range fileSystemCalls(t, file) {
-				t.Errorf("%s: %s: ops touches no file; what a host reads or writes is the host's (backend, its engines)", file, call)
-			}
+		for _, call := range fileSystemCalls(t, file) {
+			t.Errorf("%s: %s: ops touches no file; what a host reads or writes is the host's (backend, its engines)", file, call)
 		}
 		for _, call := range hostBuilders(t, file) {
 			t.Errorf("%s: %s: the hosts of an invocation are resolved and built by hostset.Resolver, asked once per Ops", file, call)
@@ -311,12 +307,88 @@ func TestOpsImportsNoStorage(t *testing.T) {
 	}
 }
 
-// opsStorageExceptions are the ops files that still read a host's files or
-// know an era, each until the item of issue 35 that moves it is done.
-var opsStorageExceptions = map[string]string{
-	// issue 35 item 2 (writes and lifecycle as host operations): the label
-	// a write checks is parsed per era until writes are the host's
-	"patch.go": "item 2",
+// documentPackages hold the documents ops hands out as its own (aliases
+// of their types): each is a leaf that knows nothing of where what it
+// describes is stored, and the package that reads it converts into it
+// (state rows, runs records, hostread answers).
+var documentPackages = []string{"sessionrow", "rundoc", "hostdoc", "historydoc"}
+
+// aliasMustNotName are the packages whose types ops may not hand out as
+// its own under another name: the stores, the engines that read a host's
+// files and their answers. A document ops hands out is its own type or a
+// type of a document package.
+var aliasMustNotName = map[string]bool{
+	"store": true, "sqlitestore": true, "sqlitewrite": true, "sqlitefile": true, "sqlitedb": true, "transcript": true,
+	"transcripts": true, "lock": true, "runs": true, "usage": true, "doctor": true, "hoststat": true, "era": true,
+	"state": true, "hostread": true, "hostmetrics": true,
+}
+
+// TestDocumentPackages: the documents front-ends get are ops's own or a
+// document package's (documentPackages: leaves, importing nothing of the
+// module), never a storage type or an engine's answer renamed by an alias
+// in ops.
+func TestDocumentPackages(t *testing.T) {
+	const mod = "github.com/openclaw/sessions/internal/"
+	for _, pkg := range documentPackages {
+		files, _ := filepath.Glob(filepath.Join("..", pkg, "*.go"))
+		checked := 0
+		for _, file := range files {
+			if strings.HasSuffix(file, "_test.go") {
+				continue
+			}
+			checked++
+			for _, imp := range imports(t, file) {
+				if strings.HasPrefix(imp, "github.com/openclaw/sessions/") {
+					t.Errorf("%s imports %s: a document package is a leaf; the package that reads what it describes converts into it", file, imp)
+				}
+			}
+		}
+		if checked == 0 {
+			t.Errorf("no document package internal/%s", pkg)
+		}
+	}
+	files, _ := filepath.Glob(filepath.Join("..", "ops", "*.go"))
+	aliases := 0
+	for _, file := range files {
+		if strings.HasSuffix(file, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), file, nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pkgOf := map[string]string{}
+		for _, imp := range f.Imports {
+			path, _ := strconv.Unquote(imp.Path.Value)
+			name := path[strings.LastIndex(path, "/")+1:]
+			if imp.Name != nil {
+				name = imp.Name.Name
+			}
+			pkgOf[name] = strings.TrimPrefix(path, mod)
+		}
+		for _, d := range f.Decls {
+			g, ok := d.(*ast.GenDecl)
+			if !ok || g.Tok != token.TYPE {
+				continue
+			}
+			for _, spec := range g.Specs {
+				ts := spec.(*ast.TypeSpec)
+				if !ts.Assign.IsValid() {
+					continue
+				}
+				aliases++
+				if sel, ok := ts.Type.(*ast.SelectorExpr); ok {
+					if id, ok := sel.X.(*ast.Ident); ok && aliasMustNotName[pkgOf[id.Name]] {
+						t.Errorf("%s: %s = %s.%s hands out a type of internal/%s: declare ops's own document, or one of a document package (%s)",
+							file, ts.Name.Name, id.Name, sel.Sel.Name, pkgOf[id.Name], strings.Join(documentPackages, ", "))
+					}
+				}
+			}
+		}
+	}
+	if aliases < 10 {
+		t.Fatalf("only %d aliases found in ops", aliases)
+	}
 }
 
 // hostBuilders are the calls in file that resolve or build hosts past

@@ -292,6 +292,37 @@ type Result struct {
 	NextFrom  string
 }
 
+// Summary is what an export wrote: the document an export answers with
+// (`sessions export --json`'s, the MCP server's sessions_export).
+type Summary struct {
+	SessionKey string `json:"sessionKey"`
+	SessionID  string `json:"sessionId,omitempty"`
+	Format     string `json:"format"`
+	Messages   int    `json:"messages"`
+	// Transcripts is how many transcripts were read (more than one with
+	// lineage).
+	Transcripts int  `json:"transcripts"`
+	Redacted    bool `json:"redacted"`
+	// Window: the gateway's window cut the conversation (stated on the
+	// page).
+	Window string `json:"window,omitempty"`
+	// With Job.MaxBytes: Bytes written; Truncated, a message was
+	// cut to the cap; HasMore, messages of the range follow, from NextFrom
+	// (give it as From, with the same To).
+	Bytes     int    `json:"bytes,omitempty"`
+	Truncated bool   `json:"truncated,omitempty"`
+	HasMore   bool   `json:"hasMore"`
+	NextFrom  string `json:"nextFrom,omitempty"`
+}
+
+// Summary is the document of what r wrote of the session m describes,
+// in format f, from that many transcripts.
+func (r *Result) Summary(m *Meta, f Format, transcripts int) *Summary {
+	return &Summary{SessionKey: m.Key, SessionID: m.SessionID, Format: string(f), Transcripts: transcripts,
+		Redacted: m.Redacted, Window: m.Window, Messages: r.Messages, Bytes: r.Bytes, Truncated: r.Truncated,
+		HasMore: r.HasMore, NextFrom: r.NextFrom}
+}
+
 // Run writes the export to w: the sources' lines in the range, filtered,
 // one at a time, in Job.Format.
 func Run(ctx context.Context, j Job, w io.Writer) (*Result, error) {

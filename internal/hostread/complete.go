@@ -1,6 +1,7 @@
 package hostread
 
 import (
+	"github.com/openclaw/sessions/internal/hostdoc"
 	"github.com/openclaw/sessions/internal/policy"
 	"github.com/openclaw/sessions/internal/runs"
 	"github.com/openclaw/sessions/internal/state"
@@ -10,32 +11,12 @@ import (
 // written (no run is reaped, no archive swept), and what cannot be read is
 // skipped.
 
-// SessionHint is one session a completion may offer: its key as the
-// requester is shown it, and what describes it.
-type SessionHint struct {
-	Key       string
-	SessionID string
-	Kind      string
-	Channel   string
-	Label     string
-	UpdatedAt int64 // ms
-}
-
-// AgentHint is one agent a completion may offer.
-type AgentHint struct {
-	ID      string
-	Name    string
-	Default bool
-}
-
-// RunHint is one run a completion may offer.
-type RunHint struct {
-	RunID     string
-	Kind      string
-	Status    string
-	Target    string // the target's key as shown
-	CreatedAt int64  // ms
-}
+// The hints are the documents front-ends get (internal/hostdoc).
+type (
+	SessionHint = hostdoc.SessionHint
+	AgentHint   = hostdoc.AgentHint
+	RunHint     = hostdoc.RunHint
+)
 
 // completionAgents are the agents whose sessions the requester may read:
 // the --agent one when given, else every agent the policy lets it see.

@@ -3,6 +3,7 @@ package hostread
 import (
 	"context"
 	"fmt"
+	"github.com/openclaw/sessions/internal/hostdoc"
 	"time"
 
 	"github.com/openclaw/sessions/internal/apperr"
@@ -83,3 +84,19 @@ const (
 	DoctorSevWarning = doctor.SevWarning
 	DoctorFixCommand = doctor.FixCommand
 )
+
+// Doc is the document of the check (fix: it repaired what it could),
+// its findings never nil.
+func (a *DoctorAnswer) Doc(fix bool) *hostdoc.DoctorResult {
+	res := &hostdoc.DoctorResult{Status: "ok", StateDir: a.StateDir, Fix: fix, Fixed: a.Fixed, Counts: hostdoc.DoctorCounts(a.Counts),
+		Findings: make([]hostdoc.DoctorFinding, len(a.Findings)), Size: a.Size}
+	for i, f := range a.Findings {
+		res.Findings[i] = hostdoc.DoctorFinding{Severity: f.Severity, Check: f.Check, Path: f.Path, AgentID: f.AgentID, SessionKey: f.SessionKey,
+			Message: f.Message, Fix: f.Fix, Fixable: f.Fixable, Fixed: f.Fixed, FixError: f.FixError}
+	}
+	if a.Outcome != nil {
+		res.Status, res.Error = "error", a.Outcome.Error()
+		res.Outcome = a.Outcome.AfterOutput()
+	}
+	return res
+}

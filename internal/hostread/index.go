@@ -3,6 +3,7 @@ package hostread
 import (
 	"context"
 	"errors"
+	"github.com/openclaw/sessions/internal/hostdoc"
 	"io/fs"
 	"os"
 	"time"
@@ -220,4 +221,33 @@ func background(ctx context.Context, s *state.State, x *SearchIndex, mask srch.M
 		return nil
 	}
 	return err
+}
+
+// Doc is the document of the answer; disabled: $SESSIONS_NO_INDEX is set
+// (IndexOff).
+func (a *IndexAnswer) Doc(disabled bool) *hostdoc.IndexResult {
+	res := &hostdoc.IndexResult{StateDir: a.StateDir, CacheDir: a.CacheDir, Transcripts: a.Sources, Masked: []hostdoc.IndexStatus{}, Removed: a.Removed,
+		Disabled: disabled}
+	for _, st := range a.Indexes {
+		row := hostdoc.IndexStatus{Dir: st.Dir, SizeBytes: st.Size, Built: st.Built, Sources: st.Sources, Messages: st.Messages,
+			TextBytes: st.Bytes, Corrupt: st.Corrupt}
+		if !st.Updated.IsZero() {
+			row.UpdatedAt = st.Updated.UnixMilli()
+		}
+		if st.Changed >= 0 {
+			changed, fresh := st.Changed, st.Changed == 0 && st.Corrupt == ""
+			row.Changed, row.Fresh = &changed, &fresh
+		}
+		if st.Masked {
+			res.Masked = append(res.Masked, row)
+		} else if res.Index == nil {
+			row.Updating = a.Updating
+			res.Index = &row
+		}
+	}
+	if s := a.Stats; s != nil {
+		res.Updated = &hostdoc.IndexUpdate{Unchanged: s.Unchanged, Appended: s.Appended, Whole: s.Whole, Removed: s.Removed,
+			Unreadable: append([]string{}, s.Unreadable...), Segments: s.Segments}
+	}
+	return res
 }

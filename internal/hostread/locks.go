@@ -2,6 +2,7 @@ package hostread
 
 import (
 	"cmp"
+	"github.com/openclaw/sessions/internal/hostdoc"
 	"os"
 	"slices"
 	"time"
@@ -94,4 +95,13 @@ func RunnerLocks(s *state.State, now time.Time) []Lock {
 		out = append(out, l)
 	}
 	return out
+}
+
+// LocksDoc is the document of the locks held.
+func LocksDoc(held []Lock) *hostdoc.LocksResult {
+	out := make([]hostdoc.Lock, len(held))
+	for i, l := range held {
+		out[i] = hostdoc.Lock(l)
+	}
+	return &hostdoc.LocksResult{Count: len(held), Locks: out}
 }

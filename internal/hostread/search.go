@@ -1,6 +1,7 @@
 package hostread
 
 import (
+	"github.com/openclaw/sessions/internal/hostdoc"
 	"math"
 	"runtime/debug"
 
@@ -70,4 +71,48 @@ func Search(s *state.State, q *SearchQuery) (*SearchAnswer, error) {
 	}
 	orphanKeys(s, srcs, res.Hits, lazy)
 	return &SearchAnswer{Result: res, Sources: srcs}, nil
+}
+
+// Hit is hit i of the answer as the document shows it (with its context
+// messages when withContext, its score when ranked).
+func (a *SearchAnswer) Hit(i int, withContext, ranked bool) hostdoc.SearchHit {
+	h := &a.Hits[i]
+	src := &a.Sources[h.Src]
+	jh := hostdoc.SearchHit{
+		Key: src.Key, Kind: src.Kind, AgentID: src.Agent, Label: src.Label, SessionID: src.SessionID,
+		ID: h.ID, Role: h.Role, Timestamp: epochMs(h.Timestamp), Snippet: h.Snippet,
+		Match: h.Snippet[h.MatchStart:h.MatchEnd], Source: h.From, Archived: src.Archived,
+	}
+	if src.Orphan {
+		jh.Source = hostdoc.FromOrphan
+	}
+	if ranked {
+		sc := h.Score
+		jh.Score = &sc
+	}
+	if withContext {
+		jh.Context = &hostdoc.SearchContext{Before: contextMessages(h.Before), After: contextMessages(h.After)}
+	}
+	return jh
+}
+
+// Highlight is hit i's snippet cut around its match.
+func (a *SearchAnswer) Highlight(i int) (before, match, after string) {
+	h := &a.Hits[i]
+	return h.Snippet[:h.MatchStart], h.Snippet[h.MatchStart:h.MatchEnd], h.Snippet[h.MatchEnd:]
+}
+
+func epochMs(v int64) *int64 {
+	if v == 0 {
+		return nil
+	}
+	return &v
+}
+
+func contextMessages(in []srch.Message) []hostdoc.SearchContextMessage {
+	out := make([]hostdoc.SearchContextMessage, len(in))
+	for i, m := range in {
+		out[i] = hostdoc.SearchContextMessage{ID: m.ID, Role: m.Role, Timestamp: epochMs(m.Timestamp), Text: m.Text}
+	}
+	return out
 }

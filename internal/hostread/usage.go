@@ -2,6 +2,9 @@ package hostread
 
 import (
 	"fmt"
+	"github.com/openclaw/sessions/internal/apperr"
+	"github.com/openclaw/sessions/internal/hostdoc"
+	"github.com/openclaw/sessions/internal/when"
 	"os"
 	"runtime/debug"
 	"strings"
@@ -25,6 +28,27 @@ type UsageQuery struct {
 	NoCache         bool // read everything; neither use nor update the cache
 	// LockTimeout bounds the wait for a SQLite store's read.
 	LockTimeout time.Duration
+}
+
+// Window sets Since and Until from --since and --until (when.Parse in
+// q.Loc: a duration back from now or a date; "": unbounded): an invalid
+// time, or an until not later than since, is a usage error (exit 2).
+func (q *UsageQuery) Window(since, until string, now time.Time) error {
+	var err error
+	if since != "" {
+		if q.Since, err = when.Parse(since, now, q.Loc, false); err != nil {
+			return apperr.Usagef("--since: %v", err)
+		}
+	}
+	if until != "" {
+		if q.Until, err = when.Parse(until, now, q.Loc, true); err != nil {
+			return apperr.Usagef("--until: %v", err)
+		}
+	}
+	if q.Since != 0 && q.Until != 0 && q.Until <= q.Since {
+		return apperr.Usagef("--until must be later than --since")
+	}
+	return nil
 }
 
 // UsageRow is one row of a report: its dimension values and its sums.
@@ -180,3 +204,21 @@ var UsageDimensions = usage.Dimensions
 // ParseUsageBy checks and normalizes --by values (repeated or
 // comma-separated dimensions).
 func ParseUsageBy(by []string) ([]string, error) { return usage.ParseBy(by) }
+
+// Doc is the document of the answer over [since, until) (ms since the
+// epoch, 0: open), each row with the dimensions.
+func (a *UsageAnswer) Doc(since, until int64) *hostdoc.UsageResult {
+	rows := make([]hostdoc.UsageRow, 0, len(a.Rows))
+	for _, row := range a.Rows {
+		rows = append(rows, hostdoc.UsageRow{By: a.By, Keys: row.Keys, Totals: hostdoc.UsageTotals(row.Totals)})
+	}
+	r := &hostdoc.UsageResult{SchemaVersion: hostdoc.UsageSchemaVersion, By: a.By, Count: len(a.Rows), Rows: rows, Totals: hostdoc.UsageTotals(a.Totals),
+		Files: hostdoc.UsageFiles{Total: a.Files, Read: a.Read, Cached: a.Cached}}
+	if since != 0 {
+		r.Since = time.UnixMilli(since).UTC().Format(time.RFC3339Nano)
+	}
+	if until != 0 {
+		r.Until = time.UnixMilli(until).UTC().Format(time.RFC3339Nano)
+	}
+	return r
+}

@@ -44,7 +44,7 @@ func TestAdversarialLabelsMasked(t *testing.T) {
 			t.Errorf("show, masked %v: %s", masked, doc)
 		}
 		// each event leaves Watch through the boundary, as send delivers it
-		evs, err := deliver(o, o.watchEvents([]watch.Event{{Kind: watch.Updated, Fields: []string{"label"}, Row: &state.Row{Key: "agent:main:main", Label: label, DisplayName: label}}}, "", false), nil)
+		evs, err := deliver(o, watch.Docs([]watch.Event{{Kind: watch.Updated, Fields: []string{"label"}, Row: &state.Row{Key: "agent:main:main", Label: label, DisplayName: label}}}, "", false, o.Now(), o.watchMask()), nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -37,27 +37,8 @@ type ExportQuery struct {
 	MaxBytes int
 }
 
-// ExportResult is what an export wrote.
-type ExportResult struct {
-	SessionKey string `json:"sessionKey"`
-	SessionID  string `json:"sessionId,omitempty"`
-	Format     string `json:"format"`
-	Messages   int    `json:"messages"`
-	// Transcripts is how many transcripts were read (more than one with
-	// lineage).
-	Transcripts int  `json:"transcripts"`
-	Redacted    bool `json:"redacted"`
-	// Window: the gateway's window cut the conversation (stated on the
-	// page).
-	Window string `json:"window,omitempty"`
-	// With ExportQuery.MaxBytes: Bytes written; Truncated, a message was
-	// cut to the cap; HasMore, messages of the range follow, from NextFrom
-	// (give it as From, with the same To).
-	Bytes     int    `json:"bytes,omitempty"`
-	Truncated bool   `json:"truncated,omitempty"`
-	HasMore   bool   `json:"hasMore"`
-	NextFrom  string `json:"nextFrom,omitempty"`
-}
+// ExportResult is what an export wrote (export.Summary).
+type ExportResult = export.Summary
 
 // Export writes the conversation ref (or label) names to w in q.Format,
 // oldest first, one line at a time (the agent boundary masks each as it
@@ -114,9 +95,7 @@ func (o *Ops) export(ctx context.Context, ref, label string, q ExportQuery, w io
 	if err != nil {
 		return nil, err
 	}
-	return &ExportResult{SessionKey: sess.Key, SessionID: meta.SessionID, Format: string(q.Format), Transcripts: len(plan.Sources),
-		Redacted: meta.Redacted, Window: meta.Window, Messages: r.Messages, Bytes: r.Bytes, Truncated: r.Truncated,
-		HasMore: r.HasMore, NextFrom: r.NextFrom}, nil
+	return r.Summary(meta, q.Format, len(plan.Sources)), nil
 }
 
 // exportLine writes one line, masked on its way out when text is masked

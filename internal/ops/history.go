@@ -8,6 +8,7 @@ import (
 
 	"github.com/openclaw/sessions/internal/apperr"
 	"github.com/openclaw/sessions/internal/backend"
+	"github.com/openclaw/sessions/internal/historydoc"
 	"github.com/openclaw/sessions/internal/sanitize"
 )
 
@@ -216,61 +217,8 @@ func (q HistoryQuery) checkAround() error {
 }
 
 // HistoryResult is a page of a transcript (`sessions history --json`),
-// oldest message first.
-type HistoryResult struct {
-	SessionKey string `json:"sessionKey"`
-	SessionID  string `json:"sessionId,omitempty"`
-	// Orphan: the page is of an orphan transcript (no entry points to it);
-	// SessionKey is the key it belonged to when that is known, else "".
-	Orphan   bool              `json:"orphan,omitempty"`
-	Messages []json.RawMessage `json:"messages"`
-	// Truncated: the 80 KiB cap dropped the oldest messages of the page
-	// (Dropped of them); they are on the page before NextCursor.
-	Truncated bool `json:"truncated"`
-	Dropped   int  `json:"dropped,omitempty"`
-	Bytes     int  `json:"bytes"`
-	// HasMore: messages older than the first one returned exist;
-	// NextCursor, given as Before, returns the page before it.
-	HasMore    bool   `json:"hasMore"`
-	NextCursor string `json:"nextCursor,omitempty"`
-	// WindowFull (over a gateway): this page reaches the oldest of the last
-	// 1000 messages chat.history returns; older ones, if any, are out of
-	// reach there (stderr says so too).
-	WindowFull bool `json:"windowFull,omitempty"`
-	// AroundIndex (a page read --around a message only): the index in
-	// Messages of the message asked for. HasNewer: messages newer than the
-	// last one returned exist; PrevCursor, given as Before, returns the
-	// next newer page (the --limit messages after this one), and is absent
-	// when those reach the newest message (the newest page shows them).
-	AroundIndex *int   `json:"aroundIndex,omitempty"`
-	HasNewer    bool   `json:"hasNewer,omitempty"`
-	PrevCursor  string `json:"prevCursor,omitempty"`
-	// Redacted: credentials in the page's texts were masked (for an agent,
-	// or with --redact).
-	Redacted bool `json:"redacted,omitempty"`
-	// With masking on (an agent's page, or --redact), sessions_history's
-	// own marks, always present: DroppedMessages (the byte cap dropped
-	// messages, or stood the one left as a placeholder), ContentTruncated
-	// (a message lost its details/usage/cost or a text was cut),
-	// ContentRedacted (= Redacted); Truncated is then any of the three
-	// causes, as there. Absent otherwise (the operator's page is unchanged).
-	DroppedMessages  *bool `json:"droppedMessages,omitempty"`
-	ContentTruncated *bool `json:"contentTruncated,omitempty"`
-	ContentRedacted  *bool `json:"contentRedacted,omitempty"`
-
-	// Read is how many messages were read for the page before the cap.
-	Read int `json:"-"`
-	// Note is to be said once (on stderr): e.g. no transcript yet, or the
-	// gateway's window.
-	Note string `json:"-"`
-}
-
-// CapDropped: the 80 KiB cap dropped messages of the page (or, for an
-// agent, stood the one left as a placeholder) — what Truncated says
-// without masking; with it Truncated also covers cut texts.
-func (r *HistoryResult) CapDropped() bool {
-	return r.Dropped > 0 || r.DroppedMessages != nil && *r.DroppedMessages
-}
+// oldest message first (internal/historydoc).
+type HistoryResult = historydoc.Page
 
 // History reads a page of sess's transcript: the last q.Limit messages,
 // or those before q.Before, prepared unless q.Raw, with the cursor of the
@@ -319,7 +267,7 @@ func (o *Ops) history(ctx context.Context, sess *Session, q HistoryQuery, before
 	p := sanitize.Shape(stored, q.Raw, o.masking())
 	end := len(stored) // page.Messages[end-1] is the newest message returned
 	if !around.None() {
-		p, end = shapeAround(stored, page.Target, q.Raw, o.masking(), p)
+		p, end = sanitize.ShapeAround(stored, page.Target, q.Raw, o.masking(), p)
 	}
 	first := p.First // page.Messages[first] is the oldest message returned
 	res.Messages, res.Dropped, res.Bytes, res.Truncated = p.Messages, p.Dropped, p.Bytes, p.Truncated
@@ -343,28 +291,6 @@ func (o *Ops) history(ctx context.Context, sess *Session, q HistoryQuery, before
 		}
 	}
 	return res, nil
-}
-
-// shapeAround is the page around stored[t] shaped (p: all of stored
-// shaped) so that the message asked for stays on it: when the 80 KiB cap
-// would drop it with the oldest, the newest are left out instead, as few
-// as keep it (end: the messages kept end before stored[end]).
-func shapeAround(stored []json.RawMessage, t int, raw, capped bool, p sanitize.Shaped) (sanitize.Shaped, int) {
-	if p.First <= t {
-		return p, len(stored)
-	}
-	// Shape(stored[:e]).First only grows with e: the largest e that keeps
-	// t, by bisection over (t, len(stored)).
-	lo, hi := t+1, len(stored)-1 // stored[:lo] keeps t (or nothing does); stored[:hi+1] does not
-	for lo < hi {
-		mid := (lo + hi + 1) / 2
-		if sanitize.Shape(stored[:mid], raw, capped).First <= t {
-			lo = mid
-		} else {
-			hi = mid - 1
-		}
-	}
-	return sanitize.Shape(stored[:lo], raw, capped), lo
 }
 
 // FollowQuery shapes Follow.

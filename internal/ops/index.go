@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/openclaw/sessions/internal/backend"
+	"github.com/openclaw/sessions/internal/hostdoc"
 	"github.com/openclaw/sessions/internal/hostread"
 	"github.com/openclaw/sessions/internal/searchindex"
 )
@@ -31,57 +32,12 @@ type IndexRequest struct {
 	Background bool
 }
 
-// IndexResult is the document of `sessions index --json`.
-type IndexResult struct {
-	StateDir string `json:"stateDir"`
-	CacheDir string `json:"cacheDir"`
-	// Transcripts is how many the state dir holds: what the index is
-	// kept up to.
-	Transcripts int `json:"transcripts"`
-	// Disabled: $SESSIONS_NO_INDEX is set, so search scans and leaves the
-	// index as it is.
-	Disabled bool `json:"disabled"`
-	// Index is the operator's index (null: there is none).
-	Index *IndexStatus `json:"index"`
-	// Masked are the indexes of masked text kept for agents' searches.
-	Masked []IndexStatus `json:"masked"`
-	// Updated is what --update or --rebuild did; Removed what --remove
-	// removed.
-	Updated *IndexUpdate `json:"updated,omitempty"`
-	Removed []string     `json:"removed,omitempty"`
-}
-
-// IndexStatus is one index on disk.
-type IndexStatus struct {
-	Dir       string `json:"dir"`
-	SizeBytes int64  `json:"sizeBytes"`
-	// Built: brought up to date at least once (else empty so far).
-	Built    bool `json:"built"`
-	Sources  int  `json:"sources"`
-	Messages int  `json:"messages"`
-	// TextBytes are the transcript bytes it covers.
-	TextBytes int64 `json:"textBytes"`
-	UpdatedAt int64 `json:"updatedAt,omitempty"` // ms since the epoch
-	// Changed: transcripts new, changed or gone since (the operator's
-	// index only); Fresh when none.
-	Changed *int  `json:"changed,omitempty"`
-	Fresh   *bool `json:"fresh,omitempty"`
-	// Corrupt says why it cannot be read: the next search rebuilds it.
-	Corrupt string `json:"corrupt,omitempty"`
-	// Updating: a process is updating it now — a build a search started
-	// in the background, or another update (the operator's index only).
-	Updating bool `json:"updating,omitempty"`
-}
-
-// IndexUpdate is what an update of the index did, in transcripts.
-type IndexUpdate struct {
-	Unchanged  int      `json:"unchanged"`
-	Appended   int      `json:"appended"`
-	Whole      int      `json:"indexedWhole"`
-	Removed    int      `json:"removed"`
-	Unreadable []string `json:"unreadable"`
-	Segments   int      `json:"segments"`
-}
+// The documents of `sessions index --json` (internal/hostdoc).
+type (
+	IndexResult = hostdoc.IndexResult // the document
+	IndexStatus = hostdoc.IndexStatus // one index on disk
+	IndexUpdate = hostdoc.IndexUpdate // what an update of the index did, in transcripts
+)
 
 // Index shows the search index of this host's state dir and, as asked,
 // brings it up to date, rebuilds or removes it. The host operator only
@@ -111,28 +67,5 @@ func (o *Ops) index(ctx context.Context, q IndexRequest) (*IndexResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := &IndexResult{StateDir: a.StateDir, CacheDir: a.CacheDir, Transcripts: a.Sources, Masked: []IndexStatus{}, Removed: a.Removed,
-		Disabled: indexOff(o.Getenv(NoIndexEnv))}
-	for _, st := range a.Indexes {
-		row := IndexStatus{Dir: st.Dir, SizeBytes: st.Size, Built: st.Built, Sources: st.Sources, Messages: st.Messages,
-			TextBytes: st.Bytes, Corrupt: st.Corrupt}
-		if !st.Updated.IsZero() {
-			row.UpdatedAt = st.Updated.UnixMilli()
-		}
-		if st.Changed >= 0 {
-			changed, fresh := st.Changed, st.Changed == 0 && st.Corrupt == ""
-			row.Changed, row.Fresh = &changed, &fresh
-		}
-		if st.Masked {
-			res.Masked = append(res.Masked, row)
-		} else if res.Index == nil {
-			row.Updating = a.Updating
-			res.Index = &row
-		}
-	}
-	if s := a.Stats; s != nil {
-		res.Updated = &IndexUpdate{Unchanged: s.Unchanged, Appended: s.Appended, Whole: s.Whole, Removed: s.Removed,
-			Unreadable: append([]string{}, s.Unreadable...), Segments: s.Segments}
-	}
-	return res, nil
+	return a.Doc(hostread.IndexOff(o.Getenv(NoIndexEnv))), nil
 }

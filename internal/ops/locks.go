@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/openclaw/sessions/internal/backend"
+	"github.com/openclaw/sessions/internal/hostdoc"
 	"github.com/openclaw/sessions/internal/hostread"
 )
 
@@ -14,28 +15,11 @@ const (
 	LockRunner     = hostread.LockRunner     // a sessions runner's flock on <runId>.lock
 )
 
-// Lock is one held lock (a row of `sessions locks --json`).
-type Lock struct {
-	Kind       string `json:"kind"`
-	Path       string `json:"path"`
-	AgentID    string `json:"agentId,omitempty"`
-	SessionKey string `json:"sessionKey,omitempty"`
-	RunID      string `json:"runId,omitempty"`
-	PID        int    `json:"pid,omitempty"`
-	Since      int64  `json:"since,omitempty"` // ms since the epoch
-	AgeSeconds int64  `json:"ageSeconds"`
-	Alive      bool   `json:"alive"`
-	Stale      bool   `json:"stale"`
-	// Type is set when the lock path is not a regular file ("fifo",
-	// "symlink", "directory", …): it is reported and never opened.
-	Type string `json:"type,omitempty"`
-}
-
-// LocksResult is the document of `sessions locks --json`.
-type LocksResult struct {
-	Count int    `json:"count"`
-	Locks []Lock `json:"locks"`
-}
+// The documents of `sessions locks --json` (internal/hostdoc).
+type (
+	LocksResult = hostdoc.LocksResult // the document
+	Lock        = hostdoc.Lock        // one held lock
+)
 
 // Locks lists the locks held right now under this host's state dir,
 // oldest first, touching none of them: OpenClaw's store and transcript locks
@@ -56,14 +40,5 @@ func (o *Ops) locks(ctx context.Context) (*LocksResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &LocksResult{Count: len(held), Locks: lockRows(held)}, nil
-}
-
-// lockRows are the rows of the locks held.
-func lockRows(held []hostread.Lock) []Lock {
-	out := make([]Lock, len(held))
-	for i, l := range held {
-		out[i] = Lock(l)
-	}
-	return out
+	return hostread.LocksDoc(held), nil
 }

@@ -8,15 +8,14 @@ import (
 
 	"github.com/openclaw/sessions/internal/apperr"
 	"github.com/openclaw/sessions/internal/backend"
-	"github.com/openclaw/sessions/internal/era"
 	"github.com/openclaw/sessions/internal/sessionwrite"
 )
 
-// ParseLabel checks a label as the OpenClaw of era e does: trimmed, not
-// empty, at most 64 UTF-16 code units (2026.1.30), 512 on a 2026.8+
-// (SQLite) agent; era "" is the loosest rule, the check made before the
-// target's era is known. A usage error "invalid label: …".
-func ParseLabel(e era.Era, raw string) (string, error) { return sessionwrite.ParseLabel(e, raw) }
+// ParseLabel checks a label before the target's era is known
+// (sessionwrite.CheckLabel): trimmed, not empty, at most 512 UTF-16 code
+// units; the host holds it to its era's rule (2026.1.30: 64) once it
+// knows the target. A usage error "invalid label: …".
+func ParseLabel(raw string) (string, error) { return sessionwrite.CheckLabel(raw) }
 
 // DefaultPatchSettle bounds the wait, after an OpenClaw run released a
 // session's transcript lock, for its end-of-turn write of the store.
@@ -57,7 +56,7 @@ func (q *PatchRequest) Validate() error {
 		return apperr.Usagef("--label and --clear-label cannot be used together")
 	}
 	if q.SetLabel {
-		l, err := ParseLabel("", q.Label)
+		l, err := ParseLabel(q.Label)
 		if err != nil {
 			return apperr.Usagef("invalid --label: %s", strings.TrimPrefix(err.Error(), "invalid label: "))
 		}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/openclaw/sessions/internal/apperr"
 	"github.com/openclaw/sessions/internal/backend"
+	"github.com/openclaw/sessions/internal/rundoc"
 	"github.com/openclaw/sessions/internal/runs"
 )
 
@@ -31,16 +32,9 @@ type RunsQuery struct {
 	Limit int // at most this many runs; < 0: all
 }
 
-// RunsPage is what a listing says about its completeness, as OpenClaw
-// 2026.9's `openclaw sessions --json` does: the rows shown, the matching
-// rows before the limit, the limit in force (null for no limit) and
-// whether rows were left out.
-type RunsPage struct {
-	Count        int  `json:"count"`
-	TotalCount   int  `json:"totalCount"`
-	LimitApplied *int `json:"limitApplied"`
-	HasMore      bool `json:"hasMore"`
-}
+// RunsPage is what a listing of runs says about its completeness
+// (rundoc.Page).
+type RunsPage = rundoc.Page
 
 // RunsResult is the document of a listing of runs (`sessions runs
 // --json`); with RunsQuery.Tree the document is RunsTree (TreeDocument).
@@ -132,7 +126,7 @@ func (o *Ops) runs(ctx context.Context, q RunsQuery) (*RunsResult, error) {
 	res := &RunsResult{Runs: []*RunRecord{}, Errors: failed, Source: q.Source}
 	shown, total := runs.Select(runs.Merge(ours, theirs), runs.Filter{Status: q.Status, Session: q.Session, SpawnOnly: q.Tree, Limit: q.Limit})
 	for _, r := range shown {
-		res.Runs = append(res.Runs, runRecord(r))
+		res.Runs = append(res.Runs, runs.Doc(r))
 	}
 	res.RunsPage = RunsPage{Count: len(res.Runs), TotalCount: total, HasMore: len(res.Runs) < total}
 	if q.Limit >= 0 {
@@ -140,7 +134,7 @@ func (o *Ops) runs(ctx context.Context, q RunsQuery) (*RunsResult, error) {
 		res.LimitApplied = &n
 	}
 	if q.Tree {
-		res.Tree = runNodes(runs.Tree(shown))
+		res.Tree = runs.NodeDocs(runs.Tree(shown))
 	}
 	return res, nil
 }

@@ -3,11 +3,10 @@ package ops
 import (
 	"context"
 	"fmt"
-	"strconv"
-	"strings"
 
 	"github.com/openclaw/sessions/internal/backend"
 	"github.com/openclaw/sessions/internal/boundary"
+	"github.com/openclaw/sessions/internal/hostdoc"
 	"github.com/openclaw/sessions/internal/hostread"
 	srch "github.com/openclaw/sessions/internal/search"
 )
@@ -56,8 +55,7 @@ type SearchResult struct {
 	Partial bool        `json:"partial,omitempty"`
 	Hits    []SearchHit `json:"hits"`
 
-	found       []srch.Found
-	srcs        []srch.Source
+	a           *hostread.SearchAnswer // the host's answer each hit is assembled from (SearchAnswer.Hit)
 	withContext bool
 	ranked      bool // hits carry their score
 	// m is the agent boundary every hit goes out through (nil: shown as
@@ -69,43 +67,16 @@ type SearchResult struct {
 	work srch.Work
 }
 
-// SearchHit is one hit.
-type SearchHit struct {
-	Key       string `json:"key,omitempty"`
-	Kind      string `json:"kind,omitempty"`
-	AgentID   string `json:"agentId"`
-	Label     string `json:"label,omitempty"`
-	SessionID string `json:"sessionId"`
-	ID        string `json:"id,omitempty"`
-	Role      string `json:"role"`
-	Timestamp *int64 `json:"timestamp,omitempty"`
-	Snippet   string `json:"snippet"`
-	Match     string `json:"match"`
-	Source    string `json:"source"`
-	Archived  string `json:"archived,omitempty"`
-	// Score is the hit's relevance (--rank relevance): higher is better.
-	Score   *float64       `json:"score,omitempty"`
-	Context *SearchContext `json:"context,omitempty"`
-}
-
-// SearchContext is the messages around a hit (SearchQuery.Context).
-type SearchContext struct {
-	Before []SearchContextMessage `json:"before"`
-	After  []SearchContextMessage `json:"after"`
-}
-
-// SearchContextMessage is one message of a hit's context.
-type SearchContextMessage struct {
-	ID        string `json:"id,omitempty"`
-	Role      string `json:"role"`
-	Timestamp *int64 `json:"timestamp,omitempty"`
-	Text      string `json:"text"`
-}
+// The documents of a search's hits (internal/hostdoc).
+type (
+	SearchHit            = hostdoc.SearchHit            // one hit
+	SearchContext        = hostdoc.SearchContext        // the messages around a hit (SearchQuery.Context)
+	SearchContextMessage = hostdoc.SearchContextMessage // one message of a hit's context
+)
 
 // SearchFromOrphan is a hit's source when its transcript is an orphan (no
-// entry points to it): beside "transcript" (a JSONL file of a session or an
-// archived copy), "index" and "events" (2026.8+).
-const SearchFromOrphan = "orphan"
+// entry points to it).
+const SearchFromOrphan = hostdoc.FromOrphan
 
 // SearchMaskBudget is the CPU budget of one masked search (an agent's: --as,
 // $OPENCLAW_SESSION_KEY, every MCP sessions_search; and --redact), in bytes
@@ -176,91 +147,40 @@ func (o *Ops) search(ctx context.Context, q SearchQuery) (*SearchResult, error) 
 		o.warn(fmt.Sprintf("search stopped after masking %s of text, the budget of a masked search: the hits are those found so far (narrow it with --key, --kinds or --since)", sizeOf(so.Budget)))
 	}
 	return &SearchResult{Count: len(a.Hits), TotalCount: a.Total, HasMore: a.Total > len(a.Hits) || a.Partial,
-		Partial: a.Partial, found: a.Hits, srcs: a.Sources, withContext: q.Context > 0, ranked: q.Relevance, work: a.Work}, nil
+		Partial: a.Partial, a: a, withContext: q.Context > 0, ranked: q.Relevance, work: a.Work}, nil
 }
 
-// NoIndexEnv turns the search index off when set to a true value
-// (1, true): every search scans, as with --no-index.
-const NoIndexEnv = "SESSIONS_NO_INDEX"
+// NoIndexEnv and IndexBackgroundEnv switch the search index, and its
+// builds in the background, off (hostread.IndexFor).
+const (
+	NoIndexEnv         = hostread.NoIndexEnv
+	IndexBackgroundEnv = hostread.IndexBackgroundEnv
+)
 
-// searchIndex is how a search asks the search index (nil: it scans):
-// not with --no-index or $SESSIONS_NO_INDEX. A masked search (an agent's,
-// --redact) asks an index of the masked text, one per mask and requester.
+// searchIndex is how a search asks the search index (nil: it scans;
+// hostread.IndexFor decides): a masked search (an agent's, --redact) asks
+// an index of the masked text, one per mask and requester, and a build it
+// starts in the background runs as that requester.
 func (o *Ops) searchIndex(ctx context.Context, q SearchQuery) *hostread.SearchIndex {
-	if q.NoIndex || indexOff(o.Getenv(NoIndexEnv)) {
-		return nil
-	}
-	if q.Pattern.Words || q.Relevance {
-		// The index selects by one literal or a regex's; a words query
-		// (its words in any order) and a ranked one (every message in
-		// scope counted) are the scan's.
-		o.debug("search: a words or ranked query is answered by the scan, not the index")
-		return nil
-	}
-	x := &hostread.SearchIndex{Ctx: ctx, Pattern: q.Pattern, Debug: func(line string) { o.debug(line) },
-		Build: o.indexBackground(q.Notice)}
+	as, _ := o.as()
+	ask := hostread.IndexAsk{Ctx: ctx, Pattern: q.Pattern, NoIndex: q.NoIndex, Relevance: q.Relevance, Getenv: o.Getenv,
+		Requester: as, Redact: o.cfg.Redact, Sandboxed: o.sandboxed(), Notice: q.Notice, Debug: func(line string) { o.debug(line) }}
 	if o.masking() {
-		x.MaskKey = o.searchMaskKey()
+		ask.MaskKey = o.searchMaskKey()
 	}
-	return x
+	return hostread.IndexFor(ask)
 }
 
 // searchMaskKey names the masked index of this invocation's searches
-// (hostread.SearchIndex.MaskKey): the host's redact patterns, the
-// requester ("" for the operator's --redact) and whether it is sandboxed. The build a search starts
-// in the background names it the same way: it is the same requester.
+// (hostread.MaskKey): the host's redact patterns, the requester and
+// whether it is sandboxed.
 func (o *Ops) searchMaskKey() string {
 	var patterns []string
 	if st, err := o.openState(); err == nil && st != nil && st.Cfg != nil {
 		patterns = st.Cfg.Logging.RedactPatterns
 	}
 	as, _ := o.as()
-	key := "patterns\x00" + strings.Join(patterns, "\x00") + "\x01requester\x00" + as
-	if o.sandboxed() {
-		// a sandboxed requester sees fewer transcripts than the same key
-		// unsandboxed: an index of its own, not one refitted per call
-		key += "\x01sandboxed"
-	}
-	return key
-}
-
-// IndexBackgroundEnv set to a false value (0, false) keeps a search from
-// starting a build of the search index in the background: a search that
-// finds the index far behind then updates it inline for up to two
-// seconds before it scans, as a catch-up does.
-const IndexBackgroundEnv = "SESSIONS_INDEX_BACKGROUND"
-
-// indexBackground is how a search has the build of its index started in
-// the background by its host (hostread.SearchIndex.Build): one detached `sessions
-// index --update --background` for this state dir, at low priority, its
-// stdio the null device. A masked search's (an agent's, --redact) builds
-// that search's masked index only, so it runs as the same requester —
-// `--as KEY` (and `--sandboxed`) on its command line, since the detached
-// process inherits neither $OPENCLAW_SESSION_KEY nor $OPENCLAW_SANDBOXED
-// — or with --redact. notice is told once it started, for the operator
-// only: an agent is not pointed at sessions index, which is not its. nil
-// when $SESSIONS_INDEX_BACKGROUND is false: the search updates inline.
-func (o *Ops) indexBackground(notice func(string)) *hostread.BackgroundBuild {
-	if b, err := strconv.ParseBool(strings.TrimSpace(o.Getenv(IndexBackgroundEnv))); err == nil && !b {
-		return nil
-	}
-	var flags []string
-	if as, _ := o.as(); as != "" {
-		flags = append(flags, "--as", as)
-		notice = nil
-	} else if o.cfg.Redact {
-		flags = append(flags, "--redact")
-	}
-	if len(flags) > 0 && o.sandboxed() {
-		flags = append(flags, "--sandboxed") // what the requester sees
-	}
-	return &hostread.BackgroundBuild{Flags: flags, Notice: notice}
-}
-
-// indexOff reads $SESSIONS_NO_INDEX.
-func indexOff(v string) bool {
-	b, err := strconv.ParseBool(strings.TrimSpace(v))
-	return err == nil && b
+	return hostread.MaskKey(patterns, as, o.sandboxed())
 }
 
 // sizeOf is n bytes in MiB when it is a whole number of them.
@@ -272,27 +192,16 @@ func sizeOf(n int64) string {
 }
 
 // Len is the number of hits (Count).
-func (r *SearchResult) Len() int { return len(r.found) }
+func (r *SearchResult) Len() int {
+	if r.a == nil {
+		return 0
+	}
+	return len(r.a.Hits)
+}
 
 // Hit is hit i of the document.
 func (r *SearchResult) Hit(i int) SearchHit {
-	h := &r.found[i]
-	src := &r.srcs[h.Src]
-	jh := SearchHit{
-		Key: src.Key, Kind: src.Kind, AgentID: src.Agent, Label: src.Label, SessionID: src.SessionID,
-		ID: h.ID, Role: h.Role, Timestamp: epochMs(h.Timestamp), Snippet: h.Snippet,
-		Match: h.Snippet[h.MatchStart:h.MatchEnd], Source: h.From, Archived: src.Archived,
-	}
-	if src.Orphan {
-		jh.Source = SearchFromOrphan
-	}
-	if r.ranked {
-		sc := h.Score
-		jh.Score = &sc
-	}
-	if r.withContext {
-		jh.Context = &SearchContext{Before: contextMessages(h.Before), After: contextMessages(h.After)}
-	}
+	jh := r.a.Hit(i, r.withContext, r.ranked)
 	if r.m != nil {
 		out, err := boundary.Apply(r.m, jh)
 		if err != nil {
@@ -307,16 +216,15 @@ func (r *SearchResult) Hit(i int) SearchHit {
 
 // Fill builds Hits, the whole document.
 func (r *SearchResult) Fill() {
-	r.Hits = make([]SearchHit, len(r.found))
-	for i := range r.found {
+	r.Hits = make([]SearchHit, r.Len())
+	for i := range r.Hits {
 		r.Hits[i] = r.Hit(i)
 	}
 }
 
 // Highlight is hit i's snippet cut around its match.
 func (r *SearchResult) Highlight(i int) (before, match, after string) {
-	h := &r.found[i]
-	before, match, after = h.Snippet[:h.MatchStart], h.Snippet[h.MatchStart:h.MatchEnd], h.Snippet[h.MatchEnd:]
+	before, match, after = r.a.Highlight(i)
 	if r.m != nil {
 		// pieces of a masked text: kept as they are by the boundary
 		before, match, after = r.m.Text(before), r.m.Text(match), r.m.Text(after)
@@ -330,19 +238,4 @@ func (r *SearchResult) Highlight(i int) (before, match, after string) {
 func SearchLine(text string, max int) string {
 	line, _, _ := srch.Snippet(text, 0, 0, 0, max)
 	return line
-}
-
-func epochMs(v int64) *int64 {
-	if v == 0 {
-		return nil
-	}
-	return &v
-}
-
-func contextMessages(in []srch.Message) []SearchContextMessage {
-	out := make([]SearchContextMessage, len(in))
-	for i, m := range in {
-		out[i] = SearchContextMessage{ID: m.ID, Role: m.Role, Timestamp: epochMs(m.Timestamp), Text: m.Text}
-	}
-	return out
 }

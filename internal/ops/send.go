@@ -102,7 +102,7 @@ func (o *Ops) send(ctx context.Context, q SendRequest) (*RunResult, error) {
 		return nil, err
 	}
 	if q.Timeout <= 0 {
-		return acceptedResult(rec), nil
+		return runs.Accepted(rec), nil
 	}
 	return waitRun(ctx, rs, rec, q.Timeout, q.OnWait)
 }

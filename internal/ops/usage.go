@@ -1,19 +1,16 @@
 package ops
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"time"
 
-	"github.com/openclaw/sessions/internal/apperr"
 	"github.com/openclaw/sessions/internal/backend"
+	"github.com/openclaw/sessions/internal/hostdoc"
 	"github.com/openclaw/sessions/internal/hostread"
-	"github.com/openclaw/sessions/internal/when"
 )
 
 // UsageSchemaVersion is the version of the usage document.
-const UsageSchemaVersion = 1
+const UsageSchemaVersion = hostdoc.UsageSchemaVersion
 
 // UsageDimensions are what usage rolls up by.
 var UsageDimensions = hostread.UsageDimensions
@@ -22,23 +19,13 @@ var UsageDimensions = hostread.UsageDimensions
 // comma-separated dimensions).
 func ParseUsageBy(by []string) ([]string, error) { return hostread.ParseUsageBy(by) }
 
-// UsageTotals are the sums of a row: messages, tokens, cost.
-type UsageTotals struct {
-	Messages   int64 `json:"messages"`
-	Input      int64 `json:"inputTokens"`
-	Output     int64 `json:"outputTokens"`
-	CacheRead  int64 `json:"cacheReadTokens"`
-	CacheWrite int64 `json:"cacheWriteTokens"`
-	Total      int64 `json:"totalTokens"`
-	// CostUSD is CostMicroUSD / 1e6, for reading; CostMicroUSD is exact.
-	CostUSD      float64 `json:"costUsd"`
-	CostMicroUSD int64   `json:"costMicroUsd"`
-	// CostComputed counts the messages whose cost was computed from the
-	// model's configured cost (OpenClaw recorded none); CostUnknown those
-	// with neither (counted as 0).
-	CostComputed int64 `json:"costComputedMessages"`
-	CostUnknown  int64 `json:"costUnknownMessages"`
-}
+// The documents of `sessions usage --json` (internal/hostdoc).
+type (
+	UsageResult = hostdoc.UsageResult // the document
+	UsageRow    = hostdoc.UsageRow    // one row: its dimension values, then its sums
+	UsageTotals = hostdoc.UsageTotals // the sums of a row: messages, tokens, cost
+	UsageFiles  = hostdoc.UsageFiles  // the transcript files (or stores) read, and from the cache
+)
 
 // UsageQuery is what a usage report asks for.
 type UsageQuery struct {
@@ -47,53 +34,6 @@ type UsageQuery struct {
 	AllAgents       bool     // every agent the requester may see
 	IncludeArchived bool     // reset and deleted transcripts too (each message once)
 	NoCache         bool     // read everything; neither use nor update the cache
-}
-
-// UsageRow is one row of the document: its dimension values, then its sums.
-type UsageRow struct {
-	By     []string
-	Keys   []string
-	Totals UsageTotals
-}
-
-// MarshalJSON writes the dimensions first, in By order, then the sums.
-func (r UsageRow) MarshalJSON() ([]byte, error) {
-	var b bytes.Buffer
-	b.WriteByte('{')
-	for i, d := range r.By {
-		k, _ := json.Marshal(d)
-		v, _ := json.Marshal(r.Keys[i])
-		b.Write(k)
-		b.WriteByte(':')
-		b.Write(v)
-		b.WriteByte(',')
-	}
-	t, err := json.Marshal(r.Totals)
-	if err != nil {
-		return nil, err
-	}
-	b.Write(t[1:])
-	return b.Bytes(), nil
-}
-
-// UsageFiles says how many transcript files (or stores) were read and how
-// many came from the cache.
-type UsageFiles struct {
-	Total  int `json:"total"`
-	Read   int `json:"read"`
-	Cached int `json:"cached"`
-}
-
-// UsageResult is the document of `sessions usage --json`.
-type UsageResult struct {
-	SchemaVersion int         `json:"schema_version"`
-	By            []string    `json:"by"`
-	Since         string      `json:"since,omitempty"`
-	Until         string      `json:"until,omitempty"`
-	Count         int         `json:"count"`
-	Rows          []UsageRow  `json:"rows"`
-	Totals        UsageTotals `json:"totals"`
-	Files         UsageFiles  `json:"files"`
 }
 
 // Usage sums the usage OpenClaw recorded on the assistant messages of the
@@ -112,47 +52,13 @@ func (o *Ops) usage(ctx context.Context, q UsageQuery) (*UsageResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	loc := time.Local
-	now := o.Now()
-	hq := &hostread.UsageQuery{By: q.By, Loc: loc, AllAgents: q.AllAgents, IncludeArchived: q.IncludeArchived, NoCache: q.NoCache, LockTimeout: o.cfg.LockTimeout}
-	if q.Since != "" {
-		if hq.Since, err = when.Parse(q.Since, now, loc, false); err != nil {
-			return nil, apperr.Usagef("--since: %v", err)
-		}
-	}
-	if q.Until != "" {
-		if hq.Until, err = when.Parse(q.Until, now, loc, true); err != nil {
-			return nil, apperr.Usagef("--until: %v", err)
-		}
-	}
-	if hq.Since != 0 && hq.Until != 0 && hq.Until <= hq.Since {
-		return nil, apperr.Usagef("--until must be later than --since")
+	hq := &hostread.UsageQuery{By: q.By, Loc: time.Local, AllAgents: q.AllAgents, IncludeArchived: q.IncludeArchived, NoCache: q.NoCache, LockTimeout: o.cfg.LockTimeout}
+	if err := hq.Window(q.Since, q.Until, o.Now()); err != nil {
+		return nil, err
 	}
 	a, err := h.(backend.UsageReader).Usage(ctx, hq)
 	if err != nil {
 		return nil, err
 	}
-	return usageResult(a, hq.Since, hq.Until), nil
-}
-
-// usageResult is the document of a usage answer over [since, until).
-func usageResult(a *hostread.UsageAnswer, since, until int64) *UsageResult {
-	r := &UsageResult{SchemaVersion: UsageSchemaVersion, By: a.By, Count: len(a.Rows), Rows: usageRows(a), Totals: UsageTotals(a.Totals),
-		Files: UsageFiles{Total: a.Files, Read: a.Read, Cached: a.Cached}}
-	if since != 0 {
-		r.Since = time.UnixMilli(since).UTC().Format(time.RFC3339Nano)
-	}
-	if until != 0 {
-		r.Until = time.UnixMilli(until).UTC().Format(time.RFC3339Nano)
-	}
-	return r
-}
-
-// usageRows are the rows of a usage answer, each with the dimensions.
-func usageRows(a *hostread.UsageAnswer) []UsageRow {
-	rows := make([]UsageRow, 0, len(a.Rows))
-	for _, row := range a.Rows {
-		rows = append(rows, UsageRow{By: a.By, Keys: row.Keys, Totals: UsageTotals(row.Totals)})
-	}
-	return rows
+	return a.Doc(hq.Since, hq.Until), nil
 }

@@ -3,12 +3,10 @@ package ops
 import (
 	"context"
 	"encoding/json"
-	"time"
 
 	"github.com/openclaw/sessions/internal/apperr"
 	"github.com/openclaw/sessions/internal/backend"
 	"github.com/openclaw/sessions/internal/runs"
-	"github.com/openclaw/sessions/internal/sanitize"
 	"github.com/openclaw/sessions/internal/watch"
 )
 
@@ -29,32 +27,13 @@ const (
 	EventRun     = string(watch.Run)
 )
 
-// WatchEvent is one change. JSON (NDJSON line of `sessions watch --json`):
-type WatchEvent struct {
-	Kind    string        `json:"kind"`              // "added" | "updated" | "removed" | "message" | "run"
-	Time    time.Time     `json:"time"`              // when we saw it
-	Context string        `json:"context,omitempty"` // fleet only
-	AgentID string        `json:"agentId"`
-	Key     string        `json:"key"`
-	Fields  []string      `json:"fields,omitempty"`  // updated: the JSON names of the list-row fields that changed
-	Session *Row          `json:"session,omitempty"` // added/updated: the row as `list --json` prints it now
-	Message *WatchMessage `json:"message,omitempty"` // message
-	Run     *WatchRun     `json:"run,omitempty"`     // run
-}
-
-// WatchMessage is an appended message, short.
-type WatchMessage struct {
-	Role string `json:"role"`
-	ID   string `json:"id,omitempty"`
-	Text string `json:"text"` // short: first 120 runes, one line, masked when masking is on
-}
-
-// WatchRun is a run's new status.
-type WatchRun struct {
-	ID     string `json:"runId"`
-	Status string `json:"status"`
-	Kind   string `json:"kind,omitempty"` // send|spawn
-}
+// The documents of the change feed (internal/watch: an NDJSON line of
+// `sessions watch --json` each).
+type (
+	WatchEvent   = watch.Doc        // one change
+	WatchMessage = watch.DocMessage // an appended message, short
+	WatchRun     = watch.DocRun     // a run's new status
+)
 
 // Watch calls emit for each change until ctx ends (returns nil) or emit
 // returns an error (returned). It first takes a snapshot (no events for what
@@ -97,7 +76,7 @@ func (o *Ops) watch(ctx context.Context, q WatchQuery, ready func(), emit func(W
 			where := r.Where()
 			sources = append(sources, watch.Source{Where: where, Run: func(ctx context.Context, ready func()) error {
 				return wr.Watch(ctx, bq, ready, func(evs []watch.Event) error {
-					return send(o.watchEvents(evs, where, fleet))
+					return send(watch.Docs(evs, where, fleet, o.Now(), o.watchMask()))
 				})
 			}})
 		}
@@ -124,45 +103,16 @@ func (o *Ops) watch(ctx context.Context, q WatchQuery, ready func(), emit func(W
 	})
 }
 
-// watchEvents turns a source's changes into events: rows with their
-// context over a fleet, messages shortened (and masked when masking is on).
-func (o *Ops) watchEvents(evs []watch.Event, where string, fleet bool) []WatchEvent {
-	now := o.Now()
-	out := make([]WatchEvent, 0, len(evs))
-	for _, ev := range evs {
-		we := WatchEvent{Kind: string(ev.Kind), Time: now, AgentID: ev.ID.Agent, Key: ev.ID.Key, Fields: ev.Fields}
-		if fleet {
-			we.Context = where
-		}
-		if ev.Row != nil {
-			r := *ev.Row
-			if fleet {
-				r.Context = where
-			}
-			we.Session = &r
-		}
-		if ev.Kind == watch.Message {
-			we.Message = o.shortMessage(ev.Msg, ev.MsgID)
-		}
-		out = append(out, we)
+// watchMask masks a feed's messages as history masks them (nil when
+// text is not masked).
+func (o *Ops) watchMask() func([]json.RawMessage) {
+	if !o.masking() {
+		return nil
 	}
-	return out
+	return func(msgs []json.RawMessage) { o.redactMessages(msgs) }
 }
 
-// shortMessage is what an event shows of a message: its role, id and the
-// first line of its text, masked as history masks it.
-func (o *Ops) shortMessage(raw json.RawMessage, id string) *WatchMessage {
-	msgs := []json.RawMessage{sanitize.StripEnvelope(raw)}
-	if o.masking() {
-		o.redactMessages(msgs)
-	}
-	info := watch.ReadMessage(msgs[0])
-	if id == "" {
-		id = info.ID
-	}
-	return &WatchMessage{Role: info.Role, ID: id, Text: watch.Short(info.Text, watch.ShortLen)}
-}
-
+// runEvents turns a run store's changes into events.
 func (o *Ops) runEvents(cs []runs.Change, where string, fleet bool) []WatchEvent {
 	now := o.Now()
 	out := make([]WatchEvent, 0, len(cs))

@@ -428,3 +428,25 @@ func Appended(msgs []json.RawMessage, raw bool) []json.RawMessage {
 	}
 	return out
 }
+
+// ShapeAround is the page around stored[t] shaped (p: all of stored
+// shaped) so that the message asked for stays on it: when the 80 KiB cap
+// would drop it with the oldest, the newest are left out instead, as few
+// as keep it (end: the messages kept end before stored[end]).
+func ShapeAround(stored []json.RawMessage, t int, raw, capped bool, p Shaped) (Shaped, int) {
+	if p.First <= t {
+		return p, len(stored)
+	}
+	// Shape(stored[:e]).First only grows with e: the largest e that keeps
+	// t, by bisection over (t, len(stored)).
+	lo, hi := t+1, len(stored)-1 // stored[:lo] keeps t (or nothing does); stored[:hi+1] does not
+	for lo < hi {
+		mid := (lo + hi + 1) / 2
+		if Shape(stored[:mid], raw, capped).First <= t {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	return Shape(stored[:lo], raw, capped), lo
+}

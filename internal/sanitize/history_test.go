@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf16"
@@ -352,5 +353,31 @@ func TestHistoryPageCapped(t *testing.T) {
 				t.Error("hard cap without a cap")
 			}
 		})
+	}
+}
+
+// When the 80 KiB cap would drop the message asked for with the oldest,
+// the newest are left out instead — as few as keep it.
+func TestShapeAround(t *testing.T) {
+	stored := make([]json.RawMessage, 30)
+	for i := range stored {
+		stored[i] = json.RawMessage(`{"role":"user","content":[{"type":"text","text":"` + strings.Repeat(strconv.Itoa(i%10), 3900) + `"}],"timestamp":` + strconv.Itoa(i+1) + `}`)
+	}
+	whole := Shape(stored, false, false)
+	if whole.First <= 5 {
+		t.Fatalf("the cap keeps %d of 30 messages: the test needs it to drop message 5", 30-whole.First)
+	}
+	for _, capped := range []bool{false, true} {
+		p, end := ShapeAround(stored, 5, false, capped, Shape(stored, false, capped))
+		if p.First > 5 || end <= 5 || end > len(stored) {
+			t.Fatalf("capped %v: first %d, end %d: message 5 dropped", capped, p.First, end)
+		}
+		if end < len(stored) && Shape(stored[:end+1], false, capped).First <= 5 {
+			t.Errorf("capped %v: end %d: one newer message more would still keep message 5", capped, end)
+		}
+	}
+	// Nothing to do when the message fits.
+	if p, end := ShapeAround(stored, 29, false, false, whole); end != len(stored) || p.First != whole.First {
+		t.Errorf("message 29: first %d end %d", p.First, end)
 	}
 }

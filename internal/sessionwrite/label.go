@@ -28,6 +28,11 @@ const GatewayLabelMax = JSONMaxLabelLen
 // match).
 func ParseLabel(e era.Era, raw string) (string, error) { return parseLabel(LabelMax(e), raw) }
 
+// CheckLabel is ParseLabel before the target's era is known: the loosest
+// rule (2026.9.6's 512 code units), as a request is checked before any
+// store is read; the target's era decides once it is known.
+func CheckLabel(raw string) (string, error) { return ParseLabel("", raw) }
+
 // parseLabel is 2026.9.6's parseSessionLabel held to max code units.
 func parseLabel(max int, raw string) (string, error) {
 	l, err := sqlitewrite.ParseLabel(raw)

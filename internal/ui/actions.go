@@ -125,7 +125,7 @@ func NewSpawnView(env Env, parentKey string) View {
 		}
 		label = strings.TrimSpace(f.value(1))
 		if label != "" {
-			if _, err := ops.ParseLabel("", label); err != nil {
+			if _, err := ops.ParseLabel(label); err != nil {
 				return "", err
 			}
 		}
@@ -178,7 +178,7 @@ func NewLabelView(env Env, key, current string) View {
 			}
 			return fmt.Sprintf("Clear the label of %s?", key), nil
 		}
-		if _, err := ops.ParseLabel("", label); err != nil {
+		if _, err := ops.ParseLabel(label); err != nil {
 			return "", err
 		}
 		return fmt.Sprintf("Set the label of %s to %s?", key, quote(label)), nil
