@@ -311,7 +311,7 @@ func TestOpsImportsNoStorage(t *testing.T) {
 // of their types): each is a leaf that knows nothing of where what it
 // describes is stored, and the package that reads it converts into it
 // (state rows, runs records, hostread answers).
-var documentPackages = []string{"sessionrow", "rundoc", "hostdoc", "historydoc"}
+var documentPackages = []string{"sessionrow", "rundoc", "hostdoc", "historydoc", "lifecycledoc"}
 
 // aliasMustNotName are the packages whose types ops may not hand out as
 // its own under another name: the stores, the engines that read a host's
@@ -320,7 +320,7 @@ var documentPackages = []string{"sessionrow", "rundoc", "hostdoc", "historydoc"}
 var aliasMustNotName = map[string]bool{
 	"store": true, "sqlitestore": true, "sqlitewrite": true, "sqlitefile": true, "sqlitedb": true, "transcript": true,
 	"transcripts": true, "lock": true, "runs": true, "usage": true, "doctor": true, "hoststat": true, "era": true,
-	"state": true, "hostread": true, "hostmetrics": true,
+	"state": true, "hostread": true, "hostmetrics": true, "lifecycle": true, "sessionwrite": true,
 }
 
 // TestDocumentPackages: the documents front-ends get are ops's own or a

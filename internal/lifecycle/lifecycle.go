@@ -17,6 +17,7 @@ import (
 	"github.com/openclaw/sessions/internal/apperr"
 	"github.com/openclaw/sessions/internal/archive"
 	"github.com/openclaw/sessions/internal/keys"
+	"github.com/openclaw/sessions/internal/lifecycledoc"
 	"github.com/openclaw/sessions/internal/lock"
 	"github.com/openclaw/sessions/internal/runs"
 	"github.com/openclaw/sessions/internal/sessionwrite"
@@ -24,23 +25,17 @@ import (
 )
 
 // Item is one session acted on.
-type Item = sessionwrite.Item
+type Item = lifecycledoc.Item
 
 // Skip is a session selected but left alone, and why.
-type Skip = sessionwrite.Skip
+type Skip = lifecycledoc.Skip
 
 // Result is the JSON document of delete, reset, archive and prune, the
 // same with --dry-run and without.
-type Result struct {
-	Action   string `json:"action"` // delete | reset | prune | archive
-	DryRun   bool   `json:"dryRun"`
-	Count    int    `json:"count"`
-	Bytes    int64  `json:"bytes"` // transcripts moved aside
-	Sessions []Item `json:"sessions"`
-	Skipped  []Skip `json:"skipped,omitempty"`
-}
+type Result = lifecycledoc.Result
 
-func (r *Result) add(out *sessionwrite.Outcome) {
+// add sums a write's outcome into r.
+func add(r *Result, out *sessionwrite.Outcome) {
 	for _, it := range out.Items {
 		r.Sessions = append(r.Sessions, it)
 		r.Bytes += it.Bytes
@@ -53,7 +48,7 @@ func (r *Result) add(out *sessionwrite.Outcome) {
 // out.
 func ResultOf(action string, dryRun bool, out *sessionwrite.Outcome) *Result {
 	r := &Result{Action: action, DryRun: dryRun, Sessions: []Item{}}
-	r.add(out)
+	add(r, out)
 	return r
 }
 
@@ -208,7 +203,7 @@ func Delete(ctx context.Context, s *state.State, targets []*state.Target, o Opti
 		if err != nil {
 			return nil, err
 		}
-		res.add(out)
+		add(res, out)
 	}
 	return res, nil
 }
@@ -345,7 +340,7 @@ func Prune(ctx context.Context, s *state.State, agents []string, olderThan time.
 		if err != nil {
 			return nil, err
 		}
-		res.add(out)
+		add(res, out)
 	}
 	return res, nil
 }
@@ -372,6 +367,6 @@ func Archive(ctx context.Context, s *state.State, t *state.Target, o Options) (*
 		return nil, err
 	}
 	res := &Result{Action: "archive", DryRun: o.DryRun, Sessions: []Item{}}
-	res.add(out)
+	add(res, out)
 	return res, nil
 }

@@ -5,18 +5,18 @@ import (
 	"time"
 
 	"github.com/openclaw/sessions/internal/backend"
-	"github.com/openclaw/sessions/internal/lifecycle"
+	"github.com/openclaw/sessions/internal/lifecycledoc"
 )
 
 // LifecycleResult is the document of delete, reset, archive and prune
 // (the same with a dry run, "dryRun" aside).
-type LifecycleResult = lifecycle.Result
+type LifecycleResult = lifecycledoc.Result
 
 // LifecycleItem is one session a lifecycle operation acted on.
-type LifecycleItem = lifecycle.Item
+type LifecycleItem = lifecycledoc.Item
 
 // LifecycleSkip is a session prune selected but left alone, and why.
-type LifecycleSkip = lifecycle.Skip
+type LifecycleSkip = lifecycledoc.Skip
 
 // DeleteRequest deletes sessions as OpenClaw's sessions.delete does.
 type DeleteRequest struct {

@@ -8,38 +8,16 @@ import (
 	"github.com/openclaw/sessions/internal/era"
 	"github.com/openclaw/sessions/internal/jsonx"
 	"github.com/openclaw/sessions/internal/keys"
+	"github.com/openclaw/sessions/internal/lifecycledoc"
 	"github.com/openclaw/sessions/internal/state"
 	"github.com/tidwall/gjson"
 )
 
-// Item is one session a lifecycle write (Delete, Reset, Archive) acted
-// on, or in a dry run would act on: what delete, reset, archive and prune
-// report of it.
-type Item struct {
-	Key       string `json:"key"`
-	AgentID   string `json:"agentId"`
-	SessionID string `json:"sessionId,omitempty"`
-	// NewSessionID is reset's new session.
-	NewSessionID string `json:"newSessionId,omitempty"`
-	UpdatedAt    int64  `json:"updatedAt,omitempty"`
-	// ArchivedAt is archive's archivedAt (2026.8+ stores).
-	ArchivedAt int64  `json:"archivedAt,omitempty"`
-	Kind       string `json:"kind,omitempty"`
-	// Transcripts are the files renamed (or, dry run, to be renamed): the
-	// new names, <file>.deleted.<ts>.
-	Transcripts []string `json:"transcripts,omitempty"`
-	// Bytes is the size of those transcripts.
-	Bytes int64 `json:"bytes"`
-	// Kept lists transcripts left alone: KeepTranscript, or outside the
-	// state dir.
-	Kept []string `json:"kept,omitempty"`
-}
+// Item is one session a lifecycle write acted on (lifecycledoc's).
+type Item = lifecycledoc.Item
 
 // Skip is a session a lifecycle write left alone, and why.
-type Skip struct {
-	Key    string `json:"key"`
-	Reason string `json:"reason"`
-}
+type Skip = lifecycledoc.Skip
 
 // Outcome is what a Delete or an Archive did.
 type Outcome struct {
