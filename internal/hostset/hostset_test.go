@@ -99,6 +99,13 @@ func TestResolveOneGateway(t *testing.T) {
 			if w.Host == nil || w.Host.URL() != h.URL() || w.Options.Gateways == nil || w.Options.Gateways.Local != nil {
 				t.Fatalf("a named gateway takes every write: %+v", w)
 			}
+			// and a run's writes are routed through it, for any agent
+			for _, agent := range []string{"main", "other"} {
+				r, err := w.Route(agent)
+				if err != nil || !r.ThroughGateway() || r.Gateway.URL != h.URL() {
+					t.Fatalf("Route(%s) through a named gateway: %+v, %v", agent, r, err)
+				}
+			}
 		})
 	}
 }
@@ -243,5 +250,34 @@ func TestRunnerGateway(t *testing.T) {
 	}
 	if hs := again.Hosts(); len(hs) != 1 || hs[0].URL() != h.URL() || hs[0].Endpoint().Token != "secret" || hs[0].Endpoint().Fingerprint != h.Endpoint().Fingerprint {
 		t.Errorf("the runner resolves %v, want %v with the token file's token", hs, h.Endpoint())
+	}
+}
+
+// A run's writes on this host's state dir are routed by the agent's era
+// (its JSON files here); with neither a state dir nor a named gateway
+// there is nowhere to write, and Route says so.
+func TestWritesRouteOnThisHost(t *testing.T) {
+	contexts(t, false)
+	tg, err := Resolve(Inputs{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := tg.Writes(nil, "x works on one host", time.Second, time.Now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Route("main"); err == nil || !strings.Contains(err.Error(), "nowhere to write") {
+		t.Fatalf("Route with no state dir and no gateway: %v", err)
+	}
+	s, err := state.Open(state.Options{StateDir: filepath.Join("..", "..", "testdata", "state-2026.1.30"), Env: config.Env{Getenv: func(string) string { return "" }}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w, err = tg.Writes(s, "x works on one host", time.Second, time.Now); err != nil {
+		t.Fatal(err)
+	}
+	r, err := w.Route("main")
+	if err != nil || r.ThroughGateway() {
+		t.Fatalf("Route(main) of a JSON-era state dir: %+v, %v (want its files)", r, err)
 	}
 }

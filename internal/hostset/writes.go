@@ -46,6 +46,21 @@ func (t *Set) Writes(s *state.State, what string, lockTimeout time.Duration, now
 	return w, nil
 }
 
+// Route is where agent's session writes go for these writes: through
+// the gateway the invocation names (a gateway host writes every agent
+// through it), else in this host's state dir as its agent's era and live
+// gateway say (sessionwrite.Choose). The one place a run's writes are
+// routed: the detached runner asks it for each agent and chooses nothing.
+func (w *Writes) Route(agent string) (sessionwrite.Route, error) {
+	if w.Host != nil {
+		return sessionwrite.GatewayRoute(w.Host.ep), nil
+	}
+	if w.s == nil {
+		return sessionwrite.Route{}, apperr.Statef("no state dir and no gateway: nowhere to write agent %s's sessions", agent)
+	}
+	return sessionwrite.Choose(w.s, agent, w.Options)
+}
+
 // LocalWrites are the options of the writes made on this host's state
 // dir s (local.Local.Writes): the lock timeout, the clock, and this
 // host's live gateway for s, looked for once per Set when a 2026.8+

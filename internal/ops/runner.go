@@ -22,11 +22,7 @@ func (o *Ops) ExecuteRun(ctx context.Context, runID string) error {
 			return err
 		}
 		r.Log, r.Now, r.LockTimeout = o.cfg.Log, o.cfg.Now, o.cfg.LockTimeout
-		r.GatewayEndpoint, r.Gateways = t.TurnGatewayOf(r.State), w.Options.Gateways
-		if w.Host != nil {
-			ep := w.Host.Endpoint()
-			r.Through = &ep
-		}
+		r.GatewayEndpoint, r.Gateways, r.Route = t.TurnGatewayOf(r.State), w.Options.Gateways, w.Route
 		return nil
 	})
 }

@@ -49,14 +49,16 @@ type Runner struct {
 	// GatewayEndpoint is the gateway a `gateway` engine turn runs in (the
 	// invocation's explicit endpoint, else this host's live gateway).
 	GatewayEndpoint func() (gateway.Endpoint, error)
-	// Gateways are how this host's writes reach its live gateway, for
-	// where each agent's session writes go (sessionwrite.Choose); nil: the
-	// local state only.
+	// Gateways are how this host's writes reach its live gateway (the
+	// options each agent's writes are opened with); nil: the local state
+	// only.
 	Gateways *sessionwrite.Gateways
-	// Through is the gateway the run was made through (a gateway host;
-	// State is then its run home): every agent's writes go through it
-	// (sessionwrite.GatewayRoute). nil: this host's state dir.
-	Through *gateway.Endpoint
+	// Route says where an agent's session writes go, as the host the run
+	// was made on decides it (hostset.Writes.Route: this host's state dir
+	// — its files, its 2026.8+ store or its live gateway — or the named
+	// gateway the run went through, State then being its run home). The
+	// runner does not choose.
+	Route func(agent string) (sessionwrite.Route, error)
 }
 
 func (r *Runner) now() time.Time {
@@ -156,16 +158,17 @@ type job struct {
 }
 
 // writesFor opens (once) where agent's session writes go: its JSON store,
-// its OpenClaw 2026.8+ SQLite database, or a gateway (sessionwrite.Choose).
+// its OpenClaw 2026.8+ SQLite database, or a gateway, as Route says.
 func (x *job) writesFor(agent string) (sessionwrite.Writes, error) {
 	if w, ok := x.writes[agent]; ok {
 		return w, nil
 	}
 	o := sessionwrite.Options{LockTimeout: x.r.LockTimeout, Now: x.r.now, Gateways: x.r.Gateways}
-	route, err := sessionwrite.Route{}, error(nil)
-	if x.r.Through != nil {
-		route = sessionwrite.GatewayRoute(*x.r.Through)
-	} else if route, err = sessionwrite.Choose(x.r.State, agent, o); err != nil {
+	if x.r.Route == nil {
+		return nil, errors.New("runner: no route for the session writes (Runner.Route unset)")
+	}
+	route, err := x.r.Route(agent)
+	if err != nil {
 		return nil, err
 	}
 	if route.Why != "" {
