@@ -108,6 +108,7 @@ var Read = []EnvVar{
 	{"CLICOLOR_FORCE", "set to anything but 0: colour even when stdout is not a terminal"},
 	{"TERM", "dumb: no colour"},
 	{"COLUMNS", "the table width when the terminal's cannot be read"},
+	{"WAYLAND_DISPLAY", "set: the terminal UI pastes (ctrl+v) with wl-paste when wl-copy and wl-paste are on PATH; otherwise xclip, xsel or termux-clipboard-get, looked up on the first paste"},
 	{"RUNEWIDTH_EASTASIAN", "1 or 0: a table counts East Asian ambiguous-width characters two columns wide or one; unset: one on a terminal that draws them narrow (told by TERM_PROGRAM, TERM_PROGRAM_WSL, TERM, VTE_VERSION, ALACRITTY_LOG, on Windows WT_PROFILE_ID, ConEmuANSI), else two in a Chinese, Japanese or Korean locale (LC_ALL, else LC_CTYPE, else LANG)"},
 }
 
