@@ -388,7 +388,7 @@ func (a *Agent) Attribute(s *state.State, orphans []Orphan) {
 
 // attribute is Attribute with the headers' parents from parents.
 func (a *Agent) attribute(s *state.State, orphans []Orphan, parents func() []named) {
-	orphan := map[string]int{} // file name → the orphan
+	orphan := map[string]int{}   // file name → the orphan
 	asNamed := map[string]bool{} // the name a header gives an orphan
 	for i := range orphans {
 		if f := orphans[i].File; f != nil {
