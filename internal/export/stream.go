@@ -117,11 +117,13 @@ func (b *Bound) String() string {
 // conversation).
 func RangeOf(from, to *Bound, last int) string {
 	var parts []string
-	if last > 0 {
+	switch {
+	case last > 0 && from != nil:
+		parts = append(parts, fmt.Sprintf("the last %d of the messages", last))
+	case last > 0 && to != nil:
+		parts = append(parts, fmt.Sprintf("the last %d messages up", last))
+	case last > 0:
 		parts = append(parts, fmt.Sprintf("the last %d messages", last))
-		if from != nil || to != nil {
-			parts = append(parts, "of")
-		}
 	}
 	if from != nil {
 		parts = append(parts, "from "+from.String())

@@ -203,3 +203,25 @@ func TestToADateIsThatDay(t *testing.T) {
 		}
 	}
 }
+
+// The range in the header reads as a phrase: --last with --to is the last
+// messages up to that end; with --from, the last of those from it.
+func TestRangeOfReads(t *testing.T) {
+	seq := func(n int) *Bound { return &Bound{kind: "seq", seq: n} }
+	for _, c := range []struct {
+		from, to *Bound
+		last     int
+		want     string
+	}{
+		{nil, nil, 0, ""},
+		{nil, nil, 3, "the last 3 messages"},
+		{seq(3), seq(5), 0, "from message 3 to message 5 (inclusive)"},
+		{nil, seq(10), 2, "the last 2 messages up to message 10 (inclusive)"},
+		{seq(3), nil, 2, "the last 2 of the messages from message 3"},
+		{seq(3), seq(10), 2, "the last 2 of the messages from message 3 to message 10 (inclusive)"},
+	} {
+		if got := RangeOf(c.from, c.to, c.last); got != c.want {
+			t.Errorf("RangeOf(%v, %v, %d) = %q, want %q", c.from, c.to, c.last, got, c.want)
+		}
+	}
+}

@@ -54,7 +54,7 @@ func TestExportRanges(t *testing.T) {
 	}{
 		{"seq", ExportQuery{From: "3", To: "seq:5"}, []int{3, 4, 5}, "from message 3 to message 5 (inclusive)"},
 		{"last", ExportQuery{Last: 3}, []int{15, 16, 17}, "the last 3 messages"},
-		{"last of range", ExportQuery{To: "10", Last: 2}, []int{9, 10}, "the last 2 messages of to message 10 (inclusive)"},
+		{"last of range", ExportQuery{To: "10", Last: 2}, []int{9, 10}, "the last 2 messages up to message 10 (inclusive)"},
 		{"id", ExportQuery{From: "id:7d47fd7b", To: "468cb7e2"}, []int{3, 4}, "from id 7d47fd7b to id 468cb7e2 (inclusive)"},
 		{"cursor", ExportQuery{From: page.NextCursor}, []int{13, 14, 15, 16, 17}, "from cursor " + page.NextCursor},
 		{"time", ExportQuery{From: stamp(t3), To: "time:" + stamp(t5)}, []int{3, 4, 5}, "from " + export.Stamp(t3) + " to " + export.Stamp(t5) + " (inclusive)"},

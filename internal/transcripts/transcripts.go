@@ -289,6 +289,60 @@ func (a *Agent) Orphans(s *state.State) []Orphan {
 	return out
 }
 
+// Copies are the .reset/.deleted archived copies of the agent's
+// directories (zstd-compressed or not) as Orphans, each directory's by
+// name, but those a 2026.8+ store keeps as archives of its own (a copy
+// whose name is one of Archives' names: read from the store instead).
+// Nothing in a copy names its key: Key is set when a store entry has the
+// copy's sessionId (an earlier generation of that session: OpenClaw
+// 2026.9's reset keeps the sessionId); Attribute sets it when a later
+// transcript's header names the copy by its name before the rename,
+// <sessionId>.jsonl.
+func (a *Agent) Copies(s *state.State) []Orphan {
+	if a.Err != nil {
+		return nil
+	}
+	stored := map[string]bool{}
+	for i := range a.Archives {
+		stored[a.Archives[i].Name] = true
+	}
+	bySID := map[string]string{}
+	for _, e := range a.Entries {
+		if sid := e.Meta.SessionID; sid != "" && s.Listable(e.Key) {
+			bySID[sid] = e.Key
+		}
+	}
+	var out []Orphan
+	for i := range a.Files {
+		f := &a.Files[i]
+		sid := f.ArchiveOf()
+		if sid == "" || stored[f.Name] {
+			continue
+		}
+		out = append(out, Orphan{File: f, SessionID: sid, Key: bySID[sid]})
+	}
+	return out
+}
+
+// ArchivedAt is the time an archived copy's name carries (OpenClaw writes
+// it with ':' as '-': <sessionId>.jsonl.reset.2026-01-30T12-34-56.789Z
+// [.<generation>][.zst]), in RFC 3339 as a session header writes its
+// timestamp; "" for another name.
+func ArchivedAt(name string) string {
+	sid := ArchiveOf(name)
+	if sid == "" {
+		return ""
+	}
+	rest := name[len(sid)+len(".jsonl."):]
+	_, rest, _ = strings.Cut(rest, ".") // reset|deleted
+	date, clock, ok := strings.Cut(rest, "T")
+	end := strings.IndexByte(clock, 'Z')
+	if !ok || end < 0 {
+		return ""
+	}
+	return date + "T" + strings.ReplaceAll(clock[:end+1], "-", ":")
+}
+
 // storeOrphans are the sessionIds a 2026.8+ store holds events of that no
 // entry has (the store's listing is read once per Agent).
 func (a *Agent) storeOrphans(s *state.State) []Orphan {
@@ -319,7 +373,8 @@ func (a *Agent) storeOrphans(s *state.State) []Orphan {
 }
 
 // Attribute sets the key of the orphan files a later transcript names: one
-// whose session header's parentSession is the orphan's file (it reads the
+// whose session header's parentSession is the orphan's file — for an
+// archived copy (Copies), its name before the rename (it reads the
 // start of every transcript of the sessions dir, so a reader that needs no
 // key leaves it out; Orphans already set the keys that cost nothing).
 // parentSession is written when a thread session forks from its parent's
@@ -333,10 +388,12 @@ func (a *Agent) Attribute(s *state.State, orphans []Orphan) {
 
 // attribute is Attribute with the headers' parents from parents.
 func (a *Agent) attribute(s *state.State, orphans []Orphan, parents func() []named) {
-	orphan := map[string]int{}
+	orphan := map[string]int{}   // file name → the orphan
+	asNamed := map[string]bool{} // the name a header gives an orphan
 	for i := range orphans {
-		if orphans[i].File != nil {
-			orphan[orphans[i].File.Name] = i
+		if f := orphans[i].File; f != nil {
+			orphan[f.Name] = i
+			asNamed[namedAs(f)] = true
 		}
 	}
 	if len(orphan) == 0 {
@@ -351,9 +408,9 @@ func (a *Agent) attribute(s *state.State, orphans []Orphan, parents func() []nam
 			keyOf[filepath.Base(tr.Path)] = e.Key
 		}
 	}
-	namedBy := map[string]string{} // orphan file name → the file whose header names it
+	namedBy := map[string]string{} // the name a header gives an orphan → the file whose header it is
 	for _, h := range parents() {  // by name: of two naming one orphan, the last
-		if _, ok := orphan[h.parent]; ok && h.parent != h.name {
+		if asNamed[h.parent] && h.parent != h.name {
 			namedBy[h.parent] = h.name
 		}
 	}
@@ -361,7 +418,7 @@ func (a *Agent) attribute(s *state.State, orphans []Orphan, parents func() []nam
 		changed := false
 		for i := range orphans {
 			o := &orphans[i]
-			by, ok := namedBy[o.File.Name]
+			by, ok := namedBy[namedAs(o.File)]
 			if o.Key != "" || !ok {
 				continue
 			}
@@ -377,6 +434,15 @@ func (a *Agent) attribute(s *state.State, orphans []Orphan, parents func() []nam
 			break
 		}
 	}
+}
+
+// namedAs is the name a later transcript's header gives f: its own, or
+// for an archived copy the name it had before the rename.
+func namedAs(f *File) string {
+	if sid := f.ArchiveOf(); sid != "" {
+		return sid + ".jsonl"
+	}
+	return f.Name
 }
 
 // named is a transcript file whose header names parent as its

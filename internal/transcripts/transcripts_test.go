@@ -206,3 +206,61 @@ func TestArchiveOf(t *testing.T) {
 		}
 	}
 }
+
+func TestArchivedAt(t *testing.T) {
+	for name, want := range map[string]string{
+		"abc.jsonl.deleted.2026-01-01T10-20-30.456Z":                                    "2026-01-01T10:20:30.456Z",
+		"abc.jsonl.reset.2026-01-01T10-20-30Z":                                          "2026-01-01T10:20:30Z",
+		"abc.jsonl.reset.2026-01-01T10-20-30.456Z.0123456789abcdef0123456789abcdef.zst": "2026-01-01T10:20:30.456Z",
+		"abc-1.jsonl.deleted.2026-01-01T10-20-30.456Z.zst":                              "2026-01-01T10:20:30.456Z",
+		"abc.jsonl":                          "",
+		"abc.jsonl.reset.sometime":           "",
+		"a.jsonl.reset.x.jsonl.deleted.2026": "",
+	} {
+		if got := transcripts.ArchivedAt(name); got != want {
+			t.Errorf("ArchivedAt(%q) = %q, want %q", name, got, want)
+		}
+	}
+}
+
+// The archived copies of an agent's sessions dir: one of a store entry's
+// sessionId carries its key; one a later transcript's header names by its
+// name before the rename gets that transcript's key from Attribute; a
+// third, named by nothing, none.
+func TestCopiesAttributed(t *testing.T) {
+	dir := copyFixture(t, "state-2026.1.30")
+	sessDir := filepath.Join(dir, "agents", "main", "sessions")
+	const cur, named, stray = "c040fd20-0a1c-4ce0-924c-6e695a32eecb", "0badc0de-0000-4000-8000-0000000000b2", "0badc0de-0000-4000-8000-0000000000ff"
+	for _, name := range []string{cur + ".jsonl.reset.2026-11-20T01-30-00.000Z", named + ".jsonl.reset.2026-11-20T02-30-00.000Z.zst", stray + ".jsonl.deleted.2026-11-20T00-30-00.000Z"} {
+		if err := os.WriteFile(filepath.Join(sessDir, name), []byte("{}\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	curPath := filepath.Join(sessDir, cur+".jsonl")
+	b, _ := os.ReadFile(curPath)
+	b = append([]byte(`{"type":"session","version":3,"id":"`+cur+`","timestamp":"2026-11-20T03:00:00.000Z","cwd":"/w","parentSession":"`+filepath.Join(sessDir, named+".jsonl")+`"}`+"\n"), b[slices.Index(b, '\n')+1:]...)
+	if err := os.WriteFile(curPath, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s := open(t, dir)
+	set, err := transcripts.Open(s, transcripts.Options{Agent: "main"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := agents(t, set)[0]
+	copies := a.Copies(s)
+	a.Attribute(s, copies)
+	got := map[string]string{}
+	for _, c := range copies {
+		got[c.SessionID] = c.Key
+	}
+	want := map[string]string{cur: "agent:main:main", named: "agent:main:main", stray: ""}
+	if len(got) != len(want) {
+		t.Fatalf("copies %v, want %v", got, want)
+	}
+	for sid, k := range want {
+		if got[sid] != k {
+			t.Errorf("copy of %s: key %q, want %q", sid, got[sid], k)
+		}
+	}
+}

@@ -5,16 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"io/fs"
-	"slices"
 	"strings"
 
 	"github.com/openclaw/sessions/internal/apperr"
 	"github.com/openclaw/sessions/internal/backend"
 	srch "github.com/openclaw/sessions/internal/search"
-	"github.com/openclaw/sessions/internal/sqlitestore"
 	"github.com/openclaw/sessions/internal/state"
 	"github.com/openclaw/sessions/internal/transcript"
-	"github.com/openclaw/sessions/internal/transcripts"
 )
 
 // ExportEntry is the session's entry as stored and its row.
@@ -81,16 +78,18 @@ func (l *Local) ExportSources(_ context.Context, sess *backend.Session, lineage 
 	}
 	s, t := ls.s, ls.t
 	if lineage {
-		earlier, err := l.exportEarlier(s, t)
+		earlier, err := l.earlierOf(s, t)
 		if err != nil {
 			return nil, err
 		}
 		for _, e := range earlier {
-			switch {
-			case e.arc != nil:
-				arc, db := e.arc, e.db
-				out = append(out, &backend.ExportSource{SessionID: e.sid, Source: backend.EarlierArchived, Path: arc.Name, Read: func(fn func(backend.ExportLine) error) error {
-					return srch.EachLine(&srch.Source{SessionID: arc.SessionID, DB: db, Archive: arc}, int(transcript.DefaultMaxLineBytes), func(pos int64, line []byte) error {
+			if src := e.source(); src != nil { // a store archive or an archived copy, zstd or not
+				path := e.orphan.Path()
+				if e.arc != nil {
+					path = e.arc.Name
+				}
+				out = append(out, &backend.ExportSource{SessionID: e.sid(), Source: backend.EarlierArchived, Path: path, Read: func(fn func(backend.ExportLine) error) error {
+					return srch.EachLine(src, int(transcript.DefaultMaxLineBytes), func(pos int64, line []byte) error {
 						msg, st := transcript.Classify(line, true)
 						if st == transcript.StatusSilent && msg == nil && strings.TrimSpace(string(line)) == "" {
 							return nil
@@ -98,10 +97,15 @@ func (l *Local) ExportSources(_ context.Context, sess *backend.Session, lineage 
 						return fn(backend.ExportLine{Pos: pos, Raw: line, Message: msg})
 					})
 				}})
-			case e.path != "":
-				out = append(out, fileSource(e.sid, backend.EarlierOrphan, e.path))
-			default:
-				out = append(out, dbSource(t.Agent, e.sid, backend.EarlierOrphan))
+				continue
+			}
+			if e.orphan.SessionID == t.Entry.SessionID {
+				continue // an orphan file of the current sessionId: not an earlier conversation
+			}
+			if p := e.orphan.Path(); p != "" {
+				out = append(out, fileSource(e.sid(), backend.EarlierOrphan, p))
+			} else {
+				out = append(out, dbSource(t.Agent, e.sid(), backend.EarlierOrphan))
 			}
 		}
 	}
@@ -120,56 +124,4 @@ func (l *Local) ExportSources(_ context.Context, sess *backend.Session, lineage 
 		return out, nil
 	}
 	return append(out, fileSource(t.Entry.SessionID, backend.ExportCurrent, tp.Path)), nil
-}
-
-// earlierExport is one earlier transcript of a session: a file, a
-// store's events (path ""), or an archive a 2026.9 store keeps.
-type earlierExport struct {
-	sid, path string
-	db        *sqlitestore.DB
-	arc       *sqlitestore.Archive
-	started   string // the header's time (orphan files)
-}
-
-// exportEarlier are t's earlier transcripts (those show lists), oldest
-// first: a 2026.9 store's archives (it lists them newest first), then the
-// orphans a reset left, by their header's time.
-func (l *Local) exportEarlier(s *state.State, t *state.Target) ([]earlierExport, error) {
-	if s.Req.Restrict {
-		return nil, nil
-	}
-	set, err := transcripts.Open(s, transcripts.Options{Agent: t.Agent, StoreArchives: state.IsSQLite(t.Store)})
-	if err != nil {
-		return nil, err
-	}
-	var out, arcs []earlierExport
-	for a := range set.All() {
-		if a.Err != nil {
-			continue
-		}
-		orphans := a.Orphans(s)
-		a.Attribute(s, orphans)
-		for _, or := range orphans {
-			if or.Key != t.Key || or.SessionID == t.Entry.SessionID {
-				continue
-			}
-			e := earlierExport{sid: or.SessionID, path: or.Path()}
-			if e.path != "" {
-				if h, err := transcript.ReadHeader(e.path); err == nil && h != nil {
-					e.started = h.Timestamp
-				}
-			}
-			out = append(out, e)
-		}
-		for i := range a.Archives {
-			arc := &a.Archives[i]
-			if arc.SessionKey != t.Key {
-				continue
-			}
-			arcs = append(arcs, earlierExport{sid: arc.SessionID, arc: arc, db: a.DB})
-		}
-	}
-	slices.SortStableFunc(out, func(a, b earlierExport) int { return strings.Compare(a.started, b.started) })
-	slices.Reverse(arcs)
-	return append(arcs, out...), nil
 }

@@ -2,6 +2,7 @@ package local
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/openclaw/sessions/internal/backend"
 	"github.com/openclaw/sessions/internal/era"
@@ -31,46 +32,35 @@ func (l *Local) showOrphan(s *state.State, or *transcripts.OrphanAt) (*backend.S
 	return res, nil
 }
 
-// showEarlier are t's earlier transcripts that can be attributed to it:
-// the agent's orphan transcripts whose key is t's (on 2026.1.30 a later
-// transcript's header names them, on 2026.8+ the store's session window
-// says so) and the archives a 2026.9 store keeps under t's key. Nothing for a sandboxed requester (it reads neither
-// orphans nor archives, as search --include-archived).
+// showEarlier are t's earlier transcripts that can be attributed to it
+// (earlierOf), newest first, each with its count of messages.
 func (l *Local) showEarlier(s *state.State, t *state.Target) []backend.ShowEarlier {
-	if s.Req.Restrict {
-		return nil
-	}
-	set, err := transcripts.Open(s, transcripts.Options{Agent: t.Agent, StoreArchives: state.IsSQLite(t.Store)})
+	earlier, err := l.earlierOf(s, t)
 	if err != nil {
 		return nil
 	}
 	var out []backend.ShowEarlier
-	for a := range set.All() {
-		if a.Err != nil {
-			continue
-		}
-		orphans := a.Orphans(s)
-		a.Attribute(s, orphans)
-		for _, or := range orphans {
-			if or.Key != t.Key {
-				continue
-			}
-			n, err := a.CountMessages(&or)
+	for _, e := range slices.Backward(earlier) {
+		a := e.agent
+		switch src := e.source(); {
+		case e.arc != nil:
+			_, msgs, err := srch.Messages(src, true, 0)
 			if err != nil {
-				l.Warn(fmt.Sprintf("orphan transcript %s of agent %s: %v", or.SessionID, a.ID, err))
+				l.Warn(fmt.Sprintf("transcript archive %s of agent %s: %v", e.arc.Name, a.ID, err))
 			}
-			out = append(out, backend.ShowEarlier{SessionID: or.SessionID, Path: or.Path(), Messages: n, Source: backend.EarlierOrphan})
-		}
-		for i := range a.Archives {
-			arc := &a.Archives[i]
-			if arc.SessionKey != t.Key {
-				continue
-			}
-			_, msgs, err := srch.Messages(&srch.Source{SessionID: arc.SessionID, DB: a.DB, Archive: arc}, true, 0)
+			out = append(out, backend.ShowEarlier{SessionID: e.sid(), Archive: e.arc.Name, Messages: len(msgs), Source: backend.EarlierArchived})
+		case e.copy:
+			_, msgs, err := srch.Messages(src, true, 0)
 			if err != nil {
-				l.Warn(fmt.Sprintf("transcript archive %s of agent %s: %v", arc.Name, a.ID, err))
+				l.Warn(fmt.Sprintf("archived transcript %s of agent %s: %v", e.orphan.File.Name, a.ID, err))
 			}
-			out = append(out, backend.ShowEarlier{SessionID: arc.SessionID, Archive: arc.Name, Messages: len(msgs), Source: backend.EarlierArchived})
+			out = append(out, backend.ShowEarlier{SessionID: e.sid(), Path: e.orphan.Path(), Messages: len(msgs), Source: backend.EarlierArchived})
+		default:
+			n, err := a.CountMessages(&e.orphan)
+			if err != nil {
+				l.Warn(fmt.Sprintf("orphan transcript %s of agent %s: %v", e.sid(), a.ID, err))
+			}
+			out = append(out, backend.ShowEarlier{SessionID: e.sid(), Path: e.orphan.Path(), Messages: n, Source: backend.EarlierOrphan})
 		}
 	}
 	return out

@@ -64,9 +64,11 @@ tool calls and results, thinking and compaction summaries where they stand.
 0600) and never over an existing file without --force.
 
 --lineage (off by default: the export is the session's current transcript,
-what history reads) puts the session's earlier transcripts first — those a
-/new or /reset left (orphans attributed to the key) and the archives a 2026.9
-store keeps under it, as show lists them — each after a marked boundary.
+what history reads) puts the session's earlier transcripts first, oldest
+first — those a /new or /reset left (orphans attributed to the key), its
+.reset/.deleted copies (zstd or not) attributed to it, and the archives a
+2026.9 store keeps under it, as show lists them — each after a marked
+boundary.
 
 A range: --from and --to (inclusive) take a message's sequence number in the
 export (N, or seq:N: the messages numbered from 1, tool results included), a

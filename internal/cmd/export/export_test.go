@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"charm.land/log/v2"
+	"github.com/klauspost/compress/zstd"
 	_ "modernc.org/sqlite"
 
 	"github.com/openclaw/sessions/internal/cmdutil"
@@ -196,5 +197,120 @@ func TestProgressOnlyBesideTheExport(t *testing.T) {
 		if got := strings.Contains(errOut.String(), "export: 1000 messages"); got != c.progress {
 			t.Errorf("%s: progress shown %v, want %v (stderr %q)", c.name, got, c.progress, errOut.String())
 		}
+	}
+}
+
+// --lineage on 2026.1.30 takes the .reset/.deleted copies a session left,
+// zstd-compressed or not, oldest first by the time in their names, each
+// after a marked boundary: one is an earlier generation of the current
+// sessionId, the other is named (as <sessionId>.jsonl, its name before the
+// rename) by the current transcript's header. A copy nothing attributes
+// to the session is left out. JSONL is each transcript's lines, byte for
+// byte, in that order.
+func TestLineageOfResetCopies(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "state")
+	if err := testutil.CopyTree(filepath.Join(testutil.Root(t), "testdata", "state-2026.1.30"), dir); err != nil {
+		t.Fatal(err)
+	}
+	sessDir := filepath.Join(dir, "agents", "main", "sessions")
+	const cur, named, stray = "c040fd20-0a1c-4ce0-924c-6e695a32eecb", "0badc0de-0000-4000-8000-0000000000b2", "0badc0de-0000-4000-8000-0000000000ff"
+	transcript := func(sid, at, text string) []byte {
+		return []byte(`{"type":"session","version":3,"id":"` + sid + `","timestamp":"2026-11-20T` + at + `:00.000Z","cwd":"/w"}` + "\n" +
+			`{"type":"message","id":"m-` + text + `","parentId":null,"timestamp":"2026-11-20T` + at + `:01.000Z","message":{"role":"user","content":[{"type":"text","text":"` + text + `"}],"timestamp":1795222801000}}` + "\n" +
+			`{"type":"message","id":"r-` + text + `","parentId":"m-` + text + `","timestamp":"2026-11-20T` + at + `:02.000Z","message":{"role":"assistant","content":[{"type":"text","text":"answer to ` + text + `"}],"timestamp":1795222802000}}` + "\n")
+	}
+	first := transcript(cur, "01:00", "FIRST-GENERATION")
+	second := transcript(named, "02:00", "SECOND-RESET")
+	enc, _ := zstd.NewWriter(nil)
+	write := func(name string, b []byte) {
+		if err := os.WriteFile(filepath.Join(sessDir, name), b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(cur+".jsonl.reset.2026-11-20T01-30-00.000Z", first)
+	write(named+".jsonl.reset.2026-11-20T02-30-00.000Z.zst", enc.EncodeAll(second, nil))
+	write(stray+".jsonl.deleted.2026-11-20T00-30-00.000Z", transcript(stray, "00:00", "NOT-THIS-SESSION"))
+	curPath := filepath.Join(sessDir, cur+".jsonl")
+	b, _ := os.ReadFile(curPath)
+	b = bytes.Replace(b, []byte(`"cwd":"/home/claw/.openclaw/workspace"}`), []byte(`"cwd":"/home/claw/.openclaw/workspace","parentSession":"`+filepath.Join(sessDir, named+".jsonl")+`"}`), 1)
+	write(cur+".jsonl", b)
+
+	export := func(format xp.Format, lineage bool) string {
+		t.Helper()
+		f, _, _ := factory(t, dir, false)
+		file := filepath.Join(t.TempDir(), "main."+string(format))
+		if err := run(&Options{f: f, Ref: "main", Output: file, format: format, Lineage: lineage}); err != nil {
+			t.Fatal(err)
+		}
+		out, _ := os.ReadFile(file)
+		return string(out)
+	}
+	if got, want := export(xp.JSONL, true), string(first)+string(second)+string(b); got != want {
+		t.Errorf("jsonl is not the copies' and the transcript's lines in order:\n%.3000s", got)
+	}
+	if got := export(xp.JSONL, false); got != string(b) {
+		t.Errorf("jsonl without --lineage is not the current transcript:\n%.1500s", got)
+	}
+	md := export(xp.Markdown, true)
+	i, j, k := strings.Index(md, "FIRST-GENERATION"), strings.Index(md, "SECOND-RESET"), strings.Index(md, "**Current transcript "+cur[:8])
+	if i < 0 || j < i || k < j || strings.Contains(md, "NOT-THIS-SESSION") {
+		t.Errorf("markdown: first copy at %d, second at %d, current at %d:\n%.2500s", i, j, k, md)
+	}
+	for _, sid := range []string{cur, named} {
+		if !strings.Contains(md, "**Earlier transcript "+sid+" (archived)**") {
+			t.Errorf("markdown: no boundary before the copy of %s:\n%.2500s", sid, md)
+		}
+	}
+}
+
+// On a 2026.9 store, the file OpenClaw publishes of an archive it keeps
+// (named as the archive's archive_name) is that archive, read once from
+// the store: not a second earlier transcript. Another copy of the key's
+// sessionId (2026.9's reset keeps it) is one, zstd or not, in the order of
+// the times in their names (the file copy is the older).
+func TestLineageSkipsPublishedStoreArchive(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "state")
+	if err := testutil.CopyTree(filepath.Join(testutil.Root(t), "testdata", "state-2026.9.6"), dir); err != nil {
+		t.Fatal(err)
+	}
+	const cur = "8000a7c0-cc69-4a7f-82ba-219f4a789783"
+	body := func(text string) []byte {
+		return []byte(`{"type":"session","version":3,"id":"` + cur + `","timestamp":"2026-11-21T01:00:00.000Z","cwd":"/w"}` + "\n" +
+			`{"type":"message","id":"a1","parentId":null,"timestamp":"2026-11-21T01:00:01.000Z","message":{"role":"user","content":"` + text + `","timestamp":1795226401000}}` + "\n")
+	}
+	arc := body("KEPT-IN-STORE")
+	name := cur + ".jsonl.reset.2026-11-21T01-01-40.000Z.0123456789abcdef0123456789abcdef"
+	db, err := sql.Open("sqlite", "file:"+filepath.Join(dir, "agents", "main", "agent", "openclaw-agent.sqlite"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(arc)
+	if _, err := db.Exec(`INSERT INTO session_transcript_archives(session_id, generation, session_key, reason, encoding, archive_blob, archive_sha256, archive_name, created_at)
+		VALUES (?, '0123456789abcdef0123456789abcdef', 'agent:main:main', 'reset', 'identity', ?, ?, ?, 1795226500000)`, cur, arc, hex.EncodeToString(sum[:]), name); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	sessDir := filepath.Join(dir, "agents", "main", "sessions")
+	if err := os.MkdirAll(sessDir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	enc, _ := zstd.NewWriter(nil)
+	for n, b := range map[string][]byte{
+		name: arc, // published
+		cur + ".jsonl.reset.2026-11-20T09-00-00.000Z.zst": enc.EncodeAll(body("OLDER-FILE-COPY"), nil),
+	} {
+		if err := os.WriteFile(filepath.Join(sessDir, n), b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f, _, _ := factory(t, dir, false)
+	file := filepath.Join(t.TempDir(), "main.md")
+	if err := run(&Options{f: f, Ref: "main", Output: file, format: xp.Markdown, Lineage: true}); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(file)
+	out := string(b)
+	if n := strings.Count(out, "KEPT-IN-STORE"); n != 1 || !strings.Contains(out, "OLDER-FILE-COPY") || strings.Index(out, "OLDER-FILE-COPY") > strings.Index(out, "KEPT-IN-STORE") || strings.Count(out, "**Earlier transcript "+cur+" (archived)**") != 2 {
+		t.Errorf("the store's archive %d times, the file copy %v:\n%.2500s", n, strings.Contains(out, "OLDER-FILE-COPY"), out)
 	}
 }

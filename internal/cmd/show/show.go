@@ -41,8 +41,9 @@ sessionId no session has any more shows its orphan transcript (one a /new
 reset or a crash left behind, that no entry points to): "orphan": true, no
 key, kind, store or entry, and "belongedTo" the key it was a transcript of
 when that is known. A session's earlier transcripts that can be attributed to
-it (orphans a later transcript names, 2026.8+ windows before the current one,
-2026.9 archives kept under its key) are listed in "earlierTranscripts".
+it (orphans a later transcript names, .reset/.deleted copies of its sessionId
+or named by a later transcript, 2026.8+ windows before the current one, 2026.9
+archives kept under its key) are listed in "earlierTranscripts", newest first.
 
 JSON (--json): {"key","storeKey","agentId","kind","channel","sessionId",
 "label","displayName","updatedAt","era","store","model","tokens",

@@ -1,20 +1,34 @@
 package show_test
 
 import (
+	"bytes"
+	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/klauspost/compress/zstd"
 	"github.com/openclaw/sessions/internal/cli"
 	"github.com/openclaw/sessions/internal/cmd/show"
 	"github.com/openclaw/sessions/internal/cmdutil"
 	"github.com/openclaw/sessions/internal/config"
 	"github.com/openclaw/sessions/internal/iostreams"
+	"github.com/openclaw/sessions/internal/testutil"
 	"github.com/tidwall/gjson"
 )
 
 func run(t *testing.T, width int, args ...string) string {
+	t.Helper()
+	state, err := filepath.Abs("../../../testdata/state-2026.1.30")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return runIn(t, state, width, args...)
+}
+
+func runIn(t *testing.T, state string, width int, args ...string) string {
 	t.Helper()
 	ios, _, out, errOut := iostreams.Test()
 	ios.SetStdoutTTY(true)
@@ -26,10 +40,6 @@ func run(t *testing.T, width int, args ...string) string {
 		Flags:  &cmdutil.GlobalFlags{},
 		Now:    func() time.Time { return time.UnixMilli(1795236254224 + 90*60*1000) },
 		Getenv: func(k string) string { return env[k] },
-	}
-	state, err := filepath.Abs("../../../testdata/state-2026.1.30")
-	if err != nil {
-		t.Fatal(err)
 	}
 	if code := cli.Run(f, append([]string{"--state-dir", state}, args...)); code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
@@ -83,5 +93,46 @@ func TestFlatten(t *testing.T) {
 	want := "key=main|updatedAt=2026-11-21T04:44:13Z|n=3|ok=false|a.0.x=1 2 3|a.1=y|o.archiveAtMs=2026-11-21T05:44:00Z|o.createdAt=not a number"
 	if g := strings.Join(got, "|"); g != want {
 		t.Errorf("Flatten:\n got %s\nwant %s", g, want)
+	}
+}
+
+// show lists the .reset/.deleted copies attributed to the session among its
+// earlier transcripts, newest first, zstd-compressed or not, with their
+// messages counted; a copy attributed to no session is not listed.
+func TestShowListsArchivedCopies(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "state")
+	if err := testutil.CopyTree(filepath.Join(testutil.Root(t), "testdata", "state-2026.1.30"), dir); err != nil {
+		t.Fatal(err)
+	}
+	sessDir := filepath.Join(dir, "agents", "main", "sessions")
+	const cur, named, stray = "c040fd20-0a1c-4ce0-924c-6e695a32eecb", "0badc0de-0000-4000-8000-0000000000b2", "0badc0de-0000-4000-8000-0000000000ff"
+	lines := func(sid string, n int) []byte {
+		b := []byte(`{"type":"session","version":3,"id":"` + sid + `","timestamp":"2026-11-20T01:00:00.000Z","cwd":"/w"}` + "\n")
+		for i := range n {
+			b = fmt.Appendf(b, `{"type":"message","id":"m%d","parentId":null,"timestamp":"2026-11-20T01:00:01.000Z","message":{"role":"user","content":"hi","timestamp":1795222801000}}`+"\n", i)
+		}
+		return b
+	}
+	enc, _ := zstd.NewWriter(nil)
+	for name, b := range map[string][]byte{
+		cur + ".jsonl.reset.2026-11-20T01-30-00.000Z":       lines(cur, 3),
+		named + ".jsonl.reset.2026-11-20T02-30-00.000Z.zst": enc.EncodeAll(lines(named, 2), nil),
+		stray + ".jsonl.deleted.2026-11-20T00-30-00.000Z":   lines(stray, 1),
+	} {
+		if err := os.WriteFile(filepath.Join(sessDir, name), b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	curPath := filepath.Join(sessDir, cur+".jsonl")
+	b, _ := os.ReadFile(curPath)
+	b = bytes.Replace(b, []byte(`"cwd":"/home/claw/.openclaw/workspace"}`), []byte(`"cwd":"/home/claw/.openclaw/workspace","parentSession":"`+filepath.Join(sessDir, named+".jsonl")+`"}`), 1)
+	if err := os.WriteFile(curPath, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out := runIn(t, dir, 200, "show", "main", "--json")
+	got := gjson.Get(out, `earlierTranscripts.#.[sessionId,source,messages,path]`).String()
+	want := `[["` + named + `","archived",2,"` + filepath.Join(sessDir, named+".jsonl.reset.2026-11-20T02-30-00.000Z.zst") + `"],["` + cur + `","archived",3,"` + filepath.Join(sessDir, cur+".jsonl.reset.2026-11-20T01-30-00.000Z") + `"]]`
+	if got != want {
+		t.Errorf("earlierTranscripts %s\nwant %s", got, want)
 	}
 }
