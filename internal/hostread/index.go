@@ -6,6 +6,7 @@ import (
 	"github.com/openclaw/sessions/internal/hostdoc"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/openclaw/sessions/internal/apperr"
@@ -108,7 +109,11 @@ func Index(ctx context.Context, s *state.State, q IndexQuery) (*IndexAnswer, err
 	}
 	busy := func(err error) error {
 		if errors.Is(err, searchindex.ErrBusy) {
-			return apperr.Lockf("the search index is being updated by another process (waited %s): try again, or raise --lock-timeout", wait)
+			who := ""
+			if h, ok := searchindex.Holder(filepath.Join(dir, key, "raw")); ok {
+				who = h.String() + "; "
+			}
+			return apperr.Lockf("the search index is being updated by another process (%swaited %s): try again, or raise --lock-timeout", who, wait)
 		}
 		return err
 	}
@@ -134,9 +139,11 @@ func Index(ctx context.Context, s *state.State, q IndexQuery) (*IndexAnswer, err
 		})); err != nil {
 			return nil, err
 		}
-		uctx := ctx
+		// the lock waited for up to the lock timeout, the build itself
+		// until it is done or interrupted
+		uctx := searchindex.WithLockWait(ctx, wait)
 		if q.Progress != nil {
-			uctx = searchindex.WithProgress(ctx, q.Progress)
+			uctx = searchindex.WithProgress(uctx, q.Progress)
 		}
 		st, err := ix.Update(uctx, all)
 		if searchindex.IsCorrupt(err) {
@@ -207,7 +214,7 @@ func background(ctx context.Context, s *state.State, x *SearchIndex, mask srch.M
 			}
 		}
 	}()
-	uctx := searchindex.WithProgress(ctx, func(searchindex.Progress) { gone() })
+	uctx := searchindex.WithProgress(searchindex.WithHolder(ctx, "background"), func(searchindex.Progress) { gone() })
 	_, err = ix.Update(uctx, srcs)
 	if searchindex.IsCorrupt(err) {
 		if err = ix.Reset(ctx); err == nil {

@@ -180,10 +180,15 @@ func (ix *Index) Reset(ctx context.Context) error {
 	return nil
 }
 
+// lock takes the index's write lock, waiting until ctx is done or for its
+// lock wait (WithLockWait), and says who holds it (WithHolder).
 func (ix *Index) lock(ctx context.Context) (func(), error) {
-	fl := flock.New(filepath.Join(ix.dir, "lock"), flock.SetPermissions(0o600))
-	ok, err := fl.TryLockContext(ctx, 5*time.Millisecond)
-	if err != nil && !ok && ctx.Err() != nil {
+	path := filepath.Join(ix.dir, "lock")
+	fl := flock.New(path, flock.SetPermissions(0o600))
+	lctx, cancel := lockContext(ctx)
+	defer cancel()
+	ok, err := fl.TryLockContext(lctx, 5*time.Millisecond)
+	if err != nil && !ok && lctx.Err() != nil {
 		fl.Close()
 		return nil, ErrBusy
 	}
@@ -195,7 +200,8 @@ func (ix *Index) lock(ctx context.Context) (func(), error) {
 		fl.Close()
 		return nil, ErrBusy
 	}
-	return func() { fl.Unlock(); fl.Close() }, nil
+	writeHolder(ctx, path)
+	return func() { clearHolder(path); fl.Unlock(); fl.Close() }, nil
 }
 
 // load brings ix up to the manifest on disk (mu held): the manifest read

@@ -30,7 +30,7 @@ func Remove(ctx context.Context, cacheDir, stateKey string) ([]string, error) {
 	var removed []string
 	for _, d := range dirs {
 		ix := &Index{dir: d, segs: map[uint32]*segment{}, maps: map[uint32][]byte{}}
-		if err := ix.remove(ctx); err != nil {
+		if err := ix.remove(WithHolder(ctx, "remove")); err != nil {
 			return removed, err
 		}
 		removed = append(removed, d)
