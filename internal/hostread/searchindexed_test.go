@@ -136,3 +136,32 @@ func TestSearchIndexedKeptText(t *testing.T) {
 		})
 	}
 }
+
+// A line longer than the scan reads (search.DefaultMaxLine, 16 MiB) is
+// skipped by the scan with a warning; the index passed it over too, but
+// silently, so an indexed answer lacked the warning. The source holding
+// it is now scanned within the indexed answer: the same hits (not the one
+// in the long line) and the same warning, warm and cold.
+func TestSearchIndexedOversizeLine(t *testing.T) {
+	const needle = "zqxidxhuge17"
+	s := indexedState(t, needle)
+	f, err := os.OpenFile(filepath.Join(s.Dir.Path, "agents/main/sessions/c040fd20-0a1c-4ce0-924c-6e695a32eecb.jsonl"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, text := range []string{strings.Repeat("x", srch.DefaultMaxLine+1<<20) + needle, "after " + needle} {
+		line, err := json.Marshal(map[string]any{"type": "message", "id": fmt.Sprintf("huge%d", i), "timestamp": fmt.Sprintf("2026-11-21T10:00:0%d.000Z", i),
+			"message": map[string]any{"role": "user", "content": []any{map[string]any{"type": "text", "text": text}}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.Write(append(line, '\n')); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f.Close()
+	got, _ := searchBoth(t, s, needle, &srch.Options{}, "", 0, 0)
+	if got.Total != 4 || len(got.Warnings) == 0 {
+		t.Errorf("%d hits (want the 4 readable messages), warnings %q", got.Total, got.Warnings)
+	}
+}

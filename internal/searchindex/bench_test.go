@@ -177,7 +177,7 @@ func (e *fts5Engine) build(b *testing.B, srcs []search.Source) {
 			if ferr != nil {
 				b.Fatal(ferr)
 			}
-			_, err = eachLine(f, 0, search.DefaultMaxLine, func(pos int64, line []byte, _ bool) { add(i, pos, line) })
+			_, err = eachLine(f, 0, search.DefaultMaxLine, func(pos int64, line []byte, _ bool) { add(i, pos, line) }, nil)
 			f.Close()
 		}
 		if err != nil {

@@ -94,13 +94,15 @@ func prefixHashes(f *os.File, to int64) (head, tail uint64, err error) {
 // eachLine calls fn for every line of r from offset base: its offset, its
 // bytes without the '\n' (valid until fn returns) and whether it is
 // complete ('\n'-terminated). Lines longer than maxLine are passed over,
-// as the scan passes them over. It returns the offset after the last
-// complete line.
-func eachLine(r io.Reader, base int64, maxLine int, fn func(pos int64, line []byte, complete bool)) (int64, error) {
+// as the scan passes them over, and told to over (nil: not told) with
+// their length without the '\n' and whether they are complete: the scan
+// warns about them, so the index records that it met one. It returns the
+// offset after the last complete line.
+func eachLine(r io.Reader, base int64, maxLine int, fn func(pos int64, line []byte, complete bool), over func(n int64, complete bool)) (int64, error) {
 	return eachLineWhile(r, base, maxLine, func(pos int64, line []byte, complete bool) bool {
 		fn(pos, line, complete)
 		return true
-	})
+	}, over)
 }
 
 // readers are eachLine's buffered readers, kept between sources (a
@@ -109,7 +111,7 @@ var readers = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 256<<1
 
 // eachLineWhile is eachLine stopping, once fn returns false, after that
 // line: it then returns the offset after that line.
-func eachLineWhile(r io.Reader, base int64, maxLine int, fn func(pos int64, line []byte, complete bool) bool) (int64, error) {
+func eachLineWhile(r io.Reader, base int64, maxLine int, fn func(pos int64, line []byte, complete bool) bool, over func(n int64, complete bool)) (int64, error) {
 	br := readers.Get().(*bufio.Reader)
 	br.Reset(r)
 	defer func() {
@@ -119,14 +121,14 @@ func eachLineWhile(r io.Reader, base int64, maxLine int, fn func(pos int64, line
 	start, end := base, base
 	var acc []byte
 	var n int
-	over := false
+	long := false
 	for {
 		chunk, err := br.ReadSlice('\n')
 		n += len(chunk)
-		if !over {
+		if !long {
 			switch {
 			case len(acc)+len(chunk) > maxLine+1:
-				over, acc = true, acc[:0]
+				long, acc = true, acc[:0]
 			case err == bufio.ErrBufferFull || len(acc) > 0:
 				acc = append(acc, chunk...)
 			}
@@ -141,18 +143,24 @@ func eachLineWhile(r io.Reader, base int64, maxLine int, fn func(pos int64, line
 		switch {
 		case err == nil:
 			more := true
-			if !over && len(line)-1 <= maxLine {
+			switch {
+			case !long && len(line)-1 <= maxLine:
 				more = fn(start, line[:len(line)-1], true)
+			case over != nil:
+				over(int64(n-1), true)
 			}
 			start += int64(n)
 			end = start
-			n, acc, over = 0, acc[:0], false
+			n, acc, long = 0, acc[:0], false
 			if !more {
 				return end, nil
 			}
 		case errors.Is(err, io.EOF):
-			if n > 0 && !over && len(line) <= maxLine {
+			switch {
+			case n > 0 && !long && len(line) <= maxLine:
 				fn(start, line, false)
+			case n > 0 && over != nil:
+				over(int64(n), false)
 			}
 			return end, nil
 		default:
@@ -258,7 +266,7 @@ func Read(srcs []search.Source, want map[int][]int64, fn func(i int, pos int64, 
 				if set[p] {
 					fn(i, p, line)
 				}
-			})
+			}, nil)
 			closeFn()
 			if err != nil {
 				fail(i, err)

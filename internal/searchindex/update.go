@@ -599,6 +599,20 @@ var resPool = sync.Pool{New: func() any { return new(resBufs) }}
 
 // grab gives res buffers kept from an earlier read (before its first
 // document).
+// passOver records a line longer than the index reads (and the scan
+// reads: search.DefaultMaxLine), passed over without a document: the scan
+// warns about it, so the source is scanned within an indexed answer
+// (uncleanCorrupt; uncleanTorn for an unterminated last line, as of this
+// reading), and its length is the source's longest.
+func (res *readResult) passOver(n int64, complete bool) {
+	res.longest = max(res.longest, n)
+	if complete {
+		res.unclean |= uncleanCorrupt
+	} else {
+		res.unclean |= uncleanTorn
+	}
+}
+
 func (res *readResult) grab() {
 	if res.docs == nil {
 		b := resPool.Get().(*resBufs)
@@ -691,7 +705,7 @@ func (ix *Index) readFile(src *search.Source, old *srcRec, emit func(readResult)
 		}
 		res, start = readResult{rec: srcRec{stamp: stamp}, appended: true}, end
 		return true
-	})
+	}, res.passOver)
 	if err != nil {
 		return readResult{err: err}
 	}
@@ -728,7 +742,7 @@ func (ix *Index) readWhole(src *search.Source, old *srcRec) (res readResult) {
 	defer closeFn()
 	_, err = eachLine(r, 0, search.DefaultMaxLine, func(pos int64, line []byte, _ bool) {
 		ix.addDoc(&res, pos, line, false)
-	})
+	}, func(n int64, _ bool) { res.passOver(n, true) })
 	if err != nil {
 		return readResult{err: err}
 	}
