@@ -1,6 +1,7 @@
 package hostread
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -163,5 +164,56 @@ func TestSearchIndexedOversizeLine(t *testing.T) {
 	got, _ := searchBoth(t, s, needle, &srch.Options{}, "", 0, 0)
 	if got.Total != 4 || len(got.Warnings) == 0 {
 		t.Errorf("%d hits (want the 4 readable messages), warnings %q", got.Total, got.Warnings)
+	}
+}
+
+// A long-lived process (the MCP server, the UI) searches from the index it
+// keeps open; `sessions index --remove` removes it under the process: its
+// next search builds it again (a small state: inline) and answers from it,
+// as the scan does — it used to scan on every search until it restarted.
+func TestSearchIndexedAfterRemove(t *testing.T) {
+	const needle = "zqxidxgone17"
+	s := indexedState(t, needle)
+	m, err := srch.Compile(srch.Query{Pattern: needle})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := &srch.Options{Matcher: m}
+	cache := t.TempDir()
+	var debug []string
+	q := func(indexed bool) *SearchQuery {
+		q := &SearchQuery{AllAgents: true, IncludeArchived: true, Options: o}
+		if indexed {
+			q.Index = &SearchIndex{Pattern: srch.Query{Pattern: needle}, CacheDir: cache, Debug: func(s string) { debug = append(debug, s) }}
+		}
+		return q
+	}
+	scan, err := Search(s, q(false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, step := range []string{"built", "after --remove"} {
+		if step == "after --remove" {
+			if a, err := Index(context.Background(), s, IndexQuery{CacheDir: cache, Remove: true}); err != nil || len(a.Removed) != 1 {
+				t.Fatalf("remove: %+v %v", a, err)
+			}
+		}
+		debug = nil
+		got, err := Search(s, q(true))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Total != scan.Total || !reflect.DeepEqual(got.Hits, scan.Hits) {
+			t.Fatalf("%s: %d hits %+v, scan %d %+v", step, got.Total, got.Hits, scan.Total, scan.Hits)
+		}
+		for _, d := range debug {
+			if strings.Contains(d, "scanning") {
+				t.Fatalf("%s: the scan answered: %q", step, debug)
+			}
+		}
+	}
+	a, err := Index(context.Background(), s, IndexQuery{CacheDir: cache})
+	if err != nil || len(a.Indexes) != 1 || a.Indexes[0].Changed != 0 {
+		t.Fatalf("the index built again: %+v %v", a, err)
 	}
 }

@@ -1,7 +1,9 @@
 package searchindex
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -155,6 +157,9 @@ func Updating(dir string) bool {
 // (an update or a build under way), without waiting for it. An error: the
 // lock cannot be taken at all (a read-only cache dir).
 func (ix *Index) Busy() (bool, error) {
+	if _, err := os.Lstat(ix.dir); errors.Is(err, fs.ErrNotExist) {
+		return false, nil // removed: no one updates it (the next update makes it again)
+	}
 	fl := flock.New(filepath.Join(ix.dir, "lock"), flock.SetPermissions(0o600))
 	defer fl.Close()
 	ok, err := fl.TryLock()

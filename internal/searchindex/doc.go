@@ -86,4 +86,12 @@
 //
 // An error from Update or Candidates (IsCorrupt: Reset and Update again;
 // ErrBusy; a write that failed) is the caller's cue to scan instead.
+//
+// An Index held open (a long-lived process) outlives a removal of its
+// directory: the next update makes it again and builds it anew; and every
+// manifest carries the index's identity (a random uid drawn with the
+// first), so an index removed and built again there by another process is
+// never read through what was mapped of the old one. The write lock's file
+// names its holder (pid and what: WithHolder, Holder), for the error of
+// an update that gave up waiting for it (WithLockWait).
 package searchindex

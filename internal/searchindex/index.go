@@ -183,6 +183,9 @@ func (ix *Index) Reset(ctx context.Context) error {
 // lock takes the index's write lock, waiting until ctx is done or for its
 // lock wait (WithLockWait), and says who holds it (WithHolder).
 func (ix *Index) lock(ctx context.Context) (func(), error) {
+	if err := ix.remake(); err != nil {
+		return nil, err
+	}
 	path := filepath.Join(ix.dir, "lock")
 	fl := flock.New(path, flock.SetPermissions(0o600))
 	lctx, cancel := lockContext(ctx)
@@ -202,6 +205,17 @@ func (ix *Index) lock(ctx context.Context) (func(), error) {
 	}
 	writeHolder(ctx, path)
 	return func() { clearHolder(path); fl.Unlock(); fl.Close() }, nil
+}
+
+// remake makes the index's directory again when it is gone (removed by
+// sessions index --remove while this process held the index open): the
+// update that takes the lock then builds it anew, as the first one did,
+// and the next load finds no manifest and drops what was mapped.
+func (ix *Index) remake() error {
+	if _, err := os.Lstat(ix.dir); !errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	return ensureDir(ix.dir)
 }
 
 // load brings ix up to the manifest on disk (mu held): the manifest read
@@ -252,6 +266,13 @@ func (ix *Index) loadOnce() error {
 	m, jEnd, err := readJournal(ix.dir, m)
 	if err != nil {
 		return err
+	}
+	if ix.man == nil || m.uid != ix.man.uid {
+		// another index than the one mapped (removed and built again
+		// there): nothing mapped of the old one is the new one's
+		for id := range ix.maps {
+			ix.drop(id)
+		}
 	}
 	for _, id := range m.segs {
 		if ix.segs[id] != nil {

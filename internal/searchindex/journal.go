@@ -72,7 +72,7 @@ func readJournal(dir string, m *manifest) (*manifest, int64, error) {
 
 // apply is m with one journal record applied.
 func (m *manifest) apply(body []byte) (*manifest, bool) {
-	next := &manifest{gen: m.gen}
+	next := &manifest{gen: m.gen, uid: m.uid}
 	d := &decoder{b: body}
 	changed, removed, ok := d.body(next, true)
 	if !ok || len(d.b) != 0 {

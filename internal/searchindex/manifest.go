@@ -13,6 +13,7 @@ import (
 // sees the old index or the new one:
 //
 //	"SXIDXMN5"  magic and format version
+//	uid         the index's identity, u64 (manifest.uid)
 //	body        uvarints and strings (uvarint length + bytes): its
 //	            generation, next source number, next segment number, the
 //	            segments, the sources
@@ -22,8 +23,9 @@ import (
 // rewrite it: it appends what changed to the journal (journal.go), so that
 // a catch-up writes O(changed) bytes.
 // Version 5: a line longer than search.DefaultMaxLine is recorded
-// (srcRec.unclean, longest) where 4 passed it over silently; an index of 4
-// is rebuilt, as one that is not of this version.
+// (srcRec.unclean, longest) where 4 passed it over silently, and the
+// manifest holds the index's identity (uid); an index of 4 is rebuilt, as
+// one that is not of this version.
 const manMagic = "SXIDXMN5"
 
 // Source kinds.
@@ -79,7 +81,12 @@ const (
 )
 
 type manifest struct {
-	gen              uint64 // the manifest file's generation: its journal's
+	gen uint64 // the manifest file's generation: its journal's
+	// uid is the index's identity: random, drawn for its first manifest and
+	// kept by every later one. An index removed and built again in the same
+	// directory has another, so a process that held the old one open
+	// drops what it mapped of it (its segments' numbers start again).
+	uid              uint64
 	nextSrc, nextSeg uint32
 	segs             []uint32
 	srcs             []srcRec // by id
@@ -107,6 +114,7 @@ func (m *manifest) encode() []byte {
 	b := []byte(manMagic)
 	u := func(v uint64) { b = binary.AppendUvarint(b, v) }
 	u(m.gen)
+	b = binary.LittleEndian.AppendUint64(b, m.uid)
 	b = m.appendBody(b, m.srcs, nil, false)
 	b = binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, castagnoli))
 	return append(b, endMagic...)
@@ -209,6 +217,9 @@ func decodeManifest(data []byte) (*manifest, error) {
 	}
 	d := &decoder{b: body[len(manMagic):]}
 	m := &manifest{gen: d.u()}
+	if id := d.bytes(8); len(id) == 8 {
+		m.uid = binary.LittleEndian.Uint64(id)
+	}
 	srcs, _, ok := d.body(m, false)
 	m.srcs = srcs
 	if !ok || len(d.b) != 0 {

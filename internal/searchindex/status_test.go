@@ -91,14 +91,13 @@ func TestInspectAndRemove(t *testing.T) {
 	if removed, err := Remove(context.Background(), cache, "state"); err != nil || len(removed) != 0 {
 		t.Errorf("removing nothing: %v %v", removed, err)
 	}
-	// An index removed while a handle is open: its next update fails (a
-	// search scans), it never answers wrong.
-	if _, err := ix.Update(context.Background(), srcs[:3]); err == nil {
-		t.Error("an update of a removed index succeeded")
+	// An index removed while a handle is open: its next update builds it
+	// anew (a long-lived process's next search; it used to fail, and every
+	// search scanned), from nothing it had before: it never answers wrong.
+	if st, err := ix.Update(context.Background(), srcs[:3]); err != nil || st.Whole != 3 {
+		t.Errorf("an update of a removed index: %v %v, want it built anew", st, err)
 	}
-	if _, err := os.Lstat(filepath.Join(cache, "state")); !os.IsNotExist(err) {
-		t.Errorf("an update brought the removed index back: %v", err)
-	}
+	sameAsScan(t, ix, srcs[:3])
 }
 
 // Remove waits for an update under way (the index's lock), and gives up
@@ -194,4 +193,54 @@ func snapshotTree(t *testing.T, dir string) string {
 		return nil
 	})
 	return out
+}
+
+// An index a long-lived process holds open while `sessions index --remove`
+// removes its directory: its next update makes the directory again and
+// builds it anew (it used to fail at the lock, so every search scanned
+// until the process restarted); and when another process has removed it
+// and built a new one there first, nothing the open index had mapped of
+// the old one is read as the new one's (its segments have the same
+// numbers): its answers are the new sources' as the scan gives them.
+func TestRemovedUnderAnOpenIndex(t *testing.T) {
+	cache := t.TempDir()
+	a := bigWorld(t, t.TempDir(), 4, 30, 3)
+	ix, err := Open(cache, "state")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	if _, err := ix.Update(context.Background(), a); err != nil {
+		t.Fatal(err)
+	}
+	sameAsScan(t, ix, a)
+
+	if _, err := Remove(context.Background(), cache, "state"); err != nil {
+		t.Fatal(err)
+	}
+	if busy, err := ix.Busy(); busy || err != nil {
+		t.Fatalf("busy after its removal: %v %v", busy, err)
+	}
+	st, err := ix.Update(context.Background(), a)
+	if err != nil || st.Whole != len(a) {
+		t.Fatalf("update after its removal: %v %v", st, err)
+	}
+	sameAsScan(t, ix, a)
+
+	if _, err := Remove(context.Background(), cache, "state"); err != nil {
+		t.Fatal(err)
+	}
+	b := bigWorld(t, t.TempDir(), 4, 30, 4)
+	other, err := Open(cache, "state") // another process
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	if _, err := other.Update(context.Background(), b); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ix.Update(context.Background(), b); err != nil {
+		t.Fatal(err)
+	}
+	sameAsScan(t, ix, b)
 }

@@ -8,6 +8,7 @@ import (
 	"hash/fnv"
 	"io"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -170,7 +171,10 @@ func (u *updater) commit() error {
 		return err
 	}
 	old := ix.man
-	u.next.gen = old.gen
+	u.next.gen, u.next.uid = old.gen, old.uid
+	for u.next.uid == 0 { // a new index
+		u.next.uid = rand.Uint64()
+	}
 	// What changed: both lists are sorted by id.
 	var changed []srcRec
 	var removed []string
