@@ -391,3 +391,41 @@ func TestCrashAndDiskFull(t *testing.T) {
 		t.Fatalf("temp files left: %v", left)
 	}
 }
+
+// A line longer than search.DefaultMaxLine, which the scan skips with a
+// warning, is recorded where the index meets it — in a file indexed
+// whole, in lines appended, as an unterminated last line — so that the
+// source is in Result.Scan (the caller scans it and gives the warning);
+// it used to be passed over silently. A source without one is not.
+func TestOversizeLineScanned(t *testing.T) {
+	long := `{"type":"message","id":"big","message":{"role":"user","content":"` + strings.Repeat("x", search.DefaultMaxLine) + `"}}`
+	short := `{"type":"message","id":"s","message":{"role":"user","content":"zqxover"}}` + "\n"
+	dir := t.TempDir()
+	srcs := []search.Source{{Path: filepath.Join(dir, "whole.jsonl")}, {Path: filepath.Join(dir, "appended.jsonl")},
+		{Path: filepath.Join(dir, "tail.jsonl")}, {Path: filepath.Join(dir, "clean.jsonl")}}
+	writeFile(t, srcs[0].Path, short+long+"\n"+short)
+	writeFile(t, srcs[1].Path, short)
+	writeFile(t, srcs[2].Path, short+long)
+	writeFile(t, srcs[3].Path, short)
+	ix, err := Open(t.TempDir(), "state")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	if _, err := ix.Update(context.Background(), srcs); err != nil {
+		t.Fatal(err)
+	}
+	appendFile(t, srcs[1].Path, long+"\n"+short)
+	if st, err := ix.Update(context.Background(), srcs); err != nil || st.Appended != 1 {
+		t.Fatalf("%v %v", st, err)
+	}
+	res, err := ix.Candidates(search.Query{Pattern: "zqxover"}, Filter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []bool{true, true, true, false} {
+		if id := SourceID(&srcs[i]); res.Scan[id] != want {
+			t.Errorf("%s: scanned %v, want %v", srcs[i].Path, res.Scan[id], want)
+		}
+	}
+}
