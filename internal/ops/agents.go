@@ -29,24 +29,10 @@ type AgentsResult struct {
 	SaysRequester bool `json:"-"`
 }
 
-// agentRow is the document of a host's row.
-func agentRow(r backend.AgentRow) AgentRow {
-	return AgentRow{Context: r.Context, ID: r.ID, Name: r.Name, Default: r.Default, Configured: r.Configured, Era: r.Era,
-		Store: r.Store, Sessions: r.Sessions, Visible: r.Visible, SpawnTarget: r.SpawnTarget, Writable: r.Writable,
-		CanSpawn: r.CanSpawn, Reason: r.Reason, ThroughGateway: r.ThroughGateway}
-}
-
 // agentsResult is the document of a host's agent list.
 func agentsResult(a *backend.AgentsResult) *AgentsResult {
-	res := &AgentsResult{Requester: AgentsRequester(a.Requester), DefaultAgent: a.DefaultAgent, SpawnAllowed: a.SpawnAllowed,
-		Errors: a.Errors, Fleet: a.Fleet, SaysRequester: a.SaysRequester}
-	if a.Agents != nil {
-		res.Agents = make([]AgentRow, len(a.Agents))
-		for i, r := range a.Agents {
-			res.Agents[i] = agentRow(r)
-		}
-	}
-	return res
+	return &AgentsResult{Requester: a.Requester, DefaultAgent: a.DefaultAgent, SpawnAllowed: a.SpawnAllowed,
+		Agents: a.Agents, Errors: a.Errors, Fleet: a.Fleet, SaysRequester: a.SaysRequester}
 }
 
 // Agents lists the agents where this invocation works, with what the
@@ -90,7 +76,7 @@ func (o *Ops) agents(ctx context.Context) (*AgentsResult, error) {
 		}
 		for _, row := range parts[i].Agents {
 			row.Context = where
-			res.Agents = append(res.Agents, agentRow(row))
+			res.Agents = append(res.Agents, row)
 		}
 	}
 	res.Errors = &failed
