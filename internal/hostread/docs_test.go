@@ -1,62 +1,13 @@
 package hostread
 
 import (
-	"encoding/json"
 	"reflect"
 	"testing"
 
 	"github.com/openclaw/sessions/internal/doctor"
+	"github.com/openclaw/sessions/internal/testutil/docjson"
 	"github.com/openclaw/sessions/internal/usage"
 )
-
-// fill sets every exported field of v (a pointer) to a value that is not
-// its zero, at any depth (down to depth levels of a recursive type): a
-// document converted from it shows every field the storage type has.
-func fill(v reflect.Value, depth int) {
-	switch v.Kind() {
-	case reflect.String:
-		v.SetString("s")
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		v.SetInt(7)
-	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		v.SetUint(7)
-	case reflect.Float32, reflect.Float64:
-		v.SetFloat(1.5)
-	case reflect.Bool:
-		v.SetBool(true)
-	case reflect.Pointer:
-		if depth > 0 {
-			v.Set(reflect.New(v.Type().Elem()))
-			fill(v.Elem(), depth-1)
-		}
-	case reflect.Slice:
-		if depth > 0 {
-			v.Set(reflect.MakeSlice(v.Type(), 1, 1))
-			fill(v.Index(0), depth-1)
-		}
-	case reflect.Struct:
-		for i := 0; i < v.NumField(); i++ {
-			if v.Type().Field(i).IsExported() {
-				fill(v.Field(i), depth)
-			}
-		}
-	}
-}
-
-func sameJSON(t *testing.T, what string, stored, doc any) {
-	t.Helper()
-	a, err := json.Marshal(stored)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := json.Marshal(doc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if string(a) != string(b) {
-		t.Errorf("%s: the document is not the stored JSON\nstored:   %s\ndocument: %s", what, a, b)
-	}
-}
 
 // TestDocsKeepTheStoredJSON: the documents of the host-only reads
 // (internal/hostdoc, what ops hands out) marshal byte for byte as the
@@ -64,10 +15,10 @@ func sameJSON(t *testing.T, what string, stored, doc any) {
 // usage's totals gain and the document lacks fails here.
 func TestDocsKeepTheStoredJSON(t *testing.T) {
 	var f doctor.Finding
-	fill(reflect.ValueOf(&f).Elem(), 3)
-	sameJSON(t, "doctor finding", []doctor.Finding{f}, (&DoctorAnswer{Findings: []doctor.Finding{f}}).Doc(false).Findings)
+	docjson.Fill(reflect.ValueOf(&f).Elem(), 3)
+	docjson.SameJSON(t, "doctor finding", []doctor.Finding{f}, (&DoctorAnswer{Findings: []doctor.Finding{f}}).Doc(false).Findings)
 
 	var tot usage.Totals
-	fill(reflect.ValueOf(&tot).Elem(), 3)
-	sameJSON(t, "usage totals", tot, (&UsageAnswer{Totals: tot}).Doc(0, 0).Totals)
+	docjson.Fill(reflect.ValueOf(&tot).Elem(), 3)
+	docjson.SameJSON(t, "usage totals", tot, (&UsageAnswer{Totals: tot}).Doc(0, 0).Totals)
 }

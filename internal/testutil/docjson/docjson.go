@@ -1,17 +1,18 @@
-package ops
+// Package docjson holds a document to the JSON of the stored type it is
+// converted from: Fill sets every field of the stored value, SameJSON
+// compares the two marshalled. For the tests beside each converter.
+package docjson
 
 import (
 	"encoding/json"
 	"reflect"
 	"testing"
-
-	"github.com/openclaw/sessions/internal/backend"
 )
 
-// fill sets every exported field of v (a pointer) to a value that is not
+// Fill sets every exported field of v (a pointer) to a value that is not
 // its zero, at any depth (down to depth levels of a recursive type): a
 // document converted from it shows every field the storage type has.
-func fill(v reflect.Value, depth int) {
+func Fill(v reflect.Value, depth int) {
 	switch v.Kind() {
 	case reflect.String:
 		v.SetString("s")
@@ -26,23 +27,24 @@ func fill(v reflect.Value, depth int) {
 	case reflect.Pointer:
 		if depth > 0 {
 			v.Set(reflect.New(v.Type().Elem()))
-			fill(v.Elem(), depth-1)
+			Fill(v.Elem(), depth-1)
 		}
 	case reflect.Slice:
 		if depth > 0 {
 			v.Set(reflect.MakeSlice(v.Type(), 1, 1))
-			fill(v.Index(0), depth-1)
+			Fill(v.Index(0), depth-1)
 		}
 	case reflect.Struct:
 		for i := 0; i < v.NumField(); i++ {
 			if v.Type().Field(i).IsExported() {
-				fill(v.Field(i), depth)
+				Fill(v.Field(i), depth)
 			}
 		}
 	}
 }
 
-func sameJSON(t *testing.T, what string, stored, doc any) {
+// SameJSON fails t when doc does not marshal byte for byte as stored.
+func SameJSON(t *testing.T, what string, stored, doc any) {
 	t.Helper()
 	a, err := json.Marshal(stored)
 	if err != nil {
@@ -55,16 +57,4 @@ func sameJSON(t *testing.T, what string, stored, doc any) {
 	if string(a) != string(b) {
 		t.Errorf("%s: the document is not the stored JSON\nstored:   %s\ndocument: %s", what, a, b)
 	}
-}
-
-// TestDocumentsKeepTheStoredJSON: the documents ops hands out in place of
-// the storage types (a host's agents) marshal byte for byte as those
-// types do, every field set — a field the storage type gains and the
-// document lacks fails here. A run's, its lineage's and a
-// doctor finding's are held beside their converters (internal/runs and
-// internal/hostread: TestDocKeepsTheStoredJSON, TestDocsKeepTheStoredJSON).
-func TestDocumentsKeepTheStoredJSON(t *testing.T) {
-	var agents backend.AgentsResult
-	fill(reflect.ValueOf(&agents).Elem(), 3)
-	sameJSON(t, "agents", &agents, agentsResult(&agents))
 }
