@@ -185,6 +185,25 @@ func (d *devtools) page() string {
 
 // eval evaluates expr in the page (DevTools' own evaluation, which the
 // page's policy does not govern) and returns its value as JSON.
+// open loads file in a new page with the network, the log and the page's
+// events recorded, and returns the page's session once it has loaded.
+func (d *devtools) open(t *testing.T, file string) string {
+	t.Helper()
+	s := d.page()
+	d.call(s, "Network.enable", map[string]any{})
+	d.call(s, "Log.enable", map[string]any{})
+	d.call(s, "Page.enable", map[string]any{})
+	d.call(s, "Page.navigate", map[string]any{"url": "file://" + file})
+	deadline := time.Now().Add(time.Minute)
+	for d.eval(s, `document.readyState`) != `"complete"` {
+		if time.Now().After(deadline) {
+			t.Fatal("the page did not load in a minute")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return s
+}
+
 func (d *devtools) eval(session, expr string) string {
 	d.t.Helper()
 	var r struct {
@@ -215,18 +234,7 @@ func TestHTMLDetailsOpenOnClick(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := startDevtools(t)
-	s := d.page()
-	d.call(s, "Network.enable", map[string]any{})
-	d.call(s, "Log.enable", map[string]any{})
-	d.call(s, "Page.enable", map[string]any{})
-	d.call(s, "Page.navigate", map[string]any{"url": "file://" + file})
-	deadline := time.Now().Add(time.Minute)
-	for d.eval(s, `document.readyState`) != `"complete"` {
-		if time.Now().After(deadline) {
-			t.Fatal("the page did not load in a minute")
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	s := d.open(t, file)
 
 	n := 0
 	fmt.Sscan(d.eval(s, `document.querySelectorAll("details").length`), &n)

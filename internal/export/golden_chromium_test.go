@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/rogpeppe/go-internal/txtar"
 )
@@ -62,18 +61,7 @@ func TestGoldenExportsInChromium(t *testing.T) {
 		name := strings.TrimSuffix(filepath.Base(file), ".html")
 		t.Run(name, func(t *testing.T) {
 			d := startDevtools(t)
-			s := d.page()
-			d.call(s, "Network.enable", map[string]any{})
-			d.call(s, "Log.enable", map[string]any{})
-			d.call(s, "Page.enable", map[string]any{})
-			d.call(s, "Page.navigate", map[string]any{"url": "file://" + file})
-			deadline := time.Now().Add(time.Minute)
-			for d.eval(s, `document.readyState`) != `"complete"` {
-				if time.Now().After(deadline) {
-					t.Fatal("the page did not load in a minute")
-				}
-				time.Sleep(100 * time.Millisecond)
-			}
+			s := d.open(t, file)
 			if got := d.eval(s, `document.querySelectorAll("article.msg").length`); got != fmt.Sprint(n) {
 				t.Errorf("%s messages in the DOM, want %d", got, n)
 			}
