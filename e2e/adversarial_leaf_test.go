@@ -28,6 +28,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/openclaw/sessions/internal/testutil"
 )
 
 func TestAdversarialLeafPlanter(t *testing.T) {
@@ -334,7 +336,7 @@ type mcpStdio struct {
 	cmd    *exec.Cmd
 	in     io.WriteCloser
 	lines  chan string
-	stderr *lockedBuffer
+	stderr *testutil.SyncBuffer
 	id     int
 }
 
@@ -347,7 +349,7 @@ func startMCP(t *testing.T, env []string, args ...string) *mcpStdio {
 	must(t, err)
 	out, err := cmd.StdoutPipe()
 	must(t, err)
-	c := &mcpStdio{t: t, cmd: cmd, in: in, lines: make(chan string, 64), stderr: &lockedBuffer{}}
+	c := &mcpStdio{t: t, cmd: cmd, in: in, lines: make(chan string, 64), stderr: &testutil.SyncBuffer{}}
 	cmd.Stderr = c.stderr
 	must(t, cmd.Start())
 	done := make(chan struct{})
@@ -426,7 +428,7 @@ type mcpHTTP struct {
 	url, token string
 	session    string
 	id         int
-	stderr     *lockedBuffer
+	stderr     *testutil.SyncBuffer
 	client     *http.Client
 }
 
@@ -440,7 +442,7 @@ func startMCPHTTP(t *testing.T, env []string, root string, args ...string) *mcpH
 	cmd := exec.Command(relExe(t), args...)
 	cmd.Args[0] = "sessions"
 	cmd.Env = env
-	c := &mcpHTTP{t: t, token: strings.Repeat("0123456789abcdef", 4), stderr: &lockedBuffer{}, client: &http.Client{Timeout: 60 * time.Second}}
+	c := &mcpHTTP{t: t, token: strings.Repeat("0123456789abcdef", 4), stderr: &testutil.SyncBuffer{}, client: &http.Client{Timeout: 60 * time.Second}}
 	cmd.Stderr = c.stderr
 	must(t, cmd.Start())
 	exited := make(chan struct{})
@@ -601,7 +603,7 @@ func leafWatch(t *testing.T, root, fixture, planted, transcript string, leaks *l
 	env := relEnv(wroot, "OPENCLAW_STATE_DIR="+wstate)
 	type watcher struct {
 		cmd           *exec.Cmd
-		out, stderr   *lockedBuffer
+		out, stderr   *testutil.SyncBuffer
 		what          string
 		exited        chan struct{}
 		waitErr       error
@@ -610,7 +612,7 @@ func leafWatch(t *testing.T, root, fixture, planted, transcript string, leaks *l
 	var ws []*watcher
 	for _, format := range [][]string{{"--json"}, {}} {
 		args := append([]string{"--as", "agent:main:main", "watch", "--all-agents", "--runs", "--log-level", "debug"}, format...)
-		w := &watcher{out: &lockedBuffer{}, stderr: &lockedBuffer{}, what: "sessions " + strings.Join(args, " "), exited: make(chan struct{})}
+		w := &watcher{out: &testutil.SyncBuffer{}, stderr: &testutil.SyncBuffer{}, what: "sessions " + strings.Join(args, " "), exited: make(chan struct{})}
 		w.cmd = exec.Command(relExe(t), args...)
 		w.cmd.Args[0] = "sessions"
 		w.cmd.Env = env

@@ -10,14 +10,12 @@ package e2e_test
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -26,31 +24,12 @@ import (
 	"github.com/openclaw/sessions/internal/testutil/runstate"
 )
 
-// lockedBuffer is a bytes.Buffer safe for the process's writes and the
-// test's reads.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 type stuckServer struct {
 	t      *testing.T
 	cmd    *exec.Cmd
 	in     io.WriteCloser
 	lines  chan map[string]any
-	stderr *lockedBuffer
+	stderr *testutil.SyncBuffer
 	exited chan error
 }
 
@@ -81,7 +60,7 @@ func startStuck(t *testing.T) *stuckServer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := &stuckServer{t: t, cmd: cmd, in: in, lines: make(chan map[string]any, 16), stderr: &lockedBuffer{}, exited: make(chan error, 1)}
+	srv := &stuckServer{t: t, cmd: cmd, in: in, lines: make(chan map[string]any, 16), stderr: &testutil.SyncBuffer{}, exited: make(chan error, 1)}
 	cmd.Stderr = srv.stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -1,36 +1,17 @@
 package cmdutil
 
 import (
-	"bytes"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/openclaw/sessions/internal/iostreams"
+	"github.com/openclaw/sessions/internal/testutil"
 )
-
-// syncBuffer is a bytes.Buffer the spinner's goroutine and the test share.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // steppedSpinner is a spinner whose delay between frames the test ends:
 // each receive from ticks is one frame's delay over.
-func steppedSpinner(w *syncBuffer, suffix string, color bool, width int) (*spinner, chan time.Time, chan struct{}) {
+func steppedSpinner(w *testutil.SyncBuffer, suffix string, color bool, width int) (*spinner, chan time.Time, chan struct{}) {
 	ticks, waiting := make(chan time.Time), make(chan struct{}, 16)
 	sp := newSpinner(w, suffix, color)
 	sp.width = func() int { return width }
@@ -44,7 +25,7 @@ func steppedSpinner(w *syncBuffer, suffix string, color bool, width int) (*spinn
 // erased.
 func TestSpinnerBytes(t *testing.T) {
 	for _, color := range []bool{false, true} {
-		w := &syncBuffer{}
+		w := &testutil.SyncBuffer{}
 		sp, ticks, waiting := steppedSpinner(w, " waiting for agent:main:main", color, 200)
 		sp.Start()
 		<-waiting // frame 0 drawn
@@ -70,7 +51,7 @@ func TestSpinnerBytes(t *testing.T) {
 // TestSpinnerErasesWrappedLine: a line wider than the terminal is erased
 // with one "\x1b[F\x1b[K" for each line it wrapped onto.
 func TestSpinnerErasesWrappedLine(t *testing.T) {
-	w := &syncBuffer{}
+	w := &testutil.SyncBuffer{}
 	suffix := " waiting for " + strings.Repeat("k", 40) // 1+3+13+40 = 57 columns as counted
 	sp, _, waiting := steppedSpinner(w, suffix, false, 20)
 	sp.Start()

@@ -19,26 +19,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/openclaw/sessions/internal/mcpserver"
 	"github.com/openclaw/sessions/internal/runs"
+	"github.com/openclaw/sessions/internal/testutil"
 	"github.com/openclaw/sessions/internal/testutil/runstate"
 )
-
-// lockedBuffer is a buffer a process writes into while the test reads it.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // A client that goes away in the middle of sessions_send — its end of the
 // stdio pipes closed at once, as when the client process is killed, with
@@ -81,7 +64,7 @@ func TestSendClientGone(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			stderr := &lockedBuffer{}
+			stderr := &testutil.SyncBuffer{}
 			srv.Stderr = stderr
 			if err := srv.Start(); err != nil {
 				t.Fatal(err)

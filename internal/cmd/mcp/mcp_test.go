@@ -1,13 +1,11 @@
 package mcp
 
 import (
-	"bytes"
 	"context"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -18,24 +16,6 @@ import (
 	"github.com/openclaw/sessions/internal/iostreams"
 	"github.com/openclaw/sessions/internal/testutil"
 )
-
-// syncBuffer is a buffer the server's goroutines log into.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 func testFactory(t *testing.T) (*cmdutil.Factory, string) {
 	t.Helper()
@@ -86,7 +66,7 @@ func TestFlags(t *testing.T) {
 func TestHTTPServe(t *testing.T) {
 	f, dir := testFactory(t)
 	f.Flags.StateDir = dir
-	logs := &syncBuffer{}
+	logs := &testutil.SyncBuffer{}
 	f.Log = log.NewWithOptions(logs, log.Options{Level: log.DebugLevel})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -128,9 +108,6 @@ var (
 	TestFactory   = testFactory
 	TestTokenFile = tokenFile
 )
-
-// SyncBuffer is syncBuffer for package mcp_test.
-type SyncBuffer = syncBuffer
 
 type authed struct{}
 

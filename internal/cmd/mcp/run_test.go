@@ -51,7 +51,7 @@ func TestStdio(t *testing.T) {
 	f, dir := mcpcmd.TestFactory(t)
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
-	errOut := &mcpcmd.SyncBuffer{}
+	errOut := &testutil.SyncBuffer{}
 	f.IO.In, f.IO.Out, f.IO.ErrOut = inR, outW, errOut
 	code := make(chan int, 1)
 	go func() {
