@@ -15,15 +15,7 @@ func TestColdArchivesStream(t *testing.T) {
 	ref := copyFixture(t)
 	seqs, lines := rawEvents(t, Path(ref, "main"), mainSession)
 	last := seqs[len(seqs)-1]
-	for _, c := range []struct {
-		name    string
-		upTo    int64
-		storage string
-	}{
-		{"whole transcript in a file", last, "file"},
-		{"older events in a file, newest hot", 8, "file"},
-		{"embedded archive", last, "sqlite"},
-	} {
+	for _, c := range coldCases(last) {
 		t.Run(c.name, func(t *testing.T) {
 			dir := copyFixture(t)
 			p := Path(dir, "main")

@@ -169,6 +169,24 @@ func archive(t testing.TB, dbPath, sessionID string, seqs []int64, lines []strin
 	return file
 }
 
+// coldCase is one way a transcript's events are archived cold: up to
+// which seq, in a file under sessions/cold/ or embedded in the database.
+type coldCase struct {
+	name    string
+	upTo    int64
+	storage string
+}
+
+// coldCases are the ways TestColdArchives and TestColdArchivesStream
+// archive a transcript whose last event is last.
+func coldCases(last int64) []coldCase {
+	return []coldCase{
+		{"whole transcript in a file", last, "file"},
+		{"older events in a file, newest hot", 8, "file"},
+		{"embedded archive", last, "sqlite"},
+	}
+}
+
 // TestColdArchives: a transcript whose events were moved to a cold archive
 // (a file under sessions/cold/, or embedded in the database) reads exactly
 // as before, also when its newest events are still hot; a tampered or
@@ -177,15 +195,7 @@ func TestColdArchives(t *testing.T) {
 	ref := copyFixture(t)
 	seqs, lines := rawEvents(t, Path(ref, "main"), mainSession)
 	last := seqs[len(seqs)-1]
-	for _, c := range []struct {
-		name    string
-		upTo    int64
-		storage string
-	}{
-		{"whole transcript in a file", last, "file"},
-		{"older events in a file, newest hot", 8, "file"},
-		{"embedded archive", last, "sqlite"},
-	} {
+	for _, c := range coldCases(last) {
 		t.Run(c.name, func(t *testing.T) {
 			dir := copyFixture(t)
 			p := Path(dir, "main")
