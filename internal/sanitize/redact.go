@@ -329,6 +329,9 @@ type Redactor struct {
 	// as96: no edge pass (redact_edge.go), a long text masked chunk by
 	// chunk only, exactly as 9.6 does (the corpus comparison).
 	as96 bool
+	// clean: the short texts these patterns leave as they are (clean.go),
+	// shared by the copies.
+	clean *cleanSet
 }
 
 // redactors keeps the Redactor of each list of configured patterns: a
@@ -361,7 +364,7 @@ func NewRedactor(userPatterns []string, warn func(msg string)) *Redactor {
 // bad are those RE2 cannot compile, unsafe those OpenClaw's safe-regex
 // check refuses (both left out).
 func compileRedactor(userPatterns []string) (r *Redactor, bad, unsafe []string) {
-	r = &Redactor{}
+	r = &Redactor{clean: newCleanSet()}
 	for _, raw := range userPatterns {
 		src, flags := redactPatternSource(raw)
 		if strings.TrimSpace(src) == "" {
@@ -413,7 +416,7 @@ func redactPatternSource(raw string) (src, flags string) {
 
 // Redact returns text with every secret masked and whether anything changed.
 func (r *Redactor) Redact(text string) (string, bool) {
-	if r == nil || text == "" {
+	if r == nil || text == "" || r.cleanSet().has(text) {
 		return text, false
 	}
 	next := redactFormBody(redactQueryValues(redactStructuredAuthHeaders(text)))
@@ -439,7 +442,9 @@ func (r *Redactor) Redact(text string) (string, bool) {
 		}
 	}
 	next = redactAWSSecrets(next)
-	if next != text && r.rec != nil {
+	if next == text {
+		r.cleanSet().add(text)
+	} else if r.rec != nil {
 		r.rec(next)
 	}
 	return next, next != text
