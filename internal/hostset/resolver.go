@@ -27,6 +27,25 @@ type Resolver struct {
 	once sync.Once
 	set  *Set
 	err  error
+
+	stateOnce sync.Once
+	open      func() (*state.State, error)
+}
+
+// State is this host's state, opened once per invocation (state.Open
+// with Local.Open); its error is the operation's.
+func (r *Resolver) State() (*state.State, error) {
+	r.stateOnce.Do(func() { r.open = opener(r.Local.Open) })
+	return r.open()
+}
+
+// RedactPatterns are this host's logging.redactPatterns (none when its
+// state or config cannot be read: the defaults mask alone).
+func (r *Resolver) RedactPatterns() []string {
+	if st, err := r.State(); err == nil && st != nil && st.Cfg != nil {
+		return st.Cfg.Logging.RedactPatterns
+	}
+	return nil
 }
 
 // Set is the invocation's set of hosts, resolved on first use.
@@ -45,13 +64,24 @@ func (r *Resolver) For(sel gatewaysel.Selector) (*Set, error) {
 
 // LocalHost is this host's state dir as a host (NewLocal): its writes go
 // where the resolved set routes them.
-func (r *Resolver) LocalHost() *local.Local { return NewLocal(r.Local, r.Set) }
+func (r *Resolver) LocalHost() *local.Local { return NewLocal(r.Local, r.State, r.Set) }
+
+// HostOnly is the host a host-only read asks: a gateway the command line
+// names (--gateway, --context), not dialled nor even resolved — whether
+// it can answer is the implementation's, the same for every gateway —
+// else this host's state dir.
+func (r *Resolver) HostOnly() backend.Host {
+	if r.In.Gateway.Named() {
+		return &gatewayhost.Gateway{}
+	}
+	return r.LocalHost()
+}
 
 // Gateway reads one host of the set, the requester checked against that
 // host's config on connecting; its warnings are the invocation's.
 func (r *Resolver) Gateway(h Host) *gatewayhost.Gateway {
 	t, _ := r.Set() // h came from it
-	g := t.Reader(h, r.Local.Agent, r.As())
+	g := t.Reader(h, r.Local.Open.Agent, r.As())
 	g.Warn, g.Now = r.Local.Warn, r.Local.Now
 	return g
 }
@@ -66,7 +96,7 @@ func (r *Resolver) Readers() (readers []backend.Reader, fleet bool, err error) {
 	if err != nil {
 		return nil, false, err
 	}
-	return t.Readers(r.LocalHost(), r.Local.Agent, r.As()), t.Fleet(), nil
+	return t.Readers(r.LocalHost(), r.Local.Open.Agent, r.As()), t.Fleet(), nil
 }
 
 // Hosts are what an operation on one session asks, each as a whole
@@ -96,7 +126,7 @@ func (r *Resolver) HostWrites(what string) (*Writes, error) {
 		return nil, err
 	}
 	if t.Local() {
-		if s, err = r.Local.State(); err != nil {
+		if s, err = r.State(); err != nil {
 			return nil, err
 		}
 	}
@@ -193,7 +223,7 @@ func (r *Resolver) RunStore(what string) (*runs.Store, error) {
 		t, _ := r.Set()
 		return t.RunStore(*w.Host)
 	}
-	s, err := r.Local.State()
+	s, err := r.State()
 	if err != nil {
 		return nil, err
 	}

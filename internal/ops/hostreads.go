@@ -3,7 +3,6 @@ package ops
 import (
 	"github.com/openclaw/sessions/internal/apperr"
 	"github.com/openclaw/sessions/internal/backend"
-	"github.com/openclaw/sessions/internal/backend/gatewayhost"
 )
 
 // HostRead is a read only a host that holds the files can answer: search,
@@ -53,10 +52,7 @@ func (o *Ops) CanRead(r *HostRead) error {
 // for every gateway — so a refusal comes before any other check of the
 // gateway flags.
 func (o *Ops) readHost(r *HostRead) (backend.Host, error) {
-	var h backend.Host = o.where.LocalHost()
-	if o.cfg.Gateway.Named() {
-		h = &gatewayhost.Gateway{}
-	}
+	h := o.where.HostOnly()
 	if !r.can(h) {
 		return nil, apperr.Usagef("%s reads this host's state dir only and does not work through a gateway: drop --gateway/--context, or run it on the gateway's host", r.name)
 	}

@@ -7,7 +7,6 @@ import (
 
 	"charm.land/log/v2"
 	"github.com/openclaw/sessions/internal/backend"
-	"github.com/openclaw/sessions/internal/backend/local"
 	"github.com/openclaw/sessions/internal/hostmetrics"
 	"github.com/openclaw/sessions/internal/metrics"
 	prometheus "github.com/openclaw/sessions/internal/promlite"
@@ -103,13 +102,6 @@ func (m *Metrics) snapshot() *metrics.Snapshot {
 	if err != nil {
 		m.warn(err.Error())
 		return &metrics.Snapshot{Errors: 1}
-	}
-	if l, ok := h.(*local.Local); ok {
-		l.ForAgent = func(agent string) *local.Local {
-			ac := c
-			ac.Agent = agent
-			return New(ac).where.LocalHost()
-		}
 	}
 	return h.(backend.MetricsReader).ReadMetrics(context.Background(), m.r, cw, m.warn)
 }

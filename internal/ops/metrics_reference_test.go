@@ -41,7 +41,7 @@ func referenceSnapshot(c Config, q MetricsQuery) *metrics.Snapshot {
 		m.warn(what + ": " + err.Error())
 	}
 	all := m.q.AllAgents && c.Agent == ""
-	s, err := o.openState()
+	s, err := o.where.State()
 	if err != nil {
 		fail("state", err)
 		return snap
@@ -264,7 +264,7 @@ func refEach[T any](o *Ops, c Config, all bool, agents []string, fn func(*Ops) (
 		ac.Agent = a
 		ao := New(ac)
 		part, err := fn(ao)
-		if st, serr := ao.openState(); serr == nil {
+		if st, serr := ao.where.State(); serr == nil {
 			st.Close()
 		}
 		if err != nil {

@@ -95,10 +95,6 @@ func NewStoreCache() *StoreCache { return storecache.New() }
 type Ops struct {
 	cfg Config
 
-	stateOnce sync.Once
-	st        *state.State
-	stErr     error
-
 	where *hostset.Resolver // where this invocation works, resolved once
 
 	redactOnce sync.Once
@@ -118,7 +114,7 @@ func New(c Config) *Ops {
 	}
 	o := &Ops{cfg: c}
 	o.where = &hostset.Resolver{In: hostset.Inputs{Gateway: c.Gateway, Getenv: c.Getenv, Debug: o.debug},
-		Local: hostset.LocalInputs{State: o.openState, Warn: o.warn, Agent: c.Agent, Debug: o.debug, Now: c.Now, LockTimeout: c.LockTimeout},
+		Local: hostset.LocalInputs{Open: o.stateOptions(), Warn: o.warn, Debug: o.debug, Now: c.Now, LockTimeout: c.LockTimeout},
 		As:    o.requester}
 	return o
 }
@@ -152,6 +148,18 @@ func (o *Ops) as() (key, from string) {
 	return "", ""
 }
 
+// stateOptions are what this host's state is opened with (hostset opens
+// it, once, when an operation needs it): the requester as given, which
+// the state checks.
+func (o *Ops) stateOptions() state.Options {
+	as := o.cfg.As
+	if as == "" {
+		as = o.cfg.Getenv("OPENCLAW_SESSION_KEY")
+	}
+	return state.Options{StateDir: o.cfg.StateDir, ConfigPath: o.cfg.ConfigPath, Profile: o.cfg.Profile,
+		Agent: o.cfg.Agent, As: as, Sandboxed: o.sandboxed(), Env: o.cfg.Env, Warn: o.warn, Cache: o.cfg.Cache}
+}
+
 // sandboxed is Config.Sandboxed or $OPENCLAW_SANDBOXED (true).
 func (o *Ops) sandboxed() bool {
 	if o.cfg.Sandboxed {
@@ -159,28 +167,4 @@ func (o *Ops) sandboxed() bool {
 	}
 	b, err := strconv.ParseBool(strings.TrimSpace(o.cfg.Getenv("OPENCLAW_SANDBOXED")))
 	return err == nil && b
-}
-
-// openState opens this host's state (state dir, config, requester) once. Only
-// the operations layer and the detached runner work on it; front-ends call
-// operations.
-func (o *Ops) openState() (*state.State, error) {
-	o.stateOnce.Do(func() {
-		as := o.cfg.As
-		if as == "" {
-			as = o.cfg.Getenv("OPENCLAW_SESSION_KEY") // as given: state checks it
-		}
-		o.st, o.stErr = state.Open(state.Options{
-			StateDir:   o.cfg.StateDir,
-			ConfigPath: o.cfg.ConfigPath,
-			Profile:    o.cfg.Profile,
-			Agent:      o.cfg.Agent,
-			As:         as,
-			Sandboxed:  o.sandboxed(),
-			Env:        o.cfg.Env,
-			Warn:       o.warn,
-			Cache:      o.cfg.Cache,
-		})
-	})
-	return o.st, o.stErr
 }

@@ -27,11 +27,7 @@ func (o *Ops) boundary() *boundary.Masker {
 		return nil
 	}
 	o.redactOnce.Do(func() {
-		var patterns []string
-		if st, err := o.openState(); err == nil && st != nil && st.Cfg != nil {
-			patterns = st.Cfg.Logging.RedactPatterns
-		}
-		o.masker = boundary.New(sanitize.NewRedactor(patterns, o.warn))
+		o.masker = boundary.New(sanitize.NewRedactor(o.where.RedactPatterns(), o.warn))
 	})
 	return o.masker
 }

@@ -175,12 +175,8 @@ func (o *Ops) searchIndex(ctx context.Context, q SearchQuery) *hostread.SearchIn
 // (hostread.MaskKey): the host's redact patterns, the requester and
 // whether it is sandboxed.
 func (o *Ops) searchMaskKey() string {
-	var patterns []string
-	if st, err := o.openState(); err == nil && st != nil && st.Cfg != nil {
-		patterns = st.Cfg.Logging.RedactPatterns
-	}
 	as, _ := o.as()
-	return hostread.MaskKey(patterns, as, o.sandboxed())
+	return hostread.MaskKey(o.where.RedactPatterns(), as, o.sandboxed())
 }
 
 // sizeOf is n bytes in MiB when it is a whole number of them.

@@ -223,7 +223,7 @@ func TestSpawnLocalBothEras(t *testing.T) {
 			if rec.Kind != runs.KindSpawn || rec.Spawn == nil || rec.Spawn.Label != "kid" || rec.Target.Key != res.ChildSessionKey || rec.Requester == nil || rec.Requester.Key != "agent:main:main" {
 				t.Errorf("record %+v", rec)
 			}
-			s, err := New(o.Config()).openState()
+			s, err := New(o.Config()).where.State()
 			if err != nil {
 				t.Fatal(err)
 			}
