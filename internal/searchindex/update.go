@@ -52,6 +52,33 @@ func (ix *Index) Update(ctx context.Context, srcs []search.Source) (Stats, error
 // a transcript file's (its stat), a store's (its database's and -wal's).
 type Stamps struct {
 	files, stores map[string]stamp
+	// listed: a transcript file's stamp is the one its listing took
+	// (search.Source.Stat) when it took one, files' otherwise.
+	listed bool
+	// clean is the manifest Backlog found every source indexed as it is
+	// in, and holding no other (nil: something to do).
+	clean *manifest
+}
+
+// stampOf is the stamp st holds of src.
+func (st *Stamps) stampOf(src *search.Source) (stamp, bool) {
+	if src.DB != nil {
+		cur, ok := st.stores[src.DB.Path()]
+		return cur, ok
+	}
+	if st.listed {
+		if cur, ok := listedStamp(src); ok {
+			return cur, true
+		}
+	}
+	cur, ok := st.files[src.Path]
+	return cur, ok
+}
+
+// has reports whether st holds a stamp of src.
+func (st *Stamps) has(src *search.Source) bool {
+	_, ok := st.stampOf(src)
+	return ok
 }
 
 // unchanged reports whether st says that src has not changed since it was
@@ -61,13 +88,7 @@ func (st *Stamps) unchanged(src *search.Source, old *srcRec) bool {
 	if old == nil {
 		return false
 	}
-	var cur stamp
-	var ok bool
-	if src.DB != nil {
-		cur, ok = st.stores[src.DB.Path()]
-	} else {
-		cur, ok = st.files[src.Path]
-	}
+	cur, ok := st.stampOf(src)
 	return ok && cur == old.stamp
 }
 
@@ -90,6 +111,12 @@ func (ix *Index) UpdateStamped(ctx context.Context, srcs []search.Source, st Sta
 	// (read again only if its file changed).
 	if err := ix.load(); err != nil {
 		return Stats{}, err
+	}
+	if st.clean != nil && st.clean == ix.man {
+		// The backlog found every source as indexed, and the index is
+		// still the manifest it weighed them against: nothing to read,
+		// write or rebuild (the index keeps its generation).
+		return Stats{Unchanged: len(ix.man.srcs), Segments: len(ix.man.segs)}, nil
 	}
 	u := &updater{ix: ix, old: ix.man, cur: ix.man.nextSeg}
 	ix.stamps.Clear() // a store's stamp is taken once per update
