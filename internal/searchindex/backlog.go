@@ -49,14 +49,15 @@ func (ix *Index) Backlog(srcs []search.Source) (Backlog, error) {
 		return Backlog{}, err
 	}
 	m := ix.man
-	order := uniqueSources(srcs)
+	order, ids := uniqueSourceIDs(srcs)
 	type store struct {
 		st       stamp
 		err      error
 		size     int64
 		sessions int64
 	}
-	b := Backlog{Stamps: Stamps{files: map[string]stamp{}, stores: map[string]stamp{}, listed: true}}
+	b := Backlog{Stamps: Stamps{files: map[string]stamp{}, stores: map[string]stamp{}, listed: true,
+		of: sliceOf(srcs), man: m, order: order, ids: ids, recs: make([]int32, len(order))}}
 	same := 0 // the sources whose stamp is the one indexed, that UpdateStamped takes as such
 	stores := map[string]*store{}
 	storeOf := func(path string) *store {
@@ -85,8 +86,9 @@ func (ix *Index) Backlog(srcs []search.Source) (Backlog, error) {
 			s.size += wi.Size()
 		}
 	}
-	for _, i := range order {
+	for k, i := range order {
 		src := &srcs[i]
+		b.Stamps.recs[k] = -1
 		var cur stamp
 		var size int64
 		switch {
@@ -125,12 +127,13 @@ func (ix *Index) Backlog(srcs []search.Source) (Backlog, error) {
 			}
 		}
 		b.Total += size
-		j, ok := m.find(SourceID(src))
+		j, ok := m.find(ids[k])
 		if !ok || m.srcs[j].kind != kindOf(src) {
 			b.Sources++
 			b.Bytes += size
 			continue
 		}
+		b.Stamps.recs[k] = int32(j)
 		r := &m.srcs[j]
 		if cur == r.stamp {
 			if b.Stamps.has(src) {

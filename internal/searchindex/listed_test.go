@@ -16,7 +16,7 @@ import (
 
 // listed is srcs as a listing hands them over: each file's lstat taken in
 // one batch per directory (search.Source.Stat), as hostread does.
-func listed(t *testing.T, srcs []search.Source) []search.Source {
+func listed(t testing.TB, srcs []search.Source) []search.Source {
 	t.Helper()
 	out := make([]search.Source, len(srcs))
 	copy(out, srcs)
