@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/openclaw/sessions/internal/dirstat"
 	srch "github.com/openclaw/sessions/internal/search"
 	"github.com/openclaw/sessions/internal/searchindex"
 	"github.com/openclaw/sessions/internal/state"
@@ -141,6 +142,33 @@ func indexSources(s *state.State, labelAs func(string) string) ([]srch.Source, e
 	return srcs, err
 }
 
+// stampFiles sets the Stat of every transcript file of srcs: one batch of
+// lstats per directory (dirstat, on one open handle of it), where a stat
+// by path each would walk the path again. A directory that cannot be
+// opened leaves its files without a stamp (the index stats them itself).
+func stampFiles(srcs []srch.Source) {
+	byDir := map[string][]int{}
+	for i := range srcs {
+		if src := &srcs[i]; src.DB == nil && src.Path != "" {
+			d := filepath.Dir(src.Path)
+			byDir[d] = append(byDir[d], i)
+		}
+	}
+	for dir, idx := range byDir {
+		names := make([]string, len(idx))
+		for k, i := range idx {
+			names[k] = filepath.Base(srcs[i].Path)
+		}
+		st, err := dirstat.StatNames(dir, dirstat.NewNames(names))
+		if err != nil {
+			continue
+		}
+		for k, i := range idx {
+			srcs[i].Stat = &st[k]
+		}
+	}
+}
+
 // searchIndexed answers q over srcs from the index, or says why it cannot
 // (nil: the scan answers).
 func searchIndexed(s *state.State, q *SearchQuery, srcs []srch.Source) *srch.Result {
@@ -165,8 +193,11 @@ func searchIndexed(s *state.State, q *SearchQuery, srcs []srch.Source) *srch.Res
 		}
 	}
 	// The stamps the backlog took are the catch-up's: not taken twice.
+	// Each transcript file's is its lstat, taken here in one batch per
+	// directory.
 	var stamps searchindex.Stamps
 	if x.Background != nil {
+		stampFiles(all)
 		inline, b := x.catchUp(ix, all)
 		if !inline {
 			return nil
@@ -199,12 +230,19 @@ func searchIndexed(s *state.State, q *SearchQuery, srcs []srch.Source) *srch.Res
 		x.debug("search index: the query selects nothing by itself (a literal shorter than three bytes, a regex without one); scanning")
 		return nil
 	}
-	indexed := make(map[string]bool, len(all))
-	for i := range all {
-		indexed[searchindex.SourceID(&all[i])] = true
-	}
+	// Every source listed is indexed but those the update could not read:
+	// a search of everything asks only about those (no map of every
+	// source's id per search).
+	failed := make(map[string]bool, len(st.Failed))
 	for _, id := range st.Failed {
-		delete(indexed, id)
+		failed[id] = true
+	}
+	var indexed map[string]bool
+	if len(all) != len(srcs) || (len(all) > 0 && &all[0] != &srcs[0]) {
+		indexed = make(map[string]bool, len(all))
+		for i := range all {
+			indexed[searchindex.SourceID(&all[i])] = true
+		}
 	}
 	// The sources read from the index's candidates, and those scanned: a
 	// session OpenClaw's own index answers (its rows, "index"), one the
@@ -217,7 +255,7 @@ func searchIndexed(s *state.State, q *SearchQuery, srcs []srch.Source) *srch.Res
 	for i := range srcs {
 		src := &srcs[i]
 		id := searchindex.SourceID(src)
-		if (src.Index && !o.IncludeTools) || !indexed[id] || cands.Scan[id] {
+		if (src.Index && !o.IncludeTools) || (indexed != nil && !indexed[id]) || failed[id] || cands.Scan[id] {
 			scan = append(scan, i)
 			continue
 		}

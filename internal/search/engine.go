@@ -14,6 +14,7 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 
+	"github.com/openclaw/sessions/internal/dirstat"
 	"github.com/openclaw/sessions/internal/fsutil"
 	"github.com/openclaw/sessions/internal/sqlitestore"
 	"github.com/openclaw/sessions/internal/transcript"
@@ -38,6 +39,10 @@ type Source struct {
 	// sqlitestore.FTSCurrent); it is read instead of the events unless tool
 	// messages are searched (the index holds user and assistant text only).
 	Index bool
+	// Stat is the lstat of Path the listing took (nil: none taken; a
+	// store's session has none): the search index weighs and catches up
+	// from it instead of taking another (searchindex.Index.Backlog).
+	Stat *dirstat.Stat
 }
 
 // Where a hit was found.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/gofrs/flock"
 
+	"github.com/openclaw/sessions/internal/fsutil"
 	"github.com/openclaw/sessions/internal/search"
 )
 
@@ -48,13 +49,16 @@ func (ix *Index) Backlog(srcs []search.Source) (Backlog, error) {
 		return Backlog{}, err
 	}
 	m := ix.man
-	order := uniqueSources(srcs)
+	order, ids := uniqueSourceIDs(srcs)
 	type store struct {
 		st       stamp
 		err      error
 		size     int64
 		sessions int64
 	}
+	b := Backlog{Stamps: Stamps{files: map[string]stamp{}, stores: map[string]stamp{}, listed: true,
+		of: sliceOf(srcs), man: m, order: order, ids: ids, recs: make([]int32, len(order))}}
+	same := 0 // the sources whose stamp is the one indexed, that UpdateStamped takes as such
 	stores := map[string]*store{}
 	storeOf := func(path string) *store {
 		if s := stores[path]; s != nil {
@@ -63,6 +67,9 @@ func (ix *Index) Backlog(srcs []search.Source) (Backlog, error) {
 		s := &store{}
 		s.st, s.err = dbStamp(path)
 		stores[path] = s
+		if s.err == nil {
+			b.Stamps.stores[path] = s.st
+		}
 		return s
 	}
 	// A store's size is shared out among its sessions (sourceSizes).
@@ -79,9 +86,9 @@ func (ix *Index) Backlog(srcs []search.Source) (Backlog, error) {
 			s.size += wi.Size()
 		}
 	}
-	b := Backlog{Stamps: Stamps{files: make(map[string]stamp, len(order))}}
-	for _, i := range order {
+	for k, i := range order {
 		src := &srcs[i]
+		b.Stamps.recs[k] = -1
 		var cur stamp
 		var size int64
 		switch {
@@ -98,6 +105,18 @@ func (ix *Index) Backlog(srcs []search.Source) (Backlog, error) {
 			}
 			cur, size = s.st, s.size/max(s.sessions, 1)
 		default:
+			// The listing's stamp (one batch of lstats per directory)
+			// when it took one: never a second stat of the file.
+			if ls, ok := listedStamp(src); ok {
+				cur, size = ls, ls.Size
+				break
+			}
+			if src.Stat != nil && !src.Stat.OK {
+				continue // gone since it was listed
+			}
+			if testHookBacklogStat != nil {
+				testHookBacklogStat(src.Path)
+			}
 			fi, err := os.Stat(src.Path)
 			if err != nil {
 				continue
@@ -108,14 +127,18 @@ func (ix *Index) Backlog(srcs []search.Source) (Backlog, error) {
 			}
 		}
 		b.Total += size
-		j, ok := m.find(SourceID(src))
+		j, ok := m.find(ids[k])
 		if !ok || m.srcs[j].kind != kindOf(src) {
 			b.Sources++
 			b.Bytes += size
 			continue
 		}
+		b.Stamps.recs[k] = int32(j)
 		r := &m.srcs[j]
 		if cur == r.stamp {
+			if b.Stamps.has(src) {
+				same++
+			}
 			continue
 		}
 		b.Sources++
@@ -132,13 +155,27 @@ func (ix *Index) Backlog(srcs []search.Source) (Backlog, error) {
 			b.Bytes += size
 		}
 	}
-	b.Stamps.stores = make(map[string]stamp, len(stores))
-	for path, s := range stores {
-		if s.err == nil {
-			b.Stamps.stores[path] = s.st
-		}
+	// Every source listed is indexed as it is, and every source indexed
+	// is listed: an update with these stamps has nothing to do, as long
+	// as the index is still this manifest.
+	if same == len(order) && same == len(m.srcs) && !ix.at.Equal(fsutil.Stamp{}) && len(m.segs) <= ix.maxSegs {
+		b.Stamps.clean = m
 	}
 	return b, nil
+}
+
+// testHookBacklogStat, when set, is told of each transcript file Backlog
+// stats itself.
+var testHookBacklogStat func(path string)
+
+// listedStamp is the stamp of a transcript file its listing took
+// (search.Source.Stat), when it took one of a regular file.
+func listedStamp(src *search.Source) (stamp, bool) {
+	st := src.Stat
+	if st == nil || !st.OK || !st.Mode.IsRegular() {
+		return stamp{}, false
+	}
+	return stamp{Size: st.Size, MTime: st.MtimeNano, Ino: st.Ino, CTime: st.CtimeNano}, true
 }
 
 // Updating reports whether a process holds the write lock of the index in

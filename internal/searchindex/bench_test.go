@@ -318,7 +318,9 @@ func BenchmarkQuery(b *testing.B) {
 // next search does — the backlog (a stat per source), the update that
 // indexes it, the rare query — with the update taking the backlog's
 // stamps ("stamped", UpdateStamped) and taking its own ("update", a stat
-// per source again), side by side in one process.
+// per source again), and with the stamps the listing took, one batch of
+// lstats per directory, in the sources ("listed", as hostread hands them
+// over; the batch is timed), side by side in one process.
 func BenchmarkCatchUp(b *testing.B) {
 	_, srcs := benchState(b)
 	// A copy of one transcript to append to, the rest as they are.
@@ -337,11 +339,7 @@ func BenchmarkCatchUp(b *testing.B) {
 	defer e.close()
 	q := search.Query{Pattern: bigstate.Rare}
 	n := 0
-	for _, stamped := range []bool{false, true} {
-		name := "update"
-		if stamped {
-			name = "stamped"
-		}
+	for _, name := range []string{"update", "stamped", "listed"} {
 		b.Run(name, func(b *testing.B) {
 			start := rusage.CPU()
 			for b.Loop() {
@@ -349,15 +347,19 @@ func BenchmarkCatchUp(b *testing.B) {
 				f, _ := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
 				fmt.Fprintf(f, `{"type":"message","id":"cu%d","timestamp":"2026-11-22T10:00:00.000Z","message":{"role":"user","content":"one more %s"}}`+"\n", n, bigstate.Rare)
 				f.Close()
+				srcs := srcs
+				if name == "listed" {
+					srcs = listed(b, srcs)
+				}
 				bl, err := e.ix.Backlog(srcs)
 				if err != nil || bl.Sources != 1 {
 					b.Fatal(bl, err)
 				}
 				var st Stats
-				if stamped {
-					st, err = e.ix.UpdateStamped(context.Background(), srcs, bl.Stamps)
-				} else {
+				if name == "update" {
 					st, err = e.ix.Update(context.Background(), srcs)
+				} else {
+					st, err = e.ix.UpdateStamped(context.Background(), srcs, bl.Stamps)
 				}
 				if err != nil || st.Appended != 1 {
 					b.Fatal(st, err)

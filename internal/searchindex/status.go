@@ -148,15 +148,20 @@ func inspect(dir string, masked bool, srcs []search.Source) Status {
 // uniqueSources are the positions of srcs' distinct sources, as Update
 // takes them.
 func uniqueSources(srcs []search.Source) []int {
+	order, _ := uniqueSourceIDs(srcs)
+	return order
+}
+
+// uniqueSourceIDs is uniqueSources with the SourceID of each.
+func uniqueSourceIDs(srcs []search.Source) (order []int, ids []string) {
 	seen := make(map[string]bool, len(srcs))
-	var order []int
 	for i := range srcs {
 		if id := SourceID(&srcs[i]); !seen[id] {
 			seen[id] = true
-			order = append(order, i)
+			order, ids = append(order, i), append(ids, id)
 		}
 	}
-	return order
+	return order, ids
 }
 
 // currentStamp is a source's stamp now, as Update compares it.

@@ -52,6 +52,61 @@ func (ix *Index) Update(ctx context.Context, srcs []search.Source) (Stats, error
 // a transcript file's (its stat), a store's (its database's and -wal's).
 type Stamps struct {
 	files, stores map[string]stamp
+	// listed: a transcript file's stamp is the one its listing took
+	// (search.Source.Stat) when it took one, files' otherwise.
+	listed bool
+	// clean is the manifest Backlog found every source indexed as it is
+	// in, and holding no other (nil: something to do).
+	clean *manifest
+	// What Backlog worked out of the sources (of: the slice it was given)
+	// against manifest man: the sources without duplicates (order), their
+	// ids, and each one's record in man (-1: none of its kind). An update
+	// of the same sources against the same manifest takes them as they
+	// are.
+	of    sourcesRef
+	man   *manifest
+	order []int
+	ids   []string
+	recs  []int32
+}
+
+// sourcesRef names a slice of sources: its first element and length.
+type sourcesRef struct {
+	first *search.Source
+	n     int
+}
+
+func sliceOf(srcs []search.Source) sourcesRef {
+	if len(srcs) == 0 {
+		return sourcesRef{}
+	}
+	return sourcesRef{&srcs[0], len(srcs)}
+}
+
+// sameAs reports whether st was taken by Backlog of srcs against m.
+func (st *Stamps) sameAs(srcs []search.Source, m *manifest) bool {
+	return st.man != nil && st.man == m && st.of == sliceOf(srcs) && len(srcs) > 0
+}
+
+// stampOf is the stamp st holds of src.
+func (st *Stamps) stampOf(src *search.Source) (stamp, bool) {
+	if src.DB != nil {
+		cur, ok := st.stores[src.DB.Path()]
+		return cur, ok
+	}
+	if st.listed {
+		if cur, ok := listedStamp(src); ok {
+			return cur, true
+		}
+	}
+	cur, ok := st.files[src.Path]
+	return cur, ok
+}
+
+// has reports whether st holds a stamp of src.
+func (st *Stamps) has(src *search.Source) bool {
+	_, ok := st.stampOf(src)
+	return ok
 }
 
 // unchanged reports whether st says that src has not changed since it was
@@ -61,13 +116,7 @@ func (st *Stamps) unchanged(src *search.Source, old *srcRec) bool {
 	if old == nil {
 		return false
 	}
-	var cur stamp
-	var ok bool
-	if src.DB != nil {
-		cur, ok = st.stores[src.DB.Path()]
-	} else {
-		cur, ok = st.files[src.Path]
-	}
+	cur, ok := st.stampOf(src)
 	return ok && cur == old.stamp
 }
 
@@ -77,7 +126,10 @@ func (st *Stamps) unchanged(src *search.Source, old *srcRec) bool {
 // appended line does not stat every transcript again). A source changed
 // since that stamp was taken is indexed by the next update, as if this
 // one had run when the stamp was taken; a source st has no stamp of is
-// checked as Update checks it.
+// checked as Update checks it. Given the very slice Backlog weighed (not
+// changed since), against the manifest it weighed it against, the update
+// takes Backlog's ids and records of the sources too, and is a no-op when
+// Backlog found nothing to do.
 func (ix *Index) UpdateStamped(ctx context.Context, srcs []search.Source, st Stamps) (Stats, error) {
 	unlock, err := ix.lock(ctx)
 	if err != nil {
@@ -91,28 +143,52 @@ func (ix *Index) UpdateStamped(ctx context.Context, srcs []search.Source, st Sta
 	if err := ix.load(); err != nil {
 		return Stats{}, err
 	}
+	same := st.sameAs(srcs, ix.man)
+	if same && st.clean == ix.man {
+		// The backlog found every source as indexed, and the index is
+		// still the manifest it weighed them against: nothing to read,
+		// write or rebuild (the index keeps its generation).
+		return Stats{Unchanged: len(ix.man.srcs), Segments: len(ix.man.segs)}, nil
+	}
 	u := &updater{ix: ix, old: ix.man, cur: ix.man.nextSeg}
 	ix.stamps.Clear() // a store's stamp is taken once per update
 	ix.evStamps.Clear()
 	u.next = manifest{nextSrc: ix.man.nextSrc, segs: slices.Clone(ix.man.segs)}
-	seen := make(map[string]bool, len(srcs))
 	var order []int
 	var ids []string
-	for i := range srcs {
-		id := SourceID(&srcs[i])
-		if !seen[id] {
-			seen[id] = true
-			order, ids = append(order, i), append(ids, id)
+	var olds []*srcRec
+	if same {
+		// Backlog's work on these sources, against this manifest
+		order, ids = st.order, st.ids
+		olds = make([]*srcRec, len(order))
+		for k, j := range st.recs {
+			if j >= 0 {
+				olds[k] = &ix.man.srcs[j]
+			}
+		}
+	} else {
+		order, ids = uniqueSourceIDs(srcs)
+		olds = make([]*srcRec, len(order))
+		for k, id := range ids {
+			if i, ok := u.old.find(id); ok && u.old.srcs[i].kind == kindOf(&srcs[order[k]]) {
+				olds[k] = &u.old.srcs[i]
+			}
 		}
 	}
-	if err := u.sources(ctx, srcs, order, ids, &st); err != nil {
+	if err := u.sources(ctx, srcs, order, ids, olds, &st); err != nil {
 		return u.interrupted(ctx, err, ids)
 	}
-	for _, r := range ix.man.srcs {
-		if !seen[r.id] {
-			u.st.Removed++
+	// The records no source listed has: removed. A record is some
+	// source's only if that source's id is its id (ids are unique).
+	kept := 0
+	for k := range olds {
+		if olds[k] != nil {
+			kept++
+		} else if _, ok := u.old.find(ids[k]); ok {
+			kept++ // of another kind: replaced, not removed
 		}
 	}
+	u.st.Removed += len(ix.man.srcs) - kept
 	if err := u.flush(); err != nil {
 		u.abort()
 		return Stats{}, err
@@ -411,13 +487,7 @@ type readResult struct {
 // sources reads the sources (srcs[order[k]], named ids[k]) on every core,
 // and adds what they read to the index in their order, so that segments
 // and source numbers come out as one reader would make them.
-func (u *updater) sources(ctx context.Context, srcs []search.Source, order []int, ids []string, st *Stamps) error {
-	olds := make([]*srcRec, len(order))
-	for k, id := range ids {
-		if i, ok := u.old.find(id); ok && u.old.srcs[i].kind == kindOf(&srcs[order[k]]) {
-			olds[k] = &u.old.srcs[i]
-		}
-	}
+func (u *updater) sources(ctx context.Context, srcs []search.Source, order []int, ids []string, olds []*srcRec, st *Stamps) error {
 	// read: the sources to read (by k), those the stamps given do not
 	// show unchanged.
 	read := make([]int, 0, len(order))

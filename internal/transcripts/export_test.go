@@ -35,3 +35,21 @@ func ArchiveOfByRegex(name string) string {
 	}
 	return ""
 }
+
+// SetStoredClock makes the cache of the stores' transcripts see now as the
+// time, until restore.
+func SetStoredClock(now func() time.Time) (restore func()) {
+	stored.mu.Lock()
+	defer stored.mu.Unlock()
+	was := stored.now
+	stored.now = now
+	return func() {
+		stored.mu.Lock()
+		defer stored.mu.Unlock()
+		stored.now = was
+	}
+}
+
+// StoredReads is how many times a store's transcripts were listed from
+// the store (the cache's misses).
+func StoredReads() int64 { return stored.reads.Load() }

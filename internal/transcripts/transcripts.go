@@ -351,7 +351,7 @@ func (a *Agent) storeOrphans(s *state.State) []Orphan {
 	}
 	if !a.storeRead {
 		a.storeRead = true
-		a.stored, a.StoredErr = a.DB.Transcripts()
+		a.stored, a.StoredErr = stored.list(a.DB)
 	}
 	has := make(map[string]bool, len(a.Entries))
 	for _, e := range a.Entries {
