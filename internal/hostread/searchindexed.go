@@ -190,6 +190,15 @@ func searchIndexed(s *state.State, q *SearchQuery, srcs []srch.Source) *srch.Res
 		return nil
 	}
 	x.debug("search index: %s", st)
+	return answerIndexed(ix, q, srcs, all, st.Failed)
+}
+
+// answerIndexed is the query's own part of a search from an index brought
+// up to date over all (failed: the sources it could not read): the
+// candidates, their match on the kept text, the page of hits; nil when the
+// scan answers.
+func answerIndexed(ix *searchindex.Index, q *SearchQuery, srcs, all []srch.Source, failed []string) *srch.Result {
+	x, o := q.Index, q.Options
 	cands, err := ix.Candidates(x.Pattern, searchindex.Filter{IncludeTools: o.IncludeTools, Roles: o.Roles, Since: o.Since, Until: o.Until, MaxLine: o.MaxLine})
 	if err != nil {
 		x.debug("search index: %v; scanning", err)
@@ -199,12 +208,24 @@ func searchIndexed(s *state.State, q *SearchQuery, srcs []srch.Source) *srch.Res
 		x.debug("search index: the query selects nothing by itself (a literal shorter than three bytes, a regex without one); scanning")
 		return nil
 	}
-	indexed := make(map[string]bool, len(all))
-	for i := range all {
-		indexed[searchindex.SourceID(&all[i])] = true
+	// The sources the index covers: all but those it could not read. A
+	// search of everything reads all itself (one slice): every source of
+	// it is covered. Each source is looked up by its SourceID's bytes,
+	// made in one buffer (no string per source: 10,000 of them were most
+	// of a rare query's time).
+	whole := len(srcs) == len(all) && (len(srcs) == 0 || &srcs[0] == &all[0])
+	var buf []byte
+	var indexed map[string]bool
+	if !whole {
+		indexed = make(map[string]bool, len(all))
+		for i := range all {
+			buf = searchindex.AppendSourceID(buf[:0], &all[i])
+			indexed[string(buf)] = true
+		}
 	}
-	for _, id := range st.Failed {
-		delete(indexed, id)
+	failedID := make(map[string]bool, len(failed))
+	for _, id := range failed {
+		failedID[id] = true
 	}
 	// The sources read from the index's candidates, and those scanned: a
 	// session OpenClaw's own index answers (its rows, "index"), one the
@@ -212,23 +233,24 @@ func searchIndexed(s *state.State, q *SearchQuery, srcs []srch.Source) *srch.Res
 	// warns about or longer than this search reads (cands.Scan: the scan's
 	// hits and warnings for it).
 	want := map[int][]searchindex.Candidate{}
-	inScope := map[string]bool{}
+	inScope := map[*searchindex.Candidate]bool{} // by each source's first candidate
 	var scan []int
 	for i := range srcs {
 		src := &srcs[i]
-		id := searchindex.SourceID(src)
-		if (src.Index && !o.IncludeTools) || !indexed[id] || cands.Scan[id] {
+		buf = searchindex.AppendSourceID(buf[:0], src)
+		covered := (whole || indexed[string(buf)]) && !failedID[string(buf)]
+		if (src.Index && !o.IncludeTools) || !covered || cands.Scan[string(buf)] {
 			scan = append(scan, i)
 			continue
 		}
-		if cs := cands.Sources[id]; len(cs) > 0 {
+		if cs := cands.Sources[string(buf)]; len(cs) > 0 {
 			want[i] = cs
-			inScope[id] = true
+			inScope[&cs[0]] = true
 		}
 	}
 	// Only the candidates this search verifies get their text decoded.
-	for id := range cands.Sources {
-		if !inScope[id] {
+	for id, cs := range cands.Sources {
+		if len(cs) == 0 || !inScope[&cs[0]] {
 			delete(cands.Sources, id)
 		}
 	}
