@@ -45,6 +45,10 @@ type Index struct {
 	jEnd int64
 	segs map[uint32]*segment
 	maps map[uint32][]byte
+	// queries counts Candidates; blocks keeps decoded text blocks from
+	// the second on (blockCache: a process that asks again asks often).
+	queries int
+	blocks  *blockCache
 	// stamps: the stores' stamps of the update under way; evStamps their
 	// sessions' events stamps (*evStamps), asked once per store.
 	stamps, evStamps sync.Map
@@ -146,6 +150,9 @@ func (ix *Index) Close() error {
 }
 
 func (ix *Index) drop(id uint32) {
+	if s := ix.segs[id]; s != nil && ix.blocks != nil {
+		ix.blocks.forget(s)
+	}
 	mapfile.Unmap(ix.maps[id])
 	delete(ix.maps, id)
 	delete(ix.segs, id)
@@ -403,6 +410,9 @@ func (ix *Index) Candidates(q search.Query, f Filter) (*Result, error) {
 	defer ix.mu.Unlock()
 	if err := ix.load(); err != nil {
 		return nil, err
+	}
+	if ix.queries++; ix.queries == 2 && ix.blocks == nil {
+		ix.blocks = newBlockCache(blockCacheBytes)
 	}
 	m, byNum := ix.man, ix.man.byNum()
 	exact := exactly(q)
