@@ -391,6 +391,12 @@ type keptCand struct {
 	src int
 }
 
+// hitOrder is search.SortFound's order of the hits: newest first, then
+// by source, then last in the source first.
+func hitOrder(a, b keptCand) int {
+	return cmp.Or(cmp.Compare(b.c.Timestamp, a.c.Timestamp), cmp.Compare(a.src, b.src), cmp.Compare(b.c.Pos, a.c.Pos))
+}
+
 // inHitOrder is every candidate of want, newest first (search.SortFound's
 // order of the hits).
 func inHitOrder(want map[int][]searchindex.Candidate) []keptCand {
@@ -400,10 +406,59 @@ func inHitOrder(want map[int][]searchindex.Candidate) []keptCand {
 			all = append(all, keptCand{&cs[k], i})
 		}
 	}
-	slices.SortFunc(all, func(a, b keptCand) int {
-		return cmp.Or(cmp.Compare(b.c.Timestamp, a.c.Timestamp), cmp.Compare(a.src, b.src), cmp.Compare(b.c.Pos, a.c.Pos))
-	})
+	slices.SortFunc(all, hitOrder)
 	return all
+}
+
+// firstMatched is the limit first candidates of want in hit order among
+// those that matched (Candidate.Matched), in that order, and how many
+// matched: a selection of the page (a heap of limit, its last on top), not
+// a sort of every candidate.
+func firstMatched(want map[int][]searchindex.Candidate, limit int) ([]keptCand, int) {
+	var top []keptCand // a heap: top[0] the last in hit order
+	down := func(i int) {
+		for {
+			l := 2*i + 1
+			if l >= len(top) {
+				return
+			}
+			if r := l + 1; r < len(top) && hitOrder(top[r], top[l]) > 0 {
+				l = r
+			}
+			if hitOrder(top[l], top[i]) <= 0 {
+				return
+			}
+			top[i], top[l] = top[l], top[i]
+			i = l
+		}
+	}
+	total := 0
+	for i, cs := range want {
+		for k := range cs {
+			if !cs[k].Matched {
+				continue
+			}
+			total++
+			kc := keptCand{&cs[k], i}
+			switch {
+			case len(top) < limit:
+				top = append(top, kc)
+				for j := len(top) - 1; j > 0; {
+					p := (j - 1) / 2
+					if hitOrder(top[j], top[p]) <= 0 {
+						break
+					}
+					top[j], top[p] = top[p], top[j]
+					j = p
+				}
+			case limit > 0 && hitOrder(kc, top[0]) < 0:
+				top[0] = kc
+				down(0)
+			}
+		}
+	}
+	slices.SortFunc(top, hitOrder)
+	return top, total
 }
 
 // matchKept is the answer of a search that shows at most limit hits, from
@@ -420,20 +475,15 @@ func matchKept(srcs []srch.Source, o *srch.Options, limit int, want map[int][]se
 	if _, err := ix.Match(cands, o.IncludeTools, o.Accepts); err != nil {
 		return nil, 0, err
 	}
-	all := inHitOrder(want)
-	var page []*searchindex.Candidate
-	var srcOf []int
-	total := 0
-	for _, a := range all {
-		w.Lines++
-		w.Parsed++
-		if !a.c.Matched {
-			continue
-		}
-		total++
-		if len(page) < limit {
-			page, srcOf = append(page, a.c), append(srcOf, a.src)
-		}
+	for _, cs := range want {
+		w.Lines += int64(len(cs))
+		w.Parsed += int64(len(cs))
+	}
+	first, total := firstMatched(want, limit)
+	page := make([]*searchindex.Candidate, len(first))
+	srcOf := make([]int, len(first))
+	for k, a := range first {
+		page[k], srcOf[k] = a.c, a.src
 	}
 	if err := ix.TextsOf(cands, page); err != nil {
 		return nil, 0, err
