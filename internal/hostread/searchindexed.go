@@ -233,7 +233,6 @@ func answerIndexed(ix *searchindex.Index, q *SearchQuery, srcs, all []srch.Sourc
 	// warns about or longer than this search reads (cands.Scan: the scan's
 	// hits and warnings for it).
 	want := map[int][]searchindex.Candidate{}
-	inScope := map[*searchindex.Candidate]bool{} // by each source's first candidate
 	var scan []int
 	for i := range srcs {
 		src := &srcs[i]
@@ -245,13 +244,19 @@ func answerIndexed(ix *searchindex.Index, q *SearchQuery, srcs, all []srch.Sourc
 		}
 		if cs := cands.Sources[string(buf)]; len(cs) > 0 {
 			want[i] = cs
-			inScope[&cs[0]] = true
 		}
 	}
-	// Only the candidates this search verifies get their text decoded.
-	for id, cs := range cands.Sources {
-		if len(cs) == 0 || !inScope[&cs[0]] {
-			delete(cands.Sources, id)
+	// Only the candidates this search verifies get their text decoded
+	// (nothing to drop when every source with candidates is in want).
+	if len(want) != len(cands.Sources) {
+		inScope := make(map[*searchindex.Candidate]bool, len(want)) // by each source's first candidate
+		for _, cs := range want {
+			inScope[&cs[0]] = true
+		}
+		for id, cs := range cands.Sources {
+			if len(cs) == 0 || !inScope[&cs[0]] {
+				delete(cands.Sources, id)
+			}
 		}
 	}
 	return indexedAnswer(srcs, o, q.Limit, q.Context, want, ix, cands, scan, x)

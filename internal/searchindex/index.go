@@ -434,42 +434,63 @@ func (ix *Index) Candidates(q search.Query, f Filter) (*Result, error) {
 		seg, doc uint32
 	}
 	var sels []sel
-	count := make(map[*srcRec]int, len(m.srcs)/4)
 	err = mapfile.Guard(func() error {
+		var r *srcRec
+		last, known := uint32(0), false
 		for _, id := range m.segs {
 			s := ix.segs[id]
 			ids, err := s.eval(n)
 			if err != nil {
 				return err
 			}
+			sels = slices.Grow(sels, len(ids))
 			for _, di := range ids {
 				d := s.doc(di)
-				r := byNum[d.src]
+				if !known || d.src != last {
+					// a source's documents lie together in a segment
+					r, last, known = byNum[d.src], d.src, true
+				}
 				if r == nil || !live(r, id, d) || !f.accept(d) {
 					continue
 				}
 				sels = append(sels, sel{r, d, id, di})
-				count[r]++
 			}
 		}
 		return nil
 	})
 	if err == nil && len(sels) > 0 {
+		// runs of one source (a source's documents lie together in a
+		// segment; one source may have runs in several segments): its
+		// candidates counted, then laid out, one map operation per run
+		count := make(map[*srcRec]int, len(m.srcs)/4)
+		for i := 0; i < len(sels); {
+			j := i + 1
+			for j < len(sels) && sels[j].r == sels[i].r {
+				j++
+			}
+			count[sels[i].r] += j - i
+			i = j
+		}
 		res.Sources = make(map[string][]Candidate, len(count))
 		all := make([]Candidate, 0, len(sels))
-		for _, c := range sels {
-			l, ok := res.Sources[c.r.id]
+		for i := 0; i < len(sels); {
+			r := sels[i].r
+			l, ok := res.Sources[r.id]
 			if !ok {
 				k := len(all)
-				all = all[:k+count[c.r]]
+				all = all[:k+count[r]]
 				l = all[k:k:len(all)]
 			}
-			d := c.d
-			res.Sources[c.r.id] = append(l, Candidate{
-				Pos: d.pos, Role: roles[min(int(d.flags&flagRoleMask), len(roles)-1)],
-				Timestamp: d.ts, ToolCalls: d.flags&flagToolCalls != 0, seg: c.seg, doc: c.doc,
-				proved: exact && d.flags&flagToolCalls == 0,
-			})
+			for ; i < len(sels) && sels[i].r == r; i++ {
+				c := &sels[i]
+				d := c.d
+				l = append(l, Candidate{
+					Pos: d.pos, Role: roles[min(int(d.flags&flagRoleMask), len(roles)-1)],
+					Timestamp: d.ts, ToolCalls: d.flags&flagToolCalls != 0, seg: c.seg, doc: c.doc,
+					proved: exact && d.flags&flagToolCalls == 0,
+				})
+			}
+			res.Sources[r.id] = l
 		}
 	}
 	if err != nil {
