@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -237,8 +238,8 @@ func answerIndexed(ix *searchindex.Index, q *SearchQuery, srcs, all []srch.Sourc
 	for i := range srcs {
 		src := &srcs[i]
 		buf = searchindex.AppendSourceID(buf[:0], src)
-		covered := (whole || indexed[string(buf)]) && !failedID[string(buf)]
-		if (src.Index && !o.IncludeTools) || !covered || cands.Scan[string(buf)] {
+		covered := (whole || indexed[string(buf)]) && (len(failedID) == 0 || !failedID[string(buf)])
+		if (src.Index && !o.IncludeTools) || !covered || (len(cands.Scan) > 0 && cands.Scan[string(buf)]) {
 			scan = append(scan, i)
 			continue
 		}
@@ -320,7 +321,7 @@ const (
 // candidates' lines read again.
 func indexedAnswer(srcs []srch.Source, o *srch.Options, limit, context int, want map[int][]searchindex.Candidate, ix *searchindex.Index, cands *searchindex.Result, scan []int, x *SearchIndex) *srch.Result {
 	res := &srch.Result{}
-	warns := make([][]string, len(srcs))
+	warns := map[int][]string{} // by source: few have any
 	var hits []srch.Found
 	var err error
 	n := 0
@@ -376,8 +377,8 @@ func indexedAnswer(srcs []srch.Source, o *srch.Options, limit, context int, want
 		}
 	}
 	res.Hits = hits
-	for _, w := range warns {
-		res.Warnings = append(res.Warnings, w...)
+	for _, i := range slices.Sorted(maps.Keys(warns)) {
+		res.Warnings = append(res.Warnings, warns[i]...)
 	}
 	return res
 }

@@ -158,3 +158,63 @@ func TestMatchFromKeptBlocks(t *testing.T) {
 		t.Errorf("a small cache: %+v (a fresh index matched %d)", st, want.Matched)
 	}
 }
+
+// TestScanSetFollowsTheIndex: Result.Scan, found once per version of the
+// index and MaxLine, is each version's: a source that turns unclean is in
+// it after the update, a MaxLine below a source's longest line puts it in.
+func TestScanSetFollowsTheIndex(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.jsonl"), filepath.Join(dir, "b.jsonl")
+	line := func(id, text string) string {
+		return `{"type":"message","id":"` + id + `","timestamp":"2026-11-22T10:00:00.000Z","message":{"role":"user","content":"` + text + `"}}` + "\n"
+	}
+	writeFile(t, a, line("a1", "deploy one")+line("a2", "deploy "+strings.Repeat("x", 300)))
+	writeFile(t, b, line("b1", "deploy two"))
+	srcs := []search.Source{{Path: a}, {Path: b}}
+	ix, err := Open(t.TempDir(), "state")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	update := func() {
+		t.Helper()
+		if _, err := ix.Update(context.Background(), srcs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	update()
+	scan := func(f Filter) string {
+		t.Helper()
+		res, err := ix.Candidates(search.Query{Pattern: "deploy"}, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var in []string
+		for i := range srcs {
+			if res.Scan[SourceID(&srcs[i])] {
+				in = append(in, filepath.Base(srcs[i].Path))
+			}
+		}
+		return fmt.Sprint(in)
+	}
+	for _, step := range []struct {
+		f      Filter
+		append string
+		want   string
+	}{
+		{Filter{}, "", "[]"},
+		{Filter{}, "", "[]"},
+		{Filter{MaxLine: 200}, "", "[a.jsonl]"},
+		{Filter{}, "", "[]"},
+		{Filter{}, "{not json\n", "[b.jsonl]"},
+		{Filter{MaxLine: 200}, "", "[a.jsonl b.jsonl]"},
+	} {
+		if step.append != "" {
+			appendFile(t, b, step.append)
+			update()
+		}
+		if got := scan(step.f); got != step.want {
+			t.Errorf("MaxLine %d, after %q: Scan %s, want %s", step.f.MaxLine, step.append, got, step.want)
+		}
+	}
+}

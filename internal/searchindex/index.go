@@ -49,6 +49,12 @@ type Index struct {
 	// the second on (blockCache: a process that asks again asks often).
 	queries int
 	blocks  *blockCache
+	// scan: Result.Scan of manifest man for maxLine (scanSet).
+	scan struct {
+		man     *manifest
+		maxLine int
+		ids     map[string]bool
+	}
 	// stamps: the stores' stamps of the update under way; evStamps their
 	// sessions' events stamps (*evStamps), asked once per store.
 	stamps, evStamps sync.Map
@@ -384,7 +390,8 @@ type Result struct {
 	// the scan warns about (a corrupt or oversize line, an unreadable
 	// unterminated last line) or that hold a line longer than the
 	// Filter's MaxLine: the index keeps messages only, so the caller scans
-	// these to answer and warn exactly as the scan does.
+	// these to answer and warn exactly as the scan does. Read-only: the
+	// queries of one version of the index share it.
 	Scan map[string]bool
 
 	ix  *Index // the index and the version of it that it was read from (Texts)
@@ -416,15 +423,7 @@ func (ix *Index) Candidates(q search.Query, f Filter) (*Result, error) {
 	}
 	m, byNum := ix.man, ix.man.byNum()
 	exact := exactly(q)
-	res := &Result{Sources: map[string][]Candidate{}, ix: ix, gen: ix.gen}
-	for i := range m.srcs {
-		if m.srcs[i].unclean != 0 || (f.MaxLine > 0 && m.srcs[i].longest > int64(f.MaxLine)) {
-			if res.Scan == nil {
-				res.Scan = map[string]bool{}
-			}
-			res.Scan[m.srcs[i].id] = true
-		}
-	}
+	res := &Result{Sources: map[string][]Candidate{}, Scan: ix.scanSet(m, f.MaxLine), ix: ix, gen: ix.gen}
 	// The candidates are gathered first (small records, in segment and
 	// document order), then laid out in one array, each source's in a
 	// run of it: no slice per source grown candidate by candidate.
@@ -497,6 +496,26 @@ func (ix *Index) Candidates(q search.Query, f Filter) (*Result, error) {
 		return nil, err
 	}
 	return res, nil
+}
+
+// scanSet is Result.Scan of manifest m for a search reading lines of at
+// most maxLine bytes (0: search.DefaultMaxLine), found once per manifest
+// and MaxLine (mu held): each query walked every source's record.
+func (ix *Index) scanSet(m *manifest, maxLine int) map[string]bool {
+	if sc := &ix.scan; sc.man == m && sc.maxLine == maxLine {
+		return sc.ids
+	}
+	var ids map[string]bool
+	for i := range m.srcs {
+		if m.srcs[i].unclean != 0 || (maxLine > 0 && m.srcs[i].longest > int64(maxLine)) {
+			if ids == nil {
+				ids = map[string]bool{}
+			}
+			ids[m.srcs[i].id] = true
+		}
+	}
+	ix.scan.man, ix.scan.maxLine, ix.scan.ids = m, maxLine, ids
+	return ids
 }
 
 // live reports whether document d of segment seg is still its source's.
