@@ -159,6 +159,9 @@ func (ix *Index) eachRecord(res *Result, cs []*Candidate, maxRun int, fn func(c 
 		cache.begin()
 	}
 	workers := min(runtime.GOMAXPROCS(0), len(runs))
+	if len(runs) <= inlineRuns {
+		workers = min(workers, 1)
+	}
 	errs := make([]error, workers)
 	decoded, kept := make([]int, workers), make([]int, workers)
 	var wg sync.WaitGroup
@@ -166,7 +169,7 @@ func (ix *Index) eachRecord(res *Result, cs []*Candidate, maxRun int, fn func(c 
 	n := 0
 	for w := range workers {
 		wg.Add(1)
-		go func() {
+		work := func() {
 			defer wg.Done()
 			var tc textCursor
 			errs[w] = mapfile.Guard(func() error {
@@ -199,7 +202,12 @@ func (ix *Index) eachRecord(res *Result, cs []*Candidate, maxRun int, fn func(c 
 					}
 				}
 			})
-		}()
+		}
+		if workers == 1 {
+			work() // a few blocks: no goroutine to start and wake
+		} else {
+			go work()
+		}
 	}
 	wg.Wait()
 	for _, err := range errs {
@@ -214,6 +222,11 @@ func (ix *Index) eachRecord(res *Result, cs []*Candidate, maxRun int, fn func(c 
 	}
 	return total, fromCache, nil
 }
+
+// inlineRuns: a query whose candidates lie in at most this many runs of
+// blocks (a rare word's, a page's) reads them on the calling goroutine:
+// starting and waking workers cost more than the blocks.
+const inlineRuns = 4
 
 // errStale: Texts was given candidates of an index since updated.
 var errStale = &staleError{}
