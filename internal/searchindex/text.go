@@ -71,7 +71,8 @@ type MatchStats struct {
 // postings alone prove that it matches — a literal of three bytes folded
 // that the index holds exactly (exactly), of a message of one text —
 // whose text is not read. Each block of text holding a candidate not
-// proved is decoded once, on every core: accepts must be safe for
+// proved is read once (decoded, or kept decoded from an earlier question:
+// blockCache), on every core: accepts must be safe for
 // concurrent use, and agree with the Filter res was selected by. It makes
 // no copy of any text: a search counts its hits this way, and fills in
 // the text of the few it shows (TextsOf).
