@@ -4,6 +4,8 @@ import (
 	"github.com/openclaw/sessions/internal/hostdoc"
 	"math"
 	"runtime/debug"
+	"runtime/metrics"
+	"sync"
 
 	srch "github.com/openclaw/sessions/internal/search"
 	"github.com/openclaw/sessions/internal/state"
@@ -45,8 +47,38 @@ type SearchAnswer struct {
 	Sources []srch.Source
 }
 
-// searchMemoryLimit is the Go runtime's soft memory limit during a search.
+// searchMemoryLimit is what a search may hold on the heap above what the
+// process held live before it: the Go runtime's soft memory limit during
+// a search is that much over the live heap.
 const searchMemoryLimit = 40 << 20
+
+// searchLimit is the memory limit the last search set (0: none).
+var (
+	limitMu     sync.Mutex
+	searchLimit int64
+)
+
+// limitMemory sets the runtime's soft memory limit for a search: no
+// GOMEMLIMIT (nor a limit the front-end set: the UI's) — keep the heap
+// near what a search holds (a buffer per worker and the hits kept) by
+// collecting garbage sooner — at searchMemoryLimit over the live heap.
+// A limit at a fixed 40 MiB held below what a warm process keeps live
+// (the listing of a 10,000-session state, its open index: ~50 MB) ran the
+// collector after every megabyte allocated, a full mark each time.
+func limitMemory() {
+	limitMu.Lock()
+	defer limitMu.Unlock()
+	if cur := debug.SetMemoryLimit(-1); cur != math.MaxInt64 && cur != searchLimit {
+		return
+	}
+	live := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	metrics.Read(live)
+	searchLimit = searchMemoryLimit
+	if live[0].Value.Kind() == metrics.KindUint64 {
+		searchLimit += int64(min(live[0].Value.Uint64(), math.MaxInt64/2))
+	}
+	debug.SetMemoryLimit(searchLimit)
+}
 
 // Search looks for q in the transcripts of the sessions the requester of
 // s may see: JSONL files streamed in parallel, and on 2026.8+ OpenClaw's
@@ -57,11 +89,7 @@ func Search(s *state.State, q *SearchQuery) (*SearchAnswer, error) {
 	if err != nil {
 		return nil, err
 	}
-	if debug.SetMemoryLimit(-1) == math.MaxInt64 {
-		// No GOMEMLIMIT: keep the heap near what a search holds (a buffer
-		// per worker and the hits kept) by collecting garbage sooner.
-		debug.SetMemoryLimit(searchMemoryLimit)
-	}
+	limitMemory()
 	var res *srch.Result
 	if q.Index != nil && !q.NoIndex {
 		res = searchIndexed(s, q, srcs)

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -221,6 +222,15 @@ func searchIndexed(s *state.State, q *SearchQuery, srcs []srch.Source) *srch.Res
 		return nil
 	}
 	x.debug("search index: %s", st)
+	return answerIndexed(ix, q, srcs, all, st.Failed)
+}
+
+// answerIndexed is the query's own part of a search from an index brought
+// up to date over all (failed: the sources it could not read): the
+// candidates, their match on the kept text, the page of hits; nil when the
+// scan answers.
+func answerIndexed(ix *searchindex.Index, q *SearchQuery, srcs, all []srch.Source, failed []string) *srch.Result {
+	x, o := q.Index, q.Options
 	cands, err := ix.Candidates(x.Pattern, searchindex.Filter{IncludeTools: o.IncludeTools, Roles: o.Roles, Since: o.Since, Until: o.Until, MaxLine: o.MaxLine})
 	if err != nil {
 		x.debug("search index: %v; scanning", err)
@@ -230,19 +240,24 @@ func searchIndexed(s *state.State, q *SearchQuery, srcs []srch.Source) *srch.Res
 		x.debug("search index: the query selects nothing by itself (a literal shorter than three bytes, a regex without one); scanning")
 		return nil
 	}
-	// Every source listed is indexed but those the update could not read:
-	// a search of everything asks only about those (no map of every
-	// source's id per search).
-	failed := make(map[string]bool, len(st.Failed))
-	for _, id := range st.Failed {
-		failed[id] = true
-	}
+	// The sources the index covers: all but those it could not read. A
+	// search of everything reads all itself (one slice): every source of
+	// it is covered. Each source is looked up by its SourceID's bytes,
+	// made in one buffer (no string per source: 10,000 of them were most
+	// of a rare query's time).
+	whole := len(srcs) == len(all) && (len(srcs) == 0 || &srcs[0] == &all[0])
+	var buf []byte
 	var indexed map[string]bool
-	if len(all) != len(srcs) || (len(all) > 0 && &all[0] != &srcs[0]) {
+	if !whole {
 		indexed = make(map[string]bool, len(all))
 		for i := range all {
-			indexed[searchindex.SourceID(&all[i])] = true
+			buf = searchindex.AppendSourceID(buf[:0], &all[i])
+			indexed[string(buf)] = true
 		}
+	}
+	failedID := make(map[string]bool, len(failed))
+	for _, id := range failed {
+		failedID[id] = true
 	}
 	// The sources read from the index's candidates, and those scanned: a
 	// session OpenClaw's own index answers (its rows, "index"), one the
@@ -250,24 +265,30 @@ func searchIndexed(s *state.State, q *SearchQuery, srcs []srch.Source) *srch.Res
 	// warns about or longer than this search reads (cands.Scan: the scan's
 	// hits and warnings for it).
 	want := map[int][]searchindex.Candidate{}
-	inScope := map[string]bool{}
 	var scan []int
 	for i := range srcs {
 		src := &srcs[i]
-		id := searchindex.SourceID(src)
-		if (src.Index && !o.IncludeTools) || (indexed != nil && !indexed[id]) || failed[id] || cands.Scan[id] {
+		buf = searchindex.AppendSourceID(buf[:0], src)
+		covered := (whole || indexed[string(buf)]) && (len(failedID) == 0 || !failedID[string(buf)])
+		if (src.Index && !o.IncludeTools) || !covered || (len(cands.Scan) > 0 && cands.Scan[string(buf)]) {
 			scan = append(scan, i)
 			continue
 		}
-		if cs := cands.Sources[id]; len(cs) > 0 {
+		if cs := cands.Sources[string(buf)]; len(cs) > 0 {
 			want[i] = cs
-			inScope[id] = true
 		}
 	}
-	// Only the candidates this search verifies get their text decoded.
-	for id := range cands.Sources {
-		if !inScope[id] {
-			delete(cands.Sources, id)
+	// Only the candidates this search verifies get their text decoded
+	// (nothing to drop when every source with candidates is in want).
+	if len(want) != len(cands.Sources) {
+		inScope := make(map[*searchindex.Candidate]bool, len(want)) // by each source's first candidate
+		for _, cs := range want {
+			inScope[&cs[0]] = true
+		}
+		for id, cs := range cands.Sources {
+			if len(cs) == 0 || !inScope[&cs[0]] {
+				delete(cands.Sources, id)
+			}
 		}
 	}
 	return indexedAnswer(srcs, o, q.Limit, q.Context, want, ix, cands, scan, x)
@@ -331,7 +352,7 @@ const (
 // candidates' lines read again.
 func indexedAnswer(srcs []srch.Source, o *srch.Options, limit, context int, want map[int][]searchindex.Candidate, ix *searchindex.Index, cands *searchindex.Result, scan []int, x *SearchIndex) *srch.Result {
 	res := &srch.Result{}
-	warns := make([][]string, len(srcs))
+	warns := map[int][]string{} // by source: few have any
 	var hits []srch.Found
 	var err error
 	n := 0
@@ -387,8 +408,8 @@ func indexedAnswer(srcs []srch.Source, o *srch.Options, limit, context int, want
 		}
 	}
 	res.Hits = hits
-	for _, w := range warns {
-		res.Warnings = append(res.Warnings, w...)
+	for _, i := range slices.Sorted(maps.Keys(warns)) {
+		res.Warnings = append(res.Warnings, warns[i]...)
 	}
 	return res
 }
@@ -407,6 +428,12 @@ type keptCand struct {
 	src int
 }
 
+// hitOrder is search.SortFound's order of the hits: newest first, then
+// by source, then last in the source first.
+func hitOrder(a, b keptCand) int {
+	return cmp.Or(cmp.Compare(b.c.Timestamp, a.c.Timestamp), cmp.Compare(a.src, b.src), cmp.Compare(b.c.Pos, a.c.Pos))
+}
+
 // inHitOrder is every candidate of want, newest first (search.SortFound's
 // order of the hits).
 func inHitOrder(want map[int][]searchindex.Candidate) []keptCand {
@@ -416,10 +443,59 @@ func inHitOrder(want map[int][]searchindex.Candidate) []keptCand {
 			all = append(all, keptCand{&cs[k], i})
 		}
 	}
-	slices.SortFunc(all, func(a, b keptCand) int {
-		return cmp.Or(cmp.Compare(b.c.Timestamp, a.c.Timestamp), cmp.Compare(a.src, b.src), cmp.Compare(b.c.Pos, a.c.Pos))
-	})
+	slices.SortFunc(all, hitOrder)
 	return all
+}
+
+// firstMatched is the limit first candidates of want in hit order among
+// those that matched (Candidate.Matched), in that order, and how many
+// matched: a selection of the page (a heap of limit, its last on top), not
+// a sort of every candidate.
+func firstMatched(want map[int][]searchindex.Candidate, limit int) ([]keptCand, int) {
+	var top []keptCand // a heap: top[0] the last in hit order
+	down := func(i int) {
+		for {
+			l := 2*i + 1
+			if l >= len(top) {
+				return
+			}
+			if r := l + 1; r < len(top) && hitOrder(top[r], top[l]) > 0 {
+				l = r
+			}
+			if hitOrder(top[l], top[i]) <= 0 {
+				return
+			}
+			top[i], top[l] = top[l], top[i]
+			i = l
+		}
+	}
+	total := 0
+	for i, cs := range want {
+		for k := range cs {
+			if !cs[k].Matched {
+				continue
+			}
+			total++
+			kc := keptCand{&cs[k], i}
+			switch {
+			case len(top) < limit:
+				top = append(top, kc)
+				for j := len(top) - 1; j > 0; {
+					p := (j - 1) / 2
+					if hitOrder(top[j], top[p]) <= 0 {
+						break
+					}
+					top[j], top[p] = top[p], top[j]
+					j = p
+				}
+			case limit > 0 && hitOrder(kc, top[0]) < 0:
+				top[0] = kc
+				down(0)
+			}
+		}
+	}
+	slices.SortFunc(top, hitOrder)
+	return top, total
 }
 
 // matchKept is the answer of a search that shows at most limit hits, from
@@ -436,20 +512,15 @@ func matchKept(srcs []srch.Source, o *srch.Options, limit int, want map[int][]se
 	if _, err := ix.Match(cands, o.IncludeTools, o.Accepts); err != nil {
 		return nil, 0, err
 	}
-	all := inHitOrder(want)
-	var page []*searchindex.Candidate
-	var srcOf []int
-	total := 0
-	for _, a := range all {
-		w.Lines++
-		w.Parsed++
-		if !a.c.Matched {
-			continue
-		}
-		total++
-		if len(page) < limit {
-			page, srcOf = append(page, a.c), append(srcOf, a.src)
-		}
+	for _, cs := range want {
+		w.Lines += int64(len(cs))
+		w.Parsed += int64(len(cs))
+	}
+	first, total := firstMatched(want, limit)
+	page := make([]*searchindex.Candidate, len(first))
+	srcOf := make([]int, len(first))
+	for k, a := range first {
+		page[k], srcOf[k] = a.c, a.src
 	}
 	if err := ix.TextsOf(cands, page); err != nil {
 		return nil, 0, err

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"testing"
 
@@ -96,9 +97,9 @@ func buildIndex(b *testing.B, s *state.State, cache string) {
 	}
 }
 
-// benchSearch is `search --all-agents --include-archived --limit 20` of
-// pattern: from the index in cache (nil: the scan).
-func benchSearch(b *testing.B, s *state.State, pattern, cache string) *SearchAnswer {
+// benchQuery is the query of `search --all-agents --include-archived
+// --limit 20` of pattern: from the index in cache (nil: the scan).
+func benchQuery(b *testing.B, pattern, cache string) *SearchQuery {
 	m, err := srch.Compile(srch.Query{Pattern: pattern})
 	if err != nil {
 		b.Fatal(err)
@@ -116,7 +117,13 @@ func benchSearch(b *testing.B, s *state.State, pattern, cache string) *SearchAns
 			return nil
 		}}
 	}
-	a, err := Search(s, q)
+	return q
+}
+
+// benchSearch is `search --all-agents --include-archived --limit 20` of
+// pattern: from the index in cache (nil: the scan).
+func benchSearch(b *testing.B, s *state.State, pattern, cache string) *SearchAnswer {
+	a, err := Search(s, benchQuery(b, pattern, cache))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -183,6 +190,48 @@ func BenchmarkSearchCatchUp(b *testing.B) {
 				}
 			}
 			b.ReportMetric(float64(rusage.CPU()-start)/float64(b.N)/1e6, "cpu-ms/op")
+		})
+	}
+}
+
+// BenchmarkSearchIndexedQuery: the query's own part of a search a warm
+// process (the MCP server, the UI) answers from the index, the listing of
+// the transcripts and the catch-up left out (BenchmarkSearchIndexed has
+// them): the candidates, their match on the kept text, the exact count and
+// the page of 20 hits with their snippets, under the memory limit a search
+// runs with. The first query, which builds the index, is not timed.
+func BenchmarkSearchIndexedQuery(b *testing.B) {
+	s, _ := benchState(b, false)
+	cache := b.TempDir()
+	buildIndex(b, s, cache)
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1))
+	for _, q := range []struct{ name, pattern string }{
+		{"rare", bigstate.Rare}, {"common", bigstate.Common}, {"cjk", "再起動"},
+	} {
+		want := benchSearch(b, s, q.pattern, "")
+		sq := benchQuery(b, q.pattern, cache)
+		srcs, _, err := searchSources(s, sq, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		ix, err := openIndex(s, sq.Index, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := ix.Update(context.Background(), srcs); err != nil {
+			b.Fatal(err)
+		}
+		b.Run(q.name, func(b *testing.B) {
+			start := rusage.CPU()
+			for b.Loop() {
+				limitMemory() // as Search does
+				r := answerIndexed(ix, sq, srcs, srcs, nil)
+				if r == nil || r.Total != want.Total || len(r.Hits) != len(want.Hits) {
+					b.Fatalf("not the scan's answer: %+v", r)
+				}
+			}
+			b.ReportMetric(float64(rusage.CPU()-start)/float64(b.N)/1e6, "cpu-ms/op")
+			b.ReportMetric(float64(want.Total), "hits")
 		})
 	}
 }

@@ -72,6 +72,15 @@
 // -i) is exactly the one trigram the index keeps, so a message of one text
 // that holds it matches (query.go, exactly).
 //
+// An Index asked a second question (a long-lived process: the MCP server,
+// the UI) keeps up to 64 MiB of decoded text blocks between questions
+// (blockcache.go), each with its records' offsets, so that a common word
+// in every block is counted without decompressing them again; a query
+// never evicts a block it used itself, so a state larger than the cache
+// keeps the part that fits instead of thrashing. Blocks of a segment are
+// forgotten when it is unmapped. A masked index has its own, of masked
+// text only.
+//
 // Texts answers as the lines would for a search whose MaxLine is
 // search.DefaultMaxLine (the index passes longer lines over, as that scan
 // does); a search that reads shorter lines (an agent's) says so in

@@ -45,6 +45,16 @@ type Index struct {
 	jEnd int64
 	segs map[uint32]*segment
 	maps map[uint32][]byte
+	// queries counts Candidates; blocks keeps decoded text blocks from
+	// the second on (blockCache: a process that asks again asks often).
+	queries int
+	blocks  *blockCache
+	// scan: Result.Scan of manifest man for maxLine (scanSet).
+	scan struct {
+		man     *manifest
+		maxLine int
+		ids     map[string]bool
+	}
 	// stamps: the stores' stamps of the update under way; evStamps their
 	// sessions' events stamps (*evStamps), asked once per store.
 	stamps, evStamps sync.Map
@@ -146,6 +156,9 @@ func (ix *Index) Close() error {
 }
 
 func (ix *Index) drop(id uint32) {
+	if s := ix.segs[id]; s != nil && ix.blocks != nil {
+		ix.blocks.forget(s)
+	}
 	mapfile.Unmap(ix.maps[id])
 	delete(ix.maps, id)
 	delete(ix.segs, id)
@@ -377,7 +390,8 @@ type Result struct {
 	// the scan warns about (a corrupt or oversize line, an unreadable
 	// unterminated last line) or that hold a line longer than the
 	// Filter's MaxLine: the index keeps messages only, so the caller scans
-	// these to answer and warn exactly as the scan does.
+	// these to answer and warn exactly as the scan does. Read-only: the
+	// queries of one version of the index share it.
 	Scan map[string]bool
 
 	ix  *Index // the index and the version of it that it was read from (Texts)
@@ -404,17 +418,12 @@ func (ix *Index) Candidates(q search.Query, f Filter) (*Result, error) {
 	if err := ix.load(); err != nil {
 		return nil, err
 	}
+	if ix.queries++; ix.queries == 2 && ix.blocks == nil {
+		ix.blocks = newBlockCache(blockCacheBytes)
+	}
 	m, byNum := ix.man, ix.man.byNum()
 	exact := exactly(q)
-	res := &Result{Sources: map[string][]Candidate{}, ix: ix, gen: ix.gen}
-	for i := range m.srcs {
-		if m.srcs[i].unclean != 0 || (f.MaxLine > 0 && m.srcs[i].longest > int64(f.MaxLine)) {
-			if res.Scan == nil {
-				res.Scan = map[string]bool{}
-			}
-			res.Scan[m.srcs[i].id] = true
-		}
-	}
+	res := &Result{Sources: map[string][]Candidate{}, Scan: ix.scanSet(m, f.MaxLine), ix: ix, gen: ix.gen}
 	// The candidates are gathered first (small records, in segment and
 	// document order), then laid out in one array, each source's in a
 	// run of it: no slice per source grown candidate by candidate.
@@ -424,48 +433,89 @@ func (ix *Index) Candidates(q search.Query, f Filter) (*Result, error) {
 		seg, doc uint32
 	}
 	var sels []sel
-	count := make(map[*srcRec]int, len(m.srcs)/4)
 	err = mapfile.Guard(func() error {
+		var r *srcRec
+		last, known := uint32(0), false
 		for _, id := range m.segs {
 			s := ix.segs[id]
 			ids, err := s.eval(n)
 			if err != nil {
 				return err
 			}
+			sels = slices.Grow(sels, len(ids))
 			for _, di := range ids {
 				d := s.doc(di)
-				r := byNum[d.src]
+				if !known || d.src != last {
+					// a source's documents lie together in a segment
+					r, last, known = byNum[d.src], d.src, true
+				}
 				if r == nil || !live(r, id, d) || !f.accept(d) {
 					continue
 				}
 				sels = append(sels, sel{r, d, id, di})
-				count[r]++
 			}
 		}
 		return nil
 	})
 	if err == nil && len(sels) > 0 {
+		// runs of one source (a source's documents lie together in a
+		// segment; one source may have runs in several segments): its
+		// candidates counted, then laid out, one map operation per run
+		count := make(map[*srcRec]int, len(m.srcs)/4)
+		for i := 0; i < len(sels); {
+			j := i + 1
+			for j < len(sels) && sels[j].r == sels[i].r {
+				j++
+			}
+			count[sels[i].r] += j - i
+			i = j
+		}
 		res.Sources = make(map[string][]Candidate, len(count))
 		all := make([]Candidate, 0, len(sels))
-		for _, c := range sels {
-			l, ok := res.Sources[c.r.id]
+		for i := 0; i < len(sels); {
+			r := sels[i].r
+			l, ok := res.Sources[r.id]
 			if !ok {
 				k := len(all)
-				all = all[:k+count[c.r]]
+				all = all[:k+count[r]]
 				l = all[k:k:len(all)]
 			}
-			d := c.d
-			res.Sources[c.r.id] = append(l, Candidate{
-				Pos: d.pos, Role: roles[min(int(d.flags&flagRoleMask), len(roles)-1)],
-				Timestamp: d.ts, ToolCalls: d.flags&flagToolCalls != 0, seg: c.seg, doc: c.doc,
-				proved: exact && d.flags&flagToolCalls == 0,
-			})
+			for ; i < len(sels) && sels[i].r == r; i++ {
+				c := &sels[i]
+				d := c.d
+				l = append(l, Candidate{
+					Pos: d.pos, Role: roles[min(int(d.flags&flagRoleMask), len(roles)-1)],
+					Timestamp: d.ts, ToolCalls: d.flags&flagToolCalls != 0, seg: c.seg, doc: c.doc,
+					proved: exact && d.flags&flagToolCalls == 0,
+				})
+			}
+			res.Sources[r.id] = l
 		}
 	}
 	if err != nil {
 		return nil, err
 	}
 	return res, nil
+}
+
+// scanSet is Result.Scan of manifest m for a search reading lines of at
+// most maxLine bytes (0: search.DefaultMaxLine), found once per manifest
+// and MaxLine (mu held): each query walked every source's record.
+func (ix *Index) scanSet(m *manifest, maxLine int) map[string]bool {
+	if sc := &ix.scan; sc.man == m && sc.maxLine == maxLine {
+		return sc.ids
+	}
+	var ids map[string]bool
+	for i := range m.srcs {
+		if m.srcs[i].unclean != 0 || (maxLine > 0 && m.srcs[i].longest > int64(maxLine)) {
+			if ids == nil {
+				ids = map[string]bool{}
+			}
+			ids[m.srcs[i].id] = true
+		}
+	}
+	ix.scan.man, ix.scan.maxLine, ix.scan.ids = m, maxLine, ids
+	return ids
 }
 
 // live reports whether document d of segment seg is still its source's.

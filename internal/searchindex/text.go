@@ -51,7 +51,7 @@ func (ix *Index) TextsOf(res *Result, cs []*Candidate) error {
 	if res == nil || res.All {
 		return nil
 	}
-	_, err := ix.eachRecord(res, slices.Clone(cs), 4096, func(c *Candidate, f [3][]byte) {
+	_, _, err := ix.eachRecord(res, slices.Clone(cs), 4096, func(c *Candidate, f [3][]byte) {
 		c.ID, c.Text, c.TextNoTools = string(f[0]), string(f[1]), string(f[2])
 	})
 	return err
@@ -61,7 +61,8 @@ func (ix *Index) TextsOf(res *Result, cs []*Candidate) error {
 type MatchStats struct {
 	Matched int // candidates that matched
 	Proved  int // of them, proved by the postings, their text not read
-	Blocks  int // text blocks decoded
+	Blocks  int // text blocks read (decoded, or kept decoded: Kept)
+	Kept    int // of them, found decoded in the Index's block cache
 }
 
 // Match sets Matched on every candidate of res: true when accepts takes
@@ -70,7 +71,8 @@ type MatchStats struct {
 // postings alone prove that it matches — a literal of three bytes folded
 // that the index holds exactly (exactly), of a message of one text —
 // whose text is not read. Each block of text holding a candidate not
-// proved is decoded once, on every core: accepts must be safe for
+// proved is read once (decoded, or kept decoded from an earlier question:
+// blockCache), on every core: accepts must be safe for
 // concurrent use, and agree with the Filter res was selected by. It makes
 // no copy of any text: a search counts its hits this way, and fills in
 // the text of the few it shows (TextsOf).
@@ -91,7 +93,7 @@ func (ix *Index) Match(res *Result, tools bool, accepts func(search.Message) boo
 		}
 	}
 	var matched atomic.Int64
-	blocks, err := ix.eachRecord(res, cs, 0, func(c *Candidate, f [3][]byte) {
+	blocks, kept, err := ix.eachRecord(res, cs, 0, func(c *Candidate, f [3][]byte) {
 		m := search.Message{ID: view(f[0]), Role: c.Role, Timestamp: c.Timestamp, Text: view(f[1])}
 		if !tools && c.ToolCalls {
 			m.Text = view(f[2])
@@ -100,7 +102,7 @@ func (ix *Index) Match(res *Result, tools bool, accepts func(search.Message) boo
 			matched.Add(1)
 		}
 	})
-	st.Blocks = blocks
+	st.Blocks, st.Kept = blocks, kept
 	st.Matched = st.Proved + int(matched.Load())
 	return st, err
 }
@@ -112,8 +114,9 @@ func view(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
 // eachRecord calls fn with the record of each candidate of cs (from res,
 // of this Index; cs is sorted in place), each block decoded once, on every core, in runs of at
 // most maxRun candidates of one block (0: a block's candidates are one
-// run); it returns the number of blocks decoded.
-func (ix *Index) eachRecord(res *Result, cs []*Candidate, maxRun int, fn func(c *Candidate, f [3][]byte)) (int, error) {
+// run); it returns the number of blocks read, and of them those found
+// decoded in the block cache.
+func (ix *Index) eachRecord(res *Result, cs []*Candidate, maxRun int, fn func(c *Candidate, f [3][]byte)) (int, int, error) {
 	// In (segment, document) order, by one key each.
 	keyed := make([]struct {
 		k uint64
@@ -143,7 +146,7 @@ func (ix *Index) eachRecord(res *Result, cs []*Candidate, maxRun int, fn func(c 
 		j := i
 		s := ix.segs[cs[i].seg]
 		if s == nil || ix.man == nil || res.ix != ix || res.gen != ix.gen {
-			return 0, errStale
+			return 0, 0, errStale
 		}
 		k := s.blockOf(cs[i].doc)
 		for j < len(cs) && cs[j].seg == cs[i].seg && s.blockOf(cs[j].doc) == k && (maxRun == 0 || j-i < maxRun) {
@@ -152,15 +155,22 @@ func (ix *Index) eachRecord(res *Result, cs []*Candidate, maxRun int, fn func(c 
 		runs = append(runs, run{s, cs[i:j]})
 		i = j
 	}
+	cache := ix.blocks
+	if cache != nil {
+		cache.begin()
+	}
 	workers := min(runtime.GOMAXPROCS(0), len(runs))
+	if len(runs) <= inlineRuns {
+		workers = min(workers, 1)
+	}
 	errs := make([]error, workers)
-	decoded := make([]int, workers)
+	decoded, kept := make([]int, workers), make([]int, workers)
 	var wg sync.WaitGroup
 	var next sync.Mutex
 	n := 0
 	for w := range workers {
 		wg.Add(1)
-		go func() {
+		work := func() {
 			defer wg.Done()
 			var tc textCursor
 			errs[w] = mapfile.Guard(func() error {
@@ -171,12 +181,14 @@ func (ix *Index) eachRecord(res *Result, cs []*Candidate, maxRun int, fn func(c 
 					next.Unlock()
 					if k >= len(runs) {
 						decoded[w] += tc.decodes
+						kept[w] += tc.kept
 						return nil
 					}
 					r := runs[k]
 					if tc.s != r.s {
 						decoded[w] += tc.decodes
-						tc = textCursor{s: r.s, k: -1, raw: tc.raw}
+						kept[w] += tc.kept
+						tc = textCursor{s: r.s, k: -1, buf: tc.buf, cache: cache}
 					}
 					for _, c := range r.cs {
 						rec, err := tc.record(c.doc)
@@ -191,20 +203,31 @@ func (ix *Index) eachRecord(res *Result, cs []*Candidate, maxRun int, fn func(c 
 					}
 				}
 			})
-		}()
+		}
+		if workers == 1 {
+			work() // a few blocks: no goroutine to start and wake
+		} else {
+			go work()
+		}
 	}
 	wg.Wait()
 	for _, err := range errs {
 		if err != nil {
-			return 0, err
+			return 0, 0, err
 		}
 	}
-	total := 0
-	for _, d := range decoded {
-		total += d
+	total, fromCache := 0, 0
+	for w := range decoded {
+		total += decoded[w]
+		fromCache += kept[w]
 	}
-	return total, nil
+	return total, fromCache, nil
 }
+
+// inlineRuns: a query whose candidates lie in at most this many runs of
+// blocks (a rare word's, a page's) reads them on the calling goroutine:
+// starting and waking workers cost more than the blocks.
+const inlineRuns = 4
 
 // errStale: Texts was given candidates of an index since updated.
 var errStale = &staleError{}
@@ -244,11 +267,20 @@ func (s *segment) blockOf(d uint32) int {
 type textCursor struct {
 	s   *segment
 	k   int    // the block decoded into raw, -1 none
-	raw []byte // its records
+	raw []byte // its records (buf, or a block the cache keeps: read-only)
 	at  uint32 // the document whose record starts at raw[p:]
 	p   int
-	// decodes counts the blocks decoded (Match's MatchStats.Blocks).
-	decodes int
+	// offs: where each record of raw starts, when the cache keeps it
+	// (keptBlock); first the document of the first.
+	offs  []uint32
+	first uint32
+	// buf: the cursor's own buffer, decoded into when the cache keeps
+	// nothing more (or there is none).
+	buf   []byte
+	cache *blockCache // nil: none (a process's first query)
+	// decodes counts the blocks read (Match's MatchStats.Blocks), kept
+	// those of them found in the cache.
+	decodes, kept int
 }
 
 func (tc *textCursor) bad(why string) error {
@@ -270,12 +302,19 @@ func (tc *textCursor) record(d uint32) ([]byte, error) {
 			(k == 0 && first != 0) {
 			return nil, tc.bad("a text block out of bounds")
 		}
-		raw, err := zdecoder().DecodeAll(tc.s.texts[off:off+uint64(clen)], tc.raw[:0])
-		if err != nil || len(raw) != int(rlen) {
-			return nil, tc.bad("a text block does not decode")
+		b, err := tc.decode(k, tc.s.texts[off:off+uint64(clen)], rlen)
+		if err != nil {
+			return nil, err
 		}
-		tc.k, tc.raw, tc.at, tc.p = k, raw, first, 0
+		tc.k, tc.raw, tc.at, tc.p, tc.offs, tc.first = k, b.raw, first, 0, b.offs, first
 		tc.decodes++
+	}
+	if tc.offs != nil {
+		i := int(d - tc.first)
+		if i+1 >= len(tc.offs) {
+			return nil, tc.bad("a document record out of bounds")
+		}
+		return tc.raw[tc.offs[i]:tc.offs[i+1]], nil
 	}
 	for ; tc.at < d; tc.at++ {
 		n, ok := recordLen(tc.raw[tc.p:])
@@ -289,6 +328,38 @@ func (tc *textCursor) record(d uint32) ([]byte, error) {
 		return nil, tc.bad("a document record out of bounds")
 	}
 	return tc.raw[tc.p : tc.p+n], nil
+}
+
+// decode is block k, whose frame is z and length rlen: from the cache, or
+// decoded (into a buffer of its own that the cache keeps, with its
+// records' offsets, or into buf).
+func (tc *textCursor) decode(k int, z []byte, rlen uint32) (keptBlock, error) {
+	if tc.cache != nil {
+		if b, ok := tc.cache.get(tc.s, k); ok {
+			tc.kept++
+			return b, nil
+		}
+	}
+	keep := tc.cache != nil && !tc.cache.full(int64(rlen))
+	dst := tc.buf[:0]
+	if keep {
+		dst = make([]byte, 0, rlen)
+	}
+	raw, err := zdecoder().DecodeAll(z, dst)
+	if err != nil || len(raw) != int(rlen) {
+		return keptBlock{}, tc.bad("a text block does not decode")
+	}
+	if keep {
+		offs, ok := recordOffsets(raw)
+		if !ok {
+			return keptBlock{}, tc.bad("a document record out of bounds")
+		}
+		if b := (keptBlock{raw, offs}); tc.cache.put(tc.s, k, b) {
+			return b, nil
+		}
+	}
+	tc.buf = raw
+	return keptBlock{raw: raw}, nil
 }
 
 // recordLen is the length of the record at the start of b.
