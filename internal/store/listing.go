@@ -20,9 +20,10 @@ type Listing struct {
 	updated   []float64 // updatedAt where has[i]
 	has       []bool
 
-	mu    sync.Mutex
-	memo  []*Entry
-	entry func(i int) *Entry
+	mu       sync.Mutex
+	memo     []*Entry
+	entry    func(i int) *Entry
+	prefetch func(do func()) // runs do, the decode of every entry (nil: no need)
 }
 
 // ListingOf is the listing of a store read in full.
@@ -44,8 +45,10 @@ func ListingOf(st *Store) *Listing {
 // entry (called at most once per index, under a lock). header is the
 // store's header (no entries); the slices have n elements: updated[i] is
 // the entry's updatedAt when has[i].
-func NewListing(header *Store, keys, spawnedBy []string, updated []float64, has []bool, entry func(i int) *Entry) *Listing {
-	return &Listing{St: header, Keys: keys, SpawnedBy: spawnedBy, updated: updated, has: has, entry: entry}
+// prefetch, when not nil, runs the decode of every entry it is given
+// (Prefetch), in whatever conditions suit that best.
+func NewListing(header *Store, keys, spawnedBy []string, updated []float64, has []bool, entry func(i int) *Entry, prefetch func(do func())) *Listing {
+	return &Listing{St: header, Keys: keys, SpawnedBy: spawnedBy, updated: updated, has: has, entry: entry, prefetch: prefetch}
 }
 
 // Len is the number of entries.
@@ -76,6 +79,29 @@ func (l *Listing) Entry(i int) *Entry {
 	return l.memo[i]
 }
 
+// Prefetch reads every entry whole now, in one go, for a caller that is
+// about to ask for most of them: entries decoded one by one between other
+// work cost more than a decode of them all at once. Nothing to do for a
+// listing of a store read in full.
+func (l *Listing) Prefetch() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.prefetch == nil {
+		return
+	}
+	if l.memo == nil {
+		l.memo = make([]*Entry, len(l.Keys))
+	}
+	l.prefetch(func() {
+		for i := range l.memo {
+			if l.memo[i] == nil {
+				l.memo[i] = l.entry(i)
+			}
+		}
+	})
+	l.prefetch = nil
+}
+
 // Select is the listing of the entries of l whose index keep accepts, in
 // order.
 func (l *Listing) Select(keep func(i int) bool) *Listing {
@@ -94,5 +120,8 @@ func (l *Listing) Select(keep func(i int) bool) *Listing {
 		out.Keys[j], out.SpawnedBy[j], out.updated[j], out.has[j] = l.Keys[i], l.SpawnedBy[i], l.updated[i], l.has[i]
 	}
 	out.entry = func(j int) *Entry { return l.Entry(idx[j]) }
+	if l.prefetch != nil {
+		out.prefetch = func(do func()) { l.Prefetch(); do() }
+	}
 	return out
 }

@@ -703,5 +703,7 @@ func decodeListing(data []byte, exe Version, key string, files []string, vers []
 		(&dec{b: data[offs[i]:]}).entry(&entries[i], all)
 		return &entries[i]
 	}
-	return store.NewListing(h.store(nil), keys, spawnedBy, updated, has, entry), h.warns, true
+	// all at once, as decode does: collections put off meanwhile
+	prefetch := func(do func()) { defer holdGC()(); do() }
+	return store.NewListing(h.store(nil), keys, spawnedBy, updated, has, entry, prefetch), h.warns, true
 }
