@@ -23,7 +23,7 @@ type Listing struct {
 	mu       sync.Mutex
 	memo     []*Entry
 	entry    func(i int) *Entry
-	prefetch func(do func()) // runs do, the decode of every entry (nil: no need)
+	prefetch func(do func(entry func(i int) *Entry)) // runs do, the decode of every entry, with the entry to use (nil: no need)
 }
 
 // ListingOf is the listing of a store read in full.
@@ -45,9 +45,10 @@ func ListingOf(st *Store) *Listing {
 // entry (called at most once per index, under a lock). header is the
 // store's header (no entries); the slices have n elements: updated[i] is
 // the entry's updatedAt when has[i].
-// prefetch, when not nil, runs the decode of every entry it is given
-// (Prefetch), in whatever conditions suit that best.
-func NewListing(header *Store, keys, spawnedBy []string, updated []float64, has []bool, entry func(i int) *Entry, prefetch func(do func())) *Listing {
+// prefetch, when not nil, runs do, the decode of every entry not asked for
+// yet (Prefetch), with the entry function it should use for them, in
+// whatever conditions suit that best.
+func NewListing(header *Store, keys, spawnedBy []string, updated []float64, has []bool, entry func(i int) *Entry, prefetch func(do func(entry func(i int) *Entry))) *Listing {
 	return &Listing{St: header, Keys: keys, SpawnedBy: spawnedBy, updated: updated, has: has, entry: entry, prefetch: prefetch}
 }
 
@@ -92,10 +93,10 @@ func (l *Listing) Prefetch() {
 	if l.memo == nil {
 		l.memo = make([]*Entry, len(l.Keys))
 	}
-	l.prefetch(func() {
+	l.prefetch(func(entry func(i int) *Entry) {
 		for i := range l.memo {
 			if l.memo[i] == nil {
-				l.memo[i] = l.entry(i)
+				l.memo[i] = entry(i)
 			}
 		}
 	})
@@ -121,7 +122,7 @@ func (l *Listing) Select(keep func(i int) bool) *Listing {
 	}
 	out.entry = func(j int) *Entry { return l.Entry(idx[j]) }
 	if l.prefetch != nil {
-		out.prefetch = func(do func()) { l.Prefetch(); do() }
+		out.prefetch = func(do func(entry func(i int) *Entry)) { l.Prefetch(); do(out.entry) }
 	}
 	return out
 }

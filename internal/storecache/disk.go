@@ -689,21 +689,25 @@ func decodeListing(data []byte, exe Version, key string, files []string, vers []
 	if d.bad || len(d.b) != 0 {
 		return nil, nil, false
 	}
-	// the entries asked for are decoded into one slice and one arena, made
-	// at the first: memory a page of them never touches costs nothing, and
-	// a listing that asks for every entry pays what decode pays (Listing.Entry
-	// calls entry once per index, under its lock)
-	var entries []store.Entry
-	var all *arena
+	// an entry asked for alone is decoded into memory of its own: a slice
+	// for every entry, mostly untouched, would still be scanned whole by the
+	// first collection
 	entry := func(i int) *store.Entry {
-		if entries == nil {
-			entries = make([]store.Entry, n)
-			all = &arena{floats: make([]float64, 0, 5*n), bools: make([]bool, 0, 2*n), n: n}
-		}
-		(&dec{b: data[offs[i]:]}).entry(&entries[i], all)
-		return &entries[i]
+		en := new(store.Entry)
+		(&dec{b: data[offs[i]:]}).entry(en, &arena{n: 1})
+		return en
 	}
-	// all at once, as decode does: collections put off meanwhile
-	prefetch := func(do func()) { defer holdGC()(); do() }
+	// all at once, as decode does: one slice and one arena, collections put
+	// off meanwhile (Listing.Prefetch calls it with the entries not yet
+	// asked for)
+	prefetch := func(do func(entry func(i int) *store.Entry)) {
+		defer holdGC()()
+		entries := make([]store.Entry, n)
+		all := &arena{floats: make([]float64, 0, 5*n), bools: make([]bool, 0, 2*n), n: n}
+		do(func(i int) *store.Entry {
+			(&dec{b: data[offs[i]:]}).entry(&entries[i], all)
+			return &entries[i]
+		})
+	}
 	return store.NewListing(h.store(nil), keys, spawnedBy, updated, has, entry, prefetch), h.warns, true
 }

@@ -426,7 +426,8 @@ func sameStore(a, b *store.Store) string {
 
 // sameListing compares a listing with the full parse b: the header, and
 // for every entry its key, updatedAt and spawnedBy, and (for the indexes
-// r picks, in r's order, some twice) the whole entry.
+// r picks, in r's order, some twice) the whole entry, now and then with
+// the rest decoded at once (Prefetch) part of the way.
 func sameListing(l *store.Listing, b *store.Store, r *rand.Rand) string {
 	a := l.St
 	if a.Missing != b.Missing || a.JSON5 != b.JSON5 || a.Skipped != b.Skipped || a.Path != b.Path || a.Dir != b.Dir {
@@ -442,7 +443,12 @@ func sameListing(l *store.Listing, b *store.Store, r *rand.Rand) string {
 			return fmt.Sprintf("entry %d: %q %q %v %v, want %q %q %v", i, l.Keys[i], l.SpawnedBy[i], u, has, e.Key, e.SpawnedBy, e.UpdatedAt)
 		}
 	}
-	for _, i := range r.Perm(len(b.Entries) + len(b.Entries)/2) {
+	perm := r.Perm(len(b.Entries) + len(b.Entries)/2)
+	pre := r.IntN(2 * (len(perm) + 1)) // now and then all at once (Prefetch), after some were asked for
+	for k, i := range perm {
+		if k == pre {
+			l.Prefetch()
+		}
 		if i >= len(b.Entries) {
 			i -= len(b.Entries) // asked for again
 		}
