@@ -69,8 +69,10 @@ type State struct {
 	warn   func(string)
 	cache  *storecache.Cache
 	stores map[string]*store.Store
-	dbs    map[string]*sqlitestore.DB // by agent, SQLite-era agents
-	eras   map[string]era.Era
+	// listings read lazily (Listing), of stores not in stores
+	listings map[string]*store.Listing
+	dbs      map[string]*sqlitestore.DB // by agent, SQLite-era agents
+	eras     map[string]era.Era
 }
 
 // Open resolves the state dir and config and identifies the requester.
@@ -102,6 +104,7 @@ func Open(o Options) (*State, error) {
 		warn:     o.Warn,
 		cache:    o.Cache,
 		stores:   map[string]*store.Store{},
+		listings: map[string]*store.Listing{},
 		dbs:      map[string]*sqlitestore.DB{},
 		eras:     map[string]era.Era{},
 	}
@@ -295,52 +298,153 @@ func IsSQLite(st *store.Store) bool {
 // Store loads (once) the store of an agent, of either era. A missing store
 // is an empty store.
 func (s *State) Store(agent string) (*store.Store, error) {
+	st, _, err := s.load(agent, false)
+	return st, err
+}
+
+// Listing is what a listing reads of an agent's store (store.Listing): the
+// store's entries that belong to that agent (as Entries), each whole entry
+// read when asked for. A store this state has loaded is listed as loaded;
+// otherwise the store cache may decode from its disk tier only the entries
+// the listing asks for.
+func (s *State) Listing(agent string) (*store.Listing, error) {
+	st, l, err := s.load(agent, true)
+	if err != nil {
+		return nil, err
+	}
+	if l == nil {
+		l = store.ListingOf(st)
+	}
+	if _, shared := s.StorePath(agent); shared {
+		l = l.Select(func(i int) bool { return keys.AgentOf(l.Keys[i], s.Default, config.NormalizeAgentID) == agent })
+	}
+	return l, nil
+}
+
+// load is Store, or with listing, Listing's listing (nil when the store was
+// loaded whole: st).
+func (s *State) load(agent string, listing bool) (*store.Store, *store.Listing, error) {
 	if s.Era(agent) == era.SQLite {
 		p := s.SQLitePath(agent)
 		if st, ok := s.stores[p]; ok {
-			return st, nil
+			return st, nil, nil
+		}
+		if l, ok := s.listings[p]; ok && listing {
+			return nil, l, nil
 		}
 		// the store's warnings go to the cache while it reads (to be said
 		// again whenever it serves what it kept), to s.warn otherwise
 		warn := s.warn
-		db, err := sqlitestore.Open(p, sqlitestore.Options{Warn: func(msg string) { warn(msg) }})
-		if err != nil {
-			return nil, err
+		open := func() (*sqlitestore.DB, error) {
+			return sqlitestore.Open(p, sqlitestore.Options{Warn: func(msg string) { warn(msg) }})
 		}
 		// keys and fields only, as LoadMeta below; what is committed lies in
 		// the database file and its -wal
-		st, err := s.cache.Load(p, []string{p, p + "-wal"}, s.warn, func(w func(string)) (*store.Store, error) {
+		files := []string{p, p + "-wal"}
+		if listing {
+			// the database is opened (its schema read and checked) only when
+			// the store is read: a listing served from the cache, of exactly
+			// the files a read checked, needs it only for messages (SQLiteDB
+			// opens it then)
+			var db *sqlitestore.DB
+			l, err := s.cache.LoadListing(p, files, s.warn, func(w func(string)) (*store.Store, error) {
+				warn = w
+				defer func() { warn = s.warn }()
+				var err error
+				if db, err = open(); err != nil {
+					return nil, err
+				}
+				return db.StoreMeta()
+			})
+			if err != nil {
+				if db != nil {
+					db.Close()
+				}
+				return nil, nil, err
+			}
+			s.keepDB(agent, db)
+			s.listings[p] = l
+			return nil, l, nil
+		}
+		db, err := open()
+		if err != nil {
+			return nil, nil, err
+		}
+		st, err := s.cache.Load(p, files, s.warn, func(w func(string)) (*store.Store, error) {
 			warn = w
 			defer func() { warn = s.warn }()
 			return db.StoreMeta()
 		})
 		if err != nil {
 			db.Close()
-			return nil, err
+			return nil, nil, err
 		}
-		s.dbs[agent] = db
+		s.keepDB(agent, db)
 		s.stores[p] = st
-		return st, nil
+		return st, nil, nil
 	}
 	p, _ := s.StorePath(agent)
 	if st, ok := s.stores[p]; ok {
-		return st, nil
+		return st, nil, nil
 	}
-	st, err := s.cache.Load(p, []string{p}, s.warn, func(func(string)) (*store.Store, error) {
+	if l, ok := s.listings[p]; ok && listing {
+		return nil, l, nil
+	}
+	read := func(func(string)) (*store.Store, error) {
 		return store.LoadMeta(p) // keys and fields only: nothing here reads Raw
-	})
+	}
+	if listing {
+		l, err := s.cache.LoadListing(p, []string{p}, s.warn, read)
+		if err != nil {
+			return nil, nil, err
+		}
+		if l.St.JSON5 {
+			s.warn("session store " + p + " is JSON5, not strict JSON (read as OpenClaw does)")
+		}
+		s.listings[p] = l
+		return nil, l, nil
+	}
+	st, err := s.cache.Load(p, []string{p}, s.warn, read)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if st.JSON5 {
 		s.warn("session store " + p + " is JSON5, not strict JSON (read as OpenClaw does)")
 	}
 	s.stores[p] = st
-	return st, nil
+	return st, nil, nil
 }
 
-// SQLiteDB is the open SQLite store of a SQLite-era agent (after Store).
-func (s *State) SQLiteDB(agent string) *sqlitestore.DB { return s.dbs[agent] }
+// keepDB keeps db as agent's open SQLite store, unless one is kept already
+// (then db, nil or not, is closed).
+func (s *State) keepDB(agent string, db *sqlitestore.DB) {
+	switch {
+	case db == nil:
+	case s.dbs[agent] == nil:
+		s.dbs[agent] = db
+	default:
+		db.Close()
+	}
+}
+
+// SQLiteDB is the open SQLite store of a SQLite-era agent (after Store or
+// Listing). A listing served from the store cache did not open it: it is
+// opened now (nil, and a warning, when that fails: the store went or
+// changed since). Not for concurrent use.
+func (s *State) SQLiteDB(agent string) *sqlitestore.DB {
+	if db := s.dbs[agent]; db != nil {
+		return db
+	}
+	if _, ok := s.listings[s.SQLitePath(agent)]; ok && s.Era(agent) == era.SQLite {
+		db, err := sqlitestore.Open(s.SQLitePath(agent), sqlitestore.Options{Warn: s.warn})
+		if err != nil {
+			s.warn(err.Error())
+			return nil
+		}
+		s.dbs[agent] = db
+	}
+	return s.dbs[agent]
+}
 
 // Close releases the SQLite handles.
 func (s *State) Close() {
@@ -354,7 +458,7 @@ func (s *State) Close() {
 // (OpenClaw 2026.8+: the transcript is the store's events, there is no
 // file); a session without events gives no messages.
 func (s *State) SQLiteMessages(agent string, e *store.Entry, opts transcript.Options) (*transcript.Result, error) {
-	db := s.dbs[agent]
+	db := s.SQLiteDB(agent)
 	if db == nil {
 		return nil, apperr.Statef("no SQLite store open for agent %s", agent)
 	}
@@ -425,7 +529,7 @@ func (s *State) EntryRaw(agent string, e *store.Entry) (json.RawMessage, bool, e
 		return e.Raw, true, nil
 	}
 	if s.Era(agent) == era.SQLite {
-		db := s.dbs[agent]
+		db := s.SQLiteDB(agent)
 		if db == nil {
 			return nil, false, apperr.Statef("no SQLite store open for agent %s", agent)
 		}

@@ -25,6 +25,7 @@ type Resolver struct {
 	stateDir   string
 	stateReal  string
 	dirs       map[string]*dirInfo
+	expect     int // how many names the caller said it will look up (Expect)
 }
 
 // listLookups is how many lstats a directory gets before it is listed: a
@@ -74,9 +75,16 @@ func (r *Resolver) dir(d string) *dirInfo {
 	return di
 }
 
-// mode returns the type bits of the entry name in di, and whether it exists.
-func (di *dirInfo) mode(name string) (fs.FileMode, bool) {
-	if di.names == nil && di.lookups >= listLookups {
+// Expect tells the resolver that about n transcripts are about to be
+// resolved (a listing of n rows): from listLookups on, a directory is
+// listed at its first lookup rather than after listLookups lstats. The
+// answers are the same either way.
+func (r *Resolver) Expect(n int) { r.expect = max(r.expect, n) }
+
+// mode returns the type bits of the entry name in di, and whether it exists;
+// expect is the resolver's (Expect).
+func (di *dirInfo) mode(name string, expect int) (fs.FileMode, bool) {
+	if di.names == nil && (di.lookups >= listLookups || expect >= listLookups) {
 		if f, err := fsutil.OpenDir(di.path); err == nil {
 			ents, err := f.ReadDir(-1) // unsorted: only looked up
 			f.Close()
@@ -118,7 +126,7 @@ func (r *Resolver) realFileIn(di *dirInfo, name string) string {
 	if !di.ok {
 		return ""
 	}
-	mode, ok := di.mode(name)
+	mode, ok := di.mode(name, r.expect)
 	if !ok {
 		return ""
 	}
@@ -138,7 +146,7 @@ func (r *Resolver) realFile(p string) string {
 	if !di.ok {
 		return ""
 	}
-	mode, ok := di.mode(filepath.Base(p))
+	mode, ok := di.mode(filepath.Base(p), r.expect)
 	if !ok {
 		return ""
 	}

@@ -102,21 +102,40 @@ func SetDisk(d *Disk) *Disk { return tier.Swap(d) }
 // cache file while every file is the version it was read from, else
 // load's, which it keeps when the read can be trusted. d may be nil: load.
 func (d *Disk) Load(key string, files []string, warn func(string), load func(warn func(string)) (*store.Store, error)) (*store.Store, error) {
+	st, _, err := d.load(key, files, warn, load, false)
+	return st, err
+}
+
+// LoadListing is Load for a listing (store.Listing): from the cache file,
+// every entry's key, updatedAt and spawnedBy, and each whole entry decoded
+// only when the listing asks for it; else the listing of load's store (kept
+// as Load keeps it).
+func (d *Disk) LoadListing(key string, files []string, warn func(string), load func(warn func(string)) (*store.Store, error)) (*store.Listing, error) {
+	st, l, err := d.load(key, files, warn, load, true)
+	if err != nil || l != nil {
+		return l, err
+	}
+	return store.ListingOf(st), nil
+}
+
+func (d *Disk) load(key string, files []string, warn func(string), load func(warn func(string)) (*store.Store, error), lazy bool) (*store.Store, *store.Listing, error) {
 	if d == nil {
-		return load(warn)
+		st, err := load(warn)
+		return st, nil, err
 	}
 	start := d.now()
 	before, err := versionsOf(files)
 	if err != nil || totalSize(before) < d.minSize || !d.exeKnown() {
-		return load(warn)
+		st, err := load(warn)
+		return st, nil, err
 	}
 	path := d.file(key)
 	if !racy(before, start) {
-		if st, warns, ok := d.read(path, key, files, before); ok {
+		if st, l, warns, ok := d.read(path, key, files, before, lazy); ok {
 			for _, w := range warns {
 				warn(w)
 			}
-			return st, nil
+			return st, l, nil
 		}
 	}
 	var warns []string
@@ -125,13 +144,13 @@ func (d *Disk) Load(key string, files []string, warn func(string), load func(war
 		warn(msg)
 	})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	after, aerr := versionsOf(files)
 	if aerr == nil && sameVersions(before, after) && !racy(before, start) {
 		_ = d.write(path, encode(d.exe, key, files, before, warns, st))
 	}
-	return st, nil
+	return st, nil, nil
 }
 
 func totalSize(vs []Version) int64 {
@@ -183,25 +202,32 @@ func (d *Disk) dirOK() bool {
 
 // read returns the store of the cache file at path when it is ours, whole,
 // and of exactly the versions vers of files.
-func (d *Disk) read(path, key string, files []string, vers []Version) (*store.Store, []string, bool) {
+// With lazy, the answer is a listing (store.Listing) whose entries are
+// decoded when asked for, and no store.
+func (d *Disk) read(path, key string, files []string, vers []Version, lazy bool) (*store.Store, *store.Listing, []string, bool) {
 	if !d.dirOK() {
-		return nil, nil, false
+		return nil, nil, nil, false
 	}
 	f, err := fsutil.OpenRegular(path)
 	if err != nil {
-		return nil, nil, false
+		return nil, nil, nil, false
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil || !owned(fi) || fi.Size() < int64(len(diskMagic))+8 || fi.Size() > maxCacheFile {
-		return nil, nil, false
+		return nil, nil, nil, false
 	}
 	defer holdGC()()
 	data := make([]byte, fi.Size())
 	if err := readAt(f, data); err != nil {
-		return nil, nil, false
+		return nil, nil, nil, false
 	}
-	return decode(data, d.exe, key, files, vers)
+	if lazy {
+		l, warns, ok := decodeListing(data, d.exe, key, files, vers)
+		return nil, l, warns, ok
+	}
+	st, warns, ok := decode(data, d.exe, key, files, vers)
+	return st, nil, warns, ok
 }
 
 // holdGC puts off collections while a cache file is decoded, and returns
@@ -514,77 +540,113 @@ func (d *dec) ver() Version {
 	return v
 }
 
-// decode returns the store of a cache file when it is whole, of this
-// format and executable, of key, and of exactly files at vers.
-func decode(data []byte, exe Version, key string, files []string, vers []Version) (*store.Store, []string, bool) {
+// header is what precedes the entries of a cache file: it is whole, of this
+// format and executable, of key, and of exactly files at vers (ok); d is
+// left at the entries, n of them.
+type header struct {
+	path    string
+	flags   uint64
+	skipped uint64
+	warns   []string
+	n       uint64
+}
+
+func decodeHeader(data []byte, exe Version, key string, files []string, vers []Version) (*dec, header, bool) {
+	var h header
 	if len(data) < len(diskMagic)+4 || string(data[:len(diskMagic)]) != diskMagic {
-		return nil, nil, false
+		return nil, h, false
 	}
 	sum := binary.LittleEndian.Uint32(data[len(diskMagic):])
 	d := &dec{b: data[len(diskMagic)+4:]}
 	if crc32.Checksum(d.b, castagnoli()) != sum {
-		return nil, nil, false
+		return nil, h, false
 	}
 	if d.u() != diskFormat || d.ver() != exe || d.s() != key || d.u() != uint64(len(files)) {
-		return nil, nil, false
+		return nil, h, false
 	}
 	for i, p := range files {
 		if d.s() != p || d.ver() != vers[i] {
-			return nil, nil, false
+			return nil, h, false
 		}
 	}
-	path := d.s()
-	flags := d.u()
-	skipped := d.u()
+	h.path = d.s()
+	h.flags = d.u()
+	h.skipped = d.u()
 	nw := d.u()
 	if d.bad || nw > uint64(len(d.b)) {
-		return nil, nil, false
+		return nil, h, false
 	}
-	warns := make([]string, 0, nw)
+	h.warns = make([]string, 0, nw)
 	for range nw {
-		warns = append(warns, d.s())
+		h.warns = append(h.warns, d.s())
 	}
-	n := d.u()
-	if d.bad || n > uint64(len(d.b)) || skipped > math.MaxInt32 {
+	h.n = d.u()
+	if d.bad || h.n > uint64(len(d.b)) || h.skipped > math.MaxInt32 {
+		return nil, h, false
+	}
+	return d, h, true
+}
+
+// store is the store of h over entries.
+func (h header) store(entries []store.Entry) *store.Store {
+	return store.Restore(h.path, entries, int(h.skipped), h.flags&1 != 0, h.flags&2 != 0)
+}
+
+// arena is where entry puts what an entry points to (its numbers, flags
+// and delivery context), allocated once for many entries.
+type arena struct {
+	floats []float64
+	bools  []bool
+	dcs    []store.DeliveryContext
+	n      int // entries it is for, the capacity of dcs
+}
+
+// entry decodes one entry into en (d.bad on anything that does not fit).
+func (d *dec) entry(en *store.Entry, a *arena) {
+	m := &en.Meta
+	en.Key = d.s()
+	mask := d.u()
+	for _, p := range []struct {
+		bit uint64
+		to  **float64
+	}{{bUpdatedAt, &m.UpdatedAt}, {bContextTokens, &m.ContextTokens}, {bTotalTokens, &m.TotalTokens},
+		{bInputTokens, &m.InputTokens}, {bOutputTokens, &m.OutputTokens}} {
+		if mask&p.bit != 0 {
+			a.floats = append(a.floats, d.f())
+			*p.to = &a.floats[len(a.floats)-1]
+		}
+	}
+	if mask&bSystemSent != 0 {
+		a.bools = append(a.bools, mask&bSystemSentTrue != 0)
+		m.SystemSent = &a.bools[len(a.bools)-1]
+	}
+	if mask&bAbortedLastRun != 0 {
+		a.bools = append(a.bools, mask&bAbortedLastRunTrue != 0)
+		m.AbortedLastRun = &a.bools[len(a.bools)-1]
+	}
+	for _, p := range metaStrings(m) {
+		*p = d.s()
+	}
+	if mask&bDC != 0 {
+		if a.dcs == nil {
+			a.dcs = make([]store.DeliveryContext, 0, a.n)
+		}
+		a.dcs = append(a.dcs, store.DeliveryContext{Channel: d.s(), To: d.s(), AccountID: d.s()})
+		m.DC = &a.dcs[len(a.dcs)-1]
+	}
+}
+
+// decode returns the store of a cache file when it is whole, of this
+// format and executable, of key, and of exactly files at vers.
+func decode(data []byte, exe Version, key string, files []string, vers []Version) (*store.Store, []string, bool) {
+	d, h, ok := decodeHeader(data, exe, key, files, vers)
+	if !ok {
 		return nil, nil, false
 	}
-	entries := make([]store.Entry, n)
-	floats := make([]float64, 0, 5*n)
-	bools := make([]bool, 0, 2*n)
-	var dcs []store.DeliveryContext
+	entries := make([]store.Entry, h.n)
+	a := &arena{floats: make([]float64, 0, 5*h.n), bools: make([]bool, 0, 2*h.n), n: int(h.n)}
 	for i := range entries {
-		en := &entries[i]
-		m := &en.Meta
-		en.Key = d.s()
-		mask := d.u()
-		for _, p := range []struct {
-			bit uint64
-			to  **float64
-		}{{bUpdatedAt, &m.UpdatedAt}, {bContextTokens, &m.ContextTokens}, {bTotalTokens, &m.TotalTokens},
-			{bInputTokens, &m.InputTokens}, {bOutputTokens, &m.OutputTokens}} {
-			if mask&p.bit != 0 {
-				floats = append(floats, d.f())
-				*p.to = &floats[len(floats)-1]
-			}
-		}
-		if mask&bSystemSent != 0 {
-			bools = append(bools, mask&bSystemSentTrue != 0)
-			m.SystemSent = &bools[len(bools)-1]
-		}
-		if mask&bAbortedLastRun != 0 {
-			bools = append(bools, mask&bAbortedLastRunTrue != 0)
-			m.AbortedLastRun = &bools[len(bools)-1]
-		}
-		for _, p := range metaStrings(m) {
-			*p = d.s()
-		}
-		if mask&bDC != 0 {
-			if dcs == nil {
-				dcs = make([]store.DeliveryContext, 0, n)
-			}
-			dcs = append(dcs, store.DeliveryContext{Channel: d.s(), To: d.s(), AccountID: d.s()})
-			m.DC = &dcs[len(dcs)-1]
-		}
+		d.entry(&entries[i], a)
 		if d.bad {
 			return nil, nil, false
 		}
@@ -592,5 +654,60 @@ func decode(data []byte, exe Version, key string, files []string, vers []Version
 	if d.bad || len(d.b) != 0 {
 		return nil, nil, false
 	}
-	return store.Restore(path, entries, int(skipped), flags&1 != 0, flags&2 != 0), warns, true
+	return h.store(entries), h.warns, true
+}
+
+// decodeListing is decode for a listing: every entry is decoded (so the
+// file is checked as decode checks it) into one scratch entry, of which the
+// key, updatedAt and spawnedBy are kept with where the entry begins; the
+// listing decodes an entry again, from there, when asked for it whole.
+func decodeListing(data []byte, exe Version, key string, files []string, vers []Version) (*store.Listing, []string, bool) {
+	d, h, ok := decodeHeader(data, exe, key, files, vers)
+	if !ok {
+		return nil, nil, false
+	}
+	n := int(h.n)
+	keys, spawnedBy := make([]string, n), make([]string, n)
+	updated, has := make([]float64, n), make([]bool, n)
+	offs := make([]int, n)
+	end := len(data)
+	var scratch store.Entry
+	a := &arena{floats: make([]float64, 0, 5), bools: make([]bool, 0, 2), dcs: make([]store.DeliveryContext, 0, 1), n: 1}
+	for i := range n {
+		offs[i] = end - len(d.b)
+		scratch = store.Entry{}
+		a.floats, a.bools, a.dcs = a.floats[:0], a.bools[:0], a.dcs[:0]
+		d.entry(&scratch, a)
+		if d.bad {
+			return nil, nil, false
+		}
+		keys[i], spawnedBy[i] = scratch.Key, scratch.SpawnedBy
+		if scratch.UpdatedAt != nil {
+			updated[i], has[i] = *scratch.UpdatedAt, true
+		}
+	}
+	if d.bad || len(d.b) != 0 {
+		return nil, nil, false
+	}
+	// an entry asked for alone is decoded into memory of its own: a slice
+	// for every entry, mostly untouched, would still be scanned whole by the
+	// first collection
+	entry := func(i int) *store.Entry {
+		en := new(store.Entry)
+		(&dec{b: data[offs[i]:]}).entry(en, &arena{n: 1})
+		return en
+	}
+	// all at once, as decode does: one slice and one arena, collections put
+	// off meanwhile (Listing.Prefetch calls it with the entries not yet
+	// asked for)
+	prefetch := func(do func(entry func(i int) *store.Entry)) {
+		defer holdGC()()
+		entries := make([]store.Entry, n)
+		all := &arena{floats: make([]float64, 0, 5*n), bools: make([]bool, 0, 2*n), n: n}
+		do(func(i int) *store.Entry {
+			(&dec{b: data[offs[i]:]}).entry(&entries[i], all)
+			return &entries[i]
+		})
+	}
+	return store.NewListing(h.store(nil), keys, spawnedBy, updated, has, entry, prefetch), h.warns, true
 }

@@ -95,3 +95,32 @@ func BenchmarkList10kDiskHit(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkList10kDiskHitListing is the disk tier's hit as a listing reads
+// it (LoadListing): the cache file read and checked, every entry's key,
+// updatedAt and spawnedBy, and the 50 entries of a default page decoded
+// whole.
+func BenchmarkList10kDiskHitListing(b *testing.B) {
+	p := bigStore(b)
+	d := NewDisk(filepath.Join(b.TempDir(), "cache"), DefaultMinSize)
+	d.now = func() time.Time { return time.Now().Add(RacyWindow + time.Second) } // the ctime is the Chtimes'
+	load := func(func(string)) (*store.Store, error) { return store.LoadMeta(p) }
+	if _, err := d.Load(p, []string{p}, func(string) {}, load); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		l, err := d.LoadListing(p, []string{p}, func(string) {}, func(func(string)) (*store.Store, error) {
+			b.Fatal("parsed: the cache was not used")
+			return nil, nil
+		})
+		if err != nil || l.Len() != 10_000 {
+			b.Fatal(err, l.Len())
+		}
+		for i := range 50 {
+			if l.Entry(i*200).Key == "" {
+				b.Fatal("no key")
+			}
+		}
+	}
+}

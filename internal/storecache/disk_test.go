@@ -424,6 +424,45 @@ func sameStore(a, b *store.Store) string {
 	return ""
 }
 
+// sameListing compares a listing with the full parse b: the header, and
+// for every entry its key, updatedAt and spawnedBy, and (for the indexes
+// r picks, in r's order, some twice) the whole entry, now and then with
+// the rest decoded at once (Prefetch) part of the way.
+func sameListing(l *store.Listing, b *store.Store, r *rand.Rand) string {
+	a := l.St
+	if a.Missing != b.Missing || a.JSON5 != b.JSON5 || a.Skipped != b.Skipped || a.Path != b.Path || a.Dir != b.Dir {
+		return fmt.Sprintf("flags: %v %v %d %q / %v %v %d %q", a.Missing, a.JSON5, a.Skipped, a.Path, b.Missing, b.JSON5, b.Skipped, b.Path)
+	}
+	if l.Len() != len(b.Entries) {
+		return fmt.Sprintf("%d entries, want %d", l.Len(), len(b.Entries))
+	}
+	for i := range b.Entries {
+		e := &b.Entries[i]
+		u, has := l.UpdatedAt(i)
+		if l.Keys[i] != e.Key || l.SpawnedBy[i] != e.SpawnedBy || has != (e.UpdatedAt != nil) || has && u != *e.UpdatedAt || l.Updated(i) != e.Updated() {
+			return fmt.Sprintf("entry %d: %q %q %v %v, want %q %q %v", i, l.Keys[i], l.SpawnedBy[i], u, has, e.Key, e.SpawnedBy, e.UpdatedAt)
+		}
+	}
+	perm := r.Perm(len(b.Entries) + len(b.Entries)/2)
+	pre := r.IntN(2 * (len(perm) + 1)) // now and then all at once (Prefetch), after some were asked for
+	for k, i := range perm {
+		if k == pre {
+			l.Prefetch()
+		}
+		if i >= len(b.Entries) {
+			i -= len(b.Entries) // asked for again
+		}
+		if r.IntN(3) == 0 {
+			continue // never asked for (this time)
+		}
+		got, want := l.Entry(i), &b.Entries[i]
+		if got.Key != want.Key || !reflect.DeepEqual(got.Meta, want.Meta) {
+			return fmt.Sprintf("entry %d whole: %q %+v, want %q %+v", i, got.Key, got.Meta, want.Key, want.Meta)
+		}
+	}
+	return ""
+}
+
 // FuzzDiskTier: a store is written again and again — an entry appended,
 // one rewritten (often to the same size), one deleted, the file replaced
 // by rename or rewritten in place, within the same second or later, now
@@ -433,7 +472,9 @@ func sameStore(a, b *store.Store) string {
 // part of the version but the size (or not even that): only the rule for
 // recent writes keeps the tier exact. Now and then the cache file itself
 // is damaged. After each write, once the store has been quiet, the cache
-// must serve it (the test is not vacuous).
+// must serve it (the test is not vacuous). Every answer is asked for twice:
+// as a store (Load) and as a listing (LoadListing: each entry decoded only
+// when asked for, in a random order), both compared with the full parse.
 func FuzzDiskTier(f *testing.F) {
 	for _, s := range []uint64{1, 2, 3, 42, 1795236254} {
 		f.Add(s, uint8(12))
@@ -469,6 +510,22 @@ func FuzzDiskTier(f *testing.F) {
 			}
 			if wantHit && werr == nil && loads.Load() != n {
 				t.Fatalf("step %d (%s): a quiet, cached store was parsed again", step, what)
+			}
+			// the same as a listing (LoadListing: decoded lazily from the
+			// cache file), its entries asked for in a random order, some
+			// never
+			n = loads.Load()
+			gotL, lerr := d.LoadListing(p, []string{p}, func(string) {}, load)
+			if (lerr != nil) != (werr != nil) {
+				t.Fatalf("step %d (%s): listing: error %v, the full parse's %v", step, what, lerr, werr)
+			}
+			if werr == nil {
+				if diff := sameListing(gotL, want, r); diff != "" {
+					t.Fatalf("step %d (%s): listing: %s", step, what, diff)
+				}
+			}
+			if wantHit && werr == nil && loads.Load() != n {
+				t.Fatalf("step %d (%s): listing: a quiet, cached store was parsed again", step, what)
 			}
 		}
 		for step := range int(steps%24) + 1 {

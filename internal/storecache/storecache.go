@@ -215,6 +215,21 @@ func (c *Cache) Load(key string, files []string, warn func(string), load func(wa
 	return st, nil
 }
 
+// LoadListing is Load for a listing (store.Listing). A process without a
+// cache of its own (c nil) asks the disk tier, which decodes from a cache
+// file only what the listing reads of every entry, and each whole entry
+// when it is asked for; a cache keeps and serves whole stores.
+func (c *Cache) LoadListing(key string, files []string, warn func(string), load func(warn func(string)) (*store.Store, error)) (*store.Listing, error) {
+	if c == nil {
+		return tier.Load().LoadListing(key, files, warn, load)
+	}
+	st, err := c.Load(key, files, warn, load)
+	if err != nil {
+		return nil, err
+	}
+	return store.ListingOf(st), nil
+}
+
 func (c *Cache) serve(s *slot, warn func(string)) *store.Store {
 	c.hits.Add(1)
 	for _, w := range s.warns {

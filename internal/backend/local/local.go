@@ -91,17 +91,11 @@ func (l *Local) List(_ context.Context, q backend.ListQuery) (*backend.ListResul
 	// Candidates in file order; rows are built (and filtered) only for the
 	// newest ones, up to the limit: a 10,000-entry store listed with the
 	// default limit builds 200 rows, not 10,000.
-	type cand struct {
-		agent   string
-		st      *store.Store
-		e       *store.Entry
-		updated int64 // e.Updated(), the sort key
-	}
-	var cands []cand
+	var cands []listCand
 	var lastErr error
 	read := 0
 	for _, agent := range agents {
-		st, entries, err := s.Entries(agent)
+		ls, err := s.Listing(agent)
 		if err != nil {
 			if len(agents) > 1 && s.Era(agent) == era.SQLite {
 				l.Warn(err.Error())
@@ -111,12 +105,15 @@ func (l *Local) List(_ context.Context, q backend.ListQuery) (*backend.ListResul
 			return nil, err
 		}
 		read++
-		cands = slices.Grow(cands, len(entries))
-		for _, e := range entries {
-			if !s.Listable(e.Key) || !s.Visible(e) {
+		if q.Limit < 0 || q.Limit >= ls.Len()/4 || len(q.Kinds) > 0 {
+			ls.Prefetch() // most entries will be read whole: at once is cheaper
+		}
+		cands = slices.Grow(cands, ls.Len())
+		for i := range ls.Len() {
+			if !s.Listable(ls.Keys[i]) || !s.SeesSpawnedBy(ls.SpawnedBy[i]) {
 				continue
 			}
-			cands = append(cands, cand{agent, st, e, e.Updated()})
+			cands = append(cands, listCand{agent, ls, i, ls.Updated(i)})
 		}
 	}
 	if read == 0 && lastErr != nil {
@@ -134,23 +131,32 @@ func (l *Local) List(_ context.Context, q backend.ListQuery) (*backend.ListResul
 	// Rows are built for the newest matching sessions up to the limit; the
 	// others are only counted (Total), from the entry alone unless Kinds
 	// needs the row's kind.
-	rows := []state.Row{}
-	var from []*cand // each row's entry and store
+	// the rows' room made once: a Row is 344 bytes, and 10,000 of them
+	// grown by appends were copied, faulted in and scanned about twice
+	room := len(cands)
+	if q.Limit >= 0 {
+		room = min(room, q.Limit)
+	}
+	rows := make([]state.Row, 0, room)
+	from := make([]*listCand, 0, room) // each row's entry and store
 	total := 0
 	for _, i := range order {
 		c := &cands[i]
-		if q.Active > 0 && !(c.e.Meta.UpdatedAt != nil && c.e.Updated() >= cutoff) {
+		if q.Active > 0 && !(c.has() && c.updated >= cutoff) {
 			continue
 		}
 		if !reached(len(rows)) {
-			if r := s.Row(c.agent, c.st, c.e); keep(r, c.e, q, cutoff) {
+			e := c.e()
+			if r := s.Row(c.agent, c.ls.St, e); keep(r, e, q, cutoff) {
 				rows = append(rows, r)
 				from = append(from, c)
 				total++
 			}
 			continue
 		}
-		if len(q.Kinds) == 0 || keep(s.Row(c.agent, c.st, c.e), c.e, q, cutoff) {
+		if len(q.Kinds) == 0 {
+			total++
+		} else if e := c.e(); keep(s.Row(c.agent, c.ls.St, e), e, q, cutoff) {
 			total++
 		}
 	}
@@ -159,16 +165,17 @@ func (l *Local) List(_ context.Context, q backend.ListQuery) (*backend.ListResul
 	// exactly as a sequential loop would print them.
 	warns := make([][]string, len(rows))
 	var withMsgs []int
+	s.Resolver.Expect(len(rows))
 	for i := range rows {
 		r, c := &rows[i], from[i]
-		if state.IsSQLite(c.st) {
+		if state.IsSQLite(c.ls.St) {
 			// OpenClaw 2026.8+: no transcript file; messages come from the store.
 			if q.Messages > 0 {
 				withMsgs = append(withMsgs, i)
 			}
 			continue
 		}
-		tp, err := s.Transcript(r.AgentID, c.st, c.e)
+		tp, err := s.Transcript(r.AgentID, c.ls.St, c.e())
 		if err != nil {
 			warns[i] = append(warns[i], err.Error())
 			continue
@@ -178,12 +185,18 @@ func (l *Local) List(_ context.Context, q backend.ListQuery) (*backend.ListResul
 			withMsgs = append(withMsgs, i)
 		}
 	}
+	dbs := map[string]*sqlitestore.DB{} // opened here: SQLiteDB is not for concurrent use
+	for _, i := range withMsgs {
+		if a := rows[i].AgentID; state.IsSQLite(from[i].ls.St) && dbs[a] == nil {
+			dbs[a] = s.SQLiteDB(a)
+		}
+	}
 	parallel(len(withMsgs), func(j int) {
 		i := withMsgs[j]
 		r, c := &rows[i], from[i]
 		warn := func(msg string) { warns[i] = append(warns[i], msg) }
-		if state.IsSQLite(c.st) {
-			r.Messages = lastMessagesSQLite(s.SQLiteDB(r.AgentID), c.e.SessionID, q.Messages, warn)
+		if state.IsSQLite(c.ls.St) {
+			r.Messages = lastMessagesSQLite(dbs[r.AgentID], c.e().SessionID, q.Messages, warn)
 		} else {
 			r.Messages = lastMessages(r.TranscriptPath, q.Messages, warn)
 		}
@@ -195,6 +208,24 @@ func (l *Local) List(_ context.Context, q backend.ListQuery) (*backend.ListResul
 	}
 	return &backend.ListResult{Rows: rows, Total: total, MultiAgent: len(agents) > 1}, nil
 }
+
+// listCand is a session a listing may show: its agent, its store's listing
+// and its index there, and its updatedAt in ms (the sort key). Its entry is
+// read whole only when needed — a row built, or Kinds asked — so a page of
+// 50 rows of a store read from its cache file decodes about 50 entries
+// (store.Listing).
+type listCand struct {
+	agent   string
+	ls      *store.Listing
+	i       int
+	updated int64
+}
+
+// e is the candidate's whole entry.
+func (c *listCand) e() *store.Entry { return c.ls.Entry(c.i) }
+
+// has reports whether the entry has an updatedAt.
+func (c *listCand) has() bool { _, ok := c.ls.UpdatedAt(c.i); return ok }
 
 // parallel calls fn(0), …, fn(n-1) on up to GOMAXPROCS goroutines.
 func parallel(n int, fn func(int)) {
