@@ -20,6 +20,8 @@ type Listing struct {
 	updated   []float64 // updatedAt where has[i]
 	has       []bool
 
+	direct []Entry // the entries of a store read in full (ListingOf): handed out as they are, no lock
+
 	mu       sync.Mutex
 	memo     []*Entry
 	entry    func(i int) *Entry
@@ -37,6 +39,7 @@ func ListingOf(st *Store) *Listing {
 			l.updated[i], l.has[i] = *e.UpdatedAt, true
 		}
 	}
+	l.direct = st.Entries
 	l.entry = func(i int) *Entry { return &st.Entries[i] }
 	return l
 }
@@ -69,6 +72,9 @@ func (l *Listing) Updated(i int) int64 {
 // Entry returns entry i whole (as the full load gives it); the same
 // pointer each time.
 func (l *Listing) Entry(i int) *Entry {
+	if l.direct != nil {
+		return &l.direct[i]
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.memo == nil {

@@ -68,10 +68,11 @@ type slot struct {
 	mu sync.Mutex // held while the slot is checked or loaded
 
 	st      *store.Store
-	warns   []string  // what loading st warned about, said again to each caller it is served to
-	vers    []Version // the files' versions while st was read
-	trusted bool      // vers may be relied on (stable during the read, not racy)
-	began   int64     // the sequence number at which st's read began
+	listing *store.Listing // st's (store.ListingOf), made once for every call it is served to
+	warns   []string       // what loading st warned about, said again to each caller it is served to
+	vers    []Version      // the files' versions while st was read
+	trusted bool           // vers may be relied on (stable during the read, not racy)
+	began   int64          // the sequence number at which st's read began
 }
 
 // Version is what tells two versions of one file apart: device and inode
@@ -196,7 +197,7 @@ func (c *Cache) Load(key string, files []string, warn func(string), load func(wa
 	if err == nil && s.st != nil && s.trusted && sameVersions(s.vers, before) {
 		return c.serve(s, warn), nil
 	}
-	s.st, s.warns, s.vers, s.trusted = nil, nil, nil, false
+	s.st, s.listing, s.warns, s.vers, s.trusted = nil, nil, nil, nil, false
 	var warns []string
 	st, lerr := tier.Load().Load(key, files, func(msg string) {
 		warns = append(warns, msg)
@@ -227,7 +228,20 @@ func (c *Cache) LoadListing(key string, files []string, warn func(string), load 
 	if err != nil {
 		return nil, err
 	}
-	return store.ListingOf(st), nil
+	// The listing of a shared store is shared too (it is read-only: its
+	// entries are the store's): a warm server's call on a 10,000-entry
+	// store made four slices of 10,000 again each time.
+	s := c.slot(key)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.listing != nil && s.listing.St == st {
+		return s.listing, nil
+	}
+	ls := store.ListingOf(st)
+	if s.st == st {
+		s.listing = ls
+	}
+	return ls, nil
 }
 
 func (c *Cache) serve(s *slot, warn func(string)) *store.Store {

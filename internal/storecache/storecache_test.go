@@ -249,3 +249,35 @@ func TestNilCacheReads(t *testing.T) {
 		t.Fatalf("%d reads", l.n.Load())
 	}
 }
+
+// A cached store's listing is made once and shared by the calls it is
+// served to, until the store changes: then the new store's.
+func TestListingSharedUntilChanged(t *testing.T) {
+	dir := t.TempDir()
+	l := &loader{p: filepath.Join(dir, "sessions.json")}
+	writeStore(t, l.p, "one-1")
+	c := later()
+	listing := func() *store.Listing {
+		t.Helper()
+		ls, err := c.LoadListing(l.p, []string{l.p}, func(string) {}, l.load)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ls
+	}
+	first := listing()
+	if again := listing(); again != first {
+		t.Fatalf("an unchanged store's listing was made again")
+	}
+	if got := first.Entry(0).Label; got != "one-1" {
+		t.Fatalf("label %q", got)
+	}
+	writeStore(t, l.p, "two-22")
+	next := listing()
+	if next == first || next.Entry(0).Label != "two-22" {
+		t.Fatalf("a changed store served its old listing: %q", next.Entry(0).Label)
+	}
+	if l.n.Load() != 2 {
+		t.Fatalf("loads %d, want 2", l.n.Load())
+	}
+}
