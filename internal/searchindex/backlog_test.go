@@ -124,20 +124,7 @@ func size(t *testing.T, path string) int64 {
 // next update, as if the update had run when they were taken. Its
 // answers stay the scan's (checkQueries).
 func TestUpdateStamped(t *testing.T) {
-	r := rand.New(rand.NewPCG(6, 6))
-	w := &world{dir: t.TempDir()}
-	for i := range 5 {
-		writeFile(t, w.path(i), lines(r, 20))
-		w.srcs = append(w.srcs, search.Source{Path: w.path(i)})
-	}
-	ix, err := Open(t.TempDir(), "state")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ix.Close()
-	if _, err := ix.Update(context.Background(), w.srcs); err != nil {
-		t.Fatal(err)
-	}
+	w, ix, r := indexedWorld(t, 6)
 	var opened []string // the transcripts the update stat'ed or read
 	var mu sync.Mutex
 	testHookFileChecked = func(path string) { mu.Lock(); opened = append(opened, path); mu.Unlock() }
@@ -172,4 +159,26 @@ func TestUpdateStamped(t *testing.T) {
 		t.Fatalf("the next update (every transcript checked): %s; read %q", st, opened)
 	}
 	checkQueries(t, r, ix, w.srcs, 20, nil)
+}
+
+// indexedWorld is a world of five transcripts of 20 random lines (seeded),
+// an index built over them, closed when the test ends, and the random
+// source, to go on with.
+func indexedWorld(t *testing.T, seed uint64) (*world, *Index, *rand.Rand) {
+	t.Helper()
+	r := rand.New(rand.NewPCG(seed, seed))
+	w := &world{dir: t.TempDir()}
+	for i := range 5 {
+		writeFile(t, w.path(i), lines(r, 20))
+		w.srcs = append(w.srcs, search.Source{Path: w.path(i)})
+	}
+	ix, err := Open(t.TempDir(), "state")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ix.Close() })
+	if _, err := ix.Update(context.Background(), w.srcs); err != nil {
+		t.Fatal(err)
+	}
+	return w, ix, r
 }

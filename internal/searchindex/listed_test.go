@@ -2,7 +2,6 @@ package searchindex
 
 import (
 	"context"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"sync"
@@ -67,20 +66,7 @@ func TestListedStampIsTheStat(t *testing.T) {
 // no-op that neither checks a transcript nor writes, nor moves the
 // index's generation.
 func TestListedStamps(t *testing.T) {
-	r := rand.New(rand.NewPCG(7, 7))
-	w := &world{dir: t.TempDir()}
-	for i := range 5 {
-		writeFile(t, w.path(i), lines(r, 20))
-		w.srcs = append(w.srcs, search.Source{Path: w.path(i)})
-	}
-	ix, err := Open(t.TempDir(), "state")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ix.Close()
-	if _, err := ix.Update(context.Background(), w.srcs); err != nil {
-		t.Fatal(err)
-	}
+	w, ix, r := indexedWorld(t, 7)
 	var checked []string // the transcripts an update stat'ed or read
 	var mu sync.Mutex
 	testHookFileChecked = func(path string) { mu.Lock(); checked = append(checked, path); mu.Unlock() }

@@ -77,13 +77,7 @@ func BenchmarkList10kSkipScanFloor(b *testing.B) {
 }
 
 func BenchmarkList10kDiskHit(b *testing.B) {
-	p := bigStore(b)
-	d := NewDisk(filepath.Join(b.TempDir(), "cache"), DefaultMinSize)
-	d.now = func() time.Time { return time.Now().Add(RacyWindow + time.Second) } // the ctime is the Chtimes'
-	load := func(func(string)) (*store.Store, error) { return store.LoadMeta(p) }
-	if _, err := d.Load(p, []string{p}, func(string) {}, load); err != nil {
-		b.Fatal(err)
-	}
+	p, d := cachedBigStore(b)
 	b.ReportAllocs()
 	for b.Loop() {
 		st, err := d.Load(p, []string{p}, func(string) {}, func(func(string)) (*store.Store, error) {
@@ -101,13 +95,7 @@ func BenchmarkList10kDiskHit(b *testing.B) {
 // updatedAt and spawnedBy, and the 50 entries of a default page decoded
 // whole.
 func BenchmarkList10kDiskHitListing(b *testing.B) {
-	p := bigStore(b)
-	d := NewDisk(filepath.Join(b.TempDir(), "cache"), DefaultMinSize)
-	d.now = func() time.Time { return time.Now().Add(RacyWindow + time.Second) } // the ctime is the Chtimes'
-	load := func(func(string)) (*store.Store, error) { return store.LoadMeta(p) }
-	if _, err := d.Load(p, []string{p}, func(string) {}, load); err != nil {
-		b.Fatal(err)
-	}
+	p, d := cachedBigStore(b)
 	b.ReportAllocs()
 	for b.Loop() {
 		l, err := d.LoadListing(p, []string{p}, func(string) {}, func(func(string)) (*store.Store, error) {
@@ -123,4 +111,18 @@ func BenchmarkList10kDiskHitListing(b *testing.B) {
 			}
 		}
 	}
+}
+
+// cachedBigStore is the 10k store and a disk tier that holds its cache
+// file, trusted (its clock past the racy window).
+func cachedBigStore(b *testing.B) (string, *Disk) {
+	b.Helper()
+	p := bigStore(b)
+	d := NewDisk(filepath.Join(b.TempDir(), "cache"), DefaultMinSize)
+	d.now = func() time.Time { return time.Now().Add(RacyWindow + time.Second) } // the ctime is the Chtimes'
+	load := func(func(string)) (*store.Store, error) { return store.LoadMeta(p) }
+	if _, err := d.Load(p, []string{p}, func(string) {}, load); err != nil {
+		b.Fatal(err)
+	}
+	return p, d
 }
