@@ -6,7 +6,6 @@ import (
 
 	"github.com/openclaw/sessions/internal/backend"
 	"github.com/openclaw/sessions/internal/sessionrow"
-	"github.com/openclaw/sessions/internal/state"
 )
 
 // HostError is one host of a fleet that failed: its context and why.
@@ -75,7 +74,7 @@ func (o *Ops) list(ctx context.Context, q ListQuery) (*ListResult, error) {
 		// The messages masked here, on copies (what the readers hold stays
 		// as stored), as history masks them; every other string of a row
 		// is masked by the boundary (deliver).
-		rows = append([]state.Row(nil), rows...)
+		rows = append([]Row(nil), rows...)
 		for i := range rows {
 			if len(rows[i].Messages) > 0 {
 				msgs := append([]json.RawMessage(nil), rows[i].Messages...)
