@@ -2,6 +2,7 @@ package searchindex
 
 import (
 	"encoding/binary"
+	"hash/crc32"
 	"io"
 	"os"
 	"path/filepath"
@@ -172,7 +173,7 @@ func (u *updater) merge() error {
 			for b := range nb {
 				e := bt[b*blockSize:]
 				off, clen := binary.LittleEndian.Uint64(e), binary.LittleEndian.Uint32(e[8:])
-				rlen, first := binary.LittleEndian.Uint32(e[12:]), binary.LittleEndian.Uint32(e[16:])
+				rlen, first, crc := binary.LittleEndian.Uint32(e[12:]), binary.LittleEndian.Uint32(e[16:]), binary.LittleEndian.Uint32(e[20:])
 				end := nDocs
 				if b+1 < nb {
 					end = binary.LittleEndian.Uint32(bt[(b+1)*blockSize+16:])
@@ -183,8 +184,13 @@ func (u *updater) merge() error {
 				if z, err = s.readText(z, off, clen); err != nil {
 					return err
 				}
+				if crc32.Checksum(z, castagnoli) != crc {
+					// the file's checksum leaves the texts to their
+					// blocks' own: a damaged block is not copied on
+					return s.bad("a text block's checksum mismatch")
+				}
 				if allLive(renum[k][first:end]) {
-					sw.rawBlock(z, rlen, end-first)
+					sw.rawBlock(z, rlen, end-first, crc)
 					continue
 				}
 				raw, err = zdecoder().DecodeAll(z, raw[:0])

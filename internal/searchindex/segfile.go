@@ -68,8 +68,12 @@ func (sf *segFile) check(verified bool) error {
 	if verified {
 		return nil
 	}
+	// all but the texts, which their blocks' own checksums cover
 	h := crc32.New(castagnoli)
-	if _, err := io.Copy(h, io.NewSectionReader(sf.f, 0, size-12)); err != nil {
+	if _, err := io.Copy(h, io.NewSectionReader(sf.f, 0, int64(sf.l.textsAt()))); err != nil {
+		return err
+	}
+	if _, err := io.Copy(h, io.NewSectionReader(sf.f, int64(sf.l.blocksAt()), size-12-int64(sf.l.blocksAt()))); err != nil {
 		return err
 	}
 	if h.Sum32() != sf.l.crc {
@@ -187,7 +191,7 @@ func (tc *triCursor) postings(dst []uint32) ([]uint32, error) {
 	return dst, nil
 }
 
-// blockTable reads the segment's text block table whole (20 bytes a block
+// blockTable reads the segment's text block table whole (24 bytes a block
 // of about 64 KiB of text: small beside the text).
 func (sf *segFile) blockTable() ([]byte, error) {
 	b := make([]byte, sf.l.nBlocks*blockSize)

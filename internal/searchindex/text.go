@@ -3,6 +3,7 @@ package searchindex
 import (
 	"cmp"
 	"encoding/binary"
+	"hash/crc32"
 	"runtime"
 	"slices"
 	"sync"
@@ -247,6 +248,11 @@ func (s *segment) block(k int) (off uint64, clen, rlen, first uint32) {
 		binary.LittleEndian.Uint32(e[16:])
 }
 
+// blockCRC is the CRC-32C of the k-th block's compressed bytes.
+func (s *segment) blockCRC(k int) uint32 {
+	return binary.LittleEndian.Uint32(s.blocks[k*blockSize+20:])
+}
+
 // blockOf is the block that holds document d's record (the last whose
 // first document is at most d; -1 if none).
 func (s *segment) blockOf(d uint32) int {
@@ -344,6 +350,9 @@ func (tc *textCursor) decode(k int, z []byte, rlen uint32) (keptBlock, error) {
 	dst := tc.buf[:0]
 	if keep {
 		dst = make([]byte, 0, rlen)
+	}
+	if crc32.Checksum(z, castagnoli) != tc.s.blockCRC(k) {
+		return keptBlock{}, tc.bad("a text block's checksum mismatch")
 	}
 	raw, err := zdecoder().DecodeAll(z, dst)
 	if err != nil || len(raw) != int(rlen) {
