@@ -21,7 +21,8 @@
 // trigram pairs of 4 MiB of text at a time). bleve v2 was not measured: an
 // index of words, it answers substrings only through n-grams, FTS5's
 // trigrams at more cost. Ours is also the only one whose
-// file format we own: checked (magic, version, lengths, CRC-32C) before use,
+// file format we own: checked (magic, version, lengths, CRC-32C; the text
+// blocks each by its own CRC-32C as it is read) before use,
 // written once, replaced atomically, so a damaged index is an error and
 // never a wrong answer.
 //
