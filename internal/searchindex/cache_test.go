@@ -15,6 +15,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -119,6 +120,7 @@ func TestCorruptIsAnError(t *testing.T) {
 	files, _ := filepath.Glob(filepath.Join(ix.Dir(), "*"))
 	r := rand.New(rand.NewPCG(3, 3))
 	q := search.Query{Pattern: "hello", IgnoreCase: true}
+	want, _ := indexHits(t, ix, srcs, q, Filter{}, nil)
 	for _, f := range files {
 		if filepath.Base(f) == "lock" {
 			continue
@@ -134,24 +136,52 @@ func TestCorruptIsAnError(t *testing.T) {
 			b[r.IntN(len(b))] ^= byte(1 + r.IntN(255))
 			damage[fmt.Sprint("byte", k)] = b
 		}
-		texts := [2]int{}
+		var l layout
 		if strings.HasPrefix(filepath.Base(f), "seg-") {
-			l, err := parseLayout(f, int64(len(good)), good[:headerSize], good[len(good)-trailerSize:])
-			if err != nil {
+			var err error
+			if l, err = parseLayout(f, int64(len(good)), good[:headerSize], good[len(good)-trailerSize:]); err != nil {
 				t.Fatal(err)
 			}
-			texts = [2]int{int(l.textsAt()), int(l.blocksAt())}
+			// and one byte of the postings, of the trigram table, of the
+			// document table
+			for _, at := range []uint64{l.postAt() + uint64(r.IntN(int(l.nPost))), l.tabAt() + uint64(r.IntN(int(l.nTris*triSize))), l.docsAt() + uint64(r.IntN(int(l.nDocs*docSize)))} {
+				b := append([]byte{}, good...)
+				b[at] ^= byte(1 + r.IntN(255))
+				damage[fmt.Sprint("at", at)] = b
+			}
 		}
 		for what, b := range damage {
 			writeFile(t, f, string(b))
 			fresh, _ := Open(cache, "state")
 			_, err := fresh.Candidates(q, Filter{})
-			if at := differsAt(good, b); len(b) == len(good) && at >= texts[0] && at < texts[1] {
+			at := differsAt(good, b)
+			if len(b) == len(good) && at >= int(l.textsAt()) && at < int(l.blocksAt()) {
 				if err != nil {
 					t.Errorf("%s %s: a text block's byte: Candidates gave %v, want its answer", filepath.Base(f), what, err)
 				}
 				if bad := blocksThatFail(t, fresh, f); len(bad) != 1 {
 					t.Errorf("%s %s: a text block's byte: %d blocks fail to read, want 1", filepath.Base(f), what, len(bad))
+				}
+				fresh.Close()
+				continue
+			}
+			if len(b) == len(good) && at >= headerSize && at < int(l.textsAt()) {
+				// A byte before the texts is found by the chunk it lies
+				// in, when a reader reads it: a query that does not is
+				// answered, and exactly.
+				if err == nil {
+					if got, _ := indexHits(t, fresh, srcs, q, Filter{}, nil); !slices.Equal(got, want) {
+						t.Errorf("%s %s: a byte before the texts: %d hits, want %d", filepath.Base(f), what, len(got), len(want))
+					}
+				} else if !IsCorrupt(err) {
+					t.Errorf("%s %s: Candidates gave %v, want a corrupt index or its answer", filepath.Base(f), what, err)
+				}
+				if bad := chunksThatFail(t, fresh, f); !slices.Equal(bad, []int{at / chunkSize}) {
+					t.Errorf("%s %s: a byte before the texts at %d: chunks %v fail, want [%d]", filepath.Base(f), what, at, bad, at/chunkSize)
+				}
+				// and a merge, which reads every byte, finds it
+				if _, err := openSegFile(fresh.Dir(), idOf(t, f)); !IsCorrupt(err) {
+					t.Errorf("%s %s: a merge's open gave %v, want a corrupt index", filepath.Base(f), what, err)
 				}
 				fresh.Close()
 				continue
@@ -461,22 +491,57 @@ func differsAt(a, b []byte) int {
 	return -1
 }
 
+// chunksThatFail checks every chunk before the texts of the segment file
+// f as ix mapped it and returns those whose check is a *CorruptError.
+func chunksThatFail(t *testing.T, ix *Index, f string) []int {
+	t.Helper()
+	seg := mappedSeg(t, ix, f)
+	var bad []int
+	for k := range len(seg.checked) {
+		if err := seg.check(k*chunkSize, 1); IsCorrupt(err) {
+			bad = append(bad, k)
+		} else if err != nil {
+			t.Fatal(err)
+		}
+	}
+	return bad
+}
+
+// mappedSeg is the segment of file f that ix mapped.
+func mappedSeg(t *testing.T, ix *Index, f string) *segment {
+	t.Helper()
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if ix.man == nil {
+		if err := ix.load(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, s := range ix.segs {
+		if segName(s.id) == filepath.Base(f) {
+			return s
+		}
+	}
+	t.Fatalf("%s is not mapped", filepath.Base(f))
+	return nil
+}
+
+// idOf is the number of the segment file f.
+func idOf(t *testing.T, f string) uint32 {
+	t.Helper()
+	var id uint32
+	if _, err := fmt.Sscanf(filepath.Base(f), "seg-%08d", &id); err != nil {
+		t.Fatal(err)
+	}
+	return id
+}
+
 // blocksThatFail reads every text block of the segment file f as ix
 // mapped it and returns those whose read is a *CorruptError (any other
 // error fails the test).
 func blocksThatFail(t *testing.T, ix *Index, f string) []int {
 	t.Helper()
-	ix.mu.Lock()
-	defer ix.mu.Unlock()
-	var seg *segment
-	for _, s := range ix.segs {
-		if segName(s.id) == filepath.Base(f) {
-			seg = s
-		}
-	}
-	if seg == nil {
-		t.Fatalf("%s is not mapped", filepath.Base(f))
-	}
+	seg := mappedSeg(t, ix, f)
 	var bad []int
 	for k := range seg.nBlocks() {
 		off, clen, rlen, _ := seg.block(k)
@@ -488,4 +553,60 @@ func blocksThatFail(t *testing.T, ix *Index, f string) []int {
 		}
 	}
 	return bad
+}
+
+// TestQueryChecksOnlyWhatItReads: a query checks the chunks of the bytes
+// it reads, not the whole segment, so damage where no query of it reads
+// leaves its answer exact, and a reader that reads there finds it.
+func TestQueryChecksOnlyWhatItReads(t *testing.T) {
+	dir := t.TempDir()
+	srcs := bigWorld(t, dir, 20, 300, 5)
+	rare := filepath.Join(dir, "rare.jsonl")
+	writeFile(t, rare, `{"type":"message","id":"r1","timestamp":"2026-11-22T10:00:00.000Z","message":{"role":"user","content":"say zqxrarezqx now"}}`+"\n")
+	srcs = append(srcs, search.Source{Path: rare})
+	cache := t.TempDir()
+	ix, err := Open(cache, "state")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	if _, err := ix.Update(context.Background(), srcs); err != nil {
+		t.Fatal(err)
+	}
+	q := search.Query{Pattern: "zqxrarezqx"}
+	want, _ := indexHits(t, ix, srcs, q, Filter{}, nil)
+	if len(want) != 1 {
+		t.Fatalf("%d hits of the planted word, want 1", len(want))
+	}
+	files, _ := filepath.Glob(filepath.Join(ix.Dir(), "seg-*"))
+	if len(files) != 1 {
+		t.Fatalf("%d segments, want 1", len(files))
+	}
+	f := files[0]
+	seg := mappedSeg(t, ix, f)
+	var unread []int
+	for k := range seg.checked {
+		if !seg.checked[k].Load() {
+			unread = append(unread, k)
+		}
+	}
+	if len(seg.checked) < 4 || len(unread) < len(seg.checked)/2 {
+		t.Fatalf("the query checked %d of %d chunks, want less than half", len(seg.checked)-len(unread), len(seg.checked))
+	}
+	good, _ := os.ReadFile(f)
+	k := unread[len(unread)/2]
+	b := append([]byte{}, good...)
+	b[k*chunkSize+chunkSize/2] ^= 0x5a
+	writeFile(t, f, string(b))
+	fresh, err := Open(cache, "state")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fresh.Close()
+	if got, _ := indexHits(t, fresh, srcs, q, Filter{}, nil); !slices.Equal(got, want) {
+		t.Errorf("after damage where it does not read: %q, want %q", got, want)
+	}
+	if bad := chunksThatFail(t, fresh, f); !slices.Equal(bad, []int{k}) {
+		t.Errorf("chunks %v fail, want [%d]", bad, k)
+	}
 }

@@ -7,6 +7,3 @@ func writable(string) error { return nil }
 
 // freeSpace: not known here.
 func freeSpace(string) (int64, bool) { return 0, false }
-
-// dontNeed: nothing to do here.
-func dontNeed([]byte) {}

@@ -18,10 +18,3 @@ func freeSpace(dir string) (int64, bool) {
 	}
 	return int64(st.Bavail) * int64(st.Bsize), true
 }
-
-// dontNeed drops a mapping's resident pages from this process.
-func dontNeed(b []byte) {
-	if len(b) > 0 {
-		unix.Madvise(b, unix.MADV_DONTNEED)
-	}
-}

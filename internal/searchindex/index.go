@@ -439,6 +439,9 @@ func (ix *Index) Candidates(q search.Query, f Filter) (*Result, error) {
 		for _, id := range m.segs {
 			s := ix.segs[id]
 			ids, err := s.eval(n)
+			if err == nil {
+				err = s.checkDocs(ids)
+			}
 			if err != nil {
 				return err
 			}
@@ -530,9 +533,9 @@ func (s *segment) eval(n *node) ([]uint32, error) {
 		// The rarest trigram first: every other list only narrows it.
 		idx := make([]int, 0, len(n.tris))
 		for _, t := range n.tris {
-			i := s.find(t)
+			i, err := s.find(t)
 			if i < 0 {
-				return nil, nil
+				return nil, err
 			}
 			idx = append(idx, i)
 		}
@@ -584,28 +587,6 @@ func (s *segment) eval(n *node) ([]uint32, error) {
 		ids[i] = uint32(i)
 	}
 	return ids, nil
-}
-
-// find is the index of t in the trigram table, or -1.
-func (s *segment) find(t trigram) int {
-	lo, hi := 0, s.nTris()
-	for lo < hi {
-		h := int(uint(lo+hi) >> 1)
-		if s.triAt(h) < t {
-			lo = h + 1
-		} else {
-			hi = h
-		}
-	}
-	if lo < s.nTris() && s.triAt(lo) == t {
-		return lo
-	}
-	return -1
-}
-
-func (s *segment) count(i int) int {
-	e := s.tab[i*triSize:]
-	return int(uint32(e[11]) | uint32(e[12])<<8 | uint32(e[13])<<16 | uint32(e[14])<<24)
 }
 
 func intersect(a, b []uint32) []uint32 {

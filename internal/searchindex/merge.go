@@ -36,8 +36,8 @@ func (u *updater) merge() error {
 	if len(u.next.segs)-from < 2 {
 		from = 0
 	}
-	// The segments are read with pread (segFile), each once, start to
-	// end; one mapped already was checked when it was mapped.
+	// The segments are read with pread (segFile), each checked, then read
+	// once, start to end.
 	var segs []*segFile
 	defer func() {
 		for _, s := range segs {
@@ -45,7 +45,7 @@ func (u *updater) merge() error {
 		}
 	}()
 	for _, id := range u.next.segs[from:] {
-		s, err := openSegFile(ix.dir, id, ix.segs[id] != nil)
+		s, err := openSegFile(ix.dir, id)
 		if err != nil {
 			return err
 		}

@@ -29,24 +29,24 @@ type segFile struct {
 // section: a merge of k segments holds 2k of them at once.
 const segReadBuf = 32 << 10
 
-// openSegFile opens segment id of dir and checks its magics and lengths,
-// and its checksum unless verified (a segment this process has mapped
-// and checked already: segment files are never changed).
-func openSegFile(dir string, id uint32, verified bool) (*segFile, error) {
+// openSegFile opens segment id of dir and checks it whole: its magics,
+// lengths and checksums (a merge reads all of it; a mapping checks only
+// what a query reads).
+func openSegFile(dir string, id uint32) (*segFile, error) {
 	name := segName(id)
 	f, err := fsutil.OpenRegular(filepath.Join(dir, name))
 	if err != nil {
 		return nil, err
 	}
 	sf := &segFile{id: id, name: name, f: f}
-	if err := sf.check(verified); err != nil {
+	if err := sf.check(); err != nil {
 		f.Close()
 		return nil, err
 	}
 	return sf, nil
 }
 
-func (sf *segFile) check(verified bool) error {
+func (sf *segFile) check() error {
 	fi, err := sf.f.Stat()
 	if err != nil {
 		return err
@@ -65,19 +65,27 @@ func (sf *segFile) check(verified bool) error {
 	if sf.l, err = parseLayout(sf.name, size, head[:], tr[:]); err != nil {
 		return err
 	}
-	if verified {
-		return nil
+	// the block table, the chunks' checksums and the trailer
+	tail := make([]byte, size-12-int64(sf.l.blocksAt()))
+	if _, err := sf.f.ReadAt(tail, int64(sf.l.blocksAt())); err != nil {
+		return sf.readErr(err)
 	}
-	// all but the texts, which their blocks' own checksums cover
-	h := crc32.New(castagnoli)
-	if _, err := io.Copy(h, io.NewSectionReader(sf.f, 0, int64(sf.l.textsAt()))); err != nil {
-		return err
-	}
-	if _, err := io.Copy(h, io.NewSectionReader(sf.f, int64(sf.l.blocksAt()), size-12-int64(sf.l.blocksAt()))); err != nil {
-		return err
-	}
-	if h.Sum32() != sf.l.crc {
+	if crc32.Checksum(tail, castagnoli) != sf.l.crc {
 		return sf.bad("checksum mismatch")
+	}
+	// every chunk before the texts, which their blocks' own checksums
+	// cover
+	chunks := tail[sf.l.nBlocks*blockSize:]
+	r := sf.section(0, sf.l.textsAt())
+	buf := make([]byte, chunkSize)
+	for k := range sf.l.nChunks() {
+		n := min(chunkSize, sf.l.textsAt()-k*chunkSize)
+		if _, err := io.ReadFull(r, buf[:n]); err != nil {
+			return sf.readErr(err)
+		}
+		if crc32.Checksum(buf[:n], castagnoli) != binary.LittleEndian.Uint32(chunks[4*k:]) {
+			return sf.bad("checksum mismatch")
+		}
 	}
 	return nil
 }

@@ -8,8 +8,8 @@ import (
 	"hash/crc32"
 	"io"
 	"slices"
-	"sort"
 	"sync"
+	"sync/atomic"
 
 	"github.com/klauspost/compress/zstd"
 
@@ -18,31 +18,34 @@ import (
 
 // A segment file (seg-<n>), written once and never changed:
 //
-//	"SXIDXSG3"                            magic and format version
+//	"SXIDXSG4"                            magic and format version
 //	docs      nDocs × 21 bytes            src u32, pos u64, timestamp i64, flags u8 (little endian)
 //	postings  per trigram, its document numbers ascending as uvarint deltas
 //	trigrams  nTris × 15 bytes, ascending  trigram (3 bytes), postings offset u64, count u32
 //	texts     zstd frames, one per block of about 64 KiB of document records
 //	blocks    nBlocks × 24 bytes          offset in texts u64, compressed length u32, length u32, first document u32,
 //	                                      CRC-32C u32 of the compressed bytes
+//	chunks    nChunks × 4 bytes           CRC-32C u32 of each chunkSize bytes of the file before the texts
+//	                                      (magic, docs, postings, trigrams; the last chunk shorter)
 //	trailer   nDocs u64, nTris u64, postings length u64, nBlocks u64, texts length u64,
-//	          CRC-32C u32 of every byte before it but the texts, "SXIDXEND"
+//	          CRC-32C u32 of the blocks, the chunks and the trailer before it, "SXIDXEND"
 //
 // A document record is its message's id, its text with tool calls and its
 // text without them (empty unless flagToolCalls), each a uvarint length and
 // the bytes: what the index extracted (masked, for a masked index), so that
 // a query is verified without reading a transcript again (Index.Texts).
 //
-// Readers check the magics, the lengths and the checksum before anything
-// else, and every posting list and text block as it is decoded (a block by
-// its own CRC-32C), so that a torn, truncated, foreign or corrupt file is an
-// error, never a wrong answer or a panic. The texts are most of a segment and
-// a query reads few of their blocks: the file's checksum leaves them to their
-// blocks' own, so that a process's open does not read every byte of the
-// text (it did: at every CLI search, the CRC-32C of every segment whole,
-// and the page faults of reading it, were a sixth of a query's CPU).
+// Readers check the magics, the lengths and the trailer's checksum before
+// anything else, and every byte they use by the checksum of the chunk or
+// the text block it lies in, before they use it (a chunk once per mapping),
+// so that a torn, truncated, foreign or corrupt file is an error, never a
+// wrong answer or a panic. A query reads a few posting lists, the trigram
+// table's entries it looks up, its candidates' documents and their text
+// blocks: checked where read, a process's open no longer reads the whole
+// file (it did: at every CLI search the CRC-32C of every segment's
+// postings, a third of a rare query's process on a 491 MB state).
 const (
-	segMagic     = "SXIDXSG3"
+	segMagic     = "SXIDXSG4"
 	endMagic     = "SXIDXEND"
 	docSize      = 21
 	triSize      = 15
@@ -65,6 +68,9 @@ const (
 	// masked, for an agent's index) may each be as long; what decodes
 	// longer is damage.
 	maxBlockRaw = textBlock + 4*search.DefaultMaxLine
+	// chunkSize is the span of the file before the texts that one
+	// checksum covers: what a reader checks before it uses any byte of it.
+	chunkSize = 64 << 10
 )
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
@@ -203,15 +209,20 @@ var (
 
 // segWriter writes a segment as a stream: documents, then postings one
 // trigram after another, then the trigram table, the texts block by block,
-// the block table and the trailer.
+// the block table, the chunk checksums and the trailer.
 type segWriter struct {
-	w     *bufio.Writer
-	crc   hash.Hash32
-	n     int64 // postings bytes written
-	tab   []byte
-	nDocs int
-	nTris int
-	buf   []byte
+	w   *bufio.Writer
+	crc hash.Hash32 // the trailer's: blocks, chunks, trailer
+	// The checksums of the chunks before the texts: the one being
+	// summed, its bytes so far, and those done (u32 each).
+	chunk   uint32
+	inChunk int
+	chunks  []byte
+	n       int64 // postings bytes written
+	tab     []byte
+	nDocs   int
+	nTris   int
+	buf     []byte
 	// The texts: the block being filled (raw records), its first
 	// document, the records so far, the block table and the bytes written.
 	raw, zbuf, blocks []byte
@@ -226,9 +237,42 @@ func newSegWriter(w io.Writer) *segWriter {
 	return s
 }
 
-// sum writes b, a part of the segment its checksum covers (all but the
-// texts).
+// sum writes b, a part of the segment before the texts, which its chunks'
+// checksums cover.
 func (s *segWriter) sum(b []byte) {
+	s.w.Write(b)
+	for len(b) > 0 {
+		n := min(len(b), chunkSize-s.inChunk)
+		s.chunk = crc32.Update(s.chunk, castagnoli, b[:n])
+		s.inChunk += n
+		b = b[n:]
+		if s.inChunk == chunkSize {
+			s.endChunk()
+		}
+	}
+}
+
+func (s *segWriter) endChunk() {
+	s.chunks = binary.LittleEndian.AppendUint32(s.chunks, s.chunk)
+	s.chunk, s.inChunk = 0, 0
+}
+
+// endTable writes the trigram table, the last of what the chunks cover,
+// and ends the last chunk: the texts follow.
+func (s *segWriter) endTable() {
+	if s.tabDone {
+		return
+	}
+	s.sum(s.tab)
+	if s.inChunk > 0 {
+		s.endChunk()
+	}
+	s.tabDone = true
+}
+
+// tail writes b, a part of the segment after the texts, which the
+// trailer's checksum covers.
+func (s *segWriter) tail(b []byte) {
 	s.w.Write(b)
 	s.crc.Write(b)
 }
@@ -268,10 +312,7 @@ func (s *segWriter) posting(t trigram, ids []uint32) {
 // record adds the next document's record (after the last posting): one
 // per document, in document order.
 func (s *segWriter) record(rec []byte) {
-	if !s.tabDone {
-		s.sum(s.tab)
-		s.tabDone = true
-	}
+	s.endTable()
 	s.raw = append(s.raw, rec...)
 	s.recs++
 	if len(s.raw) >= textBlock {
@@ -301,10 +342,7 @@ func (s *segWriter) block() {
 // rlen bytes raw, crc the CRC-32C of z, checked), as another segment holds
 // it, after the records added before (their block is ended first).
 func (s *segWriter) rawBlock(z []byte, rlen, n, crc uint32) {
-	if !s.tabDone {
-		s.sum(s.tab)
-		s.tabDone = true
-	}
+	s.endTable()
 	s.block()
 	var e [blockSize]byte
 	binary.LittleEndian.PutUint64(e[0:], uint64(s.nText))
@@ -320,21 +358,20 @@ func (s *segWriter) rawBlock(z []byte, rlen, n, crc uint32) {
 }
 
 func (s *segWriter) finish() error {
-	if !s.tabDone {
-		s.sum(s.tab)
-	}
+	s.endTable()
 	s.block()
 	if int(s.recs) != s.nDocs {
 		return fmt.Errorf("search index: %d document records for %d documents", s.recs, s.nDocs)
 	}
-	s.sum(s.blocks)
+	s.tail(s.blocks)
+	s.tail(s.chunks)
 	var t [trailerSize - 4 - 8]byte
 	binary.LittleEndian.PutUint64(t[0:], uint64(s.nDocs))
 	binary.LittleEndian.PutUint64(t[8:], uint64(s.nTris))
 	binary.LittleEndian.PutUint64(t[16:], uint64(s.n))
 	binary.LittleEndian.PutUint64(t[24:], uint64(len(s.blocks)/blockSize))
 	binary.LittleEndian.PutUint64(t[32:], uint64(s.nText))
-	s.sum(t[:])
+	s.tail(t[:])
 	var c [4]byte
 	binary.LittleEndian.PutUint32(c[:], s.crc.Sum32())
 	s.w.Write(c[:])
@@ -366,7 +403,8 @@ func (b *builder) write(w io.Writer) error {
 	return s.finish()
 }
 
-// segment is a checked segment file's bytes.
+// segment is a segment file's bytes, mapped: the sections, and what of
+// the bytes before the texts was checked.
 type segment struct {
 	id     uint32
 	data   []byte
@@ -376,6 +414,12 @@ type segment struct {
 	texts  []byte
 	blocks []byte
 	nDocs  int
+	// where docs, post and tab start in the file
+	docsAt, postAt, tabAt int
+	// before is the file before the texts; chunks its chunks' checksums
+	// (u32 each), checked those whose bytes were read (check).
+	before, chunks []byte
+	checked        []atomic.Bool
 }
 
 // CorruptError is an index file that is not what this version wrote: torn,
@@ -413,7 +457,7 @@ func parseLayout(name string, size int64, head, tr []byte) (layout, error) {
 	}
 	body := uint64(size) - uint64(headerSize+trailerSize)
 	if l.nDocs > body/docSize || l.nTris > body/triSize || l.nPost > body || l.nBlocks > body/blockSize || l.nText > body ||
-		l.nDocs*docSize+l.nTris*triSize+l.nPost+l.nBlocks*blockSize+l.nText != body || l.nDocs > 1<<32-1 {
+		l.nDocs*docSize+l.nTris*triSize+l.nPost+l.nBlocks*blockSize+l.nText+l.nChunks()*4 != body || l.nDocs > 1<<32-1 {
 		return layout{}, bad("section lengths do not add up")
 	}
 	return l, nil
@@ -425,12 +469,15 @@ func (l layout) postAt() uint64   { return l.docsAt() + l.nDocs*docSize }
 func (l layout) tabAt() uint64    { return l.postAt() + l.nPost }
 func (l layout) textsAt() uint64  { return l.tabAt() + l.nTris*triSize }
 func (l layout) blocksAt() uint64 { return l.textsAt() + l.nText }
+func (l layout) chunksAt() uint64 { return l.blocksAt() + l.nBlocks*blockSize }
 
-// parseSegment checks data (magics, lengths, checksum) and returns the
-// segment.
-// data is a file's mapping, whose pages are given back as the checksum
-// reads them (release: a segment may be larger than the memory an update
-// may take).
+// nChunks is how many chunks the bytes before the texts make (at least
+// the magic's).
+func (l layout) nChunks() uint64 { return (l.textsAt() + chunkSize - 1) / chunkSize }
+
+// parseSegment checks data, a file's mapping, by its magics, its lengths
+// and the trailer's checksum, and returns the segment, whose other bytes
+// are checked as they are read (segment.check).
 func parseSegment(id uint32, name string, data []byte) (*segment, error) {
 	if len(data) < headerSize+trailerSize {
 		return nil, &CorruptError{File: name, Why: fmt.Sprintf("%d bytes, too short", len(data))}
@@ -439,34 +486,65 @@ func parseSegment(id uint32, name string, data []byte) (*segment, error) {
 	if err != nil {
 		return nil, err
 	}
-	if checksum(data[:l.textsAt()], data[l.blocksAt():len(data)-12]) != l.crc {
+	if crc32.Checksum(data[l.blocksAt():len(data)-12], castagnoli) != l.crc {
 		return nil, &CorruptError{File: name, Why: "checksum mismatch"}
 	}
 	s := &segment{id: id, data: data, nDocs: int(l.nDocs)}
+	s.docsAt, s.postAt, s.tabAt = int(l.docsAt()), int(l.postAt()), int(l.tabAt())
 	s.docs = data[l.docsAt():l.postAt()]
 	s.post = data[l.postAt():l.tabAt()]
 	s.tab = data[l.tabAt():l.textsAt()]
 	s.texts = data[l.textsAt():l.blocksAt()]
-	s.blocks = data[l.blocksAt() : l.blocksAt()+l.nBlocks*blockSize]
+	s.blocks = data[l.blocksAt():l.chunksAt()]
+	s.chunks = data[l.chunksAt() : l.chunksAt()+l.nChunks()*4]
+	s.before = data[:l.textsAt()]
+	s.checked = make([]atomic.Bool, l.nChunks())
 	return s, nil
 }
 
-// checksum is the CRC-32C of parts, one after the other, pieces of a
-// mapping (page-aligned), read 8 MiB at a time, each given back once read.
-func checksum(parts ...[]byte) uint32 {
-	const chunk = 8 << 20
-	var c uint32
-	for _, b := range parts {
-		for len(b) > 0 {
-			n := min(len(b), chunk)
-			c = crc32.Update(c, castagnoli, b[:n])
-			dontNeed(b[:n])
-			b = b[n:]
-		}
+// check checks the chunks that the n bytes at off (in the file, before
+// the texts) lie in, each once for the segment's mapping.
+func (s *segment) check(off, n int) error {
+	if n <= 0 {
+		return nil
 	}
-	return c
+	if off < 0 || off+n > len(s.before) {
+		return &CorruptError{File: segName(s.id), Why: "a section out of bounds"}
+	}
+	for k := off / chunkSize; k <= (off+n-1)/chunkSize; k++ {
+		if s.checked[k].Load() {
+			continue
+		}
+		c := s.before[k*chunkSize : min((k+1)*chunkSize, len(s.before))]
+		if crc32.Checksum(c, castagnoli) != binary.LittleEndian.Uint32(s.chunks[4*k:]) {
+			return &CorruptError{File: segName(s.id), Why: fmt.Sprintf("checksum mismatch in chunk %d", k)}
+		}
+		s.checked[k].Store(true)
+	}
+	return nil
 }
 
+// checkDocs checks the document table's entries of ids (ascending).
+func (s *segment) checkDocs(ids []uint32) error {
+	if len(ids) > s.nDocs/8 { // most of the table: its chunks in one go
+		return s.check(s.docsAt, len(s.docs))
+	}
+	next := 0 // the first byte of the table not known checked
+	for _, i := range ids {
+		off := s.docsAt + int(i)*docSize
+		if off+docSize <= next {
+			continue
+		}
+		if err := s.check(off, docSize); err != nil {
+			return err
+		}
+		next = (off + docSize - 1) / chunkSize * chunkSize
+		next = min(next+chunkSize, len(s.before))
+	}
+	return nil
+}
+
+// doc is document i, whose entry the caller checked (checkDocs).
 func (s *segment) doc(i uint32) doc {
 	b := s.docs[int(i)*docSize:]
 	return doc{
@@ -479,28 +557,81 @@ func (s *segment) doc(i uint32) doc {
 
 func (s *segment) nTris() int { return len(s.tab) / triSize }
 
-func (s *segment) triAt(i int) trigram {
-	e := s.tab[i*triSize:]
+// entry is the i-th entry of the trigram table, checked.
+func (s *segment) entry(i int) ([]byte, error) {
+	if err := s.check(s.tabAt+i*triSize, triSize); err != nil {
+		return nil, err
+	}
+	return s.tab[i*triSize : (i+1)*triSize], nil
+}
+
+func entryTri(e []byte) trigram {
 	return trigram(e[0])<<16 | trigram(e[1])<<8 | trigram(e[2])
+}
+
+// find is the index of t in the trigram table, or -1.
+func (s *segment) find(t trigram) (int, error) {
+	lo, hi := 0, s.nTris()
+	for lo < hi {
+		h := int(uint(lo+hi) >> 1)
+		e, err := s.entry(h)
+		if err != nil {
+			return -1, err
+		}
+		if entryTri(e) < t {
+			lo = h + 1
+		} else {
+			hi = h
+		}
+	}
+	if lo < s.nTris() {
+		e, err := s.entry(lo)
+		if err != nil || entryTri(e) != t {
+			return -1, err
+		}
+		return lo, nil
+	}
+	return -1, nil
+}
+
+// count is the length of the i-th posting list, an entry find checked.
+func (s *segment) count(i int) int {
+	return int(binary.LittleEndian.Uint32(s.tab[i*triSize+11:]))
 }
 
 // postings appends the document numbers of t to dst (none when absent).
 func (s *segment) postings(dst []uint32, t trigram) ([]uint32, error) {
-	i := sort.Search(s.nTris(), func(i int) bool { return s.triAt(i) >= t })
-	if i == s.nTris() || s.triAt(i) != t {
-		return dst, nil
+	i, err := s.find(t)
+	if i < 0 {
+		return dst, err
 	}
 	return s.postingsAt(dst, i)
 }
 
-// postingsAt decodes the i-th posting list, checking every number.
+// postingsAt decodes the i-th posting list, checking every number: its
+// bytes run from its offset to the next list's (the lists lie one after
+// another in the table's order), checked by their chunks first.
 func (s *segment) postingsAt(dst []uint32, i int) ([]uint32, error) {
-	e := s.tab[i*triSize:]
+	e, err := s.entry(i)
+	if err != nil {
+		return dst, err
+	}
 	off, n := binary.LittleEndian.Uint64(e[3:]), int(binary.LittleEndian.Uint32(e[11:]))
-	if off >= uint64(len(s.post)) || n == 0 || n > s.nDocs {
+	end := uint64(len(s.post))
+	if i+1 < s.nTris() {
+		next, err := s.entry(i + 1)
+		if err != nil {
+			return dst, err
+		}
+		end = binary.LittleEndian.Uint64(next[3:])
+	}
+	if off >= end || end > uint64(len(s.post)) || n == 0 || n > s.nDocs {
 		return dst, &CorruptError{File: segName(s.id), Why: "posting list out of bounds"}
 	}
-	p := s.post[off:]
+	if err := s.check(s.postAt+int(off), int(end-off)); err != nil {
+		return dst, err
+	}
+	p := s.post[off:end]
 	var id uint64
 	for k := range n {
 		v, w := binary.Uvarint(p)
@@ -520,6 +651,9 @@ func (s *segment) postingsAt(dst []uint32, i int) ([]uint32, error) {
 			return dst, &CorruptError{File: segName(s.id), Why: "posting list names no document"}
 		}
 		dst = append(dst, uint32(id))
+	}
+	if len(p) != 0 {
+		return dst, &CorruptError{File: segName(s.id), Why: "posting list longer than its count"}
 	}
 	return dst, nil
 }

@@ -107,6 +107,10 @@ func inspect(dir string, masked bool, srcs []search.Source) Status {
 	byNum := m.byNum()
 	for _, id := range m.segs {
 		s := ix.segs[id]
+		if err := s.check(s.docsAt, len(s.docs)); err != nil {
+			st.Corrupt = err.Error()
+			return st
+		}
 		for i := range s.nDocs {
 			d := s.doc(uint32(i))
 			if r := byNum[d.src]; r != nil && live(r, id, d) {
