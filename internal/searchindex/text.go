@@ -350,6 +350,12 @@ func (tc *textCursor) decode(k int, z []byte, rlen uint32) (keptBlock, error) {
 	dst := tc.buf[:0]
 	if keep {
 		dst = make([]byte, 0, rlen)
+	} else if cap(dst) < int(rlen)+zOverAlloc {
+		// The decoder allocates a buffer of its own for a frame longer
+		// than dst's room (and a little more): blocks differ in length by
+		// their last record, so a buffer of just the length was replaced
+		// at every other block, a new 64 KiB and its page faults each.
+		dst = make([]byte, 0, int(rlen)+int(rlen)/4+zOverAlloc)
 	}
 	if crc32.Checksum(z, castagnoli) != tc.s.blockCRC(k) {
 		return keptBlock{}, tc.bad("a text block's checksum mismatch")
@@ -370,6 +376,10 @@ func (tc *textCursor) decode(k int, z []byte, rlen uint32) (keptBlock, error) {
 	tc.buf = raw
 	return keptBlock{raw: raw}, nil
 }
+
+// zOverAlloc is the room past a frame's length that the zstd decoder
+// wants in its destination before it decodes into it.
+const zOverAlloc = 16
 
 // recordLen is the length of the record at the start of b.
 func recordLen(b []byte) (int, bool) {
