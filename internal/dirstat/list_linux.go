@@ -1,6 +1,7 @@
 package dirstat
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"io/fs"
@@ -44,12 +45,6 @@ func listTypes(dir string) (map[string]fs.FileMode, error) {
 	return m, lerr
 }
 
-// dirent is one record's name (in the arena) and type.
-type dirent struct {
-	off, end uint32
-	typ      uint8
-}
-
 // The fields of a linux_dirent64: d_ino (8 bytes), d_off (8), d_reclen
 // (2), d_type (1), then the name, NUL-terminated.
 const (
@@ -58,34 +53,43 @@ const (
 	direntName   = 19
 )
 
+// listFd lists the directory open as fd. Each read of the kernel's
+// records goes into a buffer of its own, never reused: the map's keys are
+// the names where the kernel wrote them (no copy per name, no string per
+// name), and the map is made once their number is known.
 func listFd(fd int) (map[string]fs.FileMode, error) {
-	buf := make([]byte, listBuf)
-	var arena []byte
-	var ents []dirent
+	var chunks [][]byte
+	n := 0
+	var buf []byte
 	for {
-		n, err := unix.Getdents(fd, buf)
+		if buf == nil {
+			buf = make([]byte, listBuf)
+		}
+		got, err := unix.Getdents(fd, buf)
 		if err == unix.EINTR {
 			continue
 		}
 		if err != nil {
 			return nil, err
 		}
-		if n <= 0 {
+		if got <= 0 {
 			break
 		}
-		arena, ents = parseDirents(buf[:n], arena, ents)
+		chunks = append(chunks, buf[:got])
+		n += records(buf[:got], nil)
+		buf = nil
 	}
-	// one string holds every name; the map's keys are slices of it
-	all := unsafe.String(unsafe.SliceData(arena), len(arena))
-	m := make(map[string]fs.FileMode, len(ents))
+	m := make(map[string]fs.FileMode, n)
 	unknown := false
-	for _, e := range ents {
-		t, ok := dtMode(e.typ)
-		if !ok || forceUnknown {
-			unknown = true
-			continue
-		}
-		m[all[e.off:e.end]] = t
+	for _, c := range chunks {
+		records(c, func(name string, typ uint8) {
+			t, ok := dtMode(typ)
+			if !ok || forceUnknown {
+				unknown = true
+				return
+			}
+			m[name] = t
+		})
 	}
 	if !unknown {
 		return m, nil
@@ -94,29 +98,37 @@ func listFd(fd int) (map[string]fs.FileMode, error) {
 		beforeTypeLookup()
 	}
 	var st unix.Stat_t
-	for _, e := range ents {
-		if _, ok := dtMode(e.typ); ok && !forceUnknown {
-			continue
-		}
-		name := all[e.off:e.end]
-		err := unix.Fstatat(fd, name, &st, unix.AT_SYMLINK_NOFOLLOW)
-		for err == unix.EINTR {
-			err = unix.Fstatat(fd, name, &st, unix.AT_SYMLINK_NOFOLLOW)
-		}
-		switch {
-		case errors.Is(err, unix.ENOENT):
-			continue // gone since it was listed
-		case err != nil:
-			return nil, &fs.PathError{Op: "lstat", Path: name, Err: err}
-		}
-		m[name] = typeOf(uint32(st.Mode)) //nolint:unconvert // uint16 on some platforms
+	var lerr error
+	for _, c := range chunks {
+		records(c, func(name string, typ uint8) {
+			if _, ok := dtMode(typ); (ok && !forceUnknown) || lerr != nil {
+				return
+			}
+			err := unix.Fstatat(fd, name, &st, unix.AT_SYMLINK_NOFOLLOW)
+			for err == unix.EINTR {
+				err = unix.Fstatat(fd, name, &st, unix.AT_SYMLINK_NOFOLLOW)
+			}
+			switch {
+			case errors.Is(err, unix.ENOENT):
+				// gone since it was listed
+			case err != nil:
+				lerr = &fs.PathError{Op: "lstat", Path: name, Err: err}
+			default:
+				m[name] = typeOf(uint32(st.Mode)) //nolint:unconvert // uint16 on some platforms
+			}
+		})
+	}
+	if lerr != nil {
+		return nil, lerr
 	}
 	return m, nil
 }
 
-// parseDirents appends the names of b's records to arena and their
-// entries to ents ("." and "..", and records of no inode, left out).
-func parseDirents(b, arena []byte, ents []dirent) ([]byte, []dirent) {
+// records calls fn (when not nil) with the name, as a string over b's
+// bytes, and the d_type of each record of b ("." and "..", and records of
+// no inode, left out), and returns how many it found.
+func records(b []byte, fn func(name string, typ uint8)) int {
+	n := 0
 	for len(b) >= direntName {
 		reclen := int(binary.NativeEndian.Uint16(b[direntReclen:]))
 		if reclen < direntName || reclen > len(b) {
@@ -128,20 +140,18 @@ func parseDirents(b, arena []byte, ents []dirent) ([]byte, []dirent) {
 			continue
 		}
 		name := rec[direntName:]
-		for i, c := range name {
-			if c == 0 {
-				name = name[:i]
-				break
-			}
+		if i := bytes.IndexByte(name, 0); i >= 0 {
+			name = name[:i]
 		}
 		if len(name) == 0 || name[0] == '.' && (len(name) == 1 || len(name) == 2 && name[1] == '.') {
 			continue
 		}
-		off := uint32(len(arena))
-		arena = append(arena, name...)
-		ents = append(ents, dirent{off: off, end: uint32(len(arena)), typ: rec[direntType]})
+		n++
+		if fn != nil {
+			fn(unsafe.String(unsafe.SliceData(name), len(name)), rec[direntType])
+		}
 	}
-	return arena, ents
+	return n
 }
 
 // dtMode is the type bits of a d_type, as os.ReadDir gives them; false
