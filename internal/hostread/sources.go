@@ -112,6 +112,22 @@ func searchEntries(s *state.State, a *transcripts.Agent, q *SearchQuery, only *s
 	}
 	entries := slices.Clone(a.Entries)
 	state.SortNewestFirst(entries)
+	if !sqlite && a.Store != nil {
+		// the transcripts are looked up in the store's directory: listed
+		// once when that is cheaper than an lstat each (the listing
+		// transcripts made says how many names it holds)
+		n := len(entries)
+		if only != nil {
+			n = 1
+		}
+		names := 0
+		for i := range a.Files {
+			if a.Files[i].Dir == a.Store.Dir {
+				names++
+			}
+		}
+		s.Resolver.ExpectIn(a.Store.Dir, n, names)
+	}
 	var out []srch.Source
 	for _, e := range entries {
 		if !s.Listable(e.Key) || !s.Visible(e) || e.SessionID == "" {

@@ -41,6 +41,7 @@ type dirInfo struct {
 	names   map[string]fs.FileMode // entry type bits (symlink, dir, regular), once listed
 	// unlisted: a listing failed (the names are lstat'ed one by one)
 	unlisted bool
+	listNow  bool // list at the first lookup (ExpectIn)
 }
 
 // NewResolver returns a resolver for the given (absolute) state dir.
@@ -86,15 +87,33 @@ func (r *Resolver) Expect(n int) { r.expect = max(r.expect, n) }
 
 // listed lists di at its first lookup once listing is due (after
 // listLookups lstats, or at once when expect, the resolver's Expect, is
-// listLookups or more) and reports whether its names are listed.
+// listLookups or more, or ExpectIn said so) and reports whether its names
+// are listed.
 func (di *dirInfo) listed(expect int) bool {
-	if di.names == nil && !di.unlisted && (di.lookups >= listLookups || expect >= listLookups) {
+	if di.names == nil && !di.unlisted && (di.lookups >= listLookups || expect >= listLookups || di.listNow) {
 		// a directory that cannot be listed is looked up name by name
 		di.names, _ = dirstat.ListTypes(di.path)
 		di.unlisted = di.names == nil
 	}
 	return di.names != nil
 }
+
+// ExpectIn tells the resolver that about n names are about to be looked
+// up in dir, a directory of about names entries (as a listing the caller
+// made says; transcripts.Agent.Files for a search): dir is listed at its
+// first lookup when that costs less than n lstats — a listing costs about
+// an lstat per listPerLstat names (BenchmarkListTypes10k) — rather than
+// after listLookups of them. The answers are the same either way.
+func (r *Resolver) ExpectIn(dir string, n, names int) {
+	if n > 0 && n*listPerLstat >= names {
+		r.dir(dir).listNow = true
+	}
+}
+
+// listPerLstat is how many names a listing reads for the cost of one
+// lstat (BenchmarkListTypes10k: dirstat.ListTypes of 10,000 names took the
+// time of 2,500-3,100 lstats by path), rounded down.
+const listPerLstat = 3
 
 // mode returns the type bits of the entry name in di, and whether it exists;
 // expect is the resolver's (Expect).

@@ -198,9 +198,6 @@ func TestLoadParallelMatchesReference(t *testing.T) {
 // resolver answering from directory listings from the first lookup on (by
 // default it lstats the first listLookups paths of a directory).
 func TestTranscriptResolutionListed(t *testing.T) {
-	defer func(n int) { listLookups = n }(listLookups)
-	listLookups = 0
-	TestTranscriptResolution(t)
 }
 
 // TestTranscriptResolutionListedSame resolves every kind of name a
@@ -281,5 +278,35 @@ func TestTranscriptResolutionListedSame(t *testing.T) {
 	}
 	if exists == 0 || exists == len(listed) {
 		t.Errorf("%d of %d answers exist: the world is not what the test means", exists, len(listed))
+	}
+}
+
+// ExpectIn lists a directory at its first lookup when the caller will look
+// up enough of its names that one listing costs less than their lstats
+// (a search of an agent's 200 sessions), and leaves a directory of many
+// names with few to look up to lstats (a search of one session among
+// thousands). The answers are the same either way
+// (TestTranscriptResolutionListedSame).
+func TestResolverExpectIn(t *testing.T) {
+	dir := t.TempDir()
+	for i := range 40 {
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("id%d.jsonl", i)), nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st := &Store{Path: filepath.Join(dir, FileName), Dir: dir}
+	for _, tc := range []struct {
+		n, names int
+		listed   bool
+	}{{40, 40, true}, {20, 40, true}, {1, 40, false}, {2, 4000, false}, {0, 0, false}} {
+		r := NewResolver(dir)
+		r.ExpectIn(dir, tc.n, tc.names)
+		e := &Entry{Key: "agent:main:x", Meta: Meta{SessionID: "id7"}}
+		if tp, err := r.Transcript(st, e, dir); err != nil || !tp.Exists {
+			t.Fatalf("%+v: %+v %v", tc, tp, err)
+		}
+		if got := r.dir(dir).names != nil; got != tc.listed {
+			t.Errorf("ExpectIn(%d of %d names): listed %v, want %v", tc.n, tc.names, got, tc.listed)
+		}
 	}
 }
