@@ -173,14 +173,24 @@ func (r *Resolver) transcriptIn(di *dirInfo, id string) string {
 	return joinNameExt(di.real, id, ".jsonl")
 }
 
+// splitPath is filepath.Dir(p) and filepath.Base(p), the dir as p names it
+// (Resolver.dir cleans it once, when it is first seen) where p has a
+// separator neither first nor last: no Clean per sessionFile of a list.
+func splitPath(p string) (dir, base string) {
+	if i := strings.LastIndexByte(p, '/'); filepath.Separator == '/' && i > 0 && i < len(p)-1 {
+		return p[:i], p[i+1:]
+	}
+	return filepath.Dir(p), filepath.Base(p)
+}
+
 // realFile returns the real path of an existing file, or "" when it does not
 // exist (or is not a regular file once symlinks are followed).
 func (r *Resolver) realFile(p string) string {
-	di := r.dir(filepath.Dir(p))
+	dir, base := splitPath(p)
+	di := r.dir(dir)
 	if !di.ok {
 		return ""
 	}
-	base := filepath.Base(p)
 	mode, ok := di.mode(base, r.expect)
 	if !ok {
 		return ""

@@ -310,3 +310,17 @@ func TestResolverExpectIn(t *testing.T) {
 		}
 	}
 }
+
+// FuzzSplitPath holds splitPath to filepath.Dir and filepath.Base: the
+// same base, and a dir that cleans to Dir's.
+func FuzzSplitPath(f *testing.F) {
+	for _, p := range []string{"/a/b/c.jsonl", "/a/b//c.jsonl", "/a/./b/c.jsonl", "/a/b/", "/c.jsonl", "c.jsonl", "", "/", "/a/..", "a/b/../c", "//x", "/a/b/."} {
+		f.Add(p)
+	}
+	f.Fuzz(func(t *testing.T, p string) {
+		dir, base := splitPath(p)
+		if base != filepath.Base(p) || filepath.Clean(dir) != filepath.Dir(p) {
+			t.Errorf("splitPath(%q) = %q, %q; filepath: %q, %q", p, dir, base, filepath.Dir(p), filepath.Base(p))
+		}
+	})
+}
