@@ -1,7 +1,12 @@
 package hostread
 
 import (
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"fmt"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"sort"
 	"testing"
@@ -9,11 +14,15 @@ import (
 
 	"github.com/openclaw/sessions/internal/config"
 	"github.com/openclaw/sessions/internal/era"
+	srch "github.com/openclaw/sessions/internal/search"
 	"github.com/openclaw/sessions/internal/sqlitestore"
 	"github.com/openclaw/sessions/internal/state"
 	"github.com/openclaw/sessions/internal/testutil"
 	"github.com/openclaw/sessions/internal/testutil/stateextras"
+	"github.com/openclaw/sessions/internal/transcripts"
 	"github.com/openclaw/sessions/internal/usage"
+
+	_ "modernc.org/sqlite"
 )
 
 // TestSearchUsageCoverage holds search and usage to one definition of the
@@ -178,4 +187,107 @@ func setOf(m map[string]string) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// TestIndexSourcesReusingReads: the index's catch-up lists the same
+// sources whether it reads every agent itself or takes the agents a
+// search read first (one agent, all agents, archived or not, one key):
+// one read of each store and listing of each directory serves both. On
+// both eras with their extras and a 2026.9 store's archives, for the
+// operator and a sandboxed requester.
+func TestIndexSourcesReusingReads(t *testing.T) {
+	for _, c := range []struct {
+		name, fixture string
+		extra         func(t *testing.T, dir string)
+	}{
+		{"1.30", "state-2026.1.30", stateextras.JSON},
+		{"9.6", "state-2026.9.6", stateextras.SQLite},
+		{"9.6+archive", "state-2026.9.6", func(t *testing.T, dir string) {
+			stateextras.SQLite(t, dir)
+			storeArchive(t, dir)
+		}},
+		{"9.8", "state-2026.9.8", nil},
+	} {
+		dir := t.TempDir()
+		if err := testutil.CopyTree(filepath.Join(testutil.Root(t), "testdata", c.fixture), dir); err != nil {
+			t.Fatal(err)
+		}
+		if c.extra != nil {
+			c.extra(t, dir)
+		}
+		for _, as := range []string{"", "agent:main:main"} {
+			for _, q := range []SearchQuery{{}, {AllAgents: true}, {IncludeArchived: true}, {AllAgents: true, IncludeArchived: true}, {Key: "agent:main:main"}} {
+				t.Run(fmt.Sprintf("%s/%q/%+v", c.name, as, q), func(t *testing.T) {
+					open := func() *state.State {
+						s, err := state.Open(state.Options{StateDir: dir, As: as, Sandboxed: as != "",
+							Env: config.Env{Getenv: func(string) string { return "" }, Home: "/nonexistent-home"}, Warn: func(string) {}})
+						if err != nil {
+							t.Fatal(err)
+						}
+						t.Cleanup(func() { s.Close() })
+						return s
+					}
+					fresh, err := indexSources(open(), nil)
+					if err != nil {
+						t.Fatal(err)
+					}
+					s := open()
+					reads := map[string]*transcripts.Agent{}
+					if _, _, err := searchSourcesReusing(s, &q, nil, reads); err != nil {
+						if q.Key != "" && as != "" {
+							t.Skipf("the requester does not see %s here: %v", q.Key, err)
+						}
+						t.Fatal(err)
+					}
+					if len(reads) == 0 {
+						t.Fatal("the search read no agent")
+					}
+					got, err := indexSourcesReusing(s, nil, reads)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if as == "" && len(fresh) == 0 {
+						t.Fatal("no source to compare")
+					}
+					if !reflect.DeepEqual(describe(got), describe(fresh)) {
+						t.Errorf("reusing the search's agents:\n  %v\nread anew:\n  %v", describe(got), describe(fresh))
+					}
+				})
+			}
+		}
+	}
+}
+
+// describe is what a source says, without its open store (a DB each
+// state opens for itself).
+func describe(srcs []srch.Source) []string {
+	out := make([]string, len(srcs))
+	for i, src := range srcs {
+		arc := ""
+		if src.Archive != nil {
+			arc = fmt.Sprintf("%+v", *src.Archive)
+		}
+		src.DB, src.Archive = nil, nil
+		out[i] = fmt.Sprintf("%+v db=%v %s", src, srcs[i].DB != nil, arc)
+	}
+	return out
+}
+
+// storeArchive adds an archive of agent:main:main to the main agent's
+// 2026.9 store (session_transcript_archives), as OpenClaw keeps one of a
+// reset session.
+func storeArchive(t *testing.T, dir string) {
+	t.Helper()
+	db, err := sql.Open("sqlite", filepath.Join(dir, "agents", "main", "agent", "openclaw-agent.sqlite"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	id := "aaaa0000-0000-4000-8000-000000000001"
+	blob := []byte(`{"type":"session","version":4,"id":"` + id + `","timestamp":"2026-11-20T00:00:00.000Z"}` + "\n")
+	sum := sha256.Sum256(blob)
+	if _, err := db.Exec(`INSERT INTO session_transcript_archives (session_id, generation, session_key, reason, encoding, archive_blob, archive_sha256, archive_name, created_at)
+		VALUES (?, 'g1', 'agent:main:main', 'reset', 'identity', ?, ?, ?, 1795238300000)`, id, blob, hex.EncodeToString(sum[:]), id+".jsonl.reset.2026-11-20T00-00-02.000Z.g1"); err != nil {
+		t.Fatal(err)
+	}
 }

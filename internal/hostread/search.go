@@ -9,6 +9,7 @@ import (
 
 	srch "github.com/openclaw/sessions/internal/search"
 	"github.com/openclaw/sessions/internal/state"
+	"github.com/openclaw/sessions/internal/transcripts"
 )
 
 // SearchQuery is a search of this host's transcripts: which transcripts
@@ -85,14 +86,17 @@ func limitMemory() {
 // search index where it is current, else the store's events. The scan's
 // warnings are in the answer.
 func Search(s *state.State, q *SearchQuery) (*SearchAnswer, error) {
-	srcs, lazy, err := searchSources(s, q, q.LabelAs)
+	// the agents read for the query are the index catch-up's too: one
+	// read of each store, one listing of each directory
+	reads := map[string]*transcripts.Agent{}
+	srcs, lazy, err := searchSourcesReusing(s, q, q.LabelAs, reads)
 	if err != nil {
 		return nil, err
 	}
 	limitMemory()
 	var res *srch.Result
 	if q.Index != nil && !q.NoIndex {
-		res = searchIndexed(s, q, srcs)
+		res = searchIndexed(s, q, srcs, reads)
 	}
 	if res == nil {
 		res = srch.Run(srcs, q.Options, q.Limit, q.Context, 0)

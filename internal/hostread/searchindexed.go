@@ -15,6 +15,7 @@ import (
 	srch "github.com/openclaw/sessions/internal/search"
 	"github.com/openclaw/sessions/internal/searchindex"
 	"github.com/openclaw/sessions/internal/state"
+	"github.com/openclaw/sessions/internal/transcripts"
 )
 
 // SearchIndex says that a search answers from the search index of the
@@ -139,7 +140,14 @@ func openIndex(s *state.State, x *SearchIndex, mask srch.Masker) (*searchindex.I
 // (every agent, archived copies and orphans): what the index is kept up to,
 // whatever one search reads of it. Their warnings are not the search's.
 func indexSources(s *state.State, labelAs func(string) string) ([]srch.Source, error) {
-	srcs, _, err := searchSources(s.Quiet(), &SearchQuery{AllAgents: true, IncludeArchived: true, NoIndex: true}, labelAs)
+	return indexSourcesReusing(s, labelAs, nil)
+}
+
+// indexSourcesReusing is indexSources with reads (nil: none), the agents
+// the search read already: their stores and directories are not read and
+// listed again.
+func indexSourcesReusing(s *state.State, labelAs func(string) string, reads map[string]*transcripts.Agent) ([]srch.Source, error) {
+	srcs, _, err := searchSourcesReusing(s.Quiet(), &SearchQuery{AllAgents: true, IncludeArchived: true, NoIndex: true}, labelAs, reads)
 	return srcs, err
 }
 
@@ -172,7 +180,7 @@ func stampFiles(srcs []srch.Source) {
 
 // searchIndexed answers q over srcs from the index, or says why it cannot
 // (nil: the scan answers).
-func searchIndexed(s *state.State, q *SearchQuery, srcs []srch.Source) *srch.Result {
+func searchIndexed(s *state.State, q *SearchQuery, srcs []srch.Source, reads map[string]*transcripts.Agent) *srch.Result {
 	x, o := q.Index, q.Options
 	ctx := x.Ctx
 	if ctx == nil {
@@ -188,7 +196,7 @@ func searchIndexed(s *state.State, q *SearchQuery, srcs []srch.Source) *srch.Res
 	all := srcs
 	if !q.AllAgents || !q.IncludeArchived || q.Key != "" || q.Label != "" || len(q.Kinds) > 0 {
 		var err error
-		if all, err = indexSources(s, q.LabelAs); err != nil {
+		if all, err = indexSourcesReusing(s, q.LabelAs, reads); err != nil {
 			x.debug("search index: listing the transcripts: %v; scanning", err)
 			return nil
 		}

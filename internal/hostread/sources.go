@@ -47,6 +47,13 @@ import (
 // (nil: as stored): --label matches that, so that an agent, which reads
 // labels masked, cannot learn a masked label by guessing it.
 func searchSources(s *state.State, q *SearchQuery, label func(string) string) ([]srch.Source, []*lazyOrphans, error) {
+	return searchSourcesReusing(s, q, label, nil)
+}
+
+// searchSourcesReusing is searchSources with reads (nil: none), the agents
+// read so far in this search, by id: those are taken as they are
+// (transcripts.Options.Reuse), and those read are added.
+func searchSourcesReusing(s *state.State, q *SearchQuery, label func(string) string, reads map[string]*transcripts.Agent) ([]srch.Source, []*lazyOrphans, error) {
 	var only *state.Target
 	if q.Key != "" {
 		t, err := s.Resolve(q.Key, policy.OpHistory)
@@ -56,7 +63,7 @@ func searchSources(s *state.State, q *SearchQuery, label func(string) string) ([
 		only = t
 	}
 	archives := q.IncludeArchived
-	to := transcripts.Options{AllAgents: q.AllAgents, StoreArchives: archives}
+	to := transcripts.Options{AllAgents: q.AllAgents, StoreArchives: archives, Reuse: reads}
 	if only != nil {
 		to.Agent = only.Agent
 	}
@@ -69,6 +76,9 @@ func searchSources(s *state.State, q *SearchQuery, label func(string) string) ([
 	seen := map[string]bool{}
 	labelled := false
 	for a := range set.All() {
+		if reads != nil {
+			reads[a.ID] = a
+		}
 		if a.Err != nil {
 			if set.Multi() {
 				s.Warnf(a.Err.Error())
@@ -112,6 +122,22 @@ func searchEntries(s *state.State, a *transcripts.Agent, q *SearchQuery, only *s
 	}
 	entries := slices.Clone(a.Entries)
 	state.SortNewestFirst(entries)
+	if !sqlite && a.Store != nil {
+		// the transcripts are looked up in the store's directory: listed
+		// once when that is cheaper than an lstat each (the listing
+		// transcripts made says how many names it holds)
+		n := len(entries)
+		if only != nil {
+			n = 1
+		}
+		names := 0
+		for i := range a.Files {
+			if a.Files[i].Dir == a.Store.Dir {
+				names++
+			}
+		}
+		s.Resolver.ExpectIn(a.Store.Dir, n, names)
+	}
 	var out []srch.Source
 	for _, e := range entries {
 		if !s.Listable(e.Key) || !s.Visible(e) || e.SessionID == "" {

@@ -73,6 +73,9 @@ type State struct {
 	listings map[string]*store.Listing
 	dbs      map[string]*sqlitestore.DB // by agent, SQLite-era agents
 	eras     map[string]era.Era
+	// transcriptDir is the sessions dir of the agent Transcript last
+	// resolved for
+	transcriptDir struct{ agent, dir string }
 }
 
 // Open resolves the state dir and config and identifies the requester.

@@ -22,6 +22,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"syscall"
+	"unicode/utf8"
 	"unsafe"
 
 	"github.com/openclaw/sessions/internal/apperr"
@@ -430,6 +431,22 @@ func parseMeta(v gjson.Result) Meta {
 // ValidSessionID rejects ids that could name a path outside the sessions
 // dir (CONTRACT §2): path separators, "..", NUL, or empty.
 func ValidSessionID(id string) error {
+	// one pass over the usual id (an ASCII letter or digit first, so not
+	// blank; no separator, NUL or ".."): a list resolves one per row
+	if id != "" && id[0] > ' ' && id[0] < utf8.RuneSelf {
+		ok := true
+		for i := 0; i < len(id) && ok; i++ {
+			switch id[i] {
+			case '/', '\\', 0:
+				ok = false
+			case '.':
+				ok = i+1 == len(id) || id[i+1] != '.'
+			}
+		}
+		if ok {
+			return nil
+		}
+	}
 	switch {
 	case strings.TrimSpace(id) == "":
 		return errors.New("empty sessionId")

@@ -62,3 +62,45 @@ func BenchmarkTranscripts10k(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkTranscripts200: an agent's 200 transcripts resolved as a
+// search resolves them (a fresh resolver each time: one process), looked
+// up one lstat each, or from one listing of the directory when the
+// caller says how many it will look up (Resolver.ExpectIn).
+func BenchmarkTranscripts200(b *testing.B) {
+	dir := filepath.Join(b.TempDir(), "agents", "main", "sessions")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		b.Fatal(err)
+	}
+	entries := make([]store.Entry, 200)
+	for i := range entries {
+		id := fmt.Sprintf("5ea4c400-0000-4000-8000-%012d", i)
+		entries[i].Key = "agent:main:s" + id
+		entries[i].SessionID = id
+		if err := os.WriteFile(filepath.Join(dir, id+".jsonl"), nil, 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	st := store.Restore(filepath.Join(dir, "sessions.json"), entries, 0, false, false)
+	state := filepath.Dir(filepath.Dir(filepath.Dir(dir)))
+	for _, expect := range []bool{false, true} {
+		name := "lstat"
+		if expect {
+			name = "ExpectIn"
+		}
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				r := store.NewResolver(state)
+				if expect {
+					r.ExpectIn(dir, len(entries), len(entries))
+				}
+				for i := range entries {
+					if tp, err := r.Transcript(st, &entries[i], dir); err != nil || !tp.Exists {
+						b.Fatalf("%+v %v", tp, err)
+					}
+				}
+			}
+		})
+	}
+}

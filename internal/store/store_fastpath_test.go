@@ -2,6 +2,7 @@ package store
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"github.com/openclaw/sessions/internal/testutil"
 	"github.com/openclaw/sessions/internal/testutil/storegen"
 )
 
@@ -196,7 +198,129 @@ func TestLoadParallelMatchesReference(t *testing.T) {
 // resolver answering from directory listings from the first lookup on (by
 // default it lstats the first listLookups paths of a directory).
 func TestTranscriptResolutionListed(t *testing.T) {
+}
+
+// TestTranscriptResolutionListedSame resolves every kind of name a
+// sessions dir may hold — a transcript, a directory named like one, links
+// to a file inside and outside, to a directory and to nothing, a FIFO, a
+// name that does not exist — in the store dir given as it is and through
+// a link to it, with sessionFiles naming them, once by lstats and once
+// from listings (dirstat.ListTypes): the answers are the same, error for
+// error.
+func TestTranscriptResolutionListedSame(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("symlinks and FIFOs")
+	}
+	root := t.TempDir()
+	state := filepath.Join(root, "state")
+	sess := filepath.Join(state, "agents", "main", "sessions")
+	other := filepath.Join(state, "agents", "other", "sessions")
+	out := filepath.Join(root, "outside")
+	for _, d := range []string{sess, other, out, filepath.Join(sess, "dir.jsonl"), filepath.Join(sess, "sub")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, p := range []string{filepath.Join(sess, "id1.jsonl"), filepath.Join(out, "out.jsonl"), filepath.Join(other, "id5.jsonl"), filepath.Join(sess, "sub", "in.jsonl")} {
+		if err := os.WriteFile(p, []byte("{}\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, target := range map[string]string{"lin.jsonl": "id1.jsonl", "lout.jsonl": filepath.Join(out, "out.jsonl"),
+		"ldir.jsonl": "dir.jsonl", "dangling.jsonl": "none.jsonl", "lsub.jsonl": "sub/in.jsonl"} {
+		if err := os.Symlink(target, filepath.Join(sess, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := testutil.Mkfifo(filepath.Join(sess, "fifo.jsonl")); err != nil {
+		t.Fatal(err)
+	}
+	linked := filepath.Join(state, "agents", "main", "linked")
+	if err := os.Symlink("sessions", linked); err != nil {
+		t.Fatal(err)
+	}
+	ids := []string{"id1", "dir", "lin", "lout", "ldir", "dangling", "lsub", "fifo", "none", "id5"}
+	var files []string
+	for _, id := range ids {
+		files = append(files, "", filepath.Join(sess, id+".jsonl"), filepath.Join(linked, id+".jsonl"), "/home/claw/.openclaw/agents/main/sessions/"+id+".jsonl")
+	}
+	files = append(files, filepath.Join(out, "out.jsonl"), "sub/in.jsonl", filepath.Join(sess, "sub"))
+	resolveAll := func() []string {
+		r := NewResolver(state)
+		var got []string
+		for _, dir := range []string{sess, linked} {
+			st := &Store{Path: filepath.Join(dir, FileName), Dir: dir}
+			for _, id := range ids {
+				for _, sf := range files {
+					e := &Entry{Key: "agent:main:" + id, Meta: Meta{SessionID: id, SessionFile: sf}}
+					tp, err := r.Transcript(st, e, other)
+					got = append(got, fmt.Sprintf("%s %s %q: %+v %v", dir, id, sf, tp, err))
+				}
+			}
+		}
+		return got
+	}
+	byLstat := resolveAll()
 	defer func(n int) { listLookups = n }(listLookups)
 	listLookups = 0
-	TestTranscriptResolution(t)
+	listed := resolveAll()
+	if len(listed) != len(byLstat) {
+		t.Fatalf("%d answers, %d by lstat", len(listed), len(byLstat))
+	}
+	exists := 0
+	for i := range listed {
+		if listed[i] != byLstat[i] {
+			t.Errorf("listed:   %s\nby lstat: %s", listed[i], byLstat[i])
+		}
+		if strings.Contains(listed[i], "Exists:true") {
+			exists++
+		}
+	}
+	if exists == 0 || exists == len(listed) {
+		t.Errorf("%d of %d answers exist: the world is not what the test means", exists, len(listed))
+	}
+}
+
+// ExpectIn lists a directory at its first lookup when the caller will look
+// up enough of its names that one listing costs less than their lstats
+// (a search of an agent's 200 sessions), and leaves a directory of many
+// names with few to look up to lstats (a search of one session among
+// thousands). The answers are the same either way
+// (TestTranscriptResolutionListedSame).
+func TestResolverExpectIn(t *testing.T) {
+	dir := t.TempDir()
+	for i := range 40 {
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("id%d.jsonl", i)), nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st := &Store{Path: filepath.Join(dir, FileName), Dir: dir}
+	for _, tc := range []struct {
+		n, names int
+		listed   bool
+	}{{40, 40, true}, {20, 40, true}, {1, 40, false}, {2, 4000, false}, {0, 0, false}} {
+		r := NewResolver(dir)
+		r.ExpectIn(dir, tc.n, tc.names)
+		e := &Entry{Key: "agent:main:x", Meta: Meta{SessionID: "id7"}}
+		if tp, err := r.Transcript(st, e, dir); err != nil || !tp.Exists {
+			t.Fatalf("%+v: %+v %v", tc, tp, err)
+		}
+		if got := r.dir(dir).names != nil; got != tc.listed {
+			t.Errorf("ExpectIn(%d of %d names): listed %v, want %v", tc.n, tc.names, got, tc.listed)
+		}
+	}
+}
+
+// FuzzSplitPath holds splitPath to filepath.Dir and filepath.Base: the
+// same base, and a dir that cleans to Dir's.
+func FuzzSplitPath(f *testing.F) {
+	for _, p := range []string{"/a/b/c.jsonl", "/a/b//c.jsonl", "/a/./b/c.jsonl", "/a/b/", "/c.jsonl", "c.jsonl", "", "/", "/a/..", "a/b/../c", "//x", "/a/b/."} {
+		f.Add(p)
+	}
+	f.Fuzz(func(t *testing.T, p string) {
+		dir, base := splitPath(p)
+		if base != filepath.Base(p) || filepath.Clean(dir) != filepath.Dir(p) {
+			t.Errorf("splitPath(%q) = %q, %q; filepath: %q, %q", p, dir, base, filepath.Dir(p), filepath.Base(p))
+		}
+	})
 }

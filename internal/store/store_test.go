@@ -163,3 +163,17 @@ func TestTranscriptResolution(t *testing.T) {
 		}
 	}
 }
+
+// FuzzValidSessionID holds ValidSessionID's one-pass check of the usual
+// id to the rule it shortens: not blank, no path separator, NUL or "..".
+func FuzzValidSessionID(f *testing.F) {
+	for _, s := range []string{"26a610b5-ea74-4c48-bd74-9be14f7f2944", "abc", "", " ", "\u00a0x", "a/b", `a\b`, "..", "x..y", "a.", ".a", "a\x00", "\x7fz", "é"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, id string) {
+		ref := strings.TrimSpace(id) != "" && !strings.ContainsAny(id, "/\\\x00") && !strings.Contains(id, "..")
+		if got := ValidSessionID(id) == nil; got != ref {
+			t.Errorf("ValidSessionID(%q) ok=%v, the rule says %v", id, got, ref)
+		}
+	})
+}

@@ -41,6 +41,12 @@ type Options struct {
 	// StoreArchives: read the list of the archives each 2026.9 SQLite store
 	// keeps (session_transcript_archives).
 	StoreArchives bool
+	// Reuse are agents All yielded before under the same state (by id):
+	// yielded again as they are, not read again (their store's archives
+	// read when StoreArchives asks for them and they were not), so that one
+	// listing of a store and its directories serves a search and its
+	// index's catch-up.
+	Reuse map[string]*Agent
 }
 
 // Set is the agents in scope, read one at a time (All).
@@ -72,7 +78,13 @@ func (set *Set) Multi() bool { return len(set.IDs) > 1 }
 func (set *Set) All() iter.Seq[*Agent] {
 	return func(yield func(*Agent) bool) {
 		for _, id := range set.IDs {
-			if !yield(read(set.s, id, set.o)) {
+			a := set.o.Reuse[id]
+			if a == nil {
+				a = read(set.s, id, set.o)
+			} else if set.o.StoreArchives && a.Err == nil {
+				a.readArchives()
+			}
+			if !yield(a) {
 				return
 			}
 		}
@@ -103,8 +115,9 @@ type Agent struct {
 
 	// Archives are the archives the SQLite store keeps, with
 	// Options.StoreArchives; ArchivesErr says why they cannot be listed.
-	Archives    []sqlitestore.Archive
-	ArchivesErr error
+	Archives     []sqlitestore.Archive
+	ArchivesErr  error
+	archivesRead bool
 
 	// StoredErr says why a 2026.8+ store's transcripts cannot be listed
 	// (Orphans then has none of them).
@@ -186,10 +199,18 @@ func read(s *state.State, id string, o Options) *Agent {
 		}
 		a.Files = append(a.Files, files...)
 	}
-	if o.StoreArchives && a.DB != nil {
-		a.Archives, a.ArchivesErr = a.DB.Archives()
+	if o.StoreArchives {
+		a.readArchives()
 	}
 	return a
+}
+
+// readArchives lists the archives the agent's SQLite store keeps, once.
+func (a *Agent) readArchives() {
+	if a.DB != nil && !a.archivesRead {
+		a.Archives, a.ArchivesErr = a.DB.Archives()
+		a.archivesRead = true
+	}
 }
 
 // list is the transcript files of dir by name; a missing dir has none.
