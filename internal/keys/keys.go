@@ -62,7 +62,22 @@ func splitNonEmpty(s string) []string {
 // parseAgentSessionKey): trimmed, empty segments dropped, at least three
 // parts, the first exactly "agent". The agent id is returned as written.
 func Parse(key string) (agentID, rest string, ok bool) {
-	parts := splitNonEmpty(strings.TrimSpace(key))
+	k := strings.TrimSpace(key)
+	// The usual key, `agent:<id>:<rest>` with no empty segment, is cut
+	// where it stands: what the split below would join again (a listing
+	// of 10,000 rows classifies every key; the split was a tenth of it).
+	if r, found := strings.CutPrefix(k, "agent:"); found && !strings.Contains(r, "::") && !strings.HasSuffix(r, ":") {
+		if i := strings.IndexByte(r, ':'); i > 0 {
+			return r[:i], r[i+1:], true
+		}
+	}
+	return parseSplit(k)
+}
+
+// parseSplit is Parse by its definition: the trimmed key's non-empty
+// segments.
+func parseSplit(k string) (agentID, rest string, ok bool) {
+	parts := splitNonEmpty(k)
 	if len(parts) < 3 || parts[0] != "agent" {
 		return "", "", false
 	}
@@ -131,8 +146,8 @@ func Kind(key, chatType string) string {
 // isGroupRest: `<channel>:group:<id>` / `<channel>:channel:<id>` (also with
 // an account segment or a thread suffix).
 func isGroupRest(rest string) bool {
-	r := ":" + rest
-	return strings.Contains(r, ":group:") || strings.Contains(r, ":channel:")
+	return strings.HasPrefix(rest, "group:") || strings.HasPrefix(rest, "channel:") ||
+		strings.Contains(rest, ":group:") || strings.Contains(rest, ":channel:")
 }
 
 // KeyChannel returns the channel named by a group key
