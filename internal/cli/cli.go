@@ -43,6 +43,7 @@ import (
 	"github.com/openclaw/sessions/internal/config"
 	"github.com/openclaw/sessions/internal/iostreams"
 	"github.com/openclaw/sessions/internal/output"
+	"github.com/openclaw/sessions/internal/startheap"
 	"github.com/openclaw/sessions/internal/storecache"
 	"github.com/spf13/cobra"
 )
@@ -50,6 +51,9 @@ import (
 // Main runs the CLI with the process's streams and environment and returns
 // the exit code.
 func Main(args []string) int {
+	// a command's first tens of MiB are not collected while it grows
+	// (internal/startheap): most exit before they would matter
+	startheap.Adjust(startheap.Goal)
 	// a big store parsed by an earlier process is read from the user's
 	// cache dir while its files are unchanged (internal/storecache)
 	storecache.UseUserCache()
