@@ -543,6 +543,13 @@ func (s *segment) eval(n *node) ([]uint32, error) {
 		var cur []uint32
 		first := true
 		for _, i := range idx {
+			if !first && few(cur, s.count(i)) {
+				// The rest would only narrow a handful of candidates,
+				// which their text decides anyway: a rare word's last
+				// trigrams are common ones ("are" of zqxrare17), whose
+				// lists are most of a segment's postings.
+				return cur, nil
+			}
 			l, err := s.postingsAt(nil, i)
 			if err != nil {
 				return nil, err
@@ -557,6 +564,9 @@ func (s *segment) eval(n *node) ([]uint32, error) {
 			}
 		}
 		for _, sub := range n.subs {
+			if !first && len(cur) <= fewCandidates {
+				return cur, nil
+			}
 			l, err := s.eval(sub)
 			if err != nil {
 				return nil, err
@@ -587,6 +597,20 @@ func (s *segment) eval(n *node) ([]uint32, error) {
 		ids[i] = uint32(i)
 	}
 	return ids, nil
+}
+
+// fewCandidates: an intersection left with at most this many documents
+// stops reading posting lists at least fewRatio times as long (few): each
+// candidate it keeps that a list would have dropped costs the decode of one
+// text block, which is less than the decode of such a list.
+const (
+	fewCandidates = 16
+	fewRatio      = 64
+)
+
+// few reports whether cur is few enough to stop before a list of n.
+func few(cur []uint32, n int) bool {
+	return len(cur) <= fewCandidates && n >= fewRatio*max(len(cur), 1)
 }
 
 func intersect(a, b []uint32) []uint32 {
