@@ -70,7 +70,10 @@ func readJournal(dir string, m *manifest) (*manifest, int64, error) {
 	return m, int64(end), nil
 }
 
-// apply is m with one journal record applied.
+// apply is m with one journal record applied. m is not used after: its
+// records are edited in place when only records were replaced (a
+// journal of many records is read in one pass of its records each, not
+// a copy of every source's per record).
 func (m *manifest) apply(body []byte) (*manifest, bool) {
 	next := &manifest{gen: m.gen, uid: m.uid}
 	d := &decoder{b: body}
@@ -78,25 +81,29 @@ func (m *manifest) apply(body []byte) (*manifest, bool) {
 	if !ok || len(d.b) != 0 {
 		return nil, false
 	}
-	srcs := slices.Clone(m.srcs)
-	for _, id := range removed {
-		if i, ok := m.findIn(srcs, id); ok {
-			srcs = slices.Delete(srcs, i, i+1)
-		}
-	}
-	for _, r := range changed {
-		if i, ok := m.findIn(srcs, r.id); ok {
-			srcs[i] = r
-		} else {
-			srcs = slices.Insert(srcs, i, r)
-		}
-	}
-	next.srcs = srcs
+	next.srcs = editSrcs(m.srcs, changed, removed)
 	return next, next.check() == ""
 }
 
-func (m *manifest) findIn(srcs []srcRec, id string) (int, bool) {
-	return slices.BinarySearchFunc(srcs, id, func(r srcRec, id string) int { return strings.Compare(r.id, id) })
+// editSrcs is srcs (sorted by id) with changed and removed applied as
+// withChanges applies them: in place when every record changed replaces
+// one of its id and none is removed, else a new slice.
+func editSrcs(srcs, changed []srcRec, removed []string) []srcRec {
+	if len(removed) == 0 {
+		at := make([]int, 0, 8)
+		for k := range changed {
+			i, ok := slices.BinarySearchFunc(srcs, changed[k].id, func(r srcRec, id string) int { return strings.Compare(r.id, id) })
+			if !ok {
+				return withChanges(srcs, changed, removed)
+			}
+			at = append(at, i)
+		}
+		for k, i := range at {
+			srcs[i] = changed[k]
+		}
+		return srcs
+	}
+	return withChanges(srcs, changed, removed)
 }
 
 // appendJournal appends one record to the journal of generation gen,

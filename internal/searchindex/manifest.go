@@ -91,23 +91,89 @@ type manifest struct {
 	segs             []uint32
 	srcs             []srcRec // by id
 
-	nums map[uint32]*srcRec // srcs by number, made on first use
+	// pos: the position in srcs of each source number (-1: none), made
+	// on first use and kept by a manifest whose records an update edited
+	// in place.
+	pos []int32
 }
 
-// byNum is the sources by number (made once: a manifest is not changed
-// once it is read or written).
-func (m *manifest) byNum() map[uint32]*srcRec {
-	if m.nums == nil {
-		m.nums = make(map[uint32]*srcRec, len(m.srcs))
+// rec is the record of source number num (nil: none).
+func (m *manifest) rec(num uint32) *srcRec {
+	if m.pos == nil {
+		m.pos = make([]int32, m.nextSrc)
+		for i := range m.pos {
+			m.pos[i] = -1
+		}
 		for i := range m.srcs {
-			m.nums[m.srcs[i].num] = &m.srcs[i]
+			if n := m.srcs[i].num; int(n) < len(m.pos) {
+				m.pos[n] = int32(i)
+			}
 		}
 	}
-	return m.nums
+	if int(num) >= len(m.pos) || m.pos[num] < 0 || int(m.pos[num]) >= len(m.srcs) {
+		return nil
+	}
+	// a record replaced in place by one of another number (a source
+	// indexed anew as another kind) is not num's
+	if r := &m.srcs[m.pos[num]]; r.num == num {
+		return r
+	}
+	return nil
+}
+
+// keepPos keeps m.pos (made for these records before changed were put in
+// their places) when it still holds every changed record's number, else
+// lets it be made again.
+func (m *manifest) keepPos(changed []srcRec) {
+	if m.pos == nil {
+		return
+	}
+	for i := range changed {
+		if m.rec(changed[i].num) == nil {
+			m.pos = nil
+			return
+		}
+	}
 }
 
 func (m *manifest) find(id string) (int, bool) {
 	return slices.BinarySearchFunc(m.srcs, id, func(r srcRec, id string) int { return strings.Compare(r.id, id) })
+}
+
+// withChanges is srcs (sorted by id) without the ids removed and with the
+// records changed put in (in place of the record of the same id, or
+// added), as a journal record is applied: a new slice, srcs as it was.
+// changed and removed are sorted here.
+func withChanges(srcs, changed []srcRec, removed []string) []srcRec {
+	byID := func(a, b srcRec) int { return strings.Compare(a.id, b.id) }
+	slices.SortStableFunc(changed, byID)
+	slices.Sort(removed)
+	out := make([]srcRec, 0, len(srcs)+len(changed))
+	i, j, k := 0, 0, 0
+	for i < len(srcs) || j < len(changed) {
+		if j == len(changed) || (i < len(srcs) && srcs[i].id < changed[j].id) {
+			r := &srcs[i]
+			i++
+			for k < len(removed) && removed[k] < r.id {
+				k++
+			}
+			if k == len(removed) || removed[k] != r.id {
+				out = append(out, *r)
+			}
+			continue
+		}
+		// A record changed replaces the one of its id (removed or not,
+		// as a journal record is applied); the last of one id counts.
+		if i < len(srcs) && srcs[i].id == changed[j].id {
+			i++
+		}
+		for j+1 < len(changed) && changed[j+1].id == changed[j].id {
+			j++
+		}
+		out = append(out, changed[j])
+		j++
+	}
+	return out
 }
 
 func (m *manifest) encode() []byte {

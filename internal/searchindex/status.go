@@ -104,12 +104,11 @@ func inspect(dir string, masked bool, srcs []search.Source) Status {
 	}
 	m := ix.man
 	st.Sources = len(m.srcs)
-	byNum := m.byNum()
 	for _, id := range m.segs {
 		s := ix.segs[id]
 		for i := range s.nDocs {
 			d := s.doc(uint32(i))
-			if r := byNum[d.src]; r != nil && live(r, id, d) {
+			if r := m.rec(d.src); r != nil && live(r, id, d) {
 				st.Messages++
 			}
 		}

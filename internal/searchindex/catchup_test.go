@@ -1,0 +1,77 @@
+package searchindex
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"path/filepath"
+	"runtime"
+	"testing"
+
+	"github.com/openclaw/sessions/internal/search"
+)
+
+// catchUpCost is what one catch-up — a line appended to one of n
+// transcripts, then Backlog and UpdateStamped with the stamps a listing
+// took of the others — allocates, averaged over runs catch-ups (merges
+// of the small segments among them).
+func catchUpCost(t *testing.T, n, runs int) (allocs, bytes float64) {
+	t.Helper()
+	state := t.TempDir()
+	r := rand.New(rand.NewPCG(uint64(n), 7))
+	srcs := make([]search.Source, n)
+	for i := range srcs {
+		srcs[i].Path = filepath.Join(state, fmt.Sprintf("t%05d.jsonl", i))
+		writeFile(t, srcs[i].Path, lines(r, 2))
+	}
+	ix, err := Open(t.TempDir(), "state")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	ix.maxSegs = 4
+	if _, err := ix.Update(context.Background(), srcs); err != nil {
+		t.Fatal(err)
+	}
+	srcs = listed(t, srcs)
+	srcs[0].Stat = nil // the one appended to is stat'ed by Backlog
+	catchUp := func() {
+		appendFile(t, srcs[0].Path, lines(r, 1))
+		b, err := ix.Backlog(srcs)
+		if err != nil || b.Sources != 1 {
+			t.Fatal(b, err)
+		}
+		st, err := ix.UpdateStamped(context.Background(), srcs, b.Stamps)
+		if err != nil || st.Appended != 1 || st.Unchanged != n-1 {
+			t.Fatal(st, err)
+		}
+	}
+	catchUp() // the first takes what a first catch-up takes once
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	for range runs {
+		catchUp()
+	}
+	runtime.ReadMemStats(&after)
+	sameOnDisk(t, ix)
+	return float64(after.Mallocs-before.Mallocs) / float64(runs), float64(after.TotalAlloc-before.TotalAlloc) / float64(runs)
+}
+
+// TestCatchUpCostsWhatChanged: a catch-up after one appended line
+// allocates per source it read, not per source of the state: ten times
+// the transcripts cost (nearly) no more allocations, and a few bytes per
+// source at most (what is O(sources) is a pass of comparisons, and a
+// merge's copy of the records now and then).
+func TestCatchUpCostsWhatChanged(t *testing.T) {
+	const runs = 16
+	a1, b1 := catchUpCost(t, 300, runs)
+	a2, b2 := catchUpCost(t, 3000, runs)
+	t.Logf("per catch-up: 300 sources %.0f allocs %.0f B, 3000 sources %.0f allocs %.0f B", a1, b1, a2, b2)
+	if a2-a1 > 100 {
+		t.Errorf("2700 more sources cost %.0f more allocations per catch-up", a2-a1)
+	}
+	if per := (b2 - b1) / 2700; per > 40 {
+		t.Errorf("each source costs %.1f bytes per catch-up", per)
+	}
+}
