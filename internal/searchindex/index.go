@@ -1,6 +1,7 @@
 package searchindex
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"crypto/sha256"
@@ -55,6 +56,8 @@ type Index struct {
 		maxLine int
 		ids     map[string]bool
 	}
+	// segBuf: the buffer an update writes its segments through.
+	segBuf *bufio.Writer
 	// known: the sources last weighed or updated, and where their
 	// records are (Index.sourcesOf).
 	known sourcePlan

@@ -1,6 +1,7 @@
 package searchindex
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/binary"
@@ -220,7 +221,7 @@ func (ix *Index) UpdateStamped(ctx context.Context, srcs []search.Source, st Sta
 	}
 	ix.man = &u.next
 	ix.gen++
-	if u.inPlace && ix.known.man == u.old {
+	if (u.inPlace || u.samePlaces) && ix.known.man == u.old {
 		// its records where they were: the sources' places in it hold
 		ix.known.man = ix.man
 	}
@@ -268,6 +269,7 @@ func (u *updater) materialize() {
 		return
 	}
 	u.next.srcs = withChanges(u.old.srcs, slices.Clone(u.changed), slices.Clone(u.removed))
+	u.samePlaces = len(u.next.srcs) == len(u.old.srcs) && len(u.removed) == 0
 }
 
 // commit makes u.next the index on disk: nothing when nothing changed; a
@@ -435,6 +437,9 @@ type updater struct {
 	full     bool // a new manifest was written (not a journal record)
 	reload   bool // written, but its stamp not taken: the next load reads the files
 	inPlace  bool // u.next's records are the old manifest's, edited in place
+	// samePlaces: u.next's records, made anew, are where the old
+	// manifest's of the same ids are
+	samePlaces bool
 	// plan: the sources and where their records are in old. changed: the
 	// records of the sources read (in the order read); gone and failed:
 	// the ids of sources read that are gone or could not be read, whose
@@ -482,7 +487,20 @@ func (u *updater) writeSeg(id uint32, write func(w io.Writer) error, sync bool) 
 		return err
 	}
 	defer os.Remove(tmp.Name())
-	if err := write(tmp); err != nil {
+	// The segment writer's buffer of 1 MiB, kept by the index between
+	// segments (a catch-up writes one of a few KiB; the lock is held):
+	// it takes a bufio.Writer that large as it is.
+	if u.ix.segBuf == nil {
+		u.ix.segBuf = bufio.NewWriterSize(nil, 1<<20)
+	}
+	bw := u.ix.segBuf
+	bw.Reset(tmp)
+	err = write(bw)
+	if err == nil {
+		err = bw.Flush()
+	}
+	bw.Reset(nil)
+	if err != nil {
 		tmp.Close()
 		return err
 	}
