@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
@@ -76,5 +77,36 @@ func TestCatchUpCostsWhatChanged(t *testing.T) {
 	}
 	if per := (b2 - b1) / 2700; per > 40 {
 		t.Errorf("each source costs %.1f bytes per catch-up", per)
+	}
+}
+
+// BenchmarkLoadJournal: what a process that opens the index pays to read
+// a manifest of 10,000 sources and a journal of 1,000 catch-ups (each one
+// source's record changed): the manifest decoded, each record applied.
+func BenchmarkLoadJournal(b *testing.B) {
+	dir := b.TempDir()
+	m := &manifest{uid: 1, nextSrc: 10000}
+	for i := range 10000 {
+		m.srcs = append(m.srcs, srcRec{num: uint32(i), id: fmt.Sprintf("file\x00/state/agents/main/sessions/%08d-0000-4000-8000-000000000000.jsonl", i),
+			stamp: stamp{Size: 1000, MTime: 1, Ino: uint64(i)}, to: 1000})
+	}
+	if err := os.WriteFile(filepath.Join(dir, "manifest"), m.encode(), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	var end int64
+	for k := range 1000 {
+		r := m.srcs[(k*7919)%len(m.srcs)]
+		r.stamp.Size += int64(k)
+		body := m.appendBody(nil, []srcRec{r}, nil, true)
+		var err error
+		if end, err = appendJournal(dir, m.gen, end, body); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for b.Loop() {
+		ix := &Index{dir: dir, segs: map[uint32]*segment{}, maps: map[uint32][]byte{}}
+		if err := ix.load(); err != nil || len(ix.man.srcs) != 10000 || ix.jEnd != end {
+			b.Fatal(err)
+		}
 	}
 }

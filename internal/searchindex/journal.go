@@ -82,7 +82,12 @@ func (m *manifest) apply(body []byte) (*manifest, bool) {
 		return nil, false
 	}
 	next.srcs = editSrcs(m.srcs, changed, removed)
-	return next, next.check() == ""
+	if next.nextSrc < m.nextSrc {
+		return next, next.check() == "" // every record checked again
+	}
+	// The records of m were checked: those changed are checked (and the
+	// counters and segments, as check does).
+	return next, (&manifest{nextSrc: next.nextSrc, nextSeg: next.nextSeg, segs: next.segs, srcs: changed}).check() == ""
 }
 
 // editSrcs is srcs (sorted by id) with changed and removed applied as
