@@ -27,9 +27,14 @@ import (
 // A record is appended (and synced) under the write lock after the
 // segments it names are written; a reader applies records in order up to
 // the first that is short or does not check (a writer mid-append, or one
-// that died: the next writer cuts it off before appending). An update that
-// merged segments, or a journal grown past a quarter of the manifest, gets
-// a new manifest of the next generation instead.
+// that died: the next writer cuts it off before appending), each to the
+// records as the ones before left them (one copy of the manifest's
+// records, the changed ones checked). A merge of the catch-ups' segments
+// is a record too (the records it moved); the segments it merged away are
+// removed after it is synced (a writer that died before leaves them, no
+// longer named, to the next merge's clean-up). A record that would take
+// the journal past a quarter of the manifest (a merge of every segment
+// moves every record) gets a new manifest of the next generation instead.
 const jourMagic = "SXIDXJN2"
 
 const jourHeader = len(jourMagic) + 8

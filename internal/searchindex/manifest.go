@@ -19,9 +19,11 @@ import (
 //	            segments, the sources
 //	trailer     CRC-32C u32 of every byte before it, "SXIDXEND"
 //
-// An update that changed a few sources and merged no segment does not
-// rewrite it: it appends what changed to the journal (journal.go), so that
-// a catch-up writes O(changed) bytes.
+// An update that changed a few sources (or merged the segments of the
+// catch-ups since the last merge) does not rewrite it: it appends what
+// changed to the journal (journal.go), so that a catch-up writes
+// O(changed) bytes, and then edits those records into the records it
+// holds in place (the manifest it replaced is not read again).
 // Version 5: a line longer than search.DefaultMaxLine is recorded
 // (srcRec.unclean, longest) where 4 passed it over silently, and the
 // manifest holds the index's identity (uid); an index of 4 is rebuilt, as
