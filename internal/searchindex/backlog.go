@@ -223,24 +223,57 @@ func (ix *Index) sourcesOf(srcs []search.Source) *sourcePlan {
 	for i := 0; same && i < len(srcs); i++ {
 		same = p.keys[i] == keyOf(&srcs[i])
 	}
-	if !same {
-		keys := make([]sourceKey, len(srcs))
-		for i := range srcs {
-			keys[i] = keyOf(&srcs[i])
-		}
-		order, ids := uniqueSourceIDs(srcs)
-		*p = sourcePlan{keys: keys, order: order, ids: ids}
-	}
-	if p.man != ix.man {
+	switch {
+	case !same:
+		*p = ix.planOf(srcs)
+	case p.man != ix.man:
 		at, kept := make([]int32, len(p.ids)), 0
+		j := -1
 		for k, id := range p.ids {
-			at[k] = -1
-			if j, ok := ix.man.find(id); ok {
-				at[k] = int32(j)
+			j = findFrom(ix.man, j+1, id)
+			at[k] = int32(j)
+			if j >= 0 {
 				kept++
 			}
 		}
 		p.man, p.at, p.kept = ix.man, at, kept
+	}
+	return p
+}
+
+// planOf is the plan of srcs against ix.man made anew: each source's id
+// made in one buffer and looked up as it is (the one of its record, when
+// the manifest has one, is that record's: no string made), the sources
+// without duplicates kept in their order, as uniqueSourceIDs keeps them.
+func (ix *Index) planOf(srcs []search.Source) sourcePlan {
+	m := ix.man
+	p := sourcePlan{keys: make([]sourceKey, len(srcs)), order: make([]int, 0, len(srcs)),
+		ids: make([]string, 0, len(srcs)), at: make([]int32, 0, len(srcs)), man: m}
+	taken := make([]bool, len(m.srcs)) // the records a source named already
+	var fresh map[string]bool          // the ids of sources without a record
+	var buf []byte
+	j := -1
+	for i := range srcs {
+		p.keys[i] = keyOf(&srcs[i])
+		buf = AppendSourceID(buf[:0], &srcs[i])
+		if j = findFrom(m, j+1, buf); j >= 0 {
+			if taken[j] {
+				continue
+			}
+			taken[j] = true
+			p.order, p.ids, p.at = append(p.order, i), append(p.ids, m.srcs[j].id), append(p.at, int32(j))
+			p.kept++
+			continue
+		}
+		if fresh[string(buf)] {
+			continue
+		}
+		if fresh == nil {
+			fresh = map[string]bool{}
+		}
+		id := string(buf)
+		fresh[id] = true
+		p.order, p.ids, p.at = append(p.order, i), append(p.ids, id), append(p.at, -1)
 	}
 	return p
 }

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"testing"
 
 	"github.com/openclaw/sessions/internal/search"
@@ -107,6 +108,42 @@ func BenchmarkLoadJournal(b *testing.B) {
 		ix := &Index{dir: dir, segs: map[uint32]*segment{}, maps: map[uint32][]byte{}}
 		if err := ix.load(); err != nil || len(ix.man.srcs) != 10000 || ix.jEnd != end {
 			b.Fatal(err)
+		}
+	}
+}
+
+// TestPlanOfMakesNoIDOfAnIndexedSource: an index opened anew (a CLI
+// process) finds its sources' records without a string made per source.
+func TestPlanOfMakesNoIDOfAnIndexedSource(t *testing.T) {
+	state := t.TempDir()
+	r := rand.New(rand.NewPCG(3, 3))
+	srcs := make([]search.Source, 200)
+	for i := range srcs {
+		// listed in another order than their ids'
+		srcs[i].Path = filepath.Join(state, fmt.Sprintf("s%03d-transcript-of-a-session.jsonl", (i*37)%len(srcs)))
+		writeFile(t, srcs[i].Path, lines(r, 1))
+	}
+	ix, err := Open(t.TempDir(), "state")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	if _, err := ix.Update(context.Background(), srcs); err != nil {
+		t.Fatal(err)
+	}
+	srcs = append(srcs, srcs[7]) // a duplicate, passed over
+	var p sourcePlan
+	allocs := testing.AllocsPerRun(5, func() { p = ix.planOf(srcs) })
+	if allocs > 8 {
+		t.Errorf("%.0f allocations for %d sources", allocs, len(srcs))
+	}
+	order, ids := uniqueSourceIDs(srcs)
+	if !slices.Equal(p.order, order) || !slices.Equal(p.ids, ids) || p.kept != len(ids) {
+		t.Fatalf("plan %v %q (%d kept), want %v %q", p.order, p.ids, p.kept, order, ids)
+	}
+	for k, j := range p.at {
+		if ix.man.srcs[j].id != ids[k] {
+			t.Fatalf("source %d: record %d is %q", k, j, ix.man.srcs[j].id)
 		}
 	}
 }

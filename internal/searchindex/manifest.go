@@ -142,6 +142,29 @@ func (m *manifest) find(id string) (int, bool) {
 	return slices.BinarySearchFunc(m.srcs, id, func(r srcRec, id string) int { return strings.Compare(r.id, id) })
 }
 
+// findFrom is the position of the record of id (-1: none), looked for
+// at hint first (sources come mostly in the order of their ids: a search
+// of every source is then one comparison each), then by bisection. Its
+// comparisons of id make no string of it.
+func findFrom[T string | []byte](m *manifest, hint int, id T) int {
+	if hint >= 0 && hint < len(m.srcs) && m.srcs[hint].id == string(id) {
+		return hint
+	}
+	lo, hi := 0, len(m.srcs)
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		if m.srcs[mid].id < string(id) {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	if lo < len(m.srcs) && m.srcs[lo].id == string(id) {
+		return lo
+	}
+	return -1
+}
+
 // withChanges is srcs (sorted by id) without the ids removed and with the
 // records changed put in (in place of the record of the same id, or
 // added), as a journal record is applied: a new slice, srcs as it was.
@@ -227,10 +250,23 @@ func (m *manifest) appendBody(b []byte, srcs []srcRec, removed []string, journal
 	return b
 }
 
-// decoder reads a manifest body, remembering the first error.
+// decoder reads a manifest body, remembering the first error. s, when
+// set, is the body's bytes as one string, ending where b ends: the
+// sources' ids are cut from it (one string for all, not one each).
 type decoder struct {
 	b   []byte
+	s   string
 	bad bool
+}
+
+// str reads n bytes as a string.
+func (d *decoder) str(n uint64) string {
+	if d.s == "" || n > uint64(len(d.b)) {
+		return string(d.bytes(n))
+	}
+	off := len(d.s) - len(d.b)
+	d.b = d.b[n:]
+	return d.s[off : off+int(n)]
 }
 
 func (d *decoder) u() uint64 {
@@ -283,7 +319,7 @@ func decodeManifest(data []byte) (*manifest, error) {
 	if crc32.Checksum(body, castagnoli) != binary.LittleEndian.Uint32(data[len(data)-12:]) {
 		return nil, bad("checksum mismatch")
 	}
-	d := &decoder{b: body[len(manMagic):]}
+	d := &decoder{b: body[len(manMagic):], s: string(body[len(manMagic):])}
 	m := &manifest{gen: d.u()}
 	if id := d.bytes(8); len(id) == 8 {
 		m.uid = binary.LittleEndian.Uint64(id)
@@ -318,9 +354,10 @@ func (d *decoder) body(m *manifest, journal bool) (srcs []srcRec, removed []stri
 	if n > uint64(len(d.b)) {
 		return nil, nil, false
 	}
+	srcs = make([]srcRec, 0, min(n, uint64(len(d.b)/16))) // a record takes 16 bytes or more
 	for range n {
 		r := srcRec{num: d.u32()}
-		r.id = string(d.bytes(d.u()))
+		r.id = d.str(d.u())
 		if k := d.bytes(1); len(k) == 1 {
 			r.kind = k[0]
 		}
