@@ -38,8 +38,9 @@ import (
 // until ctx is done (then ErrBusy, the index unchanged). New documents go to
 // new segment files, then a journal record naming them is appended, or a
 // manifest naming them replaces the old one (temp file, fsync, rename); a
-// crash at any point leaves the old index or the new one. An update whose ctx is done while it reads the sources keeps
-// the sources it finished (resume.go), and of a file it was inside, the
+// crash at any point leaves the old index or the new one. An update whose
+// ctx is done while it reads the sources keeps the sources it finished
+// (resume.go), and of a file it was inside, the
 // pieces of complete lines it added (recorded as if the file ended after
 // them), and returns ctx's error: the next update goes on from there,
 // reading the rest of that file as appended lines. An index found damaged is a *CorruptError (Reset, then
