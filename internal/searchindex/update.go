@@ -343,7 +343,9 @@ func (u *updater) commit() error {
 		}
 		fi, err := os.Stat(filepath.Join(ix.dir, "journal"))
 		ix.jEnd, ix.jat, u.reload = end, fsutil.StampOf(fi), err != nil
-		if u.next.srcs == nil {
+		if u.next.srcs == nil && u.keepOld {
+			u.next.srcs = withChanges(old.srcs, changed, removed)
+		} else if u.next.srcs == nil {
 			u.next.srcs = editSrcs(old.srcs, changed, removed)
 			if len(u.next.srcs) > 0 && len(old.srcs) > 0 && &u.next.srcs[0] == &old.srcs[0] {
 				// edited in place: the old manifest is not this one's
@@ -441,6 +443,10 @@ type updater struct {
 	// samePlaces: u.next's records, made anew, are where the old
 	// manifest's of the same ids are
 	samePlaces bool
+	// keepOld: the old manifest's records may still be read (by the
+	// readers of an interrupted update, which are not waited for): they
+	// are not edited in place
+	keepOld bool
 	// plan: the sources and where their records are in old. changed: the
 	// records of the sources read (in the order read); gone and failed:
 	// the ids of sources read that are gone or could not be read, whose
