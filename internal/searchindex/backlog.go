@@ -11,6 +11,7 @@ import (
 
 	"github.com/openclaw/sessions/internal/fsutil"
 	"github.com/openclaw/sessions/internal/search"
+	"github.com/openclaw/sessions/internal/sqlitestore"
 )
 
 // Backlog is how much an Update of a set of sources would read, told from
@@ -49,7 +50,8 @@ func (ix *Index) Backlog(srcs []search.Source) (Backlog, error) {
 		return Backlog{}, err
 	}
 	m := ix.man
-	order, ids := uniqueSourceIDs(srcs)
+	p := ix.sourcesOf(srcs)
+	order, ids := p.order, p.ids
 	type store struct {
 		st       stamp
 		err      error
@@ -57,11 +59,18 @@ func (ix *Index) Backlog(srcs []search.Source) (Backlog, error) {
 		sessions int64
 	}
 	b := Backlog{Stamps: Stamps{files: map[string]stamp{}, stores: map[string]stamp{}, listed: true,
-		of: sliceOf(srcs), man: m, order: order, ids: ids, recs: make([]int32, len(order))}}
+		of: sliceOf(srcs), man: m, order: order, ids: ids, at: p.at, kept: p.kept}}
 	same := 0 // the sources whose stamp is the one indexed, that UpdateStamped takes as such
 	stores := map[string]*store{}
-	storeOf := func(path string) *store {
+	var lastDB *sqlitestore.DB // a store's sessions come one after another
+	var last *store
+	storeOf := func(db *sqlitestore.DB) *store {
+		if db == lastDB && last != nil {
+			return last
+		}
+		path := db.Path()
 		if s := stores[path]; s != nil {
+			lastDB, last = db, s
 			return s
 		}
 		s := &store{}
@@ -70,12 +79,13 @@ func (ix *Index) Backlog(srcs []search.Source) (Backlog, error) {
 		if s.err == nil {
 			b.Stamps.stores[path] = s.st
 		}
+		lastDB, last = db, s
 		return s
 	}
 	// A store's size is shared out among its sessions (sourceSizes).
 	for _, i := range order {
 		if src := &srcs[i]; src.DB != nil && src.Archive == nil {
-			storeOf(src.DB.Path()).sessions++
+			storeOf(src.DB).sessions++
 		}
 	}
 	for path, s := range stores {
@@ -88,19 +98,20 @@ func (ix *Index) Backlog(srcs []search.Source) (Backlog, error) {
 	}
 	for k, i := range order {
 		src := &srcs[i]
-		b.Stamps.recs[k] = -1
 		var cur stamp
 		var size int64
 		switch {
 		case src.Archive != nil:
-			s := storeOf(src.DB.Path())
+			s := storeOf(src.DB)
 			if s.err != nil {
+				b.Stamps.read = append(b.Stamps.read, k)
 				continue // gone or unreadable: the update says so
 			}
 			cur, size = s.st, src.Archive.Bytes
 		case src.DB != nil:
-			s := storeOf(src.DB.Path())
+			s := storeOf(src.DB)
 			if s.err != nil {
+				b.Stamps.read = append(b.Stamps.read, k)
 				continue
 			}
 			cur, size = s.st, s.size/max(s.sessions, 1)
@@ -112,6 +123,7 @@ func (ix *Index) Backlog(srcs []search.Source) (Backlog, error) {
 				break
 			}
 			if src.Stat != nil && !src.Stat.OK {
+				b.Stamps.read = append(b.Stamps.read, k)
 				continue // gone since it was listed
 			}
 			if testHookBacklogStat != nil {
@@ -119,6 +131,7 @@ func (ix *Index) Backlog(srcs []search.Source) (Backlog, error) {
 			}
 			fi, err := os.Stat(src.Path)
 			if err != nil {
+				b.Stamps.read = append(b.Stamps.read, k)
 				continue
 			}
 			cur, size = stampOf(fi), fi.Size()
@@ -127,20 +140,23 @@ func (ix *Index) Backlog(srcs []search.Source) (Backlog, error) {
 			}
 		}
 		b.Total += size
-		j, ok := m.find(ids[k])
-		if !ok || m.srcs[j].kind != kindOf(src) {
+		j := p.at[k]
+		if j < 0 || m.srcs[j].kind != kindOf(src) {
 			b.Sources++
 			b.Bytes += size
+			b.Stamps.read = append(b.Stamps.read, k)
 			continue
 		}
-		b.Stamps.recs[k] = int32(j)
 		r := &m.srcs[j]
 		if cur == r.stamp {
 			if b.Stamps.has(src) {
 				same++
+			} else {
+				b.Stamps.read = append(b.Stamps.read, k)
 			}
 			continue
 		}
+		b.Stamps.read = append(b.Stamps.read, k)
 		b.Sources++
 		switch kindOf(src) {
 		case kindEvents:
@@ -162,6 +178,104 @@ func (ix *Index) Backlog(srcs []search.Source) (Backlog, error) {
 		b.Stamps.clean = m
 	}
 	return b, nil
+}
+
+// sourcePlan is what a set of sources comes to against a manifest: the
+// sources without duplicates (order: their positions in the slice given),
+// their ids, and where each one's record of its id is in the manifest's
+// records (at: -1 none; of any kind).
+type sourcePlan struct {
+	keys  []sourceKey // of every source given, in its order
+	order []int
+	ids   []string
+	man   *manifest
+	at    []int32
+	kept  int // the records of man a source names (at >= 0)
+}
+
+// sourceKey is what names a source (SourceID's parts), without a string
+// made of them.
+type sourceKey struct {
+	kind uint8
+	a, b string // a file: its path; a store's session (or archive): the store's path, its id (name)
+}
+
+func keyOf(src *search.Source) sourceKey {
+	switch {
+	case src.Archive != nil:
+		return sourceKey{kindWhole, src.DB.Path(), src.Archive.Name}
+	case src.DB != nil:
+		return sourceKey{kindEvents, src.DB.Path(), src.SessionID}
+	}
+	// a zstd file is named as a plain one (SourceID), its kind is not
+	return sourceKey{kindFile, src.Path, ""}
+}
+
+// sourcesOf is the plan of srcs against ix.man (mu held, loaded). The
+// last one is kept: sources naming the same ones in the same order (the
+// next search's, as a listing hands them over) take its ids again, and,
+// against the same manifest (or one an update edited in place), its
+// records, instead of a SourceID made and looked up per source. A plan
+// is never changed once made (Stamps holds its slices).
+func (ix *Index) sourcesOf(srcs []search.Source) *sourcePlan {
+	p := &ix.known
+	same := len(p.keys) == len(srcs)
+	for i := 0; same && i < len(srcs); i++ {
+		same = p.keys[i] == keyOf(&srcs[i])
+	}
+	switch {
+	case !same:
+		*p = ix.planOf(srcs)
+	case p.man != ix.man:
+		at, kept := make([]int32, len(p.ids)), 0
+		j := -1
+		for k, id := range p.ids {
+			j = findFrom(ix.man, j+1, id)
+			at[k] = int32(j)
+			if j >= 0 {
+				kept++
+			}
+		}
+		p.man, p.at, p.kept = ix.man, at, kept
+	}
+	return p
+}
+
+// planOf is the plan of srcs against ix.man made anew: each source's id
+// made in one buffer and looked up as it is (the one of its record, when
+// the manifest has one, is that record's: no string made), the sources
+// without duplicates kept in their order, as uniqueSourceIDs keeps them.
+func (ix *Index) planOf(srcs []search.Source) sourcePlan {
+	m := ix.man
+	p := sourcePlan{keys: make([]sourceKey, len(srcs)), order: make([]int, 0, len(srcs)),
+		ids: make([]string, 0, len(srcs)), at: make([]int32, 0, len(srcs)), man: m}
+	taken := make([]bool, len(m.srcs)) // the records a source named already
+	var fresh map[string]bool          // the ids of sources without a record
+	var buf []byte
+	j := -1
+	for i := range srcs {
+		p.keys[i] = keyOf(&srcs[i])
+		buf = AppendSourceID(buf[:0], &srcs[i])
+		if j = findFrom(m, j+1, buf); j >= 0 {
+			if taken[j] {
+				continue
+			}
+			taken[j] = true
+			p.order, p.ids, p.at = append(p.order, i), append(p.ids, m.srcs[j].id), append(p.at, int32(j))
+			p.kept++
+			continue
+		}
+		if fresh[string(buf)] {
+			continue
+		}
+		if fresh == nil {
+			fresh = map[string]bool{}
+		}
+		id := string(buf)
+		fresh[id] = true
+		p.order, p.ids, p.at = append(p.order, i), append(p.ids, id), append(p.at, -1)
+	}
+	return p
 }
 
 // testHookBacklogStat, when set, is told of each transcript file Backlog

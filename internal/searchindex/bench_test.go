@@ -320,7 +320,9 @@ func BenchmarkQuery(b *testing.B) {
 // stamps ("stamped", UpdateStamped) and taking its own ("update", a stat
 // per source again), and with the stamps the listing took, one batch of
 // lstats per directory, in the sources ("listed", as hostread hands them
-// over; the batch is timed), side by side in one process.
+// over; the batch is timed) — and that in an index opened anew each time
+// ("process": as a CLI process, which reads the manifest and its journal
+// first) — side by side in one process.
 func BenchmarkCatchUp(b *testing.B) {
 	_, srcs := benchState(b)
 	// A copy of one transcript to append to, the rest as they are.
@@ -339,7 +341,16 @@ func BenchmarkCatchUp(b *testing.B) {
 	defer e.close()
 	q := search.Query{Pattern: bigstate.Rare}
 	n := 0
-	for _, name := range []string{"update", "stamped", "listed"} {
+	// The batch of lstats alone (what "listed" and "process" time beside
+	// the index's work).
+	b.Run("listing", func(b *testing.B) {
+		start := rusage.CPU()
+		for b.Loop() {
+			listed(b, srcs)
+		}
+		reportCPU(b, start)
+	})
+	for _, name := range []string{"update", "stamped", "listed", "process"} {
 		b.Run(name, func(b *testing.B) {
 			start := rusage.CPU()
 			for b.Loop() {
@@ -348,23 +359,38 @@ func BenchmarkCatchUp(b *testing.B) {
 				fmt.Fprintf(f, `{"type":"message","id":"cu%d","timestamp":"2026-11-22T10:00:00.000Z","message":{"role":"user","content":"one more %s"}}`+"\n", n, bigstate.Rare)
 				f.Close()
 				srcs := srcs
-				if name == "listed" {
+				if name == "listed" || name == "process" {
 					srcs = listed(b, srcs)
 				}
-				bl, err := e.ix.Backlog(srcs)
+				ix := e.ix
+				if name == "process" {
+					// as a CLI process: the index opened anew, its
+					// manifest and journal read
+					var err error
+					if ix, err = Open(e.dir, "bench"); err != nil {
+						b.Fatal(err)
+					}
+				}
+				bl, err := ix.Backlog(srcs)
 				if err != nil || bl.Sources != 1 {
 					b.Fatal(bl, err)
 				}
 				var st Stats
 				if name == "update" {
-					st, err = e.ix.Update(context.Background(), srcs)
+					st, err = ix.Update(context.Background(), srcs)
 				} else {
-					st, err = e.ix.UpdateStamped(context.Background(), srcs, bl.Stamps)
+					st, err = ix.UpdateStamped(context.Background(), srcs, bl.Stamps)
 				}
 				if err != nil || st.Appended != 1 {
 					b.Fatal(st, err)
 				}
-				if len(e.candidates(b, q)[0]) < n {
+				if name == "process" {
+					res, err := ix.Candidates(q, Filter{})
+					if err != nil || len(res.Sources[SourceID(&srcs[0])]) < n {
+						b.Fatal("the appended message is not a candidate", err)
+					}
+					ix.Close()
+				} else if len(e.candidates(b, q)[0]) < n {
 					b.Fatal("the appended message is not a candidate")
 				}
 			}

@@ -16,6 +16,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -338,6 +339,8 @@ func TestMain(m *testing.M) {
 		os.Exit(m.Run())
 	case "crash":
 		testHookSegWritten = func() { fmt.Println("segment written"); select {} }
+	case "crash-journaled":
+		testHookJournaled = func() { fmt.Println("journaled"); select {} }
 	case "full":
 		signal.Ignore(syscall.SIGXFSZ)
 		lim := syscall.Rlimit{Cur: 8 << 10, Max: 8 << 10}
@@ -352,6 +355,9 @@ func TestMain(m *testing.M) {
 		os.Exit(2)
 	}
 	ix.segText = 4000
+	if n, err := strconv.Atoi(os.Getenv("SEARCHINDEX_MAXSEGS")); err == nil {
+		ix.maxSegs = n
+	}
 	var srcs []search.Source
 	paths, _ := filepath.Glob(filepath.Join(os.Getenv("SEARCHINDEX_STATE"), "*.jsonl"))
 	for _, p := range paths {
@@ -441,6 +447,89 @@ func TestCrashAndDiskFull(t *testing.T) {
 	if len(left) != 0 {
 		t.Fatalf("temp files left: %v", left)
 	}
+}
+
+// TestCrashAfterAMergeJournaled: an update that merged the catch-ups'
+// segments and journaled it, killed before it removed the segments it
+// merged away, leaves the index it journaled: a reader opening it anew
+// answers as the scan, and the next merge removes what it left.
+func TestCrashAfterAMergeJournaled(t *testing.T) {
+	state := t.TempDir()
+	srcs := bigWorld(t, state, 5, 30, 11)
+	cache := t.TempDir()
+	ix, err := Open(cache, "state")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	ix.segText, ix.maxSegs = 4000, 100
+	if _, err := ix.Update(context.Background(), srcs); err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(11, 2))
+	for i := range 4 { // a segment per catch-up
+		appendFile(t, srcs[i].Path, lines(r, 1))
+		if st, err := ix.Update(context.Background(), srcs); err != nil || st.Appended != 1 {
+			t.Fatal(st, err)
+		}
+	}
+	before := slices.Clone(ix.man.segs)
+	appendFile(t, srcs[4].Path, lines(r, 1))
+	cmd := child(t, "crash-journaled", cache, state)
+	cmd.Env = append(cmd.Env, fmt.Sprintf("SEARCHINDEX_MAXSEGS=%d", len(before)))
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 64)
+	n, _ := out.Read(buf)
+	cmd.Process.Kill()
+	cmd.Wait()
+	if !strings.Contains(string(buf[:n]), "journaled") {
+		t.Fatalf("child: %q", buf[:n])
+	}
+	// The merge is in the journal, the manifest as it was: the segments
+	// the merge replaced are still on disk, no longer named.
+	fresh, err := Open(cache, "state")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fresh.Close()
+	b, err := fresh.Backlog(srcs)
+	if err != nil || b.Sources != 0 {
+		t.Fatalf("after the crash: backlog %+v, %v", b, err)
+	}
+	after := slices.Clone(fresh.man.segs)
+	if len(after) >= len(before) || fresh.jEnd == 0 {
+		t.Fatalf("segments %v, then %v (journal %d bytes): no merge journaled", before, after, fresh.jEnd)
+	}
+	files, _ := filepath.Glob(filepath.Join(fresh.Dir(), "seg-*"))
+	if len(files) <= len(after) {
+		t.Fatalf("segments on disk %v, named %v: the killed update removed them", files, after)
+	}
+	sameAsScan(t, fresh, srcs)
+	sameAsScan(t, ix, srcs) // the writer that held the old one reads the journal
+	// The next merge removes them.
+	fresh.maxSegs = len(after)
+	for i := 0; ; i++ {
+		appendFile(t, srcs[i%5].Path, lines(r, 1))
+		st, err := fresh.Update(context.Background(), srcs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Merged {
+			break
+		}
+	}
+	files, _ = filepath.Glob(filepath.Join(fresh.Dir(), "seg-*"))
+	if len(files) != len(fresh.man.segs) {
+		t.Fatalf("segments on disk %v, named %v", files, fresh.man.segs)
+	}
+	sameOnDisk(t, fresh)
+	sameAsScan(t, fresh, srcs)
 }
 
 // A line longer than search.DefaultMaxLine, which the scan skips with a

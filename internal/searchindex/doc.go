@@ -50,8 +50,14 @@
 // fsynced only once a manifest or journal is to name them (a first
 // build's are merged into one first, their compressed text blocks copied
 // as they are), then, under an flock, nothing when nothing changed, a record appended to the journal
-// after a catch-up (O(changed) bytes), or a new manifest (temp file, fsync,
-// rename) after a merge of segments or once the journal has grown;
+// after a catch-up or a merge of the catch-ups' segments (O(changed)
+// bytes), or a new manifest (temp file, fsync, rename) for a new index or
+// once the journal would grow past a quarter of it. A catch-up's work is
+// of what changed: the index keeps the last sources' ids and where their
+// records are (the next search's listing names the same ones), Backlog
+// hands the update the few to read, and the records read are edited
+// into the manifest held in memory in place once their journal record
+// is written — no id made, record copied or sort per source;
 // Candidates reads the manifest, its journal and the mapped segments without
 // a lock. A merge reads the segments it merges with pread into a few KiB
 // of buffers each (segfile.go), not through their mappings, so that a

@@ -1,6 +1,7 @@
 package searchindex
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"crypto/sha256"
@@ -55,6 +56,11 @@ type Index struct {
 		maxLine int
 		ids     map[string]bool
 	}
+	// segBuf: the buffer an update writes its segments through.
+	segBuf *bufio.Writer
+	// known: the sources last weighed or updated, and where their
+	// records are (Index.sourcesOf).
+	known sourcePlan
 	// stamps: the stores' stamps of the update under way; evStamps their
 	// sessions' events stamps (*evStamps), asked once per store.
 	stamps, evStamps sync.Map
@@ -421,7 +427,7 @@ func (ix *Index) Candidates(q search.Query, f Filter) (*Result, error) {
 	if ix.queries++; ix.queries == 2 && ix.blocks == nil {
 		ix.blocks = newBlockCache(blockCacheBytes)
 	}
-	m, byNum := ix.man, ix.man.byNum()
+	m := ix.man
 	exact := exactly(q)
 	res := &Result{Sources: map[string][]Candidate{}, Scan: ix.scanSet(m, f.MaxLine), ix: ix, gen: ix.gen}
 	// The candidates are gathered first (small records, in segment and
@@ -450,7 +456,7 @@ func (ix *Index) Candidates(q search.Query, f Filter) (*Result, error) {
 				d := s.doc(di)
 				if !known || d.src != last {
 					// a source's documents lie together in a segment
-					r, last, known = byNum[d.src], d.src, true
+					r, last, known = m.rec(d.src), d.src, true
 				}
 				if r == nil || !live(r, id, d) || !f.accept(d) {
 					continue

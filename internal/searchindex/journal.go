@@ -27,9 +27,14 @@ import (
 // A record is appended (and synced) under the write lock after the
 // segments it names are written; a reader applies records in order up to
 // the first that is short or does not check (a writer mid-append, or one
-// that died: the next writer cuts it off before appending). An update that
-// merged segments, or a journal grown past a quarter of the manifest, gets
-// a new manifest of the next generation instead.
+// that died: the next writer cuts it off before appending), each to the
+// records as the ones before left them (one copy of the manifest's
+// records, the changed ones checked). A merge of the catch-ups' segments
+// is a record too (the records it moved); the segments it merged away are
+// removed after it is synced (a writer that died before leaves them, no
+// longer named, to the next merge's clean-up). A record that would take
+// the journal past a quarter of the manifest (a merge of every segment
+// moves every record) gets a new manifest of the next generation instead.
 const jourMagic = "SXIDXJN2"
 
 const jourHeader = len(jourMagic) + 8
@@ -70,7 +75,10 @@ func readJournal(dir string, m *manifest) (*manifest, int64, error) {
 	return m, int64(end), nil
 }
 
-// apply is m with one journal record applied.
+// apply is m with one journal record applied. m is not used after: its
+// records are edited in place when only records were replaced (a
+// journal of many records is read in one pass of its records each, not
+// a copy of every source's per record).
 func (m *manifest) apply(body []byte) (*manifest, bool) {
 	next := &manifest{gen: m.gen, uid: m.uid}
 	d := &decoder{b: body}
@@ -78,25 +86,34 @@ func (m *manifest) apply(body []byte) (*manifest, bool) {
 	if !ok || len(d.b) != 0 {
 		return nil, false
 	}
-	srcs := slices.Clone(m.srcs)
-	for _, id := range removed {
-		if i, ok := m.findIn(srcs, id); ok {
-			srcs = slices.Delete(srcs, i, i+1)
-		}
+	next.srcs = editSrcs(m.srcs, changed, removed)
+	if next.nextSrc < m.nextSrc {
+		return next, next.check() == "" // every record checked again
 	}
-	for _, r := range changed {
-		if i, ok := m.findIn(srcs, r.id); ok {
-			srcs[i] = r
-		} else {
-			srcs = slices.Insert(srcs, i, r)
-		}
-	}
-	next.srcs = srcs
-	return next, next.check() == ""
+	// The records of m were checked: those changed are checked (and the
+	// counters and segments, as check does).
+	return next, (&manifest{nextSrc: next.nextSrc, nextSeg: next.nextSeg, segs: next.segs, srcs: changed}).check() == ""
 }
 
-func (m *manifest) findIn(srcs []srcRec, id string) (int, bool) {
-	return slices.BinarySearchFunc(srcs, id, func(r srcRec, id string) int { return strings.Compare(r.id, id) })
+// editSrcs is srcs (sorted by id) with changed and removed applied as
+// withChanges applies them: in place when every record changed replaces
+// one of its id and none is removed, else a new slice.
+func editSrcs(srcs, changed []srcRec, removed []string) []srcRec {
+	if len(removed) == 0 {
+		at := make([]int, 0, 8)
+		for k := range changed {
+			i, ok := slices.BinarySearchFunc(srcs, changed[k].id, func(r srcRec, id string) int { return strings.Compare(r.id, id) })
+			if !ok {
+				return withChanges(srcs, changed, removed)
+			}
+			at = append(at, i)
+		}
+		for k, i := range at {
+			srcs[i] = changed[k]
+		}
+		return srcs
+	}
+	return withChanges(srcs, changed, removed)
 }
 
 // appendJournal appends one record to the journal of generation gen,

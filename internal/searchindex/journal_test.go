@@ -11,7 +11,7 @@ import (
 
 // sameOnDisk checks that an Index opened anew on ix's directory (the
 // manifest and its journal read back) holds the manifest ix holds.
-func sameOnDisk(t *testing.T, ix *Index) {
+func sameOnDisk(t testing.TB, ix *Index) {
 	t.Helper()
 	fresh := &Index{dir: ix.dir, segs: map[uint32]*segment{}, maps: map[uint32][]byte{}}
 	defer fresh.Close()

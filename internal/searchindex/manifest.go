@@ -19,9 +19,11 @@ import (
 //	            segments, the sources
 //	trailer     CRC-32C u32 of every byte before it, "SXIDXEND"
 //
-// An update that changed a few sources and merged no segment does not
-// rewrite it: it appends what changed to the journal (journal.go), so that
-// a catch-up writes O(changed) bytes.
+// An update that changed a few sources (or merged the segments of the
+// catch-ups since the last merge) does not rewrite it: it appends what
+// changed to the journal (journal.go), so that a catch-up writes
+// O(changed) bytes, and then edits those records into the records it
+// holds in place (the manifest it replaced is not read again).
 // Version 5: a line longer than search.DefaultMaxLine is recorded
 // (srcRec.unclean, longest) where 4 passed it over silently, and the
 // manifest holds the index's identity (uid); an index of 4 is rebuilt, as
@@ -91,23 +93,112 @@ type manifest struct {
 	segs             []uint32
 	srcs             []srcRec // by id
 
-	nums map[uint32]*srcRec // srcs by number, made on first use
+	// pos: the position in srcs of each source number (-1: none), made
+	// on first use and kept by a manifest whose records an update edited
+	// in place.
+	pos []int32
 }
 
-// byNum is the sources by number (made once: a manifest is not changed
-// once it is read or written).
-func (m *manifest) byNum() map[uint32]*srcRec {
-	if m.nums == nil {
-		m.nums = make(map[uint32]*srcRec, len(m.srcs))
+// rec is the record of source number num (nil: none).
+func (m *manifest) rec(num uint32) *srcRec {
+	if m.pos == nil {
+		m.pos = make([]int32, m.nextSrc)
+		for i := range m.pos {
+			m.pos[i] = -1
+		}
 		for i := range m.srcs {
-			m.nums[m.srcs[i].num] = &m.srcs[i]
+			if n := m.srcs[i].num; int(n) < len(m.pos) {
+				m.pos[n] = int32(i)
+			}
 		}
 	}
-	return m.nums
+	if int(num) >= len(m.pos) || m.pos[num] < 0 || int(m.pos[num]) >= len(m.srcs) {
+		return nil
+	}
+	// a record replaced in place by one of another number (a source
+	// indexed anew as another kind) is not num's
+	if r := &m.srcs[m.pos[num]]; r.num == num {
+		return r
+	}
+	return nil
+}
+
+// keepPos keeps m.pos (made for these records before changed were put in
+// their places) when it still holds every changed record's number, else
+// lets it be made again.
+func (m *manifest) keepPos(changed []srcRec) {
+	if m.pos == nil {
+		return
+	}
+	for i := range changed {
+		if m.rec(changed[i].num) == nil {
+			m.pos = nil
+			return
+		}
+	}
 }
 
 func (m *manifest) find(id string) (int, bool) {
 	return slices.BinarySearchFunc(m.srcs, id, func(r srcRec, id string) int { return strings.Compare(r.id, id) })
+}
+
+// findFrom is the position of the record of id (-1: none), looked for
+// at hint first (sources come mostly in the order of their ids: a search
+// of every source is then one comparison each), then by bisection. Its
+// comparisons of id make no string of it.
+func findFrom[T string | []byte](m *manifest, hint int, id T) int {
+	if hint >= 0 && hint < len(m.srcs) && m.srcs[hint].id == string(id) {
+		return hint
+	}
+	lo, hi := 0, len(m.srcs)
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		if m.srcs[mid].id < string(id) {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	if lo < len(m.srcs) && m.srcs[lo].id == string(id) {
+		return lo
+	}
+	return -1
+}
+
+// withChanges is srcs (sorted by id) without the ids removed and with the
+// records changed put in (in place of the record of the same id, or
+// added), as a journal record is applied: a new slice, srcs as it was.
+// changed and removed are sorted here.
+func withChanges(srcs, changed []srcRec, removed []string) []srcRec {
+	byID := func(a, b srcRec) int { return strings.Compare(a.id, b.id) }
+	slices.SortStableFunc(changed, byID)
+	slices.Sort(removed)
+	out := make([]srcRec, 0, len(srcs)+len(changed))
+	i, j, k := 0, 0, 0
+	for i < len(srcs) || j < len(changed) {
+		if j == len(changed) || (i < len(srcs) && srcs[i].id < changed[j].id) {
+			r := &srcs[i]
+			i++
+			for k < len(removed) && removed[k] < r.id {
+				k++
+			}
+			if k == len(removed) || removed[k] != r.id {
+				out = append(out, *r)
+			}
+			continue
+		}
+		// A record changed replaces the one of its id (removed or not,
+		// as a journal record is applied); the last of one id counts.
+		if i < len(srcs) && srcs[i].id == changed[j].id {
+			i++
+		}
+		for j+1 < len(changed) && changed[j+1].id == changed[j].id {
+			j++
+		}
+		out = append(out, changed[j])
+		j++
+	}
+	return out
 }
 
 func (m *manifest) encode() []byte {
@@ -159,10 +250,23 @@ func (m *manifest) appendBody(b []byte, srcs []srcRec, removed []string, journal
 	return b
 }
 
-// decoder reads a manifest body, remembering the first error.
+// decoder reads a manifest body, remembering the first error. s, when
+// set, is the body's bytes as one string, ending where b ends: the
+// sources' ids are cut from it (one string for all, not one each).
 type decoder struct {
 	b   []byte
+	s   string
 	bad bool
+}
+
+// str reads n bytes as a string.
+func (d *decoder) str(n uint64) string {
+	if d.s == "" || n > uint64(len(d.b)) {
+		return string(d.bytes(n))
+	}
+	off := len(d.s) - len(d.b)
+	d.b = d.b[n:]
+	return d.s[off : off+int(n)]
 }
 
 func (d *decoder) u() uint64 {
@@ -215,7 +319,7 @@ func decodeManifest(data []byte) (*manifest, error) {
 	if crc32.Checksum(body, castagnoli) != binary.LittleEndian.Uint32(data[len(data)-12:]) {
 		return nil, bad("checksum mismatch")
 	}
-	d := &decoder{b: body[len(manMagic):]}
+	d := &decoder{b: body[len(manMagic):], s: string(body[len(manMagic):])}
 	m := &manifest{gen: d.u()}
 	if id := d.bytes(8); len(id) == 8 {
 		m.uid = binary.LittleEndian.Uint64(id)
@@ -250,9 +354,10 @@ func (d *decoder) body(m *manifest, journal bool) (srcs []srcRec, removed []stri
 	if n > uint64(len(d.b)) {
 		return nil, nil, false
 	}
+	srcs = make([]srcRec, 0, min(n, uint64(len(d.b)/16))) // a record takes 16 bytes or more
 	for range n {
 		r := srcRec{num: d.u32()}
-		r.id = string(d.bytes(d.u()))
+		r.id = d.str(d.u())
 		if k := d.bytes(1); len(k) == 1 {
 			r.kind = k[0]
 		}

@@ -51,10 +51,6 @@ func (u *updater) merge() error {
 		}
 		segs = append(segs, s)
 	}
-	byNum := make(map[uint32]*srcRec, len(u.next.srcs))
-	for i := range u.next.srcs {
-		byNum[u.next.srcs[i].num] = &u.next.srcs[i]
-	}
 	// renum[k][d]: the new number of document d of segment k, -1 dead.
 	renum := make([][]int32, len(segs))
 	n := int32(0)
@@ -66,7 +62,7 @@ func (u *updater) merge() error {
 			if err != nil {
 				return err
 			}
-			if r := byNum[doc.src]; r != nil && live(r, s.id, doc) {
+			if r := u.next.rec(doc.src); r != nil && live(r, s.id, doc) {
 				renum[k][d] = n
 				n++
 			} else {
@@ -223,12 +219,16 @@ func (u *updater) merge() error {
 	// documents live from (or whose tail lives in) one of them moves there.
 	for i := range u.next.srcs {
 		r := &u.next.srcs[i]
+		if r.minSeg < first && r.lastSeg < first {
+			continue
+		}
 		if r.minSeg >= first {
 			r.minSeg = id
 		}
 		if r.lastSeg >= first {
 			r.lastSeg = id
 		}
+		u.moved = append(u.moved, i)
 	}
 	return nil
 }

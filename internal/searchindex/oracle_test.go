@@ -406,9 +406,29 @@ func oracle(t testing.TB, seed uint64, steps int, mask search.Masker) {
 		for range 1 + r.IntN(3) {
 			w.edit(t, r)
 		}
-		if _, err := ix.Update(context.Background(), w.srcs); err != nil {
-			t.Fatal(err)
+		// Updated as Update does it, or as a search does: the backlog
+		// first, its stamps (the sources' own, or the listing's) handed
+		// to the update.
+		switch r.IntN(3) {
+		case 0:
+			if _, err := ix.Update(context.Background(), w.srcs); err != nil {
+				t.Fatal(err)
+			}
+		default:
+			srcs := w.srcs
+			if r.IntN(2) == 0 {
+				srcs = listed(t, srcs)
+			}
+			b, err := ix.Backlog(srcs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := ix.UpdateStamped(context.Background(), srcs, b.Stamps); err != nil {
+				t.Fatal(err)
+			}
 		}
+		// the records it holds are those on disk (edited in place)
+		sameOnDisk(t, ix)
 		checkQueries(t, r, ix, w.srcs, 6, mask)
 	}
 }

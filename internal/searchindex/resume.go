@@ -3,8 +3,6 @@ package searchindex
 import (
 	"context"
 	"errors"
-	"slices"
-	"strings"
 )
 
 // interrupted ends an update whose reading of the sources stopped with err.
@@ -17,32 +15,21 @@ import (
 // segments stay named), and one the index held but no longer among the
 // sources is removed, as a whole update would. Any other error, or a
 // failure to keep the work, leaves the index as it was.
-func (u *updater) interrupted(ctx context.Context, err error, ids []string) (Stats, error) {
+func (u *updater) interrupted(ctx context.Context, err error) (Stats, error) {
 	if ctx.Err() == nil || !errors.Is(err, ctx.Err()) {
 		u.abort()
 		return Stats{}, err
 	}
 	ix := u.ix
-	reached := make(map[string]bool, len(u.next.srcs)+len(u.st.Failed))
-	for _, r := range u.next.srcs {
-		reached[r.id] = true
-	}
-	for _, id := range u.st.Failed {
-		reached[id] = true
-	}
-	for _, id := range ids {
-		if reached[id] {
-			continue
-		}
-		if i, ok := u.old.find(id); ok {
-			u.next.srcs = append(u.next.srcs, u.old.srcs[i])
-		}
-	}
+	// A source not reached (or gone: the next update says so) keeps its
+	// record: only the unlisted and the unreadable are removed.
+	u.removed = append(u.unlisted(), u.failed...)
+	// The sources' readers may still be at work on the old records.
+	u.keepOld = true
 	if ferr := u.flush(); ferr != nil {
 		u.abort()
 		return Stats{}, err
 	}
-	slices.SortFunc(u.next.srcs, func(a, b srcRec) int { return strings.Compare(a.id, b.id) })
 	u.next.nextSeg = u.cur
 	if cerr := u.commit(); cerr != nil {
 		u.abort()

@@ -104,7 +104,6 @@ func inspect(dir string, masked bool, srcs []search.Source) Status {
 	}
 	m := ix.man
 	st.Sources = len(m.srcs)
-	byNum := m.byNum()
 	for _, id := range m.segs {
 		s := ix.segs[id]
 		if err := s.check(s.docsAt, len(s.docs)); err != nil {
@@ -113,7 +112,7 @@ func inspect(dir string, masked bool, srcs []search.Source) Status {
 		}
 		for i := range s.nDocs {
 			d := s.doc(uint32(i))
-			if r := byNum[d.src]; r != nil && live(r, id, d) {
+			if r := m.rec(d.src); r != nil && live(r, id, d) {
 				st.Messages++
 			}
 		}

@@ -1,6 +1,7 @@
 package searchindex
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/binary"
@@ -35,10 +36,11 @@ import (
 //
 // Update takes the index's write lock, waiting for another process's update
 // until ctx is done (then ErrBusy, the index unchanged). New documents go to
-// new segment files, then the manifest naming them replaces the old one
-// (temp file, fsync, rename); a crash at any point leaves the old index or
-// the new one. An update whose ctx is done while it reads the sources keeps
-// the sources it finished (resume.go), and of a file it was inside, the
+// new segment files, then a journal record naming them is appended, or a
+// manifest naming them replaces the old one (temp file, fsync, rename); a
+// crash at any point leaves the old index or the new one. An update whose
+// ctx is done while it reads the sources keeps the sources it finished
+// (resume.go), and of a file it was inside, the
 // pieces of complete lines it added (recorded as if the file ended after
 // them), and returns ctx's error: the next update goes on from there,
 // reading the rest of that file as appended lines. An index found damaged is a *CorruptError (Reset, then
@@ -60,14 +62,18 @@ type Stamps struct {
 	clean *manifest
 	// What Backlog worked out of the sources (of: the slice it was given)
 	// against manifest man: the sources without duplicates (order), their
-	// ids, and each one's record in man (-1: none of its kind). An update
-	// of the same sources against the same manifest takes them as they
-	// are.
+	// ids, where each one's record of its id is in man (at: -1 none; of
+	// any kind; kept: how many are), and the sources (by position in
+	// order) whose stamp is not the one indexed, or that it has no stamp
+	// of (read). An update of the same sources against the same manifest
+	// takes them as they are, and reads those only.
 	of    sourcesRef
 	man   *manifest
 	order []int
 	ids   []string
-	recs  []int32
+	at    []int32
+	kept  int
+	read  []int
 }
 
 // sourcesRef names a slice of sources: its first element and length.
@@ -154,48 +160,34 @@ func (ix *Index) UpdateStamped(ctx context.Context, srcs []search.Source, st Sta
 	ix.stamps.Clear() // a store's stamp is taken once per update
 	ix.evStamps.Clear()
 	u.next = manifest{nextSrc: ix.man.nextSrc, segs: slices.Clone(ix.man.segs)}
-	var order []int
-	var ids []string
-	var olds []*srcRec
+	var read []int
 	if same {
 		// Backlog's work on these sources, against this manifest
-		order, ids = st.order, st.ids
-		olds = make([]*srcRec, len(order))
-		for k, j := range st.recs {
-			if j >= 0 {
-				olds[k] = &ix.man.srcs[j]
-			}
-		}
+		u.plan = &sourcePlan{order: st.order, ids: st.ids, man: st.man, at: st.at, kept: st.kept}
+		read = st.read
 	} else {
-		order, ids = uniqueSourceIDs(srcs)
-		olds = make([]*srcRec, len(order))
-		for k, id := range ids {
-			if i, ok := u.old.find(id); ok && u.old.srcs[i].kind == kindOf(&srcs[order[k]]) {
-				olds[k] = &u.old.srcs[i]
+		u.plan = ix.sourcesOf(srcs)
+		read = make([]int, 0, 64)
+		for k := range u.plan.order {
+			if !st.unchanged(&srcs[u.plan.order[k]], u.oldOf(srcs, k)) {
+				read = append(read, k)
 			}
 		}
 	}
-	if err := u.sources(ctx, srcs, order, ids, olds, &st); err != nil {
-		return u.interrupted(ctx, err, ids)
+	if err := u.sources(ctx, srcs, read); err != nil {
+		return u.interrupted(ctx, err)
 	}
-	// The records no source listed has: removed. A record is some
-	// source's only if that source's id is its id (ids are unique).
-	kept := 0
-	for k := range olds {
-		if olds[k] != nil {
-			kept++
-		} else if _, ok := u.old.find(ids[k]); ok {
-			kept++ // of another kind: replaced, not removed
-		}
-	}
-	u.st.Removed += len(ix.man.srcs) - kept
+	// The records no source listed has, and those of sources gone or
+	// unreadable: removed.
+	u.removed = append(append(u.unlisted(), u.gone...), u.failed...)
+	u.st.Removed += len(ix.man.srcs) - u.plan.kept
 	if err := u.flush(); err != nil {
 		u.abort()
 		return Stats{}, err
 	}
-	slices.SortFunc(u.next.srcs, func(a, b srcRec) int { return strings.Compare(a.id, b.id) })
 	u.next.nextSeg = u.cur
 	if len(u.next.segs) > ix.maxSegs {
+		u.materialize()
 		if err := u.merge(); err != nil {
 			u.abort()
 			return Stats{}, err
@@ -230,17 +222,68 @@ func (ix *Index) UpdateStamped(ctx context.Context, srcs []search.Source, st Sta
 	}
 	ix.man = &u.next
 	ix.gen++
-	if u.full {
+	if (u.inPlace || u.samePlaces) && ix.known.man == u.old {
+		// its records where they were: the sources' places in it hold
+		ix.known.man = ix.man
+	}
+	if u.full || u.st.Merged {
 		ix.gc()
 	}
 	return u.st, nil
 }
 
+// oldOf is the record of the source at position k of the update's plan
+// in the manifest it updates (nil: none of its kind).
+func (u *updater) oldOf(srcs []search.Source, k int) *srcRec {
+	j := u.plan.at[k]
+	if j < 0 || u.old.srcs[j].kind != kindOf(&srcs[u.plan.order[k]]) {
+		return nil
+	}
+	return &u.old.srcs[j]
+}
+
+// unlisted is the ids of the records of the old manifest that no source
+// of the update's names: nothing to look for when each is named.
+func (u *updater) unlisted() []string {
+	if u.plan.kept == len(u.old.srcs) {
+		return nil
+	}
+	listed := make([]bool, len(u.old.srcs))
+	for _, j := range u.plan.at {
+		if j >= 0 {
+			listed[j] = true
+		}
+	}
+	var out []string
+	for i := range u.old.srcs {
+		if !listed[i] {
+			out = append(out, u.old.srcs[i].id)
+		}
+	}
+	return out
+}
+
+// materialize makes u.next's records: the old manifest's with the
+// records read put in and those removed taken out (a new slice).
+func (u *updater) materialize() {
+	if u.next.srcs != nil {
+		return
+	}
+	u.next.srcs = withChanges(u.old.srcs, slices.Clone(u.changed), slices.Clone(u.removed))
+	u.samePlaces = len(u.next.srcs) == len(u.old.srcs) && len(u.removed) == 0
+}
+
 // commit makes u.next the index on disk: nothing when nothing changed; a
-// journal record of what changed after a catch-up; a new manifest (of the
-// next generation, its journal empty) after a merge, for a new index, or
-// when the journal has grown past a quarter of the manifest. It records
-// the files' new stamps in ix.
+// journal record of what changed after a catch-up or a merge of the
+// segments of the catch-ups since the last; a new manifest (of the next
+// generation, its journal empty) for a new index, or when the record
+// would take the journal past a quarter of the manifest (a merge of
+// every segment: every source's record moved). It records the files' new
+// stamps in ix. A record written, u.next's records are the old
+// manifest's edited in place when sources were only changed (the old
+// manifest is not used again): a catch-up after one appended line
+// writes, copies and compares the records of what changed, not of every
+// source.
 func (u *updater) commit() error {
 	ix := u.ix
 	if err := u.syncSegs(); err != nil {
@@ -251,32 +294,41 @@ func (u *updater) commit() error {
 	for u.next.uid == 0 { // a new index
 		u.next.uid = rand.Uint64()
 	}
-	// What changed: both lists are sorted by id.
+	// What changed: the records read (and of a merge, those it moved)
+	// that differ from the old, and the ids removed.
 	var changed []srcRec
-	var removed []string
-	i, j := 0, 0
-	for i < len(old.srcs) || j < len(u.next.srcs) {
-		switch {
-		case j == len(u.next.srcs) || (i < len(old.srcs) && old.srcs[i].id < u.next.srcs[j].id):
-			removed = append(removed, old.srcs[i].id)
-			i++
-		case i == len(old.srcs) || u.next.srcs[j].id < old.srcs[i].id:
-			changed = append(changed, u.next.srcs[j])
-			j++
-		default:
-			if !sameRec(&old.srcs[i], &u.next.srcs[j]) {
-				changed = append(changed, u.next.srcs[j])
-			}
-			i++
-			j++
+	add := func(r *srcRec) {
+		if i, ok := old.find(r.id); !ok || !sameRec(&old.srcs[i], r) {
+			changed = append(changed, *r)
 		}
 	}
+	if u.next.srcs != nil {
+		at := make([]int, 0, len(u.changed)+len(u.moved))
+		for i := range u.changed {
+			if j, ok := u.next.find(u.changed[i].id); ok {
+				at = append(at, j)
+			}
+		}
+		at = append(at, u.moved...)
+		slices.Sort(at)
+		for _, j := range slices.Compact(at) {
+			add(&u.next.srcs[j])
+		}
+	} else {
+		for i := range u.changed {
+			add(&u.changed[i])
+		}
+	}
+	removed := u.removed
 	if len(changed) == 0 && len(removed) == 0 && slices.Equal(old.segs, u.next.segs) &&
 		old.nextSrc == u.next.nextSrc && old.nextSeg == u.next.nextSeg && !ix.at.Equal(fsutil.Stamp{}) {
+		if u.next.srcs == nil {
+			u.next.srcs, u.next.pos = old.srcs, old.pos
+		}
 		return nil
 	}
 	var body []byte
-	if !u.st.Merged && !ix.at.Equal(fsutil.Stamp{}) {
+	if !ix.at.Equal(fsutil.Stamp{}) {
 		body = u.next.appendBody(nil, changed, removed, true)
 	}
 	if body != nil && ix.jEnd+int64(len(body)) <= max(64<<10, ix.at.Size/4) {
@@ -286,12 +338,29 @@ func (u *updater) commit() error {
 		}
 		// Written: from here on an error only sends the next reader to
 		// the files (never removes the segments they name).
+		if testHookJournaled != nil {
+			testHookJournaled()
+		}
 		fi, err := os.Stat(filepath.Join(ix.dir, "journal"))
 		ix.jEnd, ix.jat, u.reload = end, fsutil.StampOf(fi), err != nil
+		if u.next.srcs == nil && u.keepOld {
+			u.next.srcs = withChanges(old.srcs, changed, removed)
+		} else if u.next.srcs == nil {
+			u.next.srcs = editSrcs(old.srcs, changed, removed)
+			if len(u.next.srcs) > 0 && len(old.srcs) > 0 && &u.next.srcs[0] == &old.srcs[0] {
+				// edited in place: the old manifest is not this one's
+				// records any more (nothing reads it again)
+				u.inPlace = true
+				u.next.pos = old.pos
+				u.next.keepPos(changed)
+				old.srcs, old.pos = nil, nil
+			}
+		}
 		return nil
 	}
 	u.full = true
 	u.next.gen = old.gen + 1
+	u.materialize()
 	path := filepath.Join(ix.dir, "manifest")
 	if err := fsutil.WriteFileAtomic(path, u.next.encode(), 0o600); err != nil {
 		return err
@@ -347,6 +416,11 @@ func parseSegName(n string, id *uint32) (string, bool) {
 // each segment an update writes, before the manifest names it.
 var testHookSegWritten func()
 
+// testHookJournaled, when set (by the crash test's child), runs after an
+// update's journal record is written, before the segments it merged away
+// are removed.
+var testHookJournaled func()
+
 // testHookEventsRead, when set, is told each store session whose events
 // an update reads.
 var testHookEventsRead func(sessionID string)
@@ -365,6 +439,25 @@ type updater struct {
 	st       Stats
 	full     bool // a new manifest was written (not a journal record)
 	reload   bool // written, but its stamp not taken: the next load reads the files
+	inPlace  bool // u.next's records are the old manifest's, edited in place
+	// samePlaces: u.next's records, made anew, are where the old
+	// manifest's of the same ids are
+	samePlaces bool
+	// keepOld: the old manifest's records may still be read (by the
+	// readers of an interrupted update, which are not waited for): they
+	// are not edited in place
+	keepOld bool
+	// plan: the sources and where their records are in old. changed: the
+	// records of the sources read (in the order read); gone and failed:
+	// the ids of sources read that are gone or could not be read, whose
+	// records are removed; removed: every id removed. next.srcs is nil
+	// until it is needed whole (a merge, a new manifest: materialize) or
+	// the commit makes it; moved: the records of next.srcs a merge moved.
+	plan         *sourcePlan
+	changed      []srcRec
+	gone, failed []string
+	removed      []string
+	moved        []int
 }
 
 // abort removes the segment files this update wrote.
@@ -401,7 +494,20 @@ func (u *updater) writeSeg(id uint32, write func(w io.Writer) error, sync bool) 
 		return err
 	}
 	defer os.Remove(tmp.Name())
-	if err := write(tmp); err != nil {
+	// The segment writer's buffer of 1 MiB, kept by the index between
+	// segments (a catch-up writes one of a few KiB; the lock is held):
+	// it takes a bufio.Writer that large as it is.
+	if u.ix.segBuf == nil {
+		u.ix.segBuf = bufio.NewWriterSize(nil, 1<<20)
+	}
+	bw := u.ix.segBuf
+	bw.Reset(tmp)
+	err = write(bw)
+	if err == nil {
+		err = bw.Flush()
+	}
+	bw.Reset(nil)
+	if err != nil {
 		tmp.Close()
 		return err
 	}
@@ -484,22 +590,18 @@ type readResult struct {
 	err      error
 }
 
-// sources reads the sources (srcs[order[k]], named ids[k]) on every core,
-// and adds what they read to the index in their order, so that segments
-// and source numbers come out as one reader would make them.
-func (u *updater) sources(ctx context.Context, srcs []search.Source, order []int, ids []string, olds []*srcRec, st *Stamps) error {
-	// read: the sources to read (by k), those the stamps given do not
-	// show unchanged.
-	read := make([]int, 0, len(order))
-	for k := range order {
-		if !st.unchanged(&srcs[order[k]], olds[k]) {
-			read = append(read, k)
-		}
-	}
+// sources reads the sources at the positions read of the update's plan
+// (srcs[order[k]], named ids[k], k in read, ascending) on every core, and
+// adds what they read to the index in their order, so that segments and
+// source numbers come out as one reader would make them; the others are
+// unchanged by the stamps given, and keep their records.
+func (u *updater) sources(ctx context.Context, srcs []search.Source, read []int) error {
+	order, ids := u.plan.order, u.plan.ids
+	u.st.Unchanged += len(order) - len(read)
 	workers := max(1, min(runtime.GOMAXPROCS(0), len(read)))
-	results := make([]chan readResult, len(order)) // nil: unchanged
-	for _, k := range read {
-		results[k] = make(chan readResult, 1)
+	results := make([]chan readResult, len(read)) // by position in read
+	for n := range results {
+		results[n] = make(chan readResult, 1)
 	}
 	window := make(chan struct{}, 2*workers+2) // sources read ahead of the adding
 	done := make(chan struct{})
@@ -518,7 +620,7 @@ func (u *updater) sources(ctx context.Context, srcs []search.Source, order []int
 					return
 				}
 				k := read[n]
-				ch := results[k]
+				ch := results[n]
 				send := func(res readResult) bool {
 					select {
 					case ch <- res:
@@ -531,21 +633,24 @@ func (u *updater) sources(ctx context.Context, srcs []search.Source, order []int
 					send(readResult{err: err})
 					continue
 				}
-				send(u.ix.read(&srcs[order[k]], olds[k], send))
+				send(u.ix.read(&srcs[order[k]], u.oldOf(srcs, k), send))
 			}
 		}()
 	}
 	prog := newProgress(ctx, srcs, order)
-	for k := range order {
-		ch := results[k]
-		if ch == nil {
-			// unchanged by the stamps given
-			if _, err := u.add(ids[k], kindOf(&srcs[order[k]]), olds[k], readResult{unchanged: true}, nil); err != nil {
-				return err
+	prev := 0 // the sources before it are in the index being built
+	skip := func(to int) {
+		if prog != nil {
+			for ; prev < to; prev++ {
+				prog.done(prev) // unchanged by the stamps given
 			}
-			prog.done(k)
-			continue
 		}
+		prev = to
+	}
+	for n, k := range read {
+		skip(k)
+		ch := results[n]
+		old := u.oldOf(srcs, k)
 		// part: the source's record after the pieces added so far.
 		var part *srcRec
 		for {
@@ -561,7 +666,7 @@ func (u *updater) sources(ctx context.Context, srcs []search.Source, order []int
 				return err
 			}
 			var err error
-			if part, err = u.add(ids[k], kindOf(&srcs[order[k]]), olds[k], res, part); err != nil {
+			if part, err = u.add(ids[k], kindOf(&srcs[order[k]]), old, res, part); err != nil {
 				return err
 			}
 			res.recycle()
@@ -571,7 +676,9 @@ func (u *updater) sources(ctx context.Context, srcs []search.Source, order []int
 		}
 		<-window
 		prog.done(k)
+		prev = k + 1
 	}
+	skip(len(order))
 	return nil
 }
 
@@ -579,7 +686,7 @@ func (u *updater) sources(ctx context.Context, srcs []search.Source, order []int
 // of its pieces: as if the file ended after them.
 func (u *updater) keepPart(part *srcRec) {
 	if part != nil {
-		u.next.srcs = append(u.next.srcs, *part)
+		u.changed = append(u.changed, *part)
 	}
 }
 
@@ -589,14 +696,20 @@ func (u *updater) keepPart(part *srcRec) {
 // (nil once the source is done: its record is in u.next).
 func (u *updater) add(id string, kind uint8, old *srcRec, res readResult, part *srcRec) (*srcRec, error) {
 	if res.err != nil {
-		if !errors.Is(res.err, fs.ErrNotExist) { // gone: removed
+		// its record (of any kind) is removed
+		_, held := u.old.find(id)
+		if !errors.Is(res.err, fs.ErrNotExist) {
 			u.st.Unreadable = append(u.st.Unreadable, sourceName(id)+": "+res.err.Error())
 			u.st.Failed = append(u.st.Failed, id)
+			if held {
+				u.failed = append(u.failed, id)
+			}
+		} else if held {
+			u.gone = append(u.gone, id)
 		}
 		return nil, nil
 	}
 	if res.unchanged {
-		u.next.srcs = append(u.next.srcs, *old)
 		u.st.Unchanged++
 		return nil, nil
 	}
@@ -658,7 +771,7 @@ func (u *updater) addDocs(rec *srcRec, res readResult) (*srcRec, error) {
 	if res.more {
 		return rec, nil
 	}
-	u.next.srcs = append(u.next.srcs, *rec)
+	u.changed = append(u.changed, *rec)
 	return nil, nil
 }
 

@@ -1,0 +1,5 @@
+//go:build !race
+
+package searchindex
+
+const raceBuild = false
