@@ -277,14 +277,7 @@ func TestWritersInParallel(t *testing.T) {
 // ErrBusy at the caller's deadline, changing nothing.
 func TestReadersDoNotWait(t *testing.T) {
 	srcs := bigWorld(t, t.TempDir(), 2, 20, 5)
-	ix, err := Open(t.TempDir(), "state")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ix.Close()
-	if _, err := ix.Update(context.Background(), srcs); err != nil {
-		t.Fatal(err)
-	}
+	ix := builtIndex(t, t.TempDir(), srcs)
 	held := flock.New(filepath.Join(ix.Dir(), "lock"))
 	if err := held.Lock(); err != nil {
 		t.Fatal(err)
@@ -311,14 +304,7 @@ func TestReadOnlyCache(t *testing.T) {
 		t.Skip("root writes read-only directories; the disk-full child of TestCrashAndDiskFull covers the write errors")
 	}
 	srcs := bigWorld(t, t.TempDir(), 2, 20, 6)
-	ix, err := Open(t.TempDir(), "state")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ix.Close()
-	if _, err := ix.Update(context.Background(), srcs); err != nil {
-		t.Fatal(err)
-	}
+	ix := builtIndex(t, t.TempDir(), srcs)
 	os.Chmod(ix.Dir(), 0o500)
 	defer os.Chmod(ix.Dir(), 0o700)
 	appendFile(t, srcs[0].Path, lines(rand.New(rand.NewPCG(1, 1)), 3))
@@ -547,14 +533,7 @@ func TestOversizeLineScanned(t *testing.T) {
 	writeFile(t, srcs[1].Path, short)
 	writeFile(t, srcs[2].Path, short+long)
 	writeFile(t, srcs[3].Path, short)
-	ix, err := Open(t.TempDir(), "state")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ix.Close()
-	if _, err := ix.Update(context.Background(), srcs); err != nil {
-		t.Fatal(err)
-	}
+	ix := builtIndex(t, t.TempDir(), srcs)
 	appendFile(t, srcs[1].Path, long+"\n"+short)
 	if st, err := ix.Update(context.Background(), srcs); err != nil || st.Appended != 1 {
 		t.Fatalf("%v %v", st, err)
@@ -654,14 +633,7 @@ func TestQueryChecksOnlyWhatItReads(t *testing.T) {
 	writeFile(t, rare, `{"type":"message","id":"r1","timestamp":"2026-11-22T10:00:00.000Z","message":{"role":"user","content":"say zqxrarezqx now"}}`+"\n")
 	srcs = append(srcs, search.Source{Path: rare})
 	cache := t.TempDir()
-	ix, err := Open(cache, "state")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ix.Close()
-	if _, err := ix.Update(context.Background(), srcs); err != nil {
-		t.Fatal(err)
-	}
+	ix := builtIndex(t, cache, srcs)
 	q := search.Query{Pattern: "zqxrarezqx"}
 	want, _ := indexHits(t, ix, srcs, q, Filter{}, nil)
 	if len(want) != 1 {
@@ -698,4 +670,19 @@ func TestQueryChecksOnlyWhatItReads(t *testing.T) {
 	if bad := chunksThatFail(t, fresh, f); !slices.Equal(bad, []int{k}) {
 		t.Errorf("chunks %v fail, want [%d]", bad, k)
 	}
+}
+
+// builtIndex is an index of state in cache, brought up to date over srcs,
+// closed when the test ends.
+func builtIndex(t *testing.T, cache string, srcs []search.Source) *Index {
+	t.Helper()
+	ix, err := Open(cache, "state")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ix.Close() })
+	if _, err := ix.Update(context.Background(), srcs); err != nil {
+		t.Fatal(err)
+	}
+	return ix
 }

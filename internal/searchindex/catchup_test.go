@@ -123,14 +123,7 @@ func TestPlanOfMakesNoIDOfAnIndexedSource(t *testing.T) {
 		srcs[i].Path = filepath.Join(state, fmt.Sprintf("s%03d-transcript-of-a-session.jsonl", (i*37)%len(srcs)))
 		writeFile(t, srcs[i].Path, lines(r, 1))
 	}
-	ix, err := Open(t.TempDir(), "state")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ix.Close()
-	if _, err := ix.Update(context.Background(), srcs); err != nil {
-		t.Fatal(err)
-	}
+	ix := builtIndex(t, t.TempDir(), srcs)
 	srcs = append(srcs, srcs[7]) // a duplicate, passed over
 	var p sourcePlan
 	allocs := testing.AllocsPerRun(5, func() { p = ix.planOf(srcs) })

@@ -22,14 +22,7 @@ func TestInspectAndRemove(t *testing.T) {
 	if sts, err := Inspect(cache, "state", srcs); err != nil || len(sts) != 0 {
 		t.Fatalf("no index yet: %+v %v", sts, err)
 	}
-	ix, err := Open(cache, "state")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ix.Close()
-	if _, err := ix.Update(context.Background(), srcs); err != nil {
-		t.Fatal(err)
-	}
+	ix := builtIndex(t, cache, srcs)
 	mx, err := OpenMasked(cache, "state", "k", sanitize.NewRedactor(nil, nil))
 	if err != nil {
 		t.Fatal(err)

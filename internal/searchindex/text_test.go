@@ -25,14 +25,7 @@ func TestTextsOfAnOlderIndex(t *testing.T) {
 	}
 	writeFile(t, p, line("m1", "deploy the zqxone")+line("m2", "deploy again"))
 	srcs := []search.Source{{Path: p}}
-	ix, err := Open(t.TempDir(), "state")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ix.Close()
-	if _, err := ix.Update(context.Background(), srcs); err != nil {
-		t.Fatal(err)
-	}
+	ix := builtIndex(t, t.TempDir(), srcs)
 	res, err := ix.Candidates(search.Query{Pattern: "deploy"}, Filter{})
 	if err != nil {
 		t.Fatal(err)
@@ -73,14 +66,7 @@ func TestTextsOfALongMessage(t *testing.T) {
 	writeFile(t, p, `{"type":"message","id":"m1","timestamp":"2026-11-22T10:00:00.000Z","message":{"role":"user","content":"zqxlong before"}}`+"\n"+
 		call+`{"type":"message","id":"m3","timestamp":"2026-11-22T10:00:02.000Z","message":{"role":"user","content":"zqxlong after"}}`+"\n")
 	srcs := []search.Source{{Path: p}}
-	ix, err := Open(t.TempDir(), "state")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ix.Close()
-	if _, err := ix.Update(context.Background(), srcs); err != nil {
-		t.Fatal(err)
-	}
+	ix := builtIndex(t, t.TempDir(), srcs)
 	res, err := ix.Candidates(search.Query{Pattern: "zqxlong"}, Filter{})
 	if err != nil {
 		t.Fatal(err)

@@ -37,21 +37,7 @@ func BenchmarkLoadStore10k(b *testing.B) {
 // whose files are all in the store dir (what `sessions list --limit 10000`
 // does for its rows), with a fresh resolver each time (one process).
 func BenchmarkTranscripts10k(b *testing.B) {
-	dir := filepath.Join(b.TempDir(), "agents", "main", "sessions")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		b.Fatal(err)
-	}
-	entries := make([]store.Entry, 10_000)
-	for i := range entries {
-		id := fmt.Sprintf("cd613e30-d8f1-4adf-91b7-%012d", i)
-		entries[i].Key = "agent:main:s" + id
-		entries[i].SessionID = id
-		if err := os.WriteFile(filepath.Join(dir, id+".jsonl"), nil, 0o644); err != nil {
-			b.Fatal(err)
-		}
-	}
-	st := store.Restore(filepath.Join(dir, "sessions.json"), entries, 0, false, false)
-	state := filepath.Dir(filepath.Dir(filepath.Dir(dir)))
+	st, entries, dir, state := transcriptsState(b, 10_000, "cd613e30-d8f1-4adf-91b7-")
 	b.ReportAllocs()
 	for b.Loop() {
 		r := store.NewResolver(state)
@@ -68,21 +54,7 @@ func BenchmarkTranscripts10k(b *testing.B) {
 // up one lstat each, or from one listing of the directory when the
 // caller says how many it will look up (Resolver.ExpectIn).
 func BenchmarkTranscripts200(b *testing.B) {
-	dir := filepath.Join(b.TempDir(), "agents", "main", "sessions")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		b.Fatal(err)
-	}
-	entries := make([]store.Entry, 200)
-	for i := range entries {
-		id := fmt.Sprintf("5ea4c400-0000-4000-8000-%012d", i)
-		entries[i].Key = "agent:main:s" + id
-		entries[i].SessionID = id
-		if err := os.WriteFile(filepath.Join(dir, id+".jsonl"), nil, 0o644); err != nil {
-			b.Fatal(err)
-		}
-	}
-	st := store.Restore(filepath.Join(dir, "sessions.json"), entries, 0, false, false)
-	state := filepath.Dir(filepath.Dir(filepath.Dir(dir)))
+	st, entries, dir, state := transcriptsState(b, 200, "5ea4c400-0000-4000-8000-")
 	for _, expect := range []bool{false, true} {
 		name := "lstat"
 		if expect {
@@ -103,4 +75,27 @@ func BenchmarkTranscripts200(b *testing.B) {
 			}
 		})
 	}
+}
+
+// transcriptsState is a state dir whose main agent's store holds n
+// sessions (ids prefix and a 12-digit number), each with an empty
+// transcript in the store's dir: the store, its entries, the dir and the
+// state dir.
+func transcriptsState(b *testing.B, n int, prefix string) (*store.Store, []store.Entry, string, string) {
+	b.Helper()
+	dir := filepath.Join(b.TempDir(), "agents", "main", "sessions")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		b.Fatal(err)
+	}
+	entries := make([]store.Entry, n)
+	for i := range entries {
+		id := fmt.Sprintf("%s%012d", prefix, i)
+		entries[i].Key = "agent:main:s" + id
+		entries[i].SessionID = id
+		if err := os.WriteFile(filepath.Join(dir, id+".jsonl"), nil, 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	st := store.Restore(filepath.Join(dir, "sessions.json"), entries, 0, false, false)
+	return st, entries, dir, filepath.Dir(filepath.Dir(filepath.Dir(dir)))
 }
