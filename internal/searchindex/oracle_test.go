@@ -485,3 +485,18 @@ func TestIndexOracle(t *testing.T) {
 		}
 	}
 }
+
+// builtIndex is an index of state in cache, brought up to date over srcs,
+// closed when the test ends.
+func builtIndex(t *testing.T, cache string, srcs []search.Source) *Index {
+	t.Helper()
+	ix, err := Open(cache, "state")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ix.Close() })
+	if _, err := ix.Update(context.Background(), srcs); err != nil {
+		t.Fatal(err)
+	}
+	return ix
+}
