@@ -2,6 +2,7 @@ package searchindex
 
 import (
 	"bytes"
+	"encoding/binary"
 	"slices"
 	"testing"
 
@@ -48,9 +49,9 @@ func TestRareWordSkipsCommonLists(t *testing.T) {
 	}
 	// the bytes of the list of "are": none of its whole chunks checked
 	e, _ := s.entry(are)
-	off := s.postAt + int(leUint64(e[3:]))
+	off := s.postAt + int(binary.LittleEndian.Uint64(e[3:]))
 	next, _ := s.entry(are + 1)
-	end := s.postAt + int(leUint64(next[3:]))
+	end := s.postAt + int(binary.LittleEndian.Uint64(next[3:]))
 	if end-off < 2*chunkSize {
 		t.Fatalf("the list of \"are\" is %d bytes: too short for the test", end-off)
 	}
@@ -63,12 +64,4 @@ func TestRareWordSkipsCommonLists(t *testing.T) {
 
 func triOf(s string) trigram {
 	return trigram(s[0])<<16 | trigram(s[1])<<8 | trigram(s[2])
-}
-
-func leUint64(b []byte) uint64 {
-	var v uint64
-	for i := 7; i >= 0; i-- {
-		v = v<<8 | uint64(b[i])
-	}
-	return v
 }
