@@ -32,7 +32,7 @@ func TestRareWordSkipsCommonLists(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	are, err := s.find(triOf("ARE"))
+	are, err := s.find(entryTri([]byte("ARE")))
 	if err != nil || are < 0 {
 		t.Fatalf("no trigram \"are\": %d %v", are, err)
 	}
@@ -60,8 +60,4 @@ func TestRareWordSkipsCommonLists(t *testing.T) {
 			t.Fatalf("chunk %d of the list of \"are\" was read", k)
 		}
 	}
-}
-
-func triOf(s string) trigram {
-	return trigram(s[0])<<16 | trigram(s[1])<<8 | trigram(s[2])
 }
