@@ -188,7 +188,7 @@ func (s *events) start() error {
 	if before <= 0 {
 		before = math.MaxInt64
 	}
-	rows, err := s.tx.Query(`SELECT seq, event_json, event_zstd, event_utf8_bytes FROM transcript_events
+	rows, err := s.db.query(s.tx, `SELECT seq, event_json, event_zstd, event_utf8_bytes FROM transcript_events
 		WHERE session_id = ? AND seq >= ? AND seq < ? ORDER BY seq `+order, s.sessionID, s.from, before)
 	if err != nil {
 		return err

@@ -212,7 +212,7 @@ func (db *DB) FTSCurrent() (map[string]bool, error) {
 func (db *DB) FTSRows(sessionID string, reset func(), fn func(FTSRow)) error {
 	return db.read("read the transcript index of "+sessionID, func(tx *sql.Tx) error {
 		reset()
-		rows, err := tx.Query(`SELECT coalesce(r.message_id, f.message_id, ''), coalesce(f.role, ''), f.timestamp, coalesce(f.text, ''), coalesce(i.seq, -1)
+		rows, err := db.query(tx, `SELECT coalesce(r.message_id, f.message_id, ''), coalesce(f.role, ''), f.timestamp, coalesce(f.text, ''), coalesce(i.seq, -1)
 			FROM session_transcript_fts_rows r
 			JOIN session_transcript_fts f ON f.rowid = r.id
 			LEFT JOIN transcript_event_identities i ON i.session_id = r.session_id AND i.event_id = r.message_id

@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
@@ -85,6 +86,16 @@ type DB struct {
 	direct *directTable
 	// directReads counts the Store reads the direct path did (tests).
 	directReads int
+
+	// stmts: the statements of the reads that run once per session
+	// (thousands in one search or index build), prepared on conn once:
+	// SQLite's parse of the query was most of such a read. A query asked
+	// for inside a transaction (query) is prepared before the next one
+	// begins (want), as a statement cannot be prepared on the only
+	// connection while a transaction holds it; nil: it could not be, and
+	// runs as a plain query.
+	stmts map[string]*sql.Stmt
+	want  []string
 }
 
 // openMode is how the file is opened.
@@ -162,9 +173,51 @@ func (db *DB) Close() error {
 	if db.conn == nil {
 		return nil
 	}
+	db.closeStmts()
 	err := db.conn.Close()
 	db.conn = nil
 	return err
+}
+
+// closeStmts closes the statements prepared on conn (mu held), before conn
+// is closed or replaced.
+func (db *DB) closeStmts() {
+	for _, st := range db.stmts {
+		if st != nil {
+			st.Close()
+		}
+	}
+	db.stmts, db.want = nil, nil
+}
+
+// query runs q in tx (mu held, inside read) with its prepared statement
+// once there is one; the first time, as a plain query, and q is prepared
+// before the next read's transaction.
+func (db *DB) query(tx *sql.Tx, q string, args ...any) (*sql.Rows, error) {
+	st, ok := db.stmts[q]
+	switch {
+	case st != nil:
+		return tx.Stmt(st).Query(args...)
+	case !ok && !slices.Contains(db.want, q):
+		db.want = append(db.want, q)
+	}
+	return tx.Query(q, args...)
+}
+
+// prepare prepares the statements query asked for (mu held, no
+// transaction open).
+func (db *DB) prepare() {
+	for _, q := range db.want {
+		st, err := db.conn.Prepare(q)
+		if err != nil {
+			st = nil // the query says why itself, each time it runs
+		}
+		if db.stmts == nil {
+			db.stmts = map[string]*sql.Stmt{}
+		}
+		db.stmts[q] = st
+	}
+	db.want = db.want[:0]
 }
 
 // sqliteMagic starts every SQLite 3 database file.
@@ -173,6 +226,7 @@ const sqliteMagic = "SQLite format 3\x00"
 // open (re)opens the connection, choosing the mode from the files on disk.
 func (db *DB) open() error {
 	if db.conn != nil {
+		db.closeStmts()
 		db.conn.Close()
 		db.conn = nil
 	}
@@ -300,6 +354,7 @@ func (db *DB) walWritten() bool {
 // reopenAs reopens the connection in a given mode.
 func (db *DB) reopenAs(m openMode) error {
 	if db.conn != nil {
+		db.closeStmts()
 		db.conn.Close()
 	}
 	db.mode = m
@@ -317,6 +372,9 @@ func (db *DB) reopenAs(m openMode) error {
 
 func (db *DB) readOnce(what string, fn func(tx *sql.Tx) error) error {
 	ctx := context.Background()
+	if len(db.want) > 0 {
+		db.prepare()
+	}
 	tx, err := db.conn.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
 		return db.mapErr(err, what)
