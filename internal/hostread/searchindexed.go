@@ -250,41 +250,16 @@ func answerIndexed(ix *searchindex.Index, q *SearchQuery, srcs, all []srch.Sourc
 	}
 	// The sources the index covers: all but those it could not read. A
 	// search of everything reads all itself (one slice): every source of
-	// it is covered. Each source is looked up by its SourceID's bytes,
-	// made in one buffer (no string per source: 10,000 of them were most
-	// of a rare query's time).
+	// it is covered, and the index, brought up to date over that very
+	// slice, knows where the few with candidates are (a SourceID made and
+	// looked up for each of 10,000 sources was half of a rare query).
 	whole := len(srcs) == len(all) && (len(srcs) == 0 || &srcs[0] == &all[0])
-	var buf []byte
-	var indexed map[string]bool
-	if !whole {
-		indexed = make(map[string]bool, len(all))
-		for i := range all {
-			buf = searchindex.AppendSourceID(buf[:0], &all[i])
-			indexed[string(buf)] = true
-		}
-	}
-	failedID := make(map[string]bool, len(failed))
-	for _, id := range failed {
-		failedID[id] = true
-	}
-	// The sources read from the index's candidates, and those scanned: a
-	// session OpenClaw's own index answers (its rows, "index"), one the
-	// index could not read (the scan says why), one holding lines the scan
-	// warns about or longer than this search reads (cands.Scan: the scan's
-	// hits and warnings for it).
-	want := map[int][]searchindex.Candidate{}
+	var want map[int][]searchindex.Candidate
 	var scan []int
-	for i := range srcs {
-		src := &srcs[i]
-		buf = searchindex.AppendSourceID(buf[:0], src)
-		covered := (whole || indexed[string(buf)]) && (len(failedID) == 0 || !failedID[string(buf)])
-		if (src.Index && !o.IncludeTools) || !covered || (len(cands.Scan) > 0 && cands.Scan[string(buf)]) {
-			scan = append(scan, i)
-			continue
-		}
-		if cs := cands.Sources[string(buf)]; len(cs) > 0 {
-			want[i] = cs
-		}
+	if pos, ok := ix.Positions(all); ok && whole {
+		want, scan = placeByPosition(srcs, o, cands, failed, pos)
+	} else {
+		want, scan = placeByID(srcs, all, whole, o, cands, failed)
 	}
 	// Only the candidates this search verifies get their text decoded
 	// (nothing to drop when every source with candidates is in want).
@@ -300,6 +275,87 @@ func answerIndexed(ix *searchindex.Index, q *SearchQuery, srcs, all []srch.Sourc
 		}
 	}
 	return indexedAnswer(srcs, o, q.Limit, q.Context, want, ix, cands, scan, x)
+}
+
+// The sources read from the index's candidates (want), and those scanned
+// (scan, in increasing order): a session OpenClaw's own index answers (its
+// rows, "index"), one the index could not read (failed: the scan says
+// why), one holding lines the scan warns about or longer than this search
+// reads (cands.Scan: the scan's hits and warnings for it).
+//
+// placeByPosition places them when srcs is the slice the index was last
+// brought up to date over (pos): only the sources named in cands or
+// failed are looked up, by id. placeByID makes each source's SourceID
+// and looks it up (srcs a part of all: one agent, a key, a label).
+func placeByPosition(srcs []srch.Source, o *srch.Options, cands *searchindex.Result, failed []string, pos *searchindex.Positions) (map[int][]searchindex.Candidate, []int) {
+	var scanned map[int]bool
+	if !o.IncludeTools {
+		for i := range srcs {
+			if srcs[i].Index {
+				if scanned == nil {
+					scanned = map[int]bool{}
+				}
+				scanned[i] = true
+			}
+		}
+	}
+	mark := func(i int) {
+		if scanned == nil {
+			scanned = map[int]bool{}
+		}
+		scanned[i] = true
+	}
+	for _, id := range failed {
+		pos.Each(id, mark)
+	}
+	for id := range cands.Scan {
+		pos.Each(id, mark)
+	}
+	want := map[int][]searchindex.Candidate{}
+	for id, cs := range cands.Sources {
+		if len(cs) == 0 {
+			continue
+		}
+		pos.Each(id, func(i int) {
+			if !scanned[i] {
+				want[i] = cs
+			}
+		})
+	}
+	return want, slices.Sorted(maps.Keys(scanned))
+}
+
+func placeByID(srcs, all []srch.Source, whole bool, o *srch.Options, cands *searchindex.Result, failed []string) (map[int][]searchindex.Candidate, []int) {
+	// Each source is looked up by its SourceID's bytes, made in one
+	// buffer (no string per source).
+	var buf []byte
+	var indexed map[string]bool
+	if !whole {
+		indexed = make(map[string]bool, len(all))
+		for i := range all {
+			buf = searchindex.AppendSourceID(buf[:0], &all[i])
+			indexed[string(buf)] = true
+		}
+	}
+	failedID := make(map[string]bool, len(failed))
+	for _, id := range failed {
+		failedID[id] = true
+	}
+	want := map[int][]searchindex.Candidate{}
+	var scan []int
+	for i := range srcs {
+		src := &srcs[i]
+		buf = searchindex.AppendSourceID(buf[:0], src)
+		covered := (whole || indexed[string(buf)]) && (len(failedID) == 0 || !failedID[string(buf)])
+		if (src.Index && !o.IncludeTools) || !covered || (len(cands.Scan) > 0 && cands.Scan[string(buf)]) {
+			scan = append(scan, i)
+			continue
+		}
+		if cs := cands.Sources[string(buf)]; len(cs) > 0 {
+			want[i] = cs
+		}
+	}
+	return want, scan
 }
 
 // catchUp weighs what is left to index of srcs before a search pays for an

@@ -191,7 +191,17 @@ type sourcePlan struct {
 	man   *manifest
 	at    []int32
 	kept  int // the records of man a source names (at >= 0)
+	// dups: the sources left out of order as another's duplicate (two
+	// entries naming one transcript), each with the k of the one kept.
+	dups []dupSource
+	// pos: where each id is, made from order, ids and dups when first
+	// asked for (Index.Positions; mu held).
+	pos *Positions
 }
+
+// dupSource is a source left out as a duplicate: its position, and the
+// index in order and ids of the source of the same id that was kept.
+type dupSource struct{ pos, k int32 }
 
 // sourceKey is what names a source (SourceID's parts), without a string
 // made of them.
@@ -223,6 +233,7 @@ func (ix *Index) sourcesOf(srcs []search.Source) *sourcePlan {
 	for i := 0; same && i < len(srcs); i++ {
 		same = p.keys[i] == keyOf(&srcs[i])
 	}
+	ix.knownOf = sliceOf(srcs)
 	switch {
 	case !same:
 		*p = ix.planOf(srcs)
@@ -249,30 +260,32 @@ func (ix *Index) planOf(srcs []search.Source) sourcePlan {
 	m := ix.man
 	p := sourcePlan{keys: make([]sourceKey, len(srcs)), order: make([]int, 0, len(srcs)),
 		ids: make([]string, 0, len(srcs)), at: make([]int32, 0, len(srcs)), man: m}
-	taken := make([]bool, len(m.srcs)) // the records a source named already
-	var fresh map[string]bool          // the ids of sources without a record
+	taken := make([]int32, len(m.srcs)) // the records a source named already: 1 + its k
+	var fresh map[string]int32          // the ids of sources without a record: their k
 	var buf []byte
 	j := -1
 	for i := range srcs {
 		p.keys[i] = keyOf(&srcs[i])
 		buf = AppendSourceID(buf[:0], &srcs[i])
 		if j = findFrom(m, j+1, buf); j >= 0 {
-			if taken[j] {
+			if k := taken[j]; k > 0 {
+				p.dups = append(p.dups, dupSource{int32(i), k - 1})
 				continue
 			}
-			taken[j] = true
+			taken[j] = int32(len(p.order)) + 1
 			p.order, p.ids, p.at = append(p.order, i), append(p.ids, m.srcs[j].id), append(p.at, int32(j))
 			p.kept++
 			continue
 		}
-		if fresh[string(buf)] {
+		if k, ok := fresh[string(buf)]; ok {
+			p.dups = append(p.dups, dupSource{int32(i), k})
 			continue
 		}
 		if fresh == nil {
-			fresh = map[string]bool{}
+			fresh = map[string]int32{}
 		}
 		id := string(buf)
-		fresh[id] = true
+		fresh[id] = int32(len(p.order))
 		p.order, p.ids, p.at = append(p.order, i), append(p.ids, id), append(p.at, -1)
 	}
 	return p

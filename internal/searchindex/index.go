@@ -59,8 +59,10 @@ type Index struct {
 	// segBuf: the buffer an update writes its segments through.
 	segBuf *bufio.Writer
 	// known: the sources last weighed or updated, and where their
-	// records are (Index.sourcesOf).
-	known sourcePlan
+	// records are (Index.sourcesOf); knownOf: the slice they were last
+	// given as (Index.Positions).
+	known   sourcePlan
+	knownOf sourcesRef
 	// stamps: the stores' stamps of the update under way; evStamps their
 	// sessions' events stamps (*evStamps), asked once per store.
 	stamps, evStamps sync.Map
