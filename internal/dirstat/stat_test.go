@@ -1,6 +1,7 @@
 package dirstat_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -56,5 +57,37 @@ func TestStatNamesIsLstat(t *testing.T) {
 	}
 	if out, err := dirstat.StatNames(filepath.Join(dir, "none"), dirstat.NewNames(nil)); err != nil || len(out) != 0 {
 		t.Errorf("no names: %v %v", out, err)
+	}
+}
+
+// A long batch, shared out among CPUs, still says of each name what
+// os.Lstat says of it, at its own index: distinct sizes, names gone
+// between names there.
+func TestStatNamesLongBatch(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4)) // parts even on one CPU
+	dir := t.TempDir()
+	var names []string
+	for i := range 2100 {
+		n := fmt.Sprintf("s%05d.jsonl", i)
+		names = append(names, n)
+		if i%7 == 3 {
+			continue // gone
+		}
+		if err := os.WriteFile(filepath.Join(dir, n), make([]byte, i), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := dirstat.StatNames(dir, dirstat.NewNames(names))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, n := range names {
+		fi, err := os.Lstat(filepath.Join(dir, n))
+		switch {
+		case err != nil && got[i].OK:
+			t.Fatalf("%s: %+v, lstat: %v", n, got[i], err)
+		case err == nil && (!got[i].OK || got[i].Size != fi.Size() || got[i].MtimeNano != fi.ModTime().UnixNano()):
+			t.Fatalf("%s: %+v, lstat: size %d", n, got[i], fi.Size())
+		}
 	}
 }

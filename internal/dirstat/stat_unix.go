@@ -5,6 +5,8 @@ package dirstat
 import (
 	"io/fs"
 	"os"
+	"runtime"
+	"sync"
 
 	"golang.org/x/sys/unix"
 )
@@ -18,18 +20,45 @@ func statAt(d *os.File, names *Names, out []Stat) bool {
 		return false
 	}
 	cerr := rc.Control(func(fd uintptr) {
-		var st unix.Stat_t
-		for i := range names.list {
-			if fstatat(int(fd), names, i, &st) != nil {
-				continue
-			}
-			out[i] = Stat{OK: true, Mode: typeOf(uint32(st.Mode)), Size: st.Size, //nolint:unconvert // uint16 on some platforms
-				Dev: uint64(st.Dev), Ino: uint64(st.Ino), //nolint:unconvert // int32 on some platforms
-				MtimeNano: int64(st.Mtim.Sec)*1e9 + int64(st.Mtim.Nsec), //nolint:unconvert // int32 on 32-bit platforms
-				CtimeNano: ctimeOf(&st)}
+		// A long batch is shared out among the CPUs, as git's preloaded
+		// index lstats its files: the kernel's path walk is most of a
+		// stat, and the catch-up of a 10,000-session state is mostly
+		// its stats.
+		parts := min(runtime.GOMAXPROCS(0), maxParts, len(names.list)/minPart)
+		if parts <= 1 {
+			statRange(int(fd), names, out, 0, len(names.list))
+			return
 		}
+		var wg sync.WaitGroup
+		per := (len(names.list) + parts - 1) / parts
+		for lo := 0; lo < len(names.list); lo += per {
+			hi := min(lo+per, len(names.list))
+			wg.Go(func() { statRange(int(fd), names, out, lo, hi) })
+		}
+		wg.Wait()
 	})
 	return cerr == nil
+}
+
+// A batch is stat'ed in parts of at least minPart names, at most maxParts
+// at once.
+const (
+	minPart  = 512
+	maxParts = 4
+)
+
+// statRange fills out[lo:hi] with the fstatat of names lo to hi on fd.
+func statRange(fd int, names *Names, out []Stat, lo, hi int) {
+	var st unix.Stat_t
+	for i := lo; i < hi; i++ {
+		if fstatat(fd, names, i, &st) != nil {
+			continue
+		}
+		out[i] = Stat{OK: true, Mode: typeOf(uint32(st.Mode)), Size: st.Size, //nolint:unconvert // uint16 on some platforms
+			Dev: uint64(st.Dev), Ino: uint64(st.Ino), //nolint:unconvert // int32 on some platforms
+			MtimeNano: int64(st.Mtim.Sec)*1e9 + int64(st.Mtim.Nsec), //nolint:unconvert // int32 on 32-bit platforms
+			CtimeNano: ctimeOf(&st)}
+	}
 }
 
 // typeOf is the fs type bits of a stat mode, as os.Lstat reports them.
