@@ -73,7 +73,7 @@ func searchSourcesReusing(s *state.State, q *SearchQuery, label func(string) str
 	}
 	var out []srch.Source
 	var lazy []*lazyOrphans
-	seen := map[string]bool{}
+	var seen map[string]bool // made for the first agent's size
 	labelled := false
 	for a := range set.All() {
 		if reads != nil {
@@ -86,8 +86,13 @@ func searchSourcesReusing(s *state.State, q *SearchQuery, label func(string) str
 			}
 			return nil, nil, a.Err
 		}
-		bySession := map[string]srch.Source{}
-		byKey := map[string]srch.Source{} // the sessions searched, by stored key
+		// sized for every entry: grown one doubling at a time, 10,000
+		// sessions' maps were rehashed a tenth of a CLI search's time
+		bySession := make(map[string]srch.Source, len(a.Entries))
+		byKey := make(map[string]srch.Source, len(a.Entries)) // the sessions searched, by stored key
+		if seen == nil {
+			seen = make(map[string]bool, len(a.Entries)+len(a.Files))
+		}
 		var srcs []srch.Source
 		srcs, labelled = searchEntries(s, a, q, only, seen, byKey, bySession, labelled, label)
 		out = append(out, srcs...)
