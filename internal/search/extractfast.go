@@ -129,9 +129,13 @@ func newLineReader(d []byte) *lineReader {
 	return r
 }
 
-// free returns r to the pool, keeping none of the line.
+// free returns r to the pool, keeping none of the line (nor the room of a
+// message with unusually many blocks).
 func (r *lineReader) free() {
 	r.D = nil
+	if cap(r.msg.blocks) > 256 {
+		r.msg.blocks = nil
+	}
 	readers.Put(r)
 }
 

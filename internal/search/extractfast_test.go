@@ -105,6 +105,7 @@ var trickyLines = []string{
 	`{"message":{"role":"user","content":"a","content":[{"type":"text","text":"b"}]}}`,
 	`{"message":{"role":"user","content":[{"type":"text","text":"b"}],"content":"a"}}`,
 	`{"message":{"role":"assistant","content":[{"type":"text","text":"a"},{"type":"toolCall","name":"exec","arguments":{"command":"ls -l"}},{"type":"toolCall","name":" ","arguments":" "},{"type":"toolCall"},{"type":"toolCall","name":12,"arguments":1.50},{"type":"toolCall","name":1.5e2,"arguments":[1, 2 ]},{"type":"toolCall","name":null,"arguments":null},{"type":"toolCall","name":true,"arguments":false},{"type":"toolCall","name":{"a":1},"arguments":"x\u0041"},{"type":"toolCall","name":"n\u00e9","arguments":{"a":"\u0041"},"name":"second"},{"type":"toolCall","name":-7,"arguments":{}},{"type":"toolCall","name":1e400}]}}`,
+	`{"message":{"role":"user","content":[` + strings.Repeat(`{"type":"text","text":"b"},`, 300) + `{"type":"text","text":"end"}]}}`,
 	`{"message":{"role":"assistant","text":"t","content":[{"type":"toolCall","name":"exec","arguments":{}}]}}`,
 	`{"message":{"role":"toolResult","content":[{"type":"text","text":"out"}]}}`,
 	`{"message":{"role":"tool\u0052esult","content":[{"type":"text","text":"out"}]}}`,
