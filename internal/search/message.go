@@ -60,6 +60,16 @@ func ExtractMasked(line []byte, includeTools bool, mask Masker) (Message, transc
 }
 
 func extract(line []byte, includeTools bool, mask Masker) (Message, transcript.Status) {
+	if m, st, ok := extractFast(line, includeTools, mask); ok {
+		return m, st
+	}
+	return extractReference(line, includeTools, mask)
+}
+
+// extractReference is the definition of extract, over gjson: what
+// extractFast, which answers for the lines it reads without doubt, must
+// equal (FuzzExtractIsItsReference), and what decides the others.
+func extractReference(line []byte, includeTools bool, mask Masker) (Message, transcript.Status) {
 	if !includeTools && gjson.GetBytes(line, "message.role").Str == "toolResult" {
 		// A tool result is never a hit here: passed over without the
 		// validation of its (often large) body.
