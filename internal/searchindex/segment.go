@@ -10,6 +10,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"unicode/utf8"
 
 	"github.com/klauspost/compress/zstd"
 
@@ -120,39 +121,72 @@ func (b *builder) add(d doc, tris []trigram, text int, rec []byte) {
 }
 
 // triSet marks the trigrams of one document (one bit per trigram, 2 MiB):
-// each is kept once without sorting. One per reader (triSets).
+// each is kept once without sorting. One per reader (triSets). (A small
+// hash set for short documents measured slower: BenchmarkDocTrigrams.)
 type triSet struct {
 	seen []uint64
-	fold []byte
 }
 
 var triSets = sync.Pool{New: func() any { return &triSet{seen: make([]uint64, 1<<24/64)} }}
 
-// docTrigrams appends to dst the distinct trigrams of the folded texts.
+// docTrigrams appends to dst the distinct trigrams of the folded texts
+// (appendFold, then each 3-byte window), each the first time it is seen.
+// It folds as it goes, byte by byte for ASCII, without writing the fold
+// out (TestDocTrigramsIsItsDefinition, FuzzDocTrigramsIsItsDefinition).
 func docTrigrams(dst []trigram, texts ...string) []trigram {
 	ts := triSets.Get().(*triSet)
+	seen := ts.seen[:1<<24/64]
 	start := len(dst)
-	for _, t := range texts {
-		ts.fold = appendFold(ts.fold[:0], t)
-		f := ts.fold
-		if len(f) < 3 {
-			continue
-		}
-		t := trigram(f[0])<<8 | trigram(f[1])
-		for _, c := range f[2:] {
-			t = (t<<8 | trigram(c)) & 0xffffff
-			if w, bit := t>>6, uint64(1)<<(t&63); ts.seen[w]&bit == 0 {
-				ts.seen[w] |= bit
-				dst = append(dst, t)
+	for _, s := range texts {
+		var t trigram
+		n := 0 // bytes of the fold so far, up to 2
+		for i := 0; i < len(s); {
+			c := s[i]
+			if c < utf8.RuneSelf {
+				t = (t<<8 | trigram(upperASCII[c])) & 0xffffff
+				i++
+				if n < 2 {
+					n++
+				} else if w, bit := t>>6, uint64(1)<<(t&63); seen[w]&bit == 0 {
+					seen[w] |= bit
+					dst = append(dst, t)
+				}
+				continue
+			}
+			var enc [utf8.UTFMax]byte
+			e := enc[:1]
+			r, size := utf8.DecodeRuneInString(s[i:])
+			if r == utf8.RuneError && size == 1 {
+				enc[0] = c // not UTF-8: the byte as is
+			} else {
+				e = enc[:utf8.EncodeRune(enc[:], foldRune(r))]
+			}
+			i += size
+			for _, c := range e {
+				t = (t<<8 | trigram(c)) & 0xffffff
+				if n < 2 {
+					n++
+				} else if w, bit := t>>6, uint64(1)<<(t&63); seen[w]&bit == 0 {
+					seen[w] |= bit
+					dst = append(dst, t)
+				}
 			}
 		}
 	}
 	for _, t := range dst[start:] {
-		ts.seen[t>>6] &^= 1 << (t & 63)
+		seen[t>>6] &^= 1 << (t & 63)
 	}
 	triSets.Put(ts)
 	return dst
 }
+
+// upperASCII is foldRune of each ASCII byte.
+var upperASCII = func() (t [utf8.RuneSelf]byte) {
+	for c := range t {
+		t[c] = byte(foldRune(rune(c)))
+	}
+	return t
+}()
 
 // sortPairs sorts pairs by trigram, keeping document order within one: a
 // stable radix sort on the trigram's 24 bits in two passes of 12 (the
