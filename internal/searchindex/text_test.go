@@ -249,3 +249,18 @@ func TestMatchCountsWithoutKeepingText(t *testing.T) {
 		}
 	}
 }
+
+// A merge's readers (two per segment) hold at most mergeReadBufs together
+// however many segments it merges, each at least 4 KiB, at most
+// segReadBuf.
+func TestMergeReadBufsBounded(t *testing.T) {
+	for _, k := range []int{0, 1, 2, 17, 128, 900, 5000} {
+		b := mergeReadBuf(k)
+		if b < 4<<10 || b > segReadBuf || (2*k*b > mergeReadBufs && b > 4<<10) {
+			t.Errorf("a merge of %d segments: readers of %d bytes", k, b)
+		}
+	}
+	if mergeReadBuf(2) != segReadBuf {
+		t.Errorf("a merge of 2 segments: readers of %d bytes, not %d", mergeReadBuf(2), segReadBuf)
+	}
+}

@@ -185,6 +185,7 @@ func (ix *Index) UpdateStamped(ctx context.Context, srcs []search.Source, st Sta
 		u.abort()
 		return Stats{}, err
 	}
+	u.b = builder{} // its buffers, of no use to a merge
 	u.next.nextSeg = u.cur
 	if len(u.next.segs) > ix.maxSegs {
 		u.materialize()
