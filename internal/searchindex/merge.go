@@ -51,6 +51,9 @@ func (u *updater) merge() error {
 		}
 		segs = append(segs, s)
 	}
+	for _, s := range segs {
+		s.buf = mergeReadBuf(len(segs))
+	}
 	// renum[k][d]: the new number of document d of segment k, -1 dead.
 	renum := make([][]int32, len(segs))
 	n := int32(0)

@@ -23,11 +23,21 @@ type segFile struct {
 	name string
 	f    *os.File
 	l    layout
+	buf  int // its readers' buffers (0: segReadBuf)
 }
 
 // segReadBuf is the buffer of each sequential reader of a segment's
 // section: a merge of k segments holds 2k of them at once.
 const segReadBuf = 32 << 10
+
+// mergeReadBufs bounds the buffers of a merge's readers together: a first
+// build of 3.6 GB merges ~900 segments, 56 MiB of readers at segReadBuf.
+const mergeReadBufs = 8 << 20
+
+// mergeReadBuf is the buffer of each reader of a merge of k segments.
+func mergeReadBuf(k int) int {
+	return max(4<<10, min(segReadBuf, mergeReadBufs/(2*max(k, 1))))
+}
 
 // openSegFile opens segment id of dir and checks it whole: its magics,
 // lengths and checksums (a merge reads all of it; a mapping checks only
@@ -105,7 +115,11 @@ func (sf *segFile) readErr(err error) error {
 
 // section is a buffered reader of n bytes from off.
 func (sf *segFile) section(off, n uint64) *bufio.Reader {
-	return bufio.NewReaderSize(io.NewSectionReader(sf.f, int64(off), int64(n)), segReadBuf)
+	size := sf.buf
+	if size == 0 {
+		size = segReadBuf
+	}
+	return bufio.NewReaderSize(io.NewSectionReader(sf.f, int64(off), int64(n)), size)
 }
 
 // docReader reads the document table in order.

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"unicode/utf8"
 
 	"github.com/klauspost/compress/zstd"
 
@@ -97,88 +98,166 @@ func roleFlag(role string) uint8 {
 
 // builder gathers the documents of one segment and their trigrams.
 type builder struct {
-	docs  []doc
-	pairs []uint64 // trigram<<32 | document number, in document order
-	tmp   []uint64 // sortPairs' scratch, kept between segments
-	text  int      // bytes of text indexed
-	recs  []byte   // the documents' records (appendRecord), in order
-	ends  []int    // where each document's record ends in recs
+	docs []doc
+	tris []trigram // the documents' trigrams, one document after another
+	// tends: where each document's trigrams end in tris
+	tends []int
+	tmp   []uint32 // postings' scratch, kept between segments
+	scr   []uint32
+	text  int    // bytes of text indexed
+	recs  []byte // the documents' records (appendRecord), in order
+	ends  []int  // where each document's record ends in recs
 }
+
+// maxSegDocs bounds a segment's documents: postings number them in 20
+// bits beside the trigram's low 12 (postings). Update ends a segment
+// there (maybeFlush).
+const maxSegDocs = 1 << 20
 
 // add indexes one document whose distinct folded trigrams are tris (those
 // of all its texts: a document is a candidate for a query any of them
 // holds; docTrigrams makes them) and whose texts hold text bytes.
 func (b *builder) add(d doc, tris []trigram, text int, rec []byte) {
-	n := uint64(len(b.docs))
 	b.docs = append(b.docs, d)
 	b.text += text
 	b.recs = append(b.recs, rec...)
 	b.ends = append(b.ends, len(b.recs))
-	for _, t := range tris {
-		b.pairs = append(b.pairs, uint64(t)<<32|n)
-	}
+	b.tris = append(b.tris, tris...)
+	b.tends = append(b.tends, len(b.tris))
 }
 
 // triSet marks the trigrams of one document (one bit per trigram, 2 MiB):
-// each is kept once without sorting. One per reader (triSets).
+// each is kept once without sorting. One per reader (triSets). (A small
+// hash set for short documents measured slower: BenchmarkDocTrigrams.)
 type triSet struct {
 	seen []uint64
-	fold []byte
 }
 
 var triSets = sync.Pool{New: func() any { return &triSet{seen: make([]uint64, 1<<24/64)} }}
 
-// docTrigrams appends to dst the distinct trigrams of the folded texts.
+// docTrigrams appends to dst the distinct trigrams of the folded texts
+// (appendFold, then each 3-byte window), each the first time it is seen.
+// It folds as it goes, byte by byte for ASCII, without writing the fold
+// out (TestDocTrigramsIsItsDefinition, FuzzDocTrigramsIsItsDefinition).
 func docTrigrams(dst []trigram, texts ...string) []trigram {
 	ts := triSets.Get().(*triSet)
+	seen := ts.seen[:1<<24/64]
 	start := len(dst)
-	for _, t := range texts {
-		ts.fold = appendFold(ts.fold[:0], t)
-		f := ts.fold
-		if len(f) < 3 {
-			continue
-		}
-		t := trigram(f[0])<<8 | trigram(f[1])
-		for _, c := range f[2:] {
-			t = (t<<8 | trigram(c)) & 0xffffff
-			if w, bit := t>>6, uint64(1)<<(t&63); ts.seen[w]&bit == 0 {
-				ts.seen[w] |= bit
-				dst = append(dst, t)
+	for _, s := range texts {
+		var t trigram
+		n := 0 // bytes of the fold so far, up to 2
+		for i := 0; i < len(s); {
+			c := s[i]
+			if c < utf8.RuneSelf {
+				t = (t<<8 | trigram(upperASCII[c])) & 0xffffff
+				i++
+				if n < 2 {
+					n++
+				} else if w, bit := t>>6, uint64(1)<<(t&63); seen[w]&bit == 0 {
+					seen[w] |= bit
+					dst = append(dst, t)
+				}
+				continue
+			}
+			var enc [utf8.UTFMax]byte
+			e := enc[:1]
+			r, size := utf8.DecodeRuneInString(s[i:])
+			if r == utf8.RuneError && size == 1 {
+				enc[0] = c // not UTF-8: the byte as is
+			} else {
+				e = enc[:utf8.EncodeRune(enc[:], foldRune(r))]
+			}
+			i += size
+			for _, c := range e {
+				t = (t<<8 | trigram(c)) & 0xffffff
+				if n < 2 {
+					n++
+				} else if w, bit := t>>6, uint64(1)<<(t&63); seen[w]&bit == 0 {
+					seen[w] |= bit
+					dst = append(dst, t)
+				}
 			}
 		}
 	}
 	for _, t := range dst[start:] {
-		ts.seen[t>>6] &^= 1 << (t & 63)
+		seen[t>>6] &^= 1 << (t & 63)
 	}
 	triSets.Put(ts)
 	return dst
 }
 
-// sortPairs sorts pairs by trigram, keeping document order within one: a
-// stable radix sort on the trigram's 24 bits in two passes of 12 (the
-// pairs were added in document order). tmp is scratch; it returns the
-// sorted pairs and the other buffer.
-func sortPairs(pairs, tmp []uint64) (sorted, other []uint64) {
-	tmp = slices.Grow(tmp[:0], len(pairs))[:len(pairs)]
-	var count [1 << 12]int
-	for shift := uint(32); shift < 56; shift += 12 {
-		clear(count[:])
-		for _, p := range pairs {
-			count[(p>>shift)&0xfff]++
-		}
-		sum := 0
-		for i, c := range count {
-			count[i] = sum
-			sum += c
-		}
-		for _, p := range pairs {
-			k := (p >> shift) & 0xfff
-			tmp[count[k]] = p
-			count[k]++
-		}
-		pairs, tmp = tmp, pairs
+// upperASCII is foldRune of each ASCII byte.
+var upperASCII = func() (t [utf8.RuneSelf]byte) {
+	for c := range t {
+		t[c] = byte(foldRune(rune(c)))
 	}
-	return pairs, tmp
+	return t
+}()
+
+// postings gives emit each trigram of the documents (tris, the trigrams of
+// document n ending at tends[n], each distinct within its document, fewer
+// than maxSegDocs documents) with its documents ascending, trigrams
+// ascending: a stable radix sort, first on the trigram's high 12 bits into
+// tmp (each entry its low 12 bits and the document's number), then each
+// of those 4096 buckets, small enough to stay in cache, on its low 12
+// bits. It returns tmp and scr, scratch kept between segments.
+func postings(tris []trigram, tends []int, tmp, scr []uint32, emit func(t trigram, ids []uint32)) (tmpOut, scrOut []uint32) {
+	var at [1<<12 + 1]int
+	for _, t := range tris {
+		at[t>>12+1]++
+	}
+	for k := 1; k < len(at); k++ {
+		at[k] += at[k-1]
+	}
+	tmp = slices.Grow(tmp[:0], len(tris))[:len(tris)]
+	next := at
+	i := 0
+	for n, end := range tends {
+		for _, t := range tris[i:end] {
+			h := t >> 12
+			tmp[next[h]] = (t&0xfff)<<20 | uint32(n)
+			next[h]++
+		}
+		i = end
+	}
+	var count [1 << 12]int
+	var ids []uint32
+	for h := range 1 << 12 {
+		bk := tmp[at[h]:at[h+1]]
+		switch {
+		case len(bk) == 0:
+			continue
+		case len(bk) < 256:
+			// Documents ascend within a low 12 bits: sorting the
+			// entries whole is the stable sort by those bits.
+			slices.Sort(bk)
+		default:
+			clear(count[:])
+			for _, v := range bk {
+				count[v>>20]++
+			}
+			sum := 0
+			for k, c := range count {
+				count[k] = sum
+				sum += c
+			}
+			scr = slices.Grow(scr[:0], len(bk))[:len(bk)]
+			for _, v := range bk {
+				scr[count[v>>20]] = v
+				count[v>>20]++
+			}
+			copy(bk, scr)
+		}
+		for j := 0; j < len(bk); {
+			lo := bk[j] >> 20
+			ids = ids[:0]
+			for ; j < len(bk) && bk[j]>>20 == lo; j++ {
+				ids = append(ids, bk[j]&(maxSegDocs-1))
+			}
+			emit(trigram(h)<<12|lo, ids)
+		}
+	}
+	return tmp, scr
 }
 
 // appendRecord appends the record of a document (its id and texts) to dst.
@@ -385,16 +464,10 @@ func (b *builder) write(w io.Writer) error {
 	for _, d := range b.docs {
 		s.doc(d)
 	}
-	b.pairs, b.tmp = sortPairs(b.pairs, b.tmp)
-	var ids []uint32
-	for i := 0; i < len(b.pairs); {
-		t := trigram(b.pairs[i] >> 32)
-		ids = ids[:0]
-		for ; i < len(b.pairs) && trigram(b.pairs[i]>>32) == t; i++ {
-			ids = append(ids, uint32(b.pairs[i]))
-		}
-		s.posting(t, ids)
+	if len(b.docs) > maxSegDocs {
+		return fmt.Errorf("search index: a segment of %d documents (at most %d)", len(b.docs), maxSegDocs)
 	}
+	b.tmp, b.scr = postings(b.tris, b.tends, b.tmp, b.scr, s.posting)
 	start := 0
 	for _, end := range b.ends {
 		s.record(b.recs[start:end])

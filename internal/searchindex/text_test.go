@@ -91,18 +91,49 @@ func TestFoldRuneTable(t *testing.T) {
 	}
 }
 
-// sortPairs sorts by trigram and keeps the document order within one.
-func TestSortPairs(t *testing.T) {
+// postings gives each trigram's documents ascending, trigrams ascending:
+// what sorting the (trigram, document) pairs by trigram, stably, gives.
+// Trigrams from a few high 12 bits (buckets sorted whole) and from all
+// (buckets sorted by their count).
+func TestPostings(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 3))
-	pairs := make([]uint64, 5000)
-	for i := range pairs {
-		pairs[i] = uint64(r.Uint32N(1<<24))<<32 | uint64(i)
+	draws := []func() trigram{
+		func() trigram { return r.Uint32N(1 << 24) },
+		func() trigram { return r.Uint32N(1<<14) << 10 },
+		func() trigram { return r.Uint32N(1<<9) << 15 },
+		func() trigram { return r.Uint32N(8)<<12 | r.Uint32N(1<<12) }, // buckets of thousands
 	}
-	want := slices.Clone(pairs)
-	slices.SortStableFunc(want, func(a, b uint64) int { return cmp.Compare(a>>32, b>>32) })
-	got, _ := sortPairs(slices.Clone(pairs), nil)
-	if !slices.Equal(got, want) {
-		t.Fatal("sortPairs: not sorted by trigram in document order")
+	for span, draw := range draws {
+		var tris []trigram
+		var tends []int
+		var pairs []uint64
+		for n := range 3000 {
+			seen := map[trigram]bool{}
+			for range r.IntN(40) {
+				tr := draw()
+				if !seen[tr] {
+					seen[tr] = true
+					tris = append(tris, tr)
+					pairs = append(pairs, uint64(tr)<<32|uint64(n))
+				}
+			}
+			tends = append(tends, len(tris))
+		}
+		slices.SortStableFunc(pairs, func(a, b uint64) int { return cmp.Compare(a>>32, b>>32) })
+		var got []uint64
+		var prev int64 = -1
+		postings(tris, tends, nil, nil, func(tr trigram, ids []uint32) {
+			if int64(tr) <= prev || len(ids) == 0 {
+				t.Fatalf("trigram %x after %x, %d documents", tr, prev, len(ids))
+			}
+			prev = int64(tr)
+			for _, id := range ids {
+				got = append(got, uint64(tr)<<32|uint64(id))
+			}
+		})
+		if !slices.Equal(got, pairs) {
+			t.Fatalf("draw %d: postings not sorted by trigram in document order", span)
+		}
 	}
 }
 
@@ -216,5 +247,20 @@ func TestMatchCountsWithoutKeepingText(t *testing.T) {
 		if st.Blocks != len(blocks) || int(texts.Load()) != len(cs)-proved {
 			t.Errorf("%+v: %d blocks decoded for %d holding candidates not proved; %d texts matched for %d", tc.q, st.Blocks, len(blocks), texts.Load(), len(cs)-proved)
 		}
+	}
+}
+
+// A merge's readers (two per segment) hold at most mergeReadBufs together
+// however many segments it merges, each at least 4 KiB, at most
+// segReadBuf.
+func TestMergeReadBufsBounded(t *testing.T) {
+	for _, k := range []int{0, 1, 2, 17, 128, 900, 5000} {
+		b := mergeReadBuf(k)
+		if b < 4<<10 || b > segReadBuf || (2*k*b > mergeReadBufs && b > 4<<10) {
+			t.Errorf("a merge of %d segments: readers of %d bytes", k, b)
+		}
+	}
+	if mergeReadBuf(2) != segReadBuf {
+		t.Errorf("a merge of 2 segments: readers of %d bytes, not %d", mergeReadBuf(2), segReadBuf)
 	}
 }

@@ -185,6 +185,7 @@ func (ix *Index) UpdateStamped(ctx context.Context, srcs []search.Source, st Sta
 		u.abort()
 		return Stats{}, err
 	}
+	u.b = builder{} // its buffers, of no use to a merge
 	u.next.nextSeg = u.cur
 	if len(u.next.segs) > ix.maxSegs {
 		u.materialize()
@@ -481,7 +482,7 @@ func (u *updater) flush() error {
 	if testHookSegWritten != nil {
 		testHookSegWritten()
 	}
-	u.b = builder{pairs: u.b.pairs[:0], tmp: u.b.tmp, docs: u.b.docs[:0], recs: u.b.recs[:0], ends: u.b.ends[:0]}
+	u.b = builder{tris: u.b.tris[:0], tends: u.b.tends[:0], tmp: u.b.tmp, scr: u.b.scr, docs: u.b.docs[:0], recs: u.b.recs[:0], ends: u.b.ends[:0]}
 	return nil
 }
 
@@ -558,7 +559,7 @@ func (u *updater) syncSegs() error {
 
 // maybeFlush ends the segment once it holds enough text.
 func (u *updater) maybeFlush() error {
-	if u.b.text < u.ix.segText {
+	if u.b.text < u.ix.segText && len(u.b.docs) < maxSegDocs {
 		return nil
 	}
 	return u.flush()

@@ -1,0 +1,90 @@
+package searchindex
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// docTrigramsByDefinition is docTrigrams the simple way, the oracle of the
+// fast one: fold each text whole (appendFold), then each 3-byte window of
+// the fold, kept the first time it is seen, in the order seen.
+func docTrigramsByDefinition(texts ...string) []trigram {
+	var out []trigram
+	seen := map[trigram]bool{}
+	for _, s := range texts {
+		for _, t := range appendTrigrams(nil, appendFold(nil, s)) {
+			if !seen[t] {
+				seen[t] = true
+				out = append(out, t)
+			}
+		}
+	}
+	return out
+}
+
+var trigramSeeds = []string{
+	"", "a", "ab", "abc", "Hello, World! hello world", "deploy the DEPLOY", "再起動", "перезапуск ПЕРЕЗАПУСК",
+	"KKk\u212a", "ǅǄǆ ΣσςΣ", "\xff\xfeabc\xc3", "a\xc3(b", "🙂🙂x🙂", "ſ ß ẞ İ ı", "\u0130\u0131iI",
+	strings.Repeat("the quick brown fox ", 50), "x\x00\x00\x00y", "ĀāĂăĄą", "\xe2\x82", "é\xe9e\u0301",
+}
+
+// TestDocTrigramsIsItsDefinition: the trigrams of one or two texts, as the
+// fold of each then its windows would give them, each once, in order.
+func TestDocTrigramsIsItsDefinition(t *testing.T) {
+	for _, a := range trigramSeeds {
+		for _, b := range [][]string{{a}, {a, a}, {a, "Hello"}, {"再起動 ok", a}} {
+			got := docTrigrams([]trigram{7}, b...)
+			want := append([]trigram{7}, docTrigramsByDefinition(b...)...)
+			if !slices.Equal(got, want) {
+				t.Fatalf("docTrigrams(%q) = %x, want %x", b, got, want)
+			}
+		}
+	}
+}
+
+// FuzzDocTrigramsIsItsDefinition: any bytes, any script, invalid UTF-8.
+func FuzzDocTrigramsIsItsDefinition(f *testing.F) {
+	for i, s := range trigramSeeds {
+		f.Add(s, trigramSeeds[(i+1)%len(trigramSeeds)])
+	}
+	f.Fuzz(func(t *testing.T, a, b string) {
+		for _, texts := range [][]string{{a}, {a, b}} {
+			if got, want := docTrigrams(nil, texts...), docTrigramsByDefinition(texts...); !slices.Equal(got, want) {
+				t.Fatalf("docTrigrams(%q) = %x, want %x", texts, got, want)
+			}
+		}
+	})
+}
+
+// BenchmarkDocTrigrams: one message's trigrams, by its length, over 64
+// different texts in turn (as a build meets them: not the same trigrams'
+// cache lines each time).
+func BenchmarkDocTrigrams(b *testing.B) {
+	words := strings.Fields("the deploy failed because the Config file was missing; restarting service after 再起動 and перезапуск of worker id")
+	r := rand.New(rand.NewPCG(1, 2))
+	for _, n := range []int{100, 1000, 10000, 100000} {
+		var texts []string
+		total := 0
+		for range 64 {
+			var sb strings.Builder
+			for sb.Len() < n {
+				sb.WriteString(words[r.IntN(len(words))])
+				fmt.Fprintf(&sb, " %x ", r.IntN(1<<16))
+			}
+			texts = append(texts, sb.String())
+			total += sb.Len()
+		}
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			b.SetBytes(int64(total / len(texts)))
+			var dst []trigram
+			i := 0
+			for b.Loop() {
+				dst = docTrigrams(dst[:0], texts[i%len(texts)])
+				i++
+			}
+		})
+	}
+}
