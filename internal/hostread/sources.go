@@ -86,12 +86,16 @@ func searchSourcesReusing(s *state.State, q *SearchQuery, label func(string) str
 			}
 			return nil, nil, a.Err
 		}
-		// sized for every entry: grown one doubling at a time, 10,000
-		// sessions' maps were rehashed a tenth of a CLI search's time
-		bySession := make(map[string]srch.Source, len(a.Entries))
-		byKey := make(map[string]srch.Source, len(a.Entries)) // the sessions searched, by stored key
+		// sized for every entry searched: grown one doubling at a time,
+		// 10,000 sessions' maps were rehashed a tenth of a CLI search's time
+		n := len(a.Entries)
+		if only != nil {
+			n = 1
+		}
+		bySession := make(map[string]srch.Source, n)
+		byKey := make(map[string]srch.Source, n) // the sessions searched, by stored key
 		if seen == nil {
-			seen = make(map[string]bool, len(a.Entries)+len(a.Files))
+			seen = make(map[string]bool, n+len(a.Files))
 		}
 		var srcs []srch.Source
 		srcs, labelled = searchEntries(s, a, q, only, seen, byKey, bySession, labelled, label)
