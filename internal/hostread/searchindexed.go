@@ -288,23 +288,15 @@ func answerIndexed(ix *searchindex.Index, q *SearchQuery, srcs, all []srch.Sourc
 // failed are looked up, by id. placeByID makes each source's SourceID
 // and looks it up (srcs a part of all: one agent, a key, a label).
 func placeByPosition(srcs []srch.Source, o *srch.Options, cands *searchindex.Result, failed []string, pos *searchindex.Positions) (map[int][]searchindex.Candidate, []int) {
-	var scanned map[int]bool
+	scanned := map[int]bool{}
 	if !o.IncludeTools {
 		for i := range srcs {
 			if srcs[i].Index {
-				if scanned == nil {
-					scanned = map[int]bool{}
-				}
 				scanned[i] = true
 			}
 		}
 	}
-	mark := func(i int) {
-		if scanned == nil {
-			scanned = map[int]bool{}
-		}
-		scanned[i] = true
-	}
+	mark := func(i int) { scanned[i] = true }
 	for _, id := range failed {
 		pos.Each(id, mark)
 	}

@@ -1,7 +1,9 @@
 package sqlitestore
 
 import (
+	"database/sql"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -70,5 +72,37 @@ func TestPerSessionReadsArePreparedOnce(t *testing.T) {
 	}
 	if n := prepared(); n != 1 {
 		t.Fatalf("%d statements prepared after a reopen and two reads of events, want 1", n)
+	}
+}
+
+// A query that cannot be prepared (a table this store lacks) runs as a
+// plain query each time and says why each time; the other reads go on.
+func TestUnpreparableQueryRunsPlain(t *testing.T) {
+	db, err := Open(Path(copyFixture(t), "main"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	const q = "SELECT x FROM no_such_table"
+	for i := range 3 {
+		err := db.read("test", func(tx *sql.Tx) error {
+			rows, err := db.query(tx, q)
+			if err == nil {
+				rows.Close()
+			}
+			return err
+		})
+		if err == nil || !strings.Contains(err.Error(), "no_such_table") {
+			t.Fatalf("read %d: %v, want the missing table named", i, err)
+		}
+	}
+	db.mu.Lock()
+	st, asked := db.stmts[q]
+	db.mu.Unlock()
+	if !asked || st != nil {
+		t.Fatalf("statement %v (asked %v): want it marked as not preparable", st, asked)
+	}
+	if seqs, _ := eventsOf(t, db, mainSession); len(seqs) == 0 {
+		t.Fatal("no events read after an unpreparable query")
 	}
 }
