@@ -146,18 +146,42 @@ func mutate(t *testing.T, r *rand.Rand, dir string, step int) string {
 			t.Fatal(err)
 		}
 	}
+	// A change to rows already there, as OpenClaw makes it: with the
+	// session's transcript generation rotated in the same transaction
+	// (what it, and the index, take as the mark of such a change).
+	rotated := `INSERT INTO transcript_rewrite_watermarks (session_id, generation, updated_at) VALUES (?, lower(hex(randomblob(16))), 1795255200000)
+		ON CONFLICT (session_id) DO UPDATE SET generation = excluded.generation, updated_at = excluded.updated_at`
 	switch r.IntN(5) {
 	case 0, 1, 2:
 		exec(`INSERT INTO transcript_events (session_id, seq, event_json, created_at) VALUES (?, (SELECT max(seq) + 1 FROM transcript_events WHERE session_id = ?), ?, 1795255200000)`,
 			sid, sid, string(diffLine(r, id, step)))
 		return "event appended to " + sid
 	case 3:
-		exec(`UPDATE transcript_events SET event_json = ? WHERE session_id = ? AND seq = (SELECT max(seq) FROM transcript_events WHERE session_id = ?)`,
+		inTx(t, db, rotated, sid, `UPDATE transcript_events SET event_json = ? WHERE session_id = ? AND seq = (SELECT max(seq) FROM transcript_events WHERE session_id = ?)`,
 			string(diffLine(r, id, step)), sid, sid)
 		return "event rewritten in " + sid
 	default:
-		exec(`DELETE FROM transcript_events WHERE session_id = ? AND seq > 3`, sid)
+		inTx(t, db, rotated, sid, `DELETE FROM transcript_events WHERE session_id = ? AND seq > 3`, sid)
 		return "events deleted in " + sid
+	}
+}
+
+// inTx runs q with args, then rotated with sid, in one transaction.
+func inTx(t *testing.T, db *sql.DB, rotated, sid, q string, args ...any) {
+	t.Helper()
+	tx, err := db.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.Exec(q, args...); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec(rotated, sid); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
 	}
 }
 

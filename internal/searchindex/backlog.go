@@ -148,7 +148,7 @@ func (ix *Index) Backlog(srcs []search.Source) (Backlog, error) {
 			continue
 		}
 		r := &m.srcs[j]
-		if cur == r.stamp {
+		if cur == r.stamp || r.kind == kindEvents && m.storeCurrent(src.DB.Path(), cur) {
 			if b.Stamps.has(src) {
 				same++
 			} else {

@@ -95,10 +95,14 @@
 // Result.Scan. An error from Texts (the index was updated since
 // Candidates, or a damaged block) is the cue to Read the lines instead.
 //
-// A store that changed is not read session by session: one query
-// (sqlitestore.DB.EventsStamps: per session the number of events, their first
-// and last seq and payload bytes) tells which sessions to read again,
-// as a file's stamp does for a file.
+// A store that changed is not read session by session, nor every one of
+// its events: the manifest keeps each store's stamp and the highest rowid
+// of its events when all its sessions were last current, and one read
+// (sqlitestore.DB.TranscriptChanges: the rows added since that rowid, one
+// row per session's transcript generation, which OpenClaw rotates with
+// every change to rows already there) tells which sessions to read again,
+// as a file's stamp does for a file. A commit to one session reads that
+// session and journals its record alone.
 //
 // An error from Update or Candidates (IsCorrupt: Reset and Update again;
 // ErrBusy; a write that failed) is the caller's cue to scan instead.

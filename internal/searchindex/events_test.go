@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"math/rand/v2"
 	"path/filepath"
+	"slices"
 	"sync"
 	"testing"
 
@@ -93,10 +94,8 @@ func TestEventsSources(t *testing.T) {
 	if got, _ := indexHits(t, ix, srcs, search.Query{Pattern: "zqxappended"}, Filter{}, nil); len(got) != 0 {
 		t.Fatalf("hits before the event: %v", got)
 	}
-	if _, err := w.Exec(`UPDATE transcript_events SET event_json = ? WHERE session_id = ? AND seq = (SELECT min(seq) FROM transcript_events WHERE session_id = ?)`,
-		`{"type":"message","id":"rw","timestamp":"2026-11-22T10:00:00.000Z","message":{"role":"user","content":"zqxappended rewritten"}}`, sid, sid); err != nil {
-		t.Fatal(err)
-	}
+	asOpenClaw(t, w, sid, `UPDATE transcript_events SET event_json = ?2 WHERE session_id = ?1 AND seq = (SELECT min(seq) FROM transcript_events WHERE session_id = ?1)`,
+		`{"type":"message","id":"rw","timestamp":"2026-11-22T10:00:00.000Z","message":{"role":"user","content":"zqxappended rewritten"}}`)
 	srcs = eventSources(t, path, w)
 	if st, err = ix.Update(context.Background(), srcs); err != nil || st.Whole != 1 {
 		t.Fatalf("after a rewrite: %v, %v", st, err)
@@ -107,9 +106,35 @@ func TestEventsSources(t *testing.T) {
 	checkQueries(t, r, ix, srcs, 40, nil)
 }
 
+// asOpenClaw runs stmt (?1: the session, ?2: arg) as OpenClaw makes a
+// destructive change to session sid's transcript: in one transaction with
+// its generation rotated (rotateTranscriptGenerationInTransaction) and
+// its mutation clock advanced (touchTranscriptMutationInTransaction).
+func asOpenClaw(t *testing.T, w *sql.DB, sid, stmt string, arg any) {
+	t.Helper()
+	tx, err := w.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	for _, q := range []string{stmt,
+		`INSERT INTO transcript_rewrite_watermarks (session_id, generation, updated_at) VALUES (?1, lower(hex(randomblob(16))), 1795255200000)
+			ON CONFLICT (session_id) DO UPDATE SET generation = excluded.generation, updated_at = excluded.updated_at`,
+		`UPDATE session_windows SET transcript_updated_at = max(1795255200000, coalesce(transcript_updated_at, -1) + 1) WHERE session_id = ?1`,
+	} {
+		if _, err := tx.Exec(q, sid, arg); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // TestEventsOfOneSession: a store commit to one session (an append, then
-// a rewrite of an earlier event) gets that session's events read again,
-// not every session's of the store, and answers as the scan does.
+// a rewrite of an earlier event as OpenClaw makes it) gets that session's
+// events read again, not every session's of the store, and answers as
+// the scan does.
 func TestEventsOfOneSession(t *testing.T) {
 	path, w := sqliteState(t)
 	ix, err := Open(t.TempDir(), "state")
@@ -134,8 +159,14 @@ func TestEventsOfOneSession(t *testing.T) {
 		`INSERT INTO transcript_events (session_id, seq, event_json, created_at) VALUES (?1, (SELECT max(seq) + 1 FROM transcript_events WHERE session_id = ?1), ?2, 1795255200000)`,
 		`UPDATE transcript_events SET event_json = ?2 WHERE session_id = ?1 AND seq = (SELECT min(seq) FROM transcript_events WHERE session_id = ?1)`,
 	} {
-		if _, err := w.Exec(stmt, sid, `{"type":"message","id":"one","timestamp":"2026-11-22T10:00:00.000Z","message":{"role":"user","content":"zqxonesession `+stmt[:6]+`"}}`); err != nil {
-			t.Fatal(err)
+		ev := `{"type":"message","id":"one","timestamp":"2026-11-22T10:00:00.000Z","message":{"role":"user","content":"zqxonesession ` + stmt[:6] + `"}}`
+		if stmt[0] == 'I' {
+			// a bare insert: no clock, seen by its rowid
+			if _, err := w.Exec(stmt, sid, ev); err != nil {
+				t.Fatal(err)
+			}
+		} else {
+			asOpenClaw(t, w, sid, stmt, ev)
 		}
 		read = nil
 		srcs = eventSources(t, path, w)
@@ -145,6 +176,92 @@ func TestEventsOfOneSession(t *testing.T) {
 		checkQueries(t, r, ix, srcs, 20, nil)
 		if got, _ := indexHits(t, ix, srcs, search.Query{Pattern: "zqxonesession"}, Filter{}, nil); len(got) == 0 {
 			t.Fatal("the new event is not found")
+		}
+	}
+}
+
+// TestStoreCommits: what each kind of commit to a 2026.8+ store gets read
+// by the next update — the sessions it changed, told by the rows added
+// since the store's record and by OpenClaw's mark of an edit in place
+// (a rotated generation);
+// none for a commit to another table; every one when rows were deleted
+// at the end of the events table (rowids may come again) — and the
+// answers are the scan's after each.
+func TestStoreCommits(t *testing.T) {
+	path, w := sqliteState(t)
+	ix, err := Open(t.TempDir(), "state")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	r := rand.New(rand.NewPCG(9, 10))
+	srcs := eventSources(t, path, w)
+	if len(srcs) < 3 {
+		t.Fatal("the fixture has fewer than three sessions with events")
+	}
+	var read []string
+	var mu sync.Mutex
+	testHookEventsRead = func(sid string) { mu.Lock(); read = append(read, sid); mu.Unlock() }
+	defer func() { testHookEventsRead = nil }()
+	if _, err := ix.Update(context.Background(), srcs); err != nil {
+		t.Fatal(err)
+	}
+	a, b := srcs[0].SessionID, srcs[1].SessionID
+	ev := func(word string) string {
+		return `{"type":"message","id":"` + word + `","timestamp":"2026-11-22T10:00:00.000Z","message":{"role":"user","content":"` + word + `"}}`
+	}
+	exec := func(q string, args ...any) {
+		if _, err := w.Exec(q, args...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	appendTo := `INSERT INTO transcript_events (session_id, seq, event_json, created_at) VALUES (?1, (SELECT max(seq) + 1 FROM transcript_events WHERE session_id = ?1), ?2, 1795255200000)`
+	for _, c := range []struct {
+		name   string
+		commit func()
+		want   []string // the sessions read (nil: every one)
+		found  string
+	}{
+		{"appends to two sessions, no clock", func() { exec(appendTo, a, ev("zqxtwoa")); exec(appendTo, b, ev("zqxtwob")) }, []string{a, b}, "zqxtwoa"},
+		{"an entry's update only", func() { exec(`UPDATE session_nodes SET updated_at = updated_at + 1`) }, []string{}, ""},
+		{"an edit in place, its generation rotated", func() {
+			asOpenClaw(t, w, b, `UPDATE transcript_events SET event_json = ?2 WHERE session_id = ?1 AND seq = (SELECT min(seq) FROM transcript_events WHERE session_id = ?1)`, ev("zqxinplace"))
+		}, []string{b}, "zqxinplace"},
+		{"the last event deleted, its generation rotated", func() {
+			asOpenClaw(t, w, a, `DELETE FROM transcript_events WHERE session_id = ?1 AND seq = (SELECT max(seq) FROM transcript_events WHERE session_id = ?1) AND ?2 IS NOT NULL`, 1)
+		}, []string{a}, ""},
+		{"the table's last row deleted, no clock", func() {
+			exec(`DELETE FROM transcript_events WHERE rowid = (SELECT max(rowid) FROM transcript_events)`)
+		}, nil, ""},
+	} {
+		c.commit()
+		read = nil
+		srcs = eventSources(t, path, w)
+		if _, err := ix.Update(context.Background(), srcs); err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		slices.Sort(read)
+		want := c.want
+		if want == nil {
+			for _, s := range srcs {
+				want = append(want, s.SessionID)
+			}
+		}
+		want = slices.Clone(want)
+		slices.Sort(want)
+		if !slices.Equal(read, want) && !(len(read) == 0 && len(want) == 0) {
+			t.Errorf("%s: sessions read %q, want %q", c.name, read, want)
+		}
+		checkQueries(t, r, ix, srcs, 20, nil)
+		if c.found != "" {
+			if got, _ := indexHits(t, ix, srcs, search.Query{Pattern: c.found}, Filter{}, nil); len(got) == 0 {
+				t.Errorf("%s: %s is not found", c.name, c.found)
+			}
+		}
+		// and the index is current: an update with nothing new reads none
+		read = nil
+		if _, err := ix.Update(context.Background(), srcs); err != nil || len(read) != 0 {
+			t.Errorf("%s: a second update read %q, %v", c.name, read, err)
 		}
 	}
 }

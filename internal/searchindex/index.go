@@ -63,9 +63,9 @@ type Index struct {
 	// given as (Index.Positions).
 	known   sourcePlan
 	knownOf sourcesRef
-	// stamps: the stores' stamps of the update under way; evStamps their
-	// sessions' events stamps (*evStamps), asked once per store.
-	stamps, evStamps sync.Map
+	// stamps: the stores' stamps of the update under way; checks what
+	// changed in each since its record (*storeCheck), asked once.
+	stamps, checks sync.Map
 
 	// segText is the text of a segment built by Update before it is
 	// written; maxSegs the segments kept before they are merged.

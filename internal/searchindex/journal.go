@@ -22,7 +22,8 @@ import (
 //	            of another generation is ignored: the manifest replaced it)
 //	records     each: length u32, CRC-32C u32 of the body, body — the new
 //	            counters and segments, the sources added or changed, the ids
-//	            of the sources removed (manifest.appendBody)
+//	            of the sources removed, every store's record
+//	            (manifest.appendBody)
 //
 // A record is appended (and synced) under the write lock after the
 // segments it names are written; a reader applies records in order up to
@@ -35,7 +36,7 @@ import (
 // longer named, to the next merge's clean-up). A record that would take
 // the journal past a quarter of the manifest (a merge of every segment
 // moves every record) gets a new manifest of the next generation instead.
-const jourMagic = "SXIDXJN2"
+const jourMagic = "SXIDXJN3"
 
 const jourHeader = len(jourMagic) + 8
 
@@ -92,7 +93,7 @@ func (m *manifest) apply(body []byte) (*manifest, bool) {
 	}
 	// The records of m were checked: those changed are checked (and the
 	// counters and segments, as check does).
-	return next, (&manifest{nextSrc: next.nextSrc, nextSeg: next.nextSeg, segs: next.segs, srcs: changed}).check() == ""
+	return next, (&manifest{nextSrc: next.nextSrc, nextSeg: next.nextSeg, segs: next.segs, srcs: changed, stores: next.stores}).check() == ""
 }
 
 // editSrcs is srcs (sorted by id) with changed and removed applied as

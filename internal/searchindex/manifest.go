@@ -26,9 +26,12 @@ import (
 // holds in place (the manifest it replaced is not read again).
 // Version 5: a line longer than search.DefaultMaxLine is recorded
 // (srcRec.unclean, longest) where 4 passed it over silently, and the
-// manifest holds the index's identity (uid); an index of 4 is rebuilt, as
-// one that is not of this version.
-const manMagic = "SXIDXMN5"
+// manifest holds the index's identity (uid). Version 6: the body ends
+// with the stores' records (storeRec), and an events source's tail is
+// its session's generation (sqlitestore.TranscriptChanges) where 5 kept
+// its events' stamp. An index of an older version is rebuilt, as one that
+// is not of this version.
+const manMagic = "SXIDXMN6"
 
 // Source kinds.
 const (
@@ -56,9 +59,9 @@ type srcRec struct {
 	to int64
 	// head and tail: hashes of a file's first bytes and of the bytes just
 	// before to (the prefix check of an append); an events source's hash
-	// of every event up to to, and of its events stamp when it was read
-	// (sqlitestore.EventsStamps: a store that changed elsewhere does not
-	// get the session read again).
+	// of every event up to to, and of its transcript generation when it
+	// was read (sqlitestore.TranscriptChanges: a store that changed
+	// elsewhere does not get the session read again).
 	head, tail uint64
 	// minSeg: documents of this source in older segments are dead (it was
 	// indexed anew). lastSeg: the segment of its latest update, the only
@@ -77,6 +80,21 @@ type srcRec struct {
 	longest int64
 }
 
+// storeRec is one 2026.8+ store in the manifest: the stamp at which
+// every session record of it was last found current, and the highest
+// rowid of its events table then. A store whose stamp is still that one
+// changed in none of its sessions; one that moved is asked which
+// sessions have rows above that rowid or another generation
+// (sqlitestore.TranscriptChanges), and only those are read: a commit to
+// one session neither reads nor rewrites the records of the others.
+type storeRec struct {
+	path  string
+	stamp stamp
+	// rowid: the events' highest rowid at stamp (-1: not known, every
+	// session of the store is read when it moves).
+	rowid int64
+}
+
 const (
 	uncleanCorrupt uint8 = 1 << iota
 	uncleanTorn
@@ -91,7 +109,8 @@ type manifest struct {
 	uid              uint64
 	nextSrc, nextSeg uint32
 	segs             []uint32
-	srcs             []srcRec // by id
+	srcs             []srcRec   // by id
+	stores           []storeRec // by path
 
 	// pos: the position in srcs of each source number (-1: none), made
 	// on first use and kept by a manifest whose records an update edited
@@ -136,6 +155,22 @@ func (m *manifest) keepPos(changed []srcRec) {
 			return
 		}
 	}
+}
+
+// store is the record of the store at path (nil: none).
+func (m *manifest) store(path string) *storeRec {
+	i, ok := slices.BinarySearchFunc(m.stores, path, func(r storeRec, p string) int { return strings.Compare(r.path, p) })
+	if !ok {
+		return nil
+	}
+	return &m.stores[i]
+}
+
+// storeCurrent reports whether the store at path has stamp cur, the one
+// at which every session record of it was found current.
+func (m *manifest) storeCurrent(path string, cur stamp) bool {
+	r := m.store(path)
+	return r != nil && r.stamp == cur
 }
 
 func (m *manifest) find(id string) (int, bool) {
@@ -246,6 +281,18 @@ func (m *manifest) appendBody(b []byte, srcs []srcRec, removed []string, journal
 			u(uint64(len(id)))
 			b = append(b, id...)
 		}
+	}
+	// every store's record, in a journal's record too (a few: one per
+	// agent)
+	u(uint64(len(m.stores)))
+	for _, r := range m.stores {
+		u(uint64(len(r.path)))
+		b = append(b, r.path...)
+		i(r.stamp.Size)
+		i(r.stamp.MTime)
+		u(r.stamp.Ino)
+		i(r.stamp.CTime)
+		i(r.rowid)
 	}
 	return b
 }
@@ -382,12 +429,23 @@ func (d *decoder) body(m *manifest, journal bool) (srcs []srcRec, removed []stri
 			removed = append(removed, string(d.bytes(d.u())))
 		}
 	}
+	n = d.u()
+	if n > uint64(len(d.b)) {
+		return nil, nil, false
+	}
+	m.stores = make([]storeRec, 0, n)
+	for range n {
+		r := storeRec{path: string(d.bytes(d.u()))}
+		r.stamp = stamp{Size: d.i(), MTime: d.i(), Ino: d.u(), CTime: d.i()}
+		r.rowid = d.i()
+		m.stores = append(m.stores, r)
+	}
 	return srcs, removed, !d.bad
 }
 
 // check is why m is not a manifest this version writes ("" when it is).
 func (m *manifest) check() string {
-	if !slices.IsSorted(m.segs) {
+	if !slices.IsSorted(m.segs) || !slices.IsSortedFunc(m.stores, func(a, b storeRec) int { return strings.Compare(a.path, b.path) }) {
 		return "entries out of order"
 	}
 	for _, r := range m.srcs {

@@ -24,6 +24,8 @@ func (u *updater) interrupted(ctx context.Context, err error) (Stats, error) {
 	// A source not reached (or gone: the next update says so) keeps its
 	// record: only the unlisted and the unreadable are removed.
 	u.removed = append(u.unlisted(), u.failed...)
+	// Not every session of a store was reached: its record stays.
+	u.next.stores = u.old.stores
 	// The sources' readers may still be at work on the old records.
 	u.keepOld = true
 	if ferr := u.flush(); ferr != nil {

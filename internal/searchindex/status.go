@@ -133,7 +133,8 @@ func inspect(dir string, masked bool, srcs []search.Source) Status {
 			changed++
 			continue
 		}
-		if cur, err := currentStamp(src); err != nil || cur != m.srcs[j].stamp {
+		r := &m.srcs[j]
+		if cur, err := currentStamp(src); err != nil || cur != r.stamp && !(r.kind == kindEvents && m.storeCurrent(src.DB.Path(), cur)) {
 			changed++
 		}
 	}

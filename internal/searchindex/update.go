@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"encoding/binary"
 	"errors"
 	"hash/fnv"
 	"io"
@@ -116,14 +115,14 @@ func (st *Stamps) has(src *search.Source) bool {
 }
 
 // unchanged reports whether st says that src has not changed since it was
-// indexed (as old): the very check an update's reader makes first, with
-// the stamp taken a moment before.
-func (st *Stamps) unchanged(src *search.Source, old *srcRec) bool {
+// indexed (as old, in m): the very check an update's reader makes first,
+// with the stamp taken a moment before.
+func (st *Stamps) unchanged(src *search.Source, old *srcRec, m *manifest) bool {
 	if old == nil {
 		return false
 	}
 	cur, ok := st.stampOf(src)
-	return ok && cur == old.stamp
+	return ok && (cur == old.stamp || old.kind == kindEvents && m.storeCurrent(src.DB.Path(), cur))
 }
 
 // UpdateStamped is Update with the stamps the caller took of srcs already
@@ -158,7 +157,13 @@ func (ix *Index) UpdateStamped(ctx context.Context, srcs []search.Source, st Sta
 	}
 	u := &updater{ix: ix, old: ix.man, cur: ix.man.nextSeg}
 	ix.stamps.Clear() // a store's stamp is taken once per update
-	ix.evStamps.Clear()
+	ix.checks.Clear()
+	// A store's stamp is the one the caller took, if it took one: the
+	// sources it found unchanged were found so at that stamp, which is
+	// the one a store's record takes (a commit since is seen next time).
+	for path, st := range st.stores {
+		ix.stamps.Store(path, st)
+	}
 	u.next = manifest{nextSrc: ix.man.nextSrc, segs: slices.Clone(ix.man.segs)}
 	var read []int
 	if same {
@@ -169,11 +174,12 @@ func (ix *Index) UpdateStamped(ctx context.Context, srcs []search.Source, st Sta
 		u.plan = ix.sourcesOf(srcs)
 		read = make([]int, 0, 64)
 		for k := range u.plan.order {
-			if !st.unchanged(&srcs[u.plan.order[k]], u.oldOf(srcs, k)) {
+			if !st.unchanged(&srcs[u.plan.order[k]], u.oldOf(srcs, k), u.old) {
 				read = append(read, k)
 			}
 		}
 	}
+	read = u.skipUnchangedSessions(srcs, read)
 	if err := u.sources(ctx, srcs, read); err != nil {
 		return u.interrupted(ctx, err)
 	}
@@ -181,6 +187,7 @@ func (ix *Index) UpdateStamped(ctx context.Context, srcs []search.Source, st Sta
 	// unreadable: removed.
 	u.removed = append(append(u.unlisted(), u.gone...), u.failed...)
 	u.st.Removed += len(ix.man.srcs) - u.plan.kept
+	u.next.stores = u.storesAfter(srcs)
 	if err := u.flush(); err != nil {
 		u.abort()
 		return Stats{}, err
@@ -321,7 +328,7 @@ func (u *updater) commit() error {
 		}
 	}
 	removed := u.removed
-	if len(changed) == 0 && len(removed) == 0 && slices.Equal(old.segs, u.next.segs) &&
+	if len(changed) == 0 && len(removed) == 0 && slices.Equal(old.segs, u.next.segs) && slices.Equal(old.stores, u.next.stores) &&
 		old.nextSrc == u.next.nextSrc && old.nextSeg == u.next.nextSeg && !ix.at.Equal(fsutil.Stamp{}) {
 		if u.next.srcs == nil {
 			u.next.srcs, u.next.pos = old.srcs, old.pos
@@ -942,20 +949,14 @@ func (ix *Index) readEvents(src *search.Source, old *srcRec) (res readResult) {
 	if err != nil {
 		return readResult{err: err}
 	}
-	if old != nil && old.stamp == st {
+	if old != nil && ix.sessionUnchanged(src, old, st) {
 		return readResult{unchanged: true}
 	}
-	// The store changed: a session whose events stamp did not (its
-	// events' number, seqs and bytes) is not read again. The stamp is
-	// taken before the events are read, so a write in between is read
-	// again by the next update.
-	fp := ix.eventsStamp(src.DB, src.SessionID)
-	if old != nil && fp != 0 && old.tail == fp {
-		rec := *old
-		rec.stamp = st
-		return readResult{rec: rec, appended: true, noNew: true, unclean: old.unclean, longest: old.longest}
+	var gen uint64
+	if c := ix.storeChanges(src.DB, st); c.err == nil {
+		gen = c.ch.Generation(src.SessionID)
 	}
-	res.rec.stamp, res.rec.tail = st, fp
+	res.rec.stamp, res.rec.tail = st, gen
 	if testHookEventsRead != nil {
 		testHookEventsRead(src.SessionID)
 	}
@@ -1008,34 +1009,108 @@ func (ix *Index) readEvents(src *search.Source, old *srcRec) (res readResult) {
 	return res
 }
 
-// evStamps is one store's events stamps, asked once per update.
-type evStamps struct {
+// storeCheck is one store's TranscriptChanges, asked once per update.
+type storeCheck struct {
 	once sync.Once
-	m    map[string]sqlitestore.EventsStamp
+	st   stamp // the store's stamp when it was asked (taken before)
+	ch   sqlitestore.TranscriptChanges
+	err  error
 }
 
-// eventsStamp is a hash of session sid's events stamp in db (0: none, as
-// for a session whose events are all in cold storage, or when the store
-// cannot say: the session is read).
-func (ix *Index) eventsStamp(db *sqlitestore.DB, sid string) uint64 {
-	v, _ := ix.evStamps.LoadOrStore(db.Path(), &evStamps{})
-	e := v.(*evStamps)
-	e.once.Do(func() {
-		if m, err := db.EventsStamps(); err == nil {
-			e.m = m
-		}
-	})
-	st, ok := e.m[sid]
+// storeChanges is the store db's TranscriptChanges since the rowid its
+// record in the manifest updated holds, asked once per update, after its
+// stamp st was taken.
+func (ix *Index) storeChanges(db *sqlitestore.DB, st stamp) *storeCheck {
+	v, ok := ix.checks.Load(db.Path())
 	if !ok {
-		return 0
+		v, _ = ix.checks.LoadOrStore(db.Path(), &storeCheck{})
 	}
-	h := fnv.New64a()
-	var b [32]byte
-	for k, v := range []int64{st.Count, st.MinSeq, st.MaxSeq, st.Bytes} {
-		binary.LittleEndian.PutUint64(b[8*k:], uint64(v))
+	c := v.(*storeCheck)
+	c.once.Do(func() {
+		c.st = st
+		after := int64(-1)
+		if r := ix.man.store(db.Path()); r != nil {
+			after = r.rowid
+		}
+		c.ch, c.err = db.TranscriptChanges(after)
+	})
+	return c
+}
+
+// sessionUnchanged reports whether the store session src, indexed as
+// old, is unchanged at the store's stamp st: the store has that stamp
+// still, or it changed but the session has no row added since the
+// store's record and the same generation (OpenClaw's mark of a change
+// to rows already there), and its record is left as it is (the store's record says it
+// is current). The stamp is taken before the store is asked, and it
+// before the events are read, so a write in between is read again by
+// the next update.
+func (ix *Index) sessionUnchanged(src *search.Source, old *srcRec, st stamp) bool {
+	if old.stamp == st || ix.man.storeCurrent(src.DB.Path(), st) {
+		return true
 	}
-	h.Write(b[:])
-	return h.Sum64() | 1
+	c := ix.storeChanges(src.DB, st)
+	return c.err == nil && c.ch.Added != nil && !c.ch.Added[src.SessionID] && c.ch.Generation(src.SessionID) == old.tail
+}
+
+// skipUnchangedSessions is read (positions in the update's plan) without
+// the sessions of a store that changed elsewhere that are unchanged
+// (sessionUnchanged): told before any source is handed to a reader.
+func (u *updater) skipUnchangedSessions(srcs []search.Source, read []int) []int {
+	var out []int
+	for n, k := range read {
+		src := &srcs[u.plan.order[k]]
+		if src.DB != nil && src.Archive == nil {
+			if old := u.oldOf(srcs, k); old != nil {
+				if st, err := u.ix.dbStamp(src.DB.Path()); err == nil && u.ix.sessionUnchanged(src, old, st) {
+					if out == nil {
+						out = append(make([]int, 0, len(read)), read[:n]...)
+					}
+					continue
+				}
+			}
+		}
+		if out != nil {
+			out = append(out, k)
+		}
+	}
+	if out == nil {
+		return read
+	}
+	return out
+}
+
+// storesAfter is the stores' records once an update of srcs is done: a
+// store it asked for its changes is current at the stamp it asked at
+// (every session of it was read or found unchanged then, or is gone from
+// the index); any other keeps its record; a store no source names has
+// none.
+func (u *updater) storesAfter(srcs []search.Source) []storeRec {
+	var out []storeRec
+	var last *sqlitestore.DB
+	for i := range srcs {
+		db := srcs[i].DB
+		if db == nil || srcs[i].Archive != nil || db == last {
+			continue
+		}
+		last = db
+		path := db.Path()
+		if slices.ContainsFunc(out, func(r storeRec) bool { return r.path == path }) {
+			continue
+		}
+		if v, ok := u.ix.checks.Load(path); ok {
+			c := v.(*storeCheck)
+			rowid := c.ch.MaxRowID
+			if c.err != nil {
+				rowid = -1
+			}
+			out = append(out, storeRec{path: path, stamp: c.st, rowid: rowid})
+		} else if r := u.old.store(path); r != nil {
+			out = append(out, *r)
+		}
+	}
+	slices.SortFunc(out, func(a, b storeRec) int { return strings.Compare(a.path, b.path) })
+	return out
 }
 
 // dbStamp is the stamp of a store, taken once per update for all its
