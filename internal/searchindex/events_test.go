@@ -265,3 +265,56 @@ func TestStoreCommits(t *testing.T) {
 		}
 	}
 }
+
+// TestStoreRecordNotMovedOnWhenTheStoreChangedWhileAsked: the store's
+// record holds a stamp and the highest rowid seen at it, and the sessions
+// an update found unchanged by their own stamp (one an interrupted update
+// read) are not asked about; so when a commit lands between the stamp the
+// update took (Backlog's) and its question to the store, the record stays
+// where it was, and the next update asks from there.
+func TestStoreRecordNotMovedOnWhenTheStoreChangedWhileAsked(t *testing.T) {
+	path, w := sqliteState(t)
+	ix, err := Open(t.TempDir(), "state")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	srcs := eventSources(t, path, w)
+	if _, err := ix.Update(context.Background(), srcs); err != nil {
+		t.Fatal(err)
+	}
+	before := *ix.man.store(path)
+	appendTo := `INSERT INTO transcript_events (session_id, seq, event_json, created_at) VALUES (?1, (SELECT max(seq) + 1 FROM transcript_events WHERE session_id = ?1), ?2, 1795255200000)`
+	ev := func(word string) string {
+		return `{"type":"message","id":"` + word + `","timestamp":"2026-11-22T10:00:00.000Z","message":{"role":"user","content":"` + word + `"}}`
+	}
+	if _, err := w.Exec(appendTo, srcs[0].SessionID, ev("zqxfirst")); err != nil {
+		t.Fatal(err)
+	}
+	srcs = eventSources(t, path, w)
+	bl, err := ix.Backlog(srcs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Exec(appendTo, srcs[1].SessionID, ev("zqxwhileasked")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ix.UpdateStamped(context.Background(), srcs, bl.Stamps); err != nil {
+		t.Fatal(err)
+	}
+	if got := *ix.man.store(path); got != before {
+		t.Fatalf("the store's record moved on to %+v though the store changed while asked (was %+v)", got, before)
+	}
+	if _, err := ix.Update(context.Background(), srcs); err != nil {
+		t.Fatal(err)
+	}
+	if got := *ix.man.store(path); got == before {
+		t.Fatal("the store's record did not move on once the store was still")
+	}
+	for _, word := range []string{"zqxfirst", "zqxwhileasked"} {
+		if got, _ := indexHits(t, ix, srcs, search.Query{Pattern: word}, Filter{}, nil); len(got) != 1 {
+			t.Errorf("%s: %v", word, got)
+		}
+	}
+	checkQueries(t, rand.New(rand.NewPCG(11, 12)), ix, srcs, 20, nil)
+}

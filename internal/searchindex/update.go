@@ -1015,6 +1015,11 @@ type storeCheck struct {
 	st   stamp // the store's stamp when it was asked (taken before)
 	ch   sqlitestore.TranscriptChanges
 	err  error
+	// settled: the store's stamp after it was asked is still st, so
+	// what it told is the store at st — the sessions found unchanged
+	// before by their own stamp (st itself) hold no row above
+	// ch.MaxRowID either. Else the store's record is not moved on.
+	settled bool
 }
 
 // storeChanges is the store db's TranscriptChanges since the rowid its
@@ -1033,6 +1038,8 @@ func (ix *Index) storeChanges(db *sqlitestore.DB, st stamp) *storeCheck {
 			after = r.rowid
 		}
 		c.ch, c.err = db.TranscriptChanges(after)
+		now, err := dbStamp(db.Path())
+		c.settled = err == nil && now == st
 	})
 	return c
 }
@@ -1081,10 +1088,11 @@ func (u *updater) skipUnchangedSessions(srcs []search.Source, read []int) []int 
 }
 
 // storesAfter is the stores' records once an update of srcs is done: a
-// store it asked for its changes is current at the stamp it asked at
-// (every session of it was read or found unchanged then, or is gone from
-// the index); any other keeps its record; a store no source names has
-// none.
+// store it asked for its changes, and that did not change while asked,
+// is current at the stamp it asked at (every session of it was read or
+// found unchanged then, or is gone from the index); any other keeps its
+// record (the next update asks again from it); a store no source names
+// has none.
 func (u *updater) storesAfter(srcs []search.Source) []storeRec {
 	var out []storeRec
 	var last *sqlitestore.DB
@@ -1098,11 +1106,11 @@ func (u *updater) storesAfter(srcs []search.Source) []storeRec {
 		if slices.ContainsFunc(out, func(r storeRec) bool { return r.path == path }) {
 			continue
 		}
-		if v, ok := u.ix.checks.Load(path); ok {
+		if v, ok := u.ix.checks.Load(path); ok && v.(*storeCheck).settled {
 			c := v.(*storeCheck)
 			rowid := c.ch.MaxRowID
 			if c.err != nil {
-				rowid = -1
+				rowid = -1 // every session was read: from the start next time
 			}
 			out = append(out, storeRec{path: path, stamp: c.st, rowid: rowid})
 		} else if r := u.old.store(path); r != nil {
