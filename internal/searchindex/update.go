@@ -611,7 +611,13 @@ func (u *updater) sources(ctx context.Context, srcs []search.Source, read []int)
 	for n := range results {
 		results[n] = make(chan readResult, 1)
 	}
-	window := make(chan struct{}, 2*workers+2) // sources read ahead of the adding
+	// Sources read ahead of the adding: enough that the readers go on
+	// while the adder writes a segment (a first build writes one per
+	// 4 MiB of text; with 2*workers+2 the readers of 2 cores stood idle
+	// through it, ~1.5 cores busy where they are now ~1.85, and the
+	// 3.6 GB build took ~15% longer), each at most a piece of ~1 MiB of
+	// lines.
+	window := make(chan struct{}, 2*workers+12)
 	done := make(chan struct{})
 	defer close(done)
 	var next atomic.Int64
