@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"slices"
 	"sync"
@@ -317,4 +318,57 @@ func TestStoreRecordNotMovedOnWhenTheStoreChangedWhileAsked(t *testing.T) {
 		}
 	}
 	checkQueries(t, rand.New(rand.NewPCG(11, 12)), ix, srcs, 20, nil)
+}
+
+// TestStoreReplacedByAnotherFile: a store put in place of another (a
+// restore, a copy renamed over it) has rowids of another history, so its
+// record's rowid says nothing of it: every session is read.
+func TestStoreReplacedByAnotherFile(t *testing.T) {
+	path, w := sqliteState(t)
+	ix, err := Open(t.TempDir(), "state")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	srcs := eventSources(t, path, w)
+	if _, err := ix.Update(context.Background(), srcs); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	tmp := path + ".new"
+	c, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Exec(`VACUUM INTO ?`, tmp); err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+	n, err := sql.Open("sqlite", "file:"+tmp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// the same rows, one edited in place: no rowid above the record's,
+	// the same generation
+	if _, err := n.Exec(`UPDATE transcript_events SET event_json = ?2 WHERE session_id = ?1 AND seq = (SELECT min(seq) FROM transcript_events WHERE session_id = ?1)`,
+		srcs[0].SessionID, `{"type":"message","id":"rp","timestamp":"2026-11-22T10:00:00.000Z","message":{"role":"user","content":"zqxreplaced"}}`); err != nil {
+		t.Fatal(err)
+	}
+	n.Close()
+	if err := os.Rename(tmp, path); err != nil {
+		t.Fatal(err)
+	}
+	w2, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w2.Close()
+	srcs = eventSources(t, path, w2)
+	if _, err := ix.Update(context.Background(), srcs); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := indexHits(t, ix, srcs, search.Query{Pattern: "zqxreplaced"}, Filter{}, nil); len(got) != 1 {
+		t.Fatalf("the replaced store's edit: %v", got)
+	}
+	checkQueries(t, rand.New(rand.NewPCG(13, 14)), ix, srcs, 20, nil)
 }

@@ -433,7 +433,7 @@ func (d *decoder) body(m *manifest, journal bool) (srcs []srcRec, removed []stri
 	if n > uint64(len(d.b)) {
 		return nil, nil, false
 	}
-	m.stores = make([]storeRec, 0, n)
+	m.stores = make([]storeRec, 0, min(n, uint64(len(d.b))/6)) // a record takes 6 bytes or more
 	for range n {
 		r := storeRec{path: string(d.bytes(d.u()))}
 		r.stamp = stamp{Size: d.i(), MTime: d.i(), Ino: d.u(), CTime: d.i()}

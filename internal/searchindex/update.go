@@ -1039,8 +1039,10 @@ func (ix *Index) storeChanges(db *sqlitestore.DB, st stamp) *storeCheck {
 	c := v.(*storeCheck)
 	c.once.Do(func() {
 		c.st = st
+		// From the record's rowid, if the store is the same file (one
+		// put in its place has rowids of another history).
 		after := int64(-1)
-		if r := ix.man.store(db.Path()); r != nil {
+		if r := ix.man.store(db.Path()); r != nil && r.stamp.Ino == st.Ino {
 			after = r.rowid
 		}
 		c.ch, c.err = db.TranscriptChanges(after)
