@@ -59,6 +59,38 @@ func eventSources(t *testing.T, path string, w *sql.DB) []search.Source {
 	return srcs
 }
 
+// appendEvent appends event ?2 to session ?1, as its next seq.
+const appendEvent = `INSERT INTO transcript_events (session_id, seq, event_json, created_at) VALUES (?1, (SELECT max(seq) + 1 FROM transcript_events WHERE session_id = ?1), ?2, 1795255200000)`
+
+// eventJSON is a user message event of id saying text.
+func eventJSON(id, text string) string {
+	return `{"type":"message","id":"` + id + `","timestamp":"2026-11-22T10:00:00.000Z","message":{"role":"user","content":"` + text + `"}}`
+}
+
+// readLog is the sessions whose events the updates read (told from the
+// readers, on every core), from logReads on.
+type readLog struct {
+	mu   sync.Mutex
+	sids []string
+}
+
+func logReads(t *testing.T) *readLog {
+	l := &readLog{}
+	testHookEventsRead = func(sid string) { l.mu.Lock(); l.sids = append(l.sids, sid); l.mu.Unlock() }
+	t.Cleanup(func() { testHookEventsRead = nil })
+	return l
+}
+
+// take is the sessions read since the last take, sorted.
+func (l *readLog) take() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	out := l.sids
+	l.sids = nil
+	slices.Sort(out)
+	return out
+}
+
 // TestEventsSources: the sessions of a 2026.8+ store, with new events
 // appended (only those indexed) and earlier events changed (the session
 // indexed whole), answer as the scan of their events does.
@@ -82,8 +114,7 @@ func TestEventsSources(t *testing.T) {
 
 	sid := srcs[0].SessionID
 	for range 3 {
-		if _, err := w.Exec(`INSERT INTO transcript_events (session_id, seq, event_json, created_at) VALUES (?, (SELECT max(seq) + 1 FROM transcript_events WHERE session_id = ?), ?, 1795255200000)`,
-			sid, sid, randLine(r)); err != nil {
+		if _, err := w.Exec(appendEvent, sid, randLine(r)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -95,8 +126,7 @@ func TestEventsSources(t *testing.T) {
 	if got, _ := indexHits(t, ix, srcs, search.Query{Pattern: "zqxappended"}, Filter{}, nil); len(got) != 0 {
 		t.Fatalf("hits before the event: %v", got)
 	}
-	asOpenClaw(t, w, sid, `UPDATE transcript_events SET event_json = ?2 WHERE session_id = ?1 AND seq = (SELECT min(seq) FROM transcript_events WHERE session_id = ?1)`,
-		`{"type":"message","id":"rw","timestamp":"2026-11-22T10:00:00.000Z","message":{"role":"user","content":"zqxappended rewritten"}}`)
+	asOpenClaw(t, w, sid, editFirst, eventJSON("rw", "zqxappended rewritten"))
 	srcs = eventSources(t, path, w)
 	if st, err = ix.Update(context.Background(), srcs); err != nil || st.Whole != 1 {
 		t.Fatalf("after a rewrite: %v, %v", st, err)
@@ -106,6 +136,9 @@ func TestEventsSources(t *testing.T) {
 	}
 	checkQueries(t, r, ix, srcs, 40, nil)
 }
+
+// editFirst sets the first event of session ?1 to ?2, in place.
+const editFirst = `UPDATE transcript_events SET event_json = ?2 WHERE session_id = ?1 AND seq = (SELECT min(seq) FROM transcript_events WHERE session_id = ?1)`
 
 // asOpenClaw runs stmt (?1: the session, ?2: arg) as OpenClaw makes a
 // destructive change to session sid's transcript: in one transaction with
@@ -148,20 +181,14 @@ func TestEventsOfOneSession(t *testing.T) {
 	if len(srcs) < 2 {
 		t.Fatal("the fixture has fewer than two sessions with events")
 	}
-	var read []string
-	var mu sync.Mutex // told from the readers, on every core
-	testHookEventsRead = func(sid string) { mu.Lock(); read = append(read, sid); mu.Unlock() }
-	defer func() { testHookEventsRead = nil }()
-	if _, err := ix.Update(context.Background(), srcs); err != nil || len(read) != len(srcs) {
-		t.Fatalf("first update: %d sessions read of %d, %v", len(read), len(srcs), err)
+	reads := logReads(t)
+	if _, err := ix.Update(context.Background(), srcs); err != nil || len(reads.take()) != len(srcs) {
+		t.Fatalf("first update: not every one of %d sessions read, %v", len(srcs), err)
 	}
 	sid := srcs[len(srcs)-1].SessionID
-	for _, stmt := range []string{
-		`INSERT INTO transcript_events (session_id, seq, event_json, created_at) VALUES (?1, (SELECT max(seq) + 1 FROM transcript_events WHERE session_id = ?1), ?2, 1795255200000)`,
-		`UPDATE transcript_events SET event_json = ?2 WHERE session_id = ?1 AND seq = (SELECT min(seq) FROM transcript_events WHERE session_id = ?1)`,
-	} {
-		ev := `{"type":"message","id":"one","timestamp":"2026-11-22T10:00:00.000Z","message":{"role":"user","content":"zqxonesession ` + stmt[:6] + `"}}`
-		if stmt[0] == 'I' {
+	for _, stmt := range []string{appendEvent, editFirst} {
+		ev := eventJSON("one", "zqxonesession "+stmt[:6])
+		if stmt == appendEvent {
 			// a bare insert: no clock, seen by its rowid
 			if _, err := w.Exec(stmt, sid, ev); err != nil {
 				t.Fatal(err)
@@ -169,9 +196,9 @@ func TestEventsOfOneSession(t *testing.T) {
 		} else {
 			asOpenClaw(t, w, sid, stmt, ev)
 		}
-		read = nil
 		srcs = eventSources(t, path, w)
-		if _, err := ix.Update(context.Background(), srcs); err != nil || len(read) != 1 || read[0] != sid {
+		_, err := ix.Update(context.Background(), srcs)
+		if read := reads.take(); err != nil || len(read) != 1 || read[0] != sid {
 			t.Fatalf("after %.30s: sessions read %q, want only %s; %v", stmt, read, sid, err)
 		}
 		checkQueries(t, r, ix, srcs, 20, nil)
@@ -200,33 +227,28 @@ func TestStoreCommits(t *testing.T) {
 	if len(srcs) < 3 {
 		t.Fatal("the fixture has fewer than three sessions with events")
 	}
-	var read []string
-	var mu sync.Mutex
-	testHookEventsRead = func(sid string) { mu.Lock(); read = append(read, sid); mu.Unlock() }
-	defer func() { testHookEventsRead = nil }()
+	reads := logReads(t)
 	if _, err := ix.Update(context.Background(), srcs); err != nil {
 		t.Fatal(err)
 	}
+	reads.take()
 	a, b := srcs[0].SessionID, srcs[1].SessionID
-	ev := func(word string) string {
-		return `{"type":"message","id":"` + word + `","timestamp":"2026-11-22T10:00:00.000Z","message":{"role":"user","content":"` + word + `"}}`
-	}
+	ev := func(word string) string { return eventJSON(word, word) }
 	exec := func(q string, args ...any) {
 		if _, err := w.Exec(q, args...); err != nil {
 			t.Fatal(err)
 		}
 	}
-	appendTo := `INSERT INTO transcript_events (session_id, seq, event_json, created_at) VALUES (?1, (SELECT max(seq) + 1 FROM transcript_events WHERE session_id = ?1), ?2, 1795255200000)`
 	for _, c := range []struct {
 		name   string
 		commit func()
 		want   []string // the sessions read (nil: every one)
 		found  string
 	}{
-		{"appends to two sessions, no clock", func() { exec(appendTo, a, ev("zqxtwoa")); exec(appendTo, b, ev("zqxtwob")) }, []string{a, b}, "zqxtwoa"},
+		{"appends to two sessions, no clock", func() { exec(appendEvent, a, ev("zqxtwoa")); exec(appendEvent, b, ev("zqxtwob")) }, []string{a, b}, "zqxtwoa"},
 		{"an entry's update only", func() { exec(`UPDATE session_nodes SET updated_at = updated_at + 1`) }, []string{}, ""},
 		{"an edit in place, its generation rotated", func() {
-			asOpenClaw(t, w, b, `UPDATE transcript_events SET event_json = ?2 WHERE session_id = ?1 AND seq = (SELECT min(seq) FROM transcript_events WHERE session_id = ?1)`, ev("zqxinplace"))
+			asOpenClaw(t, w, b, editFirst, ev("zqxinplace"))
 		}, []string{b}, "zqxinplace"},
 		{"the last event deleted, its generation rotated", func() {
 			asOpenClaw(t, w, a, `DELETE FROM transcript_events WHERE session_id = ?1 AND seq = (SELECT max(seq) FROM transcript_events WHERE session_id = ?1) AND ?2 IS NOT NULL`, 1)
@@ -236,12 +258,11 @@ func TestStoreCommits(t *testing.T) {
 		}, nil, ""},
 	} {
 		c.commit()
-		read = nil
 		srcs = eventSources(t, path, w)
 		if _, err := ix.Update(context.Background(), srcs); err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
-		slices.Sort(read)
+		read := reads.take()
 		want := c.want
 		if want == nil {
 			for _, s := range srcs {
@@ -250,7 +271,7 @@ func TestStoreCommits(t *testing.T) {
 		}
 		want = slices.Clone(want)
 		slices.Sort(want)
-		if !slices.Equal(read, want) && !(len(read) == 0 && len(want) == 0) {
+		if !slices.Equal(read, want) {
 			t.Errorf("%s: sessions read %q, want %q", c.name, read, want)
 		}
 		checkQueries(t, r, ix, srcs, 20, nil)
@@ -260,8 +281,8 @@ func TestStoreCommits(t *testing.T) {
 			}
 		}
 		// and the index is current: an update with nothing new reads none
-		read = nil
-		if _, err := ix.Update(context.Background(), srcs); err != nil || len(read) != 0 {
+		_, err := ix.Update(context.Background(), srcs)
+		if read := reads.take(); err != nil || len(read) != 0 {
 			t.Errorf("%s: a second update read %q, %v", c.name, read, err)
 		}
 	}
@@ -285,11 +306,7 @@ func TestStoreRecordNotMovedOnWhenTheStoreChangedWhileAsked(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := *ix.man.store(path)
-	appendTo := `INSERT INTO transcript_events (session_id, seq, event_json, created_at) VALUES (?1, (SELECT max(seq) + 1 FROM transcript_events WHERE session_id = ?1), ?2, 1795255200000)`
-	ev := func(word string) string {
-		return `{"type":"message","id":"` + word + `","timestamp":"2026-11-22T10:00:00.000Z","message":{"role":"user","content":"` + word + `"}}`
-	}
-	if _, err := w.Exec(appendTo, srcs[0].SessionID, ev("zqxfirst")); err != nil {
+	if _, err := w.Exec(appendEvent, srcs[0].SessionID, eventJSON("zqxfirst", "zqxfirst")); err != nil {
 		t.Fatal(err)
 	}
 	srcs = eventSources(t, path, w)
@@ -297,7 +314,7 @@ func TestStoreRecordNotMovedOnWhenTheStoreChangedWhileAsked(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.Exec(appendTo, srcs[1].SessionID, ev("zqxwhileasked")); err != nil {
+	if _, err := w.Exec(appendEvent, srcs[1].SessionID, eventJSON("zqxwhileasked", "zqxwhileasked")); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := ix.UpdateStamped(context.Background(), srcs, bl.Stamps); err != nil {
@@ -350,8 +367,7 @@ func TestStoreReplacedByAnotherFile(t *testing.T) {
 	}
 	// the same rows, one edited in place: no rowid above the record's,
 	// the same generation
-	if _, err := n.Exec(`UPDATE transcript_events SET event_json = ?2 WHERE session_id = ?1 AND seq = (SELECT min(seq) FROM transcript_events WHERE session_id = ?1)`,
-		srcs[0].SessionID, `{"type":"message","id":"rp","timestamp":"2026-11-22T10:00:00.000Z","message":{"role":"user","content":"zqxreplaced"}}`); err != nil {
+	if _, err := n.Exec(editFirst, srcs[0].SessionID, eventJSON("rp", "zqxreplaced")); err != nil {
 		t.Fatal(err)
 	}
 	n.Close()
