@@ -55,7 +55,13 @@ func (u *updater) merge() error {
 		s.buf = mergeReadBuf(len(segs))
 	}
 	// renum[k][d]: the new number of document d of segment k, -1 dead.
+	// whole[k]: every document of k lives, numbered from base[k] on in
+	// order (a first build's every segment), so that its postings are not
+	// looked up in renum — a cache miss a posting, most of a first
+	// build's merge when they were.
 	renum := make([][]int32, len(segs))
+	whole := make([]bool, len(segs))
+	base := make([]uint32, len(segs))
 	n := int32(0)
 	for k, s := range segs {
 		renum[k] = make([]int32, s.l.nDocs)
@@ -71,6 +77,9 @@ func (u *updater) merge() error {
 			} else {
 				renum[k][d] = -1
 			}
+		}
+		if whole[k] = allLive(renum[k]); whole[k] && len(renum[k]) > 0 {
+			base[k] = uint32(renum[k][0])
 		}
 	}
 	id := u.cur
@@ -132,12 +141,18 @@ func (u *updater) merge() error {
 			for len(h) > 0 && cur[h[0]].tri == t {
 				k := h[0]
 				var err error
-				if buf, err = cur[k].postings(buf[:0]); err != nil {
-					return err
-				}
-				for _, d := range buf {
-					if v := renum[k][d]; v >= 0 {
-						ids = append(ids, uint32(v))
+				if whole[k] {
+					if ids, err = cur[k].postings(ids, base[k]); err != nil {
+						return err
+					}
+				} else {
+					if buf, err = cur[k].postings(buf[:0], 0); err != nil {
+						return err
+					}
+					for _, d := range buf {
+						if v := renum[k][d]; v >= 0 {
+							ids = append(ids, uint32(v))
+						}
 					}
 				}
 				ok, err := cur[k].next()

@@ -185,30 +185,53 @@ func (tc *triCursor) next() (bool, error) {
 	return true, nil
 }
 
-// postings appends the current entry's document numbers to dst, checked as
-// segment.postingsAt checks them.
-func (tc *triCursor) postings(dst []uint32) ([]uint32, error) {
+// postings appends the current entry's document numbers, each plus add, to
+// dst, checked as segment.postingsAt checks them. It decodes what the
+// reader holds in one pass (a merge decodes every posting of the index),
+// and reads more only where a number runs past it.
+func (tc *triCursor) postings(dst []uint32, add uint32) ([]uint32, error) {
 	var id uint64
-	for k := range tc.count {
-		b, _ := tc.post.Peek(binary.MaxVarintLen64) // fewer at the section's end
-		v, w := binary.Uvarint(b)
-		if w <= 0 {
+	nDocs := tc.sf.l.nDocs
+	for k := 0; k < tc.count; {
+		b, _ := tc.post.Peek(tc.post.Buffered())
+		if len(b) < binary.MaxVarintLen64 {
+			b, _ = tc.post.Peek(binary.MaxVarintLen64) // fewer at the section's end
+		}
+		i := 0
+		for ; k < tc.count && i < len(b); k++ {
+			var v uint64
+			if c := b[i]; c < 0x80 {
+				v = uint64(c)
+				i++
+			} else {
+				var w int
+				if v, w = binary.Uvarint(b[i:]); w <= 0 {
+					break // past what is held, or not a number
+				}
+				i += w
+			}
+			if k == 0 {
+				id = v
+			} else {
+				id += v
+				if v == 0 {
+					tc.post.Discard(i)
+					return dst, tc.sf.bad("posting list not ascending")
+				}
+			}
+			if id >= nDocs {
+				tc.post.Discard(i)
+				return dst, tc.sf.bad("posting list names no document")
+			}
+			dst = append(dst, uint32(id)+add)
+		}
+		tc.post.Discard(i)
+		tc.at += uint64(i)
+		if i == 0 {
+			// not one number decoded from a full view: truncated or
+			// longer than a number
 			return dst, tc.sf.bad("posting list truncated")
 		}
-		tc.post.Discard(w)
-		tc.at += uint64(w)
-		if k == 0 {
-			id = v
-		} else {
-			id += v
-			if v == 0 {
-				return dst, tc.sf.bad("posting list not ascending")
-			}
-		}
-		if id >= tc.sf.l.nDocs {
-			return dst, tc.sf.bad("posting list names no document")
-		}
-		dst = append(dst, uint32(id))
 	}
 	return dst, nil
 }
