@@ -19,7 +19,7 @@ func (s *segWriter) rawPosting(t trigram, count int, b []byte) {
 	binary.LittleEndian.PutUint32(e[11:], uint32(count))
 	s.tab = append(s.tab, e[:]...)
 	s.nTris++
-	s.sum(b)
+	s.post = append(s.post, b...)
 	s.n += int64(len(b))
 }
 

@@ -301,7 +301,7 @@ type segWriter struct {
 	tab     []byte
 	nDocs   int
 	nTris   int
-	buf     []byte
+	post    []byte // posting lists not written yet (postingsOut)
 	// The texts: the block being filled (raw records), its first
 	// document, the records so far, the block table and the bytes written.
 	raw, zbuf, blocks []byte
@@ -342,6 +342,7 @@ func (s *segWriter) endTable() {
 	if s.tabDone {
 		return
 	}
+	s.postingsOut()
 	s.sum(s.tab)
 	if s.inChunk > 0 {
 		s.endChunk()
@@ -366,7 +367,10 @@ func (s *segWriter) doc(d doc) {
 	s.nDocs++
 }
 
-// posting writes the posting list of t (ids ascending, not empty).
+// posting writes the posting list of t (ids ascending, not empty): the
+// first number, then each gap, as varints — into a run of lists summed and
+// written together (a list is a few bytes; a first build writes tens of
+// millions of them).
 func (s *segWriter) posting(t trigram, ids []uint32) {
 	var e [triSize]byte
 	e[0], e[1], e[2] = byte(t>>16), byte(t>>8), byte(t)
@@ -374,18 +378,26 @@ func (s *segWriter) posting(t trigram, ids []uint32) {
 	binary.LittleEndian.PutUint32(e[11:], uint32(len(ids)))
 	s.tab = append(s.tab, e[:]...)
 	s.nTris++
-	s.buf = s.buf[:0]
+	at := len(s.post)
 	prev := uint32(0)
-	for i, id := range ids {
-		if i == 0 {
-			s.buf = binary.AppendUvarint(s.buf, uint64(id))
+	for _, id := range ids {
+		if g := id - prev; g < 0x80 {
+			s.post = append(s.post, byte(g))
 		} else {
-			s.buf = binary.AppendUvarint(s.buf, uint64(id-prev))
+			s.post = binary.AppendUvarint(s.post, uint64(g))
 		}
 		prev = id
 	}
-	s.sum(s.buf)
-	s.n += int64(len(s.buf))
+	s.n += int64(len(s.post) - at)
+	if len(s.post) >= 64<<10 {
+		s.postingsOut()
+	}
+}
+
+// postingsOut writes the posting lists run up in s.post.
+func (s *segWriter) postingsOut() {
+	s.sum(s.post)
+	s.post = s.post[:0]
 }
 
 // record adds the next document's record (after the last posting): one
