@@ -56,9 +56,9 @@ func (u *updater) merge() error {
 	}
 	// renum[k][d]: the new number of document d of segment k, -1 dead.
 	// whole[k]: every document of k lives, numbered from base[k] on in
-	// order (a first build's every segment), so that its postings are not
-	// looked up in renum — a cache miss a posting, most of a first
-	// build's merge when they were.
+	// order (a first build's every segment), so that its posting lists are
+	// copied (copyPostings), not looked up number by number in renum — a
+	// cache miss a posting, most of a first build's merge when they were.
 	renum := make([][]int32, len(segs))
 	whole := make([]bool, len(segs))
 	base := make([]uint32, len(segs))
@@ -134,24 +134,24 @@ func (u *updater) merge() error {
 		for i := len(h)/2 - 1; i >= 0; i-- {
 			down(i)
 		}
-		var ids, buf []uint32
+		var buf []uint32
 		for len(h) > 0 {
 			t := cur[h[0]].tri
-			ids = ids[:0]
+			sw.open()
 			for len(h) > 0 && cur[h[0]].tri == t {
 				k := h[0]
-				var err error
 				if whole[k] {
-					if ids, err = cur[k].postings(ids, base[k]); err != nil {
+					if err := cur[k].copyPostings(sw, base[k]); err != nil {
 						return err
 					}
 				} else {
-					if buf, err = cur[k].postings(buf[:0], 0); err != nil {
+					var err error
+					if buf, err = cur[k].postings(buf[:0]); err != nil {
 						return err
 					}
 					for _, d := range buf {
 						if v := renum[k][d]; v >= 0 {
-							ids = append(ids, uint32(v))
+							sw.add(uint32(v))
 						}
 					}
 				}
@@ -168,9 +168,7 @@ func (u *updater) merge() error {
 				}
 				down(0)
 			}
-			if len(ids) > 0 {
-				sw.posting(t, ids)
-			}
+			sw.close(t) // none when every document of the list is gone
 		}
 		cur = nil
 		// The live documents' records, in their new order: a block whose

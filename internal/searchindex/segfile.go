@@ -185,11 +185,10 @@ func (tc *triCursor) next() (bool, error) {
 	return true, nil
 }
 
-// postings appends the current entry's document numbers, each plus add, to
-// dst, checked as segment.postingsAt checks them. It decodes what the
+// postings appends the current entry's document numbers to dst, checked as segment.postingsAt checks them. It decodes what the
 // reader holds in one pass (a merge decodes every posting of the index),
 // and reads more only where a number runs past it.
-func (tc *triCursor) postings(dst []uint32, add uint32) ([]uint32, error) {
+func (tc *triCursor) postings(dst []uint32) ([]uint32, error) {
 	var id uint64
 	nDocs := tc.sf.l.nDocs
 	for k := 0; k < tc.count; {
@@ -223,7 +222,7 @@ func (tc *triCursor) postings(dst []uint32, add uint32) ([]uint32, error) {
 				tc.post.Discard(i)
 				return dst, tc.sf.bad("posting list names no document")
 			}
-			dst = append(dst, uint32(id)+add)
+			dst = append(dst, uint32(id))
 		}
 		tc.post.Discard(i)
 		tc.at += uint64(i)
@@ -233,7 +232,97 @@ func (tc *triCursor) postings(dst []uint32, add uint32) ([]uint32, error) {
 			return dst, tc.sf.bad("posting list truncated")
 		}
 	}
+	if tc.i == tc.n-1 && tc.at != tc.sf.l.nPost {
+		// (a list before another is checked by the next's offset)
+		return dst, tc.sf.bad("posting list longer than its count")
+	}
 	return dst, nil
+}
+
+// copyPostings adds the current entry's list to sw's list open, each
+// number plus add: its first number written again (a gap from what sw's
+// list holds), the gaps after it copied as they are — summed on the way,
+// for the list's last number and the checks of postings, not decoded into
+// numbers and encoded again. Its bytes run to the next entry's offset.
+func (tc *triCursor) copyPostings(sw *segWriter, add uint32) error {
+	end := tc.sf.l.nPost
+	if tc.i+1 < tc.n {
+		e, err := tc.tab.Peek(triSize)
+		if err != nil {
+			return tc.sf.readErr(err)
+		}
+		end = binary.LittleEndian.Uint64(e[3:])
+	}
+	if end <= tc.at || end > tc.sf.l.nPost {
+		return tc.sf.bad("posting list out of bounds")
+	}
+	left := end - tc.at
+	b, err := tc.post.Peek(int(min(left, binary.MaxVarintLen64)))
+	if err != nil {
+		return tc.sf.readErr(err)
+	}
+	id, w := binary.Uvarint(b)
+	if w <= 0 {
+		return tc.sf.bad("posting list truncated")
+	}
+	first := id
+	tc.post.Discard(w)
+	tc.at += uint64(w)
+	left -= uint64(w)
+	k := 1
+	if first >= tc.sf.l.nDocs {
+		return tc.sf.bad("posting list names no document")
+	}
+	sw.add(uint32(first) + add)
+	for left > 0 {
+		b, err := tc.post.Peek(int(min(left, uint64(tc.post.Size()))))
+		if err != nil {
+			return tc.sf.readErr(err)
+		}
+		if uint64(len(b)) < left {
+			// a piece ends where a number does (a byte under 0x80)
+			cut := len(b)
+			for cut > 0 && b[cut-1] >= 0x80 {
+				cut--
+			}
+			b = b[:cut]
+		}
+		i := 0
+		for i < len(b) {
+			var g uint64
+			if c := b[i]; c < 0x80 {
+				g = uint64(c)
+				i++
+			} else {
+				var w int
+				if g, w = binary.Uvarint(b[i:]); w <= 0 {
+					return tc.sf.bad("posting list truncated")
+				}
+				i += w
+			}
+			if g == 0 {
+				return tc.sf.bad("posting list not ascending")
+			}
+			id += g
+			k++
+			if id >= tc.sf.l.nDocs {
+				return tc.sf.bad("posting list names no document")
+			}
+		}
+		if i == 0 {
+			return tc.sf.bad("posting list truncated") // no number ends in a full buffer
+		}
+		sw.post = append(sw.post, b...)
+		tc.post.Discard(i)
+		tc.at += uint64(i)
+		left -= uint64(i)
+	}
+	if k != tc.count {
+		return tc.sf.bad("posting list not of its count")
+	}
+	sw.listN += k - 1
+	sw.last = uint32(id) + add
+	return nil
 }
 
 // blockTable reads the segment's text block table whole (24 bytes a block

@@ -2,6 +2,7 @@ package searchindex
 
 import (
 	"encoding/binary"
+	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -45,27 +46,49 @@ func writeTestSeg(t *testing.T, dir string, id uint32, nDocs int, post func(sw *
 	}
 }
 
-// A merge's reader of posting lists (a pread cursor, decoding what its
-// buffer holds at once) gives every list as the mapped segment a query
-// reads does, numbers plus the merge's offset, whatever its buffer's size
-// and wherever a number straddles the buffer's end.
+// listOpen decodes sw's list open: its numbers, checked as a reader
+// checks them.
+func listOpen(t *testing.T, sw *segWriter) []uint32 {
+	t.Helper()
+	p := sw.post[sw.listAt:]
+	var ids []uint32
+	id := uint64(0)
+	for len(p) > 0 {
+		v, w := binary.Uvarint(p)
+		if w <= 0 || (len(ids) > 0 && v == 0) {
+			t.Fatalf("the list open is not a list: %x", sw.post[sw.listAt:])
+		}
+		p, id = p[w:], id+v
+		ids = append(ids, uint32(id))
+	}
+	if len(ids) != sw.listN || (len(ids) > 0 && ids[len(ids)-1] != sw.last) {
+		t.Fatalf("the list open: %d numbers ending %d, its count %d, its last %d", len(ids), ids[len(ids)-1], sw.listN, sw.last)
+	}
+	return ids
+}
+
+// A merge's readers of posting lists (a pread cursor that decodes what its
+// buffer holds at once, or copies a list's gaps as they are, after a run
+// of another segment's) give every list as the mapped segment a query
+// reads does, whatever the buffer's size and wherever a number straddles
+// the buffer's end.
 func TestTriCursorPostingsAsTheMapping(t *testing.T) {
 	dir := t.TempDir()
 	r := rand.New(rand.NewPCG(7, 11))
 	const nDocs = 70000 // numbers of up to three varint bytes
-	var lists [][]uint32
+	n := 0
 	writeTestSeg(t, dir, 1, nDocs, func(sw *segWriter) {
 		for tri := range trigram(400) {
 			var ids []uint32
 			gap := 1 + r.IntN([]int{2, 300, 40000}[r.IntN(3)])
-			for id := r.IntN(gap); id < nDocs && len(ids) < 200; id += 1 + r.IntN(gap) {
+			for id := r.IntN(gap); id < nDocs && len(ids) < 3000; id += 1 + r.IntN(gap) {
 				ids = append(ids, uint32(id))
 			}
 			if len(ids) == 0 {
 				ids = []uint32{nDocs - 1}
 			}
-			lists = append(lists, ids)
 			sw.posting(tri*37, ids)
+			n++
 		}
 	})
 	data, err := os.ReadFile(filepath.Join(dir, segName(1)))
@@ -77,47 +100,61 @@ func TestTriCursorPostingsAsTheMapping(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, buf := range []int{16, 17, 23, 4 << 10, segReadBuf} {
-		sf, err := openSegFile(dir, 1)
-		if err != nil {
-			t.Fatal(err)
-		}
-		sf.buf = buf
-		tc := sf.trigrams()
-		var got []uint32
-		for i := 0; ; i++ {
-			ok, err := tc.next()
-			if err != nil {
-				t.Fatalf("buffer %d: entry %d: %v", buf, i, err)
-			}
-			if !ok {
-				if i != len(lists) {
-					t.Fatalf("buffer %d: %d entries, want %d", buf, i, len(lists))
-				}
-				break
-			}
-			add := uint32(i * 1000)
-			if got, err = tc.postings(got[:0], add); err != nil {
-				t.Fatalf("buffer %d: list %d: %v", buf, i, err)
-			}
-			want, err := mapped.postingsAt(nil, i)
+		for _, copied := range []bool{false, true} {
+			sf, err := openSegFile(dir, 1)
 			if err != nil {
 				t.Fatal(err)
 			}
-			for j := range want {
-				want[j] += add
+			sf.buf = buf
+			tc := sf.trigrams()
+			sw := newSegWriter(io.Discard)
+			var got []uint32
+			for i := 0; ; i++ {
+				ok, err := tc.next()
+				if err != nil {
+					t.Fatalf("buffer %d: entry %d: %v", buf, i, err)
+				}
+				if !ok {
+					if i != n {
+						t.Fatalf("buffer %d: %d entries, want %d", buf, i, n)
+					}
+					break
+				}
+				want, err := mapped.postingsAt(nil, i)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if copied {
+					// after a run of another segment's numbers
+					sw.open()
+					sw.add(uint32(i))
+					sw.add(uint32(i + 200))
+					add := uint32(i + 201)
+					if err := tc.copyPostings(sw, add); err != nil {
+						t.Fatalf("buffer %d: list %d: %v", buf, i, err)
+					}
+					got = listOpen(t, sw)
+					for j := range want {
+						want[j] += add
+					}
+					want = append([]uint32{uint32(i), uint32(i + 200)}, want...)
+					sw.close(trigram(i))
+				} else if got, err = tc.postings(got[:0]); err != nil {
+					t.Fatalf("buffer %d: list %d: %v", buf, i, err)
+				}
+				if !slices.Equal(got, want) {
+					t.Fatalf("buffer %d, copied %v: list %d: %v, want %v", buf, copied, i, got, want)
+				}
 			}
-			if !slices.Equal(got, want) || len(want) != len(lists[i]) {
-				t.Fatalf("buffer %d: list %d: %v, want %v", buf, i, got, want)
-			}
+			sf.Close()
 		}
-		sf.Close()
 	}
 }
 
 // A posting list whose checksums hold but whose numbers do not — a zero
-// gap, a number past the documents, a count past its bytes, a number of
-// more than ten bytes — is a *CorruptError from the merge's reader, as
-// from the mapping, whatever the buffer.
+// gap, a number past the documents, a count past its bytes or short of
+// them, a number of more than ten bytes — is a *CorruptError from the
+// merge's readers, as from the mapping, whatever the buffer.
 func TestTriCursorPostingsDamaged(t *testing.T) {
 	for name, b := range map[string]struct {
 		count int
@@ -125,15 +162,21 @@ func TestTriCursorPostingsDamaged(t *testing.T) {
 	}{
 		"zero gap":         {3, []byte{1, 2, 0}},
 		"past the docs":    {2, []byte{1, 9}},
+		"first past":       {1, []byte{10}},
 		"count past bytes": {4, []byte{1, 2, 3}},
+		"bytes past count": {2, []byte{1, 2, 3}},
 		"a long number":    {1, []byte{0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 1}},
+		"a long gap":       {2, []byte{1, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 1}},
 		"a cut number":     {2, []byte{1, 0x80}},
 	} {
-		for _, buf := range []int{16, segReadBuf} {
+		for _, last := range []bool{false, true} {
 			dir := t.TempDir()
 			writeTestSeg(t, dir, 1, 10, func(sw *segWriter) {
 				sw.posting(5, []uint32{0, 1, 9})
 				sw.rawPosting(6, b.count, b.bytes)
+				if !last {
+					sw.posting(7, []uint32{4})
+				}
 			})
 			data, _ := os.ReadFile(filepath.Join(dir, segName(1)))
 			mapped, err := parseSegment(1, segName(1), data)
@@ -143,23 +186,35 @@ func TestTriCursorPostingsDamaged(t *testing.T) {
 			if _, err := mapped.postingsAt(nil, 1); !IsCorrupt(err) {
 				t.Fatalf("%s: the mapping gave %v, want a corrupt index", name, err)
 			}
-			sf, err := openSegFile(dir, 1)
-			if err != nil {
-				t.Fatal(err)
-			}
-			sf.buf = buf
-			tc := sf.trigrams()
-			var got []uint32
-			for range 2 {
-				if ok, err := tc.next(); !ok || err != nil {
-					t.Fatalf("%s: next gave %v, %v", name, ok, err)
+			for _, buf := range []int{16, segReadBuf} {
+				for _, copied := range []bool{false, true} {
+					sf, err := openSegFile(dir, 1)
+					if err != nil {
+						t.Fatal(err)
+					}
+					sf.buf = buf
+					tc := sf.trigrams()
+					sw := newSegWriter(io.Discard)
+					for range 2 {
+						if ok, err := tc.next(); !ok || err != nil {
+							t.Fatalf("%s: next gave %v, %v", name, ok, err)
+						}
+						if copied {
+							sw.open()
+							err = tc.copyPostings(sw, 0)
+						} else {
+							_, err = tc.postings(nil)
+						}
+					}
+					if err == nil && !last {
+						_, err = tc.next() // a list longer than its count ends where the next does not start
+					}
+					if !IsCorrupt(err) {
+						t.Errorf("%s, last %v, buffer %d, copied %v: the merge's reader gave %v, want a corrupt index", name, last, buf, copied, err)
+					}
+					sf.Close()
 				}
-				got, err = tc.postings(got[:0], 0)
 			}
-			if !IsCorrupt(err) {
-				t.Errorf("%s, buffer %d: the merge's reader gave %v (%v), want a corrupt index", name, buf, err, got)
-			}
-			sf.Close()
 		}
 	}
 }

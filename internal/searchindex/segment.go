@@ -302,6 +302,10 @@ type segWriter struct {
 	nDocs   int
 	nTris   int
 	post    []byte // posting lists not written yet (postingsOut)
+	// the list open: where it starts in post, its numbers, its last
+	listAt int
+	listN  int
+	last   uint32
 	// The texts: the block being filled (raw records), its first
 	// document, the records so far, the block table and the bytes written.
 	raw, zbuf, blocks []byte
@@ -372,23 +376,42 @@ func (s *segWriter) doc(d doc) {
 // written together (a list is a few bytes; a first build writes tens of
 // millions of them).
 func (s *segWriter) posting(t trigram, ids []uint32) {
+	s.open()
+	for _, id := range ids {
+		s.add(id)
+	}
+	s.close(t)
+}
+
+// open starts a posting list, which add fills (and a merge's
+// triCursor.copyPostings) and close ends.
+func (s *segWriter) open() {
+	s.listAt, s.listN, s.last = len(s.post), 0, 0
+}
+
+// add adds id, above the list's last, to the list open.
+func (s *segWriter) add(id uint32) {
+	if g := id - s.last; g < 0x80 {
+		s.post = append(s.post, byte(g))
+	} else {
+		s.post = binary.AppendUvarint(s.post, uint64(g))
+	}
+	s.last = id
+	s.listN++
+}
+
+// close ends the list open, of trigram t: no entry when it is empty.
+func (s *segWriter) close(t trigram) {
+	if s.listN == 0 {
+		return
+	}
 	var e [triSize]byte
 	e[0], e[1], e[2] = byte(t>>16), byte(t>>8), byte(t)
 	binary.LittleEndian.PutUint64(e[3:], uint64(s.n))
-	binary.LittleEndian.PutUint32(e[11:], uint32(len(ids)))
+	binary.LittleEndian.PutUint32(e[11:], uint32(s.listN))
 	s.tab = append(s.tab, e[:]...)
 	s.nTris++
-	at := len(s.post)
-	prev := uint32(0)
-	for _, id := range ids {
-		if g := id - prev; g < 0x80 {
-			s.post = append(s.post, byte(g))
-		} else {
-			s.post = binary.AppendUvarint(s.post, uint64(g))
-		}
-		prev = id
-	}
-	s.n += int64(len(s.post) - at)
+	s.n += int64(len(s.post) - s.listAt)
 	if len(s.post) >= 64<<10 {
 		s.postingsOut()
 	}
