@@ -218,3 +218,66 @@ func TestTriCursorPostingsDamaged(t *testing.T) {
 		}
 	}
 }
+
+// A status's reader of a segment's documents (pread, chunk by chunk) gives
+// every document as the mapping does, one straddling two chunks too, and a
+// damaged byte of the table, or of the chunk it shares with the postings,
+// is a *CorruptError.
+func TestEachDocAsTheMapping(t *testing.T) {
+	dir := t.TempDir()
+	const nDocs = 7000 // a table of 147,000 bytes: three chunks
+	f, err := os.Create(filepath.Join(dir, segName(1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sw := newSegWriter(f)
+	for d := range nDocs {
+		sw.doc(doc{src: uint32(d % 13), pos: int64(d) << 20, ts: int64(d) * 1000, flags: uint8(d)})
+	}
+	sw.posting(1, []uint32{0, nDocs - 1})
+	for range nDocs {
+		sw.record(appendRecord(nil, "m", "t", "t"))
+	}
+	if err := sw.finish(); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	path := filepath.Join(dir, segName(1))
+	good, _ := os.ReadFile(path)
+	mapped, err := parseSegment(1, segName(1), good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []doc
+	if err := eachDoc(dir, 1, func(d doc) { got = append(got, d) }); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != nDocs {
+		t.Fatalf("%d documents, want %d", len(got), nDocs)
+	}
+	for i, d := range got {
+		if d != mapped.doc(uint32(i)) || d.pos != int64(i)<<20 {
+			t.Fatalf("document %d: %+v, the mapping's %+v", i, d, mapped.doc(uint32(i)))
+		}
+	}
+	l := mapped.docsAt + len(mapped.docs)
+	for what, b := range map[string][]byte{
+		"a byte of the table":         flip(good, headerSize+chunkSize+5),
+		"the table's last byte":       flip(good, l-1),
+		"a posting in its last chunk": flip(good, l+1),
+		"truncated":                   good[:len(good)-3],
+	} {
+		if err := os.WriteFile(path, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := eachDoc(dir, 1, func(doc) {}); !IsCorrupt(err) {
+			t.Errorf("%s: %v, want a corrupt index", what, err)
+		}
+	}
+}
+
+func flip(b []byte, at int) []byte {
+	b = append([]byte(nil), b...)
+	b[at] ^= 0x10
+	return b
+}

@@ -105,16 +105,14 @@ func inspect(dir string, masked bool, srcs []search.Source) Status {
 	m := ix.man
 	st.Sources = len(m.srcs)
 	for _, id := range m.segs {
-		s := ix.segs[id]
-		if err := s.check(s.docsAt, len(s.docs)); err != nil {
-			st.Corrupt = err.Error()
-			return st
-		}
-		for i := range s.nDocs {
-			d := s.doc(uint32(i))
+		err := eachDoc(dir, id, func(d doc) {
 			if r := m.rec(d.src); r != nil && live(r, id, d) {
 				st.Messages++
 			}
+		})
+		if err != nil {
+			st.Corrupt = err.Error()
+			return st
 		}
 	}
 	order := uniqueSources(srcs)
