@@ -48,7 +48,8 @@
 // transcript neither holds all its text in memory nor loses its progress
 // to an interrupted update), writes new segments of about 4 MiB of text,
 // fsynced only once a manifest or journal is to name them (a first
-// build's are merged into one first, their compressed text blocks copied
+// build's are merged into one first, their compressed text blocks and,
+// where all of a segment's documents live, its posting lists' gaps copied
 // as they are), then, under an flock, nothing when nothing changed, a record appended to the journal
 // after a catch-up or a merge of the catch-ups' segments (O(changed)
 // bytes), or a new manifest (temp file, fsync, rename) for a new index or
@@ -61,7 +62,8 @@
 // Candidates reads the manifest, its journal and the mapped segments without
 // a lock. A merge reads the segments it merges with pread into a few KiB
 // of buffers each (segfile.go), not through their mappings, so that a
-// build's memory does not grow with the state.
+// build's memory does not grow with the state; a status reads each
+// segment's document table so too.
 //
 // # Use
 //
