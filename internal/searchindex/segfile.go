@@ -154,7 +154,6 @@ func eachDoc(dir string, id uint32, fn func(d doc)) error {
 	return nil
 }
 
-
 func (sf *segFile) Close() error { return sf.f.Close() }
 
 func (sf *segFile) bad(why string) error { return &CorruptError{File: sf.name, Why: why} }
