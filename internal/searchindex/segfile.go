@@ -243,9 +243,10 @@ func (tc *triCursor) next() (bool, error) {
 	return true, nil
 }
 
-// postings appends the current entry's document numbers to dst, checked as segment.postingsAt checks them. It decodes what the
-// reader holds in one pass (a merge decodes every posting of the index),
-// and reads more only where a number runs past it.
+// postings appends the current entry's document numbers to dst, checked
+// as segment.postingsAt checks them. It decodes what the reader holds in
+// one pass (a merge decodes every posting of the index), and reads more
+// only where a number runs past it.
 func (tc *triCursor) postings(dst []uint32) ([]uint32, error) {
 	var id uint64
 	nDocs := tc.sf.l.nDocs

@@ -95,26 +95,13 @@ func inspect(dir string, masked bool, srcs []search.Source) Status {
 	st.Built = true
 	ix := &Index{dir: dir, segs: map[uint32]*segment{}, maps: map[uint32][]byte{}}
 	defer ix.Close()
-	ix.mu.Lock()
-	err := ix.load()
-	ix.mu.Unlock()
+	msgs, err := ix.liveMessages()
 	if err != nil {
 		st.Corrupt = err.Error()
 		return st
 	}
 	m := ix.man
-	st.Sources = len(m.srcs)
-	for _, id := range m.segs {
-		err := eachDoc(dir, id, func(d doc) {
-			if r := m.rec(d.src); r != nil && live(r, id, d) {
-				st.Messages++
-			}
-		})
-		if err != nil {
-			st.Corrupt = err.Error()
-			return st
-		}
-	}
+	st.Sources, st.Messages = len(m.srcs), msgs
 	order := uniqueSources(srcs)
 	sizes := sourceSizes(srcs, order)
 	seen := make(map[string]bool, len(order))
@@ -177,3 +164,40 @@ func currentStamp(src *search.Source) (stamp, error) {
 	}
 	return stampOf(fi), nil
 }
+
+// liveMessages loads ix and counts the messages of its segments that live.
+// A segment's document table is read from its file (eachDoc), not from
+// the mapping load made: one a concurrent merge removed since sends the
+// count back to the manifest, as load does.
+func (ix *Index) liveMessages() (int, error) {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	for attempt := 0; ; attempt++ {
+		if err := ix.load(); err != nil {
+			return 0, err
+		}
+		if testHookCounting != nil {
+			testHookCounting()
+		}
+		m, n := ix.man, 0
+		var err error
+		for _, id := range m.segs {
+			err = eachDoc(ix.dir, id, func(d doc) {
+				if r := m.rec(d.src); r != nil && live(r, id, d) {
+					n++
+				}
+			})
+			if err != nil {
+				break
+			}
+		}
+		if err == nil || attempt == 4 || !errors.Is(err, fs.ErrNotExist) {
+			return n, err
+		}
+		ix.man = nil // a segment went away under us: read the manifest again
+	}
+}
+
+// testHookCounting, when set, runs between liveMessages' load and its
+// count.
+var testHookCounting func()

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/openclaw/sessions/internal/sanitize"
@@ -236,4 +237,50 @@ func TestRemovedUnderAnOpenIndex(t *testing.T) {
 		t.Fatal(err)
 	}
 	sameAsScan(t, ix, b)
+}
+
+// A status counting the messages while another process merges the
+// segments it loaded, and removes them, counts from the merged ones: the
+// count of a fresh status, not a corrupt index.
+func TestInspectWhileAMergeRemovesSegments(t *testing.T) {
+	cache := t.TempDir()
+	srcs := bigWorld(t, t.TempDir(), 6, 30, 5)
+	ix, err := Open(cache, "state")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	ix.segText = 2000 // several segments
+	if _, err := ix.Update(context.Background(), srcs); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := filepath.Glob(filepath.Join(ix.Dir(), "seg-*"))
+	merged := false
+	testHookCounting = func() {
+		if merged {
+			return
+		}
+		merged = true
+		appendFile(t, srcs[2].Path, lines(rand.New(rand.NewPCG(4, 4)), 3))
+		ix.maxSegs = 1
+		if st, err := ix.Update(context.Background(), srcs); err != nil || !st.Merged {
+			t.Fatal(st, err)
+		}
+	}
+	defer func() { testHookCounting = nil }()
+	sts, err := Inspect(cache, "state", srcs)
+	if err != nil || len(sts) != 1 || !merged {
+		t.Fatalf("%+v %v (merged %v)", sts, err, merged)
+	}
+	after, _ := filepath.Glob(filepath.Join(ix.Dir(), "seg-*"))
+	for _, p := range before {
+		if slices.Contains(after, p) {
+			t.Fatalf("segment %s not removed by the merge: the test tests nothing", p)
+		}
+	}
+	testHookCounting = nil
+	fresh, _ := Inspect(cache, "state", srcs)
+	if sts[0].Corrupt != "" || sts[0].Messages != fresh[0].Messages || fresh[0].Messages == 0 {
+		t.Fatalf("during a merge: %+v; after it: %+v", sts[0], fresh[0])
+	}
 }
