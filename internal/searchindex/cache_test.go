@@ -109,15 +109,7 @@ func (f foreign) Sys() any {
 func TestCorruptIsAnError(t *testing.T) {
 	srcs := bigWorld(t, t.TempDir(), 4, 40, 2)
 	cache := t.TempDir()
-	ix, err := Open(cache, "state")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ix.Close()
-	ix.segText = 2000 // several segments
-	if _, err := ix.Update(context.Background(), srcs); err != nil {
-		t.Fatal(err)
-	}
+	ix := builtIndexOf(t, cache, srcs, 2000) // several segments
 	files, _ := filepath.Glob(filepath.Join(ix.Dir(), "*"))
 	r := rand.New(rand.NewPCG(3, 3))
 	q := search.Query{Pattern: "hello", IgnoreCase: true}

@@ -67,6 +67,19 @@ func eventJSON(id, text string) string {
 	return `{"type":"message","id":"` + id + `","timestamp":"2026-11-22T10:00:00.000Z","message":{"role":"user","content":"` + text + `"}}`
 }
 
+// storeIndex is a copy of the 2026.9.6 fixture's store (sqliteState) and
+// an empty index, closed at the test's end.
+func storeIndex(t *testing.T) (string, *sql.DB, *Index) {
+	t.Helper()
+	path, w := sqliteState(t)
+	ix, err := Open(t.TempDir(), "state")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ix.Close() })
+	return path, w, ix
+}
+
 // readLog is the sessions whose events the updates read (told from the
 // readers, on every core), from logReads on.
 type readLog struct {
@@ -95,12 +108,7 @@ func (l *readLog) take() []string {
 // appended (only those indexed) and earlier events changed (the session
 // indexed whole), answer as the scan of their events does.
 func TestEventsSources(t *testing.T) {
-	path, w := sqliteState(t)
-	ix, err := Open(t.TempDir(), "state")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ix.Close()
+	path, w, ix := storeIndex(t)
 	r := rand.New(rand.NewPCG(5, 6))
 	srcs := eventSources(t, path, w)
 	if len(srcs) == 0 {
@@ -170,12 +178,7 @@ func asOpenClaw(t *testing.T, w *sql.DB, sid, stmt string, arg any) {
 // events read again, not every session's of the store, and answers as
 // the scan does.
 func TestEventsOfOneSession(t *testing.T) {
-	path, w := sqliteState(t)
-	ix, err := Open(t.TempDir(), "state")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ix.Close()
+	path, w, ix := storeIndex(t)
 	r := rand.New(rand.NewPCG(7, 8))
 	srcs := eventSources(t, path, w)
 	if len(srcs) < 2 {
@@ -216,12 +219,7 @@ func TestEventsOfOneSession(t *testing.T) {
 // at the end of the events table (rowids may come again) — and the
 // answers are the scan's after each.
 func TestStoreCommits(t *testing.T) {
-	path, w := sqliteState(t)
-	ix, err := Open(t.TempDir(), "state")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ix.Close()
+	path, w, ix := storeIndex(t)
 	r := rand.New(rand.NewPCG(9, 10))
 	srcs := eventSources(t, path, w)
 	if len(srcs) < 3 {
@@ -295,12 +293,7 @@ func TestStoreCommits(t *testing.T) {
 // update took (Backlog's) and its question to the store, the record stays
 // where it was, and the next update asks from there.
 func TestStoreRecordNotMovedOnWhenTheStoreChangedWhileAsked(t *testing.T) {
-	path, w := sqliteState(t)
-	ix, err := Open(t.TempDir(), "state")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ix.Close()
+	path, w, ix := storeIndex(t)
 	srcs := eventSources(t, path, w)
 	if _, err := ix.Update(context.Background(), srcs); err != nil {
 		t.Fatal(err)
@@ -341,12 +334,7 @@ func TestStoreRecordNotMovedOnWhenTheStoreChangedWhileAsked(t *testing.T) {
 // restore, a copy renamed over it) has rowids of another history, so its
 // record's rowid says nothing of it: every session is read.
 func TestStoreReplacedByAnotherFile(t *testing.T) {
-	path, w := sqliteState(t)
-	ix, err := Open(t.TempDir(), "state")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ix.Close()
+	path, w, ix := storeIndex(t)
 	srcs := eventSources(t, path, w)
 	if _, err := ix.Update(context.Background(), srcs); err != nil {
 		t.Fatal(err)

@@ -490,11 +490,21 @@ func TestIndexOracle(t *testing.T) {
 // closed when the test ends.
 func builtIndex(t *testing.T, cache string, srcs []search.Source) *Index {
 	t.Helper()
+	return builtIndexOf(t, cache, srcs, 0)
+}
+
+// builtIndexOf is builtIndex in segments of about segText bytes of text (0:
+// the index's own).
+func builtIndexOf(t *testing.T, cache string, srcs []search.Source, segText int) *Index {
+	t.Helper()
 	ix, err := Open(cache, "state")
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ix.Close() })
+	if segText > 0 {
+		ix.segText = segText
+	}
 	if _, err := ix.Update(context.Background(), srcs); err != nil {
 		t.Fatal(err)
 	}

@@ -24,8 +24,8 @@ func (s *segWriter) rawPosting(t trigram, count int, b []byte) {
 	s.n += int64(len(b))
 }
 
-// writeTestSeg writes segment id of dir: nDocs documents, then the posting
-// lists post writes.
+// writeTestSeg writes segment id of dir: nDocs documents (testDoc), then
+// the posting lists post writes.
 func writeTestSeg(t *testing.T, dir string, id uint32, nDocs int, post func(sw *segWriter)) {
 	t.Helper()
 	f, err := os.Create(filepath.Join(dir, segName(id)))
@@ -35,7 +35,7 @@ func writeTestSeg(t *testing.T, dir string, id uint32, nDocs int, post func(sw *
 	defer f.Close()
 	sw := newSegWriter(f)
 	for d := range nDocs {
-		sw.doc(doc{src: 1, pos: int64(d)})
+		sw.doc(testDoc(d))
 	}
 	post(sw)
 	for range nDocs {
@@ -44,6 +44,24 @@ func writeTestSeg(t *testing.T, dir string, id uint32, nDocs int, post func(sw *
 	if err := sw.finish(); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// testDoc is document d of writeTestSeg: every field its own.
+func testDoc(d int) doc {
+	return doc{src: uint32(d % 13), pos: int64(d) << 20, ts: int64(d) * 1000, flags: uint8(d)}
+}
+
+// testCursor opens segment 1 of dir to be merged, its readers' buffers of
+// buf bytes, closed at the test's end, and gives its trigram cursor.
+func testCursor(t *testing.T, dir string, buf int) *triCursor {
+	t.Helper()
+	sf, err := openSegFile(dir, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sf.Close() })
+	sf.buf = buf
+	return sf.trigrams()
 }
 
 // listOpen decodes sw's list open: its numbers, checked as a reader
@@ -101,12 +119,7 @@ func TestTriCursorPostingsAsTheMapping(t *testing.T) {
 	}
 	for _, buf := range []int{16, 17, 23, 4 << 10, segReadBuf} {
 		for _, copied := range []bool{false, true} {
-			sf, err := openSegFile(dir, 1)
-			if err != nil {
-				t.Fatal(err)
-			}
-			sf.buf = buf
-			tc := sf.trigrams()
+			tc := testCursor(t, dir, buf)
 			sw := newSegWriter(io.Discard)
 			var got []uint32
 			for i := 0; ; i++ {
@@ -146,7 +159,6 @@ func TestTriCursorPostingsAsTheMapping(t *testing.T) {
 					t.Fatalf("buffer %d, copied %v: list %d: %v, want %v", buf, copied, i, got, want)
 				}
 			}
-			sf.Close()
 		}
 	}
 }
@@ -188,13 +200,9 @@ func TestTriCursorPostingsDamaged(t *testing.T) {
 			}
 			for _, buf := range []int{16, segReadBuf} {
 				for _, copied := range []bool{false, true} {
-					sf, err := openSegFile(dir, 1)
-					if err != nil {
-						t.Fatal(err)
-					}
-					sf.buf = buf
-					tc := sf.trigrams()
+					tc := testCursor(t, dir, buf)
 					sw := newSegWriter(io.Discard)
+					var err error
 					for range 2 {
 						if ok, err := tc.next(); !ok || err != nil {
 							t.Fatalf("%s: next gave %v, %v", name, ok, err)
@@ -212,7 +220,6 @@ func TestTriCursorPostingsDamaged(t *testing.T) {
 					if !IsCorrupt(err) {
 						t.Errorf("%s, last %v, buffer %d, copied %v: the merge's reader gave %v, want a corrupt index", name, last, buf, copied, err)
 					}
-					sf.Close()
 				}
 			}
 		}
@@ -226,22 +233,7 @@ func TestTriCursorPostingsDamaged(t *testing.T) {
 func TestEachDocAsTheMapping(t *testing.T) {
 	dir := t.TempDir()
 	const nDocs = 7000 // a table of 147,000 bytes: three chunks
-	f, err := os.Create(filepath.Join(dir, segName(1)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	sw := newSegWriter(f)
-	for d := range nDocs {
-		sw.doc(doc{src: uint32(d % 13), pos: int64(d) << 20, ts: int64(d) * 1000, flags: uint8(d)})
-	}
-	sw.posting(1, []uint32{0, nDocs - 1})
-	for range nDocs {
-		sw.record(appendRecord(nil, "m", "t", "t"))
-	}
-	if err := sw.finish(); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
+	writeTestSeg(t, dir, 1, nDocs, func(sw *segWriter) { sw.posting(1, []uint32{0, nDocs - 1}) })
 	path := filepath.Join(dir, segName(1))
 	good, _ := os.ReadFile(path)
 	mapped, err := parseSegment(1, segName(1), good)
@@ -256,7 +248,7 @@ func TestEachDocAsTheMapping(t *testing.T) {
 		t.Fatalf("%d documents, want %d", len(got), nDocs)
 	}
 	for i, d := range got {
-		if d != mapped.doc(uint32(i)) || d.pos != int64(i)<<20 {
+		if d != mapped.doc(uint32(i)) || d != testDoc(i) {
 			t.Fatalf("document %d: %+v, the mapping's %+v", i, d, mapped.doc(uint32(i)))
 		}
 	}

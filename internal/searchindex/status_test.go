@@ -245,15 +245,7 @@ func TestRemovedUnderAnOpenIndex(t *testing.T) {
 func TestInspectWhileAMergeRemovesSegments(t *testing.T) {
 	cache := t.TempDir()
 	srcs := bigWorld(t, t.TempDir(), 6, 30, 5)
-	ix, err := Open(cache, "state")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ix.Close()
-	ix.segText = 2000 // several segments
-	if _, err := ix.Update(context.Background(), srcs); err != nil {
-		t.Fatal(err)
-	}
+	ix := builtIndexOf(t, cache, srcs, 2000) // several segments
 	before, _ := filepath.Glob(filepath.Join(ix.Dir(), "seg-*"))
 	merged := false
 	testHookCounting = func() {
