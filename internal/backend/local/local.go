@@ -91,6 +91,7 @@ func (l *Local) List(_ context.Context, q backend.ListQuery) (*backend.ListResul
 	// Candidates in file order; rows are built (and filtered) only for the
 	// newest ones, up to the limit: a 10,000-entry store listed with the
 	// default limit builds 200 rows, not 10,000.
+	var srcs []listSrc
 	var cands []listCand
 	var lastErr error
 	read := 0
@@ -108,23 +109,27 @@ func (l *Local) List(_ context.Context, q backend.ListQuery) (*backend.ListResul
 		if q.Limit < 0 || q.Limit >= ls.Len()/4 || len(q.Kinds) > 0 {
 			ls.Prefetch() // most entries will be read whole: at once is cheaper
 		}
+		srcs = append(srcs, listSrc{agent, ls})
+		src := int32(len(srcs) - 1)
 		cands = slices.Grow(cands, ls.Len())
 		for i := range ls.Len() {
 			if !s.Listable(ls.Keys[i]) || !s.SeesSpawnedBy(ls.SpawnedBy[i]) {
 				continue
 			}
-			cands = append(cands, listCand{agent, ls, i, ls.Updated(i)})
+			cands = append(cands, listCand{src, int32(i), ls.Updated(i)})
 		}
 	}
 	if read == 0 && lastErr != nil {
 		return nil, lastErr
 	}
-	order := make([]int, len(cands))
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortStableFunc(order, func(a, b int) int { // newest first; ties keep file order
-		return cmp.Compare(cands[b].updated, cands[a].updated)
+	slices.SortFunc(cands, func(a, b listCand) int { // newest first; ties keep file order
+		if c := cmp.Compare(b.updated, a.updated); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(a.src, b.src); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.i, b.i)
 	})
 	cutoff := q.Now.Add(-time.Duration(q.Active) * time.Minute).UnixMilli()
 	reached := func(n int) bool { return q.Limit >= 0 && n >= q.Limit }
@@ -138,11 +143,11 @@ func (l *Local) List(_ context.Context, q backend.ListQuery) (*backend.ListResul
 		room = min(room, q.Limit)
 	}
 	rows := make([]state.Row, 0, room)
-	from := make([]*listCand, 0, room) // each row's entry and store
+	from := make([]listRef, 0, room) // each row's entry and store
 	total := 0
-	for _, i := range order {
-		c := &cands[i]
-		if q.Active > 0 && !(c.has() && c.updated >= cutoff) {
+	for _, cand := range cands {
+		c := listRef{srcs[cand.src], int(cand.i)}
+		if q.Active > 0 && !(c.has() && cand.updated >= cutoff) {
 			continue
 		}
 		if !reached(len(rows)) {
@@ -209,23 +214,34 @@ func (l *Local) List(_ context.Context, q backend.ListQuery) (*backend.ListResul
 	return &backend.ListResult{Rows: rows, Total: total, MultiAgent: len(agents) > 1}, nil
 }
 
-// listCand is a session a listing may show: its agent, its store's listing
-// and its index there, and its updatedAt in ms (the sort key). Its entry is
-// read whole only when needed — a row built, or Kinds asked — so a page of
-// 50 rows of a store read from its cache file decodes about 50 entries
-// (store.Listing).
+// listSrc is an agent whose store a listing reads, and that store's listing.
+type listSrc struct {
+	agent string
+	ls    *store.Listing
+}
+
+// listCand is a session a listing may show: its store (an index into the
+// listing's listSrcs), its index there, and its updatedAt in ms (the sort
+// key). 16 bytes: a list of a 10,000-entry store keeps one for every entry.
+// Its entry is read whole only when needed — a row built, or Kinds asked —
+// so a page of 50 rows of a store read from its cache file decodes about 50
+// entries (store.Listing).
 type listCand struct {
-	agent   string
-	ls      *store.Listing
-	i       int
+	src, i  int32
 	updated int64
 }
 
+// listRef is a candidate with its store: where a row comes from.
+type listRef struct {
+	listSrc
+	i int
+}
+
 // e is the candidate's whole entry.
-func (c *listCand) e() *store.Entry { return c.ls.Entry(c.i) }
+func (c listRef) e() *store.Entry { return c.ls.Entry(c.i) }
 
 // has reports whether the entry has an updatedAt.
-func (c *listCand) has() bool { _, ok := c.ls.UpdatedAt(c.i); return ok }
+func (c listRef) has() bool { _, ok := c.ls.UpdatedAt(c.i); return ok }
 
 // parallel calls fn(0), …, fn(n-1) on up to GOMAXPROCS goroutines.
 func parallel(n int, fn func(int)) {
