@@ -1,6 +1,7 @@
 package rowjson
 
 import (
+	"bytes"
 	"encoding/json"
 	"math"
 	"reflect"
@@ -29,10 +30,41 @@ func reference(t testing.TB, res Doc) string {
 	return string(b) + "\n"
 }
 
+// pieces is a writer that keeps what each Write gave.
+type pieces [][]byte
+
+func (p *pieces) Write(b []byte) (int, error) {
+	*p = append(*p, bytes.Clone(b))
+	return len(b), nil
+}
+
+// writeList is WriteList's document, written in pieces of about flush
+// bytes, with the pieces: each but the last is at least flush bytes long.
+func writeList(t testing.TB, res Doc, flush int) []byte {
+	defer func(old int) { flushAt = old }(flushAt)
+	flushAt = flush
+	var p pieces
+	if err := WriteList(&p, res); err != nil {
+		t.Fatal(err)
+	}
+	for i, b := range p[:max(len(p)-1, 0)] {
+		if len(b) < flush {
+			t.Fatalf("piece %d of %d is %d bytes, under %d", i, len(p), len(b), flush)
+		}
+	}
+	return bytes.Join(p, nil)
+}
+
 func checkJSON(t testing.TB, res Doc) {
 	got, err := AppendList(nil, res)
 	if err != nil {
 		t.Fatal(err)
+	}
+	// WriteList writes the same bytes, whatever its pieces
+	for _, flush := range []int{1, 7, 300, flushAt} {
+		if w := writeList(t, res, flush); !bytes.Equal(w, got) {
+			t.Fatalf("WriteList (pieces of %d) differs from AppendList:\n got %s\nwant %s", flush, w, got)
+		}
 	}
 	want := reference(t, res)
 	for _, r := range res.Sessions {
@@ -101,6 +133,15 @@ func TestPrintJSONMatchesEncoder(t *testing.T) {
 	bad.Messages = []json.RawMessage{json.RawMessage(`{"role":`)}
 	if _, err := AppendList(nil, Doc{Count: 1, Sessions: []state.Row{bad}}); err == nil {
 		t.Error("an invalid message was written")
+	}
+	// WriteList refuses it before writing anything, even after good rows
+	var p pieces
+	old := flushAt
+	flushAt = 1
+	err := WriteList(&p, Doc{Count: 3, Sessions: []state.Row{rows[0], rows[1], bad}})
+	flushAt = old
+	if err == nil || len(p) != 0 {
+		t.Errorf("WriteList of an invalid message: %v, %d pieces written", err, len(p))
 	}
 	for _, f := range []float64{1, -1, 5e-324, math.MaxFloat64, 1e20, 999999999999999999999, 1e-6, 9.99e-7, 0.000001234, 1795236254224.5} {
 		checkJSON(t, Doc{Count: 1, Sessions: []state.Row{{Key: "f", UpdatedAt: fp(f), TotalTokens: fp(-f)}}})

@@ -240,10 +240,5 @@ func printJSON(f *cmdutil.Factory, res *ops.ListResult) error {
 	if f.Flags.JQ != "" || res.Errors != nil || !rowjson.Encodable(res.Sessions) {
 		return f.PrintJSON(res)
 	}
-	b, err := rowjson.AppendList(make([]byte, 0, 64+700*len(res.Sessions)), rowjson.Doc{Count: res.Count, TotalCount: res.TotalCount, LimitApplied: res.LimitApplied, HasMore: res.HasMore, Sessions: res.Sessions})
-	if err != nil {
-		return err
-	}
-	_, err = f.IO.Out.Write(b)
-	return err
+	return rowjson.WriteList(f.IO.Out, rowjson.Doc{Count: res.Count, TotalCount: res.TotalCount, LimitApplied: res.LimitApplied, HasMore: res.HasMore, Sessions: res.Sessions})
 }
