@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/openclaw/sessions/internal/mapfile"
 	"github.com/openclaw/sessions/internal/store"
 )
 
@@ -654,4 +655,63 @@ func TestHoldGCRestores(t *testing.T) {
 	debug.SetGCPercent(100)
 	keep = keep[:0]
 	_ = keep
+}
+
+// A listing read from its cache file maps it; nothing it hands out points
+// into the mapping: once the listing is unreachable the mapping goes, and
+// the keys, the header and the entries taken from it (one by one, or all
+// at once by Prefetch) read as before.
+func TestListingOutlivesItsMapping(t *testing.T) {
+	if !mapfile.Mmap {
+		t.Skip("files are read, not mapped, here")
+	}
+	l := &loader{p: filepath.Join(t.TempDir(), "sessions.json")}
+	writeStore(t, l.p, "kept-label")
+	d := testDisk(t, nil)
+	listing := func() *store.Listing {
+		ls, err := d.LoadListing(l.p, []string{l.p}, func(string) {}, l.load)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ls
+	}
+	listing() // parsed; the cache file written
+	files, _ := filepath.Glob(filepath.Join(d.dir, "*.store"))
+	if len(files) != 1 {
+		t.Fatalf("cache files %v", files)
+	}
+	for _, prefetch := range []bool{false, true} {
+		ls := listing()
+		if l.n.Load() != 1 {
+			t.Fatal("the store was parsed again")
+		}
+		if !mappedNow(t, files[0]) {
+			t.Fatal("the cache file is not mapped")
+		}
+		if prefetch {
+			ls.Prefetch()
+		}
+		keys, spawnedBy, e, path := ls.Keys, ls.SpawnedBy, ls.Entry(0), ls.St.Path
+		ls = nil
+		for start := time.Now(); mappedNow(t, files[0]); time.Sleep(5 * time.Millisecond) {
+			if time.Since(start) > 10*time.Second {
+				t.Fatal("the cache file is still mapped after its listing went")
+			}
+			runtime.GC()
+		}
+		if len(keys) != 1 || keys[0] != "agent:main:main" || spawnedBy[0] != "" || e.Key != keys[0] ||
+			e.Label != "kept-label" || e.SessionID != "0c59edd8-9b7b-4d26-9fb1-8b3778f90a3d" || path != l.p {
+			t.Fatalf("after the mapping went: keys %q, entry %q %q %q, path %q", keys, e.Key, e.Label, e.SessionID, path)
+		}
+	}
+}
+
+// mappedNow reports whether the process maps path (Linux's
+// /proc/self/maps; the test is skipped without it).
+func mappedNow(t *testing.T, path string) bool {
+	b, err := os.ReadFile("/proc/self/maps")
+	if err != nil {
+		t.Skip("no /proc/self/maps:", err)
+	}
+	return strings.Contains(string(b), path)
 }
