@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
+	"sync"
 
 	"github.com/openclaw/sessions/internal/fsutil"
 	"github.com/openclaw/sessions/internal/mapfile"
@@ -195,9 +197,21 @@ func (s *Snapshot) openWAL() error {
 	}
 	salt := hdr[16:24]
 	frame := 24 + s.pageSize
+	// From where an earlier snapshot of this log left off, when it can:
+	// the same file with the same header is the same log, whose frames up
+	// to a commit SQLite never writes again (a restart rewrites the
+	// header's salts first), so only the frames appended since are read.
+	at := walAt{end: 32, s0: s0, s1: s1}
+	key := walKey{path: s.path, ino: st.Ino}
+	if v, ok := walSeen.Load(key); ok {
+		if c := v.(*walAt); c.hdr == [32]byte(hdr) && c.end <= len(w.data) && c.pageSize == s.pageSize {
+			at = *c
+		}
+	}
+	s0, s1 = at.s0, at.s1
 	pending := map[uint32]int{}
-	committed := map[uint32]int{}
-	for off := 32; off+frame <= len(w.data); off += frame {
+	var committed map[uint32]int // at.committed and the commits read here
+	for off := at.end; off+frame <= len(w.data); off += frame {
 		fh := w.data[off : off+24]
 		pg := binary.BigEndian.Uint32(fh[0:])
 		if pg == 0 || !bytes.Equal(fh[8:16], salt) {
@@ -211,18 +225,52 @@ func (s *Snapshot) openWAL() error {
 		}
 		pending[pg] = off + 24
 		if size := binary.BigEndian.Uint32(fh[4:]); size != 0 {
+			if committed == nil {
+				committed = maps.Clone(at.committed) // the kept one is never changed
+				if committed == nil {
+					committed = map[uint32]int{}
+				}
+			}
 			for p, o := range pending {
 				committed[p] = o
 			}
 			clear(pending)
-			s.nPages = size
+			at.end, at.s0, at.s1, at.nPages = off+frame, s0, s1, size
 		}
 	}
-	if len(committed) > 0 {
-		s.wal, s.walPages = w.data, committed
+	if committed != nil {
+		at.committed, at.hdr, at.pageSize = committed, [32]byte(hdr), s.pageSize
+		walSeen.Store(key, &at)
+	}
+	if len(at.committed) > 0 {
+		s.wal, s.walPages, s.nPages = w.data, at.committed, at.nPages
 	}
 	return nil
 }
+
+// walAt is how far a -wal was read: the end of its last commit frame, the
+// cumulative checksum there, the database's size that frame gave, and the
+// newest committed frame of each page (never changed once kept: a later
+// read copies it before adding to it).
+type walAt struct {
+	hdr       [32]byte
+	pageSize  int
+	end       int
+	s0, s1    uint32
+	nPages    uint32
+	committed map[uint32]int
+}
+
+// walKey is a -wal file: its database's path and its inode.
+type walKey struct {
+	path string
+	ino  uint64
+}
+
+// walSeen holds the last walAt of each -wal a snapshot read in this
+// process (a long-lived one reads the same few logs again and again: the
+// 4 MB -wal of a busy store took 4-6 ms to check whole, each time).
+var walSeen sync.Map
 
 // walChecksum continues SQLite's WAL checksum over b (a multiple of 8
 // bytes), reading 32-bit words in the byte order the magic names.

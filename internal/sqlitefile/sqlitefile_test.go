@@ -550,3 +550,115 @@ func corruptBase(t *testing.T) (db, wal []byte) {
 	}
 	return corrupt.db, corrupt.wal
 }
+
+// TestWALReadOn: snapshots of one database taken again and again in one
+// process read the -wal on from where the last one left it (walSeen) —
+// across commits, updates of rows already there, checkpoints that restart
+// or truncate the log, and an open transaction's spilled frames rolled
+// back (the next commit writes over them) — and always agree with SQLite.
+func TestWALReadOn(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "db.sqlite")
+	w := generate(t, path, 21, 1024)
+	rng := rand.New(rand.NewPCG(21, 5))
+	check := func(what string, want []row) {
+		t.Helper()
+		got, err := direct(t, path, "t", []int{0, 1, 2, 3, 4, 5})
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		if want == nil {
+			want = oracle(t, w, "t", testCols)
+		}
+		compare(t, what, got, want)
+	}
+	// readOn is whether the next snapshot can start where the last left
+	// off: a kept state for the -wal with its present header.
+	readOn := func() bool {
+		hdr := make([]byte, 32)
+		f, err := os.Open(path + "-wal")
+		if err != nil {
+			return false
+		}
+		defer f.Close()
+		if n, _ := f.ReadAt(hdr, 0); n < 32 {
+			return false
+		}
+		found := false
+		walSeen.Range(func(k, v any) bool {
+			if k.(walKey).path == path && v.(*walAt).hdr == [32]byte(hdr) && v.(*walAt).end > 32 {
+				found = true
+			}
+			return true
+		})
+		return found
+	}
+	check("first", nil)
+	body := func() string { return strings.Repeat(string(rune('a'+rng.IntN(26))), rng.IntN(5000)) }
+	var ops = map[string]int{}
+	readOns := 0
+	for step := range 80 {
+		var what string
+		var want []row
+		switch op := rng.IntN(12); {
+		case op < 6:
+			what = "commits"
+			for range 1 + rng.IntN(8) {
+				mustExec(t, w, `INSERT OR REPLACE INTO t (k, body, a) VALUES (?, ?, ?)`, fmt.Sprintf("k%d", rng.IntN(400)), body(), step)
+			}
+		case op < 8:
+			what = "an update of rows already there"
+			mustExec(t, w, `UPDATE t SET body = ?, a = ? WHERE rowid % 7 = ?`, body(), step, rng.IntN(7))
+		case op == 8:
+			what = "a passive checkpoint"
+			mustExec(t, w, `PRAGMA wal_checkpoint(PASSIVE)`)
+		case op == 9:
+			what = "a restarting checkpoint and a commit"
+			mustExec(t, w, `PRAGMA wal_checkpoint(RESTART)`)
+			mustExec(t, w, `INSERT OR REPLACE INTO t (k, body) VALUES ('after-restart', ?)`, body())
+		case op == 10:
+			what = "a truncating checkpoint and a commit"
+			mustExec(t, w, `PRAGMA wal_checkpoint(TRUNCATE)`)
+			mustExec(t, w, `INSERT OR REPLACE INTO t (k, body) VALUES ('after-truncate', ?)`, body())
+		default:
+			// a commit no snapshot has read yet, then the spilled frames
+			// after it: the read sees both, and must keep its place at the
+			// commit, not after the frames
+			what = "a commit and an open transaction's spilled frames"
+			mustExec(t, w, `INSERT OR REPLACE INTO t (k, body) VALUES ('before-spill', ?)`, body())
+			want = oracle(t, w, "t", testCols)
+			conn, err := w.Conn(t.Context())
+			if err != nil {
+				t.Fatal(err)
+			}
+			exec := func(q string, args ...any) {
+				if _, err := conn.ExecContext(t.Context(), q, args...); err != nil {
+					t.Fatalf("%s: %v", q, err)
+				}
+			}
+			exec(`PRAGMA cache_size=2`)
+			exec(`BEGIN`)
+			for i := range 60 {
+				exec(`INSERT OR REPLACE INTO t (k, body) VALUES (?, ?)`, fmt.Sprintf("spilled-%d", i), strings.Repeat("s", 3000))
+			}
+			if readOn() {
+				readOns++
+			}
+			check(what, want)
+			exec(`ROLLBACK`)
+			exec(`PRAGMA cache_size=-2000`)
+			conn.Close()
+			want = nil
+			what = "a commit over the rolled back frames"
+			mustExec(t, w, `INSERT OR REPLACE INTO t (k, body) VALUES ('over-rollback', ?)`, body())
+		}
+		ops[what]++
+		if readOn() {
+			readOns++
+		}
+		check(fmt.Sprintf("step %d, after %s", step, what), want)
+	}
+	if readOns < 20 {
+		t.Fatalf("only %d snapshots could read on from an earlier one (ops %v)", readOns, ops)
+	}
+	t.Logf("%d snapshots read on; ops %v", readOns, ops)
+}
