@@ -3,6 +3,8 @@ package sqlitestore
 import (
 	"database/sql"
 	"hash/fnv"
+
+	"github.com/openclaw/sessions/internal/sqlitefile"
 )
 
 // TranscriptChanges is what a store tells, without reading any event, of
@@ -83,6 +85,10 @@ func (db *DB) TranscriptChanges(after int64) (TranscriptChanges, error) {
 		if marks == 0 {
 			return nil
 		}
+		if gens, ok := db.generationsDirect(tx); ok {
+			out.Generations = gens
+			return nil
+		}
 		rows, err := tx.Query(`SELECT session_id, generation FROM transcript_rewrite_watermarks`)
 		if err != nil {
 			return err
@@ -95,11 +101,59 @@ func (db *DB) TranscriptChanges(after int64) (TranscriptChanges, error) {
 			if err := rows.Scan(&sid, &gen); err != nil {
 				return err
 			}
-			h := fnv.New64a()
-			h.Write(gen)
-			out.Generations[sid] = h.Sum64() | 1
+			out.Generations[sid] = generationHash(gen)
 		}
 		return rows.Err()
 	})
 	return out, err
+}
+
+// generationHash is what Generations holds for a generation (never 0).
+func generationHash(gen []byte) uint64 {
+	h := fnv.New64a()
+	h.Write(gen)
+	return h.Sum64() | 1
+}
+
+// generationsDirect reads TranscriptChanges' Generations straight from
+// the database file (internal/sqlitefile), in transaction tx, with the
+// safety of Store's direct read (direct.go): ok is false — the SQL path
+// then reads — when the direct read is off, the table is not one it
+// handles, any value is not text (the SQL path's Scan would convert it),
+// or the file changed meanwhile. A store commit's catch-up asks this of
+// every session's row: through SQLite the 5,000 rows of the search
+// benchmark's store took ~6 ms, a quarter of the catch-up.
+func (db *DB) generationsDirect(tx *sql.Tx) (map[string]uint64, bool) {
+	if !directOn() {
+		return nil, false
+	}
+	db.marksOnce.Do(func() { db.marks = directTableOf(tx, "transcript_rewrite_watermarks", "session_id", "generation") })
+	t := db.marks
+	if t == nil {
+		return nil, false
+	}
+	snap, root, ok := t.snapshot(tx, db.path)
+	if !ok {
+		return nil, false
+	}
+	defer snap.Close()
+	leaves, err := snap.Leaves(root)
+	if err != nil {
+		return nil, false
+	}
+	cols, idx := t.cols()
+	out := make(map[string]uint64, 64*len(leaves))
+	err = snap.ScanLeaves(leaves, cols, sqlitefile.NewScratch(), func(_ int64, v []sqlitefile.Value) error {
+		sid, gen := v[idx[0]], v[idx[1]]
+		if sid.Kind != sqlitefile.Text || gen.Kind != sqlitefile.Text {
+			return errFallback
+		}
+		out[string(sid.Bytes)] = generationHash(gen.Bytes)
+		return nil
+	})
+	if err != nil || !snap.Unchanged() {
+		return nil, false
+	}
+	db.directReads++
+	return out, true
 }

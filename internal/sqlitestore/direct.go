@@ -6,6 +6,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -73,27 +74,38 @@ func directOn() bool {
 	return err != nil || on // unset or unreadable: the default, on
 }
 
-// directTable is where session_nodes' columns are in its records.
+// directTable is where some columns of a rowid table are in its records,
+// with the table's root page and definition as they were inspected.
 type directTable struct {
-	sql                       string // the CREATE TABLE statement
-	root                      int64
-	key, entry, updated, last int // record column numbers
+	name string
+	sql  string // the CREATE TABLE statement
+	root int64
+	at   []int // the record column of each column asked for, in the order asked
 }
 
-// directTableOf inspects session_nodes in the schema-check transaction;
-// nil when its definition is one the direct read does not handle, or when
-// anything about it cannot be asked: the direct read is only ever a faster
-// way to the same answer, never a reason for Open to fail.
-func directTableOf(tx *sql.Tx) *directTable {
-	t := &directTable{key: -1, entry: -1, updated: -1}
+// nodeCols are the columns of session_nodes a direct Store read reads:
+// its directTable's at holds them in this order.
+var nodeCols = []string{"session_key", "entry_json", "updated_at"}
+
+// directTableOf inspects table in transaction tx for a direct read of
+// columns names; nil when its definition is one the direct read does not
+// handle (WITHOUT ROWID, a generated column, a column asked for that is
+// missing or is the rowid alias), or when anything about it cannot be
+// asked: the direct read is only ever a faster way to the same answer,
+// never a reason for a read to fail.
+func directTableOf(tx *sql.Tx, table string, names ...string) *directTable {
+	t := &directTable{name: table, at: make([]int, len(names))}
+	for i := range t.at {
+		t.at[i] = -1
+	}
 	var root sql.NullInt64
 	var def sql.NullString
-	err := tx.QueryRow("SELECT rootpage, sql FROM sqlite_master WHERE type = 'table' AND name = 'session_nodes'").Scan(&root, &def)
+	err := tx.QueryRow("SELECT rootpage, sql FROM sqlite_master WHERE type = 'table' AND name = ?", table).Scan(&root, &def)
 	if err != nil || !root.Valid || !def.Valid || strings.Contains(strings.ToUpper(def.String), "WITHOUT ROWID") {
 		return nil
 	}
 	t.root, t.sql = root.Int64, def.String
-	rows, err := tx.Query("SELECT cid, name, type, pk, hidden FROM pragma_table_xinfo('session_nodes') ORDER BY cid")
+	rows, err := tx.Query("SELECT cid, name, type, pk, hidden FROM pragma_table_xinfo(?) ORDER BY cid", table)
 	if err != nil {
 		return nil
 	}
@@ -109,26 +121,60 @@ func directTableOf(tx *sql.Tx) *directTable {
 			return nil // generated columns: not in every record
 		}
 		n++
-		var at *int
-		switch name {
-		case "session_key":
-			at = &t.key
-		case "entry_json":
-			at = &t.entry
-		case "updated_at":
-			at = &t.updated
-		default:
+		i := slices.Index(names, name)
+		if i < 0 {
 			continue
 		}
 		if pk > 0 && strings.EqualFold(strings.TrimSpace(typ), "INTEGER") {
 			return nil // the rowid alias: NULL in the record
 		}
-		*at = cid
+		t.at[i] = cid
 	}
-	if rows.Err() != nil || t.key < 0 || t.entry < 0 || t.updated < 0 {
+	if rows.Err() != nil || slices.Contains(t.at, -1) {
 		return nil
 	}
 	return t
+}
+
+// snapshot returns a snapshot of the database file at path (its main file
+// the descriptor mainFile keeps) and the table's root page in it, after
+// checking, in the read transaction tx, that the table is still the one
+// inspected both in SQLite's own schema and in the file's; ok is false
+// when it is not, or the file cannot be read so. The caller closes the
+// snapshot, and checks Unchanged after its read.
+func (t *directTable) snapshot(tx *sql.Tx, path string) (snap *sqlitefile.Snapshot, root uint32, ok bool) {
+	var sroot int64
+	var def string
+	if err := tx.QueryRow("SELECT rootpage, sql FROM sqlite_master WHERE type = 'table' AND name = ?", t.name).Scan(&sroot, &def); err != nil || sroot != t.root || def != t.sql {
+		return nil, 0, false
+	}
+	main, err := mainFile(path)
+	if err != nil {
+		return nil, 0, false
+	}
+	snap, err = sqlitefile.Open(path, main)
+	if err != nil {
+		return nil, 0, false
+	}
+	froot, fdef, found, err := snap.Table(t.name)
+	if err != nil || !found || int64(froot) != sroot || fdef != def {
+		snap.Close()
+		return nil, 0, false
+	}
+	return snap, froot, true
+}
+
+// cols returns the record columns to read, in increasing order, and where
+// each column asked for is among them.
+func (t *directTable) cols() (cols, idx []int) {
+	cols = slices.Clone(t.at)
+	slices.Sort(cols)
+	cols = slices.Compact(cols)
+	idx = make([]int, len(t.at))
+	for i, c := range t.at {
+		idx[i] = slices.Index(cols, c)
+	}
+	return cols, idx
 }
 
 // errFallback ends a direct read the SQL path must redo.
@@ -138,26 +184,12 @@ var errFallback = errors.New("sqlitestore: read through SQLite")
 // (see above). ok is false when the SQL path must read instead; the SQL
 // errors of the transaction itself are left for it to report.
 func (db *DB) storeDirect(tx *sql.Tx, lean bool) (outs [][]parsed, ok bool) {
-	t := db.direct
-	var root int64
-	var def string
-	if err := tx.QueryRow("SELECT rootpage, sql FROM sqlite_master WHERE type = 'table' AND name = 'session_nodes'").Scan(&root, &def); err != nil || root != t.root || def != t.sql {
-		return nil, false
-	}
-	main, err := mainFile(db.path)
-	if err != nil {
-		return nil, false
-	}
-	snap, err := sqlitefile.Open(db.path, main)
-	if err != nil {
+	snap, root, ok := db.direct.snapshot(tx, db.path)
+	if !ok {
 		return nil, false
 	}
 	defer snap.Close()
-	sroot, sdef, found, err := snap.Table("session_nodes")
-	if err != nil || !found || int64(sroot) != root || sdef != def {
-		return nil, false
-	}
-	outs, err = scanDirect(snap, sroot, t, lean)
+	outs, err := scanDirect(snap, root, db.direct, lean)
 	if err != nil || !snap.Unchanged() {
 		return nil, false
 	}
@@ -206,7 +238,7 @@ func scanDirect(snap *sqlitefile.Snapshot, root uint32, t *directTable, lean boo
 	if !lean {
 		buf = sqlitefile.Buffer(offs[len(parts)])
 	}
-	cols, idx := directCols(t)
+	cols, idx := t.cols()
 	err = forEach(len(parts), workers, func(i int) error {
 		a := sqlitefile.NewScratch()
 		if !lean {
@@ -266,27 +298,6 @@ func forEach(n, workers int, fn func(i int) error) error {
 	}
 	wg.Wait()
 	return first
-}
-
-// directCols returns the record columns to read, in increasing order, and
-// where key, entry and updated are among them.
-func directCols(t *directTable) ([]int, [3]int) {
-	want := [3]int{t.key, t.entry, t.updated}
-	var cols []int
-	for c := 0; c <= max(t.key, t.entry, t.updated); c++ {
-		if c == t.key || c == t.entry || c == t.updated {
-			cols = append(cols, c)
-		}
-	}
-	var idx [3]int
-	for i, w := range want {
-		for j, c := range cols {
-			if c == w {
-				idx[i] = j
-			}
-		}
-	}
-	return cols, idx
 }
 
 // directRow converts a record's values the way the SQL path's Scan does

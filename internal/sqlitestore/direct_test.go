@@ -3,6 +3,7 @@ package sqlitestore
 import (
 	"database/sql"
 	"fmt"
+	"maps"
 	"os"
 	"reflect"
 	"runtime/debug"
@@ -288,5 +289,81 @@ func TestDirectEnvSwitchesDirectReadOff(t *testing.T) {
 		}
 		sameStore(t, DirectEnv+"="+env+" Store", full, wantFull, nil, nil)
 		sameStore(t, DirectEnv+"="+env+" StoreMeta", lean, wantLean, nil, nil)
+	}
+}
+
+// TestGenerationsDirectMatchesSQL: TranscriptChanges' generations read
+// straight from the file are the SQL path's — on the fixture, with
+// thousands of rows in the main file or in a live -wal — and a table the
+// direct read does not handle (a generation stored as a number in a table
+// that is not STRICT) is read through SQLite, with the same answer.
+func TestGenerationsDirectMatchesSQL(t *testing.T) {
+	const rows = `WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 2999)
+		SELECT 's-' || i || '-' || substr(replace(hex(zeroblob(40)), '00', 'é'), 1, i % 40) AS sid, i FROM n`
+	many := []string{
+		`INSERT OR REPLACE INTO transcript_rewrite_watermarks (session_id, generation, updated_at)
+			SELECT session_id, lower(hex(randomblob(16))), 1795255200000 FROM session_windows`,
+		`INSERT INTO session_windows (session_id, session_key, created_at, updated_at)
+			SELECT sid, 'agent:main:main', 1, 1 FROM (` + rows + `)`,
+		`INSERT INTO transcript_rewrite_watermarks (session_id, generation, updated_at)
+			SELECT sid, substr(replace(hex(zeroblob(300)), '00', 'g'), 1, i % 300), 1 FROM (` + rows + `)`,
+	}
+	cases := []struct {
+		name   string
+		prep   []string
+		live   bool
+		direct bool
+	}{
+		{name: "fixture", direct: true},
+		{name: "3,000 rows", prep: many, direct: true},
+		{name: "3,000 rows in a live -wal", prep: many, live: true, direct: true},
+		{name: "a numeric generation, not STRICT", prep: append(slices.Clone(many),
+			`CREATE TABLE marks2 (session_id TEXT NOT NULL PRIMARY KEY, generation NOT NULL, updated_at INTEGER NOT NULL)`,
+			`INSERT INTO marks2 SELECT * FROM transcript_rewrite_watermarks`,
+			`INSERT OR REPLACE INTO marks2 VALUES ('s-7-ééééééé', 12345, 1)`,
+			`DROP TABLE transcript_rewrite_watermarks`,
+			`ALTER TABLE marks2 RENAME TO transcript_rewrite_watermarks`)},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := copyFixture(t)
+			p := Path(dir, "main")
+			if len(c.prep) > 0 {
+				w := rw(t, p)
+				if c.live {
+					mustExec(t, w, "PRAGMA wal_autocheckpoint = 0")
+				}
+				for _, q := range c.prep {
+					mustExec(t, w, q)
+				}
+				if c.live {
+					defer w.Close()
+				} else {
+					w.Close()
+				}
+			}
+			changes := func(on bool) (TranscriptChanges, bool) {
+				defer func(was bool) { directRead = was }(directRead)
+				directRead = on
+				db, err := Open(p, Options{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer db.Close()
+				ch, err := db.TranscriptChanges(-1)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return ch, db.directReads > 0
+			}
+			fast, direct := changes(true)
+			slow, _ := changes(false)
+			if direct != c.direct {
+				t.Fatalf("direct read used: %v, want %v", direct, c.direct)
+			}
+			if len(slow.Generations) == 0 || !maps.Equal(fast.Generations, slow.Generations) || fast.MaxRowID != slow.MaxRowID {
+				t.Fatalf("direct: %d generations, max rowid %d; SQL: %d, %d", len(fast.Generations), fast.MaxRowID, len(slow.Generations), slow.MaxRowID)
+			}
+		})
 	}
 }

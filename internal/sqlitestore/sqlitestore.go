@@ -84,8 +84,13 @@ type DB struct {
 	// direct is what Store needs to read session_nodes straight from the
 	// file (nil: always through SQLite); see direct.go.
 	direct *directTable
-	// directReads counts the Store reads the direct path did (tests).
+	// directReads counts the reads the direct path did (tests).
 	directReads int
+	// marks is what TranscriptChanges needs to read
+	// transcript_rewrite_watermarks straight from the file (nil: through
+	// SQLite), inspected by its first read.
+	marks     *directTable
+	marksOnce sync.Once
 
 	// stmts: the statements of the reads that run once per session
 	// (thousands in one search or index build), prepared on conn once:
@@ -435,7 +440,7 @@ func (db *DB) checkSchema() error {
 		if err := tx.QueryRow("SELECT count(*) > 0 FROM sqlite_master WHERE type = 'table' AND name = 'session_entry_snapshots'").Scan(&snapshots); err != nil {
 			return err
 		}
-		direct = directTableOf(tx)
+		direct = directTableOf(tx, "session_nodes", nodeCols...)
 		return nil
 	})
 	if err != nil {
