@@ -219,37 +219,105 @@ func (s *Snapshot) children(pg uint32) ([]uint32, error) {
 // a page that is not a table b-tree page is ErrCorrupt.
 func (s *Snapshot) Leaves(root uint32) (leaves []uint32, err error) {
 	err = s.protect(func() error {
-		seen := make([]uint64, s.nPages/64+1)
-		var walk func(pg uint32, depth int) error
-		walk = func(pg uint32, depth int) error {
-			if depth > maxDepth {
-				return corruptf("b-tree deeper than %d", maxDepth)
+		return s.walk(root, func(pg uint32, leaf bool) error {
+			if leaf {
+				leaves = append(leaves, pg)
 			}
-			if pg == 0 || pg > s.nPages {
-				return corruptf("child page %d out of range", pg)
+			return nil
+		})
+	})
+	return leaves, err
+}
+
+// walk calls fn for every page of the table b-tree rooted at root, depth
+// first in key order, each interior page before its children (see Leaves
+// for what is ErrCorrupt).
+func (s *Snapshot) walk(root uint32, fn func(pg uint32, leaf bool) error) error {
+	seen := make([]uint64, s.nPages/64+1)
+	var walk func(pg uint32, depth int) error
+	walk = func(pg uint32, depth int) error {
+		if depth > maxDepth {
+			return corruptf("b-tree deeper than %d", maxDepth)
+		}
+		if pg == 0 || pg > s.nPages {
+			return corruptf("child page %d out of range", pg)
+		}
+		if seen[pg/64]&(1<<(pg%64)) != 0 {
+			return corruptf("page %d reached twice", pg)
+		}
+		seen[pg/64] |= 1 << (pg % 64)
+		kids, err := s.children(pg)
+		if err != nil {
+			return err
+		}
+		if err := fn(pg, kids == nil); err != nil {
+			return err
+		}
+		for _, k := range kids {
+			if err := walk(k, depth+1); err != nil {
+				return err
 			}
-			if seen[pg/64]&(1<<(pg%64)) != 0 {
-				return corruptf("page %d reached twice", pg)
+		}
+		return nil
+	}
+	return walk(root, 0)
+}
+
+// TreeStamp returns what tells this snapshot's version of the table b-tree
+// rooted at root from another's: the -wal's header and the main file's
+// stamp, then, for every page of the tree — interior, leaf and overflow —
+// its number and where its bytes come from (its newest committed frame in
+// the -wal, or the main file). Two snapshots of one database whose stamps
+// of a tree are equal hold the same rows in it: within one log (one
+// header) a committed frame is never written again, the main file does
+// not change without its stamp changing, and SQLite changes a row only by
+// writing a page of its tree — an overflow page alone, when only that part
+// of a row changed in place. It reads the tree's interior pages and its
+// leaves' cell headers, not its records.
+func (s *Snapshot) TreeStamp(root uint32) (string, error) {
+	b := append([]byte(nil), s.walHdr...)
+	b = binary.AppendVarint(b, s.dbStamp.Size)
+	b = binary.AppendVarint(b, s.dbStamp.MTime.UnixNano())
+	b = binary.AppendUvarint(b, s.dbStamp.Ino)
+	b = binary.AppendVarint(b, s.dbStamp.CTime)
+	page := func(pg uint32) {
+		b = binary.AppendUvarint(b, uint64(pg))
+		off, ok := s.walPages[pg]
+		if !ok {
+			off = -1
+		}
+		b = binary.AppendVarint(b, int64(off))
+	}
+	err := s.protect(func() error {
+		return s.walk(root, func(pg uint32, leaf bool) error {
+			page(pg)
+			if !leaf {
+				return nil
 			}
-			seen[pg/64] |= 1 << (pg % 64)
-			kids, err := s.children(pg)
+			p, h, n, err := s.leaf(pg)
 			if err != nil {
 				return err
 			}
-			if kids == nil {
-				leaves = append(leaves, pg)
-				return nil
-			}
-			for _, k := range kids {
-				if err := walk(k, depth+1); err != nil {
+			for i := range n {
+				c := int(binary.BigEndian.Uint16(p[h+8+2*i:]))
+				if c < h+8+2*n || c >= len(p) {
+					return corruptf("page %d: cell %d at %d out of the page", pg, i, c)
+				}
+				_, r, err := s.cell(p, c, pg)
+				if err != nil {
 					return err
+				}
+				for r.left > 0 {
+					page(r.next)
+					if err := r.advance(); err != nil {
+						return err
+					}
 				}
 			}
 			return nil
-		}
-		return walk(root, 0)
+		})
 	})
-	return leaves, err
+	return string(b), err
 }
 
 // ScanLeaves calls fn with the rowid and the columns cols (record column

@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -661,4 +662,67 @@ func TestWALReadOn(t *testing.T) {
 		t.Fatalf("only %d snapshots could read on from an earlier one (ops %v)", readOns, ops)
 	}
 	t.Logf("%d snapshots read on; ops %v", readOns, ops)
+}
+
+// TestTreeStamp: a table's stamp stays while nothing of its tree changes —
+// another table's commits, a snapshot taken again — and changes with any
+// change to its rows: a small row, a row's overflow part alone changed in
+// place (same size: SQLite writes only the overflow page), a checkpoint
+// that writes the main file.
+func TestTreeStamp(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "db.sqlite")
+	w := openRW(t, path, "PRAGMA page_size=1024", "PRAGMA journal_mode=WAL", "PRAGMA wal_autocheckpoint=0")
+	mustExec(t, w, `CREATE TABLE t (k TEXT NOT NULL PRIMARY KEY, body TEXT)`)
+	mustExec(t, w, `CREATE TABLE u (x)`)
+	for i := range 200 {
+		mustExec(t, w, `INSERT INTO t VALUES (?, ?)`, fmt.Sprintf("k%03d", i), strings.Repeat("b", 50+i*15))
+	}
+	stamp := func() (string, []row) {
+		t.Helper()
+		s, err := Open(path, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		root, _, found, err := s.Table("t")
+		if err != nil || !found {
+			t.Fatal(found, err)
+		}
+		st, err := s.TreeStamp(root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows, err := direct(t, path, "t", []int{0, 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st, rows
+	}
+	first, rows := stamp()
+	if again, _ := stamp(); again != first {
+		t.Fatal("the same snapshot taken again has another stamp")
+	}
+	mustExec(t, w, `INSERT INTO u VALUES (1)`)
+	if other, _ := stamp(); other != first {
+		t.Fatal("a commit to another table changed the stamp")
+	}
+	steps := []struct{ what, q string }{
+		{"a small row", `UPDATE t SET body = 'c' WHERE k = 'k001'`},
+		// k150's 2,300 bytes span three 1 KiB overflow pages: the same size,
+		// one byte at the end changed, is written over its last page alone
+		{"an overflow page alone", `UPDATE t SET body = substr(body, 1, length(body) - 1) || 'Z' WHERE k = 'k150'`},
+		{"a checkpoint", `PRAGMA wal_checkpoint(PASSIVE)`},
+	}
+	last, lastRows := first, rows
+	for _, s := range steps {
+		mustExec(t, w, s.q)
+		st, rows := stamp()
+		if st == last {
+			t.Fatalf("%s: the stamp did not change", s.what)
+		}
+		if s.what != "a checkpoint" && reflect.DeepEqual(rows, lastRows) {
+			t.Fatalf("%s: the rows did not change (the step tests nothing)", s.what)
+		}
+		last, lastRows = st, rows
+	}
 }

@@ -367,3 +367,83 @@ func TestGenerationsDirectMatchesSQL(t *testing.T) {
 		})
 	}
 }
+
+// TestGenerationsKeptWhileTheirTableIs: one DB asked again and again, as
+// the search index's catch-up asks it, hands out the generations it read
+// while their table's tree is unchanged — a commit of events alone — and
+// reads them again after any change to it: a rotation (a generation of the
+// same size), a new session's row, a checkpoint; each answer the SQL
+// path's.
+func TestGenerationsKeptWhileTheirTableIs(t *testing.T) {
+	dir := copyFixture(t)
+	p := Path(dir, "main")
+	w := rw(t, p)
+	defer w.Close()
+	mustExec(t, w, "PRAGMA wal_autocheckpoint = 0")
+	db, err := Open(p, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var sid string
+	if err := w.QueryRow(`SELECT session_id FROM transcript_rewrite_watermarks ORDER BY session_id LIMIT 1`).Scan(&sid); err != nil {
+		t.Fatal(err)
+	}
+	sql := func() map[string]uint64 {
+		defer func(was bool) { directRead = was }(directRead)
+		directRead = false
+		other, err := Open(p, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer other.Close()
+		ch, err := other.TranscriptChanges(-1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ch.Generations
+	}
+	// a first commit: the -wal begins (a new log has a new header, which
+	// no earlier stamp has)
+	mustExec(t, w, `INSERT INTO transcript_events (session_id, seq, event_json, created_at)
+		VALUES ('`+sid+`', 1000000, '{"type":"message"}', 1)`)
+	last, err := db.TranscriptChanges(-1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, step := range []struct {
+		what string
+		q    string
+		kept bool
+	}{
+		{"a commit of events", `INSERT INTO transcript_events (session_id, seq, event_json, created_at)
+			VALUES ('` + sid + `', 1000001, '{"type":"message"}', 1)`, true},
+		{"a rotation", `UPDATE transcript_rewrite_watermarks SET generation = lower(hex(randomblob(16))) WHERE session_id = '` + sid + `'`, false},
+		{"another commit of events", `INSERT INTO transcript_events (session_id, seq, event_json, created_at)
+			VALUES ('` + sid + `', 1000002, '{"type":"message"}', 1)`, true},
+		{"a new session's row", `INSERT INTO session_windows (session_id, session_key, created_at, updated_at) VALUES ('new-one', 'agent:main:main', 1, 1);
+			INSERT INTO transcript_rewrite_watermarks (session_id, generation, updated_at) VALUES ('new-one', 'g', 1)`, false},
+		{"a checkpoint", `PRAGMA wal_checkpoint(PASSIVE)`, false},
+	} {
+		mustExec(t, w, step.q)
+		reads := db.directReads
+		ch, err := db.TranscriptChanges(last.MaxRowID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if db.directReads != reads+1 {
+			t.Fatalf("step %d (%s): not read directly", i, step.what)
+		}
+		kept := reflect.ValueOf(ch.Generations).UnsafePointer() == reflect.ValueOf(last.Generations).UnsafePointer()
+		if kept != step.kept {
+			t.Fatalf("step %d (%s): the last generations handed out again: %v, want %v", i, step.what, kept, step.kept)
+		}
+		if want := sql(); !maps.Equal(ch.Generations, want) {
+			t.Fatalf("step %d (%s): %d generations, the SQL path's %d", i, step.what, len(ch.Generations), len(want))
+		}
+		if step.what == "a rotation" && ch.Generation(sid) == last.Generation(sid) {
+			t.Fatal("the rotated generation reads as before")
+		}
+		last = ch
+	}
+}

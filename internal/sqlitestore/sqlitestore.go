@@ -91,6 +91,11 @@ type DB struct {
 	// SQLite), inspected by its first read.
 	marks     *directTable
 	marksOnce sync.Once
+	// marksGens are the generations the direct read last read, and
+	// marksStamp the table's sqlitefile.TreeStamp then.
+	marksMu    sync.Mutex
+	marksGens  map[string]uint64
+	marksStamp string
 
 	// stmts: the statements of the reads that run once per session
 	// (thousands in one search or index build), prepared on conn once:
