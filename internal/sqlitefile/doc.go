@@ -13,7 +13,10 @@
 // read-only, plus — when a -wal holds frames — every frame up to the last
 // valid commit frame (salts equal to the WAL header's, cumulative checksums
 // as SQLite computes them; a frame after the first invalid one is never
-// used), the newest frame of each page winning. It never writes, never
+// used), the newest frame of each page winning; a process keeps where its
+// last snapshot of a -wal stopped (the last commit frame, with the
+// checksum there) and the next snapshot of the same log — the same file,
+// the same header — checks only the frames after it. It never writes, never
 // creates a file, never takes a lock (so it can never block OpenClaw) and
 // never reads the -shm. Instead the caller checks Snapshot.Unchanged after
 // its read: the main file's identity (size, mtime, ctime, inode) and the

@@ -222,7 +222,10 @@ func (d *Disk) read(path, key string, files []string, vers []Version, lazy bool)
 	}
 	defer holdGC()()
 	if lazy && mapfile.Mmap {
-		return readMapped(f, int(fi.Size()), key, files, vers, d.exe)
+		if data, err := mapfile.Map(f, int(fi.Size())); err == nil {
+			return readMapped(data, key, files, vers, d.exe)
+		}
+		// a file system that cannot map it: read it
 	}
 	data := make([]byte, fi.Size())
 	if err := readAt(f, data); err != nil {
@@ -236,8 +239,8 @@ func (d *Disk) read(path, key string, files []string, vers []Version, lazy bool)
 	return st, nil, warns, ok
 }
 
-// readMapped is read for a listing from a mapping of the cache file
-// instead of a copy: a list call reads the keys and updatedAt of every
+// readMapped is read for a listing from data, a mapping of the cache file
+// (mapfile.Map), instead of a copy: a list call reads the keys and updatedAt of every
 // entry and about 50 entries whole, so most of the file's pages are only
 // looked at once, and those of a mapping come from the page cache in runs
 // (the kernel's fault-around), where a copy faults in a fresh page of heap
@@ -251,11 +254,7 @@ func (d *Disk) read(path, key string, files []string, vers []Version, lazy bool)
 // one cut short while it is mapped faults where it is read: while it is
 // decoded here, that is a file not read (the store is parsed); later, in an
 // entry's copy, a panic that names the file.
-func readMapped(f *os.File, size int, key string, files []string, vers []Version, exe Version) (*store.Store, *store.Listing, []string, bool) {
-	data, err := mapfile.Map(f, size)
-	if err != nil {
-		return nil, nil, nil, false
-	}
+func readMapped(data []byte, key string, files []string, vers []Version, exe Version) (*store.Store, *store.Listing, []string, bool) {
 	var l *store.Listing
 	var warns []string
 	ok := false
