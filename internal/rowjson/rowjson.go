@@ -85,6 +85,7 @@ func WriteList(w io.Writer, res Doc) error {
 	return err
 }
 
+// appendHead appends the document's fields up to its first row.
 func appendHead(b []byte, res Doc) []byte {
 	b = append(b, "{\n  \"count\": "...)
 	b = strconv.AppendInt(b, int64(res.Count), 10)
