@@ -144,25 +144,7 @@ func TestDirectMatchesSQL(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			dir := copyFixture(t)
-			p := Path(dir, "main")
-			if len(c.prep) > 0 {
-				w := rw(t, p)
-				if c.live {
-					mustExec(t, w, "PRAGMA wal_autocheckpoint = 0")
-				}
-				for _, q := range c.prep {
-					mustExec(t, w, q)
-				}
-				if c.live {
-					defer w.Close()
-					if fi, err := os.Stat(p + "-wal"); err != nil || fi.Size() == 0 {
-						t.Fatalf("no live -wal: %v", err)
-					}
-				} else {
-					w.Close()
-				}
-			}
+			dir, p := preparedFixture(t, c.prep, c.live)
 			before := snapshot(t, dir)
 			fast, slow, fw, sw, direct := storeBoth(t, p)
 			if !direct {
@@ -177,6 +159,34 @@ func TestDirectMatchesSQL(t *testing.T) {
 			}
 		})
 	}
+}
+
+// preparedFixture is a copy of the fixture state (dir) with prep run on
+// its main agent's database (p). live keeps the writer open until the test
+// ends, its changes in the -wal (no checkpoint).
+func preparedFixture(t *testing.T, prep []string, live bool) (dir, p string) {
+	t.Helper()
+	dir = copyFixture(t)
+	p = Path(dir, "main")
+	if len(prep) == 0 {
+		return dir, p
+	}
+	w := rw(t, p)
+	if live {
+		mustExec(t, w, "PRAGMA wal_autocheckpoint = 0")
+	}
+	for _, q := range prep {
+		mustExec(t, w, q)
+	}
+	if !live {
+		w.Close()
+		return dir, p
+	}
+	t.Cleanup(func() { w.Close() })
+	if fi, err := os.Stat(p + "-wal"); err != nil || fi.Size() == 0 {
+		t.Fatalf("no live -wal: %v", err)
+	}
+	return dir, p
 }
 
 // bigRows adds 300 sessions whose entries carry 5-40 KB of extra text
@@ -326,22 +336,7 @@ func TestGenerationsDirectMatchesSQL(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			dir := copyFixture(t)
-			p := Path(dir, "main")
-			if len(c.prep) > 0 {
-				w := rw(t, p)
-				if c.live {
-					mustExec(t, w, "PRAGMA wal_autocheckpoint = 0")
-				}
-				for _, q := range c.prep {
-					mustExec(t, w, q)
-				}
-				if c.live {
-					defer w.Close()
-				} else {
-					w.Close()
-				}
-			}
+			_, p := preparedFixture(t, c.prep, c.live)
 			changes := func(on bool) (TranscriptChanges, bool) {
 				defer func(was bool) { directRead = was }(directRead)
 				directRead = on
