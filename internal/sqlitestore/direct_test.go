@@ -337,22 +337,8 @@ func TestGenerationsDirectMatchesSQL(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			_, p := preparedFixture(t, c.prep, c.live)
-			changes := func(on bool) (TranscriptChanges, bool) {
-				defer func(was bool) { directRead = was }(directRead)
-				directRead = on
-				db, err := Open(p, Options{})
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer db.Close()
-				ch, err := db.TranscriptChanges(-1)
-				if err != nil {
-					t.Fatal(err)
-				}
-				return ch, db.directReads > 0
-			}
-			fast, direct := changes(true)
-			slow, _ := changes(false)
+			fast, direct := changesFrom(t, p, true)
+			slow, _ := changesFrom(t, p, false)
 			if direct != c.direct {
 				t.Fatalf("direct read used: %v, want %v", direct, c.direct)
 			}
@@ -361,6 +347,25 @@ func TestGenerationsDirectMatchesSQL(t *testing.T) {
 			}
 		})
 	}
+}
+
+// changesFrom is TranscriptChanges from the start, asked of the database
+// at p opened anew with the direct read on or off, and whether the direct
+// read answered.
+func changesFrom(t *testing.T, p string, direct bool) (TranscriptChanges, bool) {
+	t.Helper()
+	defer func(was bool) { directRead = was }(directRead)
+	directRead = direct
+	db, err := Open(p, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ch, err := db.TranscriptChanges(-1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ch, db.directReads > 0
 }
 
 // TestGenerationsKeptWhileTheirTableIs: one DB asked again and again, as
@@ -383,20 +388,6 @@ func TestGenerationsKeptWhileTheirTableIs(t *testing.T) {
 	var sid string
 	if err := w.QueryRow(`SELECT session_id FROM transcript_rewrite_watermarks ORDER BY session_id LIMIT 1`).Scan(&sid); err != nil {
 		t.Fatal(err)
-	}
-	sql := func() map[string]uint64 {
-		defer func(was bool) { directRead = was }(directRead)
-		directRead = false
-		other, err := Open(p, Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer other.Close()
-		ch, err := other.TranscriptChanges(-1)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return ch.Generations
 	}
 	// a first commit: the -wal begins (a new log has a new header, which
 	// no earlier stamp has)
@@ -433,8 +424,8 @@ func TestGenerationsKeptWhileTheirTableIs(t *testing.T) {
 		if kept != step.kept {
 			t.Fatalf("step %d (%s): the last generations handed out again: %v, want %v", i, step.what, kept, step.kept)
 		}
-		if want := sql(); !maps.Equal(ch.Generations, want) {
-			t.Fatalf("step %d (%s): %d generations, the SQL path's %d", i, step.what, len(ch.Generations), len(want))
+		if want, _ := changesFrom(t, p, false); !maps.Equal(ch.Generations, want.Generations) {
+			t.Fatalf("step %d (%s): %d generations, the SQL path's %d", i, step.what, len(ch.Generations), len(want.Generations))
 		}
 		if step.what == "a rotation" && ch.Generation(sid) == last.Generation(sid) {
 			t.Fatal("the rotated generation reads as before")
