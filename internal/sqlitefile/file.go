@@ -202,9 +202,8 @@ func (s *Snapshot) openWAL() error {
 	// to a commit SQLite never writes again (a restart rewrites the
 	// header's salts first), so only the frames appended since are read.
 	at := walAt{end: 32, s0: s0, s1: s1}
-	key := walKey{path: s.path, ino: st.Ino}
-	if v, ok := walSeen.Load(key); ok {
-		if c := v.(*walAt); c.hdr == [32]byte(hdr) && c.end <= len(w.data) && c.pageSize == s.pageSize {
+	if v, ok := walSeen.Load(s.path); ok {
+		if c := v.(*walAt); c.ino == st.Ino && c.hdr == [32]byte(hdr) && c.end <= len(w.data) && c.pageSize == s.pageSize {
 			at = *c
 		}
 	}
@@ -239,8 +238,8 @@ func (s *Snapshot) openWAL() error {
 		}
 	}
 	if committed != nil {
-		at.committed, at.hdr, at.pageSize = committed, [32]byte(hdr), s.pageSize
-		walSeen.Store(key, &at)
+		at.committed, at.hdr, at.pageSize, at.ino = committed, [32]byte(hdr), s.pageSize, st.Ino
+		walSeen.Store(s.path, &at)
 	}
 	if len(at.committed) > 0 {
 		s.wal, s.walPages, s.nPages = w.data, at.committed, at.nPages
@@ -248,11 +247,12 @@ func (s *Snapshot) openWAL() error {
 	return nil
 }
 
-// walAt is how far a -wal was read: the end of its last commit frame, the
-// cumulative checksum there, the database's size that frame gave, and the
-// newest committed frame of each page (never changed once kept: a later
-// read copies it before adding to it).
+// walAt is how far a -wal (its inode and header) was read: the end of its
+// last commit frame, the cumulative checksum there, the database's size
+// that frame gave, and the newest committed frame of each page (never
+// changed once kept: a later read copies it before adding to it).
 type walAt struct {
+	ino       uint64
 	hdr       [32]byte
 	pageSize  int
 	end       int
@@ -261,15 +261,10 @@ type walAt struct {
 	committed map[uint32]int
 }
 
-// walKey is a -wal file: its database's path and its inode.
-type walKey struct {
-	path string
-	ino  uint64
-}
-
-// walSeen holds the last walAt of each -wal a snapshot read in this
-// process (a long-lived one reads the same few logs again and again: the
-// 4 MB -wal of a busy store took 4-6 ms to check whole, each time).
+// walSeen holds, by database path, the walAt of the last -wal of it a
+// snapshot read in this process: a long-lived one reads the same few logs
+// again and again (the 4 MB -wal of a busy store took 4-6 ms to check
+// whole, each time); one entry per path, whatever became of the files.
 var walSeen sync.Map
 
 // walChecksum continues SQLite's WAL checksum over b (a multiple of 8

@@ -586,7 +586,7 @@ func TestWALReadOn(t *testing.T) {
 		}
 		found := false
 		walSeen.Range(func(k, v any) bool {
-			if k.(walKey).path == path && v.(*walAt).hdr == [32]byte(hdr) && v.(*walAt).end > 32 {
+			if k.(string) == path && v.(*walAt).hdr == [32]byte(hdr) && v.(*walAt).end > 32 {
 				found = true
 			}
 			return true
