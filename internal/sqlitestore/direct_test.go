@@ -171,18 +171,19 @@ func preparedFixture(t *testing.T, prep []string, live bool) (dir, p string) {
 	if len(prep) == 0 {
 		return dir, p
 	}
-	w := rw(t, p)
+	var w *sql.DB
 	if live {
-		mustExec(t, w, "PRAGMA wal_autocheckpoint = 0")
+		w = liveWriter(t, p)
+	} else {
+		w = rw(t, p)
+		defer w.Close()
 	}
 	for _, q := range prep {
 		mustExec(t, w, q)
 	}
 	if !live {
-		w.Close()
 		return dir, p
 	}
-	t.Cleanup(func() { w.Close() })
 	if fi, err := os.Stat(p + "-wal"); err != nil || fi.Size() == 0 {
 		t.Fatalf("no live -wal: %v", err)
 	}
@@ -377,9 +378,7 @@ func changesFrom(t *testing.T, p string, direct bool) (TranscriptChanges, bool) 
 func TestGenerationsKeptWhileTheirTableIs(t *testing.T) {
 	dir := copyFixture(t)
 	p := Path(dir, "main")
-	w := rw(t, p)
-	defer w.Close()
-	mustExec(t, w, "PRAGMA wal_autocheckpoint = 0")
+	w := liveWriter(t, p)
 	db, err := Open(p, Options{})
 	if err != nil {
 		t.Fatal(err)

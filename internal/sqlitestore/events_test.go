@@ -341,9 +341,7 @@ func TestImmutableReread(t *testing.T) {
 func TestLiveWAL(t *testing.T) {
 	dir := copyFixture(t)
 	p := Path(dir, "main")
-	w := rw(t, p)
-	defer w.Close()
-	mustExec(t, w, "PRAGMA wal_autocheckpoint = 0")
+	w := liveWriter(t, p)
 	mustExec(t, w, `INSERT INTO session_nodes (session_key, current_session_id, entry_json, updated_at)
 		SELECT 'agent:main:new', current_session_id, entry_json, updated_at FROM session_nodes WHERE session_key = 'agent:main:main'`)
 	main0, _ := os.ReadFile(p)

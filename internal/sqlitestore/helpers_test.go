@@ -133,3 +133,13 @@ func rawEvents(t testing.TB, dbPath, sessionID string) (seqs []int64, lines []st
 func sortedKeys[M ~map[string]V, V any](m M) []string {
 	return slices.Sorted(maps.Keys(m))
 }
+
+// liveWriter is a writer on the database at path that never checkpoints
+// (its commits stay in the -wal), closed when the test ends.
+func liveWriter(t testing.TB, path string) *sql.DB {
+	t.Helper()
+	w := rw(t, path)
+	t.Cleanup(func() { w.Close() })
+	mustExec(t, w, "PRAGMA wal_autocheckpoint = 0")
+	return w
+}
