@@ -30,6 +30,17 @@ func Unmap(b []byte) error {
 	return unmapFile(b)
 }
 
+// Release gives back the pages of bytes Map returned that are resident in
+// this process (madvise MADV_DONTNEED: the mapping is read-only and
+// shared, so its pages stay in the page cache and a later read faults them
+// in again, unchanged). Nothing to do where Mmap is false.
+func Release(b []byte) error {
+	if len(b) == 0 {
+		return nil
+	}
+	return releaseFile(b)
+}
+
 // Fault is a memory fault Guard caught: Value is what the runtime panicked
 // with (a runtime.Error with an Addr method).
 type Fault struct{ Value any }

@@ -19,3 +19,5 @@ func mapFile(f *os.File, size int) ([]byte, error) {
 }
 
 func unmapFile(b []byte) error { return unix.Munmap(b) }
+
+func releaseFile(b []byte) error { return unix.Madvise(b, unix.MADV_DONTNEED) }

@@ -608,3 +608,151 @@ func varint(b []byte) (v uint64, n int) {
 	}
 	return v<<8 | uint64(b[8]), 9
 }
+
+// RowReader reads rows of one table b-tree by rowid: see Snapshot.Rows.
+type RowReader struct {
+	s    *Snapshot
+	root uint32
+	cols []int
+	vals []Value
+	hdr  []byte
+	a    *Arena
+	// leaf: the leaf page the last row was on (0: none), which held the
+	// rowids lo..hi: a row read after its neighbour (a session's events)
+	// is looked for there first, without the descent.
+	leaf   uint32
+	lo, hi int64
+}
+
+// Rows returns a reader of the columns cols (record column numbers, in
+// increasing order) of rows of the table b-tree rooted at root, looked up
+// by rowid. The Bytes of the values are in a, as for ScanLeaves.
+func (s *Snapshot) Rows(root uint32, cols []int, a *Arena) *RowReader {
+	for i := 1; i < len(cols); i++ {
+		if cols[i] <= cols[i-1] {
+			panic("sqlitefile: Rows columns not in increasing order")
+		}
+	}
+	return &RowReader{s: s, root: root, cols: cols, vals: make([]Value, len(cols)), a: a}
+}
+
+// Row returns the columns of the row whose rowid is rowid; found is false
+// when the table holds none. vals is valid until the next call.
+func (r *RowReader) Row(rowid int64) (vals []Value, found bool, err error) {
+	err = r.s.protect(func() error {
+		var err error
+		found, err = r.row(rowid)
+		return err
+	})
+	if err != nil || !found {
+		return nil, false, err
+	}
+	return r.vals, true, nil
+}
+
+func (r *RowReader) row(rowid int64) (bool, error) {
+	s := r.s
+	pg := r.root
+	if r.leaf != 0 && r.lo <= rowid && rowid <= r.hi {
+		pg = r.leaf // a table b-tree holds a rowid in one leaf only
+	}
+	for depth := 0; ; depth++ {
+		if depth > maxDepth {
+			return false, corruptf("b-tree deeper than %d", maxDepth)
+		}
+		if pg == 0 || pg > s.nPages {
+			return false, corruptf("child page %d out of range", pg)
+		}
+		p, err := s.page(pg)
+		if err != nil {
+			return false, err
+		}
+		h := 0
+		if pg == 1 {
+			h = 100
+		}
+		typ := p[h]
+		if typ != pageTableInterior && typ != pageTableLeaf {
+			return false, corruptf("page %d has type %#x, not a table b-tree page", pg, typ)
+		}
+		n := int(binary.BigEndian.Uint16(p[h+3:]))
+		ptrs := h + 8
+		if typ == pageTableInterior {
+			ptrs += 4
+		}
+		if ptrs+2*n > len(p) {
+			return false, corruptf("page %d: %d cells do not fit", pg, n)
+		}
+		// key returns cell i's rowid (after its child pointer, or its
+		// payload size).
+		var cerr error
+		key := func(i int) int64 {
+			c := int(binary.BigEndian.Uint16(p[ptrs+2*i:]))
+			if c < ptrs+2*n || c >= len(p) {
+				cerr = corruptf("page %d: cell %d at %d out of the page", pg, i, c)
+				return 0
+			}
+			if typ == pageTableInterior {
+				c += 4
+			} else {
+				_, m := varint(p[c:])
+				if m == 0 {
+					cerr = corruptf("page %d: cell payload size", pg)
+					return 0
+				}
+				c += m
+			}
+			if c > len(p) {
+				cerr = corruptf("page %d: cell %d out of the page", pg, i)
+				return 0
+			}
+			v, m := varint(p[c:])
+			if m == 0 {
+				cerr = corruptf("page %d: cell rowid", pg)
+			}
+			return int64(v)
+		}
+		lo, hi := 0, n // the first cell whose key is ≥ rowid
+		for lo < hi && cerr == nil {
+			mid := int(uint(lo+hi) >> 1)
+			if key(mid) < rowid {
+				lo = mid + 1
+			} else {
+				hi = mid
+			}
+		}
+		if cerr != nil {
+			return false, cerr
+		}
+		if typ == pageTableLeaf {
+			r.leaf = 0
+			if n > 0 {
+				r.leaf, r.lo, r.hi = pg, key(0), key(n-1)
+			}
+			if lo == n || key(lo) != rowid {
+				return false, cerr
+			}
+			c := int(binary.BigEndian.Uint16(p[ptrs+2*lo:]))
+			_, pl, err := s.cell(p, c, pg)
+			if err != nil {
+				return false, err
+			}
+			if r.a.scratch {
+				r.a.buf = r.a.buf[:0]
+			}
+			if r.hdr, err = pl.record(r.cols, r.vals, r.hdr, r.a); err != nil {
+				return false, err
+			}
+			return true, nil
+		}
+		if lo == n {
+			pg = binary.BigEndian.Uint32(p[h+8:])
+			continue
+		}
+		c := int(binary.BigEndian.Uint16(p[ptrs+2*lo:]))
+		if c+4 > len(p) {
+			return false, corruptf("page %d: cell %d out of the page", pg, lo)
+		}
+		pg = binary.BigEndian.Uint32(p[c:])
+	}
+}

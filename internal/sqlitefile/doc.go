@@ -1,10 +1,14 @@
 // Package sqlitefile reads rows of rowid tables straight out of a SQLite 3
 // database file (https://www.sqlite.org/fileformat2.html), strictly
 // read-only and without SQLite: b-tree pages, records, overflow chains, and
-// the write-ahead log's committed frames. It exists for one hot path —
-// listing the 10,000-session table of an OpenClaw 2026.8+ agent database —
-// where going through a SQL engine costs several times the reading itself
-// (docs/PERFORMANCE.md). Everything else goes through
+// the write-ahead log's committed frames. A table is scanned leaf by leaf
+// (ScanLeaves) or read by rowid (Rows), and a run of an index's entries is
+// walked in key order (SeekIndex), SQLite's comparison left to the caller
+// (Range). It exists for the hot paths where going through a SQL engine
+// costs several times the reading itself (docs/PERFORMANCE.md): listing
+// the 10,000-session table of an OpenClaw 2026.8+ agent database, the
+// generations of its transcripts, and every event of every session a
+// search index build reads. Everything else goes through
 // modernc.org/sqlite (internal/sqlitestore).
 //
 // # What it reads, what it refuses

@@ -9,6 +9,7 @@ import (
 	"maps"
 	"os"
 	"sync"
+	"sync/atomic"
 
 	"github.com/openclaw/sessions/internal/fsutil"
 	"github.com/openclaw/sessions/internal/mapfile"
@@ -61,6 +62,12 @@ type Snapshot struct {
 	walHdr   []byte // the -wal's first 32 bytes when the snapshot was taken
 	walFound bool
 	closers  []func() error
+	// shared: the main file's mapping when shared between snapshots
+	// (mapMain); touched: the pages of it this one read, about (a page
+	// read again right after itself counts once: last).
+	shared  *sharedMap
+	touched atomic.Int64
+	last    atomic.Uint32
 }
 
 // Open takes a snapshot of the WAL-mode database at path: it maps the main
@@ -92,7 +99,7 @@ func (s *Snapshot) open() error {
 	var st fsutil.Stamp
 	var err error
 	if s.main != nil {
-		db, st, err = mapOpen(s.main)
+		db, st, err = mapMain(s.main)
 	} else {
 		db, st, err = mapFile(s.path)
 	}
@@ -102,6 +109,10 @@ func (s *Snapshot) open() error {
 	s.dbStamp = st
 	if db.unmap != nil {
 		s.closers = append(s.closers, db.unmap)
+	}
+	if db.shared != nil {
+		s.shared = db.shared
+		s.closers = append(s.closers, func() error { return db.shared.release(s.touched.Load()) })
 	}
 	s.db = db.data
 	// The page size: the main file's header, else (a database never
@@ -307,6 +318,24 @@ func (s *Snapshot) Unchanged() bool {
 	return bytes.Equal(hdr[:n], s.walHdr)
 }
 
+// Latest reports whether the snapshot is still the database's newest
+// committed state as far as the files tell: Unchanged, and the -wal no
+// longer than it was (no frame written since, committed or not). A reader
+// that began a SQLite read transaction after the snapshot was taken and
+// finds it Latest once that transaction holds its read mark sees through
+// SQLite what the snapshot holds (the mark is the last commit, which was
+// the snapshot's).
+func (s *Snapshot) Latest() bool {
+	if !s.Unchanged() {
+		return false
+	}
+	wfi, err := os.Stat(s.path + "-wal")
+	if errors.Is(err, fs.ErrNotExist) {
+		return !s.walFound
+	}
+	return err == nil && wfi.Size() == s.walStamp.Size
+}
+
 // HasWAL reports whether the snapshot uses committed frames of a -wal.
 func (s *Snapshot) HasWAL() bool { return len(s.walPages) > 0 }
 
@@ -336,6 +365,10 @@ func (s *Snapshot) page(pgno uint32) ([]byte, error) {
 	off := int64(pgno-1) * int64(s.pageSize)
 	if off+int64(s.pageSize) > int64(len(s.db)) {
 		return nil, corruptf("page %d beyond the end of the file", pgno)
+	}
+	if s.shared != nil && s.last.Load() != pgno {
+		s.last.Store(pgno)
+		s.touched.Add(1)
 	}
 	return s.db[off : off+int64(s.usable)], nil
 }
