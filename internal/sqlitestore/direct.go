@@ -110,7 +110,8 @@ func directTableOf(tx *sql.Tx, table string, names ...string) *directTable {
 		return nil
 	}
 	defer rows.Close()
-	n := 0
+	n, pks := 0, 0
+	alias := -1 // an INTEGER primary key column asked for: the rowid alias if it is the only one
 	for rows.Next() {
 		var cid, pk, hiddenCol int
 		var name, typ string
@@ -121,17 +122,23 @@ func directTableOf(tx *sql.Tx, table string, names ...string) *directTable {
 			return nil // generated columns: not in every record
 		}
 		n++
+		if pk > 0 {
+			pks++
+		}
 		i := slices.Index(names, name)
 		if i < 0 {
 			continue
 		}
 		if pk > 0 && strings.EqualFold(strings.TrimSpace(typ), "INTEGER") {
-			return nil // the rowid alias: NULL in the record
+			alias = cid
 		}
 		t.at[i] = cid
 	}
 	if rows.Err() != nil || slices.Contains(t.at, -1) {
 		return nil
+	}
+	if alias >= 0 && pks == 1 {
+		return nil // the rowid alias: NULL in the record
 	}
 	return t
 }

@@ -10,6 +10,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/openclaw/sessions/internal/sqlitefile"
 	"github.com/openclaw/sessions/internal/store"
 	"github.com/openclaw/sessions/internal/transcript"
 )
@@ -68,16 +69,19 @@ func (db *DB) MessagesSince(sessionID string, from int64, opts transcript.Option
 	var notFound bool
 	err := db.read("read transcript "+sessionID, func(tx *sql.Tx) error {
 		res, sk, notFound = &transcript.Result{Messages: []json.RawMessage{}}, transcript.Skips{MaxLine: maxLine}, false
+		pre := db.eventsSnapshot() // before the first statement: events_direct.go
 		cold, err := db.coldEvents(tx, sessionID)
 		if err != nil {
+			closeSnap(pre)
 			return err
 		}
 		if opts.Before > 0 {
 			if err := db.checkCursorEvent(tx, sessionID, cold, opts.Before, opts.BeforeCheck); err != nil {
+				closeSnap(pre)
 				return err
 			}
 		}
-		src := &events{db: db, tx: tx, sessionID: sessionID, from: from, before: opts.Before, cold: cold, backward: opts.Limit > 0, newest: -1}
+		src := &events{db: db, tx: tx, sessionID: sessionID, from: from, before: opts.Before, cold: cold, backward: opts.Limit > 0, newest: -1, pre: pre}
 		defer src.close()
 		want := opts.Limit
 		if opts.More && want > 0 {
@@ -163,7 +167,18 @@ type events struct {
 	cold      []event // ascending
 	backward  bool
 
-	rows    *sql.Rows
+	rows *sql.Rows
+	// pre: the snapshot taken before the read's first statement
+	// (eventsSnapshot), closed with the events; direct: the hot rows'
+	// direct read from it (events_direct.go), nil when through SQLite;
+	// lastHot: the seq of the last hot row given (hasHot: one was).
+	pre     *sqlitefile.Snapshot
+	direct  *hotDirect
+	lastHot int64
+	hasHot  bool
+	// scratch: an event's bytes need only last until the next one is
+	// asked for (Events, EventsFrom): the direct read reuses one buffer.
+	scratch bool
 	started bool
 	hot     *event
 	hotDone bool
@@ -175,25 +190,24 @@ func (s *events) close() {
 	if s.rows != nil {
 		s.rows.Close()
 	}
+	if s.pre != nil {
+		s.pre.Close()
+		s.pre = nil
+	}
 }
 
 func (s *events) start() error {
 	s.started = true
 	s.newest = -1
-	order := "ASC"
-	if s.backward {
-		order = "DESC"
-	}
 	before := s.before
 	if before <= 0 {
 		before = math.MaxInt64
 	}
-	rows, err := s.db.query(s.tx, `SELECT seq, event_json, event_zstd, event_utf8_bytes FROM transcript_events
-		WHERE session_id = ? AND seq >= ? AND seq < ? ORDER BY seq `+order, s.sessionID, s.from, before)
-	if err != nil {
-		return err
+	if !s.startDirect(before) {
+		if err := s.startSQL(); err != nil {
+			return err
+		}
 	}
-	s.rows = rows
 	// Cold events before `from`, or from `before` on, never count.
 	lo := 0
 	for lo < len(s.cold) && s.cold[lo].seq < s.from {
@@ -210,9 +224,35 @@ func (s *events) start() error {
 	return nil
 }
 
+// startSQL queries the hot rows from s.from on.
+func (s *events) startSQL() error {
+	order := "ASC"
+	if s.backward {
+		order = "DESC"
+	}
+	before := s.before
+	if before <= 0 {
+		before = math.MaxInt64
+	}
+	rows, err := s.db.query(s.tx, `SELECT seq, event_json, event_zstd, event_utf8_bytes FROM transcript_events
+		WHERE session_id = ? AND seq >= ? AND seq < ? ORDER BY seq `+order, s.sessionID, s.from, before)
+	if err != nil {
+		return err
+	}
+	s.rows = rows
+	return nil
+}
+
 // fill loads the next hot row into s.hot.
 func (s *events) fill() error {
 	if s.hot != nil || s.hotDone {
+		return nil
+	}
+	if s.direct != nil {
+		if err := s.fillDirect(); err != nil || s.hot == nil {
+			return err
+		}
+		s.lastHot, s.hasHot = s.hot.seq, true
 		return nil
 	}
 	if !s.rows.Next() {
@@ -229,12 +269,19 @@ func (s *events) fill() error {
 
 // scanEvent reads a row of (seq, event_json, event_zstd, event_utf8_bytes).
 func scanEvent(rows *sql.Rows) (event, error) {
-	var ev event
+	var seq int64
 	var js, zs []byte
 	var n sql.NullInt64
-	if err := rows.Scan(&ev.seq, &js, &zs, &n); err != nil {
-		return ev, err
+	if err := rows.Scan(&seq, &js, &zs, &n); err != nil {
+		return event{}, err
 	}
+	return eventOf(seq, js, zs, n), nil
+}
+
+// eventOf is the event of a row's (seq, event_json, event_zstd,
+// event_utf8_bytes), a NULL being nil.
+func eventOf(seq int64, js, zs []byte, n sql.NullInt64) event {
+	ev := event{seq: seq}
 	switch {
 	case js != nil:
 		ev.body, ev.n = js, int64(len(js))
@@ -247,7 +294,7 @@ func scanEvent(rows *sql.Rows) (event, error) {
 	default:
 		ev.bad = true // neither payload: the CHECK forbids it
 	}
-	return ev, nil
+	return ev
 }
 
 func (s *events) next() (event, bool, error) {

@@ -12,6 +12,10 @@ import (
 // the second read on, and see what a writer committed in between as a
 // fresh query does; a reopened connection prepares them again.
 func TestPerSessionReadsArePreparedOnce(t *testing.T) {
+	// Events' SQL path (the direct read, events_direct.go, prepares its
+	// own check the same way).
+	defer func(was bool) { directRead = was }(directRead)
+	directRead = false
 	dir := copyFixture(t)
 	p := Path(dir, "main")
 	db, err := Open(p, Options{})

@@ -27,11 +27,13 @@ func (db *DB) Events(sessionID string, maxLine int64, reset func(), fn func(seq 
 	}
 	return db.read("read transcript "+sessionID, func(tx *sql.Tx) error {
 		reset()
+		pre := db.eventsSnapshot() // before the first statement: events_direct.go
 		cold, err := db.coldEvents(tx, sessionID)
 		if err != nil {
+			closeSnap(pre)
 			return err
 		}
-		src := &events{db: db, tx: tx, sessionID: sessionID, cold: cold, newest: -1}
+		src := &events{db: db, tx: tx, sessionID: sessionID, cold: cold, newest: -1, pre: pre, scratch: true}
 		defer src.close()
 		for {
 			ev, ok, err := src.next()

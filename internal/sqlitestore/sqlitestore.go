@@ -86,6 +86,16 @@ type DB struct {
 	direct *directTable
 	// directReads counts the reads the direct path did (tests).
 	directReads int
+	// evTable is what the direct read of transcript_events needs (nil:
+	// through SQLite), inspected by the first events read (evInspected);
+	// evNone: it cannot be used. directEvents counts the events reads
+	// that began direct, directFallbacks those that SQLite finished
+	// (tests). See events_direct.go.
+	evTable         *eventsTable
+	evInspected     bool
+	evNone          bool
+	directEvents    int
+	directFallbacks int
 	// marks is what TranscriptChanges needs to read
 	// transcript_rewrite_watermarks straight from the file (nil: through
 	// SQLite), inspected by its first read.

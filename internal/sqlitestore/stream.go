@@ -27,11 +27,13 @@ func (db *DB) Stream(sessionID string, from int64, opts transcript.Options, fn f
 	next := from
 	sk := transcript.Skips{MaxLine: maxLine}
 	err := db.read("read transcript "+sessionID, func(tx *sql.Tx) error {
+		pre := db.eventsSnapshot() // before the first statement: events_direct.go
 		cold, err := db.coldEvents(tx, sessionID)
 		if err != nil {
+			closeSnap(pre)
 			return err
 		}
-		src := &events{db: db, tx: tx, sessionID: sessionID, from: next, cold: cold, newest: -1}
+		src := &events{db: db, tx: tx, sessionID: sessionID, from: next, cold: cold, newest: -1, pre: pre}
 		defer src.close()
 		for {
 			ev, ok, err := src.next()

@@ -53,11 +53,13 @@ func (db *DB) EventsFrom(sessionID string, from, maxLine int64, fn func(seq int6
 	}
 	var seen map[int64]bool
 	return db.read("read transcript "+sessionID, func(tx *sql.Tx) error {
+		pre := db.eventsSnapshot() // before the first statement: events_direct.go
 		cold, err := db.coldEvents(tx, sessionID)
 		if err != nil {
+			closeSnap(pre)
 			return err
 		}
-		src := &events{db: db, tx: tx, sessionID: sessionID, from: from, cold: cold, newest: -1}
+		src := &events{db: db, tx: tx, sessionID: sessionID, from: from, cold: cold, newest: -1, pre: pre, scratch: true}
 		defer src.close()
 		for {
 			ev, ok, err := src.next()
