@@ -510,7 +510,11 @@ func (u *updater) writeSeg(id uint32, write func(w io.Writer) error, sync bool) 
 		u.ix.segBuf = bufio.NewWriterSize(nil, 1<<20)
 	}
 	bw := u.ix.segBuf
-	bw.Reset(tmp)
+	if sync {
+		bw.Reset(&aheadWriter{f: tmp})
+	} else {
+		bw.Reset(tmp)
+	}
 	err = write(bw)
 	if err == nil {
 		err = bw.Flush()
@@ -540,6 +544,24 @@ func (u *updater) writeSeg(id uint32, write func(w io.Writer) error, sync bool) 
 		u.unsynced[id] = path
 	}
 	return nil
+}
+
+// aheadWriter writes to a file that will be fsynced, starting the
+// writeback of every writeAhead bytes as they are written
+// (startWriteback).
+type aheadWriter struct {
+	f        *os.File
+	off, got int64 // bytes written; where the writeback not started yet begins
+}
+
+func (a *aheadWriter) Write(b []byte) (int, error) {
+	n, err := a.f.Write(b)
+	a.off += int64(n)
+	if a.off-a.got >= writeAhead {
+		startWriteback(a.f, a.got, a.off-a.got)
+		a.got = a.off
+	}
+	return n, err
 }
 
 // syncSegs fsyncs the segments written unsynced that u.next names.
