@@ -510,8 +510,10 @@ func (u *updater) writeSeg(id uint32, write func(w io.Writer) error, sync bool) 
 		u.ix.segBuf = bufio.NewWriterSize(nil, 1<<20)
 	}
 	bw := u.ix.segBuf
+	var aw *aheadWriter
 	if sync {
-		bw.Reset(&aheadWriter{f: tmp})
+		aw = newAheadWriter(tmp)
+		bw.Reset(aw)
 	} else {
 		bw.Reset(tmp)
 	}
@@ -520,6 +522,11 @@ func (u *updater) writeSeg(id uint32, write func(w io.Writer) error, sync bool) 
 		err = bw.Flush()
 	}
 	bw.Reset(nil)
+	if aw != nil {
+		if cerr := aw.Close(); err == nil {
+			err = cerr
+		}
+	}
 	if err != nil {
 		tmp.Close()
 		return err
@@ -546,22 +553,67 @@ func (u *updater) writeSeg(id uint32, write func(w io.Writer) error, sync bool) 
 	return nil
 }
 
-// aheadWriter writes to a file that will be fsynced, starting the
+// aheadWriter writes a segment that will be fsynced (a merge's: a first
+// build's whole index) on a goroutine of its own, so that the kernel's
+// copy of its bytes into the page cache (~1 s of a 1.8 GB segment, a fifth
+// of the merge) runs beside the merge instead of inside it, and starts the
 // writeback of every writeAhead bytes as they are written
-// (startWriteback).
+// (startWriteback). Write copies its bytes (a few buffers of 1 MiB in
+// flight); an error of the file is returned by Close, which waits for
+// every byte to be written (the bytes after an error are dropped).
 type aheadWriter struct {
-	f        *os.File
-	off, got int64 // bytes written; where the writeback not started yet begins
+	todo, free chan []byte
+	done       chan error
+	err        error // the file's, once known
+	closed     bool
+}
+
+const aheadBuffers = 3
+
+func newAheadWriter(f *os.File) *aheadWriter {
+	a := &aheadWriter{todo: make(chan []byte, aheadBuffers), free: make(chan []byte, aheadBuffers), done: make(chan error, 1)}
+	for range aheadBuffers {
+		a.free <- nil
+	}
+	go func() {
+		var off, got int64 // bytes written; where the writeback not started yet begins
+		var err error
+		for b := range a.todo {
+			if err == nil {
+				var n int
+				n, err = f.Write(b)
+				off += int64(n)
+				if off-got >= writeAhead {
+					startWriteback(f, got, off-got)
+					got = off
+				}
+			}
+			a.free <- b[:0]
+		}
+		a.done <- err
+	}()
+	return a
 }
 
 func (a *aheadWriter) Write(b []byte) (int, error) {
-	n, err := a.f.Write(b)
-	a.off += int64(n)
-	if a.off-a.got >= writeAhead {
-		startWriteback(a.f, a.got, a.off-a.got)
-		a.got = a.off
+	if a.closed {
+		return 0, os.ErrClosed
 	}
-	return n, err
+	a.todo <- append(<-a.free, b...)
+	return len(b), nil
+}
+
+// Close waits for the bytes written and returns the file's first error.
+func (a *aheadWriter) Close() error {
+	if a.closed {
+		return a.err
+	}
+	a.closed = true
+	close(a.todo)
+	if err := <-a.done; a.err == nil {
+		a.err = err
+	}
+	return a.err
 }
 
 // syncSegs fsyncs the segments written unsynced that u.next names.
