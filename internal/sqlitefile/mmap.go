@@ -90,9 +90,9 @@ type sharedMap struct {
 }
 
 // releaseAfter: the pages read through a shared mapping (by the snapshots
-// closed) after which its resident pages are given back: 64 MiB of 4 KiB
+// closed) after which its resident pages are given back: 32 MiB of 4 KiB
 // pages.
-var releaseAfter int64 = 16384
+var releaseAfter int64 = 8192
 
 // mapMain is mapOpen for a main file, sharing the mapping of an unchanged
 // file between snapshots.
