@@ -202,13 +202,19 @@ func (s *events) startDirect(before int64) bool {
 		return false
 	}
 	cols, idx := e.t.cols()
+	// Scratch memory kept by the DB between reads (one runs at a time:
+	// db.mu): a new scratch arena's first 64 KiB, twice per session, was
+	// most of what a build's events reads allocated.
+	if db.evKeys == nil {
+		db.evKeys, db.evRows = sqlitefile.NewScratch(), sqlitefile.NewScratch()
+	}
 	a := &sqlitefile.Arena{}
 	if s.scratch {
-		a = sqlitefile.NewScratch()
+		a = db.evRows
 	}
 	rng := &eventRange{id: []byte(s.sessionID), from: s.from, before: before}
 	s.direct = &hotDirect{
-		cur:  snap.SeekIndex(fiRoot, 3, rng, sqlitefile.NewScratch()),
+		cur:  snap.SeekIndex(fiRoot, 3, rng, db.evKeys),
 		rows: snap.Rows(froot, cols, a),
 		idx:  idx,
 	}

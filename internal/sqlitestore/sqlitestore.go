@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/openclaw/sessions/internal/sqlitedb"
+	"github.com/openclaw/sessions/internal/sqlitefile"
 
 	"github.com/klauspost/compress/zstd"
 
@@ -92,6 +93,7 @@ type DB struct {
 	// that began direct, directFallbacks those that SQLite finished
 	// (tests). See events_direct.go.
 	evTable         *eventsTable
+	evKeys, evRows  *sqlitefile.Arena // the direct read's scratch memory
 	evInspected     bool
 	evNone          bool
 	directEvents    int
