@@ -316,6 +316,7 @@ type segWriter struct {
 	first, recs       uint32
 	nText             int64
 	tabDone           bool
+	docBuf            [docSize]byte
 }
 
 func newSegWriter(w io.Writer) *segWriter {
@@ -366,12 +367,12 @@ func (s *segWriter) tail(b []byte) {
 }
 
 func (s *segWriter) doc(d doc) {
-	var b [docSize]byte
+	b := s.docBuf[:] // a local array would escape through the Writer: an allocation per document
 	binary.LittleEndian.PutUint32(b[0:], d.src)
 	binary.LittleEndian.PutUint64(b[4:], uint64(d.pos))
 	binary.LittleEndian.PutUint64(b[12:], uint64(d.ts))
 	b[20] = d.flags
-	s.sum(b[:])
+	s.sum(b)
 	s.nDocs++
 }
 
