@@ -108,7 +108,13 @@ func dumpEvents(t *testing.T, p string, direct bool) (eventsDump, *DB) {
 				t.Fatal(err)
 			}
 		}
-		for _, o := range []transcript.Options{{}, {IncludeTools: true, MaxLineBytes: 5000}, {Limit: 3, More: true}} {
+		opts := []transcript.Options{{}, {IncludeTools: true, MaxLineBytes: 5000}, {Limit: 3, More: true}}
+		if all, err := db.Messages(id, transcript.Options{}); err == nil && len(all.Positions) > 2 {
+			// forwards up to a cursor: the range's upper bound
+			mid := len(all.Positions) / 2
+			opts = append(opts, transcript.Options{Before: all.Positions[mid], BeforeCheck: all.Checks[mid]})
+		}
+		for _, o := range opts {
 			res, err := db.Messages(id, o)
 			if err != nil {
 				t.Fatal(err)
