@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 
+	"github.com/openclaw/sessions/internal/mapfile"
 	"github.com/openclaw/sessions/internal/sqlitefile"
 )
 
@@ -101,7 +102,9 @@ func eventsTableOf(tx *sql.Tx) *eventsTable {
 // eventsSnapshot takes the snapshot of the database file a read's events
 // may be read from, before the read's first statement (nil: the SQL path).
 func (db *DB) eventsSnapshot() *sqlitefile.Snapshot {
-	if !directOn() || db.evNone {
+	if !directOn() || db.evNone || !mapfile.Mmap {
+		// Where files are not mapped a snapshot reads the whole
+		// database: for each session, far more than SQLite reads.
 		return nil
 	}
 	main, err := mainFile(db.path)
