@@ -69,7 +69,10 @@ func (db *DB) MessagesSince(sessionID string, from int64, opts transcript.Option
 	var notFound bool
 	err := db.read("read transcript "+sessionID, func(tx *sql.Tx) error {
 		res, sk, notFound = &transcript.Result{Messages: []json.RawMessage{}}, transcript.Skips{MaxLine: maxLine}, false
-		pre := db.eventsSnapshot() // before the first statement: events_direct.go
+		var pre *sqlitefile.Snapshot
+		if opts.Limit <= 0 { // a backward read goes through SQLite
+			pre = db.eventsSnapshot() // before the first statement: events_direct.go
+		}
 		cold, err := db.coldEvents(tx, sessionID)
 		if err != nil {
 			closeSnap(pre)
