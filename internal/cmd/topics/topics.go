@@ -89,7 +89,7 @@ var Read = []EnvVar{
 	{"SESSIONS_LOG_LEVEL", "stderr log level: debug, info, warn (default) or error; --log-level wins"},
 	{"SESSIONS_RUNNER_EXE", "the executable started as the detached runner (default: this executable)"},
 	{"SESSIONS_DELIVER_TIMEOUT", "how long a --deliver hook may run, as a Go duration (default 30s); meant for tests"},
-	{"SESSIONS_SQLITE_DIRECT", "0 or false: read the sessions of a SQLite store (2026.8+) only through SQLite, never straight from the database file (default: the direct read, used only where its answer is SQLite's)"},
+	{"SESSIONS_SQLITE_DIRECT", "0 or false: read the sessions and transcript events of a SQLite store (2026.8+) only through SQLite, never straight from the database file (default: the direct read, used only where its answer is SQLite's)"},
 	{"OPENAI_API_KEY", "API key of the built-in openai provider when openclaw.json gives none"},
 	{"ANTHROPIC_API_KEY", "API key of the built-in anthropic provider when openclaw.json gives none"},
 	{"OPENCLAW_GATEWAY_URL", "work through the OpenClaw gateway at this ws:// or wss:// URL (like --gateway)"},
