@@ -293,7 +293,10 @@ func walChecksum(order binary.ByteOrder, b []byte, s0, s1 uint32) (uint32, uint3
 // presence and header (a checkpoint writes the main file; a WAL restart
 // rewrites the header's salts before any frame; a truncation shrinks it).
 // Frames appended after the snapshot's last commit do not matter to it.
-func (s *Snapshot) Unchanged() bool {
+func (s *Snapshot) Unchanged() bool { return s.unchanged(false) }
+
+// unchanged is Unchanged, and with exact the -wal not grown either.
+func (s *Snapshot) unchanged(exact bool) bool {
 	fi, err := os.Stat(s.path)
 	if err != nil || !fsutil.StampOf(fi).Equal(s.dbStamp) {
 		return false
@@ -305,7 +308,7 @@ func (s *Snapshot) Unchanged() bool {
 	if err != nil || !s.walFound {
 		return false
 	}
-	if wfi.Size() < s.walStamp.Size {
+	if wfi.Size() < s.walStamp.Size || exact && wfi.Size() != s.walStamp.Size {
 		return false
 	}
 	f, err := fsutil.OpenRegular(s.path + "-wal")
@@ -325,16 +328,7 @@ func (s *Snapshot) Unchanged() bool {
 // finds it Latest once that transaction holds its read mark sees through
 // SQLite what the snapshot holds (the mark is the last commit, which was
 // the snapshot's).
-func (s *Snapshot) Latest() bool {
-	if !s.Unchanged() {
-		return false
-	}
-	wfi, err := os.Stat(s.path + "-wal")
-	if errors.Is(err, fs.ErrNotExist) {
-		return !s.walFound
-	}
-	return err == nil && wfi.Size() == s.walStamp.Size
-}
+func (s *Snapshot) Latest() bool { return s.unchanged(true) }
 
 // HasWAL reports whether the snapshot uses committed frames of a -wal.
 func (s *Snapshot) HasWAL() bool { return len(s.walPages) > 0 }

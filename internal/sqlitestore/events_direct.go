@@ -102,7 +102,7 @@ func eventsTableOf(tx *sql.Tx) *eventsTable {
 // eventsSnapshot takes the snapshot of the database file a read's events
 // may be read from, before the read's first statement (nil: the SQL path).
 func (db *DB) eventsSnapshot() *sqlitefile.Snapshot {
-	if !directOn() || db.evNone || !mapfile.Mmap {
+	if !directOn() || db.evInspected && db.evTable == nil || !mapfile.Mmap {
 		// Where files are not mapped a snapshot reads the whole
 		// database: for each session, far more than SQLite reads.
 		return nil
@@ -158,7 +158,7 @@ type hotDirect struct {
 // startDirect begins the hot rows' direct read from s.pre, the snapshot
 // taken before the read's first statement; false: read them through
 // SQLite.
-func (s *events) startDirect(before int64) bool {
+func (s *events) startDirect() bool {
 	db, snap := s.db, s.pre
 	if snap == nil || s.backward {
 		return false
@@ -166,7 +166,6 @@ func (s *events) startDirect(before int64) bool {
 	if !db.evInspected {
 		db.evInspected = true
 		db.evTable = eventsTableOf(s.tx)
-		db.evNone = db.evTable == nil
 	}
 	e := db.evTable
 	if e == nil {
@@ -215,7 +214,7 @@ func (s *events) startDirect(before int64) bool {
 	if s.scratch {
 		a = db.evRows
 	}
-	rng := &eventRange{id: []byte(s.sessionID), from: s.from, before: before}
+	rng := &eventRange{id: []byte(s.sessionID), from: s.from, before: s.upper()}
 	s.direct = &hotDirect{
 		cur:  snap.SeekIndex(fiRoot, 3, rng, db.evKeys),
 		rows: snap.Rows(froot, cols, a),
@@ -242,7 +241,7 @@ func (s *events) schemaRoots(index string) (troot int64, tdef string, iroot int6
 	return troot, tdef, iroot, true
 }
 
-// nextDirect reads the next hot row directly; ok false with a nil error at
+// next reads the next hot row directly; ok false with a nil error at
 // the end of the session's rows; errFallback when SQLite must read the rest.
 func (h *hotDirect) next() (ev event, ok bool, err error) {
 	key, ok := h.cur.Next()

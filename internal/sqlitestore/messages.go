@@ -202,11 +202,8 @@ func (s *events) close() {
 func (s *events) start() error {
 	s.started = true
 	s.newest = -1
-	before := s.before
-	if before <= 0 {
-		before = math.MaxInt64
-	}
-	if !s.startDirect(before) {
+	before := s.upper()
+	if !s.startDirect() {
 		if err := s.startSQL(); err != nil {
 			return err
 		}
@@ -227,18 +224,22 @@ func (s *events) start() error {
 	return nil
 }
 
+// upper is the seq the events read stops before (none: the largest).
+func (s *events) upper() int64 {
+	if s.before <= 0 {
+		return math.MaxInt64
+	}
+	return s.before
+}
+
 // startSQL queries the hot rows from s.from on.
 func (s *events) startSQL() error {
 	order := "ASC"
 	if s.backward {
 		order = "DESC"
 	}
-	before := s.before
-	if before <= 0 {
-		before = math.MaxInt64
-	}
 	rows, err := s.db.query(s.tx, `SELECT seq, event_json, event_zstd, event_utf8_bytes FROM transcript_events
-		WHERE session_id = ? AND seq >= ? AND seq < ? ORDER BY seq `+order, s.sessionID, s.from, before)
+		WHERE session_id = ? AND seq >= ? AND seq < ? ORDER BY seq `+order, s.sessionID, s.from, s.upper())
 	if err != nil {
 		return err
 	}

@@ -88,14 +88,13 @@ type DB struct {
 	// directReads counts the reads the direct path did (tests).
 	directReads int
 	// evTable is what the direct read of transcript_events needs (nil:
-	// through SQLite), inspected by the first events read (evInspected);
-	// evNone: it cannot be used. directEvents counts the events reads
+	// through SQLite), inspected by the first events read (evInspected).
+	// directEvents counts the events reads
 	// that began direct, directFallbacks those that SQLite finished
 	// (tests). See events_direct.go.
 	evTable         *eventsTable
 	evKeys, evRows  *sqlitefile.Arena // the direct read's scratch memory
 	evInspected     bool
-	evNone          bool
 	directEvents    int
 	directFallbacks int
 	// marks is what TranscriptChanges needs to read
