@@ -134,3 +134,41 @@ func TestSharedMainMapping(t *testing.T) {
 	compare(t, "through the new mapping", got, oracle(t, w, "t", testCols))
 	s5.Close()
 }
+
+// TestLatest: a snapshot is Latest until a frame is written after it — a
+// commit, or frames of a transaction not committed yet — while still
+// Unchanged; a checkpoint that truncates the -wal ends both.
+func TestLatest(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "db.sqlite")
+	w := generate(t, path, 31, 1024) // frames left in the -wal
+	s, err := Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if !s.Latest() || !s.Unchanged() {
+		t.Fatal("a fresh snapshot is not Latest")
+	}
+	mustExec(t, w, `INSERT INTO t (k, body) VALUES ('after', 'the snapshot')`)
+	if s.Latest() || !s.Unchanged() {
+		t.Fatalf("after a commit: Latest %v (want false), Unchanged %v (want true)", s.Latest(), s.Unchanged())
+	}
+	mustExec(t, w, `PRAGMA wal_checkpoint(TRUNCATE)`)
+	if s.Latest() || s.Unchanged() {
+		t.Fatal("after a truncating checkpoint the snapshot is still taken for current")
+	}
+
+	// No -wal at the snapshot: one created after it ends Latest.
+	s2, err := Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s2.Close()
+	if !s2.Latest() {
+		t.Fatal("a snapshot of a checkpointed database is not Latest")
+	}
+	mustExec(t, w, `INSERT INTO t (k, body) VALUES ('later', 'still')`)
+	if s2.Latest() {
+		t.Fatal("frames written after the snapshot: still Latest")
+	}
+}
