@@ -50,7 +50,8 @@
 // fsynced only once a manifest or journal is to name them (a first
 // build's are merged into one first, their compressed text blocks and,
 // where all of a segment's documents live, its posting lists' gaps copied
-// as they are), then, under an flock, nothing when nothing changed, a record appended to the journal
+// as they are and its bitmap lists shifted into place; a list is a bitmap
+// where that is shorter than its gaps, bitmap.go), then, under an flock, nothing when nothing changed, a record appended to the journal
 // after a catch-up or a merge of the catch-ups' segments (O(changed)
 // bytes), or a new manifest (temp file, fsync, rename) for a new index or
 // once the journal would grow past a quarter of it. A catch-up's work is

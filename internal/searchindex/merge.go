@@ -82,6 +82,20 @@ func (u *updater) merge() error {
 			base[k] = uint32(renum[k][0])
 		}
 	}
+	// span[k]: the new numbers of k's live documents lie from span[k][0]
+	// to span[k][1] (exclusive; empty when none lives).
+	span := make([][2]uint32, len(segs))
+	for k := range segs {
+		first := true
+		for _, v := range renum[k] { // (ascending where not -1)
+			if v >= 0 {
+				if first {
+					span[k][0], first = uint32(v), false
+				}
+				span[k][1] = uint32(v) + 1
+			}
+		}
+	}
 	id := u.cur
 	err := u.writeSeg(id, func(w io.Writer) error {
 		sw := newSegWriter(w)
@@ -134,18 +148,71 @@ func (u *updater) merge() error {
 		for i := len(h)/2 - 1; i >= 0; i-- {
 			down(i)
 		}
+		up := func(i int) {
+			for i > 0 {
+				p := (i - 1) / 2
+				if !less(h[i], h[p]) {
+					return
+				}
+				h[i], h[p] = h[p], h[i]
+				i = p
+			}
+		}
 		var buf []uint32
+		var parts []int
 		for len(h) > 0 {
+			// The segments that hold t, in order, taken off the heap.
 			t := cur[h[0]].tri
-			sw.open()
+			parts = parts[:0]
 			for len(h) > 0 && cur[h[0]].tri == t {
-				k := h[0]
-				if whole[k] {
+				parts = append(parts, h[0])
+				h[0] = h[len(h)-1]
+				h = h[:len(h)-1]
+				down(0)
+			}
+			// A bitmap when the numbers its parts hold (fewer, if some
+			// are gone) would take more bytes as gaps than a bitmap of
+			// the span they lie in; its parts that are bitmaps of whole
+			// segments are shifted into it 64 numbers at a time.
+			n, lo, hi := 0, uint32(0), uint32(0)
+			for _, k := range parts {
+				n += cur[k].count
+				if span[k][0] < span[k][1] {
+					if hi == 0 {
+						lo = span[k][0]
+					}
+					hi = span[k][1]
+				}
+			}
+			bitmap := hi > lo && asBitmap(lo, hi-1, n)
+			if bitmap {
+				sw.openBits(lo, hi)
+			} else {
+				sw.open()
+			}
+			for _, k := range parts {
+				var err error
+				switch {
+				case bitmap && whole[k] && cur[k].bitmap:
+					first, b, err := cur[k].bitmapList()
+					if err != nil {
+						return err
+					}
+					sw.bits.or(base[k]+first, b)
+				case bitmap:
+					if buf, err = cur[k].postings(buf[:0]); err != nil {
+						return err
+					}
+					for _, d := range buf {
+						if v := renum[k][d]; v >= 0 {
+							sw.bits.set(uint32(v))
+						}
+					}
+				case whole[k]:
 					if err := cur[k].copyPostings(sw, base[k]); err != nil {
 						return err
 					}
-				} else {
-					var err error
+				default:
 					if buf, err = cur[k].postings(buf[:0]); err != nil {
 						return err
 					}
@@ -162,13 +229,17 @@ func (u *updater) merge() error {
 				if ok && cur[k].tri <= t {
 					return segs[k].bad("trigram table not ascending")
 				}
-				if !ok {
-					h[0] = h[len(h)-1]
-					h = h[:len(h)-1]
+				if ok {
+					h = append(h, k)
+					up(len(h) - 1)
 				}
-				down(0)
 			}
-			sw.close(t) // none when every document of the list is gone
+			// none when every document of the list is gone
+			if bitmap {
+				sw.closeBits(t)
+			} else {
+				sw.close(t)
+			}
 		}
 		cur = nil
 		// The live documents' records, in their new order: a block whose

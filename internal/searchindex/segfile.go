@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/openclaw/sessions/internal/fsutil"
 )
@@ -214,7 +215,10 @@ type triCursor struct {
 	at        uint64 // bytes of postings read
 	tri       trigram
 	count     int
+	bitmap    bool // the entry's list is a bitmap
 	e         [triSize]byte
+	list      []byte   // a bitmap list's bytes (listBytes)
+	ids       []uint32 // a bitmap list's numbers (copyPostings)
 }
 
 func (sf *segFile) trigrams() *triCursor {
@@ -236,7 +240,7 @@ func (tc *triCursor) next() (bool, error) {
 		return false, tc.sf.readErr(err)
 	}
 	tc.tri = trigram(tc.e[0])<<16 | trigram(tc.e[1])<<8 | trigram(tc.e[2])
-	tc.count = int(binary.LittleEndian.Uint32(tc.e[11:]))
+	tc.count, tc.bitmap = entryCount(tc.e[:])
 	if off := binary.LittleEndian.Uint64(tc.e[3:]); off != tc.at || tc.count == 0 || tc.count > int(tc.sf.l.nDocs) {
 		return false, tc.sf.bad("posting list out of bounds")
 	}
@@ -248,6 +252,13 @@ func (tc *triCursor) next() (bool, error) {
 // one pass (a merge decodes every posting of the index), and reads more
 // only where a number runs past it.
 func (tc *triCursor) postings(dst []uint32) ([]uint32, error) {
+	if tc.bitmap {
+		first, b, err := tc.bitmapList()
+		if err != nil {
+			return dst, err
+		}
+		return appendBitmapIDs(dst, first, b, 0), nil
+	}
 	var id uint64
 	nDocs := tc.sf.l.nDocs
 	for k := 0; k < tc.count; {
@@ -304,16 +315,21 @@ func (tc *triCursor) postings(dst []uint32) ([]uint32, error) {
 // for the list's last number and the checks of postings, not decoded into
 // numbers and encoded again. Its bytes run to the next entry's offset.
 func (tc *triCursor) copyPostings(sw *segWriter, add uint32) error {
-	end := tc.sf.l.nPost
-	if tc.i+1 < tc.n {
-		e, err := tc.tab.Peek(triSize)
+	if tc.bitmap {
+		// (a list of gaps open: the bitmap's numbers added one by one)
+		first, b, err := tc.bitmapList()
 		if err != nil {
-			return tc.sf.readErr(err)
+			return err
 		}
-		end = binary.LittleEndian.Uint64(e[3:])
+		tc.ids = appendBitmapIDs(tc.ids[:0], first, b, add)
+		for _, id := range tc.ids {
+			sw.add(id)
+		}
+		return nil
 	}
-	if end <= tc.at || end > tc.sf.l.nPost {
-		return tc.sf.bad("posting list out of bounds")
+	end, err := tc.listEnd()
+	if err != nil {
+		return err
 	}
 	left := end - tc.at
 	b, err := tc.post.Peek(int(min(left, binary.MaxVarintLen64)))
@@ -382,6 +398,44 @@ func (tc *triCursor) copyPostings(sw *segWriter, add uint32) error {
 	sw.listN += k - 1
 	sw.last = uint32(id) + add
 	return nil
+}
+
+// listEnd is where the current entry's list ends in the postings: the
+// next entry's offset, or the postings' end.
+func (tc *triCursor) listEnd() (uint64, error) {
+	end := tc.sf.l.nPost
+	if tc.i+1 < tc.n {
+		e, err := tc.tab.Peek(triSize)
+		if err != nil {
+			return 0, tc.sf.readErr(err)
+		}
+		end = binary.LittleEndian.Uint64(e[3:])
+	}
+	if end <= tc.at || end > tc.sf.l.nPost {
+		return 0, tc.sf.bad("posting list out of bounds")
+	}
+	return end, nil
+}
+
+// bitmapList reads the current entry's list, a bitmap, and checks it (as
+// segment.postingsAt does): its first number and its bits, which hold
+// until the next list is read.
+func (tc *triCursor) bitmapList() (first uint32, b []byte, err error) {
+	end, err := tc.listEnd()
+	if err != nil {
+		return 0, nil, err
+	}
+	n := int(end - tc.at)
+	tc.list = slices.Grow(tc.list[:0], n)[:n]
+	if _, err := io.ReadFull(tc.post, tc.list); err != nil {
+		return 0, nil, tc.sf.readErr(err)
+	}
+	tc.at = end
+	first, b, why := checkBitmap(tc.list, tc.count, tc.sf.l.nDocs)
+	if why != "" {
+		return 0, nil, tc.sf.bad(why)
+	}
+	return first, b, nil
 }
 
 // blockTable reads the segment's text block table whole (24 bytes a block

@@ -17,7 +17,7 @@ func (s *segWriter) rawPosting(t trigram, count int, b []byte) {
 	var e [triSize]byte
 	e[0], e[1], e[2] = byte(t>>16), byte(t>>8), byte(t)
 	binary.LittleEndian.PutUint64(e[3:], uint64(s.n))
-	binary.LittleEndian.PutUint32(e[11:], uint32(count))
+	binary.LittleEndian.PutUint32(e[11:], uint32(count)) // (a count with listBitmap set: a bitmap)
 	s.tab = append(s.tab, e[:]...)
 	s.nTris++
 	s.post = append(s.post, b...)
@@ -180,6 +180,14 @@ func TestTriCursorPostingsDamaged(t *testing.T) {
 		"a long number":    {1, []byte{0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 1}},
 		"a long gap":       {2, []byte{1, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 1}},
 		"a cut number":     {2, []byte{1, 0x80}},
+		// bitmaps: the first number, then a bit for each from it
+		"bitmap of another count": {listBitmap | 3, []byte{0, 0b11}},
+		"bitmap first bit clear":  {listBitmap | 1, []byte{0, 0b10}},
+		"bitmap last byte zero":   {listBitmap | 1, []byte{0, 1, 0}},
+		"bitmap past the docs":    {listBitmap | 2, []byte{9, 0b11}},
+		"bitmap first past":       {listBitmap | 1, []byte{10, 1}},
+		"bitmap of no bits":       {listBitmap | 1, []byte{0}},
+		"bitmap first cut":        {listBitmap | 1, []byte{0x80}},
 	} {
 		for _, last := range []bool{false, true} {
 			dir := t.TempDir()

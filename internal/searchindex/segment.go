@@ -19,10 +19,11 @@ import (
 
 // A segment file (seg-<n>), written once and never changed:
 //
-//	"SXIDXSG4"                            magic and format version
+//	"SXIDXSG5"                            magic and format version
 //	docs      nDocs × 21 bytes            src u32, pos u64, timestamp i64, flags u8 (little endian)
-//	postings  per trigram, its document numbers ascending as uvarint deltas
-//	trigrams  nTris × 15 bytes, ascending  trigram (3 bytes), postings offset u64, count u32
+//	postings  per trigram, its document numbers ascending: as uvarint gaps, or as a bitmap (bitmap.go)
+//	trigrams  nTris × 15 bytes, ascending  trigram (3 bytes), postings offset u64, count u32 (its top bit:
+//	                                      the list is a bitmap)
 //	texts     zstd frames, one per block of about 64 KiB of document records
 //	blocks    nBlocks × 24 bytes          offset in texts u64, compressed length u32, length u32, first document u32,
 //	                                      CRC-32C u32 of the compressed bytes
@@ -46,7 +47,7 @@ import (
 // file (it did: at every CLI search the CRC-32C of every segment's
 // postings, a third of a rare query's process on a 491 MB state).
 const (
-	segMagic     = "SXIDXSG4"
+	segMagic     = "SXIDXSG5"
 	endMagic     = "SXIDXEND"
 	docSize      = 21
 	triSize      = 15
@@ -270,12 +271,13 @@ func appendRecord(dst []byte, id, text, noTools string) []byte {
 }
 
 var (
-	// The default level: the fastest saves ~5% of a both-era first
-	// build's CPU but puts the generated 64 MiB state's index at 0.503×
-	// its text, over the 0.5× asked for (docs/PERFORMANCE.md). No frame
-	// checksum: each block has its CRC-32C, and the decoder ignores one.
+	// The fastest level: ~5% of a both-era first build's CPU less than
+	// the default, for texts ~10% larger — within the 0.5× of the text
+	// asked for since dense posting lists are bitmaps (docs/PERFORMANCE.md).
+	// No frame checksum: each block has its CRC-32C, and the decoder
+	// ignores one.
 	zencoder = sync.OnceValue(func() *zstd.Encoder {
-		e, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithEncoderConcurrency(1), zstd.WithEncoderCRC(false))
+		e, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1), zstd.WithEncoderCRC(false))
 		if err != nil {
 			panic(err) // only for invalid options
 		}
@@ -306,10 +308,13 @@ type segWriter struct {
 	nDocs   int
 	nTris   int
 	post    []byte // posting lists not written yet (postingsOut)
-	// the list open: where it starts in post, its numbers, its last
+	// the list open: where it starts in post, its numbers, its last,
+	// whether it is a bitmap (and is, in a merge's, being set in bits)
 	listAt int
 	listN  int
 	last   uint32
+	bitmap bool
+	bits   wordBits
 	// The texts: the block being filled (raw records), its first
 	// document, the records so far, the block table and the bytes written.
 	raw, zbuf, blocks []byte
@@ -376,12 +381,18 @@ func (s *segWriter) doc(d doc) {
 	s.nDocs++
 }
 
-// posting writes the posting list of t (ids ascending, not empty): the
-// first number, then each gap, as varints — into a run of lists summed and
-// written together (a list is a few bytes; a first build writes tens of
-// millions of them).
+// posting writes the posting list of t (ids ascending, not empty): as a
+// bitmap when that is the shorter, else the first number, then each gap, as
+// varints — into a run of lists summed and written together (a list is a
+// few bytes; a first build writes tens of millions of them).
 func (s *segWriter) posting(t trigram, ids []uint32) {
 	s.open()
+	if last := ids[len(ids)-1]; asBitmap(ids[0], last, len(ids)) {
+		s.post = appendBitmap(s.post, ids)
+		s.listN, s.last, s.bitmap = len(ids), last, true
+		s.close(t)
+		return
+	}
 	for _, id := range ids {
 		s.add(id)
 	}
@@ -391,7 +402,22 @@ func (s *segWriter) posting(t trigram, ids []uint32) {
 // open starts a posting list, which add fills (and a merge's
 // triCursor.copyPostings) and close ends.
 func (s *segWriter) open() {
-	s.listAt, s.listN, s.last = len(s.post), 0, 0
+	s.listAt, s.listN, s.last, s.bitmap = len(s.post), 0, 0, false
+}
+
+// openBits starts a posting list of numbers from lo to hi (exclusive) as
+// a bitmap, which a merge sets (bits.set, bits.or) and closeBits ends.
+func (s *segWriter) openBits(lo, hi uint32) {
+	s.open()
+	s.bits.reset(lo, hi)
+	s.bitmap = true
+}
+
+// closeBits ends the list openBits opened, of trigram t: no entry when no
+// bit is set.
+func (s *segWriter) closeBits(t trigram) {
+	s.post, s.listN, s.last = s.bits.appendList(s.post)
+	s.close(t)
 }
 
 // add adds id, above the list's last, to the list open.
@@ -413,7 +439,11 @@ func (s *segWriter) close(t trigram) {
 	var e [triSize]byte
 	e[0], e[1], e[2] = byte(t>>16), byte(t>>8), byte(t)
 	binary.LittleEndian.PutUint64(e[3:], uint64(s.n))
-	binary.LittleEndian.PutUint32(e[11:], uint32(s.listN))
+	c := uint32(s.listN)
+	if s.bitmap {
+		c |= listBitmap
+	}
+	binary.LittleEndian.PutUint32(e[11:], c)
 	s.tab = append(s.tab, e[:]...)
 	s.nTris++
 	s.n += int64(len(s.post) - s.listAt)
@@ -709,7 +739,8 @@ func (s *segment) find(t trigram) (int, error) {
 
 // count is the length of the i-th posting list, an entry find checked.
 func (s *segment) count(i int) int {
-	return int(binary.LittleEndian.Uint32(s.tab[i*triSize+11:]))
+	n, _ := entryCount(s.tab[i*triSize:])
+	return n
 }
 
 // postings appends the document numbers of t to dst (none when absent).
@@ -729,7 +760,8 @@ func (s *segment) postingsAt(dst []uint32, i int) ([]uint32, error) {
 	if err != nil {
 		return dst, err
 	}
-	off, n := binary.LittleEndian.Uint64(e[3:]), int(binary.LittleEndian.Uint32(e[11:]))
+	off := binary.LittleEndian.Uint64(e[3:])
+	n, bitmap := entryCount(e)
 	end := uint64(len(s.post))
 	if i+1 < s.nTris() {
 		next, err := s.entry(i + 1)
@@ -745,6 +777,13 @@ func (s *segment) postingsAt(dst []uint32, i int) ([]uint32, error) {
 		return dst, err
 	}
 	p := s.post[off:end]
+	if bitmap {
+		first, b, why := checkBitmap(p, n, uint64(s.nDocs))
+		if why != "" {
+			return dst, &CorruptError{File: segName(s.id), Why: why}
+		}
+		return appendBitmapIDs(dst, first, b, 0), nil
+	}
 	var id uint64
 	for k := range n {
 		v, w := binary.Uvarint(p)
