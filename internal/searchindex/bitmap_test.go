@@ -1,6 +1,7 @@
 package searchindex
 
 import (
+	"bytes"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -120,6 +121,24 @@ func FuzzBitmapList(f *testing.F) {
 			if id >= nDocs || (i > 0 && id <= ids[i-1]) {
 				t.Fatalf("numbers %v, documents %d", ids, nDocs)
 			}
+		}
+	})
+}
+
+// FuzzDecodeBlock: any bytes as a text block of any length decode to that
+// length or are refused — never a panic, never more than maxBlockRaw
+// bytes — and what encodeBlock wrote decodes to what it was given.
+func FuzzDecodeBlock(f *testing.F) {
+	f.Add(encodeBlock(nil, []byte("hello hello hello hello")), uint32(23))
+	f.Add([]byte{0xff, 0xff, 0xff, 0xff, 0x0f}, uint32(maxBlockRaw+1))
+	f.Add([]byte{}, uint32(0))
+	f.Fuzz(func(t *testing.T, z []byte, rlen uint32) {
+		if raw, ok := decodeBlock(nil, z, rlen); ok && len(raw) != int(rlen) {
+			t.Fatalf("decoded %d bytes, want %d", len(raw), rlen)
+		}
+		raw, ok := decodeBlock([]byte{1, 2, 3}, encodeBlock(nil, z), uint32(len(z)))
+		if len(z) <= maxBlockRaw && (!ok || !bytes.Equal(raw, z)) {
+			t.Fatalf("round trip of %d bytes: %v", len(z), ok)
 		}
 	})
 }

@@ -276,8 +276,8 @@ func (u *updater) merge() error {
 					sw.rawBlock(z, rlen, end-first, crc)
 					continue
 				}
-				raw, err = zdecoder().DecodeAll(z, raw[:0])
-				if err != nil || len(raw) != int(rlen) {
+				var ok bool
+				if raw, ok = decodeBlock(raw, z, rlen); !ok {
 					return s.bad("a text block does not decode")
 				}
 				p := 0

@@ -336,7 +336,7 @@ func (tc *textCursor) record(d uint32) ([]byte, error) {
 	return tc.raw[tc.p : tc.p+n], nil
 }
 
-// decode is block k, whose frame is z and length rlen: from the cache, or
+// decode is block k, whose compressed bytes are z and length rlen: from the cache, or
 // decoded (into a buffer of its own that the cache keeps, with its
 // records' offsets, or into buf).
 func (tc *textCursor) decode(k int, z []byte, rlen uint32) (keptBlock, error) {
@@ -350,18 +350,17 @@ func (tc *textCursor) decode(k int, z []byte, rlen uint32) (keptBlock, error) {
 	dst := tc.buf[:0]
 	if keep {
 		dst = make([]byte, 0, rlen)
-	} else if cap(dst) < int(rlen)+zOverAlloc {
-		// The decoder allocates a buffer of its own for a frame longer
-		// than dst's room (and a little more): blocks differ in length by
-		// their last record, so a buffer of just the length was replaced
-		// at every other block, a new 64 KiB and its page faults each.
-		dst = make([]byte, 0, int(rlen)+int(rlen)/4+zOverAlloc)
+	} else if cap(dst) < int(rlen) {
+		// blocks differ in length by their last record: a buffer of
+		// just the length would be replaced at every other block, a new
+		// 64 KiB and its page faults each
+		dst = make([]byte, 0, int(rlen)+int(rlen)/4)
 	}
 	if crc32.Checksum(z, castagnoli) != tc.s.blockCRC(k) {
 		return keptBlock{}, tc.bad("a text block's checksum mismatch")
 	}
-	raw, err := zdecoder().DecodeAll(z, dst)
-	if err != nil || len(raw) != int(rlen) {
+	raw, ok := decodeBlock(dst, z, rlen)
+	if !ok {
 		return keptBlock{}, tc.bad("a text block does not decode")
 	}
 	if keep {
@@ -376,10 +375,6 @@ func (tc *textCursor) decode(k int, z []byte, rlen uint32) (keptBlock, error) {
 	tc.buf = raw
 	return keptBlock{raw: raw}, nil
 }
-
-// zOverAlloc is the room past a frame's length that the zstd decoder
-// wants in its destination before it decodes into it.
-const zOverAlloc = 16
 
 // recordLen is the length of the record at the start of b.
 func recordLen(b []byte) (int, bool) {
