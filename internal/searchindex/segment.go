@@ -203,7 +203,8 @@ var upperASCII = func() (t [utf8.RuneSelf]byte) {
 // of those 4096 buckets, small enough to stay in cache, on its low 12
 // bits. It returns tmp and scr, scratch kept between segments.
 func postings(tris []trigram, tends []int, tmp, scr []uint32, emit func(t trigram, ids []uint32)) (tmpOut, scrOut []uint32) {
-	var at [1<<12 + 1]int
+	// (counters of 32 bits: the 4097 of a pass fit in 16 KiB of L1)
+	var at [1<<12 + 1]uint32
 	for _, t := range tris {
 		at[t>>12+1]++
 	}
@@ -216,13 +217,13 @@ func postings(tris []trigram, tends []int, tmp, scr []uint32, emit func(t trigra
 	for n, end := range tends {
 		for _, t := range tris[i:end] {
 			h := t >> 12
-			tmp[next[h]] = (t&0xfff)<<20 | uint32(n)
-			next[h]++
+			p := next[h]
+			tmp[p] = (t&0xfff)<<20 | uint32(n)
+			next[h] = p + 1
 		}
 		i = end
 	}
-	var count [1 << 12]int
-	var ids []uint32
+	var count [1 << 12]uint32
 	for h := range 1 << 12 {
 		bk := tmp[at[h]:at[h+1]]
 		switch {
@@ -237,25 +238,27 @@ func postings(tris []trigram, tends []int, tmp, scr []uint32, emit func(t trigra
 			for _, v := range bk {
 				count[v>>20]++
 			}
-			sum := 0
+			sum := uint32(0)
 			for k, c := range count {
 				count[k] = sum
 				sum += c
 			}
 			scr = slices.Grow(scr[:0], len(bk))[:len(bk)]
 			for _, v := range bk {
-				scr[count[v>>20]] = v
-				count[v>>20]++
+				p := count[v>>20]
+				scr[p] = v
+				count[v>>20] = p + 1
 			}
-			copy(bk, scr)
+			bk = scr
 		}
+		// Each run of one low 12 bits, its entries made its documents'
+		// numbers in place (the scratch is not read again).
 		for j := 0; j < len(bk); {
-			lo := bk[j] >> 20
-			ids = ids[:0]
+			lo, from := bk[j]>>20, j
 			for ; j < len(bk) && bk[j]>>20 == lo; j++ {
-				ids = append(ids, bk[j]&(maxSegDocs-1))
+				bk[j] &= maxSegDocs - 1
 			}
-			emit(trigram(h)<<12|lo, ids)
+			emit(trigram(h)<<12|trigram(lo), bk[from:j])
 		}
 	}
 	return tmp, scr
