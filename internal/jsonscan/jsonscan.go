@@ -6,17 +6,14 @@
 // With the default MaxDepth it accepts exactly what encoding/json.Valid
 // accepts (the grammar of gjson.ValidBytes, plus encoding/json's nesting
 // limit); FuzzScanner holds it to that and to encoding/json's values. Strings are not checked for
-// valid UTF-8 (neither encoding/json nor gjson checks it) unless UTF8 is
-// set: every byte outside a string is ASCII grammar, so a document it then
-// accepts is valid UTF-8 whole, as utf8.Valid would have said in a pass of
-// its own.
+// valid UTF-8 (neither encoding/json nor gjson checks it); callers that
+// need it check it themselves.
 package jsonscan
 
 import (
 	"bytes"
 	"encoding/binary"
 	"math/bits"
-	"unicode/utf8"
 	"unsafe"
 
 	"github.com/tidwall/gjson"
@@ -34,9 +31,7 @@ type Scanner struct {
 	// MaxDepth is the deepest nesting of objects and arrays accepted
 	// (DefaultMaxDepth when 0); deeper input is rejected as invalid.
 	MaxDepth int
-	// UTF8: strings must be valid UTF-8 too.
-	UTF8  bool
-	depth int
+	depth    int
 }
 
 const (
@@ -73,18 +68,13 @@ func (s *Scanner) Str() (start, end int, esc, ok bool) {
 	d := s.D
 	i := s.I + 1
 	start = i
-	high := uint64(0) // the bytes past ASCII, stopped at when checked
-	if s.UTF8 {
-		high = swarHighs
-	}
 	for {
-		// 8 bytes at a time: stop at the first '"', '\\' or control byte
-		// (or one past ASCII).
+		// 8 bytes at a time: stop at the first '"', '\\' or control byte.
 		for i+8 <= len(d) {
 			w := binary.LittleEndian.Uint64(d[i:])
 			q := w ^ (swarOnes * '"')
 			b := w ^ (swarOnes * '\\')
-			m := ((w - swarOnes*0x20) & ^w) | ((q - swarOnes) & ^q) | ((b - swarOnes) & ^b) | w&high
+			m := ((w - swarOnes*0x20) & ^w) | ((q - swarOnes) & ^q) | ((b - swarOnes) & ^b)
 			m &= swarHighs
 			if m == 0 {
 				i += 8
@@ -119,12 +109,6 @@ func (s *Scanner) Str() (start, end int, esc, ok bool) {
 			}
 		case c < 0x20:
 			return 0, 0, false, false
-		case c >= utf8.RuneSelf && s.UTF8:
-			r, size := utf8.DecodeRune(d[i:])
-			if r == utf8.RuneError && size == 1 {
-				return 0, 0, false, false
-			}
-			i += size
 		default:
 			i++ // the tail (< 8 bytes left) goes one byte at a time
 		}

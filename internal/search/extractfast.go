@@ -39,11 +39,11 @@ func extractFast(line []byte, includeTools bool, mask Masker) (m Message, st tra
 		// reject, so it stays the judge of this.)
 		return Message{}, transcript.StatusSilent, true
 	}
+	if !utf8.Valid(line) {
+		return Message{}, 0, false
+	}
 	r := newLineReader(line)
 	defer r.free()
-	// Valid UTF-8 is checked as the walk reads each string (every byte
-	// outside one is ASCII grammar): not a pass of its own over the line.
-	r.UTF8 = true
 	if !r.document() {
 		return Message{}, 0, false
 	}
