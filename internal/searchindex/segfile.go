@@ -220,7 +220,7 @@ type triCursor struct {
 	count     int
 	bitmap    bool // the entry's list is a bitmap
 	e         [triSize]byte
-	list      []byte   // a bitmap list's bytes (listBytes)
+	list      []byte   // a bitmap list's bytes (bitmapList)
 	ids       []uint32 // a bitmap list's numbers (copyPostings)
 }
 
