@@ -62,9 +62,13 @@ func (u *updater) merge() error {
 	renum := make([][]int32, len(segs))
 	whole := make([]bool, len(segs))
 	base := make([]uint32, len(segs))
+	// span[k]: the new numbers of k's live documents, one after another
+	// from span[k][0] to span[k][1] (exclusive; empty when none lives).
+	span := make([][2]uint32, len(segs))
 	n := int32(0)
 	for k, s := range segs {
 		renum[k] = make([]int32, s.l.nDocs)
+		span[k][0] = uint32(n)
 		dr := s.docs()
 		for d := range renum[k] {
 			doc, err := dr.next()
@@ -78,22 +82,9 @@ func (u *updater) merge() error {
 				renum[k][d] = -1
 			}
 		}
+		span[k][1] = uint32(n)
 		if whole[k] = allLive(renum[k]); whole[k] && len(renum[k]) > 0 {
 			base[k] = uint32(renum[k][0])
-		}
-	}
-	// span[k]: the new numbers of k's live documents lie from span[k][0]
-	// to span[k][1] (exclusive; empty when none lives).
-	span := make([][2]uint32, len(segs))
-	for k := range segs {
-		first := true
-		for _, v := range renum[k] { // (ascending where not -1)
-			if v >= 0 {
-				if first {
-					span[k][0], first = uint32(v), false
-				}
-				span[k][1] = uint32(v) + 1
-			}
 		}
 	}
 	id := u.cur

@@ -67,7 +67,6 @@ func BenchmarkDocTrigrams(b *testing.B) {
 	r := rand.New(rand.NewPCG(1, 2))
 	for _, n := range []int{100, 1000, 10000, 100000} {
 		var texts []string
-		total := 0
 		for range 64 {
 			var sb strings.Builder
 			for sb.Len() < n {
@@ -75,33 +74,26 @@ func BenchmarkDocTrigrams(b *testing.B) {
 				fmt.Fprintf(&sb, " %x ", r.IntN(1<<16))
 			}
 			texts = append(texts, sb.String())
-			total += sb.Len()
 		}
-		b.Run(fmt.Sprint(n), func(b *testing.B) {
-			b.SetBytes(int64(total / len(texts)))
-			var dst []trigram
-			i := 0
-			for b.Loop() {
-				dst = docTrigrams(dst[:0], texts[i%len(texts)])
-				i++
-			}
-		})
+		benchDocTrigrams(b, fmt.Sprint(n), texts)
 	}
 	// Short messages of common words, 4,096 different ones in turn (as the
 	// generated state's): whether a trigram was seen before in its message
 	// is about even, and no branch predictor learns it over so many.
 	var texts []string
-	total := 0
 	for range 4096 {
-		var sb strings.Builder
-		for range 5 + r.IntN(25) {
-			sb.WriteString(words[r.IntN(len(words))])
-			sb.WriteByte(' ')
-		}
-		texts = append(texts, sb.String())
-		total += sb.Len()
+		texts = append(texts, wordsMessage(r, words, 5+r.IntN(25)))
 	}
-	b.Run("varied", func(b *testing.B) {
+	benchDocTrigrams(b, "varied", texts)
+}
+
+// benchDocTrigrams times docTrigrams on texts in turn; MB/s is of a text.
+func benchDocTrigrams(b *testing.B, name string, texts []string) {
+	total := 0
+	for _, t := range texts {
+		total += len(t)
+	}
+	b.Run(name, func(b *testing.B) {
 		b.SetBytes(int64(total / len(texts)))
 		var dst []trigram
 		i := 0
@@ -110,6 +102,17 @@ func BenchmarkDocTrigrams(b *testing.B) {
 			i++
 		}
 	})
+}
+
+// wordsMessage is a message of n words drawn from words, each followed by
+// a space.
+func wordsMessage(r *rand.Rand, words []string, n int) string {
+	var sb strings.Builder
+	for range n {
+		sb.WriteString(words[r.IntN(len(words))])
+		sb.WriteByte(' ')
+	}
+	return sb.String()
 }
 
 // BenchmarkPostings: a segment's sort of its (trigram, document) pairs
@@ -121,12 +124,7 @@ func BenchmarkPostings(b *testing.B) {
 	var tris []trigram
 	var tends []int
 	for range 8500 {
-		var sb strings.Builder
-		for range 20 {
-			sb.WriteString(words[r.IntN(len(words))])
-			sb.WriteByte(' ')
-		}
-		tris = docTrigrams(tris, sb.String())
+		tris = docTrigrams(tris, wordsMessage(r, words, 20))
 		tends = append(tends, len(tris))
 	}
 	b.SetBytes(int64(len(tris)) * 4)
