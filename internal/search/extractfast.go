@@ -39,16 +39,40 @@ func extractFast(line []byte, includeTools bool, mask Masker) (m Message, st tra
 		// reject, so it stays the judge of this.)
 		return Message{}, transcript.StatusSilent, true
 	}
+	m, _, st, ok = readFast(line, includeTools, false, mask)
+	return m, st, ok
+}
+
+// extractBothFast is extractFast with tool calls and, from the same walk,
+// the text extractFast gives the line without them (noTools, the same
+// string when they are the same text).
+func extractBothFast(line []byte, mask Masker) (m Message, noTools string, st transcript.Status, ok bool) {
+	m, noTools, st, ok = readFast(line, true, true, mask)
+	if ok && st == transcript.StatusMessage && m.Role != "tool" && noTools != "" &&
+		(bytes.Contains(line, []byte("toolResult")) || bytes.Contains(line, []byte(`\u`))) &&
+		gjson.GetBytes(line, "message.role").Str == "toolResult" {
+		// Without tools, passed over (extractFast): a line whose first
+		// message is a tool result and whose last is not. (Those bytes,
+		// written or escaped, are in any line gjson reads so.)
+		noTools = ""
+	}
+	return m, noTools, st, ok
+}
+
+// readFast is extractFast past its first check; with both, noTools is the
+// text without tool calls too ("" for a tool result, which is silent
+// without them).
+func readFast(line []byte, includeTools, both bool, mask Masker) (m Message, noTools string, st transcript.Status, ok bool) {
 	if !utf8.Valid(line) {
-		return Message{}, 0, false
+		return Message{}, "", 0, false
 	}
 	r := newLineReader(line)
 	defer r.free()
 	if !r.document() {
-		return Message{}, 0, false
+		return Message{}, "", 0, false
 	}
 	if r.msg.kind != '{' {
-		return Message{}, transcript.StatusSilent, true
+		return Message{}, "", transcript.StatusSilent, true
 	}
 	role := "tool"
 	switch r.str(r.msg.role) {
@@ -58,17 +82,20 @@ func extractFast(line []byte, includeTools bool, mask Masker) (m Message, st tra
 		role = "assistant"
 	case "toolResult":
 		if !includeTools {
-			return Message{}, transcript.StatusSilent, true
+			return Message{}, "", transcript.StatusSilent, true
 		}
 	default:
-		return Message{}, transcript.StatusSilent, true
+		return Message{}, "", transcript.StatusSilent, true
 	}
 	toolCalls := includeTools && role == "assistant"
 	m = Message{Role: role}
 	if mask != nil {
-		m.Text = r.maskedText(toolCalls, mask)
+		m.Text, noTools = r.maskedText(toolCalls, both, mask)
 	} else {
-		m.Text = r.msg.searchText(&r.Scanner, toolCalls)
+		m.Text, noTools = r.msg.searchTexts(&r.Scanner, toolCalls, both)
+	}
+	if role == "tool" {
+		noTools = ""
 	}
 	if r.id.kind == '"' {
 		m.ID = strings.Clone(r.str(r.id))
@@ -77,7 +104,7 @@ func extractFast(line []byte, includeTools bool, mask Masker) (m Message, st tra
 	if m.Timestamp == 0 {
 		m.Timestamp = r.timestamp(r.msg.ts)
 	}
-	return m, transcript.StatusMessage, true
+	return m, noTools, transcript.StatusMessage, true
 }
 
 // jspan is one JSON value of the line: its kind ('"' string, 'n' number,
@@ -309,6 +336,29 @@ func (r *lineReader) timestamp(v jspan) int64 {
 	return 0
 }
 
+// searchTexts is searchText with toolCalls and, with both, without them:
+// noTools is text itself unless a block is a tool call.
+func (f *msgFields) searchTexts(s *jsonscan.Scanner, toolCalls, both bool) (text, noTools string) {
+	text = f.searchText(s, toolCalls)
+	if both && toolCalls && f.hasCall(s.D) {
+		return text, f.searchText(s, false)
+	}
+	return text, text
+}
+
+// hasCall reports whether a content block is a tool call.
+func (f *msgFields) hasCall(d []byte) bool {
+	if f.content.kind != '[' {
+		return false
+	}
+	for i := range f.blocks {
+		if strOf(d, f.blocks[i].typ) == "toolCall" {
+			return true
+		}
+	}
+	return false
+}
+
 // searchText is the reference's messageText (without a mask) of the message
 // whose fields f holds, read from d.
 func (f *msgFields) searchText(s *jsonscan.Scanner, toolCalls bool) string {
@@ -411,8 +461,9 @@ func appendName(dst, d []byte, v jspan) []byte {
 
 // maskedText is the reference's messageText under a mask: the whole
 // message masked (MaskMessage), then its text read from the masked JSON —
-// by this reader when that is a valid object, else by the reference.
-func (r *lineReader) maskedText(toolCalls bool, mask Masker) string {
+// by this reader when that is a valid object, else by the reference. With
+// both, noTools is that text without tool calls, from the same masking.
+func (r *lineReader) maskedText(toolCalls, both bool, mask Masker) (text, noTools string) {
 	raw := r.D[r.msg.start:r.msg.end:r.msg.end]
 	masked, _ := mask.MaskMessage(json.RawMessage(raw))
 	mr := newLineReader(masked)
@@ -420,10 +471,15 @@ func (r *lineReader) maskedText(toolCalls bool, mask Masker) string {
 	mr.SkipWS()
 	if mr.I < len(masked) && masked[mr.I] == '{' && mr.msg.read(&mr.Scanner) {
 		if mr.SkipWS(); mr.I == len(masked) {
-			return mr.msg.searchText(&mr.Scanner, toolCalls)
+			return mr.msg.searchTexts(&mr.Scanner, toolCalls, both)
 		}
 	}
-	return messageText(gjson.ParseBytes(masked), toolCalls, nil)
+	msg := gjson.ParseBytes(masked)
+	text = messageText(msg, toolCalls, nil)
+	if both && toolCalls {
+		return text, messageText(msg, false, nil)
+	}
+	return text, text
 }
 
 // appendUnescaped appends the value of a string's contents s (between its

@@ -73,6 +73,12 @@ var trickyLines = []string{
 	`{"message":{"role":"user"}}`,
 	`{"message":{"role":"user","content":"a"},"message":{"role":"assistant","content":"b"}}`,
 	`{"message":{"role":"user","content":"a"},"message":null}`,
+	`{"message":{"role":"toolResult","content":"r"},"message":{"role":"assistant","content":"b"}}`,
+	`{"message":{"role":"t\u006folResult"},"message":{"role":"user","content":"u"}}`,
+	`{"message":{"role":"toolResult","content":[{"type":"text","text":"r"}]},"message":{"role":"toolResult","content":"s"}}`,
+	`{"message":{"role":"assistant","content":[{"type":"text","text":"a "},{"type":"t\u006folCall","name":"n","arguments":{"x":1}},{"type":"text","text":"b"}]}}`,
+	`{"message":{"role":"assistant","content":[{"type":"toolCall","name":"n","arguments":null}]}}`,
+	`{"message":{"role":"assistant","text":"t","content":[{"type":"toolCall","name":7,"arguments":"x"}]}}`,
 	`{"id":"x","id":7,"timestamp":"2026-01-01T00:00:00Z","timestamp":"bad","message":{"role":"user","role":"assistant","content":"a","content":"b","timestamp":5,"timestamp":6}}`,
 	`{"id":"x","id":"y","message":{"role":"user","content":[{"type":"text","type":"image","text":"a","text":"b"}]}}`,
 	`{"m\u0065ssage":{"r\u006fle":"\u0075ser","c\u006fntent":[{"typ\u0065":"t\u0065xt","t\u0065xt":"\u0041"}]},"\u0069d":"\u0031"}`,
@@ -138,6 +144,20 @@ func checkExtract(t *testing.T, line []byte, mask Masker) {
 			t.Fatalf("masked tools=%v:\nfast      %v %#v\nreference %v %#v\nline %.300q", tools, st, got, wst, want, line)
 		}
 	}
+	// ExtractBoth is the two Extracts of one line, with tools and without.
+	for _, mk := range []Masker{nil, mask} {
+		m, noTools, st := ExtractBoth(line, mk)
+		want, wst := extractReference(line, true, mk)
+		if st != wst || !reflect.DeepEqual(m, want) {
+			t.Fatalf("both, mask %v:\n%v %#v\nwant %v %#v\nline %.300q", mk != nil, st, m, wst, want, line)
+		}
+		if st != transcript.StatusMessage {
+			continue
+		}
+		if m0, _ := extractReference(line, false, mk); noTools != m0.Text {
+			t.Fatalf("both, mask %v: without tools %q, want %q\nline %.300q", mk != nil, noTools, m0.Text, line)
+		}
+	}
 }
 
 func TestExtractIsItsReference(t *testing.T) {
@@ -198,6 +218,7 @@ func FuzzExtractIsItsReference(f *testing.F) {
 			{`{"message":{"role":"assistant","content":[{"type":"toolCall","name":`, `,"arguments":1}]},"timestamp":"x"}`},
 			{`{"message":{"role":"assistant","content":[`, `]}}`},
 			{`{"message":{"role":"user","text":"t"},"timestamp":`, `}`},
+			{`{"message":{"role":"toolResult"},"message":{"role":"assistant","content":[{"type":"text","text":"a"},`, `]}}`},
 			{`{"message":`, `}`},
 		} {
 			checkExtract(t, []byte(wrap[0]+string(line)+wrap[1]), mask)

@@ -59,6 +59,26 @@ func ExtractMasked(line []byte, includeTools bool, mask Masker) (Message, transc
 	return extract(line, includeTools, mask)
 }
 
+// ExtractBoth is Extract with tool calls and, from the same reading of the
+// line, the text Extract gives it without them: noTools, the very string
+// m.Text when the two are the same text (an index keeps both: a message
+// is a candidate for a query either holds). mask, when not nil, masks as
+// ExtractMasked does.
+func ExtractBoth(line []byte, mask Masker) (m Message, noTools string, st transcript.Status) {
+	if m, noTools, st, ok := extractBothFast(line, mask); ok {
+		return m, noTools, st
+	}
+	m, st = extractReference(line, true, mask)
+	if st != transcript.StatusMessage {
+		return m, "", st
+	}
+	m0, _ := extractReference(line, false, mask)
+	if m0.Text == m.Text {
+		return m, m.Text, st
+	}
+	return m, m0.Text, st
+}
+
 func extract(line []byte, includeTools bool, mask Masker) (Message, transcript.Status) {
 	if m, st, ok := extractFast(line, includeTools, mask); ok {
 		return m, st
