@@ -444,15 +444,18 @@ func TestCrashAfterAMergeJournaled(t *testing.T) {
 	if _, err := ix.Update(context.Background(), srcs); err != nil {
 		t.Fatal(err)
 	}
-	r := rand.New(rand.NewPCG(11, 2))
-	for i := range 4 { // a segment per catch-up
-		appendFile(t, srcs[i].Path, lines(r, 1))
+	// a message each (a segment per catch-up)
+	appended := func(i int) string {
+		return fmt.Sprintf(`{"type":"message","id":"c%d","timestamp":"2026-11-22T10:00:00.000Z","message":{"role":"user","content":"catch-up %d"}}`+"\n", i, i)
+	}
+	for i := range 4 {
+		appendFile(t, srcs[i].Path, appended(i))
 		if st, err := ix.Update(context.Background(), srcs); err != nil || st.Appended != 1 {
 			t.Fatal(st, err)
 		}
 	}
 	before := slices.Clone(ix.man.segs)
-	appendFile(t, srcs[4].Path, lines(r, 1))
+	appendFile(t, srcs[4].Path, appended(4))
 	cmd := child(t, "crash-journaled", cache, state)
 	cmd.Env = append(cmd.Env, fmt.Sprintf("SEARCHINDEX_MAXSEGS=%d", len(before)))
 	out, err := cmd.StdoutPipe()
@@ -493,7 +496,7 @@ func TestCrashAfterAMergeJournaled(t *testing.T) {
 	// The next merge removes them.
 	fresh.maxSegs = len(after)
 	for i := 0; ; i++ {
-		appendFile(t, srcs[i%5].Path, lines(r, 1))
+		appendFile(t, srcs[i%5].Path, appended(5+i))
 		st, err := fresh.Update(context.Background(), srcs)
 		if err != nil {
 			t.Fatal(err)
@@ -620,7 +623,7 @@ func blocksThatFail(t *testing.T, ix *Index, f string) []int {
 // leaves its answer exact, and a reader that reads there finds it.
 func TestQueryChecksOnlyWhatItReads(t *testing.T) {
 	dir := t.TempDir()
-	srcs := bigWorld(t, dir, 20, 300, 5)
+	srcs := bigWorld(t, dir, 40, 300, 5)
 	rare := filepath.Join(dir, "rare.jsonl")
 	writeFile(t, rare, `{"type":"message","id":"r1","timestamp":"2026-11-22T10:00:00.000Z","message":{"role":"user","content":"say zqxrarezqx now"}}`+"\n")
 	srcs = append(srcs, search.Source{Path: rare})

@@ -2,7 +2,6 @@ package searchindex
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -15,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/gofrs/flock"
 
@@ -369,8 +369,8 @@ type Candidate struct {
 	Pos       int64 // the line's byte offset in its file (or stream), or the event's seq
 	Role      string
 	Timestamp int64
-	// ToolCalls: an assistant message with tool calls, whose text differs
-	// with --include-tools.
+	// ToolCalls: a message whose text differs with --include-tools (an
+	// assistant's with tool calls; flagToolCalls).
 	ToolCalls bool
 	// ID, Text and TextNoTools (ToolCalls only) are the message's id and
 	// searchable text with and without tool calls, as the index extracted
@@ -661,11 +661,13 @@ func union(a, b []uint32) []uint32 {
 
 // extract is the searchable message of a line as this index sees it (raw
 // or masked).
-func (ix *Index) extract(line []byte, tools bool) (search.Message, transcript.Status) {
+// extract is the message of a line with tool calls and its text without
+// them (search.ExtractBoth), as the index's requester reads it.
+func (ix *Index) extract(line []byte) (search.Message, string, transcript.Status) {
 	if ix.mask != nil {
-		return search.ExtractMasked(line, tools, ix.mask)
+		return search.ExtractBoth(line, ix.mask)
 	}
-	return search.Extract(line, tools)
+	return search.ExtractBoth(line, nil)
 }
 
 // addDoc adds to res the document of one line or event, if it is a
@@ -675,7 +677,7 @@ func (ix *Index) extract(line []byte, tools bool) (search.Message, transcript.St
 func (ix *Index) addDoc(res *readResult, pos int64, line []byte, tail bool) {
 	res.grab()
 	res.longest = max(res.longest, int64(len(line)))
-	m, st := ix.extract(line, true)
+	m, noTools, st := ix.extract(line)
 	if st != transcript.StatusMessage {
 		switch {
 		case st == transcript.StatusCorrupt || st == transcript.StatusOversize:
@@ -689,22 +691,34 @@ func (ix *Index) addDoc(res *readResult, pos int64, line []byte, tail bool) {
 	if tail {
 		p.d.flags |= flagTail
 	}
-	noTools := ""
-	if m.Role == "assistant" && (bytes.Contains(line, []byte("toolCall")) || bytes.Contains(line, []byte(`\u`))) {
-		if m0, _ := ix.extract(line, false); m0.Text != m.Text {
-			p.d.flags |= flagToolCalls
-			p.text += len(m0.Text)
-			noTools = m0.Text
-		}
-	}
-	if p.d.flags&flagToolCalls != 0 {
-		res.tris = docTrigrams(res.tris, m.Text, noTools)
-	} else {
+	switch {
+	case noTools == m.Text || m.Role == "tool":
+		// (a tool result is searched with tools only: search passes its
+		// role over without them)
+		noTools = ""
 		res.tris = docTrigrams(res.tris, m.Text)
+	case withinText(m.Text, noTools):
+		// (an assistant's text before its tool calls: no trigram of its own)
+		p.d.flags |= flagToolCalls
+		p.text += len(noTools)
+		res.tris = docTrigrams(res.tris, m.Text)
+	default:
+		p.d.flags |= flagToolCalls
+		p.text += len(noTools)
+		res.tris = docTrigrams(res.tris, m.Text, noTools)
 	}
 	res.recs = appendRecord(res.recs, m.ID, m.Text, noTools)
 	p.triEnd, p.recEnd = len(res.tris), len(res.recs)
 	res.docs = append(res.docs, p)
+}
+
+// withinText reports whether every trigram of part is one of text's
+// (docTrigrams): part is text's start, cut before an ASCII byte — which
+// ends any rune the part's last bytes begin, so that the part folds as
+// text's start does. An assistant's text without its tool calls is that
+// when its texts come before its calls, as OpenClaw writes them.
+func withinText(text, part string) bool {
+	return len(part) < len(text) && text[len(part)] < utf8.RuneSelf && text[:len(part)] == part
 }
 
 // Stats is what an Update did.

@@ -89,6 +89,16 @@ func randLine(r *rand.Rand) string {
 	case 5:
 		return fmt.Sprintf(`{"type":"message","id":%q,"timestamp":%q,"message":{"role":"assistant","content":[{"type":"text","text":%s}]}}`,
 			id, ts, jsonString(randText(r), esc))
+	case 6:
+		// its text, then its call: the text without tools is the start
+		// of the text with them
+		return fmt.Sprintf(`{"type":"message","id":%q,"timestamp":%q,"message":{"role":"assistant","content":[{"type":"text","text":%s},{"type":"toolCall","id":"c1","name":%s,"arguments":{"q":%s}}]}}`,
+			id, ts, jsonString(randText(r), esc), jsonString(randText(r), esc), jsonString(randText(r), esc))
+	case 7:
+		// two messages: search without tools passes the line over (its
+		// first is a tool result), with them reads the last
+		return fmt.Sprintf(`{"type":"message","id":%q,"timestamp":%q,"message":{"role":"toolResult","content":"r"},"message":{"role":%q,"content":%s}}`,
+			id, ts, []string{"user", "assistant"}[r.IntN(2)], jsonString(randText(r), esc))
 	}
 	return fmt.Sprintf(`{"type":"message","id":%q,"timestamp":%q,"message":{"role":"user","content":%s}}`, id, ts, jsonString(randText(r), esc))
 }

@@ -55,8 +55,10 @@ const (
 	trailerSize  = 5*8 + 4 + 8
 	headerSize   = len(segMagic)
 	flagRoleMask = 3
-	// flagToolCalls: an assistant message whose tool calls are searched
-	// with --include-tools (its trigrams are those of both texts).
+	// flagToolCalls: a message whose text differs with --include-tools
+	// (its trigrams are those of both texts): an assistant's with tool
+	// calls, or one search passes over without them (a line whose first
+	// message is a tool result).
 	flagToolCalls = 1 << 2
 	// flagTail: the unterminated last line of a file, live only in its
 	// source's last segment (the next update indexes the line again).

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // docTrigramsByDefinition is docTrigrams the simple way, the oracle of the
@@ -54,6 +55,36 @@ func FuzzDocTrigramsIsItsDefinition(f *testing.F) {
 		for _, texts := range [][]string{{a}, {a, b}} {
 			if got, want := docTrigrams(nil, texts...), docTrigramsByDefinition(texts...); !slices.Equal(got, want) {
 				t.Fatalf("docTrigrams(%q) = %x, want %x", texts, got, want)
+			}
+		}
+	})
+}
+
+// FuzzWithinText: a part withinText says is within a text adds no trigram
+// to the text's (addDoc indexes the text alone then), at any cut of any
+// bytes; and a part that is not the text's start is never within it.
+func FuzzWithinText(f *testing.F) {
+	for i, s := range trigramSeeds {
+		f.Add(s+"\nexec\n{}", uint(i), "x")
+	}
+	f.Add("再起動\nexec", uint(9), "再")
+	f.Add("ab\xe3\x81\x82c", uint(4), "ab\xe3\x81")
+	f.Fuzz(func(t *testing.T, text string, cut uint, other string) {
+		k := int(cut % uint(len(text)+1))
+		for _, part := range []string{text[:k], other} {
+			if !withinText(text, part) {
+				if strings.HasPrefix(text, part) && len(part) < len(text) && text[len(part)] < utf8.RuneSelf {
+					t.Fatalf("withinText(%q, %q) false", text, part)
+				}
+				continue
+			}
+			if !strings.HasPrefix(text, part) || len(part) == len(text) {
+				t.Fatalf("withinText(%q, %q) true", text, part)
+			}
+			both := docTrigramsByDefinition(text, part)
+			one := docTrigramsByDefinition(text)
+			if !slices.Equal(both, one) {
+				t.Fatalf("withinText(%q, %q), but it adds %x", text, part, both[len(one):])
 			}
 		}
 	})
