@@ -43,25 +43,10 @@ func extractFast(line []byte, includeTools bool, mask Masker) (m Message, st tra
 	return m, st, ok
 }
 
-// extractBothFast is extractFast with tool calls and, from the same walk,
-// the text extractFast gives the line without them (noTools, the same
-// string when they are the same text).
-func extractBothFast(line []byte, mask Masker) (m Message, noTools string, st transcript.Status, ok bool) {
-	m, noTools, st, ok = readFast(line, true, true, mask)
-	if ok && st == transcript.StatusMessage && m.Role != "tool" && noTools != "" &&
-		(bytes.Contains(line, []byte("toolResult")) || bytes.Contains(line, []byte(`\u`))) &&
-		gjson.GetBytes(line, "message.role").Str == "toolResult" {
-		// Without tools, passed over (extractFast): a line whose first
-		// message is a tool result and whose last is not. (Those bytes,
-		// written or escaped, are in any line gjson reads so.)
-		noTools = ""
-	}
-	return m, noTools, st, ok
-}
-
-// readFast is extractFast past its first check; with both, noTools is the
-// text without tool calls too ("" for a tool result, which is silent
-// without them).
+// readFast is extractFast past its first check; with both (and
+// includeTools), noTools is the text extractFast gives the line without
+// tool calls too: the same string when it is the same text, "" when that
+// passes the line over (a tool result; a line whose first message is one).
 func readFast(line []byte, includeTools, both bool, mask Masker) (m Message, noTools string, st transcript.Status, ok bool) {
 	if !utf8.Valid(line) {
 		return Message{}, "", 0, false
@@ -94,7 +79,8 @@ func readFast(line []byte, includeTools, both bool, mask Masker) (m Message, noT
 	} else {
 		m.Text, noTools = r.msg.searchTexts(&r.Scanner, toolCalls, both)
 	}
-	if role == "tool" {
+	if role == "tool" || both && r.msgs > 1 && gjson.GetBytes(line, "message.role").Str == "toolResult" {
+		// (with one message, its role is the one extractFast reads first)
 		noTools = ""
 	}
 	if r.id.kind == '"' {
@@ -143,6 +129,7 @@ type lineReader struct {
 	jsonscan.Scanner
 	id, ts jspan
 	msg    msgFields
+	msgs   int // the line's message keys
 }
 
 // readers keeps lineReaders, and the room for their blocks, between lines.
@@ -175,6 +162,7 @@ func (r *lineReader) document() bool {
 	ok := r.Object(func(key string, _ bool) bool {
 		switch key {
 		case "message":
+			r.msgs++
 			r.msg.reset()
 			return r.msg.read(&r.Scanner)
 		case "id":

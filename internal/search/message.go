@@ -65,7 +65,7 @@ func ExtractMasked(line []byte, includeTools bool, mask Masker) (Message, transc
 // is a candidate for a query either holds). mask, when not nil, masks as
 // ExtractMasked does.
 func ExtractBoth(line []byte, mask Masker) (m Message, noTools string, st transcript.Status) {
-	if m, noTools, st, ok := extractBothFast(line, mask); ok {
+	if m, noTools, st, ok := readFast(line, true, true, mask); ok {
 		return m, noTools, st
 	}
 	m, st = extractReference(line, true, mask)
