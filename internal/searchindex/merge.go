@@ -41,7 +41,9 @@ func (u *updater) merge() error {
 	var segs []*segFile
 	defer func() {
 		for _, s := range segs {
-			s.Close()
+			if s != nil {
+				s.Close()
+			}
 		}
 	}()
 	for _, id := range u.next.segs[from:] {
@@ -282,6 +284,18 @@ func (u *updater) merge() error {
 					}
 					p += n
 				}
+			}
+			// Read for the last time. One this update wrote is named
+			// by no manifest yet (unsynced): removed now, its pages
+			// are never written back — a first build's segments are
+			// as large as the index, and their writeback would hold
+			// up the merged segment's writes behind the kernel's
+			// limit of dirty pages.
+			if path, ok := u.unsynced[s.id]; ok {
+				s.Close()
+				segs[k] = nil
+				os.Remove(path)
+				delete(u.unsynced, s.id)
 			}
 		}
 		return sw.finish()
