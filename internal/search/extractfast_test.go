@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/tidwall/gjson"
@@ -225,6 +226,29 @@ func FuzzExtractIsItsReference(f *testing.F) {
 		}
 		if _, st := extract(line, true, nil); st == transcript.StatusMessage && !utf8.Valid(line) {
 			t.Fatalf("a message from invalid UTF-8: %q", line)
+		}
+	})
+}
+
+// FuzzUTCMillis: the fast read of OpenClaw's timestamps is time.Parse's,
+// for any string of their shape, valid or not.
+func FuzzUTCMillis(f *testing.F) {
+	for _, s := range []string{"2026-09-23T17:05:00.000Z", "2024-02-29T23:59:59.999Z", "2023-02-29T00:00:00.000Z",
+		"0000-01-01T00:00:00.000Z", "9999-12-31T23:59:59.999Z", "2026-13-01T00:00:00.000Z", "2026-04-31T00:00:00.000Z",
+		"2026-01-01T24:00:00.000Z", "2026-01-01T00:60:00.000Z", "2026-01-01T00:00:60.000Z", "2026-00-10T00:00:00.000Z",
+		"1900-02-29T00:00:00.000Z", "2000-02-29T00:00:00.000Z", "2026-01-01T00:00:00.00-Z", "+026-01-01T00:00:00.000Z"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got, ok := utcMillis(s)
+		tm, err := time.Parse(time.RFC3339Nano, s)
+		switch {
+		case ok && err != nil:
+			t.Fatalf("utcMillis(%q) = %d, but time.Parse: %v", s, got, err)
+		case ok && got != tm.UnixMilli():
+			t.Fatalf("utcMillis(%q) = %d, want %d", s, got, tm.UnixMilli())
+		case !ok && err == nil && len(s) == 24 && s[23] == 'Z' && s[19] == '.' && s[10] == 'T' && tm.Year() >= 1:
+			t.Fatalf("utcMillis(%q) passed over a time.Parse reads: %v", s, tm)
 		}
 	})
 }

@@ -63,7 +63,8 @@ func ExtractMasked(line []byte, includeTools bool, mask Masker) (Message, transc
 // line, the text Extract gives it without them: noTools, the very string
 // m.Text when the two are the same text (an index keeps both: a message
 // is a candidate for a query either holds). mask, when not nil, masks as
-// ExtractMasked does.
+// ExtractMasked does. Its strings may be views of line, valid only while
+// line is unchanged (an index copies them into its records at once).
 func ExtractBoth(line []byte, mask Masker) (m Message, noTools string, st transcript.Status) {
 	if m, noTools, st, ok := readFast(line, true, true, mask); ok {
 		return m, noTools, st
