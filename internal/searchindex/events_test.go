@@ -9,6 +9,7 @@ import (
 	"slices"
 	"sync"
 	"testing"
+	"time"
 
 	_ "modernc.org/sqlite"
 
@@ -375,4 +376,44 @@ func TestStoreReplacedByAnotherFile(t *testing.T) {
 		t.Fatalf("the replaced store's edit: %v", got)
 	}
 	checkQueries(t, rand.New(rand.NewPCG(13, 14)), ix, srcs, 20, nil)
+}
+
+// TestEventsReadAgain: a session's events read again (the store's file
+// changed under an immutable read: sqlitestore reads it anew, calling
+// reset) are indexed once, not once per reading — a new session's events
+// are indexed as they are read.
+func TestEventsReadAgain(t *testing.T) {
+	path, w, ix := storeIndex(t)
+	srcs := eventSources(t, path, w)
+	once := sync.Once{}
+	testHookEventsRead = func(string) {
+		once.Do(func() {
+			later := time.Now().Add(time.Hour)
+			if err := os.Chtimes(path, later, later); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	t.Cleanup(func() { testHookEventsRead = nil })
+	if st, err := ix.Update(context.Background(), srcs); err != nil || st.Whole != len(srcs) {
+		t.Fatalf("update: %v, %v", st, err)
+	}
+	testHookEventsRead = nil
+	fresh, err := Open(t.TempDir(), "state")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fresh.Close()
+	if _, err := fresh.Update(context.Background(), eventSources(t, path, w)); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ix.liveMessages()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := fresh.liveMessages()
+	if err != nil || got != want || want == 0 {
+		t.Fatalf("%d messages indexed with a session read twice, %d read once (%v)", got, want, err)
+	}
+	checkQueries(t, rand.New(rand.NewPCG(3, 4)), ix, srcs, 30, nil)
 }

@@ -1053,6 +1053,9 @@ func (ix *Index) readEvents(src *search.Source, old *srcRec) (res readResult) {
 	err = src.DB.Events(src.SessionID, search.DefaultMaxLine, func() {
 		evs, last = evs[:0], -1
 		res.unclean, res.longest = 0, 0
+		if res.docs != nil {
+			res.docs, res.tris, res.recs = res.docs[:0], res.tris[:0], res.recs[:0]
+		}
 		prefix.Reset()
 		all.Reset()
 	}, func(seq int64, data []byte, s transcript.Status) {
@@ -1071,8 +1074,16 @@ func (ix *Index) readEvents(src *search.Source, old *srcRec) (res readResult) {
 			prefix.Write(h[:])
 			prefix.Write(data)
 		}
-		evs = append(evs, ev{seq, bytes.Clone(data)})
 		last = max(last, seq)
+		if old == nil {
+			// a session never indexed: every event is indexed, as it
+			// is read (no copy kept)
+			if data != nil {
+				ix.addDoc(&res, seq, data, false)
+			}
+			return
+		}
+		evs = append(evs, ev{seq, bytes.Clone(data)})
 	})
 	if err != nil {
 		return readResult{err: err}
