@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -32,16 +33,79 @@ var trigramSeeds = []string{
 	strings.Repeat("the quick brown fox ", 50), "x\x00\x00\x00y", "ĀāĂăĄą", "\xe2\x82", "é\xe9e\u0301",
 }
 
+// firstSeen is tris without repeats, each where it is first.
+func firstSeen(tris []trigram) []trigram {
+	seen := map[trigram]bool{}
+	var out []trigram
+	for _, t := range tris {
+		if !seen[t] {
+			seen[t] = true
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// checkDocTrigrams: docTrigrams of texts after dst gives each trigram of
+// the definition the first time it is seen, in that order, and nothing
+// else (a repeat it forgot may come again).
+func checkDocTrigrams(t *testing.T, dst []trigram, texts ...string) []trigram {
+	t.Helper()
+	got := docTrigrams(slices.Clone(dst), texts...)
+	want := docTrigramsByDefinition(texts...)
+	if !slices.Equal(got[:len(dst)], dst) || !slices.Equal(firstSeen(got[len(dst):]), want) {
+		t.Fatalf("docTrigrams(%q) = %x, want %x (repeats aside)", texts, got[len(dst):], want)
+	}
+	return got[len(dst):]
+}
+
 // TestDocTrigramsIsItsDefinition: the trigrams of one or two texts, as the
-// fold of each then its windows would give them, each once, in order.
+// fold of each then its windows would give them, in order; repeats are
+// seldom, and only where the filter forgot (a text of more distinct
+// trigrams than its slots).
 func TestDocTrigramsIsItsDefinition(t *testing.T) {
 	for _, a := range trigramSeeds {
 		for _, b := range [][]string{{a}, {a, a}, {a, "Hello"}, {"再起動 ok", a}} {
-			got := docTrigrams([]trigram{7}, b...)
-			want := append([]trigram{7}, docTrigramsByDefinition(b...)...)
-			if !slices.Equal(got, want) {
-				t.Fatalf("docTrigrams(%q) = %x, want %x", b, got, want)
+			if got := checkDocTrigrams(t, []trigram{7}, b...); len(got) != len(firstSeen(got)) {
+				t.Errorf("docTrigrams(%q): a repeat in a short text: %x", b, got)
 			}
+		}
+	}
+	// Texts of up to filterMax bytes (the filter's) of many distinct
+	// trigrams: each gives them all, and some again; a longer one (the
+	// set's) each once.
+	r := rand.New(rand.NewPCG(7, 8))
+	hexText := func(n int) string {
+		var sb strings.Builder
+		for sb.Len() < n {
+			fmt.Fprintf(&sb, "%x ", r.Uint64())
+		}
+		return sb.String()[:n]
+	}
+	repeats := 0
+	for range 50 {
+		got := checkDocTrigrams(t, nil, hexText(filterMax))
+		repeats += len(got) - len(firstSeen(got))
+	}
+	if repeats == 0 {
+		t.Error("no repeat in 50 texts of as many trigrams as the filter takes: its forgetting is untested")
+	}
+	long := hexText(200000)
+	if got := checkDocTrigrams(t, nil, long[:filterMax], long[filterMax:]); len(got) != len(firstSeen(got)) {
+		t.Errorf("a text of %d bytes: %d trigrams, %d of them repeats", len(long), len(got), len(got)-len(firstSeen(got)))
+	}
+	// A filter's every document, past the 255 its tags tell apart.
+	for i := range 600 {
+		checkDocTrigrams(t, nil, fmt.Sprintf("message %d says hello %x", i, i*7919))
+	}
+}
+
+// TestFoldIsNoLonger: no rune's fold takes more bytes than the rune, so
+// that a text's trigrams are at most its bytes (docTrigrams' room).
+func TestFoldIsNoLonger(t *testing.T) {
+	for r := rune(0); r <= unicode.MaxRune; r++ {
+		if utf8.RuneLen(foldRune(r)) > max(utf8.RuneLen(r), 1) {
+			t.Fatalf("%U folds to %U, longer", r, foldRune(r))
 		}
 	}
 }
@@ -52,11 +116,8 @@ func FuzzDocTrigramsIsItsDefinition(f *testing.F) {
 		f.Add(s, trigramSeeds[(i+1)%len(trigramSeeds)])
 	}
 	f.Fuzz(func(t *testing.T, a, b string) {
-		for _, texts := range [][]string{{a}, {a, b}} {
-			if got, want := docTrigrams(nil, texts...), docTrigramsByDefinition(texts...); !slices.Equal(got, want) {
-				t.Fatalf("docTrigrams(%q) = %x, want %x", texts, got, want)
-			}
-		}
+		checkDocTrigrams(t, nil, a)
+		checkDocTrigrams(t, nil, a, b)
 	})
 }
 
