@@ -2,7 +2,6 @@ package searchindex
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -1041,21 +1040,26 @@ func (ix *Index) readEvents(src *search.Source, old *srcRec) (res readResult) {
 	if testHookEventsRead != nil {
 		testHookEventsRead(src.SessionID)
 	}
+	// The events are copied out (their bytes are the store's only during
+	// the callback) one after another into one buffer, and indexed once
+	// the store is let go: a store is read by one reader at a time
+	// (sqlitestore.DB holds its lock through Events), so that indexing
+	// inside the callback held the other readers up.
 	type ev struct {
-		seq  int64
-		data []byte
+		seq      int64
+		from, to int  // its bytes in buf
+		ok       bool // it has bytes (data not nil)
 	}
 	var evs []ev
+	bp := eventBufs.Get().(*[]byte)
+	buf := (*bp)[:0]
 	// xxhash: every byte of the store's events is hashed (FNV-1a, a
 	// multiply per byte, was ~3% of a both-era first build's CPU).
 	prefix, all := xxhash.New(), xxhash.New()
 	var last int64 = -1
 	err = src.DB.Events(src.SessionID, search.DefaultMaxLine, func() {
-		evs, last = evs[:0], -1
+		evs, last, buf = evs[:0], -1, buf[:0]
 		res.unclean, res.longest = 0, 0
-		if res.docs != nil {
-			res.docs, res.tris, res.recs = res.docs[:0], res.tris[:0], res.recs[:0]
-		}
 		prefix.Reset()
 		all.Reset()
 	}, func(seq int64, data []byte, s transcript.Status) {
@@ -1074,17 +1078,16 @@ func (ix *Index) readEvents(src *search.Source, old *srcRec) (res readResult) {
 			prefix.Write(h[:])
 			prefix.Write(data)
 		}
+		evs = append(evs, ev{seq, len(buf), len(buf) + len(data), data != nil})
+		buf = append(buf, data...)
 		last = max(last, seq)
-		if old == nil {
-			// a session never indexed: every event is indexed, as it
-			// is read (no copy kept)
-			if data != nil {
-				ix.addDoc(&res, seq, data, false)
-			}
-			return
-		}
-		evs = append(evs, ev{seq, bytes.Clone(data)})
 	})
+	defer func() {
+		if cap(buf) <= 64<<20 {
+			*bp = buf[:0]
+			eventBufs.Put(bp)
+		}
+	}()
 	if err != nil {
 		return readResult{err: err}
 	}
@@ -1095,13 +1098,17 @@ func (ix *Index) readEvents(src *search.Source, old *srcRec) (res readResult) {
 		from, res.appended, res.noNew = old.to, true, last == old.to
 	}
 	for _, e := range evs {
-		if e.seq > from && e.data != nil {
-			ix.addDoc(&res, e.seq, e.data, false)
+		if e.seq > from && e.ok {
+			ix.addDoc(&res, e.seq, buf[e.from:e.to], false)
 		}
 	}
 	res.rec.to, res.rec.head = last, all.Sum64()
 	return res
 }
+
+// eventBufs keeps readEvents' buffers of a session's events between
+// sessions.
+var eventBufs = sync.Pool{New: func() any { return new([]byte) }}
 
 // storeCheck is one store's TranscriptChanges, asked once per update.
 type storeCheck struct {
