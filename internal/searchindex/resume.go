@@ -28,7 +28,7 @@ func (u *updater) interrupted(ctx context.Context, err error) (Stats, error) {
 	u.next.stores = u.old.stores
 	// The sources' readers may still be at work on the old records.
 	u.keepOld = true
-	if ferr := u.flush(); ferr != nil {
+	if ferr := u.flushAll(); ferr != nil {
 		u.abort()
 		return Stats{}, err
 	}
