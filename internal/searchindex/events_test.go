@@ -380,8 +380,8 @@ func TestStoreReplacedByAnotherFile(t *testing.T) {
 
 // TestEventsReadAgain: a session's events read again (the store's file
 // changed under an immutable read: sqlitestore reads it anew, calling
-// reset) are indexed once, not once per reading — a new session's events
-// are indexed as they are read.
+// reset) are indexed once, not once per reading: what the first reading
+// copied out is dropped.
 func TestEventsReadAgain(t *testing.T) {
 	path, w, ix := storeIndex(t)
 	srcs := eventSources(t, path, w)
