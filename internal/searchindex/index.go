@@ -659,8 +659,6 @@ func union(a, b []uint32) []uint32 {
 	return append(out, b[j:]...)
 }
 
-// extract is the searchable message of a line as this index sees it (raw
-// or masked).
 // extract is the message of a line with tool calls and its text without
 // them (search.ExtractBoth), as the index's requester reads it.
 func (ix *Index) extract(line []byte) (search.Message, string, transcript.Status) {

@@ -139,7 +139,8 @@ func (b *builder) add(d doc, tris []trigram, text int, rec []byte) {
 // state's messages (most under 1 KiB) docTrigrams read ~320 MB/s with the
 // set alone and ~480 MB/s with the filter, for 1.4% more pairs; a text of
 // more distinct trigrams than slots would repeat most of them, so a long
-// one is the set's. (A small exact hash set measured slower than both.)
+// one is the set's. (A small exact hash set had measured slower than the
+// set.)
 // One of each per reader (triFilters, triSets).
 const filterMax = 2048
 
@@ -304,10 +305,11 @@ var upperASCII = func() (t [utf8.RuneSelf]byte) {
 // postings gives emit each trigram of the documents (tris, the trigrams of
 // document n ending at tends[n], fewer than maxSegDocs documents; a
 // trigram may repeat within its document: docTrigrams) with its documents
-// ascending, each once, trigrams ascending: a stable radix sort, first on the trigram's high 12 bits into
-// tmp (each entry its low 12 bits and the document's number), then each
-// of those 4096 buckets, small enough to stay in cache, on its low 12
-// bits. It returns tmp and scr, scratch kept between segments.
+// ascending, each once, trigrams ascending: a stable radix sort, first on
+// the trigram's high 12 bits into tmp (each entry its low 12 bits and the
+// document's number), then each of those 4096 buckets, small enough to
+// stay in cache, on its low 12 bits. It returns tmp and scr, scratch kept
+// between segments.
 func postings(tris []trigram, tends []int, tmp, scr []uint32, emit func(t trigram, ids []uint32)) (tmpOut, scrOut []uint32) {
 	// (counters of 32 bits: the 4097 of a pass fit in 16 KiB of L1)
 	var at [1<<12 + 1]uint32
