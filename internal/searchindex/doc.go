@@ -46,13 +46,15 @@
 // journal.go for the formats). Update reads the sources on every core (a
 // file in pieces of about 1 MiB of complete lines, so that one huge
 // transcript neither holds all its text in memory nor loses its progress
-// to an interrupted update), writes new segments of about 4 MiB of text,
-// fsynced only once a manifest or journal is to name them (a first
-// build's are merged into one first, their compressed text blocks and,
-// where all of a segment's documents live, its posting lists' gaps copied
-// as they are and its bitmap lists shifted into place; a list is a bitmap
-// where that is shorter than its gaps, bitmap.go), then, under an flock, nothing when nothing changed, a record appended to the journal
-// after a catch-up or a merge of the catch-ups' segments (O(changed)
+// to an interrupted update), writes new segments of about 4 MiB of text
+// (each on a goroutine of its own while the next is built), fsynced only
+// once a manifest or journal is to name them (a first build's are merged
+// into one first, their compressed text blocks and, where all of a
+// segment's documents live, its posting lists' gaps copied as they are and
+// its bitmap lists shifted into place; a list is a bitmap where that is
+// shorter than its gaps, bitmap.go; each is removed once the merge has
+// read it), then, under an flock, nothing when nothing changed, a record
+// appended to the journal after a catch-up or a merge of the catch-ups' segments (O(changed)
 // bytes), or a new manifest (temp file, fsync, rename) for a new index or
 // once the journal would grow past a quarter of it. A catch-up's work is
 // of what changed: the index keeps the last sources' ids and where their
