@@ -239,7 +239,9 @@ func docTrigrams(dst []trigram, texts ...string) []trigram {
 	return dst
 }
 
-// docTrigramsSet is docTrigrams by a triSet: each trigram once.
+// docTrigramsSet is docTrigrams by a triSet: each trigram once. (Its loop
+// is docTrigrams' but for the mark: one loop marking through a method of
+// either kind measured 2x slower, the call not inlined.)
 func docTrigramsSet(dst []trigram, texts []string) []trigram {
 	ts := triSets.Get().(*triSet)
 	seen := ts.seen[:1<<24/64]
