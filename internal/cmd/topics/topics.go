@@ -102,6 +102,7 @@ var Read = []EnvVar{
 	{"SESSIONS_NO_INDEX", "1 or true: search scans every transcript instead of answering from the search index (like --no-index)"},
 	{"SESSIONS_INDEX_BACKGROUND", "0 or false: a search that finds the search index far behind never starts `sessions index --update` in the background; it updates the index itself for up to 2 s, then scans"},
 	{"GOMEMLIMIT", "the Go heap limit; when unset, usage sets a soft 40 MiB one (it bounds its memory on big transcripts)"},
+	{"GODEBUG", "Go's runtime settings; with disablethp=1 a list of a whole big store takes no transparent huge pages for its heap (on Linux it does by default, where the kernel gives them on advice)"},
 	{"TZ", "the time zone of usage's days, weeks and months (default: the system's)"},
 	{"HOME", "where ~/.openclaw (and the legacy ~/.clawdbot, ~/.moltbot, ~/.moldbot) are looked for"},
 	{"NO_COLOR", "set to anything: never colour the output"},
