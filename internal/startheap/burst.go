@@ -8,9 +8,10 @@ package startheap
 // such a command spends most of its time faulting in its own heap (4,400
 // faults, 2/3 of its 105 ms). On Linux, where transparent huge pages are
 // given on advice (the default "madvise" mode), Burst grows the heap by n
-// bytes at once, advises huge pages under them (MADV_HUGEPAGE), and gives
-// them back to the heap with a collection, so that the next allocations
-// are carved from 2 MiB pages: a few faults instead of hundreds per MiB. The
+// bytes at once, advises huge pages (MADV_HUGEPAGE) under them and under
+// the arena the heap allocates from next, and gives them back to the heap
+// with a collection, so that the next allocations are carved from 2 MiB
+// pages: a few faults instead of hundreds per MiB. The
 // collection is the price (~1-3 ms at a young heap), so a burst below
 // burstMin, a second burst in the process, or one under GODEBUG=disablethp=1
 // does nothing. The returned function withdraws the advice (MADV_NOHUGEPAGE)
