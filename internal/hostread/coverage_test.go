@@ -233,7 +233,7 @@ func TestIndexSourcesReusingReads(t *testing.T) {
 					}
 					s := open()
 					reads := map[string]*transcripts.Agent{}
-					if _, _, err := searchSourcesReusing(s, &q, nil, reads); err != nil {
+					if _, _, err := searchSourcesReusing(s, &q, nil, reads, nil); err != nil {
 						if q.Key != "" && as != "" {
 							t.Skipf("the requester does not see %s here: %v", q.Key, err)
 						}

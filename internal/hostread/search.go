@@ -89,7 +89,9 @@ func Search(s *state.State, q *SearchQuery) (*SearchAnswer, error) {
 	// the agents read for the query are the index catch-up's too: one
 	// read of each store, one listing of each directory
 	reads := map[string]*transcripts.Agent{}
-	srcs, lazy, err := searchSourcesReusing(s, q, q.LabelAs, reads)
+	endBurst := func() {}
+	defer func() { endBurst() }()
+	srcs, lazy, err := searchSourcesReusing(s, q, q.LabelAs, reads, &endBurst)
 	if err != nil {
 		return nil, err
 	}

@@ -147,7 +147,7 @@ func indexSources(s *state.State, labelAs func(string) string) ([]srch.Source, e
 // the search read already: their stores and directories are not read and
 // listed again.
 func indexSourcesReusing(s *state.State, labelAs func(string) string, reads map[string]*transcripts.Agent) ([]srch.Source, error) {
-	srcs, _, err := searchSourcesReusing(s.Quiet(), &SearchQuery{AllAgents: true, IncludeArchived: true, NoIndex: true}, labelAs, reads)
+	srcs, _, err := searchSourcesReusing(s.Quiet(), &SearchQuery{AllAgents: true, IncludeArchived: true, NoIndex: true}, labelAs, reads, nil)
 	return srcs, err
 }
 

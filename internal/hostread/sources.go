@@ -14,6 +14,7 @@ import (
 	"github.com/openclaw/sessions/internal/keys"
 	"github.com/openclaw/sessions/internal/policy"
 	srch "github.com/openclaw/sessions/internal/search"
+	"github.com/openclaw/sessions/internal/startheap"
 	"github.com/openclaw/sessions/internal/state"
 	"github.com/openclaw/sessions/internal/transcripts"
 	"github.com/openclaw/sessions/internal/usage"
@@ -47,13 +48,20 @@ import (
 // (nil: as stored): --label matches that, so that an agent, which reads
 // labels masked, cannot learn a masked label by guessing it.
 func searchSources(s *state.State, q *SearchQuery, label func(string) string) ([]srch.Source, []*lazyOrphans, error) {
-	return searchSourcesReusing(s, q, label, nil)
+	return searchSourcesReusing(s, q, label, nil, nil)
 }
+
+// searchBytesPerEntry is about what a search process allocates for each
+// session it searches (its source, the maps that find it, its stamp and
+// candidates): ~24 MB for the 10,000-session store.
+const searchBytesPerEntry = 2400
 
 // searchSourcesReusing is searchSources with reads (nil: none), the agents
 // read so far in this search, by id: those are taken as they are
-// (transcripts.Options.Reuse), and those read are added.
-func searchSourcesReusing(s *state.State, q *SearchQuery, label func(string) string, reads map[string]*transcripts.Agent) ([]srch.Source, []*lazyOrphans, error) {
+// (transcripts.Options.Reuse), and those read are added. With burst (not
+// nil), an agent of many sessions has the heap grown for the whole search
+// (startheap.Burst), and *burst is set to what ends that.
+func searchSourcesReusing(s *state.State, q *SearchQuery, label func(string) string, reads map[string]*transcripts.Agent, burst *func()) ([]srch.Source, []*lazyOrphans, error) {
 	var only *state.Target
 	if q.Key != "" {
 		t, err := s.Resolve(q.Key, policy.OpHistory)
@@ -91,6 +99,11 @@ func searchSourcesReusing(s *state.State, q *SearchQuery, label func(string) str
 		n := len(a.Entries)
 		if only != nil {
 			n = 1
+		}
+		if burst != nil {
+			// (the first agent big enough takes the process's one burst)
+			prev, end := *burst, startheap.Burst(n*searchBytesPerEntry)
+			*burst = func() { prev(); end() }
 		}
 		bySession := make(map[string]srch.Source, n)
 		byKey := make(map[string]srch.Source, n) // the sessions searched, by stored key
