@@ -136,7 +136,7 @@ func searchCovers(t *testing.T, s *state.State, archived bool) map[string]string
 // requester may see (usageCatalog.session, as usage counts it).
 func usageCovers(t *testing.T, s *state.State, archived bool) map[string]string {
 	t.Helper()
-	units, cat, err := usageUnits(s, &UsageQuery{AllAgents: true, IncludeArchived: archived}, time.Second)
+	units, cat, err := usageUnits(s, &UsageQuery{AllAgents: true, IncludeArchived: archived}, time.Second, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

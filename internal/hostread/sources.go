@@ -51,10 +51,14 @@ func searchSources(s *state.State, q *SearchQuery, label func(string) string) ([
 	return searchSourcesReusing(s, q, label, nil, nil)
 }
 
-// searchBytesPerEntry is about what a search process allocates for each
-// session it searches (its source, the maps that find it, its stamp and
-// candidates): ~24 MB for the 10,000-session store.
-const searchBytesPerEntry = 2400
+// searchBytesPerEntry and usageBytesPerEntry are about what a search and a
+// usage process allocate for each session they read (its source or unit,
+// the maps that find it, its stamp, its records): ~24 MB for the
+// 10,000-session store.
+const (
+	searchBytesPerEntry = 2400
+	usageBytesPerEntry  = 2400
+)
 
 // searchSourcesReusing is searchSources with reads (nil: none), the agents
 // read so far in this search, by id: those are taken as they are
@@ -100,11 +104,7 @@ func searchSourcesReusing(s *state.State, q *SearchQuery, label func(string) str
 		if only != nil {
 			n = 1
 		}
-		if burst != nil {
-			// (the first agent big enough takes the process's one burst)
-			prev, end := *burst, startheap.Burst(n*searchBytesPerEntry)
-			*burst = func() { prev(); end() }
-		}
+		startheap.BurstOnto(burst, n*searchBytesPerEntry)
 		bySession := make(map[string]srch.Source, n)
 		byKey := make(map[string]srch.Source, n) // the sessions searched, by stored key
 		if seen == nil {
@@ -453,7 +453,9 @@ func (c *usageCatalog) orphanKey(agent, sessionID, key string) {
 // its SQLite store (2026.8+: its events, orphans included, and with
 // IncludeArchived its archives) or the JSONL transcripts of its entries,
 // its orphan transcripts and, with IncludeArchived, its archived copies.
-func usageUnits(s *state.State, q *UsageQuery, lockTimeout time.Duration) ([]usage.Unit, *usageCatalog, error) {
+// With burst (not nil), an agent of many sessions has the heap grown for
+// the whole count (startheap.BurstOnto onto *burst).
+func usageUnits(s *state.State, q *UsageQuery, lockTimeout time.Duration, burst *func()) ([]usage.Unit, *usageCatalog, error) {
 	set, err := transcripts.Open(s, transcripts.Options{AllAgents: q.AllAgents})
 	if err != nil {
 		return nil, nil, err
@@ -470,6 +472,7 @@ func usageUnits(s *state.State, q *UsageQuery, lockTimeout time.Duration) ([]usa
 		if a.DirErr != nil {
 			return nil, nil, a.DirErr
 		}
+		startheap.BurstOnto(burst, (len(a.Entries)+len(a.Files))*usageBytesPerEntry)
 		if err := l.agent(s, a, q, lockTimeout); err != nil {
 			return nil, nil, err
 		}

@@ -78,7 +78,9 @@ func Usage(s *state.State, q *UsageQuery, warn func(string), debugf func(string,
 		defer debug.SetMemoryLimit(debug.SetMemoryLimit(UsageMemoryLimit))
 	}
 	t0 := time.Now()
-	files, err := ListUsageFiles(s, q)
+	endBurst := func() {}
+	defer func() { endBurst() }()
+	files, err := listUsageFiles(s, q, &endBurst)
 	if err != nil {
 		return nil, err
 	}
@@ -120,7 +122,13 @@ type UsageFiles struct {
 
 // ListUsageFiles lists the files a usage report of q reads.
 func ListUsageFiles(s *state.State, q *UsageQuery) (*UsageFiles, error) {
-	units, cat, err := usageUnits(s, q, q.LockTimeout)
+	return listUsageFiles(s, q, nil)
+}
+
+// listUsageFiles is ListUsageFiles, with a heap burst for a usage process
+// (burst: usageUnits).
+func listUsageFiles(s *state.State, q *UsageQuery, burst *func()) (*UsageFiles, error) {
+	units, cat, err := usageUnits(s, q, q.LockTimeout, burst)
 	if err != nil {
 		return nil, err
 	}

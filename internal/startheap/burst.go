@@ -27,6 +27,18 @@ func Burst(n int) (end func()) {
 	return burst(min(n, burstMax))
 }
 
+// BurstOnto is Burst(n) with its end chained onto *end, for an operation
+// that may ask for a burst at each of several stores (the first big
+// enough takes the process's one burst): the caller runs *end once done.
+// A nil end asks for none.
+func BurstOnto(end *func(), n int) {
+	if end == nil {
+		return
+	}
+	prev, e := *end, Burst(n)
+	*end = func() { prev(); e() }
+}
+
 const (
 	// burstMin: below it the collection costs about what the huge pages save.
 	burstMin = 4 << 20

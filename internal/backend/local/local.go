@@ -115,10 +115,8 @@ func (l *Local) List(_ context.Context, q backend.ListQuery) (*backend.ListResul
 		}
 		read++
 		if q.Limit < 0 || q.Limit >= ls.Len()/4 || len(q.Kinds) > 0 {
-			// the entries, their rows and paths, kept to the end (the
-			// first listing big enough takes the process's one burst)
-			prev, end := endBurst, startheap.Burst(ls.Len()*listBytesPerEntry)
-			endBurst = func() { prev(); end() }
+			// the entries, their rows and paths, kept to the end
+			startheap.BurstOnto(&endBurst, ls.Len()*listBytesPerEntry)
 			ls.Prefetch() // most entries will be read whole: at once is cheaper
 		}
 		srcs = append(srcs, listSrc{agent, ls})
