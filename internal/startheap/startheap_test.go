@@ -73,3 +73,17 @@ func TestAdjustLeavesAChosenGOGC(t *testing.T) {
 		t.Fatalf("Adjust changed GOGC though the environment sets it: now %d", gcPercent())
 	}
 }
+
+// BurstOnto keeps what *end did before and adds the burst's end; a nil
+// end asks for no burst.
+func TestBurstOntoChains(t *testing.T) {
+	calls := 0
+	end := func() { calls++ }
+	BurstOnto(&end, 1) // below burstMin: its own end does nothing
+	BurstOnto(&end, 2)
+	end()
+	if calls != 1 {
+		t.Fatalf("the chained end ran the first end %d times, want 1", calls)
+	}
+	BurstOnto(nil, burstMax) // no panic, nothing to end
+}
