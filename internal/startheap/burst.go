@@ -2,7 +2,8 @@ package startheap
 
 // Burst prepares the heap for a command about to allocate about n bytes
 // that it keeps until it exits (`list --json --limit 10000`: 14 MiB of
-// entries and rows), and returns the function that ends the burst.
+// entries and rows; a search or a usage count over 10,000 sessions about
+// as much), and returns the function that ends the burst.
 //
 // On some virtual machines a fresh 4 KiB page costs ~15 µs to fault in, so
 // such a command spends most of its time faulting in its own heap (4,400
