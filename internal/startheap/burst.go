@@ -12,13 +12,13 @@ package startheap
 // bytes at once, advises huge pages (MADV_HUGEPAGE) under them and under
 // the arena the heap allocates from next, and gives them back to the heap
 // with a collection, so that the next allocations are carved from 2 MiB
-// pages: a few faults instead of hundreds per MiB. The
-// collection is the price (~1-3 ms at a young heap), so a burst below
-// burstMin, a second burst in the process, or one under GODEBUG=disablethp=1
-// does nothing. The returned function withdraws the advice (MADV_NOHUGEPAGE)
-// so that a long-lived process (the MCP server's first big list) keeps no
-// range the kernel's khugepaged could fill to 2 MiB pages later; the pages
-// already huge stay as they are, heap like any other.
+// pages: a few faults instead of hundreds per MiB. The collection is the
+// price (~1-3 ms at a young heap), so a burst below burstMin, a second
+// burst in the process, or one under GODEBUG=disablethp=1 does nothing.
+// The returned function withdraws the advice (MADV_NOHUGEPAGE) so that a
+// long-lived process (the MCP server's first big list) keeps no range the
+// kernel's khugepaged could fill to 2 MiB pages later; the pages already
+// huge stay as they are, heap like any other.
 //
 // Elsewhere, and on Linux in another mode, Burst does nothing.
 func Burst(n int) (end func()) {
