@@ -59,7 +59,7 @@ var DefaultLimits = Limits{FileBytes: 64 << 20, LineBytes: 8 << 20, WALBytes: 64
 // database another process has open (probeWriteLock: BEGIN IMMEDIATE
 // without waiting, rolled back at once). Agents the state lists are all
 // read (the operator's view).
-func Collect(s *state.State, now time.Time, lim Limits) *Snapshot {
+func Collect(s *state.State, now time.Time, lim Limits, cache *ScanCache) *Snapshot {
 	if lim.FileBytes <= 0 {
 		lim.FileBytes = DefaultLimits.FileBytes
 	}
@@ -75,9 +75,13 @@ func Collect(s *state.State, now time.Time, lim Limits) *Snapshot {
 	if lim.MediaBytes <= 0 {
 		lim.MediaBytes = DefaultLimits.MediaBytes
 	}
+	if cache != nil && cache.lineBytes != lim.LineBytes {
+		cache = nil // kept for another limit: every transcript is scanned
+	}
 	snap := &Snapshot{StateDir: s.Dir.Path, Now: now, Limits: lim, OwnErrors: map[string]string{}}
 	seenStore := map[string]bool{}
 	seenDir := map[string]bool{}
+	dirs := dirNames{}
 	var scans []*TranscriptFact
 	for _, agent := range s.AgentIDs() {
 		storePath, shared := s.StorePath(agent)
@@ -87,7 +91,7 @@ func Collect(s *state.State, now time.Time, lim Limits) *Snapshot {
 		if _, err := os.Stat(sqlPath); err == nil {
 			var sdb *sqlitestore.DB
 			af.SQLite, sdb = collectSQLite(sqlPath, lim)
-			js, _ := filepath.Glob(filepath.Join(sessDir, "*.jsonl"))
+			js := dirs.glob(sessDir, "*.jsonl")
 			af.LegacyBeside = append(af.LegacyBeside, js...)
 			if sdb != nil {
 				af.LegacyImported = importedTranscripts(sdb, js)
@@ -101,10 +105,10 @@ func Collect(s *state.State, now time.Time, lim Limits) *Snapshot {
 			probeWriteLock(af.SQLite)
 		}
 		for _, pat := range []string{"*.migrated", "*.migrated.[0-9]*"} {
-			m, _ := filepath.Glob(filepath.Join(sessDir, pat))
+			m := dirs.glob(sessDir, pat)
 			af.Leftovers = append(af.Leftovers, m...)
 			if d := filepath.Dir(storePath); d != sessDir {
-				m, _ = filepath.Glob(filepath.Join(d, pat))
+				m = dirs.glob(d, pat)
 				af.Leftovers = append(af.Leftovers, m...)
 			}
 		}
@@ -134,7 +138,7 @@ func Collect(s *state.State, now time.Time, lim Limits) *Snapshot {
 				continue
 			}
 			seenDir[dir] = true
-			files, _ := filepath.Glob(filepath.Join(dir, "*.jsonl"))
+			files := dirs.glob(dir, "*.jsonl")
 			for _, p := range files {
 				fi, err := os.Lstat(p)
 				if err != nil || fi.Mode()&fs.ModeSymlink != 0 {
@@ -143,10 +147,10 @@ func Collect(s *state.State, now time.Time, lim Limits) *Snapshot {
 				// A FIFO, device or directory in a transcript's place is
 				// scanned too: the non-blocking open refuses it, and the
 				// refusal is a finding, not a silence.
-				tf := &TranscriptFact{Path: p, Size: fi.Size(), Agent: agent, ModTime: fi.ModTime()}
+				tf := &TranscriptFact{Path: p, Size: fi.Size(), Agent: agent, ModTime: fi.ModTime(), stamp: fsutil.StampOf(fi)}
 				scans = append(scans, tf)
 			}
-			locks, _ := filepath.Glob(filepath.Join(dir, "*.jsonl.lock"))
+			locks := dirs.glob(dir, "*.jsonl.lock")
 			for _, m := range locks {
 				h, err := lock.InspectTranscript(strings.TrimSuffix(m, ".lock"))
 				if err != nil || h == nil {
@@ -159,7 +163,8 @@ func Collect(s *state.State, now time.Time, lim Limits) *Snapshot {
 		}
 		snap.Agents = append(snap.Agents, af)
 	}
-	scanAll(scans, lim)
+	snap.Scanned = scanAll(scans, lim, cache, now)
+	snap.Cached = len(scans) - snap.Scanned
 	// Hand the scanned files back to their agents, in path order.
 	byAgent := map[string][]TranscriptFact{}
 	for _, tf := range scans {
@@ -282,8 +287,24 @@ func collectSQLite(path string, lim Limits) (*SQLiteFact, *sqlitestore.DB) {
 	return f, db
 }
 
-// scanAll scans the transcripts on every core.
-func scanAll(tfs []*TranscriptFact, lim Limits) {
+// scanAll scans the transcripts on every core, but for those whose facts
+// cache holds at their stamps; what it scans, cache keeps (unless
+// written within recentWrite of now). It returns how many it scanned.
+func scanAll(tfs []*TranscriptFact, lim Limits, cache *ScanCache, now time.Time) int {
+	todo := tfs
+	if cache != nil {
+		todo = nil
+		for _, tf := range tfs {
+			if !cache.get(tf, tf.stamp) {
+				todo = append(todo, tf)
+			}
+		}
+		defer func() {
+			for _, tf := range todo {
+				cache.put(tf, tf.stamp, now)
+			}
+		}()
+	}
 	work := make(chan *TranscriptFact)
 	var wg sync.WaitGroup
 	for range max(1, runtime.GOMAXPROCS(0)) {
@@ -297,11 +318,12 @@ func scanAll(tfs []*TranscriptFact, lim Limits) {
 			}
 		}()
 	}
-	for _, tf := range tfs {
+	for _, tf := range todo {
 		work <- tf
 	}
 	close(work)
 	wg.Wait()
+	return len(todo)
 }
 
 // scanTranscript reads one transcript line by line: header, corrupt and
@@ -386,6 +408,47 @@ func scanTranscript(tf *TranscriptFact, lim Limits, r *bufio.Reader, buf []byte)
 		tf.Header = "missing"
 	}
 	return buf
+}
+
+// dirNames are the names in each directory Collect looks into, read once
+// and sorted (filepath.Glob's order): a sessions dir of 10,000
+// transcripts was read five times, once per pattern.
+type dirNames map[string][]string
+
+// glob is filepath.Glob(filepath.Join(dir, pattern)) for a pattern of
+// one name (no separator), with dir taken literally: the paths of dir's
+// entries whose names match. An unreadable dir has none.
+func (dn dirNames) glob(dir, pattern string) []string {
+	names, ok := dn[dir]
+	if !ok {
+		if d, err := os.Open(dir); err == nil {
+			if fi, err := d.Stat(); err == nil && fi.IsDir() {
+				names, _ = d.Readdirnames(-1)
+				sort.Strings(names)
+			}
+			d.Close()
+		}
+		dn[dir] = names
+	}
+	// a name holds the literal run after a pattern's leading '*', if it
+	// is to match: a cheap test before Match
+	lit := ""
+	if rest, ok := strings.CutPrefix(pattern, "*"); ok {
+		if i := strings.IndexAny(rest, `*?[\`); i >= 0 {
+			rest = rest[:i]
+		}
+		lit = rest
+	}
+	var out []string
+	for _, n := range names {
+		if !strings.Contains(n, lit) {
+			continue
+		}
+		if ok, _ := filepath.Match(pattern, n); ok {
+			out = append(out, filepath.Join(dir, n))
+		}
+	}
+	return out
 }
 
 // readLine reads one line without its newline into buf, keeping at most

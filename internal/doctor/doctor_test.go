@@ -169,7 +169,7 @@ var testLimits = doctor.Limits{FileBytes: 1 << 20, LineBytes: 256 << 10}
 func run(t *testing.T, dir string, now time.Time) []doctor.Finding {
 	t.Helper()
 	s := openState(t, dir)
-	return doctor.Check(doctor.Collect(s, now, testLimits), s.GlobalScope())
+	return doctor.Check(doctor.Collect(s, now, testLimits, nil), s.GlobalScope())
 }
 
 // lines renders findings as "severity check path key fixable", paths
@@ -232,7 +232,7 @@ func TestBrokenStateGolden(t *testing.T) {
 	for _, dir := range []string{jdir, sdir} {
 		before := hashTree(t, dir)
 		s := openState(t, dir)
-		fs := doctor.Check(doctor.Collect(s, now, testLimits), s.GlobalScope())
+		fs := doctor.Check(doctor.Collect(s, now, testLimits, nil), s.GlobalScope())
 		doctor.Fix(context.Background(), s, fs, now, doctor.FixOptions{LockTimeout: 2 * time.Second})
 		named := map[string]bool{}
 		for _, f := range fs {
@@ -302,7 +302,7 @@ func BenchmarkDoctor10k(b *testing.B) {
 	b.ResetTimer()
 	for b.Loop() {
 		s2, _ := state.Open(state.Options{StateDir: dir, Env: config.Env{Home: b.TempDir()}, Warn: func(string) {}})
-		fs := doctor.Check(doctor.Collect(s2, time.Now(), doctor.Limits{}), s2.GlobalScope())
+		fs := doctor.Check(doctor.Collect(s2, time.Now(), doctor.Limits{}, nil), s2.GlobalScope())
 		s2.Close()
 		if len(fs) == 0 {
 			b.Fatal("storegen's cloned labels should be reported as duplicates")

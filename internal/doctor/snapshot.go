@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/openclaw/sessions/internal/era"
+	"github.com/openclaw/sessions/internal/fsutil"
 	"github.com/openclaw/sessions/internal/searchindex"
 	"github.com/openclaw/sessions/internal/sqlitestore"
 )
@@ -23,6 +24,9 @@ type Snapshot struct {
 	// Index is what keeps search's index of this state dir from being kept
 	// in the user's cache dir (collect_index.go).
 	Index []searchindex.Problem
+	// Scanned and Cached count the transcripts read and those whose facts
+	// the ScanCache kept (unchanged since they were read).
+	Scanned, Cached int
 }
 
 // AgentFacts is one agent's store and transcripts.
@@ -124,6 +128,9 @@ type TranscriptFact struct {
 	BrokenParents int
 	FirstBroken   int
 	ReadErr       string
+
+	// stamp is the file's version as listed (ScanCache).
+	stamp fsutil.Stamp
 }
 
 // SQLiteFact is one 2026.8+ agent database.

@@ -121,7 +121,7 @@ func byCheck(fs []doctor.Finding, check string) []doctor.Finding {
 func collect(t *testing.T, dir string, lim doctor.Limits) (*doctor.Snapshot, []doctor.Finding) {
 	t.Helper()
 	s := openState(t, dir)
-	snap := doctor.Collect(s, time.Now(), lim)
+	snap := doctor.Collect(s, time.Now(), lim, nil)
 	return snap, doctor.Check(snap, s.GlobalScope())
 }
 

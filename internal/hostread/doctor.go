@@ -3,11 +3,11 @@ package hostread
 import (
 	"context"
 	"fmt"
-	"github.com/openclaw/sessions/internal/hostdoc"
 	"time"
 
 	"github.com/openclaw/sessions/internal/apperr"
 	"github.com/openclaw/sessions/internal/doctor"
+	"github.com/openclaw/sessions/internal/hostdoc"
 	"github.com/openclaw/sessions/internal/state"
 )
 
@@ -18,6 +18,8 @@ type DoctorQuery struct {
 	Fix         bool
 	Now         time.Time
 	LockTimeout time.Duration
+	// Debug gets why the scan cache was not used or saved (nil: not said).
+	Debug func(string)
 }
 
 // DoctorAnswer is what a check found, and what it fixed.
@@ -44,7 +46,27 @@ func Doctor(ctx context.Context, s *state.State, q DoctorQuery) (*DoctorAnswer, 
 	if !s.Req.Operator() {
 		return nil, apperr.Forbiddenf("sessions doctor is for the host operator: it reads every agent's state (run it without --as and OPENCLAW_SESSION_KEY)")
 	}
-	snap := doctor.Collect(s, q.Now, doctor.Limits{})
+	debug := func(msg string) {
+		if q.Debug != nil {
+			q.Debug(msg)
+		}
+	}
+	var cache *doctor.ScanCache
+	if dir, err := doctor.ScanCacheDir(); err == nil {
+		cache = doctor.OpenScanCache(dir, s.Dir.Path, 0)
+		if cache.Ignored != "" {
+			debug(fmt.Sprintf("doctor: scan cache %s ignored: %s", cache.Path(), cache.Ignored))
+		}
+	} else {
+		debug("doctor: no cache dir: " + err.Error())
+	}
+	snap := doctor.Collect(s, q.Now, doctor.Limits{}, cache)
+	if cache != nil {
+		debug(fmt.Sprintf("doctor: %d transcripts read, %d unchanged since the scan cache kept them", snap.Scanned, snap.Cached))
+	}
+	if err := cache.Save(); err != nil {
+		debug("doctor: scan cache not saved: " + err.Error())
+	}
 	a := &DoctorAnswer{StateDir: s.Dir.Path, Findings: doctor.Check(snap, s.GlobalScope()), Size: doctor.Size(snap)}
 	if q.Fix {
 		doctor.Fix(ctx, s, a.Findings, q.Now, doctor.FixOptions{LockTimeout: q.LockTimeout})

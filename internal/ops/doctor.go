@@ -44,7 +44,8 @@ func (o *Ops) doctor(ctx context.Context, q DoctorRequest) (*DoctorResult, error
 	if err != nil {
 		return nil, err
 	}
-	a, err := h.(backend.Doctor).Doctor(ctx, hostread.DoctorQuery{Fix: q.Fix, Now: o.Now(), LockTimeout: o.cfg.LockTimeout})
+	a, err := h.(backend.Doctor).Doctor(ctx, hostread.DoctorQuery{Fix: q.Fix, Now: o.Now(), LockTimeout: o.cfg.LockTimeout,
+		Debug: func(line string) { o.debug(line) }})
 	if err != nil {
 		return nil, err
 	}
