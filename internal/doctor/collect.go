@@ -412,7 +412,7 @@ func scanTranscript(tf *TranscriptFact, lim Limits, r *bufio.Reader, buf []byte)
 
 // dirNames are the names in each directory Collect looks into, read once
 // and sorted (filepath.Glob's order): a sessions dir of 10,000
-// transcripts was read five times, once per pattern.
+// transcripts was read once per pattern, four times or five.
 type dirNames map[string][]string
 
 // glob is filepath.Glob(filepath.Join(dir, pattern)) for a pattern of
