@@ -208,7 +208,10 @@ func collectStore(s *state.State, agent, path string, shared bool) *StoreFact {
 		sf.Unreadable = err.Error()
 		return sf
 	}
-	st, err := store.LoadMeta(path)
+	// through the store cache, as a list reads it (a store unchanged since
+	// it was parsed is decoded from the user's cache dir), its warnings
+	// dropped: JSON5 and skipped values are findings of their own
+	st, err := s.Quiet().Store(agent)
 	if err != nil {
 		sf.Corrupt = err.Error()
 		return sf
