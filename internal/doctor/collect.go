@@ -296,6 +296,7 @@ func collectSQLite(path string, lim Limits) (*SQLiteFact, *sqlitestore.DB) {
 func scanAll(tfs []*TranscriptFact, lim Limits, cache *ScanCache, now time.Time) int {
 	todo := tfs
 	if cache != nil {
+		cache.begin()
 		todo = nil
 		for _, tf := range tfs {
 			if !cache.get(tf, tf.stamp) {

@@ -42,7 +42,8 @@ type ScanCache struct {
 	stateDir  string
 	lineBytes int64
 	old       map[string]scanEntry
-	next      map[string]scanEntry
+	next      map[string]scanEntry // what a scan found or kept (begin)
+	scanned   bool                 // a scan began since the last Save
 	dirty     bool
 	// Ignored says why an existing cache file was not used ("" when it
 	// was used or there was none).
@@ -90,7 +91,6 @@ func OpenScanCache(dir, stateDir string, lineBytes int64) *ScanCache {
 		path:      filepath.Join(dir, fmt.Sprintf("%x.scan", sum[:12])),
 		stateDir:  stateDir,
 		lineBytes: lineBytes,
-		next:      map[string]scanEntry{},
 	}
 	data, err := fsutil.ReadFileRegular(c.path)
 	if err != nil {
@@ -105,6 +105,11 @@ func OpenScanCache(dir, stateDir string, lineBytes int64) *ScanCache {
 
 // Path is the cache file.
 func (c *ScanCache) Path() string { return c.path }
+
+// begin starts a scan: what it finds or keeps is what the next Save writes.
+func (c *ScanCache) begin() {
+	c.next, c.scanned, c.dirty = map[string]scanEntry{}, true, false
+}
 
 // get fills tf from the cache when its transcript's stamp st is the one
 // the kept facts were found at; false: scan it.
@@ -140,49 +145,23 @@ func (c *ScanCache) put(tf *TranscriptFact, st fsutil.Stamp, now time.Time) {
 	c.dirty = true
 }
 
-// Save writes the cache when it changed: what this scan found or kept,
-// nothing else (a transcript gone is gone from it). A temporary file
-// (0600) in a 0700 dir, synced and renamed over the old one: a reader sees
-// the old cache or the new one, never a mix.
+// Save writes the cache when the last scan changed it: what that scan
+// found or kept, nothing else (a transcript gone is gone from it). A
+// temporary file (0600) in a 0700 dir, synced and renamed over the old
+// one: a reader sees the old cache or the new one, never a mix.
 func (c *ScanCache) Save() error {
-	if c == nil || c.path == "" || (!c.dirty && len(c.next) == len(c.old)) {
+	if c == nil || c.path == "" || !c.scanned || (!c.dirty && len(c.next) == len(c.old)) {
 		return nil
 	}
 	payload := encodeScanCache(c.stateDir, c.lineBytes, c.next)
-	dir := filepath.Dir(c.path)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	if err := os.MkdirAll(filepath.Dir(c.path), 0o700); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(dir, ".scan-*.tmp")
-	if err != nil {
+	data := append([]byte(scanCacheMagic), binary.LittleEndian.AppendUint32(nil, crc32.Checksum(payload, castagnoli))...)
+	if err := fsutil.WriteFileAtomic(c.path, append(data, payload...), 0o600); err != nil {
 		return err
 	}
-	name := tmp.Name()
-	ok := false
-	defer func() {
-		if !ok {
-			tmp.Close()
-			os.Remove(name)
-		}
-	}()
-	if err := tmp.Chmod(0o600); err != nil {
-		return err
-	}
-	buf := append([]byte(scanCacheMagic), binary.LittleEndian.AppendUint32(nil, crc32.Checksum(payload, castagnoli))...)
-	if _, err := tmp.Write(append(buf, payload...)); err != nil {
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(name, c.path); err != nil {
-		return err
-	}
-	ok = true
-	c.old, c.next, c.dirty = c.next, map[string]scanEntry{}, false
+	c.old, c.next, c.scanned, c.dirty = c.next, nil, false, false
 	return nil
 }
 

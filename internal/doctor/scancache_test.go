@@ -89,6 +89,10 @@ func TestScanCache(t *testing.T) {
 	if fi.Mode().Perm() != 0o600 || di.Mode().Perm() != 0o700 {
 		t.Fatalf("cache file %v in a dir %v; want 0600 in 0700", fi.Mode(), di.Mode())
 	}
+	// a second Save with no scan between writes nothing (it kept all)
+	if err := c.Save(); err != nil {
+		t.Fatal(err)
+	}
 	check("unchanged", 0, n)
 
 	// an append (a corrupt line), a rewrite of the same size, a new file
