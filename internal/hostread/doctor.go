@@ -101,8 +101,8 @@ func Doctor(ctx context.Context, s *state.State, q DoctorQuery) (*DoctorAnswer, 
 // heap grows by about as much as (it parses every sessions.json whole; on
 // the 10,000-session JSON store, 54 MB, it allocated 61 MB without a
 // collection): its heap in huge pages (startheap.Burst) took 16,800 page
-// faults to 4,000 and 0.48 s to 0.32 s there (2026-11-30), and a 221 MB
-// SQLite store's doctor 20,700 to 13,500.
+// faults to 4,200 and 0.51 s to 0.34 s there (2026-11-30, the scan cache
+// warm), and a 221 MB SQLite store's doctor 20,700 to 12,500-13,400.
 func storeBytes(s *state.State) int64 {
 	var n int64
 	seen := map[string]bool{}
