@@ -3,6 +3,7 @@ package doctor
 import (
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"testing"
 )
@@ -11,7 +12,11 @@ import (
 // as filepath.Glob does — and takes the directory's own name literally,
 // where Glob would read "[x]" in it as a pattern.
 func TestDirNamesGlob(t *testing.T) {
-	for _, parent := range []string{"plain", "with [x] * and ?"} {
+	odd := "with [x] * and ?"
+	if runtime.GOOS == "windows" {
+		odd = "with [x]" // no '*' or '?' in a name there
+	}
+	for _, parent := range []string{"plain", odd} {
 		dir := filepath.Join(t.TempDir(), parent)
 		if err := os.MkdirAll(dir, 0o700); err != nil {
 			t.Fatal(err)
@@ -19,6 +24,9 @@ func TestDirNamesGlob(t *testing.T) {
 		for _, n := range []string{"a.jsonl", ".hidden.jsonl", "b.jsonl.lock", "b.jsonl.lock.x", "c.jsonl.deleted.1",
 			"sessions.json.migrated", "sessions.json.migrated.2", "sessions.json.migrated.x", ".migrated", "x.migrated.",
 			"d.JSONL", "e.jsonl.jsonl", "[f].jsonl", "*.jsonl"} {
+			if runtime.GOOS == "windows" && n == "*.jsonl" {
+				continue
+			}
 			if err := os.WriteFile(filepath.Join(dir, n), nil, 0o600); err != nil {
 				t.Fatal(err)
 			}

@@ -24,15 +24,16 @@ import (
 // two of them (a cron's minute) few transcripts change.
 //
 // A stamp is a version of a file (size, mtime, inode, ctime:
-// fsutil.Stamp), and what is kept is exactly scanTranscript's facts, so a
+// fsutil.Stamp, which has the last two on Linux only: elsewhere a rewrite
+// that keeps size and mtime goes unseen, as by the tool's other caches),
+// and what is kept is exactly scanTranscript's facts, so a
 // doctor answered from the cache says what a full scan says. The stamp
 // kept is the one the file was listed at, before it was read: a write
 // after the listing either changes the stamp (the next doctor reads the
 // file again) or falls in the same clock tick as the stamp's times — so
 // a file written in the last few seconds (its mtime or ctime within
 // recentWrite of the check's time, which is the clock's but in tests) is
-// read and never kept. Nor is a file
-// that could not be read.
+// read and never kept. Nor is a file that could not be read.
 //
 // A missing, corrupt (bad checksum, undecodable), foreign (another
 // version, state dir or line limit) or unreadable cache file is ignored

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/openclaw/sessions/internal/doctor"
+	"github.com/openclaw/sessions/internal/fsutil"
 )
 
 // collectCached is one doctor run over dir through the scan cache kept in
@@ -72,6 +73,14 @@ func TestScanCache(t *testing.T) {
 		return c
 	}
 	mainS := filepath.Join(dir, "agents", "main", "sessions")
+	// where the platform's stamps have no ctime (fsutil.Stamp: Linux has
+	// it), a rewrite that keeps size and mtime is not seen, as by every
+	// cache of this tool there: those steps are left out
+	tfi, err := os.Stat(filepath.Join(mainS, mainSID+".jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctimeKnown := fsutil.StampOf(tfi).CTime != 0
 	n := len(mustGlob(t, filepath.Join(dir, "agents", "*", "sessions", "*.jsonl")))
 	// the first run reads all, and keeps them: 0600 in a 0700 dir
 	c := check("first", n, 0)
@@ -104,7 +113,9 @@ func TestScanCache(t *testing.T) {
 	}
 	old, _ := os.Stat(p)
 	write(t, p, strings.Replace(string(b), `"id"`, `"ix"`, 1))
-	os.Chtimes(p, old.ModTime(), old.ModTime()) // mtime and size as before: ctime tells
+	if ctimeKnown {
+		os.Chtimes(p, old.ModTime(), old.ModTime()) // mtime and size as before: ctime tells
+	}
 	write(t, filepath.Join(mainS, "66666666-2222-4333-8444-555555555555.jsonl"), "{\"type\":\"mess")
 	check("changed", 3, n-2)
 	check("changed, again", 0, n+1)
@@ -128,6 +139,9 @@ func TestScanCache(t *testing.T) {
 		name, sid string
 		setBack   bool
 	}{{"recent", groupSID, false}, {"recent, mtime set back", pushSID, true}} {
+		if tc.setBack && !ctimeKnown {
+			continue // size and mtime are all a stamp has here
+		}
 		now = time.Now()
 		p := filepath.Join(mainS, tc.sid+".jsonl")
 		appendTo(t, p, "\n")
