@@ -50,8 +50,8 @@ runs whose runner died, outbox announces never delivered, sub-agents past
 their archive time; the search index's cache dir (another user's or not a
 directory, not writable, almost full, a corrupt index that cannot be rebuilt
 there: info, search then scans; see sessions index). A transcript unchanged
-since the last doctor (size, times, inode; written more than a few seconds
-before) is not read again: what its scan found is kept in the user's cache dir
+since the last doctor (size and mtime, on Linux inode and ctime too; written
+more than a few seconds before) is not read again: what its scan found is kept in the user's cache dir
 ($XDG_CACHE_HOME/sessions/doctor; counts, never transcript text).
 
 --fix repairs, each under OpenClaw's own lock: locks of dead holders removed,
