@@ -1,16 +1,14 @@
 package usage
 
 import (
-	"bytes"
 	"crypto/sha256"
-	"encoding/binary"
 	"errors"
 	"fmt"
-	"hash/crc32"
 	"io/fs"
 	"os"
 	"path/filepath"
 
+	"github.com/openclaw/sessions/internal/cachefile"
 	"github.com/openclaw/sessions/internal/fsutil"
 )
 
@@ -50,14 +48,10 @@ type cacheEntry struct {
 	Parts []Part
 }
 
-// castagnoli is the CRC-32C table: the checksum of the payload (a
-// corrupt file is detected, at memory speed; the cache is no security
-// boundary — it lives in the user's own cache dir).
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
-
-// cacheMagic starts a cache file; cacheVersion changes whenever what is
-// stored (or how records are extracted) changes: another version is
-// foreign and ignored.
+// cacheMagic starts a cache file (internal/cachefile's envelope: the
+// magic, the CRC-32C of the payload, the payload); cacheVersion changes
+// whenever what is stored (or how records are extracted) changes: another
+// version is foreign and ignored.
 const (
 	cacheMagic   = "sessions-usage-cache\n"
 	cacheVersion = 4
@@ -103,14 +97,12 @@ func OpenCache(dir, stateDir string) *Cache {
 		stateDir: stateDir,
 		entries:  map[string]cacheEntry{},
 	}
-	data, err := fsutil.ReadFileRegular(c.path)
-	if err != nil {
-		if !errors.Is(err, fs.ErrNotExist) {
-			c.Ignored = err.Error()
-		}
+	payload, why := cachefile.Read(c.path, cacheMagic)
+	if payload == nil {
+		c.Ignored = notOurs(why)
 		return c
 	}
-	f, why := decodeCache(data)
+	f, why := decodeCachePayload(payload)
 	switch {
 	case why != "":
 		c.Ignored = why
@@ -122,18 +114,25 @@ func OpenCache(dir, stateDir string) *Cache {
 	return c
 }
 
+// decodeCache reads a cache file's bytes: its contents, or why it is not
+// used.
 func decodeCache(data []byte) (*cacheFile, string) {
-	if !bytes.HasPrefix(data, []byte(cacheMagic)) {
-		return nil, "not a usage cache"
+	payload, why := cachefile.Decode(data, cacheMagic)
+	if payload == nil {
+		return nil, notOurs(why)
 	}
-	data = data[len(cacheMagic):]
-	if len(data) < 4 {
-		return nil, "truncated"
+	return decodeCachePayload(payload)
+}
+
+// notOurs words cachefile's reason for a file of something else.
+func notOurs(why string) string {
+	if why == cachefile.Foreign {
+		return "not a usage cache"
 	}
-	sum, payload := binary.LittleEndian.Uint32(data), data[4:]
-	if crc32.Checksum(payload, castagnoli) != sum {
-		return nil, "bad checksum"
-	}
+	return why
+}
+
+func decodeCachePayload(payload []byte) (*cacheFile, string) {
 	f, err := decodePayload(payload)
 	if err != nil {
 		return nil, "undecodable: " + err.Error()
@@ -198,8 +197,8 @@ func (c *Cache) prune(keep map[string]bool) {
 }
 
 // Save writes the cache when it changed: a temporary file (0600) in the
-// cache dir, synced, renamed over the old one — a reader sees the old cache
-// or the new one, never a mix.
+// cache dir (0700), synced, renamed over the old one (cachefile.Write) — a
+// reader sees the old cache or the new one, never a mix.
 func (c *Cache) Save() error { return c.save(cacheVersion) }
 
 func (c *Cache) save(version int) error {
@@ -207,41 +206,9 @@ func (c *Cache) save(version int) error {
 		return nil
 	}
 	payload := encodePayload(&cacheFile{Version: version, StateDir: c.stateDir, Entries: c.entries})
-	sum := binary.LittleEndian.AppendUint32(nil, crc32.Checksum(payload, castagnoli))
-	dir := filepath.Dir(c.path)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	if err := cachefile.Write(c.path, cacheMagic, payload); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(dir, ".usage-*.tmp")
-	if err != nil {
-		return err
-	}
-	name := tmp.Name()
-	ok := false
-	defer func() {
-		if !ok {
-			tmp.Close()
-			os.Remove(name)
-		}
-	}()
-	if err := tmp.Chmod(0o600); err != nil {
-		return err
-	}
-	for _, b := range [][]byte{[]byte(cacheMagic), sum, payload} {
-		if _, err := tmp.Write(b); err != nil {
-			return err
-		}
-	}
-	if err := tmp.Sync(); err != nil {
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(name, c.path); err != nil {
-		return err
-	}
-	ok = true
 	c.dirty = false
 	return nil
 }

@@ -4,12 +4,15 @@ import (
 	"encoding/binary"
 	"errors"
 	"math"
+
+	"github.com/openclaw/sessions/internal/cachefile"
 )
 
-// The cache payload is a plain binary encoding (a reflection-based one such
-// as gob decodes the 200,000 records of 1 GB of transcripts in ~100 ms; this
-// one in a few): uvarint counts and lengths, strings as length + bytes,
-// records as fixed 45-byte little-endian rows.
+// The cache payload (in internal/cachefile's envelope) is a plain binary
+// encoding (a reflection-based one such as gob decodes the 200,000 records
+// of 1 GB of transcripts in ~100 ms; this one in a few): uvarint counts
+// and lengths, strings as length + bytes, records as fixed 45-byte
+// little-endian rows.
 const recordSize = 8 + 8 + 8 + 5*4 + 1
 
 var errShort = errors.New("truncated payload")
@@ -70,67 +73,35 @@ func encodePayload(f *cacheFile) []byte {
 	return e.b
 }
 
+// decoder reads a payload: cachefile's Decoder, which goes bad on
+// anything past the end (errShort), and the first value that decoded but
+// is out of range (a flag, a count).
 type decoder struct {
-	b   []byte
+	*cachefile.Decoder
 	err error
 }
 
-func (d *decoder) uv() uint64 {
-	if d.err != nil {
-		return 0
+func (d *decoder) fail(err error) {
+	if d.err == nil {
+		d.err = err
 	}
-	v, n := binary.Uvarint(d.b)
-	if n <= 0 {
-		d.err = errShort
-		return 0
-	}
-	d.b = d.b[n:]
-	return v
 }
 
-func (d *decoder) sv() int64 {
+// error is the first thing that did not fit (nil: none).
+func (d *decoder) error() error {
 	if d.err != nil {
-		return 0
+		return d.err
 	}
-	v, n := binary.Varint(d.b)
-	if n <= 0 {
-		d.err = errShort
-		return 0
+	if d.Bad() {
+		return errShort
 	}
-	d.b = d.b[n:]
-	return v
-}
-
-// count reads a count of items of at least min bytes each: a count the
-// rest of the payload cannot hold is corruption, never an allocation.
-func (d *decoder) count(minSize int) int {
-	n := d.uv()
-	if d.err == nil && n > uint64(len(d.b)/max(minSize, 1)) {
-		d.err = errShort
-		return 0
-	}
-	return int(n)
-}
-
-func (d *decoder) str() string {
-	n := d.count(1)
-	if d.err != nil {
-		return ""
-	}
-	s := string(d.b[:n])
-	d.b = d.b[n:]
-	return s
+	return nil
 }
 
 func (d *decoder) flag() bool {
-	if d.err != nil || len(d.b) < 1 {
-		d.err = errShort
-		return false
-	}
-	v := d.b[0]
-	d.b = d.b[1:]
+	v := d.Byte()
 	if v > 1 {
-		d.err = errors.New("bad flag")
+		d.fail(errors.New("bad flag"))
 	}
 	return v == 1
 }
@@ -140,50 +111,49 @@ func (d *decoder) skips() Skips {
 }
 
 func (d *decoder) int() int {
-	v := d.uv()
+	v := d.Uvarint()
 	if v > math.MaxInt32 {
-		d.err = errors.New("count out of range")
+		d.fail(errors.New("count out of range"))
 	}
 	return int(v)
 }
 
 func decodePayload(b []byte) (*cacheFile, error) {
-	d := &decoder{b: b}
+	d := &decoder{Decoder: cachefile.NewDecoder(b)}
 	f := &cacheFile{Version: d.int()}
-	if d.err == nil && f.Version != cacheVersion {
+	if d.error() == nil && f.Version != cacheVersion {
 		return f, nil // foreign: the caller says so
 	}
-	f.StateDir = d.str()
-	n := d.count(8)
+	f.StateDir = d.Str()
+	n := d.Count(8)
 	f.Entries = make(map[string]cacheEntry, n)
 	for range n {
-		if d.err != nil {
+		if d.error() != nil {
 			break
 		}
-		path := d.str()
+		path := d.Str()
 		var ent cacheEntry
-		ent.Stamp = Stamp{Dev: d.uv(), Ino: d.uv(), Size: d.sv(), MtimeNano: d.sv(), Extra: d.str()}
-		np := d.count(8)
+		ent.Stamp = Stamp{Dev: d.Uvarint(), Ino: d.Uvarint(), Size: d.Varint(), MtimeNano: d.Varint(), Extra: d.Str()}
+		np := d.Count(8)
 		ent.Parts = make([]Part, 0, np)
 		for range np {
 			var p Part
-			p.SessionID, p.Key, p.Archived, p.Skips = d.str(), d.str(), d.flag(), d.skips()
-			nm := d.count(2)
+			p.SessionID, p.Key, p.Archived, p.Skips = d.Str(), d.Str(), d.flag(), d.skips()
+			nm := d.Count(2)
 			if nm > 0 {
 				p.Models = make([]Model, nm)
 			}
 			for i := range p.Models {
-				p.Models[i] = Model{d.str(), d.str()}
+				p.Models[i] = Model{d.Str(), d.Str()}
 			}
-			nr := d.count(recordSize)
-			if d.err != nil {
+			nr := d.Count(recordSize)
+			if d.error() != nil {
 				break
 			}
 			if nr > 0 {
 				p.Records = make([]Record, nr)
 			}
-			raw := d.b[:nr*recordSize]
-			d.b = d.b[nr*recordSize:]
+			raw := d.Bytes(nr * recordSize)
 			le := binary.LittleEndian
 			for i := range p.Records {
 				x := raw[i*recordSize:]
@@ -202,10 +172,10 @@ func decodePayload(b []byte) (*cacheFile, error) {
 		}
 		f.Entries[path] = ent
 	}
-	if d.err != nil {
-		return nil, d.err
+	if err := d.error(); err != nil {
+		return nil, err
 	}
-	if len(d.b) != 0 {
+	if d.Len() != 0 {
 		return nil, errors.New("trailing bytes")
 	}
 	return f, nil
