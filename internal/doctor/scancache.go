@@ -1,17 +1,14 @@
 package doctor
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
-	"errors"
 	"fmt"
-	"hash/crc32"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
 
+	"github.com/openclaw/sessions/internal/cachefile"
 	"github.com/openclaw/sessions/internal/fsutil"
 )
 
@@ -61,14 +58,13 @@ type scanEntry struct {
 const recentWrite = 3 * time.Second
 
 // The cache file: scanCacheMagic, the CRC-32C of the payload (u32 LE),
-// the payload. scanCacheVersion changes whenever what is kept, or what
-// scanTranscript finds, changes: another version is foreign.
+// the payload (internal/cachefile's envelope). scanCacheVersion changes
+// whenever what is kept, or what scanTranscript finds, changes: another
+// version is foreign.
 const (
 	scanCacheMagic   = "sessions-doctor-scan\n"
 	scanCacheVersion = 1
 )
-
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // ScanCacheDir is where the caches live: os.UserCacheDir()/sessions/doctor
 // ($XDG_CACHE_HOME/sessions/doctor on Linux when set).
@@ -93,14 +89,12 @@ func OpenScanCache(dir, stateDir string, lineBytes int64) *ScanCache {
 		stateDir:  stateDir,
 		lineBytes: lineBytes,
 	}
-	data, err := fsutil.ReadFileRegular(c.path)
-	if err != nil {
-		if !errors.Is(err, fs.ErrNotExist) {
-			c.Ignored = err.Error()
-		}
+	payload, why := cachefile.Read(c.path, scanCacheMagic)
+	if payload == nil {
+		c.Ignored = notScanCache(why)
 		return c
 	}
-	c.old, c.Ignored = decodeScanCache(data, stateDir, lineBytes)
+	c.old, c.Ignored = decodeScanPayload(payload, stateDir, lineBytes)
 	return c
 }
 
@@ -149,17 +143,14 @@ func (c *ScanCache) put(tf *TranscriptFact, st fsutil.Stamp, now time.Time) {
 // Save writes the cache when the last scan changed it: what that scan
 // found or kept, nothing else (a transcript gone is gone from it). A
 // temporary file (0600) in a 0700 dir, synced and renamed over the old
-// one: a reader sees the old cache or the new one, never a mix.
+// one (cachefile.Write): a reader sees the old cache or the new one,
+// never a mix.
 func (c *ScanCache) Save() error {
 	if c == nil || c.path == "" || !c.scanned || (!c.dirty && len(c.next) == len(c.old)) {
 		return nil
 	}
 	payload := encodeScanCache(c.stateDir, c.lineBytes, c.next)
-	if err := os.MkdirAll(filepath.Dir(c.path), 0o700); err != nil {
-		return err
-	}
-	data := append([]byte(scanCacheMagic), binary.LittleEndian.AppendUint32(nil, crc32.Checksum(payload, castagnoli))...)
-	if err := fsutil.WriteFileAtomic(c.path, append(data, payload...), 0o600); err != nil {
+	if err := cachefile.Write(c.path, scanCacheMagic, payload); err != nil {
 		return err
 	}
 	c.old, c.next, c.scanned, c.dirty = c.next, nil, false, false
@@ -200,94 +191,64 @@ func appendStr(b []byte, s string) []byte {
 
 // decodeScanCache reads a cache file: its entries, or why it is not used.
 func decodeScanCache(data []byte, stateDir string, lineBytes int64) (map[string]scanEntry, string) {
-	if !bytes.HasPrefix(data, []byte(scanCacheMagic)) {
-		return nil, "not a doctor scan cache"
+	payload, why := cachefile.Decode(data, scanCacheMagic)
+	if payload == nil {
+		return nil, notScanCache(why)
 	}
-	data = data[len(scanCacheMagic):]
-	if len(data) < 4 {
-		return nil, "truncated"
+	return decodeScanPayload(payload, stateDir, lineBytes)
+}
+
+// notScanCache words cachefile's reason for a file of something else.
+func notScanCache(why string) string {
+	if why == cachefile.Foreign {
+		return "not a doctor scan cache"
 	}
-	sum, payload := binary.LittleEndian.Uint32(data), data[4:]
-	if crc32.Checksum(payload, castagnoli) != sum {
-		return nil, "bad checksum"
-	}
-	d := &scanDec{b: payload}
-	if v := d.uvarint(); v != scanCacheVersion {
-		if d.bad {
+	return why
+}
+
+// decodeScanPayload reads a cache file's payload: its entries, or why it
+// is not used.
+func decodeScanPayload(payload []byte, stateDir string, lineBytes int64) (map[string]scanEntry, string) {
+	d := cachefile.NewDecoder(payload)
+	if v := d.Uvarint(); v != scanCacheVersion {
+		if d.Bad() {
 			return nil, "undecodable"
 		}
 		return nil, fmt.Sprintf("version %d, not %d", v, scanCacheVersion)
 	}
-	if d.str() != stateDir {
+	if d.Str() != stateDir {
 		return nil, "it belongs to another state dir"
 	}
-	if d.varint() != lineBytes {
+	if d.Varint() != lineBytes {
 		return nil, "kept for another line limit"
 	}
-	n := d.uvarint()
-	if d.bad || n > uint64(len(d.b)) {
+	n := d.Count(1)
+	if d.Bad() {
 		return nil, "undecodable"
 	}
 	out := make(map[string]scanEntry, n)
 	for range n {
-		path := d.str()
+		path := d.Str()
 		var e scanEntry
-		e.stamp.Size = d.varint()
-		e.stamp.MTime = time.Unix(0, d.varint())
-		e.stamp.Ino = d.uvarint()
-		e.stamp.CTime = d.varint()
+		e.stamp.Size = d.Varint()
+		e.stamp.MTime = time.Unix(0, d.Varint())
+		e.stamp.Ino = d.Uvarint()
+		e.stamp.CTime = d.Varint()
 		f := &e.facts
-		f.Header, f.HeaderID = d.str(), d.str()
+		f.Header, f.HeaderID = d.Str(), d.Str()
 		var v [10]int64
 		for i := range v {
-			v[i] = d.varint()
+			v[i] = d.Varint()
 		}
 		f.Lines, f.Corrupt, f.FirstCorrupt, f.Torn, f.TornLine = int(v[0]), int(v[1]), int(v[2]), v[3] == 1, int(v[4])
 		f.Oversize, f.FirstOver, f.MaxLine, f.BrokenParents, f.FirstBroken = int(v[5]), int(v[6]), v[7], int(v[8]), int(v[9])
-		if d.bad || v[3] > 1 || v[3] < 0 {
+		if d.Bad() || v[3] > 1 || v[3] < 0 {
 			return nil, "undecodable"
 		}
 		out[path] = e
 	}
-	if len(d.b) != 0 {
+	if d.Len() != 0 {
 		return nil, "undecodable: trailing bytes"
 	}
 	return out, ""
-}
-
-// scanDec reads a payload; bad once anything ran past its end.
-type scanDec struct {
-	b   []byte
-	bad bool
-}
-
-func (d *scanDec) uvarint() uint64 {
-	v, n := binary.Uvarint(d.b)
-	if n <= 0 {
-		d.bad, d.b = true, nil
-		return 0
-	}
-	d.b = d.b[n:]
-	return v
-}
-
-func (d *scanDec) varint() int64 {
-	v, n := binary.Varint(d.b)
-	if n <= 0 {
-		d.bad, d.b = true, nil
-		return 0
-	}
-	d.b = d.b[n:]
-	return v
-}
-
-func (d *scanDec) str() string {
-	n := d.uvarint()
-	if n > uint64(len(d.b)) {
-		d.bad, d.b = true, nil
-		return ""
-	}
-	s := string(d.b[:n])
-	d.b = d.b[n:]
-	return s
 }
