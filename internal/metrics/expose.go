@@ -6,7 +6,6 @@ import (
 	"net/http"
 
 	prometheus "github.com/openclaw/sessions/internal/promlite"
-	"github.com/prometheus/common/expfmt"
 )
 
 // Registry is a registry holding only c (no Go runtime or process
@@ -24,21 +23,19 @@ func Write(w io.Writer, g prometheus.Gatherer, openMetrics bool) error {
 	if err != nil {
 		return err
 	}
-	f := expfmt.NewFormat(expfmt.TypeTextPlain)
+	f := prometheus.FmtText
 	if openMetrics {
-		f = expfmt.NewFormat(expfmt.TypeOpenMetrics)
+		f = prometheus.FmtOpenMetrics_1_0_0
 	}
 	var b bytes.Buffer
-	enc := expfmt.NewEncoder(&b, f)
+	enc := prometheus.NewEncoder(&b, f)
 	for _, mf := range mfs {
 		if err := enc.Encode(mf); err != nil {
 			return err
 		}
 	}
-	if c, ok := enc.(expfmt.Closer); ok {
-		if err := c.Close(); err != nil {
-			return err
-		}
+	if err := enc.Close(); err != nil {
+		return err
 	}
 	_, err = w.Write(b.Bytes())
 	return err

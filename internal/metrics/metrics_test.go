@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/openclaw/sessions/internal/metrics"
+	"github.com/openclaw/sessions/internal/testutil/promtest"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 )
 
@@ -77,11 +78,11 @@ sessions_build_info{commit="abc",version="v1.2.3"} 1
 `
 	names := []string{"openclaw_sessions", "openclaw_lock_oldest_age_seconds", "openclaw_locks_stale", "openclaw_cost_usd_total",
 		"openclaw_tokens_total", "openclaw_runs", "openclaw_store_schema_version", "openclaw_doctor_findings", "openclaw_session_tokens", "sessions_build_info"}
-	if err := testutil.GatherAndCompare(reg, strings.NewReader(want), names...); err != nil {
+	if err := testutil.GatherAndCompare(promtest.Gatherer(reg), strings.NewReader(want), names...); err != nil {
 		t.Fatal(err)
 	}
 	// every family passes the linter promtool check metrics runs
-	probs, err := testutil.GatherAndLint(reg)
+	probs, err := testutil.GatherAndLint(promtest.Gatherer(reg))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,8 +7,6 @@ import (
 	"net/http"
 	"sync"
 	"time"
-
-	"github.com/prometheus/common/expfmt"
 )
 
 // HandlerErrorHandling says what a handler does when gathering or
@@ -60,11 +58,7 @@ func HandlerFor(g Gatherer, opts HandlerOpts) http.Handler {
 			httpError(rsp, err)
 			return
 		}
-		accepted := expfmt.DefaultAcceptedFormats()
-		if opts.EnableOpenMetrics {
-			accepted = expfmt.DefaultOpenMetricsAcceptedFormats()
-		}
-		contentType := expfmt.NegotiateAccept(req.Header, accepted...)
+		contentType := Negotiate(req.Header, opts.EnableOpenMetrics)
 		rsp.Header().Add("Vary", "Accept")
 		rsp.Header().Add("Vary", "Accept-Encoding")
 		rsp.Header().Set("Content-Type", string(contentType))
@@ -78,7 +72,7 @@ func HandlerFor(g Gatherer, opts HandlerOpts) http.Handler {
 			rsp.Header().Set("Content-Encoding", "gzip")
 			w = gz
 		}
-		enc := expfmt.NewEncoder(w, contentType)
+		enc := NewEncoder(w, contentType)
 		var filter map[string]bool
 		if req.URL != nil {
 			if names := req.URL.Query()["name[]"]; len(names) > 0 {
@@ -89,16 +83,14 @@ func HandlerFor(g Gatherer, opts HandlerOpts) http.Handler {
 			}
 		}
 		for _, mf := range mfs {
-			if filter != nil && !filter[mf.GetName()] {
+			if filter != nil && !filter[mf.Name] {
 				continue
 			}
 			if enc.Encode(mf) != nil {
 				return
 			}
 		}
-		if c, ok := enc.(expfmt.Closer); ok {
-			_ = c.Close()
-		}
+		_ = enc.Close()
 	})
 	if opts.Timeout <= 0 {
 		return h

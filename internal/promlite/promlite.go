@@ -5,8 +5,12 @@
 // registers the Go and process collectors on its default registry
 // (runtime/metrics, procfs, expvar) in every process, whatever its
 // command, and sessions metrics never used that registry. The families
-// are client_model's and are encoded by prometheus/common/expfmt, as
-// client_golang's are: the same bytes (promlite_test.go holds both to it).
+// are its own (Family) and so is their encoding (encode.go): the
+// Prometheus text format, OpenMetrics and delimited protobuf, written as
+// prometheus/common/expfmt writes client_model's families, byte for byte
+// (promlite_test.go holds both to it), so that neither client_model nor
+// the protobuf runtime is linked either: their initialisers (descriptor
+// registration) cost every process of every command ~2.4 ms at start.
 package promlite
 
 import (
@@ -16,9 +20,6 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf8"
-
-	dto "github.com/prometheus/client_model/go"
-	"google.golang.org/protobuf/proto"
 )
 
 // Desc describes a metric: its name, help and variable labels.
@@ -88,32 +89,56 @@ const (
 	GaugeValue
 )
 
+func (t ValueType) String() string {
+	switch t {
+	case CounterValue:
+		return "COUNTER"
+	case GaugeValue:
+		return "GAUGE"
+	}
+	return fmt.Sprintf("ValueType(%d)", int(t))
+}
+
+// LabelPair is one label of a sample.
+type LabelPair struct{ Name, Value string }
+
+// Sample is one sample of a family: its labels, sorted by name, and its
+// value.
+type Sample struct {
+	Labels []LabelPair
+	Value  float64
+}
+
+// Family is a metric family: every sample of one metric name, of one type
+// (CounterValue or GaugeValue).
+type Family struct {
+	Name, Help string
+	Type       ValueType
+	Samples    []*Sample
+}
+
 // Metric is one sample of a described metric.
 type Metric interface {
 	Desc() *Desc
-	Write(*dto.Metric) error
+	// Write fills in the sample and says its type.
+	Write(*Sample) (ValueType, error)
 }
 
 type constMetric struct {
 	desc  *Desc
 	typ   ValueType
 	value float64
-	pairs []*dto.LabelPair
+	pairs []LabelPair
 }
 
 func (m *constMetric) Desc() *Desc { return m.desc }
 
-func (m *constMetric) Write(out *dto.Metric) error {
-	out.Label = m.pairs
-	switch m.typ {
-	case CounterValue:
-		out.Counter = &dto.Counter{Value: proto.Float64(m.value)}
-	case GaugeValue:
-		out.Gauge = &dto.Gauge{Value: proto.Float64(m.value)}
-	default:
-		return fmt.Errorf("encountered unknown type %v", m.typ)
+func (m *constMetric) Write(out *Sample) (ValueType, error) {
+	if m.typ != CounterValue && m.typ != GaugeValue {
+		return 0, fmt.Errorf("encountered unknown type %v", m.typ)
 	}
-	return nil
+	out.Labels, out.Value = m.pairs, m.value
+	return m.typ, nil
 }
 
 // NewConstMetric returns a sample of d with one value for each of its
@@ -126,14 +151,14 @@ func NewConstMetric(d *Desc, t ValueType, v float64, labelValues ...string) (Met
 		return nil, fmt.Errorf("inconsistent label cardinality: expected %d label values but got %d in %#v",
 			len(d.variableLabels), len(labelValues), labelValues)
 	}
-	pairs := make([]*dto.LabelPair, 0, len(labelValues))
+	pairs := make([]LabelPair, 0, len(labelValues))
 	for i, v := range labelValues {
 		if !utf8.ValidString(v) {
 			return nil, fmt.Errorf("label value %q is not valid UTF-8", v)
 		}
-		pairs = append(pairs, &dto.LabelPair{Name: proto.String(d.variableLabels[i]), Value: proto.String(v)})
+		pairs = append(pairs, LabelPair{Name: d.variableLabels[i], Value: v})
 	}
-	sort.Slice(pairs, func(i, j int) bool { return pairs[i].GetName() < pairs[j].GetName() })
+	sort.Slice(pairs, func(i, j int) bool { return pairs[i].Name < pairs[j].Name })
 	return &constMetric{desc: d, typ: t, value: v, pairs: pairs}, nil
 }
 
@@ -154,7 +179,7 @@ type Collector interface {
 
 // Gatherer gathers metric families (the registry).
 type Gatherer interface {
-	Gather() ([]*dto.MetricFamily, error)
+	Gather() ([]*Family, error)
 }
 
 // Registry gathers its collectors' samples into metric families, sorted
@@ -202,11 +227,11 @@ func (r *Registry) MustRegister(cs ...Collector) {
 // Gather collects every registered collector and returns the metric
 // families, as client_golang's registry does: families sorted by name
 // (the empty left out), a family's metrics sorted by their label values.
-func (r *Registry) Gather() ([]*dto.MetricFamily, error) {
+func (r *Registry) Gather() ([]*Family, error) {
 	r.mu.Lock()
 	collectors := append([]Collector(nil), r.collectors...)
 	r.mu.Unlock()
-	families := map[string]*dto.MetricFamily{}
+	families := map[string]*Family{}
 	seen := map[string]bool{}
 	var errs []error
 	for _, c := range collectors {
@@ -219,23 +244,23 @@ func (r *Registry) Gather() ([]*dto.MetricFamily, error) {
 		}
 	}
 	for _, mf := range families {
-		sort.Sort(metricSorter(mf.Metric))
+		sort.Sort(metricSorter(mf.Samples))
 	}
 	names := make([]string, 0, len(families))
 	for name, mf := range families {
-		if len(mf.Metric) > 0 {
+		if len(mf.Samples) > 0 {
 			names = append(names, name)
 		}
 	}
 	sort.Strings(names)
-	out := make([]*dto.MetricFamily, 0, len(names))
+	out := make([]*Family, 0, len(names))
 	for _, name := range names {
 		out = append(out, families[name])
 	}
 	return out, errors.Join(errs...)
 }
 
-func (r *Registry) add(m Metric, families map[string]*dto.MetricFamily, seen map[string]bool) error {
+func (r *Registry) add(m Metric, families map[string]*Family, seen map[string]bool) error {
 	d := m.Desc()
 	if d.err != nil {
 		return d.err
@@ -243,47 +268,55 @@ func (r *Registry) add(m Metric, families map[string]*dto.MetricFamily, seen map
 	if r.pedantic && !r.described[d] {
 		return fmt.Errorf("collected metric %s was not described: %s", d.fqName, d)
 	}
-	var dm dto.Metric
-	if err := m.Write(&dm); err != nil {
+	sm := new(Sample)
+	typ, err := m.Write(sm)
+	if err != nil {
 		return fmt.Errorf("error collecting metric %v: %w", d, err)
 	}
 	mf, ok := families[d.fqName]
-	typ := dto.MetricType_GAUGE
-	if dm.Counter != nil {
-		typ = dto.MetricType_COUNTER
-	}
 	if !ok {
-		mf = &dto.MetricFamily{Name: proto.String(d.fqName), Help: proto.String(d.help), Type: typ.Enum()}
+		mf = &Family{Name: d.fqName, Help: d.help, Type: typ}
 		families[d.fqName] = mf
-	} else if mf.GetHelp() != d.help || mf.GetType() != typ {
+	} else if mf.Help != d.help || mf.Type != typ {
 		return fmt.Errorf("collected metric %s has help %q and type %s but should have %q and %s",
-			d.fqName, d.help, typ, mf.GetHelp(), mf.GetType())
+			d.fqName, d.help, typ, mf.Help, mf.Type)
 	}
 	var key strings.Builder
 	key.WriteString(d.fqName)
-	for _, lp := range dm.Label {
-		key.WriteString("\xff" + lp.GetName() + "\xff" + lp.GetValue())
+	for _, lp := range sm.Labels {
+		key.WriteString("\xff" + lp.Name + "\xff" + lp.Value)
 	}
 	if seen[key.String()] {
-		return fmt.Errorf("collected metric %q { %s} was collected before with the same name and label values", d.fqName, &dm)
+		return fmt.Errorf("collected metric %q { %s} was collected before with the same name and label values", d.fqName, sm)
 	}
 	seen[key.String()] = true
-	mf.Metric = append(mf.Metric, &dm)
+	mf.Samples = append(mf.Samples, sm)
 	return nil
+}
+
+// String is the sample as client_model's text form shows it, spaced
+// one way (label:{name:"agent" value:"main"} gauge:{value:1}).
+func (s *Sample) String() string {
+	var b strings.Builder
+	for _, lp := range s.Labels {
+		fmt.Fprintf(&b, "label:{name:%q value:%q} ", lp.Name, lp.Value)
+	}
+	fmt.Fprintf(&b, "value:%v", s.Value)
+	return b.String()
 }
 
 // metricSorter orders a family's metrics by their label values (the label
 // pairs are sorted by name), as client_golang's does.
-type metricSorter []*dto.Metric
+type metricSorter []*Sample
 
 func (s metricSorter) Len() int      { return len(s) }
 func (s metricSorter) Swap(i, j int) { s[i], s[j] = s[j], s[i] }
 func (s metricSorter) Less(i, j int) bool {
-	if len(s[i].Label) != len(s[j].Label) {
-		return len(s[i].Label) < len(s[j].Label)
+	if len(s[i].Labels) != len(s[j].Labels) {
+		return len(s[i].Labels) < len(s[j].Labels)
 	}
-	for n, lp := range s[i].Label {
-		if vi, vj := lp.GetValue(), s[j].Label[n].GetValue(); vi != vj {
+	for n, lp := range s[i].Labels {
+		if vi, vj := lp.Value, s[j].Labels[n].Value; vi != vj {
 			return vi < vj
 		}
 	}

@@ -1,6 +1,8 @@
 // Package promtest gives the tests Prometheus's own tools (promtool, the
 // prometheus server) at the version the project pins, built once from the
-// Go module by scripts/prometheus_tool.sh into the user cache dir.
+// Go module by scripts/prometheus_tool.sh into the user cache dir, and
+// internal/promlite's families in client_model's form (DTO, Gatherer) for
+// the Go tools that read that form.
 package promtest
 
 import (
@@ -11,7 +13,11 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/openclaw/sessions/internal/promlite"
 	"github.com/openclaw/sessions/internal/testutil"
+	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
+	"google.golang.org/protobuf/proto"
 )
 
 // Version is the pinned version of github.com/prometheus/prometheus.
@@ -48,4 +54,39 @@ func Tool(tb testing.TB, name string) string {
 	p := strings.TrimSpace(string(out))
 	built[name] = p
 	return p
+}
+
+// DTO is mf as client_model's MetricFamily, the form Prometheus's own Go
+// tools (expfmt, client_golang's testutil) take.
+func DTO(mf *promlite.Family) *dto.MetricFamily {
+	typ := dto.MetricType_GAUGE
+	if mf.Type == promlite.CounterValue {
+		typ = dto.MetricType_COUNTER
+	}
+	out := &dto.MetricFamily{Name: proto.String(mf.Name), Help: proto.String(mf.Help), Type: typ.Enum()}
+	for _, s := range mf.Samples {
+		m := &dto.Metric{}
+		for _, lp := range s.Labels {
+			m.Label = append(m.Label, &dto.LabelPair{Name: proto.String(lp.Name), Value: proto.String(lp.Value)})
+		}
+		if typ == dto.MetricType_COUNTER {
+			m.Counter = &dto.Counter{Value: proto.Float64(s.Value)}
+		} else {
+			m.Gauge = &dto.Gauge{Value: proto.Float64(s.Value)}
+		}
+		out.Metric = append(out.Metric, m)
+	}
+	return out
+}
+
+// Gatherer is g as a client_golang Gatherer (its families through DTO).
+func Gatherer(g promlite.Gatherer) prometheus.Gatherer {
+	return prometheus.GathererFunc(func() ([]*dto.MetricFamily, error) {
+		mfs, err := g.Gather()
+		out := make([]*dto.MetricFamily, 0, len(mfs))
+		for _, mf := range mfs {
+			out = append(out, DTO(mf))
+		}
+		return out, err
+	})
 }
