@@ -61,8 +61,8 @@ func TestListingIsEntries(t *testing.T) {
 					t.Fatalf("%s: the listing was not served lazily from the cache file", agent)
 				}
 				for i, e := range entries {
-					if l.Keys[i] != e.Key || l.SpawnedBy[i] != e.SpawnedBy || l.Updated(i) != e.Updated() {
-						t.Fatalf("%s: entry %d: %q %q %d, want %q %q %d", agent, i, l.Keys[i], l.SpawnedBy[i], l.Updated(i), e.Key, e.SpawnedBy, e.Updated())
+					if l.Key(i) != e.Key || l.SpawnedBy(i) != e.SpawnedBy || l.Updated(i) != e.Updated() {
+						t.Fatalf("%s: entry %d: %q %q %d, want %q %q %d", agent, i, l.Key(i), l.SpawnedBy(i), l.Updated(i), e.Key, e.SpawnedBy, e.Updated())
 					}
 					if got := l.Entry(i); got.Key != e.Key || !reflect.DeepEqual(got.Meta, e.Meta) {
 						t.Fatalf("%s: entry %d whole: %+v, want %+v", agent, i, got.Meta, e.Meta)

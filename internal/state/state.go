@@ -319,7 +319,11 @@ func (s *State) Listing(agent string) (*store.Listing, error) {
 		l = store.ListingOf(st)
 	}
 	if _, shared := s.StorePath(agent); shared {
-		l = l.Select(func(i int) bool { return keys.AgentOf(l.Keys[i], s.Default, config.NormalizeAgentID) == agent })
+		var mine []bool
+		l.Scan(func(_ int, key, _ string) {
+			mine = append(mine, keys.AgentOf(key, s.Default, config.NormalizeAgentID) == agent)
+		})
+		l = l.Select(func(i int) bool { return mine[i] })
 	}
 	return l, nil
 }

@@ -246,14 +246,18 @@ func (d *Disk) read(path, key string, files []string, vers []Version, lazy bool)
 // (the kernel's fault-around), where a copy faults in a fresh page of heap
 // for every 4 KiB. `list --json` on the 10,000-entry sessions.json (a 2.2 MB
 // cache file) took ~530 page faults for that copy; with the mapping, ~35.
+// The listing reads the keys, spawnedBy and updatedAt in the records where
+// they are, in the mapping: a copy of them took ~200 more (the default page
+// of that store, 1,208 page faults with the copy, 1,005 without).
 //
-// Nothing the listing hands out points into the mapping (decodeListing
-// copies what it keeps, and each entry is decoded from a copy of its
-// bytes), so the mapping is released once the listing is unreachable. A
-// cache file is only ever replaced by rename, never cut short in place;
-// one cut short while it is mapped faults where it is read: while it is
-// decoded here, that is a file not read (the store is parsed); later, in an
-// entry's copy, a panic that names the file.
+// Nothing the listing keeps beyond a call points into the mapping (the
+// names are handed out for the length of a Scan, or copied; each entry is
+// decoded from a copy of its bytes), so the mapping is released once the
+// listing is unreachable. A cache file is only ever replaced by rename,
+// never cut short in place; one cut short while it is mapped faults where
+// it is read: while it is checked here, that is a file not read (the store
+// is parsed); later, in a Scan or an entry's copy, a panic that names the
+// file.
 func readMapped(data []byte, key string, files []string, vers []Version, exe Version) (*store.Store, *store.Listing, []string, bool) {
 	var l *store.Listing
 	var warns []string
@@ -402,10 +406,18 @@ func (d *Disk) write(path string, data []byte) error {
 
 // The format: diskMagic, the CRC-32C of the rest, then the payload: the
 // format version, the executable's version, the key, the files and their
-// versions, the store (path, flags, skipped, warnings, entries).
+// versions, the store (path, flags, skipped, warnings), the number of
+// entries n, n records of recSize bytes, and the n entries, one after the
+// other. A record is what a listing reads of every entry without decoding
+// it, at fixed places (little-endian): its updatedAt (float64 bits), the
+// entry's offset in the entries and its length (the top bit set when the
+// entry has an updatedAt), and the offset in the entry and the length of
+// its key and of its spawnedBy.
 const (
 	diskMagic  = "sessions-store-cache\n"
-	diskFormat = 1
+	diskFormat = 2
+	recSize    = 32
+	recHas     = 1 << 31
 )
 
 // castagnoli is the CRC-32C table, made on first use (no work at start).
@@ -424,6 +436,9 @@ const (
 	bAbortedLastRunTrue
 	bDC
 )
+
+// spawnedByString is SpawnedBy's place in metaStrings.
+const spawnedByString = 2
 
 // metaStrings are Meta's string fields, in the order they are stored.
 func metaStrings(m *store.Meta) [17]*string {
@@ -479,10 +494,15 @@ func encode(exe Version, key string, files []string, vers []Version, warns []str
 		e.s(w)
 	}
 	e.u(uint64(len(st.Entries)))
+	recs := len(e.b)
+	e.b = append(e.b, make([]byte, recSize*len(st.Entries))...)
+	ents := len(e.b)
 	for i := range st.Entries {
 		en := &st.Entries[i]
 		m := &en.Meta
+		start := len(e.b)
 		e.s(en.Key)
+		keyOff, sbOff := len(e.b)-len(en.Key)-start, 0
 		mask := uint64(0)
 		for _, p := range []struct {
 			set bool
@@ -501,14 +521,29 @@ func encode(exe Version, key string, files []string, vers []Version, warns []str
 				e.f(p)
 			}
 		}
-		for _, p := range metaStrings(m) {
+		for k, p := range metaStrings(m) {
 			e.s(*p)
+			if k == spawnedByString {
+				sbOff = len(e.b) - len(*p) - start
+			}
 		}
 		if m.DC != nil {
 			e.s(m.DC.Channel)
 			e.s(m.DC.To)
 			e.s(m.DC.AccountID)
 		}
+		rec := e.b[recs+i*recSize : recs+(i+1)*recSize]
+		size := uint32(len(e.b) - start)
+		if m.UpdatedAt != nil {
+			binary.LittleEndian.PutUint64(rec, math.Float64bits(*m.UpdatedAt))
+			size |= recHas
+		}
+		binary.LittleEndian.PutUint32(rec[8:], uint32(start-ents))
+		binary.LittleEndian.PutUint32(rec[12:], size)
+		binary.LittleEndian.PutUint32(rec[16:], uint32(keyOff))
+		binary.LittleEndian.PutUint32(rec[20:], uint32(len(en.Key)))
+		binary.LittleEndian.PutUint32(rec[24:], uint32(sbOff))
+		binary.LittleEndian.PutUint32(rec[28:], uint32(len(m.SpawnedBy)))
 	}
 	sum := crc32.Checksum(e.b[len(diskMagic)+4:], castagnoli())
 	binary.LittleEndian.PutUint32(e.b[len(diskMagic):], sum)
@@ -675,38 +710,71 @@ func (d *dec) entry(en *store.Entry, a *arena) {
 	}
 }
 
+// records splits what follows the header (d.b) into the n records and the
+// entries, and checks every record against the entries: the entries one
+// after the other, each key and spawnedBy within its entry. (The entries
+// themselves are decoded when asked for.)
+func records(d *dec, n uint64) (recs, ents []byte, ok bool) {
+	if n > uint64(len(d.b))/recSize {
+		return nil, nil, false
+	}
+	recs, ents = d.b[:n*recSize], d.b[n*recSize:]
+	end := uint64(0)
+	for i := uint64(0); i < n; i++ {
+		r := recs[i*recSize:]
+		off, size := uint64(binary.LittleEndian.Uint32(r[8:])), uint64(binary.LittleEndian.Uint32(r[12:])&^recHas)
+		if off != end ||
+			uint64(binary.LittleEndian.Uint32(r[16:]))+uint64(binary.LittleEndian.Uint32(r[20:])) > size ||
+			uint64(binary.LittleEndian.Uint32(r[24:]))+uint64(binary.LittleEndian.Uint32(r[28:])) > size {
+			return nil, nil, false
+		}
+		end += size
+	}
+	return recs, ents, end == uint64(len(ents)) // and so every entry within them
+}
+
 // decode returns the store of a cache file when it is whole, of this
-// format and executable, of key, and of exactly files at vers.
+// format and executable, of key, and of exactly files at vers: every entry
+// decoded, each exactly its record's bytes, its key and spawnedBy where its
+// record says.
 func decode(data []byte, exe Version, key string, files []string, vers []Version) (*store.Store, []string, bool) {
 	d, h, ok := decodeHeader(data, exe, key, files, vers)
 	if !ok {
 		return nil, nil, false
 	}
+	recs, ents, ok := records(d, h.n)
+	if !ok {
+		return nil, nil, false
+	}
+	v := &recView{recs: recs, ents: ents}
 	entries := make([]store.Entry, h.n)
 	a := &arena{floats: make([]float64, 0, 5*h.n), bools: make([]bool, 0, 2*h.n), n: int(h.n)}
 	for i := range entries {
-		d.entry(&entries[i], a)
-		if d.bad {
+		b, _ := v.entryBytes(i)
+		ed := &dec{b: b}
+		ed.entry(&entries[i], a)
+		if ed.bad || len(ed.b) != 0 || !v.agrees(i, &entries[i]) {
 			return nil, nil, false
 		}
-	}
-	if d.bad || len(d.b) != 0 {
-		return nil, nil, false
 	}
 	return h.store(entries), h.warns, true
 }
 
-// decodeListing is decode for a listing: every entry is decoded (so the
-// file is checked as decode checks it) into one scratch entry, of which the
-// key, updatedAt and spawnedBy are kept with where the entry begins; the
-// listing decodes an entry again, from there, when asked for it whole.
-//
-// Nothing the listing hands out points into data, which may be a mapping
-// (readMapped): the header's strings and the keys are copied (the keys and
-// spawnedBy into one block), and an entry asked for is decoded from a copy
-// of its own bytes (all of them at once for Prefetch).
+// decodeListing is decode for a listing: its records are checked, and
+// each entry is decoded only when the listing asks for it (a 50-row page
+// of a 10,000-entry store decodes about 50). The listing reads every
+// entry's key, spawnedBy and updatedAt in its record, where they are in
+// data, which may be a mapping (readMapped): it hands those out for the
+// length of a call (store.Listing.Scan) or copied; an entry asked for is
+// decoded from a copy of its own bytes (all of them at once for Prefetch).
+// An entry that does not decode (a file with a good checksum that is not
+// ours) decodes to what fits, never more.
 func decodeListing(data []byte, exe Version, key string, files []string, vers []Version) (*store.Listing, []string, bool) {
 	d, h, ok := decodeHeader(data, exe, key, files, vers)
+	if !ok {
+		return nil, nil, false
+	}
+	recs, ents, ok := records(d, h.n)
 	if !ok {
 		return nil, nil, false
 	}
@@ -714,51 +782,8 @@ func decodeListing(data []byte, exe Version, key string, files []string, vers []
 	for i, w := range h.warns {
 		h.warns[i] = strings.Clone(w)
 	}
+	v := &recView{recs: recs, ents: ents}
 	n := int(h.n)
-	keys, spawnedBy := make([]string, n), make([]string, n)
-	updated, has := make([]float64, n), make([]bool, n)
-	offs := make([]int, n+1) // entry i is data[offs[i]:offs[i+1]]
-	end := len(data)
-	var scratch store.Entry
-	a := &arena{floats: make([]float64, 0, 5), bools: make([]bool, 0, 2), dcs: make([]store.DeliveryContext, 0, 1), n: 1}
-	strs := 0
-	for i := range n {
-		offs[i] = end - len(d.b)
-		scratch = store.Entry{}
-		a.floats, a.bools, a.dcs = a.floats[:0], a.bools[:0], a.dcs[:0]
-		d.entry(&scratch, a)
-		if d.bad {
-			return nil, nil, false
-		}
-		keys[i], spawnedBy[i] = scratch.Key, scratch.SpawnedBy
-		strs += len(scratch.Key) + len(scratch.SpawnedBy)
-		if scratch.UpdatedAt != nil {
-			updated[i], has[i] = *scratch.UpdatedAt, true
-		}
-	}
-	if d.bad || len(d.b) != 0 {
-		return nil, nil, false
-	}
-	offs[n] = end
-	block := make([]byte, 0, strs)
-	keep := func(s string) string {
-		if s == "" {
-			return ""
-		}
-		block = append(block, s...)
-		return unsafe.String(&block[len(block)-len(s)], len(s))
-	}
-	for i := range n {
-		keys[i], spawnedBy[i] = keep(keys[i]), keep(spawnedBy[i])
-	}
-	// an entry asked for alone is decoded into memory of its own: a slice
-	// for every entry, mostly untouched, would still be scanned whole by the
-	// first collection
-	entry := func(i int) *store.Entry {
-		en := new(store.Entry)
-		(&dec{b: own(data[offs[i]:offs[i+1]])}).entry(en, &arena{n: 1})
-		return en
-	}
 	// all at once, as decode does: one slice and one arena, collections put
 	// off meanwhile (Listing.Prefetch calls it with the entries not yet
 	// asked for)
@@ -766,13 +791,76 @@ func decodeListing(data []byte, exe Version, key string, files []string, vers []
 		defer holdGC()()
 		entries := make([]store.Entry, n)
 		all := &arena{floats: make([]float64, 0, 5*n), bools: make([]bool, 0, 2*n), n: n}
-		body := own(data[offs[0]:])
+		body := own(ents)
 		do(func(i int) *store.Entry {
-			(&dec{b: body[offs[i]-offs[0]:]}).entry(&entries[i], all)
+			off := binary.LittleEndian.Uint32(recs[i*recSize+8:])
+			(&dec{b: body[off:]}).entry(&entries[i], all)
 			return &entries[i]
 		})
 	}
-	return store.NewListing(h.store(nil), keys, spawnedBy, updated, has, entry, prefetch), h.warns, true
+	return store.NewListing(h.store(nil), v, prefetch), h.warns, true
+}
+
+// recView is a listing's view of a cache file's records and entries
+// (store.ListingView).
+type recView struct {
+	recs, ents []byte
+}
+
+func (v *recView) Len() int { return len(v.recs) / recSize }
+
+func (v *recView) UpdatedAt(i int) (float64, bool) {
+	r := v.recs[i*recSize:]
+	if binary.LittleEndian.Uint32(r[12:])&recHas == 0 {
+		return 0, false
+	}
+	return math.Float64frombits(binary.LittleEndian.Uint64(r)), true
+}
+
+// entryBytes are entry i's bytes, and where they begin in the entries.
+func (v *recView) entryBytes(i int) ([]byte, uint32) {
+	r := v.recs[i*recSize:]
+	off, size := binary.LittleEndian.Uint32(r[8:]), binary.LittleEndian.Uint32(r[12:])&^recHas
+	return v.ents[off : off+size], off
+}
+
+func (v *recView) Names(i int) (key, spawnedBy string) {
+	r := v.recs[i*recSize:]
+	b, _ := v.entryBytes(i)
+	str := func(at int) string {
+		o, n := binary.LittleEndian.Uint32(r[at:]), binary.LittleEndian.Uint32(r[at+4:])
+		if n == 0 {
+			return ""
+		}
+		return unsafe.String(&b[o], int(n))
+	}
+	return str(16), str(24)
+}
+
+// agrees reports whether entry i, decoded, has the updatedAt, key and
+// spawnedBy its record says.
+func (v *recView) agrees(i int, en *store.Entry) bool {
+	k, sb := v.Names(i)
+	u, has := v.UpdatedAt(i)
+	return k == en.Key && sb == en.SpawnedBy && has == (en.UpdatedAt != nil) && (!has || math.Float64bits(u) == math.Float64bits(*en.UpdatedAt))
+}
+
+// Entry decodes entry i into memory of its own: a slice for every entry,
+// mostly untouched, would still be scanned whole by the first collection.
+func (v *recView) Entry(i int) *store.Entry {
+	b, _ := v.entryBytes(i)
+	en := new(store.Entry)
+	(&dec{b: own(b)}).entry(en, &arena{n: 1})
+	return en
+}
+
+// Guard runs fn, the listing's reads of the records (store.Listing.Scan),
+// with a fault — the file cut short under its mapping — a panic that names
+// it, as an entry's copy does (own).
+func (v *recView) Guard(fn func()) {
+	if err := mapfile.Guard(func() error { fn(); return nil }); err != nil {
+		panic(fmt.Sprintf("storecache: a cache file was cut short while in use: %v", err))
+	}
 }
 
 // own is a copy of b, a part of a cache file's bytes (see readMapped).

@@ -1,8 +1,11 @@
 package storecache
 
 import (
+	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"hash/crc32"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -440,8 +443,8 @@ func sameListing(l *store.Listing, b *store.Store, r *rand.Rand) string {
 	for i := range b.Entries {
 		e := &b.Entries[i]
 		u, has := l.UpdatedAt(i)
-		if l.Keys[i] != e.Key || l.SpawnedBy[i] != e.SpawnedBy || has != (e.UpdatedAt != nil) || has && u != *e.UpdatedAt || l.Updated(i) != e.Updated() {
-			return fmt.Sprintf("entry %d: %q %q %v %v, want %q %q %v", i, l.Keys[i], l.SpawnedBy[i], u, has, e.Key, e.SpawnedBy, e.UpdatedAt)
+		if l.Key(i) != e.Key || l.SpawnedBy(i) != e.SpawnedBy || has != (e.UpdatedAt != nil) || has && u != *e.UpdatedAt || l.Updated(i) != e.Updated() {
+			return fmt.Sprintf("entry %d: %q %q %v %v, want %q %q %v", i, l.Key(i), l.SpawnedBy(i), u, has, e.Key, e.SpawnedBy, e.UpdatedAt)
 		}
 	}
 	perm := r.Perm(len(b.Entries) + len(b.Entries)/2)
@@ -691,7 +694,7 @@ func TestListingOutlivesItsMapping(t *testing.T) {
 		if prefetch {
 			ls.Prefetch()
 		}
-		keys, spawnedBy, e, path := ls.Keys, ls.SpawnedBy, ls.Entry(0), ls.St.Path
+		keys, spawnedBy, e, path := []string{ls.Key(0)}, []string{ls.SpawnedBy(0)}, ls.Entry(0), ls.St.Path
 		ls = nil
 		for start := time.Now(); mappedNow(t, files[0]); time.Sleep(5 * time.Millisecond) {
 			if time.Since(start) > 10*time.Second {
@@ -714,4 +717,84 @@ func mappedNow(t *testing.T, path string) bool {
 		t.Skip("no /proc/self/maps:", err)
 	}
 	return strings.Contains(string(b), path)
+}
+
+// A cache file whose checksum is good but whose records do not fit its
+// entries (an entry's place or length, a key or spawnedBy beyond its
+// entry, a count beyond the file) is not ours: the store is parsed, for a
+// load and for a listing alike. And one whose record names another key
+// than its entry's is refused by a load, which decodes every entry.
+func TestDiskRecordsChecked(t *testing.T) {
+	dir := t.TempDir()
+	l := &loader{p: filepath.Join(dir, "sessions.json")}
+	data := `{
+  "agent:main:main": {"sessionId": "0c59edd8-9b7b-4d26-9fb1-8b3778f90a3d", "updatedAt": 1795236254224, "label": "one-1"},
+  "agent:main:sub": {"sessionId": "1c59edd8-9b7b-4d26-9fb1-8b3778f90a3d", "updatedAt": 1795236254225, "spawnedBy": "agent:main:main"}
+}`
+	if err := os.WriteFile(l.p, []byte(data), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	d := testDisk(t, nil)
+	diskLabel(t, d, l) // parsed; the cache file written
+	cf := d.file(l.p)
+	good, err := os.ReadFile(cf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hd, h, ok := decodeHeader(good, d.exe, l.p, []string{l.p}, mustVersions(t, l.p))
+	if !ok || h.n != 2 {
+		t.Fatalf("the cache file's header: %v, %d entries", ok, h.n)
+	}
+	recs := len(good) - len(hd.b) // where the records begin
+	nAt := recs - 1               // the count, one byte
+	sealed := func(edit func(b []byte)) []byte {
+		b := bytes.Clone(good)
+		edit(b)
+		binary.LittleEndian.PutUint32(b[len(diskMagic):], crc32.Checksum(b[len(diskMagic)+4:], castagnoli()))
+		return b
+	}
+	add := func(at int, delta int32) func(b []byte) {
+		return func(b []byte) {
+			binary.LittleEndian.PutUint32(b[at:], uint32(int32(binary.LittleEndian.Uint32(b[at:]))+delta))
+		}
+	}
+	second := recs + recSize
+	for _, c := range []struct {
+		name   string
+		data   []byte
+		listed bool // a listing still serves it (the entries are not decoded)
+	}{
+		{"an entry's place", sealed(add(second+8, 1)), false},
+		{"an entry's length", sealed(add(recs+12, 1)), false},
+		{"the last entry's length", sealed(add(second+12, -1)), false},
+		{"a key beyond its entry", sealed(add(recs+20, 1000)), false},
+		{"a key's place beyond its entry", sealed(add(recs+16, 1000)), false},
+		{"a spawnedBy beyond its entry", sealed(add(second+28, 1000)), false},
+		{"a spawnedBy's place beyond its entry", sealed(add(second+24, 1000)), false},
+		{"a count beyond the file", sealed(func(b []byte) { b[nAt] = 0x7f }), false},
+		{"a count short of the entries", sealed(func(b []byte) { b[nAt] = 1 }), false},
+		{"a key's place within its entry, elsewhere", sealed(add(second+16, 1)), true},
+	} {
+		if err := os.WriteFile(cf, c.data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		n := l.n.Load()
+		if got := diskLabel(t, d, l); got != "one-1" || l.n.Load() != n+1 {
+			t.Errorf("%s: load: label %q, %d parses (want the store parsed)", c.name, got, l.n.Load()-n)
+		}
+		if err := os.WriteFile(cf, c.data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		n = l.n.Load()
+		ls, err := d.LoadListing(l.p, []string{l.p}, func(string) {}, l.load)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if parsed := l.n.Load() != n; parsed == c.listed {
+			t.Errorf("%s: listing: parsed %v, want %v", c.name, parsed, !c.listed)
+		}
+		if !c.listed && (ls.Len() != 2 || ls.Key(1) != "agent:main:sub" || ls.SpawnedBy(1) != "agent:main:main") {
+			t.Errorf("%s: listing %d entries, %q %q", c.name, ls.Len(), ls.Key(1), ls.SpawnedBy(1))
+		}
+	}
 }

@@ -122,12 +122,11 @@ func (l *Local) List(_ context.Context, q backend.ListQuery) (*backend.ListResul
 		srcs = append(srcs, listSrc{agent, ls})
 		src := int32(len(srcs) - 1)
 		cands = slices.Grow(cands, ls.Len())
-		for i := range ls.Len() {
-			if !s.Listable(ls.Keys[i]) || !s.SeesSpawnedBy(ls.SpawnedBy[i]) {
-				continue
+		ls.Scan(func(i int, key, spawnedBy string) {
+			if s.Listable(key) && s.SeesSpawnedBy(spawnedBy) {
+				cands = append(cands, listCand{src, int32(i), ls.Updated(i)})
 			}
-			cands = append(cands, listCand{src, int32(i), ls.Updated(i)})
-		}
+		})
 	}
 	if read == 0 && lastErr != nil {
 		return nil, lastErr
