@@ -15,6 +15,7 @@ package promlite
 // every scraper reads.
 
 import (
+	"bytes"
 	"encoding/binary"
 	"io"
 	"math"
@@ -276,7 +277,7 @@ func appendOpenMetrics(b []byte, mf *Family) []byte {
 		b = append(b, ' ')
 		n := len(b)
 		b = appendFloat(b, s.Value)
-		if v := b[n:]; !math.IsNaN(s.Value) && !math.IsInf(s.Value, 0) && !strings.ContainsAny(string(v), "e.") {
+		if v := b[n:]; !math.IsNaN(s.Value) && !math.IsInf(s.Value, 0) && !bytes.ContainsAny(v, "e.") {
 			b = append(b, ".0"...)
 		}
 		b = append(b, '\n')

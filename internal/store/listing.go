@@ -89,27 +89,21 @@ func (l *Listing) Updated(i int) int64 {
 }
 
 // Key is entry i's key.
-func (l *Listing) Key(i int) string {
-	var k string
-	l.guard(func() {
-		k, _ = l.view.Names(i)
-		if l.direct == nil {
-			k = strings.Clone(k)
-		}
-	})
-	return k
-}
+func (l *Listing) Key(i int) string { k, _ := l.names(i); return k }
 
 // SpawnedBy is entry i's spawnedBy.
-func (l *Listing) SpawnedBy(i int) string {
-	var sb string
+func (l *Listing) SpawnedBy(i int) string { _, sb := l.names(i); return sb }
+
+// names are entry i's key and spawnedBy, copied when they may point into
+// the view's memory.
+func (l *Listing) names(i int) (key, spawnedBy string) {
 	l.guard(func() {
-		_, sb = l.view.Names(i)
+		key, spawnedBy = l.view.Names(i)
 		if l.direct == nil {
-			sb = strings.Clone(sb)
+			key, spawnedBy = strings.Clone(key), strings.Clone(spawnedBy)
 		}
 	})
-	return sb
+	return key, spawnedBy
 }
 
 // Scan calls fn with every entry's index, key and spawnedBy, in order. The
@@ -126,7 +120,7 @@ func (l *Listing) Scan(fn func(i int, key, spawnedBy string)) {
 }
 
 // guard runs fn, which reads the view's names, as the view wants those
-// reads run (a view of a mapped file turns a fault into a panic that names
+// reads run (a view of a mapped file turns a fault into a panic that says
 // the file), with the listing, and so the view's memory, kept meanwhile.
 func (l *Listing) guard(fn func()) {
 	if g, ok := l.view.(interface{ Guard(func()) }); ok {

@@ -256,8 +256,8 @@ func (d *Disk) read(path, key string, files []string, vers []Version, lazy bool)
 // listing is unreachable. A cache file is only ever replaced by rename,
 // never cut short in place; one cut short while it is mapped faults where
 // it is read: while it is checked here, that is a file not read (the store
-// is parsed); later, in a Scan or an entry's copy, a panic that names the
-// file.
+// is parsed); later, in a Scan or an entry's copy, a panic that says a
+// cache file was cut short.
 func readMapped(data []byte, key string, files []string, vers []Version, exe Version) (*store.Store, *store.Listing, []string, bool) {
 	var l *store.Listing
 	var warns []string
@@ -809,7 +809,10 @@ type recView struct {
 
 func (v *recView) Len() int { return len(v.recs) / recSize }
 
+// UpdatedAt reads the record in the mapping, guarded itself (cutShort): it
+// is asked for outside a Scan too, once an entry, so without a closure.
 func (v *recView) UpdatedAt(i int) (float64, bool) {
+	defer cutShort(debug.SetPanicOnFault(true))
 	r := v.recs[i*recSize:]
 	if binary.LittleEndian.Uint32(r[12:])&recHas == 0 {
 		return 0, false
@@ -848,15 +851,29 @@ func (v *recView) agrees(i int, en *store.Entry) bool {
 // Entry decodes entry i into memory of its own: a slice for every entry,
 // mostly untouched, would still be scanned whole by the first collection.
 func (v *recView) Entry(i int) *store.Entry {
+	defer cutShort(debug.SetPanicOnFault(true)) // the record, then own's copy
 	b, _ := v.entryBytes(i)
 	en := new(store.Entry)
 	(&dec{b: own(b)}).entry(en, &arena{n: 1})
 	return en
 }
 
+// cutShort, deferred with the setting debug.SetPanicOnFault(true) replaced,
+// puts it back and turns a fault — the file cut short under its mapping —
+// into the panic Guard gives; any other panic goes on.
+func cutShort(prev bool) {
+	debug.SetPanicOnFault(prev)
+	if r := recover(); r != nil {
+		if _, fault := r.(interface{ Addr() uintptr }); fault {
+			panic(fmt.Sprintf("storecache: a cache file was cut short while in use: %v", r))
+		}
+		panic(r)
+	}
+}
+
 // Guard runs fn, the listing's reads of the records (store.Listing.Scan),
-// with a fault — the file cut short under its mapping — a panic that names
-// it, as an entry's copy does (own).
+// with a fault — the file cut short under its mapping — a panic that says
+// so, as an entry's copy does (own).
 func (v *recView) Guard(fn func()) {
 	if err := mapfile.Guard(func() error { fn(); return nil }); err != nil {
 		panic(fmt.Sprintf("storecache: a cache file was cut short while in use: %v", err))

@@ -798,3 +798,49 @@ func TestDiskRecordsChecked(t *testing.T) {
 		}
 	}
 }
+
+// A cache file cut short under a listing's mapping (never by this tool,
+// which replaces its files by rename) makes the listing's next read of it
+// — a Scan, a key, an updatedAt, an entry — panic with a message that says so,
+// not fault the process.
+func TestListingCutShortPanics(t *testing.T) {
+	if !mapfile.Mmap {
+		t.Skip("files are read, not mapped, here")
+	}
+	l := &loader{p: filepath.Join(t.TempDir(), "sessions.json")}
+	writeStore(t, l.p, "kept-label")
+	d := testDisk(t, nil)
+	listing := func() *store.Listing {
+		ls, err := d.LoadListing(l.p, []string{l.p}, func(string) {}, l.load)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ls
+	}
+	listing() // parsed; the cache file written
+	for name, read := range map[string]func(ls *store.Listing){
+		"scan":      func(ls *store.Listing) { ls.Scan(func(int, string, string) {}) },
+		"key":       func(ls *store.Listing) { ls.Key(0) },
+		"entry":     func(ls *store.Listing) { ls.Entry(0) },
+		"updatedAt": func(ls *store.Listing) { ls.UpdatedAt(0) },
+	} {
+		ls := listing()
+		if l.n.Load() != 1 {
+			t.Fatal("the store was parsed again")
+		}
+		if err := os.Truncate(d.file(l.p), 0); err != nil {
+			t.Fatal(err)
+		}
+		func() {
+			defer func() {
+				if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), "cache file was cut short") {
+					t.Errorf("%s of a file cut short: recovered %v", name, r)
+				}
+			}()
+			read(ls)
+		}()
+		os.Remove(d.file(l.p))
+		listing() // parsed again; written again
+		l.n.Store(1)
+	}
+}
